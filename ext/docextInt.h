@@ -1,0 +1,493 @@
+/*
+** docextInt.h — the one internal header of docext.
+**
+** docext is a SQLite extension that stores MongoDB-style BSON documents in
+** virtual tables ("collections"). This header is shared by every file in
+** ext/; it is fenced into sections, one per file, each listing the
+** functions that file offers to the others ("Interface to docext_X.c").
+**
+** Conventions (see ../shared/STYLE.md):
+**   - cross-file functions are docext<Object><Verb>, file-local ones are
+**     static and short; types are Doc<Thing>; constants DOCEXT_* / DOC_*.
+**   - all memory comes from sqlite3_malloc64/sqlite3_realloc64/sqlite3_free.
+**   - builders take a "sticky" int *pRc: once it is not SQLITE_OK every
+**     later call does nothing, so a pipeline checks once at the end.
+**   - every error message meant for a user starts with "docext: ".
+*/
+#ifndef DOCEXT_INT_H
+#define DOCEXT_INT_H
+
+/* POSIX (clock_gettime, getpid) under -std=c11; must precede any include. */
+#ifndef _POSIX_C_SOURCE
+# define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "sqlite3ext.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+#include <stdint.h>
+#include <string.h>
+
+typedef sqlite3_int64 i64;
+typedef sqlite3_uint64 u64;
+typedef unsigned char u8;
+
+/* Limits (INTERFACE.md §2). */
+#define DOCEXT_MAX_BSON   (16*1024*1024)  /* largest document, bytes */
+#define DOCEXT_MAX_DEPTH  100             /* nested documents/arrays below the root */
+
+/* BSON element types (bsonspec.org 1.1). */
+#define DOC_DOUBLE      0x01
+#define DOC_STRING      0x02
+#define DOC_DOCUMENT    0x03
+#define DOC_ARRAY       0x04
+#define DOC_BINARY      0x05
+#define DOC_UNDEFINED   0x06
+#define DOC_OID         0x07
+#define DOC_BOOL        0x08
+#define DOC_DATE        0x09
+#define DOC_NULL        0x0A
+#define DOC_REGEX       0x0B
+#define DOC_DBPOINTER   0x0C
+#define DOC_CODE        0x0D
+#define DOC_SYMBOL      0x0E
+#define DOC_CODEWSCOPE  0x0F
+#define DOC_INT32       0x10
+#define DOC_TIMESTAMP   0x11
+#define DOC_INT64       0x12
+#define DOC_DECIMAL128  0x13
+#define DOC_MINKEY      0xFF
+#define DOC_MAXKEY      0x7F
+
+/**************************************************************************
+** Interface to docext_buf.c — the one growable buffer type.
+**
+** A DocBuf may start in caller-supplied (stack) space and moves to the heap
+** when it outgrows it. Zero-initialising a DocBuf is a valid empty buffer.
+*/
+typedef struct DocBuf DocBuf;
+struct DocBuf {
+  u8 *a;          /* content (not NUL-terminated unless you append one) */
+  i64 n;          /* bytes used */
+  i64 nAlloc;     /* bytes available at a */
+  int bHeap;      /* 1 if a was allocated by sqlite3_malloc */
+};
+
+void docextBufInit(DocBuf *p, u8 *aSpace, int nSpace);
+void docextBufFree(DocBuf *p);        /* frees heap memory; leaves p empty */
+void docextBufReset(DocBuf *p);       /* n = 0, keeps memory */
+/* Make room for nExtra more bytes. Returns 0 (and sets *pRc) on failure. */
+int docextBufGrow(int *pRc, DocBuf *p, i64 nExtra);
+void docextBufAppend(int *pRc, DocBuf *p, const void *a, i64 n);
+void docextBufAppendByte(int *pRc, DocBuf *p, u8 c);
+void docextBufAppendStr(int *pRc, DocBuf *p, const char *z); /* no NUL */
+void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...);
+void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v);   /* little-endian */
+void docextBufAppendI64(int *pRc, DocBuf *p, i64 v);       /* little-endian */
+void docextBufAppendDouble(int *pRc, DocBuf *p, double v); /* little-endian */
+/* Hand the content to SQLite as a result (the buffer is left empty). */
+void docextBufResultBlob(sqlite3_context *ctx, DocBuf *p);
+void docextBufResultText(sqlite3_context *ctx, DocBuf *p);
+/* Detach the content as a NUL-terminated heap string owned by the caller
+** (sqlite3_free it); NULL on OOM. The buffer is left empty. */
+char *docextBufDetachText(int *pRc, DocBuf *p);
+
+/* Little-endian readers, for trusted (validated) bytes. */
+int32_t docextGetI32(const u8 *p);
+i64 docextGetI64(const u8 *p);
+double docextGetDouble(const u8 *p);
+void docextPutI32(u8 *p, int32_t v);
+
+/**************************************************************************
+** Interface to docext_bson.c — validate, iterate, write.
+*/
+
+/* A BSON value: its type and the bytes of its value (after the key). For
+** DOC_DOCUMENT and DOC_ARRAY, p points at the embedded document (its
+** 4-byte length first) and n is that length. */
+typedef struct DocValue DocValue;
+struct DocValue {
+  u8 type;
+  const u8 *p;
+  int n;
+};
+
+/* Zero-copy iterator over the elements of a validated document. */
+typedef struct DocIter DocIter;
+struct DocIter {
+  const u8 *aDoc;     /* the document being iterated */
+  int nDoc;           /* its size */
+  int iNext;          /* offset of the next element */
+  int iElem;          /* offset of the current element (its type byte) */
+  const char *zKey;   /* current key (NUL-terminated, inside aDoc) */
+  int nKey;           /* strlen(zKey) */
+  DocValue v;         /* current value */
+};
+
+/* Iterate a validated document (aDoc starts with its int32 length). */
+void docextIterInit(DocIter *pIter, const u8 *aDoc);
+/* Iterate the document or array held by a value (type DOCUMENT/ARRAY). */
+void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
+/* Step to the next element; 1 if there is one, 0 at the end. */
+int docextIterNext(DocIter *pIter);
+/* Find key zKey (nKey bytes) in a validated document; 1 if found. */
+int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
+
+/* Size of the value bytes of a value of this type starting at p with nAvail
+** bytes available, or -1 if they cannot hold one. Validates lengths only. */
+int docextBsonValueSize(int type, const u8 *p, i64 nAvail);
+
+/* Validate an untrusted BSON document of n bytes. Returns SQLITE_OK, or
+** SQLITE_ERROR with *piOff set to the byte offset of the first problem and
+** *pzWhy to a static description ("bad string length", ...). Checks lengths,
+** terminators, UTF-8 of keys and strings, bool bytes, nesting (at most
+** DOCEXT_MAX_DEPTH below the root), total size <= DOCEXT_MAX_BSON. */
+int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy);
+/* As above, formatting "docext: malformed BSON at byte N: why" into *pzErr
+** (sqlite3_malloc'd) on failure. */
+int docextBsonCheck(const u8 *a, i64 n, char **pzErr);
+
+/* Value accessors for trusted values. */
+int32_t docextValueI32(const DocValue *v);
+i64 docextValueI64(const DocValue *v);        /* DOC_INT64, DOC_DATE, TIMESTAMP bits */
+double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
+/* String payload of DOC_STRING, DOC_SYMBOL, DOC_CODE (and the code of
+** DOC_CODEWSCOPE): pointer and length without the NUL. */
+const char *docextValueStr(const DocValue *v, int *pn);
+int docextValueIsNumber(const DocValue *v);
+/* A number as a double (decimal128 rounded); 0.0 for non-numbers. */
+double docextValueToDouble(const DocValue *v);
+
+/* Writer. A document under construction lives in a DocBuf: StartDoc writes
+** a length placeholder and returns its offset, EndDoc appends the 0x00 and
+** patches the length. Elements are a key (AppendKey) then value bytes. */
+i64 docextBsonStartDoc(int *pRc, DocBuf *p);
+void docextBsonEndDoc(int *pRc, DocBuf *p, i64 iStart);
+void docextBsonAppendKey(int *pRc, DocBuf *p, int type, const char *zKey, int nKey);
+/* AppendKey + StartDoc, for an embedded document or array. */
+i64 docextBsonStartChild(int *pRc, DocBuf *p, int type, const char *zKey, int nKey);
+/* Copy a whole value under a new key. */
+void docextBsonAppendValue(int *pRc, DocBuf *p, const char *zKey, int nKey, const DocValue *v);
+void docextBsonAppendInt32(int *pRc, DocBuf *p, const char *zKey, int nKey, int32_t v);
+void docextBsonAppendInt64(int *pRc, DocBuf *p, const char *zKey, int nKey, i64 v);
+void docextBsonAppendDouble(int *pRc, DocBuf *p, const char *zKey, int nKey, double v);
+void docextBsonAppendBool(int *pRc, DocBuf *p, const char *zKey, int nKey, int b);
+void docextBsonAppendNull(int *pRc, DocBuf *p, const char *zKey, int nKey);
+/* type is DOC_STRING, DOC_SYMBOL or DOC_CODE. */
+void docextBsonAppendString(int *pRc, DocBuf *p, int type, const char *zKey, int nKey, const char *z, int n);
+void docextBsonAppendOid(int *pRc, DocBuf *p, const char *zKey, int nKey, const u8 *aOid);
+void docextBsonAppendDate(int *pRc, DocBuf *p, const char *zKey, int nKey, i64 ms);
+/* Writes the decimal key of array element i into zBuf (>= 12 bytes);
+** returns its length. */
+int docextBsonArrayKey(char *zBuf, int i);
+
+/**************************************************************************
+** Interface to docext_dec128.c — IEEE 754-2008 decimal128 (BID encoding),
+** exactly as the Decimal128 spec and the BSON corpus require.
+*/
+#define DOCEXT_DEC_FINITE 0
+#define DOCEXT_DEC_INF    1
+#define DOCEXT_DEC_NAN    2
+
+/* Parse a decimal string (the spec's grammar: "1.5E+3", "-Infinity", "NaN",
+** ...) into 16 little-endian bytes. Returns SQLITE_OK or SQLITE_ERROR (the
+** string is not a decimal128: syntax, or an exponent/precision that cannot
+** be represented without rounding, per the spec). */
+int docextDec128FromString(const char *z, int n, u8 *aOut);
+/* Format 16 bytes as the spec's string form into zOut (>= 48 bytes);
+** returns the length. */
+int docextDec128ToString(const u8 *a, char *zOut);
+/* Decompose: *pbNeg sign, returns DOCEXT_DEC_FINITE/INF/NAN. For finite
+** values the coefficient's decimal digits (no leading zeros; "0" for zero)
+** go to zDigits (>= 35 bytes, NUL-terminated) and the exponent to *piExp,
+** so the value is digits x 10^exp. */
+int docextDec128Parts(const u8 *a, int *pbNeg, char *zDigits, int *piExp);
+/* Nearest double. */
+double docextDec128ToDouble(const u8 *a);
+/* The decimal128 for an int64 / a double (double: its shortest round-trip
+** decimal form, as MongoDB's NumberDecimal(double) does). */
+void docextDec128FromInt64(i64 v, u8 *aOut);
+void docextDec128FromDouble(double v, u8 *aOut);
+
+/**************************************************************************
+** Interface to docext_json.c — text in (strict JSON, Extended JSON v2
+** canonical/relaxed/legacy, mongo shell literals) and text out.
+*/
+
+/* Parse one document from text z[0..n) (leading white space and comments
+** skipped) and append its BSON to pOut. *pnUsed receives the offset just
+** past the document (so doc_each can read JSON Lines / arrays). On error
+** returns SQLITE_ERROR and *pzErr is "docext: <what> at line L column C".
+** bTop: 1 if the text must hold exactly one document and nothing else. */
+int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr);
+
+/* Parse a single value (any type, not only a document) from text into a
+** one-element document {"": value}. Used for doc_each arrays and for
+** parsing option values. Same error conventions. */
+int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char **pzErr);
+
+#define DOCEXT_JSON_RELAXED   0
+#define DOCEXT_JSON_CANONICAL 1
+#define DOCEXT_JSON_SHELL     2
+/* Append the text form of a validated document (or of a single value) in
+** the given mode. Relaxed/canonical: compact Extended JSON v2. Shell: the
+** mongo shell's style (ObjectId("…"), ISODate("…"), NumberLong(…), …). */
+void docextJsonWriteDoc(int *pRc, DocBuf *pOut, const u8 *aDoc, int eMode);
+void docextJsonWriteValue(int *pRc, DocBuf *pOut, const DocValue *v, int eMode);
+
+/* Time source for new Date(), ISODate(), ObjectId() (docext_oid.c). */
+
+/**************************************************************************
+** Interface to docext_oid.c — ObjectIds and the (freezable) clock.
+*/
+/* Fill aOut[12] with a new ObjectId: 4-byte big-endian seconds, 5 random
+** bytes chosen once per process, 3-byte big-endian counter. */
+void docextOidNew(u8 *aOut);
+/* Current time in milliseconds since the epoch, or the frozen clock. */
+i64 docextClockNowMs(void);
+/* Freeze the clock at ms (bFrozen=1) or unfreeze it (bFrozen=0). */
+void docextClockSet(int bFrozen, i64 ms);
+int docextClockIsFrozen(void);
+/* "2012-10-10T21:14:07.096Z" for ms since the epoch into zOut (>= 40
+** bytes); returns the length. */
+int docextIsoDateFormat(i64 ms, char *zOut);
+/* Parse ISO-8601: YYYY-MM-DD, optionally T or space HH:MM[:SS[.fff]] and
+** Z, +HH:MM, +HHMM or +HH (UTC when absent). SQLITE_OK or SQLITE_ERROR. */
+int docextIsoDateParse(const char *z, int n, i64 *pMs);
+
+/**************************************************************************
+** Interface to docext_cmp.c — BSON comparison order and index keys.
+*/
+/* The canonical type class that orders types (MinKey < null < numbers <
+** string/symbol < object < array < binary < ObjectId < bool < date <
+** timestamp < regex < DBPointer < code < code w/ scope < MaxKey). */
+int docextTypeClass(int type);
+/* Compare two values in BSON order: <0, 0, >0. Numbers by value across
+** int32, int64, double and decimal128. */
+int docextValueCompare(const DocValue *a, const DocValue *b);
+/* Append the order-preserving key of v (memcmp order == BSON order, equal
+** values give equal keys). bDesc inverts it for descending index fields. */
+void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
+
+/**************************************************************************
+** Interface to docext_path.c — the one path walker.
+*/
+/* Visit every value the dotted path reaches in a validated document:
+** numeric components index arrays, other components applied to an array
+** apply to each element that is a document (bFanned is then 1 for the
+** values reached). A visitor returning non-zero stops the walk; that code
+** is returned (SQLITE_DONE means "stopped early, not an error"). */
+int docextPathWalk(const u8 *aDoc, const char *zPath, int nPath,
+                   int (*xVisit)(void *pCtx, const DocValue *v, int bFanned), void *pCtx);
+/* The value at a path that crosses no array implicitly; 1 if found. */
+int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
+
+/**************************************************************************
+** Interface to docext_regex.c — $regex through PCRE2 (the only file that
+** includes pcre2.h). Allocation goes through SQLite's allocator; match and
+** depth limits turn a pathological pattern into an error, not a hang.
+*/
+typedef struct DocRegex DocRegex;
+/* Compile pattern z[0..n) with MongoDB options (i, m, s, x; u is accepted
+** and ignored). Errors: "docext: invalid regex /…/: <why> at offset N". */
+int docextRegexCompile(const char *z, int n, const char *zOptions,
+                       DocRegex **ppRe, char **pzErr);
+/* *pbMatch = 1 if the regex matches somewhere in s[0..n). SQLITE_ERROR
+** with a message when a limit is hit. */
+int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **pzErr);
+void docextRegexFree(DocRegex *pRe);
+
+/**************************************************************************
+** Interface to docext_match.c — MongoDB query filters.
+*/
+typedef struct DocMatcher DocMatcher;
+/* Compile a filter (a validated BSON document). Errors name the operator
+** or path: "docext: unknown operator $foo in filter", "docext: $in needs an
+** array in filter at 'tags'", "docext: $where is not supported". The
+** matcher keeps its own copy of the filter. */
+int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr);
+/* Does the validated document match? *pbMatch = 1/0. *piPos (may be NULL)
+** receives the index of the array element that satisfied the filter's
+** condition on an array field (for the positional $ of projections and
+** updates), or -1. Returns SQLITE_OK or an error (regex limits). */
+int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, char **pzErr);
+/* 1 if the filter is empty ({}): every document matches. */
+int docextMatcherIsEmpty(DocMatcher *p);
+void docextMatcherFree(DocMatcher *p);
+
+/**************************************************************************
+** Interface to docext_project.c — projections and sort keys.
+*/
+typedef struct DocProjection DocProjection;
+/* Compile a projection (validated BSON; the projection keeps its own copy,
+** as do matchers and sorts). Errors: mixing inclusion and exclusion (other
+** than _id), bad $slice/$elemMatch operands, "$" used more than once, ... */
+int docextProjectionNew(const u8 *aProj, DocProjection **ppOut, char **pzErr);
+/* Write the projected document to pOut. iPos is the matched array index
+** from docextMatcherMatch (for "field.$": 1), or -1. Errors (e.g. a
+** positional projection with no matching element) are SQLITE_ERROR with a
+** message. */
+int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
+                          DocBuf *pOut, char **pzErr);
+void docextProjectionFree(DocProjection *p);
+
+typedef struct DocSort DocSort;
+/* Compile a sort document ({a: 1, "b.c": -1}); errors for bad directions. */
+int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr);
+/* Append to pKey a key whose memcmp() order is the sort order of aDoc:
+** per field, the value at the path (missing: null; an array: its smallest
+** element ascending, its largest descending; an empty array sorts below
+** null), encoded with docextKeyAppend (inverted when descending). */
+void docextSortKey(int *pRc, DocSort *p, const u8 *aDoc, DocBuf *pKey);
+int docextSortFieldCount(DocSort *p);
+void docextSortFree(DocSort *p);
+
+/**************************************************************************
+** Interface to docext_storage.c — shadow tables and paged blobs.
+*/
+typedef struct DocStore DocStore;     /* one collection's storage */
+typedef struct DocReader DocReader;   /* a row source over its documents */
+typedef struct DocScan DocScan;       /* which rows a reader yields */
+
+#define DOCEXT_SCAN_ALL    0   /* every document, in insertion order */
+#define DOCEXT_SCAN_DOCID  1   /* the document with id iDoc */
+#define DOCEXT_SCAN_KEY    2   /* the document whose _id key is aLo */
+#define DOCEXT_SCAN_RANGE  3   /* _id keys between aLo and aHi */
+struct DocScan {
+  int eScan;                /* DOCEXT_SCAN_* */
+  int bDesc;                /* reverse order */
+  i64 iDoc;                 /* DOCID */
+  const u8 *aLo; int nLo;   /* KEY, RANGE lower bound */
+  const u8 *aHi; int nHi;   /* RANGE upper bound */
+  int bLoIncl, bHiIncl;     /* RANGE: bounds inclusive */
+};
+
+int docextStorageIsShadow(const char *zSuffix);
+int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
+int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
+                      DocStore **ppStore, char **pzErr);
+void docextStorageClose(DocStore *p);
+int docextStorageDestroy(DocStore *p);          /* drops the shadow tables */
+int docextStorageRename(DocStore *p, const char *zNew);
+const char *docextStorageName(DocStore *p);
+const char *docextStorageSchema(DocStore *p);
+sqlite3 *docextStorageDb(DocStore *p);
+/* SQLITE_ROW (and *piDoc) if a document has _id key aKey, SQLITE_DONE if
+** none, else an error code. */
+int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc);
+int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
+                        const u8 *aDoc, int nDoc, i64 *piDoc);
+int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
+                         const u8 *aDoc, int nDoc);
+int docextStorageDelete(DocStore *p, i64 iDoc);
+
+int docextReaderNew(DocStore *pStore, DocReader **ppReader);
+void docextReaderFree(DocReader *p);
+int docextReaderStart(DocReader *p, const DocScan *pScan);
+int docextReaderStep(DocReader *p);              /* SQLITE_ROW / SQLITE_DONE */
+void docextReaderReset(DocReader *p);            /* release the current row */
+i64 docextReaderDocid(DocReader *p);
+int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr);
+
+/**************************************************************************
+** Interface to docext_coll.c — the collection engine (MongoDB's write rules).
+*/
+typedef struct DocColl DocColl;
+int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
+int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
+                   DocColl **ppColl, char **pzErr);
+void docextCollClose(DocColl *p);
+int docextCollDestroy(DocColl *p);
+int docextCollRename(DocColl *p, const char *zNew);
+DocStore *docextCollStore(DocColl *p);
+const char *docextCollName(DocColl *p);   /* "books" or "aux.books" */
+/* Check a document against the stored-document limits and put _id first
+** (new ObjectId if missing); *paOut is aDoc or a copy built in pOut. */
+int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzErr);
+/* eConflict: SQLITE_ABORT (E11000 error), SQLITE_IGNORE or SQLITE_REPLACE. */
+int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char **pzErr);
+int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr);
+int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
+
+/**************************************************************************
+** Interface to docext_query.c — running a find(): candidate rows from an
+** access path, filters, sort, skip and limit, projection.
+*/
+typedef struct DocQuery DocQuery;
+typedef struct DocAccess DocAccess;
+
+#define DOCEXT_ACCESS_ALL    0   /* every document, insertion order */
+#define DOCEXT_ACCESS_NONE   1   /* nothing can match */
+#define DOCEXT_ACCESS_DOCID  2   /* one document id */
+#define DOCEXT_ACCESS_KEYS   3   /* a set of _id keys */
+#define DOCEXT_ACCESS_RANGE  4   /* a range of _id keys within one type */
+/* How candidate documents are found. Build with docextAccessInit, add keys
+** with docextAccessAddKey, bounds with docextAccessSetBound. */
+struct DocAccess {
+  int eAccess;              /* DOCEXT_ACCESS_* */
+  i64 iDoc;                 /* DOCID */
+  DocBuf keys;              /* KEYS: the keys back to back */
+  int *aKeyOff;             /* KEYS: key i is keys.a[aKeyOff[i]..aKeyOff[i+1]) */
+  int nKey;
+  DocBuf lo, hi;            /* range bounds (also restrict KEYS) */
+  int bLo, bHi, bLoIncl, bHiIncl;
+};
+void docextAccessInit(DocAccess *p);
+void docextAccessClear(DocAccess *p);
+/* Append a candidate key: p->keys grows by the bytes the caller appended
+** since iStart (the caller writes the key into p->keys first). */
+int docextAccessAddKey(DocAccess *p, i64 iStart);
+
+/* What a find() asks for; every pointer may be NULL. Documents are
+** validated BSON; the query keeps its own copies. */
+#define DOCEXT_MAX_FILTERS 8
+typedef struct DocQuerySpec DocQuerySpec;
+struct DocQuerySpec {
+  const u8 *aaFilter[DOCEXT_MAX_FILTERS];  /* filters, ANDed: the filter
+                            ** column and pushed-down doc_match() terms */
+  int nFilter;
+  const u8 *aProjection;
+  const u8 *aSort;
+  const u8 *aOptions;       /* {hint, skip, limit} */
+  i64 nLimit;               /* SQL LIMIT, or -1 */
+  i64 nOffset;              /* SQL OFFSET, or 0 */
+};
+void docextQuerySpecInit(DocQuerySpec *p);
+/* Check that a hint names an index of the collection (name or keys). */
+int docextQueryCheckHint(DocColl *pColl, const DocValue *v, char **pzErr);
+int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr);
+void docextQueryFree(DocQuery *p);
+/* Run the query over the candidates of pAccess (taken over by the query:
+** pAccess is left empty). Positions on the first result. */
+int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);
+int docextQueryNext(DocQuery *p, char **pzErr);
+int docextQueryEof(DocQuery *p);
+i64 docextQueryDocid(DocQuery *p);
+/* The current result after projection (validated BSON), valid until the
+** query moves. */
+int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr);
+/* The stored document itself, before projection. */
+int docextQueryStored(DocQuery *p, const u8 **paDoc, char **pzErr);
+
+/**************************************************************************
+** Interface to docext_func.c — the scalar functions and doc_each.
+*/
+/* Turn an SQL argument (BLOB of BSON or TEXT in any accepted syntax) into a
+** validated BSON document. On success *paDoc points either into the
+** argument (BLOB) or into pBuf (TEXT). zWhat names the argument in errors
+** ("document", "filter", ...). On error returns non-zero and sets *pzErr. */
+int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
+int docextRegisterFunctions(sqlite3 *db);
+/* doc_match(d, filter), also handed to collections by xFindFunction. */
+void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* The alias $type uses for a BSON type ("double", "objectId", ...). */
+const char *docextTypeAlias(int type);
+
+/**************************************************************************
+** Interface to docext_vtab.c — the collection module.
+*/
+int docextRegisterVtab(sqlite3 *db);
+
+#endif /* DOCEXT_INT_H */

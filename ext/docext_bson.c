@@ -1,0 +1,409 @@
+/*
+** docext_bson.c — BSON 1.1: validate, iterate, write.
+**
+** A document is  int32 total-length, elements..., 0x00.
+** An element is  type byte, key (cstring), value bytes (size by type).
+**
+** Untrusted bytes (SQL arguments, shadow-table pages) go through
+** docextBsonValidate() once; everything after that (the iterator, the
+** accessors) trusts them and does no bounds checking of its own.
+*/
+#include "docextInt.h"
+
+/* Length of the NUL-terminated string at p within nAvail bytes (excluding
+** the NUL), or -1 if there is no NUL. */
+static i64 cstrLen(const u8 *p, i64 nAvail){
+  const u8 *pEnd = memchr(p, 0, (size_t)nAvail);
+  return pEnd ? (i64)(pEnd - p) : -1;
+}
+
+int docextBsonValueSize(int type, const u8 *p, i64 nAvail){
+  i64 n, n2;
+  switch( type ){
+    case DOC_DOUBLE: case DOC_DATE: case DOC_TIMESTAMP: case DOC_INT64:
+      n = 8; break;
+    case DOC_INT32:
+      n = 4; break;
+    case DOC_DECIMAL128:
+      n = 16; break;
+    case DOC_OID:
+      n = 12; break;
+    case DOC_BOOL:
+      n = 1; break;
+    case DOC_UNDEFINED: case DOC_NULL: case DOC_MINKEY: case DOC_MAXKEY:
+      n = 0; break;
+    case DOC_STRING: case DOC_CODE: case DOC_SYMBOL:
+      if( nAvail<4 ) return -1;
+      n = docextGetI32(p);
+      if( n<1 ) return -1;
+      n += 4;
+      break;
+    case DOC_DOCUMENT: case DOC_ARRAY: case DOC_CODEWSCOPE:
+      if( nAvail<4 ) return -1;
+      n = docextGetI32(p);
+      if( n<5 ) return -1;
+      break;
+    case DOC_BINARY:
+      if( nAvail<4 ) return -1;
+      n = docextGetI32(p);
+      if( n<0 ) return -1;
+      n += 5;
+      break;
+    case DOC_REGEX:
+      n = cstrLen(p, nAvail);
+      if( n<0 ) return -1;
+      n2 = cstrLen(p+n+1, nAvail-n-1);
+      if( n2<0 ) return -1;
+      n = n + n2 + 2;
+      break;
+    case DOC_DBPOINTER:
+      if( nAvail<4 ) return -1;
+      n = docextGetI32(p);
+      if( n<1 ) return -1;
+      n += 4 + 12;
+      break;
+    default:
+      return -1;
+  }
+  return n>nAvail ? -1 : (int)n;
+}
+
+/*------------------------------------------------------------------------
+** Validation
+*/
+
+/* Is z[0..n) well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF)? */
+static int utf8Valid(const u8 *z, i64 n){
+  i64 i = 0;
+  while( i<n ){
+    u8 c = z[i];
+    int nTrail;
+    uint32_t cp;
+    if( c<0x80 ){ i++; continue; }
+    if( c>=0xC2 && c<=0xDF ){ nTrail = 1; cp = c & 0x1F; }
+    else if( c>=0xE0 && c<=0xEF ){ nTrail = 2; cp = c & 0x0F; }
+    else if( c>=0xF0 && c<=0xF4 ){ nTrail = 3; cp = c & 0x07; }
+    else return 0;
+    if( i+nTrail>=n ) return 0;
+    for(int j=1; j<=nTrail; j++){
+      if( (z[i+j] & 0xC0)!=0x80 ) return 0;
+      cp = (cp<<6) | (z[i+j] & 0x3F);
+    }
+    if( (nTrail==2 && cp<0x800) || (nTrail==3 && cp<0x10000)
+     || cp>0x10FFFF || (cp>=0xD800 && cp<=0xDFFF) ){
+      return 0;
+    }
+    i += nTrail+1;
+  }
+  return 1;
+}
+
+static int typeKnown(int type){
+  return (type>=DOC_DOUBLE && type<=DOC_DECIMAL128)
+      || type==DOC_MINKEY || type==DOC_MAXKEY;
+}
+
+typedef struct DocCheck DocCheck;
+struct DocCheck {
+  const u8 *aBase;       /* start of the outermost document */
+  int iOff;              /* offset of the first problem */
+  const char *zWhy;      /* what it is */
+};
+
+static int checkFail(DocCheck *pCk, const u8 *p, const char *zWhy){
+  pCk->iOff = (int)(p - pCk->aBase);
+  pCk->zWhy = zWhy;
+  return SQLITE_ERROR;
+}
+
+static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth);
+
+/* A length-prefixed string: int32 n, n-1 bytes of UTF-8, NUL. */
+static int checkString(DocCheck *pCk, const u8 *p, int nVal){
+  i64 n = nVal - 4;   /* docextBsonValueSize() made nVal = 4 + length >= 5 */
+  if( p[4+n-1]!=0 ) return checkFail(pCk, p+4+n-1, "string not terminated");
+  if( !utf8Valid(p+4, n-1) ) return checkFail(pCk, p+4, "invalid UTF-8 in string");
+  return SQLITE_OK;
+}
+
+static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth){
+  switch( type ){
+    case DOC_STRING: case DOC_CODE: case DOC_SYMBOL:
+      return checkString(pCk, p, nVal);
+    case DOC_DOCUMENT: case DOC_ARRAY:
+      if( iDepth>=DOCEXT_MAX_DEPTH ){
+        return checkFail(pCk, p, "nesting deeper than 100 levels");
+      }
+      return checkDoc(pCk, p, nVal, iDepth+1);
+    case DOC_BOOL:
+      if( p[0]>1 ) return checkFail(pCk, p, "bool byte is not 0 or 1");
+      return SQLITE_OK;
+    case DOC_BINARY:
+      /* Subtype 2 (old binary) repeats the length inside the payload. */
+      if( p[4]==0x02 ){
+        if( nVal<9 || docextGetI32(p+5)!=nVal-9 ){
+          return checkFail(pCk, p, "bad length in binary subtype 2");
+        }
+      }
+      return SQLITE_OK;
+    case DOC_REGEX: {
+      i64 n1 = cstrLen(p, nVal);
+      if( !utf8Valid(p, n1) || !utf8Valid(p+n1+1, nVal-n1-2) ){
+        return checkFail(pCk, p, "invalid UTF-8 in regex");
+      }
+      return SQLITE_OK;
+    }
+    case DOC_DBPOINTER:
+      return checkString(pCk, p, nVal-12);
+    case DOC_CODEWSCOPE: {
+      i64 nStr;
+      int rc;
+      if( nVal<14 ) return checkFail(pCk, p, "bad code-with-scope length");
+      nStr = docextGetI32(p+4);
+      if( nStr<1 || 8+nStr+5>nVal ){
+        return checkFail(pCk, p+4, "bad code-with-scope string length");
+      }
+      rc = checkString(pCk, p+4, (int)nStr+4);
+      if( rc ) return rc;
+      if( docextGetI32(p+8+nStr)!=nVal-8-nStr ){
+        return checkFail(pCk, p+8+nStr, "bad code-with-scope scope length");
+      }
+      if( iDepth>=DOCEXT_MAX_DEPTH ){
+        return checkFail(pCk, p, "nesting deeper than 100 levels");
+      }
+      return checkDoc(pCk, p+8+nStr, nVal-8-nStr, iDepth+1);
+    }
+    default:
+      return SQLITE_OK;
+  }
+}
+
+/* Check the document at a, which must be exactly nAvail bytes long. */
+static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
+  i64 nDoc, i;
+  if( nAvail<5 ) return checkFail(pCk, a, "document shorter than 5 bytes");
+  nDoc = docextGetI32(a);
+  if( nDoc!=nAvail ) return checkFail(pCk, a, "bad document length");
+  if( a[nDoc-1]!=0 ) return checkFail(pCk, a+nDoc-1, "document not terminated");
+  i = 4;
+  while( i<nDoc-1 ){
+    int type = a[i];
+    i64 nKey;
+    int nVal, rc;
+    const u8 *pType = &a[i];
+    i++;
+    nKey = cstrLen(&a[i], nDoc-1-i);
+    if( nKey<0 ) return checkFail(pCk, pType, "key not terminated");
+    if( !utf8Valid(&a[i], nKey) ) return checkFail(pCk, &a[i], "invalid UTF-8 in key");
+    i += nKey+1;
+    nVal = docextBsonValueSize(type, &a[i], nDoc-1-i);
+    if( nVal<0 ){
+      if( !typeKnown(type) ) return checkFail(pCk, pType, "unknown element type");
+      return checkFail(pCk, &a[i], "value runs past the end of its document");
+    }
+    rc = checkValue(pCk, type, &a[i], nVal, iDepth);
+    if( rc ) return rc;
+    i += nVal;
+  }
+  if( i!=nDoc-1 ) return checkFail(pCk, a+i, "elements overrun the document");
+  return SQLITE_OK;
+}
+
+int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy){
+  DocCheck ck;
+  int rc;
+  ck.aBase = a;
+  ck.iOff = 0;
+  ck.zWhy = 0;
+  if( n>DOCEXT_MAX_BSON ){
+    rc = SQLITE_ERROR;
+    ck.zWhy = "document larger than 16 MiB";
+  }else if( n>=4 && docextGetI32(a)!=n ){
+    rc = SQLITE_ERROR;
+    ck.zWhy = "document length does not match its size";
+  }else{
+    rc = checkDoc(&ck, a, n, 0);
+  }
+  if( piOff ) *piOff = ck.iOff;
+  if( pzWhy ) *pzWhy = ck.zWhy;
+  return rc;
+}
+
+int docextBsonCheck(const u8 *a, i64 n, char **pzErr){
+  int iOff;
+  const char *zWhy;
+  int rc = docextBsonValidate(a, n, &iOff, &zWhy);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("docext: malformed BSON at byte %d: %s", iOff, zWhy);
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Iteration over validated documents
+*/
+
+void docextIterInit(DocIter *pIter, const u8 *aDoc){
+  pIter->aDoc = aDoc;
+  pIter->nDoc = docextGetI32(aDoc);
+  pIter->iNext = 4;
+  pIter->iElem = 4;
+  pIter->zKey = 0;
+  pIter->nKey = 0;
+  memset(&pIter->v, 0, sizeof(pIter->v));
+}
+
+void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
+  docextIterInit(pIter, pVal->p);
+}
+
+int docextIterNext(DocIter *pIter){
+  const u8 *a = pIter->aDoc;
+  int i = pIter->iNext;
+  if( i>=pIter->nDoc-1 ) return 0;
+  pIter->iElem = i;
+  pIter->v.type = a[i++];
+  pIter->zKey = (const char*)&a[i];
+  pIter->nKey = (int)strlen(pIter->zKey);
+  i += pIter->nKey + 1;
+  pIter->v.p = &a[i];
+  pIter->v.n = docextBsonValueSize(pIter->v.type, &a[i], pIter->nDoc - 1 - i);
+  pIter->iNext = i + pIter->v.n;
+  return 1;
+}
+
+int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) ){
+    if( it.nKey==nKey && memcmp(it.zKey, zKey, nKey)==0 ){
+      *pOut = it.v;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
+** Accessors for validated values
+*/
+
+int32_t docextValueI32(const DocValue *v){ return docextGetI32(v->p); }
+i64 docextValueI64(const DocValue *v){ return docextGetI64(v->p); }
+double docextValueDouble(const DocValue *v){ return docextGetDouble(v->p); }
+
+const char *docextValueStr(const DocValue *v, int *pn){
+  const u8 *p = v->type==DOC_CODEWSCOPE ? v->p+4 : v->p;
+  *pn = docextGetI32(p) - 1;
+  return (const char*)p + 4;
+}
+
+int docextValueIsNumber(const DocValue *v){
+  switch( v->type ){
+    case DOC_DOUBLE: case DOC_INT32: case DOC_INT64: case DOC_DECIMAL128:
+      return 1;
+  }
+  return 0;
+}
+
+double docextValueToDouble(const DocValue *v){
+  switch( v->type ){
+    case DOC_DOUBLE:     return docextGetDouble(v->p);
+    case DOC_INT32:      return (double)docextGetI32(v->p);
+    case DOC_INT64:      return (double)docextGetI64(v->p);
+    case DOC_DECIMAL128: return docextDec128ToDouble(v->p);
+  }
+  return 0.0;
+}
+
+/*------------------------------------------------------------------------
+** Writer
+*/
+
+i64 docextBsonStartDoc(int *pRc, DocBuf *p){
+  i64 iStart = p->n;
+  docextBufAppendI32(pRc, p, 0);
+  return iStart;
+}
+
+void docextBsonEndDoc(int *pRc, DocBuf *p, i64 iStart){
+  docextBufAppendByte(pRc, p, 0);
+  if( *pRc==SQLITE_OK ){
+    i64 n = p->n - iStart;
+    if( n>DOCEXT_MAX_BSON ){
+      *pRc = SQLITE_TOOBIG;
+    }else{
+      docextPutI32(&p->a[iStart], (int32_t)n);
+    }
+  }
+}
+
+void docextBsonAppendKey(int *pRc, DocBuf *p, int type, const char *zKey, int nKey){
+  if( docextBufGrow(pRc, p, nKey+2) ){
+    p->a[p->n++] = (u8)type;
+    memcpy(&p->a[p->n], zKey, nKey);
+    p->n += nKey;
+    p->a[p->n++] = 0;
+  }
+}
+
+i64 docextBsonStartChild(int *pRc, DocBuf *p, int type, const char *zKey, int nKey){
+  docextBsonAppendKey(pRc, p, type, zKey, nKey);
+  return docextBsonStartDoc(pRc, p);
+}
+
+void docextBsonAppendValue(int *pRc, DocBuf *p, const char *zKey, int nKey, const DocValue *v){
+  docextBsonAppendKey(pRc, p, v->type, zKey, nKey);
+  docextBufAppend(pRc, p, v->p, v->n);
+}
+
+void docextBsonAppendInt32(int *pRc, DocBuf *p, const char *zKey, int nKey, int32_t v){
+  docextBsonAppendKey(pRc, p, DOC_INT32, zKey, nKey);
+  docextBufAppendI32(pRc, p, v);
+}
+
+void docextBsonAppendInt64(int *pRc, DocBuf *p, const char *zKey, int nKey, i64 v){
+  docextBsonAppendKey(pRc, p, DOC_INT64, zKey, nKey);
+  docextBufAppendI64(pRc, p, v);
+}
+
+void docextBsonAppendDouble(int *pRc, DocBuf *p, const char *zKey, int nKey, double v){
+  docextBsonAppendKey(pRc, p, DOC_DOUBLE, zKey, nKey);
+  docextBufAppendDouble(pRc, p, v);
+}
+
+void docextBsonAppendBool(int *pRc, DocBuf *p, const char *zKey, int nKey, int b){
+  docextBsonAppendKey(pRc, p, DOC_BOOL, zKey, nKey);
+  docextBufAppendByte(pRc, p, b ? 1 : 0);
+}
+
+void docextBsonAppendNull(int *pRc, DocBuf *p, const char *zKey, int nKey){
+  docextBsonAppendKey(pRc, p, DOC_NULL, zKey, nKey);
+}
+
+void docextBsonAppendString(int *pRc, DocBuf *p, int type, const char *zKey, int nKey,
+                            const char *z, int n){
+  docextBsonAppendKey(pRc, p, type, zKey, nKey);
+  docextBufAppendI32(pRc, p, n+1);
+  docextBufAppend(pRc, p, z, n);
+  docextBufAppendByte(pRc, p, 0);
+}
+
+void docextBsonAppendOid(int *pRc, DocBuf *p, const char *zKey, int nKey, const u8 *aOid){
+  docextBsonAppendKey(pRc, p, DOC_OID, zKey, nKey);
+  docextBufAppend(pRc, p, aOid, 12);
+}
+
+void docextBsonAppendDate(int *pRc, DocBuf *p, const char *zKey, int nKey, i64 ms){
+  docextBsonAppendKey(pRc, p, DOC_DATE, zKey, nKey);
+  docextBufAppendI64(pRc, p, ms);
+}
+
+int docextBsonArrayKey(char *zBuf, int i){
+  char aTmp[12];
+  int n = 0, j;
+  do{ aTmp[n++] = (char)('0' + i%10); i /= 10; }while( i>0 );
+  for(j=0; j<n; j++) zBuf[j] = aTmp[n-1-j];
+  zBuf[n] = 0;
+  return n;
+}

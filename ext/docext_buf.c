@@ -1,0 +1,174 @@
+/*
+** docext_buf.c — the one growable byte buffer, and little-endian helpers.
+**
+** Every builder in docext (BSON writer, JSON writer, key encoder, page
+** assembler) appends to a DocBuf. Calls take a sticky return code: once
+** *pRc is not SQLITE_OK they do nothing, so a long sequence of appends is
+** checked once at its end.
+*/
+#include "docextInt.h"
+#include <stdarg.h>
+
+void docextBufInit(DocBuf *p, u8 *aSpace, int nSpace){
+  p->a = aSpace;
+  p->n = 0;
+  p->nAlloc = aSpace ? nSpace : 0;
+  p->bHeap = 0;
+}
+
+void docextBufFree(DocBuf *p){
+  if( p->bHeap ) sqlite3_free(p->a);
+  memset(p, 0, sizeof(*p));
+}
+
+void docextBufReset(DocBuf *p){
+  p->n = 0;
+}
+
+int docextBufGrow(int *pRc, DocBuf *p, i64 nExtra){
+  i64 nNew;
+  u8 *aNew;
+  if( *pRc!=SQLITE_OK ) return 0;
+  if( p->n + nExtra <= p->nAlloc ) return 1;
+  if( nExtra<0 || p->n + nExtra > 0x7fffff00 ){
+    *pRc = SQLITE_TOOBIG;
+    return 0;
+  }
+  nNew = p->nAlloc ? p->nAlloc*2 : 128;
+  while( nNew < p->n + nExtra ) nNew *= 2;
+  if( p->bHeap ){
+    aNew = sqlite3_realloc64(p->a, nNew);
+  }else{
+    aNew = sqlite3_malloc64(nNew);
+    if( aNew && p->n ) memcpy(aNew, p->a, p->n);
+  }
+  if( aNew==0 ){
+    *pRc = SQLITE_NOMEM;
+    return 0;
+  }
+  p->a = aNew;
+  p->nAlloc = nNew;
+  p->bHeap = 1;
+  return 1;
+}
+
+void docextBufAppend(int *pRc, DocBuf *p, const void *a, i64 n){
+  if( n>0 && docextBufGrow(pRc, p, n) ){
+    memcpy(&p->a[p->n], a, n);
+    p->n += n;
+  }
+}
+
+void docextBufAppendByte(int *pRc, DocBuf *p, u8 c){
+  if( docextBufGrow(pRc, p, 1) ) p->a[p->n++] = c;
+}
+
+void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){
+  docextBufAppend(pRc, p, z, (i64)strlen(z));
+}
+
+void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...){
+  char *z;
+  va_list ap;
+  if( *pRc!=SQLITE_OK ) return;
+  va_start(ap, zFmt);
+  z = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( z==0 ){
+    *pRc = SQLITE_NOMEM;
+    return;
+  }
+  docextBufAppendStr(pRc, p, z);
+  sqlite3_free(z);
+}
+
+void docextPutI32(u8 *p, int32_t v){
+  u64 u = (uint32_t)v;
+  p[0] = (u8)u; p[1] = (u8)(u>>8); p[2] = (u8)(u>>16); p[3] = (u8)(u>>24);
+}
+
+int32_t docextGetI32(const u8 *p){
+  uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1]<<8)
+             | ((uint32_t)p[2]<<16) | ((uint32_t)p[3]<<24);
+  return (int32_t)u;
+}
+
+i64 docextGetI64(const u8 *p){
+  u64 u = 0;
+  int i;
+  for(i=7; i>=0; i--) u = (u<<8) | p[i];
+  return (i64)u;
+}
+
+double docextGetDouble(const u8 *p){
+  i64 v = docextGetI64(p);
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+
+void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v){
+  if( docextBufGrow(pRc, p, 4) ){
+    docextPutI32(&p->a[p->n], v);
+    p->n += 4;
+  }
+}
+
+void docextBufAppendI64(int *pRc, DocBuf *p, i64 v){
+  if( docextBufGrow(pRc, p, 8) ){
+    u64 u = (u64)v;
+    int i;
+    for(i=0; i<8; i++){ p->a[p->n++] = (u8)u; u >>= 8; }
+  }
+}
+
+void docextBufAppendDouble(int *pRc, DocBuf *p, double v){
+  i64 bits;
+  memcpy(&bits, &v, 8);
+  docextBufAppendI64(pRc, p, bits);
+}
+
+/* Give the buffer's memory to SQLite when it is on the heap, so the result
+** is not copied; stack space has to be copied. */
+void docextBufResultBlob(sqlite3_context *ctx, DocBuf *p){
+  if( p->bHeap ){
+    sqlite3_result_blob64(ctx, p->a, p->n, sqlite3_free);
+    memset(p, 0, sizeof(*p));
+  }else{
+    sqlite3_result_blob64(ctx, p->n ? p->a : (const u8*)"", p->n, SQLITE_TRANSIENT);
+    p->n = 0;
+  }
+}
+
+void docextBufResultText(sqlite3_context *ctx, DocBuf *p){
+  if( p->bHeap ){
+    sqlite3_result_text64(ctx, (char*)p->a, p->n, sqlite3_free, SQLITE_UTF8);
+    memset(p, 0, sizeof(*p));
+  }else{
+    sqlite3_result_text64(ctx, p->n ? (char*)p->a : "", p->n,
+                          SQLITE_TRANSIENT, SQLITE_UTF8);
+    p->n = 0;
+  }
+}
+
+char *docextBufDetachText(int *pRc, DocBuf *p){
+  char *z;
+  docextBufAppendByte(pRc, p, 0);
+  if( *pRc!=SQLITE_OK ){
+    docextBufFree(p);
+    return 0;
+  }
+  if( p->bHeap ){
+    z = (char*)p->a;
+    memset(p, 0, sizeof(*p));
+    return z;
+  }
+  z = sqlite3_malloc64(p->n);
+  if( z==0 ){
+    *pRc = SQLITE_NOMEM;
+  }else{
+    memcpy(z, p->a, p->n);
+  }
+  p->n = 0;
+  return z;
+}
