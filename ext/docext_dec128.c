@@ -1,0 +1,405 @@
+/*
+** docext_dec128.c — IEEE 754-2008 decimal128, BID encoding, as BSON
+** stores it (type 0x13) and as the BSON Decimal128 spec converts it to and
+** from strings.
+**
+** Layout: 16 bytes, little-endian. Call the upper 64 bits "hi":
+**
+**   bit  127         sign
+**   bits 126..122    11111 -> NaN (bit 121 set: signalling; payload ignored)
+**                    11110 -> Infinity
+**   bits 126..125    11    -> "large coefficient" form: exponent in bits
+**                             124..111, coefficient 0b100 followed by bits
+**                             110..0. That is >= 2^113 > 10^34-1, so these
+**                             encodings are non-canonical and read as 0.
+**   otherwise              exponent in bits 126..113, coefficient in 112..0;
+**                             a coefficient above 10^34-1 also reads as 0.
+**
+** The exponent is stored biased by 6176, so it ranges over -6176..6111, and
+** the value is coefficient x 10^exponent. Values are never normalised:
+** "2.00" is 200 x 10^-2 and prints back as "2.00".
+**
+** Strings that would need inexact rounding, or whose exponent cannot be
+** reached even by clamping, are rejected rather than rounded (the spec's
+** Overflow, Underflow and Inexact rules).
+*/
+#include "docextInt.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+__extension__ typedef unsigned __int128 u128;
+
+#define DEC_DIGITS   34       /* digits of precision */
+#define DEC_EXP_MIN  (-6176)  /* smallest exponent */
+#define DEC_EXP_MAX  6111     /* largest exponent */
+#define DEC_BIAS     6176     /* stored exponent = exponent + DEC_BIAS */
+
+#define DEC_HI_SIGN  0x8000000000000000ULL
+#define DEC_HI_INF   0x7800000000000000ULL
+#define DEC_HI_NAN   0x7C00000000000000ULL
+
+/* 10^34, the first coefficient too large to be canonical. */
+#define DEC_COEFF_END (((u128)0x1ED09BEAD87C0ULL << 64) | 0x378D8E6400000000ULL)
+
+/* Exponents in strings saturate here; far beyond anything representable,
+** far below i64 overflow even after adding a 2^31-digit string's offsets. */
+#define DEC_EXP_SAT  1000000000000000LL
+
+static u128 decPow10(int n){
+  u128 r = 1;
+  while( n-- > 0 ) r *= 10;
+  return r;
+}
+
+static void decPut(u8 *aOut, u64 hi, u64 lo){
+  int i;
+  for(i=0; i<8; i++){
+    aOut[i] = (u8)(lo >> (8*i));
+    aOut[8+i] = (u8)(hi >> (8*i));
+  }
+}
+
+/* Store a finite value. The caller guarantees iExp is in range and
+** coefficient < 10^34. */
+static void decPackFinite(u8 *aOut, int bNeg, int iExp, u128 coeff){
+  u64 hi = (u64)(coeff >> 64);
+  hi |= (u64)(iExp + DEC_BIAS) << 49;
+  if( bNeg ) hi |= DEC_HI_SIGN;
+  decPut(aOut, hi, (u64)coeff);
+}
+
+static void decPackSpecial(u8 *aOut, int bNeg, u64 hi){
+  decPut(aOut, bNeg ? (hi | DEC_HI_SIGN) : hi, 0);
+}
+
+/* Decode 16 bytes into sign, coefficient and exponent; returns
+** DOCEXT_DEC_FINITE, DOCEXT_DEC_INF or DOCEXT_DEC_NAN. */
+static int decUnpack(const u8 *a, int *pbNeg, u128 *pCoeff, int *piExp){
+  u64 hi = 0, lo = 0;
+  u128 coeff;
+  int i;
+  for(i=7; i>=0; i--){
+    lo = (lo << 8) | a[i];
+    hi = (hi << 8) | a[8+i];
+  }
+  *pbNeg = (hi & DEC_HI_SIGN)!=0;
+  *pCoeff = 0;
+  *piExp = 0;
+  if( ((hi >> 58) & 0x1F)==0x1F ) return DOCEXT_DEC_NAN;
+  if( ((hi >> 58) & 0x1F)==0x1E ) return DOCEXT_DEC_INF;
+  if( ((hi >> 61) & 0x3)==0x3 ){
+    *piExp = (int)((hi >> 47) & 0x3FFF) - DEC_BIAS;
+    return DOCEXT_DEC_FINITE;
+  }
+  *piExp = (int)((hi >> 49) & 0x3FFF) - DEC_BIAS;
+  coeff = ((u128)(hi & 0x1FFFFFFFFFFFFULL) << 64) | lo;
+  if( coeff<DEC_COEFF_END ) *pCoeff = coeff;
+  return DOCEXT_DEC_FINITE;
+}
+
+/* True if z[0..n) is zWord (lower case) in any ASCII case. */
+static int decIsWord(const char *z, int n, const char *zWord){
+  int i;
+  for(i=0; i<n && zWord[i]; i++){
+    char c = z[i];
+    if( c>='A' && c<='Z' ) c += 'a' - 'A';
+    if( c!=zWord[i] ) return 0;
+  }
+  return i==n && zWord[i]==0;
+}
+
+/*
+** The grammar is the spec's: [sign] (digits['.'[digits]] | '.'digits)
+** [('e'|'E') [sign] digits], or [sign] "inf" / "infinity" / "nan" in any
+** case. Nothing else, not even white space, is allowed. A negative n means
+** z is NUL-terminated. "-NaN" gives the canonical (positive) NaN: the sign
+** of a NaN cannot survive the trip back to a string anyway, and one NaN
+** encoding keeps equal values byte-equal.
+**
+** The written value is C x 10^E, with C all the digits and E the exponent
+** less the number of digits after the point. When that cannot be stored
+** as is, the closest exponent that keeps the value exact is used instead:
+** trailing zeros of C are dropped (E grows) when C has too many digits or
+** E is too small, and zeros are appended (E shrinks: "clamping") when E is
+** too large. A zero takes any exponent, so it is simply clamped.
+*/
+int docextDec128FromString(const char *z, int n, u8 *aOut){
+  int i = 0;
+  int bNeg = 0;
+  int bPoint = 0;
+  i64 nDig = 0;        /* digits seen, leading zeros included */
+  i64 nFrac = 0;       /* digits seen after the point */
+  i64 iLast = -1;      /* index among the digits of the last non-zero one */
+  int izFirst = -1;    /* offset in z of the first non-zero digit */
+  int izLast = -1;     /* offset in z of the last non-zero digit */
+  i64 iExp = 0;        /* the exponent as written */
+  i64 e, e0, eLo, eHi;
+  int nSig;
+  u128 coeff = 0;
+
+  if( n<0 ) n = (int)strlen(z);
+  if( i<n && (z[i]=='+' || z[i]=='-') ){
+    bNeg = z[i]=='-';
+    i++;
+  }
+  if( decIsWord(&z[i], n-i, "inf") || decIsWord(&z[i], n-i, "infinity") ){
+    decPackSpecial(aOut, bNeg, DEC_HI_INF);
+    return SQLITE_OK;
+  }
+  if( decIsWord(&z[i], n-i, "nan") ){
+    decPackSpecial(aOut, 0, DEC_HI_NAN);
+    return SQLITE_OK;
+  }
+
+  for(; i<n; i++){
+    char c = z[i];
+    if( c>='0' && c<='9' ){
+      if( c!='0' ){
+        if( izFirst<0 ) izFirst = i;
+        izLast = i;
+        iLast = nDig;
+      }
+      nDig++;
+      if( bPoint ) nFrac++;
+    }else if( c=='.' && !bPoint ){
+      bPoint = 1;
+    }else{
+      break;
+    }
+  }
+  if( nDig==0 ) return SQLITE_ERROR;
+
+  if( i<n && (z[i]=='e' || z[i]=='E') ){
+    int bExpNeg = 0;
+    int nExpDig = 0;
+    i++;
+    if( i<n && (z[i]=='+' || z[i]=='-') ){
+      bExpNeg = z[i]=='-';
+      i++;
+    }
+    for(; i<n && z[i]>='0' && z[i]<='9'; i++, nExpDig++){
+      if( iExp<DEC_EXP_SAT ) iExp = iExp*10 + (z[i]-'0');
+    }
+    if( nExpDig==0 ) return SQLITE_ERROR;
+    if( bExpNeg ) iExp = -iExp;
+  }
+  if( i!=n ) return SQLITE_ERROR;
+
+  e = iExp - nFrac;
+  if( izFirst<0 ){
+    if( e<DEC_EXP_MIN ) e = DEC_EXP_MIN;
+    if( e>DEC_EXP_MAX ) e = DEC_EXP_MAX;
+    decPackFinite(aOut, bNeg, (int)e, 0);
+    return SQLITE_OK;
+  }
+
+  /* C without its trailing zeros has nSig digits and exponent e0. Any
+  ** exponent in [eLo, eHi] represents the value exactly; take the one
+  ** nearest the written e. */
+  for(nSig=0, i=izFirst; i<=izLast; i++){
+    if( z[i]=='.' ) continue;
+    if( ++nSig>DEC_DIGITS ) return SQLITE_ERROR;   /* would round */
+    coeff = coeff*10 + (u128)(z[i]-'0');
+  }
+  e0 = e + (nDig - 1 - iLast);
+  eLo = e0 + nSig - DEC_DIGITS;
+  if( eLo<DEC_EXP_MIN ) eLo = DEC_EXP_MIN;
+  eHi = e0<DEC_EXP_MAX ? e0 : DEC_EXP_MAX;
+  if( eLo>eHi ) return SQLITE_ERROR;               /* overflow/underflow */
+  if( e<eLo ) e = eLo;
+  if( e>eHi ) e = eHi;
+  coeff *= decPow10((int)(e0 - e));
+  decPackFinite(aOut, bNeg, (int)e, coeff);
+  return SQLITE_OK;
+}
+
+/* Write the decimal digits of coeff (< 10^38), no leading zeros,
+** NUL-terminated; returns their number. The coefficient is split into
+** 19-digit halves so that the digit loop divides 64-bit integers rather
+** than calling the 128-bit division helper for every digit. */
+static int decDigits(u128 coeff, char *zOut){
+  const u64 p19 = 10000000000000000000ULL;
+  char zTmp[40];
+  int n = 0, i;
+  u64 hi = (u64)(coeff / p19);
+  u64 lo = (u64)(coeff % p19);
+  if( hi>0 ){
+    for(i=0; i<19; i++, lo /= 10) zTmp[n++] = (char)('0' + (int)(lo % 10));
+    lo = hi;
+  }
+  do{
+    zTmp[n++] = (char)('0' + (int)(lo % 10));
+    lo /= 10;
+  }while( lo>0 );
+  for(i=0; i<n; i++) zOut[i] = zTmp[n-1-i];
+  zOut[n] = 0;
+  return n;
+}
+
+int docextDec128Parts(const u8 *a, int *pbNeg, char *zDigits, int *piExp){
+  u128 coeff;
+  int eType = decUnpack(a, pbNeg, &coeff, piExp);
+  if( eType==DOCEXT_DEC_FINITE ){
+    decDigits(coeff, zDigits);
+  }else{
+    zDigits[0] = 0;
+  }
+  return eType;
+}
+
+/*
+** The spec's to-string rule: plain notation when the exponent is <= 0 and
+** the adjusted exponent (that of the first digit) is >= -6, otherwise one
+** digit, the rest after a point, and "E" with a signed adjusted exponent.
+** The longest results ("-1.234...E-6176", "-0.00000123...") are 42 bytes.
+*/
+int docextDec128ToString(const u8 *a, char *zOut){
+  char zDig[40];
+  int bNeg, iExp, nDig, iAdj;
+  char *p = zOut;
+  int eType = docextDec128Parts(a, &bNeg, zDig, &iExp);
+
+  if( eType==DOCEXT_DEC_NAN ){
+    memcpy(zOut, "NaN", 4);
+    return 3;
+  }
+  if( bNeg ) *p++ = '-';
+  if( eType==DOCEXT_DEC_INF ){
+    memcpy(p, "Infinity", 9);
+    return (int)(p - zOut) + 8;
+  }
+
+  nDig = (int)strlen(zDig);
+  iAdj = iExp + nDig - 1;
+  if( iExp>0 || iAdj<-6 ){
+    *p++ = zDig[0];
+    if( nDig>1 ){
+      *p++ = '.';
+      memcpy(p, &zDig[1], nDig-1);
+      p += nDig-1;
+    }
+    p += snprintf(p, 8, "E%+d", iAdj);
+  }else if( iExp==0 ){
+    memcpy(p, zDig, nDig);
+    p += nDig;
+  }else{
+    int nInt = nDig + iExp;   /* digits before the point, may be <= 0 */
+    if( nInt>0 ){
+      memcpy(p, zDig, nInt);
+      p += nInt;
+      *p++ = '.';
+      memcpy(p, &zDig[nInt], nDig-nInt);
+      p += nDig-nInt;
+    }else{
+      *p++ = '0';
+      *p++ = '.';
+      memset(p, '0', -nInt);
+      p += -nInt;
+      memcpy(p, zDig, nDig);
+      p += nDig;
+    }
+  }
+  *p = 0;
+  return (int)(p - zOut);
+}
+
+/*
+** Correctly rounded. Small cases take Clinger's fast path: a coefficient
+** below 2^53 and a power of ten up to 10^22 are both exact doubles, so one
+** IEEE multiplication or division rounds once. Everything else goes to
+** strtod() (correctly rounded in glibc) through a string without a decimal
+** point, so the locale cannot interfere.
+*/
+double docextDec128ToDouble(const u8 *a){
+  static const double aPow[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+  };
+  int bNeg, iExp, eType, errnoSave;
+  u128 coeff;
+  double r;
+  char zBuf[64];
+
+  eType = decUnpack(a, &bNeg, &coeff, &iExp);
+  if( eType==DOCEXT_DEC_NAN ) return NAN;
+  if( eType==DOCEXT_DEC_INF ) return bNeg ? -HUGE_VAL : HUGE_VAL;
+  if( coeff < ((u128)1 << 53) && iExp>=-22 && iExp<=22 ){
+    r = (double)(u64)coeff;
+    r = iExp<0 ? r / aPow[-iExp] : r * aPow[iExp];
+    return bNeg ? -r : r;
+  }
+  zBuf[0] = '-';
+  decDigits(coeff, &zBuf[1]);
+  snprintf(&zBuf[strlen(zBuf)], 16, "E%d", iExp);
+  errnoSave = errno;
+  r = strtod(bNeg ? zBuf : &zBuf[1], 0);
+  errno = errnoSave;
+  return r;
+}
+
+void docextDec128FromInt64(i64 v, u8 *aOut){
+  u64 m = v<0 ? (u64)0 - (u64)v : (u64)v;
+  decPackFinite(aOut, v<0, 0, (u128)m);
+}
+
+/*
+** The double's shortest decimal form that reads back as the same double:
+** 15 significant digits suffice for every normal double whose shortest form
+** has at most 15 (DBL_DIG); otherwise try 16, then 17, which always works.
+** Subnormals have less precision, so for them start at 1 digit.
+**
+** The exponent follows the way the mongo shell (JavaScript's Number to
+** string conversion) writes the double and NumberDecimal() then parses it:
+** an integer below 10^21 is written out in full ("100", exponent 0), any
+** other value as its significant digits ("1E+21", "0.1", "5E-324").
+*/
+void docextDec128FromDouble(double v, u8 *aOut){
+  char zBuf[48];         /* "%.*e" output */
+  char zDig[24];         /* its significant digits */
+  char zTry[48];         /* digits + "E" + exponent, for the round-trip test */
+  int nDig = 0, iExp10 = 0, iExp, nPrec, i, errnoSave;
+  u128 coeff = 0;
+
+  if( isnan(v) ){
+    decPackSpecial(aOut, 0, DEC_HI_NAN);
+    return;
+  }
+  if( isinf(v) ){
+    decPackSpecial(aOut, v<0, DEC_HI_INF);
+    return;
+  }
+  if( v==0.0 ){
+    decPackFinite(aOut, signbit(v)!=0, 0, 0);
+    return;
+  }
+
+  errnoSave = errno;
+  for(nPrec = fabs(v)<DBL_MIN ? 1 : 15; nPrec<=17; nPrec++){
+    char *zE;
+    snprintf(zBuf, sizeof(zBuf), "%.*e", nPrec-1, fabs(v));
+    zE = strchr(zBuf, 'e');
+    if( zE==0 ) break;                   /* cannot happen for finite v */
+    for(nDig=0, i=0; &zBuf[i]<zE; i++){
+      /* skip the point, whatever character the locale makes it */
+      if( zBuf[i]>='0' && zBuf[i]<='9' ) zDig[nDig++] = zBuf[i];
+    }
+    zDig[nDig] = 0;
+    iExp10 = atoi(zE+1);
+    snprintf(zTry, sizeof(zTry), "%sE%d", zDig, iExp10 - (nDig-1));
+    if( strtod(zTry, 0)==fabs(v) ) break;
+  }
+  errno = errnoSave;
+  while( nDig>1 && zDig[nDig-1]=='0' ) nDig--;
+  for(i=0; i<nDig; i++) coeff = coeff*10 + (u128)(zDig[i]-'0');
+
+  iExp = iExp10 - (nDig-1);
+  if( iExp>0 && iExp10<21 ){
+    coeff *= decPow10(iExp);
+    iExp = 0;
+  }
+  decPackFinite(aOut, v<0, iExp, coeff);
+}
