@@ -1,0 +1,315 @@
+/*
+** docext_coll.c — the collection engine: MongoDB's rules for writing
+** documents, on top of the storage layer.
+**
+** The virtual table (docext_vtab.c) and the collection commands call these;
+** they never touch storage directly for writes. Here live: the stored-
+** document limits of INTERFACE.md §2 (field names, _id type), putting _id
+** first (generating an ObjectId when missing), the _id index's uniqueness
+** with MongoDB's E11000 message, and the conflict modes of INSERT OR
+** IGNORE / OR REPLACE.
+*/
+#include "docextInt.h"
+
+struct DocColl {
+  DocStore *pStore;
+  char *zDisplay;           /* "books", or "aux.books" outside main */
+  DocReader *pOld;          /* reads a document before it is replaced */
+};
+
+int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
+  return docextStorageCreate(db, zDb, zName, pzErr);
+}
+
+int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
+                   DocColl **ppColl, char **pzErr){
+  DocColl *p = sqlite3_malloc64(sizeof(*p));
+  int rc;
+  *ppColl = 0;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  rc = docextStorageOpen(db, zDb, zName, &p->pStore, pzErr);
+  if( rc==SQLITE_OK ){
+    p->zDisplay = sqlite3_stricmp(zDb, "main")==0
+                ? sqlite3_mprintf("%s", zName)
+                : sqlite3_mprintf("%s.%s", zDb, zName);
+    if( p->zDisplay==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = docextReaderNew(p->pStore, &p->pOld);
+  if( rc!=SQLITE_OK ){
+    docextCollClose(p);
+    return rc;
+  }
+  *ppColl = p;
+  return SQLITE_OK;
+}
+
+void docextCollClose(DocColl *p){
+  if( p ){
+    docextReaderFree(p->pOld);
+    docextStorageClose(p->pStore);
+    sqlite3_free(p->zDisplay);
+    sqlite3_free(p);
+  }
+}
+
+int docextCollDestroy(DocColl *p){
+  docextReaderFree(p->pOld);
+  p->pOld = 0;
+  return docextStorageDestroy(p->pStore);
+}
+
+int docextCollRename(DocColl *p, const char *zNew){
+  int rc;
+  docextReaderFree(p->pOld);
+  p->pOld = 0;
+  rc = docextStorageRename(p->pStore, zNew);
+  if( rc==SQLITE_OK ) rc = docextReaderNew(p->pStore, &p->pOld);
+  if( rc==SQLITE_OK ){
+    const char *zDb = docextStorageSchema(p->pStore);
+    char *z = sqlite3_stricmp(zDb, "main")==0
+            ? sqlite3_mprintf("%s", zNew) : sqlite3_mprintf("%s.%s", zDb, zNew);
+    if( z==0 ) return SQLITE_NOMEM;
+    sqlite3_free(p->zDisplay);
+    p->zDisplay = z;
+  }
+  return rc;
+}
+
+DocStore *docextCollStore(DocColl *p){ return p->pStore; }
+const char *docextCollName(DocColl *p){ return p->zDisplay; }
+
+/*------------------------------------------------------------------------
+** Stored-document rules
+*/
+
+/* Field names of stored documents may not start with '$' (DBRef's $ref,
+** $id and $db excepted, as in MongoDB) nor contain '.'. Checked at every
+** level; *pzErr names the offending field. */
+static int checkNames(const u8 *aDoc, int bArray, char **pzErr){
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) ){
+    if( !bArray ){
+      if( it.nKey>0 && it.zKey[0]=='$'
+       && strcmp(it.zKey, "$ref") && strcmp(it.zKey, "$id") && strcmp(it.zKey, "$db") ){
+        *pzErr = sqlite3_mprintf("docext: field name '%s' may not start with '$' "
+                                 "in a stored document", it.zKey);
+        return SQLITE_ERROR;
+      }
+      if( memchr(it.zKey, '.', it.nKey) ){
+        *pzErr = sqlite3_mprintf("docext: field name '%s' may not contain '.' "
+                                 "in a stored document", it.zKey);
+        return SQLITE_ERROR;
+      }
+    }
+    if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
+      int rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, pzErr);
+      if( rc ) return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static const char *typeName(int type){
+  switch( type ){
+    case DOC_ARRAY:     return "an array";
+    case DOC_REGEX:     return "a regex";
+    case DOC_UNDEFINED: return "undefined";
+  }
+  return "this type";
+}
+
+/* Make aDoc storable: check the limits, and make _id the first field,
+** generating an ObjectId when there is none. The result is *paOut: aDoc
+** itself when nothing moved, else a document built in pOut. */
+int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzErr){
+  DocIter it;
+  DocValue id;
+  int rc = SQLITE_OK;
+  int bFirst = 0, bHasId;
+
+  rc = checkNames(aDoc, 0, pzErr);
+  if( rc ) return rc;
+  docextIterInit(&it, aDoc);
+  if( docextIterNext(&it) && it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ) bFirst = 1;
+  bHasId = docextBsonFind(aDoc, "_id", 3, &id);
+  if( bHasId && (id.type==DOC_ARRAY || id.type==DOC_REGEX || id.type==DOC_UNDEFINED) ){
+    *pzErr = sqlite3_mprintf("docext: _id may not be %s", typeName(id.type));
+    return SQLITE_ERROR;
+  }
+  if( bFirst ){
+    *paOut = aDoc;
+    return SQLITE_OK;
+  }
+
+  /* Rebuild: _id first (the existing one, or a new ObjectId), the rest in
+  ** their order. */
+  {
+    i64 iStart;
+    docextBufReset(pOut);
+    iStart = docextBsonStartDoc(&rc, pOut);
+    if( bHasId ){
+      docextBsonAppendValue(&rc, pOut, "_id", 3, &id);
+    }else{
+      u8 aOid[12];
+      docextOidNew(aOid);
+      docextBsonAppendOid(&rc, pOut, "_id", 3, aOid);
+    }
+    docextIterInit(&it, aDoc);
+    while( docextIterNext(&it) ){
+      if( it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ) continue;
+      docextBsonAppendValue(&rc, pOut, it.zKey, it.nKey, &it.v);
+    }
+    docextBsonEndDoc(&rc, pOut, iStart);
+  }
+  if( rc==SQLITE_TOOBIG ){
+    *pzErr = sqlite3_mprintf("docext: document larger than 16 MiB");
+    return SQLITE_TOOBIG;
+  }
+  if( rc==SQLITE_OK ) *paOut = pOut->a;
+  return rc;
+}
+
+/* The _id of a prepared document (always its first field). */
+static void firstValue(const u8 *aDoc, DocValue *pId){
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  docextIterNext(&it);
+  *pId = it.v;
+}
+
+/* "E11000 duplicate key error collection: books index: _id_ dup key:
+** { _id: 1 }", as MongoDB words it. */
+static char *dupKeyMessage(DocColl *p, const char *zIndex, const char *zField,
+                           const DocValue *v){
+  DocBuf b;
+  int rc = SQLITE_OK;
+  char *z;
+  memset(&b, 0, sizeof(b));
+  docextBufAppendf(&rc, &b, "E11000 duplicate key error collection: %s index: %s "
+                   "dup key: { %s: ", p->zDisplay, zIndex, zField);
+  docextJsonWriteValue(&rc, &b, v, DOCEXT_JSON_SHELL);
+  docextBufAppendStr(&rc, &b, " }");
+  z = docextBufDetachText(&rc, &b);
+  return z;
+}
+
+/* Encode the _id key of a prepared document into pKey. */
+static int idKey(const u8 *aDoc, DocBuf *pKey, DocValue *pId){
+  int rc = SQLITE_OK;
+  firstValue(aDoc, pId);
+  docextBufReset(pKey);
+  docextKeyAppend(&rc, pKey, pId, 0);
+  return rc;
+}
+
+/* Load document iDoc through the collection's own reader. */
+static int readDoc(DocColl *p, i64 iDoc, const u8 **paDoc, char **pzErr){
+  DocScan scan;
+  int rc;
+  memset(&scan, 0, sizeof(scan));
+  scan.eScan = DOCEXT_SCAN_DOCID;
+  scan.iDoc = iDoc;
+  rc = docextReaderStart(p->pOld, &scan);
+  if( rc==SQLITE_OK ) rc = docextReaderStep(p->pOld);
+  if( rc==SQLITE_ROW ) return docextReaderDoc(p->pOld, paDoc, pzErr);
+  if( rc==SQLITE_DONE ){
+    *pzErr = sqlite3_mprintf("docext: no document %lld in %s", iDoc, p->zDisplay);
+    return SQLITE_ERROR;
+  }
+  return rc;
+}
+
+int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char **pzErr){
+  DocBuf doc, key;
+  u8 aKeySpace[128];
+  const u8 *aStore = 0;
+  DocValue id;
+  i64 iOld = 0;
+  int rc;
+
+  memset(&doc, 0, sizeof(doc));
+  docextBufInit(&key, aKeySpace, sizeof(aKeySpace));
+  rc = docextCollPrepare(aDoc, &doc, &aStore, pzErr);
+  if( rc==SQLITE_OK ) rc = idKey(aStore, &key, &id);
+  if( rc==SQLITE_OK ){
+    rc = docextStorageFindKey(p->pStore, key.a, (int)key.n, &iOld);
+    if( rc==SQLITE_DONE ){
+      rc = docextStorageInsert(p->pStore, key.a, (int)key.n,
+                               aStore, docextGetI32(aStore), piDoc);
+    }else if( rc==SQLITE_ROW ){
+      if( eConflict==SQLITE_IGNORE ){
+        *piDoc = iOld;
+        rc = SQLITE_OK;
+      }else if( eConflict==SQLITE_REPLACE ){
+        *piDoc = iOld;
+        rc = docextStorageReplace(p->pStore, iOld, key.a, (int)key.n,
+                                  aStore, docextGetI32(aStore));
+      }else{
+        *pzErr = dupKeyMessage(p, "_id_", "_id", &id);
+        rc = SQLITE_CONSTRAINT;
+      }
+    }
+  }
+  docextBufFree(&doc);
+  docextBufFree(&key);
+  return rc;
+}
+
+int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
+  DocBuf doc, keyOld, keyNew;
+  const u8 *aOld = 0, *aStore = 0;
+  DocValue idOld, idNew;
+  int rc;
+
+  memset(&doc, 0, sizeof(doc));
+  memset(&keyOld, 0, sizeof(keyOld));
+  memset(&keyNew, 0, sizeof(keyNew));
+  rc = readDoc(p, iDoc, &aOld, pzErr);
+  if( rc==SQLITE_OK ) rc = idKey(aOld, &keyOld, &idOld);
+  if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
+    /* A replacement without _id keeps the old one: build {_id, ...aNew}. */
+    DocIter it;
+    i64 iStart;
+    iStart = docextBsonStartDoc(&rc, &doc);
+    docextBsonAppendValue(&rc, &doc, "_id", 3, &idOld);
+    docextIterInit(&it, aNew);
+    while( docextIterNext(&it) ) docextBsonAppendValue(&rc, &doc, it.zKey, it.nKey, &it.v);
+    docextBsonEndDoc(&rc, &doc, iStart);
+    if( rc==SQLITE_TOOBIG ){
+      *pzErr = sqlite3_mprintf("docext: document larger than 16 MiB");
+    }
+    if( rc==SQLITE_OK ) aNew = doc.a;
+  }
+  if( rc==SQLITE_OK ){
+    DocBuf prepared;
+    memset(&prepared, 0, sizeof(prepared));
+    rc = docextCollPrepare(aNew, &prepared, &aStore, pzErr);
+    if( rc==SQLITE_OK ) rc = idKey(aStore, &keyNew, &idNew);
+    docextReaderReset(p->pOld);     /* aOld is not used past this point */
+    if( rc==SQLITE_OK && (keyNew.n!=keyOld.n || memcmp(keyNew.a, keyOld.a, keyNew.n)) ){
+      DocBuf msg;
+      memset(&msg, 0, sizeof(msg));
+      docextBufAppendStr(&rc, &msg, "docext: after applying the update, the (immutable) "
+                                    "field '_id' was found to have been altered to _id: ");
+      docextJsonWriteValue(&rc, &msg, &idNew, DOCEXT_JSON_SHELL);
+      *pzErr = docextBufDetachText(&rc, &msg);
+      if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
+    }
+    if( rc==SQLITE_OK ){
+      rc = docextStorageReplace(p->pStore, iDoc, keyNew.a, (int)keyNew.n,
+                                aStore, docextGetI32(aStore));
+    }
+    docextBufFree(&prepared);
+  }
+  docextBufFree(&doc);
+  docextBufFree(&keyOld);
+  docextBufFree(&keyNew);
+  return rc;
+}
+
+int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
+  (void)pzErr;
+  return docextStorageDelete(p->pStore, iDoc);
+}

@@ -1,0 +1,407 @@
+/*
+** docext_jsonout.c — BSON to text: Extended JSON v2 (relaxed, canonical)
+** and the mongo shell's style. The parser for the same syntaxes is in
+** docext_json.c.
+**
+** RELAXED (the default everywhere, INTERFACE.md §2): compact, keys in
+** document order, int32/int64 as JSON numbers, finite doubles as JSON
+** numbers in their shortest round-trip form (an integral double keeps
+** ".0"; exponents as "1.0E+20"), dates in years 1970-9999 as
+** {"$date":"2012-10-10T21:14:07.096Z"} (no fraction when the milliseconds
+** are zero, as the BSON corpus writes them), everything else as in
+** canonical.
+** CANONICAL: the Extended JSON v2 canonical form, compact.
+** SHELL: the legacy mongo shell's printing: { "a" : 1, "b" : [ 1, 2 ] },
+** ObjectId("…"), ISODate("…"), NumberLong(…), NumberDecimal("…"),
+** Timestamp(t, i), BinData(sub, "…"), UUID("…"), /re/flags, MinKey,
+** MaxKey, undefined; doubles print without a forced ".0", as the shell does.
+*/
+#include "docextInt.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char aHex[] = "0123456789abcdef";
+
+static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eMode);
+
+/* A JSON string: quotes, \" \\ and control characters escaped; other
+** bytes (UTF-8) as they are. Runs of plain bytes are copied at once. */
+static void writeString(int *pRc, DocBuf *p, const char *z, int n){
+  int i, iRun = 0;
+  docextBufAppendByte(pRc, p, '"');
+  for(i=0; i<n; i++){
+    u8 c = (u8)z[i];
+    char zEsc[8];
+    int nEsc = 2;
+    if( c>=0x20 && c!='"' && c!='\\' ) continue;
+    docextBufAppend(pRc, p, z+iRun, i-iRun);
+    iRun = i+1;
+    zEsc[0] = '\\';
+    switch( c ){
+      case '"':  zEsc[1] = '"'; break;
+      case '\\': zEsc[1] = '\\'; break;
+      case '\b': zEsc[1] = 'b'; break;
+      case '\f': zEsc[1] = 'f'; break;
+      case '\n': zEsc[1] = 'n'; break;
+      case '\r': zEsc[1] = 'r'; break;
+      case '\t': zEsc[1] = 't'; break;
+      default:
+        zEsc[1] = 'u'; zEsc[2] = '0'; zEsc[3] = '0';
+        zEsc[4] = aHex[c>>4]; zEsc[5] = aHex[c&15];
+        nEsc = 6;
+        break;
+    }
+    docextBufAppend(pRc, p, zEsc, nEsc);
+  }
+  docextBufAppend(pRc, p, z+iRun, n-iRun);
+  docextBufAppendByte(pRc, p, '"');
+}
+
+static void writeInt(int *pRc, DocBuf *p, i64 v){
+  char z[24];
+  int n = 0;
+  u64 u = v<0 ? (u64)0 - (u64)v : (u64)v;
+  char aTmp[24];
+  int k = 0;
+  if( v<0 ) z[n++] = '-';
+  do{ aTmp[k++] = (char)('0' + u%10); u /= 10; }while( u );
+  while( k>0 ) z[n++] = aTmp[--k];
+  docextBufAppend(pRc, p, z, n);
+}
+
+/* The shortest decimal form of a finite double that reads back exactly,
+** written as a JSON number: "1.0", "-0.0", "0.1", "1.2345678921232E+18",
+** "1.0E-7". bForceFraction: keep ".0" on integral values. */
+static void writeDouble(int *pRc, DocBuf *p, double d, int bForceFraction){
+  char z[40], zOut[48];
+  int prec, n, i, iE;
+  if( d==floor(d) && fabs(d)<1e15 ){
+    /* Integral and small: plain digits (and -0). */
+    if( d==0.0 && signbit(d) ) docextBufAppendByte(pRc, p, '-');
+    writeInt(pRc, p, (i64)d);
+    if( bForceFraction ) docextBufAppendStr(pRc, p, ".0");
+    return;
+  }
+  for(prec=15; prec<17; prec++){
+    snprintf(z, sizeof(z), "%.*g", prec, d);
+    if( strtod(z, 0)==d ) break;
+  }
+  if( prec==17 ) snprintf(z, sizeof(z), "%.17g", d);
+  /* Trim %g's form into ours: mantissa with a '.', "E+18" / "E-7". */
+  n = 0;
+  iE = -1;
+  for(i=0; z[i]; i++) if( z[i]=='e' ){ iE = i; break; }
+  if( iE<0 ){
+    docextBufAppendStr(pRc, p, z);
+    if( bForceFraction && strchr(z, '.')==0 ) docextBufAppendStr(pRc, p, ".0");
+    return;
+  }
+  memcpy(zOut, z, iE);
+  n = iE;
+  if( memchr(zOut, '.', n)==0 ){ zOut[n++] = '.'; zOut[n++] = '0'; }
+  zOut[n++] = 'E';
+  i = iE+1;
+  zOut[n++] = z[i]=='-' ? '-' : '+';
+  if( z[i]=='-' || z[i]=='+' ) i++;
+  while( z[i]=='0' && z[i+1] ) i++;
+  while( z[i] ) zOut[n++] = z[i++];
+  docextBufAppend(pRc, p, zOut, n);
+}
+
+static void writeHex(int *pRc, DocBuf *p, const u8 *a, int n){
+  int i;
+  if( docextBufGrow(pRc, p, n*2) ){
+    for(i=0; i<n; i++){
+      p->a[p->n++] = (u8)aHex[a[i]>>4];
+      p->a[p->n++] = (u8)aHex[a[i]&15];
+    }
+  }
+}
+
+static void writeBase64(int *pRc, DocBuf *p, const u8 *a, int n){
+  static const char aB64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  int i;
+  if( !docextBufGrow(pRc, p, ((i64)n+2)/3*4) ) return;
+  for(i=0; i+2<n; i+=3){
+    uint32_t v = ((uint32_t)a[i]<<16) | ((uint32_t)a[i+1]<<8) | a[i+2];
+    p->a[p->n++] = (u8)aB64[v>>18];
+    p->a[p->n++] = (u8)aB64[(v>>12)&63];
+    p->a[p->n++] = (u8)aB64[(v>>6)&63];
+    p->a[p->n++] = (u8)aB64[v&63];
+  }
+  if( i<n ){
+    uint32_t v = (uint32_t)a[i]<<16;
+    if( i+1<n ) v |= (uint32_t)a[i+1]<<8;
+    p->a[p->n++] = (u8)aB64[v>>18];
+    p->a[p->n++] = (u8)aB64[(v>>12)&63];
+    p->a[p->n++] = i+1<n ? (u8)aB64[(v>>6)&63] : '=';
+    p->a[p->n++] = '=';
+  }
+}
+
+/* Regex options, sorted as the spec requires of encoders. */
+static void writeRegexOptions(int *pRc, DocBuf *p, const char *zOpt, int bQuote){
+  char z[64];
+  int n = 0, i, j;
+  for(i=0; zOpt[i] && n<(int)sizeof(z); i++) z[n++] = zOpt[i];
+  for(i=1; i<n; i++){
+    char c = z[i];
+    for(j=i-1; j>=0 && z[j]>c; j--) z[j+1] = z[j];
+    z[j+1] = c;
+  }
+  if( bQuote ) writeString(pRc, p, z, n);
+  else docextBufAppend(pRc, p, z, n);
+}
+
+static void writeDate(int *pRc, DocBuf *p, i64 ms, int eMode){
+  char z[48];
+  int n;
+  if( eMode==DOCEXT_JSON_SHELL ){
+    if( ms>=-62167219200000LL && ms<=253402300799999LL ){
+      n = docextIsoDateFormat(ms, z);
+      docextBufAppendStr(pRc, p, "ISODate(\"");
+      docextBufAppend(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, "\")");
+    }else{
+      docextBufAppendStr(pRc, p, "new Date(");
+      writeInt(pRc, p, ms);
+      docextBufAppendByte(pRc, p, ')');
+    }
+    return;
+  }
+  if( eMode==DOCEXT_JSON_RELAXED && ms>=0 && ms<=253402300799999LL ){
+    n = docextIsoDateFormat(ms, z);
+    if( ms%1000==0 ){ z[n-5] = 'Z'; n -= 4; }   /* ".000Z" -> "Z" */
+    docextBufAppendStr(pRc, p, "{\"$date\":\"");
+    docextBufAppend(pRc, p, z, n);
+    docextBufAppendStr(pRc, p, "\"}");
+    return;
+  }
+  docextBufAppendStr(pRc, p, "{\"$date\":{\"$numberLong\":\"");
+  writeInt(pRc, p, ms);
+  docextBufAppendStr(pRc, p, "\"}}");
+}
+
+static void writeOid(int *pRc, DocBuf *p, const u8 *a, int eMode){
+  docextBufAppendStr(pRc, p, eMode==DOCEXT_JSON_SHELL ? "ObjectId(\"" : "{\"$oid\":\"");
+  writeHex(pRc, p, a, 12);
+  docextBufAppendStr(pRc, p, eMode==DOCEXT_JSON_SHELL ? "\")" : "\"}");
+}
+
+static void writeBinary(int *pRc, DocBuf *p, const DocValue *v, int eMode){
+  int n = docextGetI32(v->p);
+  int sub = v->p[4];
+  const u8 *a = v->p + 5;
+  char z[8];
+  if( eMode==DOCEXT_JSON_SHELL ){
+    if( sub==4 && n==16 ){
+      static const int aDash[] = {4, 6, 8, 10};
+      int i, k = 0;
+      docextBufAppendStr(pRc, p, "UUID(\"");
+      for(i=0; i<16; i++){
+        if( k<4 && i==aDash[k] ){ docextBufAppendByte(pRc, p, '-'); k++; }
+        writeHex(pRc, p, &a[i], 1);
+      }
+      docextBufAppendStr(pRc, p, "\")");
+    }else{
+      sqlite3_snprintf(sizeof(z), z, "%d", sub);
+      docextBufAppendStr(pRc, p, "BinData(");
+      docextBufAppendStr(pRc, p, z);
+      docextBufAppendStr(pRc, p, ",\"");
+      writeBase64(pRc, p, a, n);
+      docextBufAppendStr(pRc, p, "\")");
+    }
+    return;
+  }
+  docextBufAppendStr(pRc, p, "{\"$binary\":{\"base64\":\"");
+  writeBase64(pRc, p, a, n);
+  docextBufAppendStr(pRc, p, "\",\"subType\":\"");
+  writeHex(pRc, p, &v->p[4], 1);
+  docextBufAppendStr(pRc, p, "\"}}");
+}
+
+void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
+  int bShell = eMode==DOCEXT_JSON_SHELL;
+  int n;
+  const char *z;
+  char zBuf[48];
+  if( *pRc!=SQLITE_OK ) return;
+  switch( v->type ){
+    case DOC_DOUBLE: {
+      double d = docextValueDouble(v);
+      if( isnan(d) || isinf(d) ){
+        const char *zSpecial = isnan(d) ? "NaN" : d<0 ? "-Infinity" : "Infinity";
+        if( bShell ){
+          docextBufAppendStr(pRc, p, zSpecial);
+        }else{
+          docextBufAppendStr(pRc, p, "{\"$numberDouble\":\"");
+          docextBufAppendStr(pRc, p, zSpecial);
+          docextBufAppendStr(pRc, p, "\"}");
+        }
+      }else if( eMode==DOCEXT_JSON_CANONICAL ){
+        docextBufAppendStr(pRc, p, "{\"$numberDouble\":\"");
+        writeDouble(pRc, p, d, 1);
+        docextBufAppendStr(pRc, p, "\"}");
+      }else{
+        writeDouble(pRc, p, d, !bShell);
+      }
+      break;
+    }
+    case DOC_STRING:
+      z = docextValueStr(v, &n);
+      writeString(pRc, p, z, n);
+      break;
+    case DOC_DOCUMENT:
+      writeDocBody(pRc, p, v->p, 0, eMode);
+      break;
+    case DOC_ARRAY:
+      writeDocBody(pRc, p, v->p, 1, eMode);
+      break;
+    case DOC_BINARY:
+      writeBinary(pRc, p, v, eMode);
+      break;
+    case DOC_UNDEFINED:
+      docextBufAppendStr(pRc, p, bShell ? "undefined" : "{\"$undefined\":true}");
+      break;
+    case DOC_OID:
+      writeOid(pRc, p, v->p, eMode);
+      break;
+    case DOC_BOOL:
+      docextBufAppendStr(pRc, p, v->p[0] ? "true" : "false");
+      break;
+    case DOC_DATE:
+      writeDate(pRc, p, docextValueI64(v), eMode);
+      break;
+    case DOC_NULL:
+      docextBufAppendStr(pRc, p, "null");
+      break;
+    case DOC_REGEX: {
+      const char *zPat = (const char*)v->p;
+      const char *zOpt = zPat + strlen(zPat) + 1;
+      if( bShell ){
+        int i;
+        docextBufAppendByte(pRc, p, '/');
+        for(i=0; zPat[i]; i++){
+          if( zPat[i]=='/' && (i==0 || zPat[i-1]!='\\') ) docextBufAppendByte(pRc, p, '\\');
+          docextBufAppendByte(pRc, p, (u8)zPat[i]);
+        }
+        docextBufAppendByte(pRc, p, '/');
+        writeRegexOptions(pRc, p, zOpt, 0);
+      }else{
+        docextBufAppendStr(pRc, p, "{\"$regularExpression\":{\"pattern\":");
+        writeString(pRc, p, zPat, (int)strlen(zPat));
+        docextBufAppendStr(pRc, p, ",\"options\":");
+        writeRegexOptions(pRc, p, zOpt, 1);
+        docextBufAppendStr(pRc, p, "}}");
+      }
+      break;
+    }
+    case DOC_DBPOINTER:
+      z = docextValueStr(v, &n);
+      if( bShell ){
+        docextBufAppendStr(pRc, p, "DBPointer(");
+        writeString(pRc, p, z, n);
+        docextBufAppendStr(pRc, p, ", ");
+        writeOid(pRc, p, v->p + 4 + n + 1, eMode);
+        docextBufAppendByte(pRc, p, ')');
+      }else{
+        docextBufAppendStr(pRc, p, "{\"$dbPointer\":{\"$ref\":");
+        writeString(pRc, p, z, n);
+        docextBufAppendStr(pRc, p, ",\"$id\":");
+        writeOid(pRc, p, v->p + 4 + n + 1, eMode);
+        docextBufAppendStr(pRc, p, "}}");
+      }
+      break;
+    case DOC_CODE:
+    case DOC_SYMBOL:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, v->type==DOC_CODE
+          ? (bShell ? "{ \"$code\" : " : "{\"$code\":")
+          : (bShell ? "{ \"$symbol\" : " : "{\"$symbol\":"));
+      writeString(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, bShell ? " }" : "}");
+      break;
+    case DOC_CODEWSCOPE:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, bShell ? "{ \"$code\" : " : "{\"$code\":");
+      writeString(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, bShell ? ", \"$scope\" : " : ",\"$scope\":");
+      writeDocBody(pRc, p, v->p + 8 + n + 1, 0, eMode);
+      docextBufAppendStr(pRc, p, bShell ? " }" : "}");
+      break;
+    case DOC_INT32:
+      if( eMode==DOCEXT_JSON_CANONICAL ){
+        docextBufAppendStr(pRc, p, "{\"$numberInt\":\"");
+        writeInt(pRc, p, docextValueI32(v));
+        docextBufAppendStr(pRc, p, "\"}");
+      }else{
+        writeInt(pRc, p, docextValueI32(v));
+      }
+      break;
+    case DOC_INT64: {
+      i64 x = docextValueI64(v);
+      if( eMode==DOCEXT_JSON_CANONICAL ){
+        docextBufAppendStr(pRc, p, "{\"$numberLong\":\"");
+        writeInt(pRc, p, x);
+        docextBufAppendStr(pRc, p, "\"}");
+      }else if( bShell ){
+        /* The shell quotes a long that a JavaScript number cannot hold. */
+        int bQuote = x>9007199254740991LL || x<-9007199254740991LL;
+        docextBufAppendStr(pRc, p, bQuote ? "NumberLong(\"" : "NumberLong(");
+        writeInt(pRc, p, x);
+        docextBufAppendStr(pRc, p, bQuote ? "\")" : ")");
+      }else{
+        writeInt(pRc, p, x);
+      }
+      break;
+    }
+    case DOC_TIMESTAMP: {
+      u64 u = (u64)docextValueI64(v);
+      docextBufAppendStr(pRc, p, bShell ? "Timestamp(" : "{\"$timestamp\":{\"t\":");
+      writeInt(pRc, p, (i64)(u>>32));
+      docextBufAppendStr(pRc, p, bShell ? ", " : ",\"i\":");
+      writeInt(pRc, p, (i64)(u & 0xFFFFFFFF));
+      docextBufAppendStr(pRc, p, bShell ? ")" : "}}");
+      break;
+    }
+    case DOC_DECIMAL128:
+      n = docextDec128ToString(v->p, zBuf);
+      docextBufAppendStr(pRc, p, bShell ? "NumberDecimal(\"" : "{\"$numberDecimal\":\"");
+      docextBufAppend(pRc, p, zBuf, n);
+      docextBufAppendStr(pRc, p, bShell ? "\")" : "\"}");
+      break;
+    case DOC_MINKEY:
+      docextBufAppendStr(pRc, p, bShell ? "MinKey" : "{\"$minKey\":1}");
+      break;
+    case DOC_MAXKEY:
+      docextBufAppendStr(pRc, p, bShell ? "MaxKey" : "{\"$maxKey\":1}");
+      break;
+  }
+}
+
+/* The elements of a document ({…}) or array ([…]). */
+static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eMode){
+  DocIter it;
+  int bShell = eMode==DOCEXT_JSON_SHELL;
+  int bFirst = 1;
+  docextBufAppendByte(pRc, p, bArray ? '[' : '{');
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) && *pRc==SQLITE_OK ){
+    if( !bFirst ) docextBufAppendByte(pRc, p, ',');
+    if( bShell ) docextBufAppendByte(pRc, p, ' ');
+    bFirst = 0;
+    if( !bArray ){
+      writeString(pRc, p, it.zKey, it.nKey);
+      docextBufAppendStr(pRc, p, bShell ? " : " : ":");
+    }
+    docextJsonWriteValue(pRc, p, &it.v, eMode);
+  }
+  if( bShell ) docextBufAppendByte(pRc, p, ' ');
+  docextBufAppendByte(pRc, p, bArray ? ']' : '}');
+}
+
+void docextJsonWriteDoc(int *pRc, DocBuf *p, const u8 *aDoc, int eMode){
+  writeDocBody(pRc, p, aDoc, 0, eMode);
+}

@@ -1,0 +1,637 @@
+/*
+** docext_storage.c — a collection's shadow tables and its paged blobs.
+**
+** SHADOW TABLES of collection X in schema S (all in S, so they share the
+** database file, its transactions and its journal with the collection):
+**
+**   CREATE TABLE S."X_config"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+**       ('version', 1), ('pagesize', N): the largest page, in bytes.
+**   CREATE TABLE S."X_docs"(
+**       id INTEGER PRIMARY KEY,        -- document id; insertion order
+**       idkey BLOB NOT NULL UNIQUE,    -- the _id index: docextKeyAppend(_id)
+**       size INTEGER NOT NULL,         -- BSON size of the document
+**       body BLOB,                     -- the whole document, if it is small
+**       pages BLOB                     -- else its page list (below)
+**   );
+**   CREATE TABLE S."X_pages"(pgno INTEGER PRIMARY KEY, data BLOB NOT NULL);
+**   CREATE TABLE S."X_idxdef"(id INTEGER PRIMARY KEY, name TEXT NOT NULL
+**       UNIQUE, spec BLOB NOT NULL);   -- secondary index definitions
+**   CREATE TABLE S."X_idx"(ix INTEGER NOT NULL, key BLOB NOT NULL,
+**       docid INTEGER NOT NULL, PRIMARY KEY(ix, key, docid)) WITHOUT ROWID;
+**
+** PAGED BLOBS. A document that fits in one page is stored inline in
+** X_docs.body. A larger one is the concatenation of the data of the pages
+** in its page list, a sequence of (pgno, nbytes) pairs, each a varint (7
+** bits a byte, least significant first, high bit = more). Pages hold at
+** most `pagesize` bytes, chosen when the collection is created so that a
+** page row fits in one SQLite page without spilling into overflow pages
+** (usable size - 35 bytes of payload for a table B-tree leaf, less the
+** record header). Pages need not be full: because every page's length is
+** in the list, bytes can be inserted into one page (splitting it when it
+** outgrows the limit) without touching the pages after it, and an update
+** rewrites only the pages whose bytes changed plus the list.
+**
+** Every document read back is validated before anyone trusts it.
+*/
+#include "docextInt.h"
+#include <stdarg.h>
+
+#define DOCEXT_STORAGE_VERSION 1
+
+/* Statements a DocStore prepares lazily and keeps. */
+enum {
+  STMT_FIND_KEY,        /* SELECT id FROM docs WHERE idkey=? */
+  STMT_INSERT_DOC,      /* INSERT INTO docs(idkey,size,body,pages) */
+  STMT_UPDATE_DOC,      /* UPDATE docs SET idkey,size,body,pages WHERE id */
+  STMT_DELETE_DOC,      /* DELETE FROM docs WHERE id=? */
+  STMT_DOC_PAGES,       /* SELECT pages FROM docs WHERE id=? */
+  STMT_INSERT_PAGE,     /* INSERT INTO pages(data) */
+  STMT_UPDATE_PAGE,     /* UPDATE pages SET data=? WHERE pgno=? */
+  STMT_DELETE_PAGE,     /* DELETE FROM pages WHERE pgno=? */
+  STMT_READ_PAGE,       /* SELECT data FROM pages WHERE pgno=? */
+  STMT_COUNT
+};
+
+static const char *const azStmt[STMT_COUNT] = {
+  "SELECT id FROM \"%w\".\"%w_docs\" WHERE idkey=?1",
+  "INSERT INTO \"%w\".\"%w_docs\"(idkey,size,body,pages) VALUES(?1,?2,?3,?4)",
+  "UPDATE \"%w\".\"%w_docs\" SET idkey=?1,size=?2,body=?3,pages=?4 WHERE id=?5",
+  "DELETE FROM \"%w\".\"%w_docs\" WHERE id=?1",
+  "SELECT pages FROM \"%w\".\"%w_docs\" WHERE id=?1",
+  "INSERT INTO \"%w\".\"%w_pages\"(data) VALUES(?1)",
+  "UPDATE \"%w\".\"%w_pages\" SET data=?1 WHERE pgno=?2",
+  "DELETE FROM \"%w\".\"%w_pages\" WHERE pgno=?1",
+  "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1",
+};
+
+struct DocStore {
+  sqlite3 *db;
+  char *zDb;                      /* schema name */
+  char *zName;                    /* collection name */
+  int nPageMax;                   /* largest page, bytes */
+  sqlite3_stmt *aStmt[STMT_COUNT];
+};
+
+/* Names of the shadow tables, for xShadowName and DROP/RENAME. */
+static const char *const azShadow[] = { "config", "docs", "pages", "idxdef", "idx" };
+
+int docextStorageIsShadow(const char *zSuffix){
+  size_t i;
+  for(i=0; i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
+    if( sqlite3_stricmp(zSuffix, azShadow[i])==0 ) return 1;
+  }
+  return 0;
+}
+
+/* Run SQL built from a format with %w/%Q arguments. */
+static int execf(sqlite3 *db, char **pzErr, const char *zFmt, ...){
+  va_list ap;
+  char *zSql;
+  int rc;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(db, zSql, 0, 0, 0);
+  if( rc!=SQLITE_OK && pzErr && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/* Largest page such that a page row never spills to overflow pages. */
+static int pageMaxFor(sqlite3 *db, const char *zDb){
+  sqlite3_stmt *pStmt = 0;
+  int nPage = 4096;
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", zDb);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    nPage = sqlite3_column_int(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  if( nPage<512 ) nPage = 512;
+  /* 35: SQLite's leaf payload limit is usable-35; 13 more for the record
+  ** header and a few reserved bytes per page some builds configure. */
+  return nPage - 35 - 13;
+}
+
+int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
+  int rc;
+  rc = execf(db, pzErr,
+    "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+    "CREATE TABLE \"%w\".\"%w_docs\"(id INTEGER PRIMARY KEY,"
+      " idkey BLOB NOT NULL UNIQUE, size INTEGER NOT NULL, body BLOB, pages BLOB);"
+    "CREATE TABLE \"%w\".\"%w_pages\"(pgno INTEGER PRIMARY KEY, data BLOB NOT NULL);"
+    "CREATE TABLE \"%w\".\"%w_idxdef\"(id INTEGER PRIMARY KEY,"
+      " name TEXT NOT NULL UNIQUE, spec BLOB NOT NULL);"
+    "CREATE TABLE \"%w\".\"%w_idx\"(ix INTEGER NOT NULL, key BLOB NOT NULL,"
+      " docid INTEGER NOT NULL, PRIMARY KEY(ix, key, docid)) WITHOUT ROWID;"
+    "INSERT INTO \"%w\".\"%w_config\"(k,v) VALUES('version',%d),('pagesize',%d);",
+    zDb, zName, zDb, zName, zDb, zName, zDb, zName, zDb, zName,
+    zDb, zName, DOCEXT_STORAGE_VERSION, pageMaxFor(db, zDb));
+  return rc;
+}
+
+int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
+                      DocStore **ppStore, char **pzErr){
+  DocStore *p;
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc, nVersion = 0;
+
+  *ppStore = 0;
+  p = sqlite3_malloc64(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->zDb = sqlite3_mprintf("%s", zDb);
+  p->zName = sqlite3_mprintf("%s", zName);
+  if( p->zDb==0 || p->zName==0 ){
+    docextStorageClose(p);
+    return SQLITE_NOMEM;
+  }
+  zSql = sqlite3_mprintf("SELECT k, v FROM \"%w\".\"%w_config\"", zDb, zName);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zKey = (const char*)sqlite3_column_text(pStmt, 0);
+    if( zKey && strcmp(zKey, "version")==0 ) nVersion = sqlite3_column_int(pStmt, 1);
+    if( zKey && strcmp(zKey, "pagesize")==0 ) p->nPageMax = sqlite3_column_int(pStmt, 1);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && (nVersion!=DOCEXT_STORAGE_VERSION || p->nPageMax<64) ){
+    *pzErr = sqlite3_mprintf("docext: collection %s has an unknown storage "
+                             "version or a damaged %s_config table", zName, zName);
+    rc = SQLITE_CORRUPT_VTAB;
+  }else if( rc!=SQLITE_OK && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("docext: cannot open collection %s: %s",
+                             zName, sqlite3_errmsg(db));
+  }
+  if( rc!=SQLITE_OK ){
+    docextStorageClose(p);
+    return rc;
+  }
+  *ppStore = p;
+  return SQLITE_OK;
+}
+
+static void finalizeAll(DocStore *p){
+  int i;
+  for(i=0; i<STMT_COUNT; i++){
+    sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = 0;
+  }
+}
+
+void docextStorageClose(DocStore *p){
+  if( p ){
+    finalizeAll(p);
+    sqlite3_free(p->zDb);
+    sqlite3_free(p->zName);
+    sqlite3_free(p);
+  }
+}
+
+int docextStorageDestroy(DocStore *p){
+  size_t i;
+  int rc = SQLITE_OK;
+  finalizeAll(p);
+  for(i=0; rc==SQLITE_OK && i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
+    rc = execf(p->db, 0, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
+               p->zDb, p->zName, azShadow[i]);
+  }
+  return rc;
+}
+
+int docextStorageRename(DocStore *p, const char *zNew){
+  size_t i;
+  int rc = SQLITE_OK;
+  char *zCopy;
+  finalizeAll(p);
+  for(i=0; rc==SQLITE_OK && i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
+    rc = execf(p->db, 0, "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
+               p->zDb, p->zName, azShadow[i], zNew, azShadow[i]);
+  }
+  if( rc==SQLITE_OK ){
+    zCopy = sqlite3_mprintf("%s", zNew);
+    if( zCopy==0 ) return SQLITE_NOMEM;
+    sqlite3_free(p->zName);
+    p->zName = zCopy;
+  }
+  return rc;
+}
+
+const char *docextStorageName(DocStore *p){ return p->zName; }
+const char *docextStorageSchema(DocStore *p){ return p->zDb; }
+sqlite3 *docextStorageDb(DocStore *p){ return p->db; }
+
+/* The cached statement i, prepared on first use and reset for reuse. */
+static int stmtGet(DocStore *p, int i, sqlite3_stmt **ppStmt){
+  if( p->aStmt[i]==0 ){
+    char *zSql = sqlite3_mprintf(azStmt[i], p->zDb, p->zName);
+    int rc;
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
+                            &p->aStmt[i], 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  *ppStmt = p->aStmt[i];
+  return SQLITE_OK;
+}
+
+/* Step a write statement to completion and reset it. */
+static int stmtRun(sqlite3_stmt *pStmt){
+  int rc = sqlite3_step(pStmt);
+  int rc2 = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  if( rc==SQLITE_DONE || rc==SQLITE_ROW ) return rc2;
+  return rc2!=SQLITE_OK ? rc2 : rc;
+}
+
+/*------------------------------------------------------------------------
+** Page lists
+*/
+
+static void putVarint(int *pRc, DocBuf *p, u64 v){
+  do{
+    u8 c = v & 0x7F;
+    v >>= 7;
+    docextBufAppendByte(pRc, p, v ? (c|0x80) : c);
+  }while( v );
+}
+
+/* Read a varint from a[*pi..n); 0 on success, 1 if malformed. */
+static int getVarint(const u8 *a, int n, int *pi, u64 *pv){
+  u64 v = 0;
+  int s = 0;
+  while( *pi<n && s<64 ){
+    u8 c = a[(*pi)++];
+    v |= (u64)(c & 0x7F) << s;
+    if( (c & 0x80)==0 ){ *pv = v; return 0; }
+    s += 7;
+  }
+  return 1;
+}
+
+/* One entry of a page list. */
+typedef struct DocPage DocPage;
+struct DocPage {
+  i64 pgno;
+  int n;
+};
+
+/* Decode a page list into a heap array; total bytes in *pnTotal. */
+static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
+  int i = 0, nPage = 0, nAlloc = 0;
+  DocPage *aPage = 0;
+  i64 nTotal = 0;
+  while( i<n ){
+    u64 pgno, nb;
+    if( getVarint(a, n, &i, &pgno) || getVarint(a, n, &i, &nb)
+     || nb==0 || nb>DOCEXT_MAX_BSON || pgno>(u64)0x7fffffffffffffffLL ){
+      sqlite3_free(aPage);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if( nPage==nAlloc ){
+      DocPage *aNew;
+      nAlloc = nAlloc ? nAlloc*2 : 16;
+      aNew = sqlite3_realloc64(aPage, sizeof(DocPage)*nAlloc);
+      if( aNew==0 ){ sqlite3_free(aPage); return SQLITE_NOMEM; }
+      aPage = aNew;
+    }
+    aPage[nPage].pgno = (i64)pgno;
+    aPage[nPage].n = (int)nb;
+    nTotal += (i64)nb;
+    nPage++;
+  }
+  *paPage = aPage;
+  *pnPage = nPage;
+  *pnTotal = nTotal;
+  return SQLITE_OK;
+}
+
+/* Write aDoc[0..nDoc) as new pages; append their list to pList. */
+static int pagesWrite(DocStore *p, const u8 *aDoc, int nDoc, DocBuf *pList){
+  sqlite3_stmt *pIns = 0;
+  int rc = stmtGet(p, STMT_INSERT_PAGE, &pIns);
+  int i = 0;
+  while( rc==SQLITE_OK && i<nDoc ){
+    int n = nDoc-i < p->nPageMax ? nDoc-i : p->nPageMax;
+    sqlite3_bind_blob(pIns, 1, &aDoc[i], n, SQLITE_STATIC);
+    rc = stmtRun(pIns);
+    if( rc==SQLITE_OK ){
+      putVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
+      putVarint(&rc, pList, (u64)n);
+    }
+    i += n;
+  }
+  return rc;
+}
+
+/* Delete the pages of document iDoc (nothing if it is inline). */
+static int pagesDelete(DocStore *p, i64 iDoc){
+  sqlite3_stmt *pSel = 0, *pDel = 0;
+  DocPage *aPage = 0;
+  int nPage = 0, i;
+  i64 nTotal;
+  int rc = stmtGet(p, STMT_DOC_PAGES, &pSel);
+  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_DELETE_PAGE, &pDel);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pSel, 1, iDoc);
+  if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
+    rc = pageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
+                        &aPage, &nPage, &nTotal);
+  }
+  rc = rc==SQLITE_OK ? sqlite3_reset(pSel) : (sqlite3_reset(pSel), rc);
+  for(i=0; rc==SQLITE_OK && i<nPage; i++){
+    sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
+    rc = stmtRun(pDel);
+  }
+  sqlite3_free(aPage);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Documents
+*/
+
+int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc){
+  sqlite3_stmt *pStmt = 0;
+  int rc = stmtGet(p, STMT_FIND_KEY, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_blob(pStmt, 1, aKey, nKey, SQLITE_STATIC);
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ) *piDoc = sqlite3_column_int64(pStmt, 0);
+  if( rc==SQLITE_ROW || rc==SQLITE_DONE ){
+    int rc2 = sqlite3_reset(pStmt);
+    if( rc2!=SQLITE_OK ) rc = rc2;
+  }else{
+    sqlite3_reset(pStmt);
+  }
+  return rc;
+}
+
+/* Bind idkey, size, body, pages for an INSERT or UPDATE of docs, writing
+** the pages first when the document does not fit inline. */
+static int docBind(DocStore *p, sqlite3_stmt *pStmt, const u8 *aKey, int nKey,
+                   const u8 *aDoc, int nDoc, DocBuf *pList){
+  int rc = SQLITE_OK;
+  sqlite3_bind_blob(pStmt, 1, aKey, nKey, SQLITE_STATIC);
+  sqlite3_bind_int(pStmt, 2, nDoc);
+  if( nDoc + nKey + 16 <= p->nPageMax ){
+    sqlite3_bind_blob(pStmt, 3, aDoc, nDoc, SQLITE_STATIC);
+    sqlite3_bind_null(pStmt, 4);
+  }else{
+    rc = pagesWrite(p, aDoc, nDoc, pList);
+    sqlite3_bind_null(pStmt, 3);
+    sqlite3_bind_blob(pStmt, 4, pList->a, (int)pList->n, SQLITE_STATIC);
+  }
+  return rc;
+}
+
+int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
+                        const u8 *aDoc, int nDoc, i64 *piDoc){
+  sqlite3_stmt *pStmt = 0;
+  DocBuf list;
+  u8 aSpace[256];
+  int rc = stmtGet(p, STMT_INSERT_DOC, &pStmt);
+  docextBufInit(&list, aSpace, sizeof(aSpace));
+  if( rc==SQLITE_OK ) rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
+  if( rc==SQLITE_OK ){
+    rc = stmtRun(pStmt);
+    *piDoc = sqlite3_last_insert_rowid(p->db);
+  }else{
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+  }
+  docextBufFree(&list);
+  return rc;
+}
+
+int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
+                         const u8 *aDoc, int nDoc){
+  sqlite3_stmt *pStmt = 0;
+  DocBuf list;
+  u8 aSpace[256];
+  int rc = pagesDelete(p, iDoc);
+  docextBufInit(&list, aSpace, sizeof(aSpace));
+  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_UPDATE_DOC, &pStmt);
+  if( rc==SQLITE_OK ){
+    rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
+    sqlite3_bind_int64(pStmt, 5, iDoc);
+    if( rc==SQLITE_OK ){
+      rc = stmtRun(pStmt);
+    }else{
+      sqlite3_reset(pStmt);
+      sqlite3_clear_bindings(pStmt);
+    }
+  }
+  docextBufFree(&list);
+  return rc;
+}
+
+int docextStorageDelete(DocStore *p, i64 iDoc){
+  sqlite3_stmt *pStmt = 0;
+  int rc = pagesDelete(p, iDoc);
+  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_DELETE_DOC, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, iDoc);
+    rc = stmtRun(pStmt);
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Readers: a row source over X_docs plus the pages it needs.
+*/
+
+struct DocReader {
+  DocStore *pStore;
+  sqlite3_stmt *pRows;      /* yields id, size, body, pages */
+  sqlite3_stmt *pPage;      /* SELECT data FROM pages WHERE pgno=? */
+  DocBuf buf;               /* a multi-page document, assembled */
+  const u8 *aDoc;           /* the current document, once loaded */
+  int bLoaded;              /* aDoc is valid for the current row */
+  int iShape;               /* which SQL pRows holds (scanShape()), or -1 */
+};
+
+/* A number naming the SQL text a scan needs, so that a reader can reuse
+** its statement when the next scan has the same shape. */
+static int scanShape(const DocScan *p){
+  return p->eScan*8 + p->bDesc*4 + p->bLoIncl*2 + p->bHiIncl;
+}
+
+int docextReaderNew(DocStore *pStore, DocReader **ppReader){
+  DocReader *p = sqlite3_malloc64(sizeof(*p));
+  *ppReader = p;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pStore = pStore;
+  p->iShape = -1;
+  return SQLITE_OK;
+}
+
+void docextReaderFree(DocReader *p){
+  if( p ){
+    sqlite3_finalize(p->pRows);
+    sqlite3_finalize(p->pPage);
+    docextBufFree(&p->buf);
+    sqlite3_free(p);
+  }
+}
+
+/* Start reading rows. eScan says which rows and in which order:
+**   DOCEXT_SCAN_ALL     every document, by id (reverse if bDesc)
+**   DOCEXT_SCAN_DOCID   the document with id iDoc
+**   DOCEXT_SCAN_KEY     the document whose idkey is aLo
+**   DOCEXT_SCAN_RANGE   idkey between aLo and aHi (bounds inclusive when
+**                       bLoIncl / bHiIncl), in key order (reverse if bDesc)
+*/
+int docextReaderStart(DocReader *p, const DocScan *pScan){
+  DocStore *pS = p->pStore;
+  char *zSql;
+  int rc;
+  const char *zOrder = pScan->bDesc ? "DESC" : "ASC";
+  p->bLoaded = 0;
+  if( p->pRows && p->iShape==scanShape(pScan) ){
+    sqlite3_reset(p->pRows);
+    goto bind;
+  }
+  sqlite3_finalize(p->pRows);
+  p->pRows = 0;
+  p->iShape = -1;
+  switch( pScan->eScan ){
+    case DOCEXT_SCAN_DOCID:
+      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
+                             " WHERE id=?1", pS->zDb, pS->zName);
+      break;
+    case DOCEXT_SCAN_KEY:
+      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
+                             " WHERE idkey=?1", pS->zDb, pS->zName);
+      break;
+    case DOCEXT_SCAN_RANGE:
+      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
+                             " WHERE idkey%s?1 AND idkey%s?2 ORDER BY idkey %s",
+                             pS->zDb, pS->zName, pScan->bLoIncl ? ">=" : ">",
+                             pScan->bHiIncl ? "<=" : "<", zOrder);
+      break;
+    default:
+      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
+                             " ORDER BY id %s", pS->zDb, pS->zName, zOrder);
+      break;
+  }
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(pS->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->pRows, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return rc;
+  p->iShape = scanShape(pScan);
+bind:
+  switch( pScan->eScan ){
+    case DOCEXT_SCAN_DOCID:
+      sqlite3_bind_int64(p->pRows, 1, pScan->iDoc);
+      break;
+    case DOCEXT_SCAN_KEY:
+      sqlite3_bind_blob(p->pRows, 1, pScan->aLo, pScan->nLo, SQLITE_TRANSIENT);
+      break;
+    case DOCEXT_SCAN_RANGE:
+      sqlite3_bind_blob(p->pRows, 1, pScan->aLo, pScan->nLo, SQLITE_TRANSIENT);
+      sqlite3_bind_blob(p->pRows, 2, pScan->aHi, pScan->nHi, SQLITE_TRANSIENT);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+/* Advance to the next row: SQLITE_ROW, SQLITE_DONE or an error. */
+void docextReaderReset(DocReader *p){
+  p->bLoaded = 0;
+  if( p->pRows ) sqlite3_reset(p->pRows);
+}
+
+int docextReaderStep(DocReader *p){
+  int rc;
+  p->bLoaded = 0;
+  if( p->pRows==0 ) return SQLITE_DONE;
+  rc = sqlite3_step(p->pRows);
+  if( rc!=SQLITE_ROW ){
+    int rc2 = sqlite3_reset(p->pRows);
+    if( rc==SQLITE_DONE && rc2!=SQLITE_OK ) rc = rc2;
+  }
+  return rc;
+}
+
+i64 docextReaderDocid(DocReader *p){
+  return sqlite3_column_int64(p->pRows, 0);
+}
+
+/* Assemble the current multi-page document into p->buf. */
+static int readPages(DocReader *p, i64 nSize, char **pzErr){
+  DocStore *pS = p->pStore;
+  DocPage *aPage = 0;
+  int nPage = 0, i, rc;
+  i64 nTotal = 0;
+  rc = pageListDecode(sqlite3_column_blob(p->pRows, 3),
+                      sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
+  if( rc==SQLITE_OK && nTotal!=nSize ) rc = SQLITE_CORRUPT_VTAB;
+  if( rc==SQLITE_OK && p->pPage==0 ){
+    char *zSql = sqlite3_mprintf(azStmt[STMT_READ_PAGE], pS->zDb, pS->zName);
+    rc = zSql ? sqlite3_prepare_v2(pS->db, zSql, -1, &p->pPage, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  docextBufReset(&p->buf);
+  if( rc==SQLITE_OK ) docextBufGrow(&rc, &p->buf, nTotal);
+  for(i=0; rc==SQLITE_OK && i<nPage; i++){
+    sqlite3_bind_int64(p->pPage, 1, aPage[i].pgno);
+    if( sqlite3_step(p->pPage)==SQLITE_ROW
+     && sqlite3_column_bytes(p->pPage, 0)==aPage[i].n ){
+      docextBufAppend(&rc, &p->buf, sqlite3_column_blob(p->pPage, 0), aPage[i].n);
+    }else{
+      rc = SQLITE_CORRUPT_VTAB;
+    }
+    if( sqlite3_reset(p->pPage)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_free(aPage);
+  if( rc==SQLITE_CORRUPT_VTAB ){
+    *pzErr = sqlite3_mprintf("docext: corrupt page list of document %lld in %s",
+                             docextReaderDocid(p), pS->zName);
+  }
+  return rc;
+}
+
+/* The current document, validated. *paDoc stays valid until the reader
+** moves. */
+int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
+  if( !p->bLoaded ){
+    i64 nSize = sqlite3_column_int64(p->pRows, 1);
+    const u8 *a;
+    int rc;
+    if( sqlite3_column_type(p->pRows, 2)==SQLITE_BLOB ){
+      a = sqlite3_column_blob(p->pRows, 2);
+      if( a==0 ) return SQLITE_NOMEM;
+      if( sqlite3_column_bytes(p->pRows, 2)!=nSize ) nSize = -1;
+    }else{
+      rc = readPages(p, nSize, pzErr);
+      if( rc!=SQLITE_OK ) return rc;
+      a = p->buf.a;
+    }
+    if( nSize<5 ){
+      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: bad size",
+                               docextReaderDocid(p), p->pStore->zName);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if( docextBsonCheck(a, nSize, pzErr)!=SQLITE_OK ){
+      char *zWhy = *pzErr;
+      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: %s",
+                               docextReaderDocid(p), p->pStore->zName,
+                               zWhy ? zWhy+8 : "invalid BSON");
+      sqlite3_free(zWhy);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    p->aDoc = a;
+    p->bLoaded = 1;
+  }
+  *paDoc = p->aDoc;
+  return SQLITE_OK;
+}

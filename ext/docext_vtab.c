@@ -1,0 +1,685 @@
+/*
+** docext_vtab.c — the "docext" virtual-table module: a collection.
+**
+**   CREATE VIRTUAL TABLE books USING docext;
+**
+** The module only translates between SQLite and the collection engine
+** (docext_coll.c) and storage readers (docext_storage.c): xBestIndex turns
+** constraints into a plan, xFilter into a DocScan, xUpdate into
+** docextCollInsert/Replace/Delete.
+**
+** COLUMNS:  _id, doc, filter HIDDEN, projection HIDDEN, sort HIDDEN,
+**           options HIDDEN, bson HIDDEN.
+**
+** PLAN ENCODING. idxStr is "<how> [<index>]|<codes>", for example
+** "COLLSCAN|", "IXSCAN _id_|=" or "IXSCAN _id_|G<". EXPLAIN QUERY PLAN shows
+** it. Each character of <codes> says what the xFilter argument at that
+** position is:
+**     R   rowid = ?
+**     =   _id = ?          (I: the same, with the whole IN list at once)
+**     >   _id > ?          G   _id >= ?
+**     <   _id < ?          L   _id <= ?
+** idxNum is unused (0).
+**
+** _id COMPARISONS follow what the _id column shows: an INTEGER or REAL
+** compares with numeric _ids by value (int32, int64, double, decimal), a
+** TEXT with string _ids, and a TEXT that reads as an Extended JSON value
+** (such as '{"$oid":"…"}', the column's form for an ObjectId) also equals
+** the _id it denotes. Ranges stay within one type, as in MongoDB: _id > 5
+** never matches a string.
+*/
+#include "docextInt.h"
+#include <stdlib.h>
+
+/* Column numbers. */
+#define COL_ID          0
+#define COL_DOC         1
+#define COL_FILTER      2
+#define COL_PROJECTION  3
+#define COL_SORT        4
+#define COL_OPTIONS     5
+#define COL_BSON        6
+#define COL_COUNT       7
+
+typedef struct DocVtab DocVtab;
+struct DocVtab {
+  sqlite3_vtab base;
+  sqlite3 *db;
+  DocColl *pColl;
+};
+
+typedef struct DocCursor DocCursor;
+struct DocCursor {
+  sqlite3_vtab_cursor base;
+  DocQuery *pQuery;         /* the running find() */
+  DocBuf spec;              /* the query arguments as BSON, back to back */
+  DocBuf json;              /* the doc column's text */
+};
+
+/*------------------------------------------------------------------------
+** Errors
+*/
+
+/* Set the vtab's error message, taking ownership of zMsg. */
+static int vtabError(sqlite3_vtab *pVtab, int rc, char *zMsg){
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zMsg;
+  if( zMsg==0 && rc!=SQLITE_NOMEM ){
+    pVtab->zErrMsg = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Create, connect, destroy, rename
+*/
+
+static const char zSchema[] =
+  "CREATE TABLE x(_id, doc, filter HIDDEN, projection HIDDEN, sort HIDDEN,"
+  " options HIDDEN, bson HIDDEN)";
+
+static int vtabInit(sqlite3 *db, int argc, const char *const *argv,
+                    sqlite3_vtab **ppVtab, char **pzErr, int bCreate){
+  DocVtab *p;
+  int rc;
+  *ppVtab = 0;
+  if( argc>3 ){
+    *pzErr = sqlite3_mprintf("docext: unexpected argument in CREATE VIRTUAL "
+                             "TABLE %s USING docext(%s)", argv[2], argv[3]);
+    return SQLITE_ERROR;
+  }
+  rc = sqlite3_declare_vtab(db, zSchema);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  p = sqlite3_malloc64(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  if( bCreate ) rc = docextCollCreate(db, argv[1], argv[2], pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollOpen(db, argv[1], argv[2], &p->pColl, pzErr);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(p);
+    return rc;
+  }
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int xCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                   sqlite3_vtab **ppVtab, char **pzErr){
+  (void)pAux;
+  return vtabInit(db, argc, argv, ppVtab, pzErr, 1);
+}
+
+static int xConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                    sqlite3_vtab **ppVtab, char **pzErr){
+  (void)pAux;
+  return vtabInit(db, argc, argv, ppVtab, pzErr, 0);
+}
+
+static int xDisconnect(sqlite3_vtab *pVtab){
+  DocVtab *p = (DocVtab*)pVtab;
+  docextCollClose(p->pColl);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+static int xDestroy(sqlite3_vtab *pVtab){
+  DocVtab *p = (DocVtab*)pVtab;
+  int rc = docextCollDestroy(p->pColl);
+  if( rc!=SQLITE_OK ) return rc;
+  return xDisconnect(pVtab);
+}
+
+static int xRename(sqlite3_vtab *pVtab, const char *zNew){
+  DocVtab *p = (DocVtab*)pVtab;
+  int rc = docextCollRename(p->pColl, zNew);
+  if( rc!=SQLITE_OK ){
+    return vtabError(pVtab, rc, sqlite3_mprintf("docext: cannot rename to %s: %s",
+                                                zNew, sqlite3_errmsg(p->db)));
+  }
+  return rc;
+}
+
+static int xShadowName(const char *zSuffix){
+  return docextStorageIsShadow(zSuffix);
+}
+
+/*------------------------------------------------------------------------
+** Planning
+*/
+
+/* Is this (usable or not) constraint one on a hidden query column? */
+static int isQueryColumn(int iCol){
+  return iCol>=COL_FILTER && iCol<=COL_OPTIONS;
+}
+
+static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  char aCode[32];
+  int nCode = 0;
+  int iRowid = -1, iEq = -1, iLimit = -1, iOffset = -1;
+  int aQuery[COL_OPTIONS+1];           /* hidden column -> constraint */
+  int aRange[4] = {-1, -1, -1, -1};    /* >, >=, <, <= on _id */
+  int aMatch[DOCEXT_MAX_FILTERS-1], nMatch = 0;   /* doc_match(doc, …) terms */
+  int i, bIn = 0, bAllUsed = 1;
+  double nRow = 1e6;
+
+  for(i=0; i<=COL_OPTIONS; i++) aQuery[i] = -1;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT || pC->op==SQLITE_INDEX_CONSTRAINT_OFFSET ){
+      if( pC->usable ){
+        if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT ) iLimit = i; else iOffset = i;
+      }
+      continue;
+    }
+    if( isQueryColumn(pC->iColumn) ){
+      /* A query argument the plan cannot see yet: try another plan. */
+      if( !pC->usable ) return SQLITE_CONSTRAINT;
+      if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ){
+        sqlite3_free(pVtab->zErrMsg);
+        pVtab->zErrMsg = sqlite3_mprintf("docext: the filter, projection, sort "
+                                         "and options columns only take =");
+        return SQLITE_ERROR;
+      }
+      aQuery[pC->iColumn] = i;
+      continue;
+    }
+    if( !pC->usable ){ bAllUsed = 0; continue; }
+    if( pC->iColumn==COL_DOC && pC->op==SQLITE_INDEX_CONSTRAINT_FUNCTION
+     && nMatch<(int)(sizeof(aMatch)/sizeof(aMatch[0])) ){
+      aMatch[nMatch++] = i;
+    }else if( pC->iColumn==-1 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      iRowid = i;
+    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      iEq = i;
+    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GT ){
+      aRange[0] = i;
+    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GE ){
+      aRange[1] = i;
+    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LT ){
+      aRange[2] = i;
+    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LE ){
+      aRange[3] = i;
+    }else{
+      bAllUsed = 0;       /* SQLite checks this one itself */
+    }
+  }
+
+#define USE(iCons, c) do{ aCode[nCode++] = (c); \
+    pInfo->aConstraintUsage[iCons].argvIndex = nCode; \
+    pInfo->aConstraintUsage[iCons].omit = 1; }while(0)
+
+  if( iRowid>=0 ){
+    USE(iRowid, 'R');
+    nRow = 1;
+    /* Other _id constraints become SQLite's to check. */
+    if( iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0 || aRange[3]>=0 ) bAllUsed = 0;
+  }else{
+    if( iEq>=0 ){
+      bIn = sqlite3_vtab_in(pInfo, iEq, -1);
+      if( bIn ) sqlite3_vtab_in(pInfo, iEq, 1);
+      USE(iEq, bIn ? 'I' : '=');
+      nRow = bIn ? 10 : 1;
+    }
+    for(i=0; i<4; i++){
+      if( aRange[i]<0 ) continue;
+      USE(aRange[i], ">G<L"[i]);
+      if( iEq<0 ) nRow /= 4;
+    }
+  }
+  for(i=COL_FILTER; i<=COL_OPTIONS; i++){
+    if( aQuery[i]>=0 ) USE(aQuery[i], "FPSO"[i-COL_FILTER]);
+  }
+  for(i=0; i<nMatch; i++) USE(aMatch[i], 'M');
+  if( aQuery[COL_FILTER]>=0 || nMatch>0 ) nRow = nRow/2 + 1;
+
+  /* SQL LIMIT/OFFSET apply to our rows only when SQLite has nothing left
+  ** to filter or sort. */
+  if( bAllUsed && pInfo->nOrderBy==0 ){
+    if( iLimit>=0 ) USE(iLimit, 'N');
+    if( iOffset>=0 ) USE(iOffset, 'K');
+  }
+#undef USE
+
+  aCode[nCode] = 0;
+  if( nRow==1 ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  pInfo->estimatedRows = (sqlite3_int64)nRow;
+  pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
+  pInfo->idxStr = sqlite3_mprintf("%s|%s",
+      (iRowid>=0 || iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0
+       || aRange[3]>=0) ? "IXSCAN _id_" : "COLLSCAN", aCode);
+  pInfo->needToFreeIdxStr = 1;
+  if( pInfo->idxStr==0 ) return SQLITE_NOMEM;
+  /* An unsorted full scan yields rows in rowid (insertion) order. */
+  if( aQuery[COL_SORT]<0 && strchr(aCode, 'R')==0 && iEq<0
+   && aRange[0]<0 && aRange[1]<0 && aRange[2]<0 && aRange[3]<0
+   && pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==-1 && !pInfo->aOrderBy[0].desc ){
+    pInfo->orderByConsumed = 1;
+  }
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Cursors
+*/
+
+static int xOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
+  DocCursor *pCur = sqlite3_malloc64(sizeof(*pCur));
+  (void)pVtab;
+  *ppCursor = 0;
+  if( pCur==0 ) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int xClose(sqlite3_vtab_cursor *pCursor){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  docextQueryFree(pCur->pQuery);
+  docextBufFree(&pCur->json);
+  docextBufFree(&pCur->spec);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/* Write the key of an SQL value taken as a BSON value of its own type
+** (INTEGER: int64, REAL: double, TEXT: string). 0 if it has none (NULL,
+** BLOB). */
+static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
+  u8 a[16];
+  DocBuf b;
+  DocValue v;
+  docextBufInit(&b, a, sizeof(a));
+  switch( sqlite3_value_type(pVal) ){
+    case SQLITE_INTEGER:
+      docextBufAppendI64(pRc, &b, sqlite3_value_int64(pVal));
+      v.type = DOC_INT64; v.p = a; v.n = 8;
+      docextKeyAppend(pRc, pOut, &v, 0);
+      return 1;
+    case SQLITE_FLOAT:
+      docextBufAppendDouble(pRc, &b, sqlite3_value_double(pVal));
+      v.type = DOC_DOUBLE; v.p = a; v.n = 8;
+      docextKeyAppend(pRc, pOut, &v, 0);
+      return 1;
+    case SQLITE_TEXT: {
+      int n = sqlite3_value_bytes(pVal);
+      const char *z = (const char*)sqlite3_value_text(pVal);
+      if( z==0 ){ *pRc = SQLITE_NOMEM; return 0; }
+      docextBufAppendI32(pRc, &b, n+1);
+      docextBufAppend(pRc, &b, z, n);
+      docextBufAppendByte(pRc, &b, 0);
+      if( *pRc==SQLITE_OK ){
+        v.type = DOC_STRING; v.p = b.a; v.n = (int)b.n;
+        docextKeyAppend(pRc, pOut, &v, 0);
+      }
+      docextBufFree(&b);
+      return *pRc==SQLITE_OK;
+    }
+  }
+  return 0;
+}
+
+/* The key of the value a TEXT denotes when read as Extended JSON (the _id
+** column's form for ObjectIds, dates, documents, booleans...). 0 if it
+** denotes none, or a number or string (those show as themselves). */
+static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
+  const char *z = (const char*)sqlite3_value_text(pVal);
+  int n = sqlite3_value_bytes(pVal);
+  DocBuf b;
+  char *zErr = 0;
+  int nUsed = 0, bOk = 0;
+  if( z==0 || sqlite3_value_type(pVal)!=SQLITE_TEXT ) return 0;
+  while( n>0 && (z[0]==' ' || z[0]=='\t' || z[0]=='\n' || z[0]=='\r') ){ z++; n--; }
+  if( n==0 || (z[0]!='{' && z[0]!='t' && z[0]!='f' && z[0]!='n') ) return 0;
+  memset(&b, 0, sizeof(b));
+  if( docextJsonParseValue(z, n, &b, &nUsed, &zErr)==SQLITE_OK && nUsed==n ){
+    DocIter it;
+    docextIterInit(&it, b.a);
+    if( docextIterNext(&it) && !docextValueIsNumber(&it.v) && it.v.type!=DOC_STRING ){
+      docextKeyAppend(pRc, pOut, &it.v, 0);
+      bOk = 1;
+    }
+  }
+  sqlite3_free(zErr);
+  docextBufFree(&b);
+  return bOk;
+}
+
+/* Add the candidate keys of one "_id = value". */
+static int addEqKeys(DocAccess *pA, sqlite3_value *pVal){
+  int rc = SQLITE_OK, i;
+  for(i=0; i<2; i++){
+    i64 iStart = pA->keys.n;
+    int bAdded = i==0 ? sqlValueKey(&rc, &pA->keys, pVal)
+                      : sqlTextValueKey(&rc, &pA->keys, pVal);
+    if( rc==SQLITE_OK && bAdded ) rc = docextAccessAddKey(pA, iStart);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( pA->nKey==0 ) pA->eAccess = DOCEXT_ACCESS_KEYS;   /* an empty set */
+  return SQLITE_OK;
+}
+
+/* An _id range bound. Ranges stay within the type of the SQL value; a
+** NULL or BLOB bound, or bounds of two types, match nothing. */
+static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal){
+  int bUpper = cCode=='<' || cCode=='L';
+  int bIncl = cCode=='G' || cCode=='L';
+  DocBuf *pB = bUpper ? &pA->hi : &pA->lo;
+  int rc = SQLITE_OK;
+  docextBufReset(pB);
+  if( !sqlValueKey(&rc, pB, pVal) ){
+    if( rc==SQLITE_OK ) pA->eAccess = DOCEXT_ACCESS_NONE;
+    return rc;
+  }
+  if( bUpper ){ pA->bHi = 1; pA->bHiIncl = bIncl; }
+  else        { pA->bLo = 1; pA->bLoIncl = bIncl; }
+  if( pA->bLo && pA->bHi && pA->lo.a[0]!=pA->hi.a[0] ) pA->eAccess = DOCEXT_ACCESS_NONE;
+  if( pA->eAccess==DOCEXT_ACCESS_ALL ) pA->eAccess = DOCEXT_ACCESS_RANGE;
+  return SQLITE_OK;
+}
+
+/* A query argument as BSON, appended to pSpec's arena; *piOff is where it
+** starts, or -1 for NULL (none). */
+static int queryArg(DocCursor *pCur, sqlite3_value *pVal, const char *zWhat, i64 *piOff){
+  DocBuf tmp;
+  const u8 *aDoc;
+  char *zErr = 0;
+  int rc;
+  *piOff = -1;
+  if( sqlite3_value_type(pVal)==SQLITE_NULL ) return SQLITE_OK;
+  memset(&tmp, 0, sizeof(tmp));
+  rc = docextArgToBson(pVal, &tmp, &aDoc, &zErr);
+  if( rc==SQLITE_OK ){
+    *piOff = pCur->spec.n;
+    docextBufAppend(&rc, &pCur->spec, aDoc, docextGetI32(aDoc));
+  }else if( zErr ){
+    char *z = sqlite3_mprintf("docext: in %s: %s", zWhat, zErr+8);
+    sqlite3_free(zErr);
+    zErr = z;
+  }
+  docextBufFree(&tmp);
+  if( rc!=SQLITE_OK ) return vtabError(pCur->base.pVtab, rc, zErr);
+  return SQLITE_OK;
+}
+
+static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
+                   int argc, sqlite3_value **argv){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  DocVtab *pTab = (DocVtab*)pCursor->pVtab;
+  const char *zCodes = idxStr ? strchr(idxStr, '|') : 0;
+  i64 aOff[4] = {-1, -1, -1, -1};         /* P S O, unused, in pCur->spec */
+  i64 aFilterOff[DOCEXT_MAX_FILTERS];     /* F and M arguments */
+  int nFilter = 0;
+  DocQuerySpec spec;
+  DocAccess access;
+  char *zErr = 0;
+  int i, rc = SQLITE_OK;
+  (void)idxNum;
+
+  docextQueryFree(pCur->pQuery);
+  pCur->pQuery = 0;
+  docextBufReset(&pCur->spec);
+  docextQuerySpecInit(&spec);
+  docextAccessInit(&access);
+  zCodes = zCodes ? zCodes+1 : "";
+  for(i=0; rc==SQLITE_OK && i<argc && zCodes[i]; i++){
+    sqlite3_value *pVal = argv[i];
+    switch( zCodes[i] ){
+      case 'R':
+        access.eAccess = sqlite3_value_type(pVal)==SQLITE_INTEGER
+                       ? DOCEXT_ACCESS_DOCID : DOCEXT_ACCESS_NONE;
+        access.iDoc = sqlite3_value_int64(pVal);
+        break;
+      case '=':
+        rc = addEqKeys(&access, pVal);
+        break;
+      case 'I': {
+        sqlite3_value *pElem = 0;
+        for(rc = sqlite3_vtab_in_first(pVal, &pElem);
+            rc==SQLITE_OK && pElem;
+            rc = sqlite3_vtab_in_next(pVal, &pElem)){
+          rc = addEqKeys(&access, pElem);
+          if( rc!=SQLITE_OK ) break;
+        }
+        if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+        if( access.nKey==0 ) access.eAccess = DOCEXT_ACCESS_NONE;
+        break;
+      }
+      case '>': case 'G': case '<': case 'L':
+        rc = addBound(&access, zCodes[i], pVal);
+        break;
+      case 'F': case 'M': {
+        i64 iOff;
+        rc = queryArg(pCur, pVal, zCodes[i]=='F' ? "filter" : "doc_match filter", &iOff);
+        if( rc==SQLITE_OK && iOff>=0 && nFilter<DOCEXT_MAX_FILTERS ){
+          aFilterOff[nFilter++] = iOff;
+        }
+        break;
+      }
+      case 'P': rc = queryArg(pCur, pVal, "projection", &aOff[0]); break;
+      case 'S': rc = queryArg(pCur, pVal, "sort", &aOff[1]); break;
+      case 'O': rc = queryArg(pCur, pVal, "options", &aOff[2]); break;
+      case 'N':
+        spec.nLimit = sqlite3_value_int64(pVal);
+        if( spec.nLimit<0 ) spec.nLimit = -1;
+        break;
+      case 'K':
+        spec.nOffset = sqlite3_value_int64(pVal);
+        break;
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    docextAccessClear(&access);
+    return rc;
+  }
+  /* The arena may have moved while growing: pointers only now. */
+  for(i=0; i<nFilter; i++) spec.aaFilter[i] = pCur->spec.a + aFilterOff[i];
+  spec.nFilter = nFilter;
+  if( aOff[0]>=0 ) spec.aProjection = pCur->spec.a + aOff[0];
+  if( aOff[1]>=0 ) spec.aSort = pCur->spec.a + aOff[1];
+  if( aOff[2]>=0 ) spec.aOptions = pCur->spec.a + aOff[2];
+  rc = docextQueryNew(pTab->pColl, &spec, &pCur->pQuery, &zErr);
+  if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, &access, &zErr);
+  docextAccessClear(&access);
+  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
+  return SQLITE_OK;
+}
+
+static int xNext(sqlite3_vtab_cursor *pCursor){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  char *zErr = 0;
+  int rc = docextQueryNext(pCur->pQuery, &zErr);
+  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
+  return SQLITE_OK;
+}
+
+static int xEof(sqlite3_vtab_cursor *pCursor){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  return pCur->pQuery==0 || docextQueryEof(pCur->pQuery);
+}
+
+static int xRowid(sqlite3_vtab_cursor *pCursor, sqlite3_int64 *pRowid){
+  *pRowid = docextQueryDocid(((DocCursor*)pCursor)->pQuery);
+  return SQLITE_OK;
+}
+
+/* The _id column: INTEGER, REAL, TEXT, or relaxed Extended JSON TEXT. */
+static void resultId(sqlite3_context *ctx, const u8 *aDoc, DocBuf *pTmp){
+  DocValue id;
+  int rc = SQLITE_OK;
+  if( !docextBsonFind(aDoc, "_id", 3, &id) ) return;
+  switch( id.type ){
+    case DOC_INT32:  sqlite3_result_int64(ctx, docextValueI32(&id)); return;
+    case DOC_INT64:  sqlite3_result_int64(ctx, docextValueI64(&id)); return;
+    case DOC_DOUBLE: sqlite3_result_double(ctx, docextValueDouble(&id)); return;
+    case DOC_STRING: {
+      int n;
+      const char *z = docextValueStr(&id, &n);
+      sqlite3_result_text(ctx, z, n, SQLITE_TRANSIENT);
+      return;
+    }
+  }
+  docextBufReset(pTmp);
+  docextJsonWriteValue(&rc, pTmp, &id, DOCEXT_JSON_RELAXED);
+  if( rc==SQLITE_OK ){
+    sqlite3_result_text64(ctx, (const char*)pTmp->a, pTmp->n, SQLITE_TRANSIENT, SQLITE_UTF8);
+  }else{
+    sqlite3_result_error_code(ctx, rc);
+  }
+}
+
+static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  const u8 *aDoc = 0;
+  char *zErr = 0;
+  int rc;
+  if( iCol!=COL_ID && iCol!=COL_DOC && iCol!=COL_BSON ) return SQLITE_OK;
+  /* In an UPDATE, columns not being changed need not be computed. */
+  if( sqlite3_vtab_nochange(ctx) ) return SQLITE_OK;
+  if( iCol==COL_ID ){
+    rc = docextQueryStored(pCur->pQuery, &aDoc, &zErr);
+  }else{
+    rc = docextQueryResult(pCur->pQuery, &aDoc, &zErr);
+  }
+  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
+  switch( iCol ){
+    case COL_ID:
+      resultId(ctx, aDoc, &pCur->json);
+      break;
+    case COL_DOC:
+      docextBufReset(&pCur->json);
+      docextJsonWriteDoc(&rc, &pCur->json, aDoc, DOCEXT_JSON_RELAXED);
+      if( rc!=SQLITE_OK ) return rc;
+      sqlite3_result_text64(ctx, (const char*)pCur->json.a, pCur->json.n,
+                            SQLITE_TRANSIENT, SQLITE_UTF8);
+      break;
+    case COL_BSON:
+      sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+/* doc_match(doc, filter) in a WHERE reaches xBestIndex as a constraint. */
+static int xFindFunction(sqlite3_vtab *pVtab, int nArg, const char *zName,
+                         void (**pxFunc)(sqlite3_context*, int, sqlite3_value**),
+                         void **ppArg){
+  (void)pVtab;
+  if( nArg==2 && sqlite3_stricmp(zName, "doc_match")==0 ){
+    *pxFunc = docextDocMatchFunc;
+    *ppArg = 0;
+    return SQLITE_INDEX_CONSTRAINT_FUNCTION;
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
+** Writing
+*/
+
+/* The new document of an INSERT or UPDATE: from the doc column or the bson
+** column (whichever was given), validated, in pBuf or the argument. */
+static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
+                       DocBuf *pBuf, const u8 **paDoc){
+  sqlite3_value *pDoc = argv[2+COL_DOC];
+  sqlite3_value *pBson = argv[2+COL_BSON];
+  int bDoc = !(bUpdate && sqlite3_value_nochange(pDoc))
+          && sqlite3_value_type(pDoc)!=SQLITE_NULL;
+  int bBson = !(bUpdate && sqlite3_value_nochange(pBson))
+           && sqlite3_value_type(pBson)!=SQLITE_NULL;
+  char *zErr = 0;
+  int rc;
+  int i;
+
+  for(i=COL_FILTER; i<=COL_OPTIONS; i++){
+    sqlite3_value *pV = argv[2+i];
+    if( !(bUpdate && sqlite3_value_nochange(pV)) && sqlite3_value_type(pV)!=SQLITE_NULL ){
+      return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+          "docext: column %s cannot be written", i==COL_FILTER ? "filter" :
+          i==COL_PROJECTION ? "projection" : i==COL_SORT ? "sort" : "options"));
+    }
+  }
+  if( !(bUpdate && sqlite3_value_nochange(argv[2+COL_ID]))
+   && sqlite3_value_type(argv[2+COL_ID])!=SQLITE_NULL ){
+    return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: the _id column is read-only: put _id in the document"));
+  }
+  if( bDoc && bBson ){
+    return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: give the document in doc or in bson, not both"));
+  }
+  if( !bDoc && !bBson ){
+    if( bUpdate ){ *paDoc = 0; return SQLITE_OK; }
+    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(
+        "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
+        docextCollName(p->pColl)));
+  }
+  rc = docextArgToBson(bDoc ? pDoc : pBson, pBuf, paDoc, &zErr);
+  if( rc!=SQLITE_OK ) return vtabError(&p->base, rc, zErr);
+  return SQLITE_OK;
+}
+
+static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
+                   sqlite3_int64 *pRowid){
+  DocVtab *p = (DocVtab*)pVtab;
+  DocBuf buf;
+  const u8 *aDoc = 0;
+  char *zErr = 0;
+  int rc;
+
+  if( argc==1 ){
+    rc = docextCollDelete(p->pColl, sqlite3_value_int64(argv[0]), &zErr);
+    return rc==SQLITE_OK ? rc : vtabError(pVtab, rc, zErr);
+  }
+  memset(&buf, 0, sizeof(buf));
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ){
+    if( sqlite3_value_type(argv[1])!=SQLITE_NULL ){
+      return vtabError(pVtab, SQLITE_ERROR,
+                       sqlite3_mprintf("docext: rowid cannot be set: it is assigned"));
+    }
+    rc = newDocument(p, argv, 0, &buf, &aDoc);
+    if( rc==SQLITE_OK ){
+      int eConflict = sqlite3_vtab_on_conflict(p->db);
+      rc = docextCollInsert(p->pColl, aDoc, eConflict, pRowid, &zErr);
+      if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
+    }
+  }else{
+    i64 iOld = sqlite3_value_int64(argv[0]);
+    if( sqlite3_value_type(argv[1])!=SQLITE_INTEGER
+     || sqlite3_value_int64(argv[1])!=iOld ){
+      return vtabError(pVtab, SQLITE_ERROR,
+                       sqlite3_mprintf("docext: rowid cannot be changed"));
+    }
+    rc = newDocument(p, argv, 1, &buf, &aDoc);
+    if( rc==SQLITE_OK && aDoc ){
+      rc = docextCollReplace(p->pColl, iOld, aDoc, &zErr);
+      if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
+    }
+  }
+  docextBufFree(&buf);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Registration
+*/
+
+static sqlite3_module docextModule = {
+  3,                /* iVersion: xShadowName */
+  xCreate, xConnect, xBestIndex, xDisconnect, xDestroy,
+  xOpen, xClose, xFilter, xNext, xEof, xColumn, xRowid,
+  xUpdate,
+  0, 0, 0, 0,       /* xBegin, xSync, xCommit, xRollback */
+  xFindFunction,
+  xRename,
+  0, 0, 0,          /* xSavepoint, xRelease, xRollbackTo */
+  xShadowName,
+#if SQLITE_VERSION_NUMBER>=3044000
+  0,                /* xIntegrity */
+#endif
+};
+
+int docextRegisterVtab(sqlite3 *db){
+  return sqlite3_create_module_v2(db, "docext", &docextModule, 0, 0);
+}
