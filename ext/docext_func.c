@@ -569,7 +569,7 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
     if( !docextIterNext(&p->arrIter) ){ p->bEof = 1; return SQLITE_OK; }
     if( p->arrIter.v.type!=DOC_DOCUMENT ){
       return eachError(p, SQLITE_ERROR, sqlite3_mprintf(
-          "docext: doc_each: element %lld of the array is a %s, not a document",
+          "docext: doc_each: element %lld of the array is not a document (%s)",
           p->iRow-1, docextTypeAlias(p->arrIter.v.type)));
     }
     p->aDoc = p->arrIter.v.p;

@@ -195,6 +195,12 @@ static void writeBinary(int *pRc, DocBuf *p, const DocValue *v, int eMode){
   int sub = v->p[4];
   const u8 *a = v->p + 5;
   char z[8];
+  if( sub==0x02 ){
+    /* Old binary repeats its length inside the payload; the text forms
+    ** carry only the bytes after it. */
+    a += 4;
+    n -= 4;
+  }
   if( eMode==DOCEXT_JSON_SHELL ){
     if( sub==4 && n==16 ){
       static const int aDash[] = {4, 6, 8, 10};
@@ -280,7 +286,11 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
     case DOC_REGEX: {
       const char *zPat = (const char*)v->p;
       const char *zOpt = zPat + strlen(zPat) + 1;
-      if( bShell ){
+      if( bShell && zPat[0]==0 ){
+        /* "//" would read as a comment: the shell writes the empty regex so */
+        docextBufAppendStr(pRc, p, "/(?:)/");
+        writeRegexOptions(pRc, p, zOpt, 0);
+      }else if( bShell ){
         int i;
         docextBufAppendByte(pRc, p, '/');
         for(i=0; zPat[i]; i++){
