@@ -1,0 +1,90 @@
+-- Functions on any document value (INTERFACE.md §4).
+.load ./docext
+.headers off
+.mode list
+
+-- 1. doc_json: relaxed (default), canonical, shell; TEXT in any syntax.
+SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), i: 5, d: 5.0, s: ''x'', // comment
+  at: ISODate("2012-10-10T21:14:07.096Z"), dec: NumberDecimal("1.50"), t: Timestamp(1, 2), /* c */ r: /ab+c/mi,
+  b: BinData(0, "AQID"), u: UUID("00112233-4455-6677-8899-aabbccddeeff"), mn: MinKey, mx: MaxKey, un: undefined,
+  nan: NaN, inf: -Infinity, "dotted.key": 1, arr: [1, 2.5, "three",], }');
+SELECT doc_json('{ n: NumberLong(5), i: 5, d: 5.0, at: ISODate("2012-10-10T21:14:07Z"), big: 1e20, small: 1e-7 }', 'canonical');
+SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), big: NumberLong("9007199254740993"), d: 2.5, at: ISODate("2012-10-10T21:14:07.096Z"), r: /a\/b/i, t: Timestamp(1, 2), a: [1, {x: 1}], e: {} }', 'shell');
+SELECT doc_json('{"$date": 1349903647096}');
+SELECT doc_json('{"a": {"$date": 1349903647096}, "b": {"$regex": "^x", "$options": "i"}, "c": {"$numberLong": "-7"}}');
+SELECT doc_json('{"d": {"$date": "1960-01-01T00:00:00Z"}}');
+SELECT doc_json('{}');
+SELECT doc_json('[]');
+SELECT doc_json('{a: 1}', 'pretty');
+-- integer typing: int32, int64, double
+SELECT doc_type(d, 'a'), doc_type(d, 'b'), doc_type(d, 'c'), doc_type(d, 'e') FROM (SELECT '{a: 2147483647, b: 2147483648, c: 9223372036854775808, e: 1.0}' AS d);
+
+-- 2. doc_bson: TEXT to BLOB; BLOB stays BLOB; round trip keeps every type.
+SELECT hex(doc_bson('{a: 1}'));
+SELECT doc_json(doc_bson(doc_bson('{n: NumberLong(1), d: NumberDecimal("0.1")}')), 'canonical');
+SELECT typeof(doc_bson('{}')), typeof(doc_json(doc_bson('{}')));
+
+-- 3. doc_valid
+SELECT doc_valid('{a: 1}'), doc_valid('{a: }'), doc_valid(x'0500000000'), doc_valid(x'0600000000'), doc_valid(NULL), doc_valid(3);
+
+-- 4. doc_get: types, dotted paths, array indexes, arrays of values found
+SELECT doc_get(d, 'title'), doc_get(d, 'pages'), doc_get(d, 'avail'), typeof(doc_get(d, 'avail')),
+       doc_get(d, 'publisher.name'), doc_get(d, 'publisher.date'), doc_get(d, 'reviews.0.user'),
+       doc_get(d, 'reviews.user'), doc_get(d, 'subjects'), doc_get(d, 'subjects.1'), doc_get(d, 'price'),
+       doc_get(d, '_id'), doc_get(d, 'nothing'), doc_get(d, 'none'), doc_get(d, 'publisher')
+FROM (SELECT '{ _id: ObjectId("507f1f77bcf86cd799439011"), title: "The Great Gatsby", pages: 176, avail: true,
+  publisher: { name: "Everyman''s Library", date: ISODate("1991-09-19T00:00:00Z") },
+  subjects: ["Love stories", "1920s"], price: 9.5, none: null,
+  reviews: [ { user: 1, text: "a" }, { user: 2, text: "b" }, { text: "c" } ] }' AS d);
+
+-- 5. doc_type: $type aliases
+SELECT doc_type(d, 'a'), doc_type(d, 'b'), doc_type(d, 'c'), doc_type(d, 'd'), doc_type(d, 'e'),
+       doc_type(d, 'f'), doc_type(d, 'g'), doc_type(d, 'h'), doc_type(d, 'i'), doc_type(d, 'j'),
+       doc_type(d, 'k'), doc_type(d, 'l'), doc_type(d, 'm'), doc_type(d, 'n'), doc_type(d, 'o'),
+       doc_type(d, 'p'), doc_type(d, 'missing'), doc_type(d, 'e.x')
+FROM (SELECT '{a: 1.5, b: "s", c: {x: 1}, d: [1], e: BinData(0, ""), f: ObjectId(), g: true,
+  h: new Date(0), i: null, j: /x/, k: 1, l: Timestamp(0, 0), m: NumberLong(1), n: NumberDecimal("1"),
+  o: MinKey, p: MaxKey}' AS d);
+
+-- 6. doc_oid: 24 hex digits, distinct, time-ordered
+SELECT length(doc_oid()), doc_oid() GLOB '[0-9a-f]*', doc_oid() <> doc_oid();
+
+-- 7. doc_config('clock'): frozen time drives new Date(), ISODate() and ObjectIds
+SELECT doc_config('clock');
+SELECT doc_config('clock', '2013-03-01T00:00:00Z');
+SELECT doc_get('{ t: new Date() }', 't'), doc_get('{ t: ISODate() }', 't');
+SELECT substr(doc_oid(), 1, 8), printf('%x', strftime('%s', '2013-03-01T00:00:00Z'));
+SELECT doc_config('clock', NULL);
+SELECT doc_config('clock', 'yesterday');
+SELECT doc_config('colour');
+
+-- 8. doc_each: mongodump BSON, JSON arrays, JSON Lines
+-- (|| makes TEXT of BLOBs in SQLite: CAST it back)
+SELECT doc_json(doc) FROM doc_each(CAST(doc_bson('{a: 1}') || doc_bson('{b: 2}') || doc_bson('{c: 3}') AS BLOB));
+SELECT doc_json(doc) FROM doc_each('[ {a: 1}, {"b": 2}, { c: ObjectId("507f1f77bcf86cd799439011") }, ]');
+SELECT doc_json(doc) FROM doc_each('{"a": 1}
+{"b": 2}
+
+{c: 3}');
+SELECT count(*) FROM doc_each('[]');
+SELECT count(*) FROM doc_each(NULL);
+SELECT doc_json(doc) FROM doc_each(CAST(doc_bson('{a: 1}') || x'0a000000' AS BLOB));
+SELECT doc_json(doc) FROM doc_each('[{a: 1}, 2]');
+SELECT doc_json(doc) FROM doc_each('{a: 1}
+{b: }');
+CREATE VIRTUAL TABLE books USING docext;
+INSERT INTO books(doc) SELECT doc FROM doc_each('[{_id: 1, t: "a"}, {_id: 2, t: "b"}]');
+SELECT doc FROM books;
+
+-- 9. Errors say what and where
+SELECT doc_json('{a: 1');
+SELECT doc_json('{a: 1}}');
+SELECT doc_json('{
+  a: 1,
+  b: @
+}');
+SELECT doc_json(x'0c000000106100010000');
+SELECT doc_json(x'0d0000000861000200000000');
+SELECT doc_json(12);
+SELECT doc_json(NULL) IS NULL;
+SELECT doc_get('{a: [1, 2]', 'a');
