@@ -80,8 +80,28 @@ void docextBufFree(DocBuf *p);        /* frees heap memory; leaves p empty */
 void docextBufReset(DocBuf *p);       /* n = 0, keeps memory */
 /* Make room for nExtra more bytes. Returns 0 (and sets *pRc) on failure. */
 int docextBufGrow(int *pRc, DocBuf *p, i64 nExtra);
-void docextBufAppend(int *pRc, DocBuf *p, const void *a, i64 n);
-void docextBufAppendByte(int *pRc, DocBuf *p, u8 c);
+/* The same, inline when the room is already there. */
+static inline int docextBufReserve(int *pRc, DocBuf *p, i64 nExtra){
+  if( *pRc==SQLITE_OK && p->n+nExtra<=p->nAlloc ) return 1;
+  return docextBufGrow(pRc, p, nExtra);
+}
+void docextBufAppendSlow(int *pRc, DocBuf *p, const void *a, i64 n);
+/* Appends are inline when the bytes fit: they are on every hot path. */
+static inline void docextBufAppend(int *pRc, DocBuf *p, const void *a, i64 n){
+  if( *pRc==SQLITE_OK && n>0 && p->n+n<=p->nAlloc ){
+    memcpy(&p->a[p->n], a, (size_t)n);
+    p->n += n;
+  }else{
+    docextBufAppendSlow(pRc, p, a, n);
+  }
+}
+static inline void docextBufAppendByte(int *pRc, DocBuf *p, u8 c){
+  if( *pRc==SQLITE_OK && p->n<p->nAlloc ){
+    p->a[p->n++] = c;
+  }else{
+    docextBufAppendSlow(pRc, p, &c, 1);
+  }
+}
 void docextBufAppendStr(int *pRc, DocBuf *p, const char *z); /* no NUL */
 void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...);
 void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v);   /* little-endian */
@@ -148,6 +168,10 @@ int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy);
 /* As above, formatting "docext: malformed BSON at byte N: why" into *pzErr
 ** (sqlite3_malloc'd) on failure. */
 int docextBsonCheck(const u8 *a, i64 n, char **pzErr);
+/* As docextBsonCheck; bText=0 checks the structure only (lengths,
+** terminators, types, nesting) and not UTF-8: enough to read the bytes
+** safely, for documents docext itself stored after a full check. */
+int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr);
 
 /* Value accessors for trusted values. */
 int32_t docextValueI32(const DocValue *v);
@@ -283,6 +307,17 @@ int docextPathWalk(const u8 *aDoc, const char *zPath, int nPath,
                    int (*xVisit)(void *pCtx, const DocValue *v, int bFanned), void *pCtx);
 /* The value at a path that crosses no array implicitly; 1 if found. */
 int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
+/* Visit what a path reaches the way MongoDB's query matcher reads it
+** (used by docext_match.c): a missing value is visited as v==0; an array
+** before the last component is crossed element by element, a numeric
+** component taking both the element at that index and field "N" of each
+** document element; an array at the end is visited element by element
+** (unless bNoLeafElems, for $size and $elemMatch) and then as a whole.
+** iPos: index of the element of the first array crossed element by
+** element, or -1. A non-zero return from xVisit stops the walk and is
+** returned. */
+int docextPathWalkMatch(const u8 *aDoc, const char *zPath, int nPath, int bNoLeafElems,
+                        int (*xVisit)(void *pCtx, const DocValue *v, int iPos), void *pCtx);
 
 /**************************************************************************
 ** Interface to docext_regex.c — $regex through PCRE2 (the only file that

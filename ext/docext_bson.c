@@ -76,9 +76,18 @@ int docextBsonValueSize(int type, const u8 *p, i64 nAvail){
 static int utf8Valid(const u8 *z, i64 n){
   i64 i = 0;
   while( i<n ){
-    u8 c = z[i];
+    u8 c;
     int nTrail;
     uint32_t cp;
+    /* ASCII, eight bytes at a time. */
+    while( i+8<=n ){
+      u64 w;
+      memcpy(&w, z+i, 8);
+      if( w & 0x8080808080808080ULL ) break;
+      i += 8;
+    }
+    if( i>=n ) break;
+    c = z[i];
     if( c<0x80 ){ i++; continue; }
     if( c>=0xC2 && c<=0xDF ){ nTrail = 1; cp = c & 0x1F; }
     else if( c>=0xE0 && c<=0xEF ){ nTrail = 2; cp = c & 0x0F; }
@@ -106,6 +115,7 @@ static int typeKnown(int type){
 typedef struct DocCheck DocCheck;
 struct DocCheck {
   const u8 *aBase;       /* start of the outermost document */
+  int bText;             /* also check UTF-8 of keys and strings */
   int iOff;              /* offset of the first problem */
   const char *zWhy;      /* what it is */
 };
@@ -122,7 +132,9 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth);
 static int checkString(DocCheck *pCk, const u8 *p, int nVal){
   i64 n = nVal - 4;   /* docextBsonValueSize() made nVal = 4 + length >= 5 */
   if( p[4+n-1]!=0 ) return checkFail(pCk, p+4+n-1, "string not terminated");
-  if( !utf8Valid(p+4, n-1) ) return checkFail(pCk, p+4, "invalid UTF-8 in string");
+  if( pCk->bText && !utf8Valid(p+4, n-1) ){
+    return checkFail(pCk, p+4, "invalid UTF-8 in string");
+  }
   return SQLITE_OK;
 }
 
@@ -148,7 +160,7 @@ static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth
       return SQLITE_OK;
     case DOC_REGEX: {
       i64 n1 = cstrLen(p, nVal);
-      if( !utf8Valid(p, n1) || !utf8Valid(p+n1+1, nVal-n1-2) ){
+      if( pCk->bText && (!utf8Valid(p, n1) || !utf8Valid(p+n1+1, nVal-n1-2)) ){
         return checkFail(pCk, p, "invalid UTF-8 in regex");
       }
       return SQLITE_OK;
@@ -194,7 +206,9 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
     i++;
     nKey = cstrLen(&a[i], nDoc-1-i);
     if( nKey<0 ) return checkFail(pCk, pType, "key not terminated");
-    if( !utf8Valid(&a[i], nKey) ) return checkFail(pCk, &a[i], "invalid UTF-8 in key");
+    if( pCk->bText && !utf8Valid(&a[i], nKey) ){
+      return checkFail(pCk, &a[i], "invalid UTF-8 in key");
+    }
     i += nKey+1;
     nVal = docextBsonValueSize(type, &a[i], nDoc-1-i);
     if( nVal<0 ){
@@ -209,10 +223,12 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
   return SQLITE_OK;
 }
 
-int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy){
+/* Validate; bText also checks UTF-8. */
+static int validate(const u8 *a, i64 n, int bText, int *piOff, const char **pzWhy){
   DocCheck ck;
   int rc;
   ck.aBase = a;
+  ck.bText = bText;
   ck.iOff = 0;
   ck.zWhy = 0;
   if( n>DOCEXT_MAX_BSON ){
@@ -229,10 +245,18 @@ int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy){
   return rc;
 }
 
+int docextBsonValidate(const u8 *a, i64 n, int *piOff, const char **pzWhy){
+  return validate(a, n, 1, piOff, pzWhy);
+}
+
 int docextBsonCheck(const u8 *a, i64 n, char **pzErr){
+  return docextBsonCheckEx(a, n, 1, pzErr);
+}
+
+int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr){
   int iOff;
   const char *zWhy;
-  int rc = docextBsonValidate(a, n, &iOff, &zWhy);
+  int rc = validate(a, n, bText, &iOff, &zWhy);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("docext: malformed BSON at byte %d: %s", iOff, zWhy);
   }

@@ -52,15 +52,11 @@ int docextBufGrow(int *pRc, DocBuf *p, i64 nExtra){
   return 1;
 }
 
-void docextBufAppend(int *pRc, DocBuf *p, const void *a, i64 n){
+void docextBufAppendSlow(int *pRc, DocBuf *p, const void *a, i64 n){
   if( n>0 && docextBufGrow(pRc, p, n) ){
     memcpy(&p->a[p->n], a, n);
     p->n += n;
   }
-}
-
-void docextBufAppendByte(int *pRc, DocBuf *p, u8 c){
-  if( docextBufGrow(pRc, p, 1) ) p->a[p->n++] = c;
 }
 
 void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){

@@ -25,18 +25,35 @@ static const char aHex[] = "0123456789abcdef";
 
 static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eMode);
 
-/* A JSON string: quotes, \" \\ and control characters escaped; other
-** bytes (UTF-8) as they are. Runs of plain bytes are copied at once. */
-static void writeString(int *pRc, DocBuf *p, const char *z, int n){
-  int i, iRun = 0;
-  docextBufAppendByte(pRc, p, '"');
-  for(i=0; i<n; i++){
-    u8 c = (u8)z[i];
+/* Bytes a JSON string must escape: control characters, '"' and '\\'. */
+static const u8 aNeedsEscape[256] = {
+  1,1,1,1,1,1,1,1, 1,1,1,1,1,1,1,1, 1,1,1,1,1,1,1,1, 1,1,1,1,1,1,1,1,
+  0,0,1,0,0,0,0,0, 0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,
+  0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0, 0,0,0,0,1,0,0,0,
+};
+
+/* Is there a byte < 0x20, '"' or '\\' among the eight in w? (The classic
+** "has a zero byte" bit trick, applied three times.) */
+static int wordNeedsEscape(u64 w){
+  u64 q = w ^ 0x2222222222222222ULL;          /* '"' bytes become 0 */
+  u64 b = w ^ 0x5C5C5C5C5C5C5C5CULL;          /* '\\' bytes become 0 */
+  return ((((w - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL)
+            | (b - 0x0101010101010101ULL)) & ~w & ~q & ~b
+           & 0x8080808080808080ULL))!=0;
+}
+
+/* The slow path of writeString: escape z[i..n). */
+static void writeStringEscaped(int *pRc, DocBuf *p, const u8 *a, int i, int n){
+  int iRun = i;
+  while( i<n ){
     char zEsc[8];
     int nEsc = 2;
-    if( c>=0x20 && c!='"' && c!='\\' ) continue;
-    docextBufAppend(pRc, p, z+iRun, i-iRun);
-    iRun = i+1;
+    u8 c;
+    while( i<n && !aNeedsEscape[a[i]] ) i++;
+    if( i>=n ) break;
+    c = a[i];
+    docextBufAppend(pRc, p, a+iRun, i-iRun);
+    iRun = ++i;
     zEsc[0] = '\\';
     switch( c ){
       case '"':  zEsc[1] = '"'; break;
@@ -54,20 +71,48 @@ static void writeString(int *pRc, DocBuf *p, const char *z, int n){
     }
     docextBufAppend(pRc, p, zEsc, nEsc);
   }
-  docextBufAppend(pRc, p, z+iRun, n-iRun);
-  docextBufAppendByte(pRc, p, '"');
+  docextBufAppend(pRc, p, a+iRun, n-iRun);
+}
+
+/* A JSON string: quotes, \" \\ and control characters escaped; other
+** bytes (UTF-8) as they are. cAfter, if not 0, is appended after the
+** closing quote (the ':' after a key). The common case, nothing to
+** escape, is one scan and one copy. */
+static void writeStringThen(int *pRc, DocBuf *p, const char *z, int n, char cAfter){
+  const u8 *a = (const u8*)z;
+  int i = 0;
+  u8 *pOut;
+  if( !docextBufReserve(pRc, p, (i64)n+3) ) return;
+  while( i+8<=n ){
+    u64 w;
+    memcpy(&w, a+i, 8);
+    if( wordNeedsEscape(w) ) break;
+    i += 8;
+  }
+  while( i<n && !aNeedsEscape[a[i]] ) i++;
+  pOut = &p->a[p->n];
+  *pOut++ = '"';
+  memcpy(pOut, a, i);
+  p->n += i+1;
+  if( i<n ){
+    writeStringEscaped(pRc, p, a, i, n);
+    if( !docextBufReserve(pRc, p, 2) ) return;
+  }
+  p->a[p->n++] = '"';
+  if( cAfter ) p->a[p->n++] = (u8)cAfter;
+}
+
+static void writeString(int *pRc, DocBuf *p, const char *z, int n){
+  writeStringThen(pRc, p, z, n, 0);
 }
 
 static void writeInt(int *pRc, DocBuf *p, i64 v){
-  char z[24];
-  int n = 0;
-  u64 u = v<0 ? (u64)0 - (u64)v : (u64)v;
   char aTmp[24];
-  int k = 0;
-  if( v<0 ) z[n++] = '-';
-  do{ aTmp[k++] = (char)('0' + u%10); u /= 10; }while( u );
-  while( k>0 ) z[n++] = aTmp[--k];
-  docextBufAppend(pRc, p, z, n);
+  int k = 24;
+  u64 u = v<0 ? (u64)0 - (u64)v : (u64)v;
+  do{ aTmp[--k] = (char)('0' + u%10); u /= 10; }while( u );
+  if( v<0 ) aTmp[--k] = '-';
+  docextBufAppend(pRc, p, &aTmp[k], 24-k);
 }
 
 /* The shortest decimal form of a finite double that reads back exactly,
@@ -403,8 +448,12 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eM
     if( bShell ) docextBufAppendByte(pRc, p, ' ');
     bFirst = 0;
     if( !bArray ){
-      writeString(pRc, p, it.zKey, it.nKey);
-      docextBufAppendStr(pRc, p, bShell ? " : " : ":");
+      if( bShell ){
+        writeString(pRc, p, it.zKey, it.nKey);
+        docextBufAppend(pRc, p, " : ", 3);
+      }else{
+        writeStringThen(pRc, p, it.zKey, it.nKey, ':');
+      }
     }
     docextJsonWriteValue(pRc, p, &it.v, eMode);
   }
@@ -413,5 +462,7 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eM
 }
 
 void docextJsonWriteDoc(int *pRc, DocBuf *p, const u8 *aDoc, int eMode){
+  /* Text is usually a little longer than its BSON: grow once up front. */
+  docextBufGrow(pRc, p, docextGetI32(aDoc) + docextGetI32(aDoc)/4 + 16);
   writeDocBody(pRc, p, aDoc, 0, eMode);
 }

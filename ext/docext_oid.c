@@ -106,16 +106,31 @@ static void civilFromDays(i64 z, i64 *py, int *pm, int *pd){
   *py = yoe + era*400 + (*pm<=2);
 }
 
+/* Write v as exactly nDigit decimal digits. */
+static char *putDigits(char *z, i64 v, int nDigit){
+  int i;
+  for(i=nDigit-1; i>=0; i--){ z[i] = (char)('0' + v%10); v /= 10; }
+  return z + nDigit;
+}
+
 int docextIsoDateFormat(i64 ms, char *zOut){
   i64 days, y;
   int m, d, msInDay;
+  char *z = zOut;
   days = ms>=0 ? ms/86400000 : -((-ms + 86399999)/86400000);
   msInDay = (int)(ms - days*86400000);
   civilFromDays(days, &y, &m, &d);
-  sqlite3_snprintf(40, zOut, "%s%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ",
-      y<0 ? "-" : "", y<0 ? -y : y, m, d, msInDay/3600000,
-      (msInDay/60000)%60, (msInDay/1000)%60, msInDay%1000);
-  return (int)strlen(zOut);
+  if( y<0 ){ *z++ = '-'; y = -y; }
+  z = putDigits(z, y, y>9999 ? (y>99999 ? 6 : 5) : 4);
+  *z++ = '-'; z = putDigits(z, m, 2);
+  *z++ = '-'; z = putDigits(z, d, 2);
+  *z++ = 'T'; z = putDigits(z, msInDay/3600000, 2);
+  *z++ = ':'; z = putDigits(z, (msInDay/60000)%60, 2);
+  *z++ = ':'; z = putDigits(z, (msInDay/1000)%60, 2);
+  *z++ = '.'; z = putDigits(z, msInDay%1000, 3);
+  *z++ = 'Z';
+  *z = 0;
+  return (int)(z - zOut);
 }
 
 /* Read exactly n digits at z[*pi] into *pv. */
