@@ -31,6 +31,7 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 typedef sqlite3_int64 i64;
+typedef struct DocConn DocConn;   /* a connection's open collections (docext_vtab.c) */
 typedef sqlite3_uint64 u64;
 typedef unsigned char u8;
 
@@ -447,6 +448,53 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr);
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 
 /**************************************************************************
+** Interface to docext_index.c — secondary indexes: definitions, keys,
+** maintenance, and the index commands (doc_create_index, doc_drop_index,
+** doc_indexes, doc_check, doc_stats, doc_ttl_sweep).
+**
+** Entries live in X_idx(ix, key, docid): ix is X_idxdef.id, key is the
+** concatenation of docextKeyAppend() of each indexed field's value (with
+** bDesc for -1 fields; a hashed field's value is replaced by its 64-bit
+** hash as an int64 before encoding). The _id index is X_docs.idkey and is
+** described by a DocIndex too (iId 0, name "_id_"), so the planner treats
+** all indexes alike.
+*/
+typedef struct DocIndex DocIndex;
+struct DocIndex {
+  i64 iId;                  /* X_idxdef.id; 0 for _id_ */
+  char *zName;              /* "slug_1" */
+  u8 *aKeys;                /* key pattern as BSON ({slug: 1}) */
+  int nField;               /* fields in the pattern */
+  char **azPath;            /* their dotted paths */
+  int *aDir;                /* per field: 1, -1, or 0 for hashed */
+  int bUnique;
+  int bSparse;
+  int bHashed;              /* some field is hashed */
+  int bMultikey;            /* some document has an array on an indexed path */
+  i64 nExpireAfter;         /* TTL seconds, or -1 */
+  u8 *aPartial;             /* partialFilterExpression (BSON) or NULL */
+  DocMatcher *pPartial;     /* compiled, or NULL */
+};
+
+/* The indexes of a collection, current as of this call: index 0 is _id_.
+** Reloaded when the database changed underneath (another connection, a
+** rollback). The array stays valid until the next docextCollIndexes call
+** or any index change. */
+int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr);
+/* Called by docext_coll.c for every write, after the _id rules. aOld is NULL
+** for an insert, aNew NULL for a delete. Writes only the entries whose keys
+** changed; checks unique indexes (E11000 in MongoDB's words) and parallel
+** arrays before writing anything. */
+int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, char **pzErr);
+/* The keys one document produces for one index (one per distinct array
+** element for a multikey path; none when sparse or partial exclude it).
+** Appends them to pKeys back to back; offsets in *paOff (sqlite3_free),
+** count in *pnKey. */
+int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
+                    int **paOff, int *pnKey, char **pzErr);
+int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
+
+/**************************************************************************
 ** Interface to docext_query.c — running a find(): candidate rows from an
 ** access path, filters, sort, skip and limit, projection.
 */
@@ -521,8 +569,17 @@ void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 const char *docextTypeAlias(int type);
 
 /**************************************************************************
-** Interface to docext_vtab.c — the collection module.
+** Interface to docext_vtab.c — the collection module, and the registry of
+** a connection's open collections (so that functions taking a collection's
+** name, like doc_create_index('books', …), reach the same DocColl the
+** virtual table uses).
 */
-int docextRegisterVtab(sqlite3 *db);
+/* Create the connection's registry and register the "docext" module with
+** it; *ppConn is owned by the module (freed when the connection closes). */
+int docextRegisterVtab(sqlite3 *db, DocConn **ppConn);
+/* The collection named zSpec ("books" or "aux.books"), connecting the
+** virtual table if this connection has not used it yet. Error (with
+** message) if there is no such docext collection. */
+int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr);
 
 #endif /* DOCEXT_INT_H */

@@ -21,6 +21,7 @@ DOCEXT_EXPORT int sqlite3_docext_init(
   char **pzErrMsg,
   const sqlite3_api_routines *pApi
 ){
+  DocConn *pConn = 0;
   int rc;
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);
@@ -28,7 +29,7 @@ DOCEXT_EXPORT int sqlite3_docext_init(
   (void)pApi;
 #endif
   rc = docextRegisterFunctions(db);
-  if( rc==SQLITE_OK ) rc = docextRegisterVtab(db);
+  if( rc==SQLITE_OK ) rc = docextRegisterVtab(db, &pConn);
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("docext: cannot register: %s", sqlite3_errstr(rc));
   }

@@ -46,6 +46,15 @@ struct DocVtab {
   sqlite3_vtab base;
   sqlite3 *db;
   DocColl *pColl;
+  DocConn *pConn;           /* the connection's registry */
+  char *zDb, *zName;        /* schema and collection name */
+  DocVtab *pNext;           /* next in pConn's list */
+};
+
+/* The connection's open collections. */
+struct DocConn {
+  sqlite3 *db;
+  DocVtab *pList;
 };
 
 typedef struct DocCursor DocCursor;
@@ -78,7 +87,7 @@ static const char zSchema[] =
   "CREATE TABLE x(_id, doc, filter HIDDEN, projection HIDDEN, sort HIDDEN,"
   " options HIDDEN, bson HIDDEN)";
 
-static int vtabInit(sqlite3 *db, int argc, const char *const *argv,
+static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *argv,
                     sqlite3_vtab **ppVtab, char **pzErr, int bCreate){
   DocVtab *p;
   int rc;
@@ -95,31 +104,43 @@ static int vtabInit(sqlite3 *db, int argc, const char *const *argv,
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->db = db;
-  if( bCreate ) rc = docextCollCreate(db, argv[1], argv[2], pzErr);
+  p->pConn = pConn;
+  p->zDb = sqlite3_mprintf("%s", argv[1]);
+  p->zName = sqlite3_mprintf("%s", argv[2]);
+  if( p->zDb==0 || p->zName==0 ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, argv[1], argv[2], pzErr);
   if( rc==SQLITE_OK ) rc = docextCollOpen(db, argv[1], argv[2], &p->pColl, pzErr);
   if( rc!=SQLITE_OK ){
+    sqlite3_free(p->zDb);
+    sqlite3_free(p->zName);
     sqlite3_free(p);
     return rc;
   }
+  p->pNext = pConn->pList;
+  pConn->pList = p;
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
 
 static int xCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                    sqlite3_vtab **ppVtab, char **pzErr){
-  (void)pAux;
-  return vtabInit(db, argc, argv, ppVtab, pzErr, 1);
+  return vtabInit(db, (DocConn*)pAux, argc, argv, ppVtab, pzErr, 1);
 }
 
 static int xConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                     sqlite3_vtab **ppVtab, char **pzErr){
-  (void)pAux;
-  return vtabInit(db, argc, argv, ppVtab, pzErr, 0);
+  return vtabInit(db, (DocConn*)pAux, argc, argv, ppVtab, pzErr, 0);
 }
 
 static int xDisconnect(sqlite3_vtab *pVtab){
   DocVtab *p = (DocVtab*)pVtab;
+  DocVtab **pp;
+  for(pp=&p->pConn->pList; *pp; pp=&(*pp)->pNext){
+    if( *pp==p ){ *pp = p->pNext; break; }
+  }
   docextCollClose(p->pColl);
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
   sqlite3_free(p);
   return SQLITE_OK;
 }
@@ -134,6 +155,12 @@ static int xDestroy(sqlite3_vtab *pVtab){
 static int xRename(sqlite3_vtab *pVtab, const char *zNew){
   DocVtab *p = (DocVtab*)pVtab;
   int rc = docextCollRename(p->pColl, zNew);
+  if( rc==SQLITE_OK ){
+    char *z = sqlite3_mprintf("%s", zNew);
+    if( z==0 ) return SQLITE_NOMEM;
+    sqlite3_free(p->zName);
+    p->zName = z;
+  }
   if( rc!=SQLITE_OK ){
     return vtabError(pVtab, rc, sqlite3_mprintf("docext: cannot rename to %s: %s",
                                                 zNew, sqlite3_errmsg(p->db)));
@@ -680,6 +707,66 @@ static sqlite3_module docextModule = {
 #endif
 };
 
-int docextRegisterVtab(sqlite3 *db){
-  return sqlite3_create_module_v2(db, "docext", &docextModule, 0, 0);
+/*------------------------------------------------------------------------
+** The registry
+*/
+
+static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zName){
+  DocVtab *p;
+  for(p=pConn->pList; p; p=p->pNext){
+    if( sqlite3_stricmp(p->zName, zName)==0
+     && (zDb==0 || sqlite3_stricmp(p->zDb, zDb)==0) ){
+      return p;
+    }
+  }
+  return 0;
+}
+
+int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr){
+  const char *zDot = zSpec ? strchr(zSpec, '.') : 0;
+  char *zDb = 0, *zSql;
+  const char *zName = zSpec;
+  DocVtab *p;
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  *ppColl = 0;
+  if( zSpec==0 || zSpec[0]==0 ){
+    *pzErr = sqlite3_mprintf("docext: a collection name is required");
+    return SQLITE_ERROR;
+  }
+  if( zDot ){
+    zDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);
+    if( zDb==0 ) return SQLITE_NOMEM;
+    zName = zDot+1;
+  }
+  p = registryLookup(pConn, zDb, zName);
+  if( p==0 ){
+    /* Preparing a statement that names the table connects it. */
+    zSql = zDb ? sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", zDb, zName)
+               : sqlite3_mprintf("SELECT rowid FROM \"%w\" LIMIT 0", zName);
+    if( zSql==0 ){ sqlite3_free(zDb); return SQLITE_NOMEM; }
+    rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    sqlite3_finalize(pStmt);
+    if( rc==SQLITE_OK ) p = registryLookup(pConn, zDb, zName);
+  }
+  sqlite3_free(zDb);
+  if( p==0 ){
+    *pzErr = sqlite3_mprintf("docext: no collection named %s", zSpec);
+    return SQLITE_ERROR;
+  }
+  *ppColl = p->pColl;
+  return SQLITE_OK;
+}
+
+int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){
+  DocConn *pConn = sqlite3_malloc64(sizeof(*pConn));
+  *ppConn = 0;
+  if( pConn==0 ) return SQLITE_NOMEM;
+  memset(pConn, 0, sizeof(*pConn));
+  pConn->db = db;
+  *ppConn = pConn;
+  /* The module owns the registry: SQLite frees it when the connection
+  ** closes (or the module is replaced), after every table disconnected. */
+  return sqlite3_create_module_v2(db, "docext", &docextModule, pConn, sqlite3_free);
 }
