@@ -1,0 +1,131 @@
+# docext — build, test, demo, benchmark and amalgamation.
+#
+#   make                  ./docext.so, the loadable extension
+#   make test             all tests (test/run.sh); T=pattern runs a subset
+#   make SANITIZE=1 test  the same, everything built with ASan + UBSan
+#   make demo             examples/library.sql in the sqlite3 shell
+#   make bench            bench/bench.c against docext.so (N=... for fewer docs)
+#   make amalgamation     dist/docext.c, the whole extension in one file
+#   make clean
+#
+# test, demo and bench first run tools/deps.sh, which installs missing Debian
+# packages (and does nothing, quickly, when all are there).
+#
+# Objects live under build/plain or build/sanitize, so plain and sanitized
+# code never mix; ./docext.so is relinked whenever the mode changes.
+
+SANITIZE ?= 0
+
+# A plain docext.so is linked with -z defs, so a function declared but defined
+# nowhere fails the build instead of the load. (A sanitized one cannot be: the
+# sanitizer runtime it calls comes from the host program or LD_PRELOAD.)
+ifeq ($(SANITIZE),1)
+  MODE   := sanitize
+  OPT    := -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer -g -O1
+  SOLINK :=
+else
+  MODE   := plain
+  OPT    := -O2
+  SOLINK := -Wl,-z,defs
+endif
+
+B        := build/$(MODE)
+# What an uninstrumented program (the sqlite3 shell) needs to load a sanitized
+# docext.so: the sanitizer runtimes, preloaded.
+SHELL_PRELOAD = $(if $(filter 1,$(SANITIZE)),LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)")
+XCFLAGS  := -std=c11 $(OPT) -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+            $(CFLAGS)
+XLDFLAGS := $(OPT) $(LDFLAGS)
+LIBS     := -lpcre2-8 -lm
+
+SRCS      := $(sort $(wildcard ext/*.c))
+SO_OBJS   := $(SRCS:ext/%.c=$(B)/so/%.o)
+CORE_OBJS := $(SRCS:ext/%.c=$(B)/core/%.o)
+UNIT_SRCS := $(filter-out test/test_amalgamation.c,$(wildcard test/test_*.c))
+UNIT_PROGS:= $(UNIT_SRCS:test/%.c=$(B)/%)
+TEST_PROGS:= $(UNIT_PROGS) $(B)/test_amalgamation
+
+.PHONY: all test test-build demo bench amalgamation deps clean
+.SECONDARY: $(SO_OBJS) $(CORE_OBJS)
+all: docext.so
+
+# Rebuild when the flags change (build/MODE/flags) and relink docext.so when
+# the mode changes (build/mode): both files are rewritten only on a change.
+ifneq ($(MAKECMDGOALS),clean)
+  $(shell mkdir -p $(B) && \
+          { echo '$(CC) $(XCFLAGS) $(XLDFLAGS) $(SOLINK)' | cmp -s - $(B)/flags || \
+            echo '$(CC) $(XCFLAGS) $(XLDFLAGS) $(SOLINK)' > $(B)/flags; } && \
+          { echo '$(MODE)' | cmp -s - build/mode || echo '$(MODE)' > build/mode; })
+endif
+
+docext.so: $(SO_OBJS) build/mode $(B)/flags
+	$(CC) $(XLDFLAGS) $(SOLINK) -shared -o $@ $(SO_OBJS) $(LIBS)
+
+$(B)/so/%.o: ext/%.c $(B)/flags
+	@mkdir -p $(@D)
+	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<
+
+# The same sources compiled into the core, for C unit tests that link
+# libsqlite3 directly and call internal functions.
+$(B)/core/%.o: ext/%.c $(B)/flags
+	@mkdir -p $(@D)
+	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -c -o $@ $<
+
+$(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags
+	$(CC) $(XCFLAGS) -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
+	  $(XLDFLAGS) -lsqlite3 $(LIBS)
+
+# The amalgamation, compiled in as an application would, then checked to
+# define no global symbol outside the docext namespace. One translation unit
+# inlines across former file boundaries, where gcc's maybe-uninitialized
+# analysis gives warnings that the separate files do not: they are shown but
+# do not fail the build.
+amalgamation: dist/docext.c
+
+dist/docext.c: tools/amalgamate.sh $(SRCS) $(wildcard ext/*.h)
+	bash tools/amalgamate.sh $@
+
+$(B)/amalgamation.o: dist/docext.c $(B)/flags
+	$(CC) $(XCFLAGS) -Wno-error=maybe-uninitialized -DSQLITE_CORE -c -o $@ $<
+	@bad=$$(nm -g --defined-only $@ | awk '{print $$3}' | \
+	        grep -v -e '^docext' -e '^sqlite3_docext_init$$' || true); \
+	if [ -n "$$bad" ]; then \
+	  echo "dist/docext.c: global symbols outside the docext namespace:" $$bad >&2; \
+	  rm -f $@; exit 1; \
+	fi
+
+$(B)/test_amalgamation: test/test_amalgamation.c $(B)/amalgamation.o
+	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -o $@ $< $(B)/amalgamation.o \
+	  $(XLDFLAGS) -lsqlite3 $(LIBS)
+
+# The benchmark is an ordinary SQLite application: it links -lsqlite3 and
+# loads ./docext.so with sqlite3_load_extension.
+$(B)/bench: bench/bench.c $(B)/flags
+	$(CC) $(XCFLAGS) -MMD -MP -o $@ $< $(XLDFLAGS) -lsqlite3
+
+deps:
+	@bash tools/deps.sh
+
+test-build: docext.so $(TEST_PROGS)
+
+test: deps
+	@$(MAKE) --no-print-directory test-build
+	@DOCEXT_NO_BUILD=1 SANITIZE=$(SANITIZE) bash test/run.sh $(T)
+
+# The demo shows one duplicate-key error on purpose, which makes the shell
+# exit with 1; only a worse status (a crash) fails `make demo`. The test
+# suite checks that the demo has no other error.
+demo: deps
+	@$(MAKE) -s --no-print-directory docext.so
+	@$(SHELL_PRELOAD) sqlite3 -init /dev/null -batch :memory: < examples/library.sql; \
+	  status=$$?; [ $$status -le 1 ] || { echo "demo: sqlite3 exited $$status" >&2; exit 1; }
+
+bench: deps
+	@$(MAKE) --no-print-directory docext.so $(B)/bench
+	./$(B)/bench $(N)
+
+clean:
+	rm -rf build dist docext.so
+
+-include $(wildcard $(B)/*/*.d $(B)/*.d)

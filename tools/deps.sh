@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tools/deps.sh — install the Debian 12 packages docext needs to build, test,
+# demo and benchmark, and only those that are missing. Quiet and fast (one
+# dpkg-query) when everything is already there; runs `apt-get update` once,
+# and only when something has to be installed. Uses sudo when not root.
+#
+#   build-essential   gcc, make, libc headers
+#   sqlite3           the shell: `make demo`, the sql/ tests
+#   libsqlite3-dev    sqlite3.h / sqlite3ext.h, libsqlite3.so
+#   libpcre2-dev      PCRE2 (8-bit), used for $regex
+#   python3           Debian's /usr/bin/python3, whose sqlite3 module can load
+#                     extensions (test/test_pybson.py)
+#   python3-bson      MongoDB's own BSON codec, the cross-check's reference
+#   python3-pymongo   bson.json_util imports pymongo.errors, so Extended JSON
+#                     from python-bson needs it
+set -euo pipefail
+
+packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev
+          python3 python3-bson python3-pymongo)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "tools/deps.sh: missing packages: ${missing[*]} (run as root or install sudo)" >&2
+  exit 1
+fi
+
+echo "tools/deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq >&2
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
