@@ -427,6 +427,22 @@ void docextReaderReset(DocReader *p);            /* release the current row */
 i64 docextReaderDocid(DocReader *p);
 int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr);
 
+/* Index entries (index iIx: X_idx rows with ix = iIx, or for iIx 0 the _id
+** index, X_docs.idkey), over a half-open range of key bytes [aLo, aHi). */
+/* How many entries lie in the range, counting at most nMax. */
+int docextStorageCountRange(DocStore *p, i64 iIx, const u8 *aLo, int nLo,
+                            const u8 *aHi, int nHi, i64 nMax, i64 *pnCount);
+/* A cursor yielding the document ids of a range's entries in key order
+** (then document id), or in reverse order when bDesc. Start copies the
+** bounds; Step returns SQLITE_ROW, SQLITE_DONE or an error. */
+typedef struct DocIdxCursor DocIdxCursor;
+int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur);
+void docextIdxCursorFree(DocIdxCursor *p);
+int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
+                         const u8 *aHi, int nHi, int bDesc);
+int docextIdxCursorStep(DocIdxCursor *p);
+i64 docextIdxCursorDocid(DocIdxCursor *p);
+
 /**************************************************************************
 ** Interface to docext_coll.c — the collection engine (MongoDB's write rules).
 */
@@ -493,6 +509,47 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
 int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
                     int **paOff, int *pnKey, char **pzErr);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
+/* TTL: is this stored document expired (a TTL index's field holds a date,
+** or an array of dates whose earliest, plus expireAfterSeconds, is before
+** docextClockNowMs())? Expired documents are never returned by reads. */
+int docextCollExpired(DocColl *pColl, const u8 *aDoc, int *pbExpired);
+/* Remove the expired documents of a collection that has a TTL index (one
+** range scan per TTL index; next to nothing when there is none). *pnRemoved
+** (may be NULL) receives the count. docext_coll.c calls it before every
+** write, so that an expired document never blocks one. */
+int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr);
+/* A collection's index state (docext_index.c), kept in its DocColl by
+** docext_coll.c, which frees it on close, rename and drop. */
+typedef struct DocIndexCache DocIndexCache;
+DocIndexCache **docextCollIndexCache(DocColl *pColl);      /* docext_coll.c */
+void docextIndexCacheFree(DocIndexCache *p);
+/* MongoDB's duplicate-key message for index zIndex (docext_coll.c):
+** "E11000 duplicate key error collection: books index: book_1_user_1 dup
+** key: { book: 1, user: 2 }"; sqlite3_malloc'd, NULL on OOM. */
+char *docextDupKeyMessage(DocColl *pColl, const char *zIndex, int nField,
+                          char *const *azField, const DocValue *aVal);
+
+/**************************************************************************
+** Interface to docext_update.c — update operators and replacements.
+*/
+typedef struct DocUpdate DocUpdate;
+/* Compile an update: an operator document ({$set: …, $inc: …}) or a
+** replacement document. aOptions (may be NULL) is {arrayFilters: […]}.
+** Errors in MongoDB's terms: unknown or empty operators, conflicting paths,
+** bad operands, "$" misuse. The update keeps its own copies. */
+int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr);
+int docextUpdateIsReplacement(DocUpdate *p);
+/* Apply to a validated document. iPos resolves the positional "$" (from
+** docextMatcherMatch; -1 if none: using "$" is then an error). bInsert: the
+** document is being upserted, so $setOnInsert applies. Writes the new
+** document to pOut (reset first) and *pbChanged. Errors ($inc on a
+** non-number, changing _id, a result over 16 MiB, ...) leave pOut unusable
+** and the caller changes nothing. */
+int docextUpdateApply(DocUpdate *p, const u8 *aDoc, int iPos, int bInsert,
+                      DocBuf *pOut, int *pbChanged, char **pzErr);
+void docextUpdateFree(DocUpdate *p);
+/* Registers doc_update(d, update [, options]). */
+int docextRegisterUpdateFunctions(sqlite3 *db);
 
 /**************************************************************************
 ** Interface to docext_query.c — running a find(): candidate rows from an
@@ -506,6 +563,8 @@ typedef struct DocAccess DocAccess;
 #define DOCEXT_ACCESS_DOCID  2   /* one document id */
 #define DOCEXT_ACCESS_KEYS   3   /* a set of _id keys */
 #define DOCEXT_ACCESS_RANGE  4   /* a range of _id keys within one type */
+#define DOCEXT_ACCESS_PLAN   5   /* the query's own plan (docext_plan.c):
+                                 ** set by docextQueryStart, not by callers */
 /* How candidate documents are found. Build with docextAccessInit, add keys
 ** with docextAccessAddKey, bounds with docextAccessSetBound. */
 struct DocAccess {
@@ -536,6 +595,10 @@ struct DocQuerySpec {
   const u8 *aOptions;       /* {hint, skip, limit} */
   i64 nLimit;               /* SQL LIMIT, or -1 */
   i64 nOffset;              /* SQL OFFSET, or 0 */
+  const char *zPlanIndex;   /* index EXPLAIN QUERY PLAN named (xBestIndex):
+                            ** used when it still fits the filter, or NULL */
+  int bCountOnly;           /* no document is read, only ids and counts: an
+                            ** exact index plan need not fetch documents */
 };
 void docextQuerySpecInit(DocQuerySpec *p);
 /* Check that a hint names an index of the collection (name or keys). */
@@ -553,6 +616,85 @@ i64 docextQueryDocid(DocQuery *p);
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr);
 /* The stored document itself, before projection. */
 int docextQueryStored(DocQuery *p, const u8 **paDoc, char **pzErr);
+/* What the query did, for doc_explain: index keys (or, for a collection
+** scan, documents) examined, documents read, results returned; the plan it
+** ran (NULL when an _id constraint of the vtab or the caller chose the
+** access path); whether it sorted in memory. */
+typedef struct DocQueryStats DocQueryStats;
+struct DocQueryStats {
+  i64 nKeys;
+  i64 nDocs;
+  i64 nReturned;
+  int bSortInMemory;
+};
+void docextQueryStats(DocQuery *p, DocQueryStats *pStats);
+const struct DocPlan *docextQueryPlan(DocQuery *p);
+
+/**************************************************************************
+** Interface to docext_plan.c — the query planner, doc_explain, doc_count.
+**
+** A plan is a collection scan or index scans over ranges of key bytes.
+** Ranges are half-open [lo, hi) over the concatenated keys of X_idx (or
+** X_docs.idkey for _id_); they are built with the prefix trick, which the
+** prefix-free key format of docext_cmp.c makes exact: every key that
+** starts with bytes B lies in [B, succ(B)), succ(B) being B with trailing
+** 0xFF bytes dropped and its last byte incremented.
+*/
+typedef struct DocPlan DocPlan;
+typedef struct DocPlanScan DocPlanScan;
+
+/* One index scan: sorted, disjoint ranges, read in order (all of them in
+** reverse order, each backward, when bDesc). */
+struct DocPlanScan {
+  i64 iIx;                  /* X_idx ix, or 0 for _id_ (X_docs.idkey) */
+  char *zIndex;             /* index name */
+  int bMultikey;            /* the index is multikey */
+  int bDesc;                /* read backward */
+  int nRange;
+  int *aRange;              /* per range 4 ints: lo offset, lo size, hi offset,
+                            ** hi size, in DocPlan.keys */
+  char *zBounds;            /* legacy explain indexBounds, relaxed JSON */
+  double nEst;              /* estimated entries in the ranges */
+};
+
+#define DOCEXT_PLAN_COLLSCAN 0   /* every document */
+#define DOCEXT_PLAN_INDEX    1   /* one index scan, aScan[0] */
+#define DOCEXT_PLAN_UNION    2   /* a top-level $or: each branch's scan in
+                                 ** turn, document ids de-duplicated */
+struct DocPlan {
+  int ePlan;                /* DOCEXT_PLAN_* */
+  int bNaturalDesc;         /* COLLSCAN newest first ({$natural: -1}) */
+  int nScan;
+  DocPlanScan *aScan;
+  int bDedup;               /* a document may be reached more than once */
+  int bSorted;              /* documents come in the order of the sort */
+  int bExact;               /* the entries alone answer the filters: every
+                            ** condition became bounds, index not multikey
+                            ** nor hashed (for counts; finds still check) */
+  double nEst;              /* estimated entries examined */
+  DocBuf keys;              /* the bytes of every range bound */
+};
+
+/* Choose a plan for filters aaFilter[0..nFilter) (validated BSON, ANDed),
+** a sort (or NULL), a hint (the options' hint value, or NULL). zPrefer
+** names an index to use if it fits (what EXPLAIN QUERY PLAN showed), and
+** nWant is skip+limit (-1: all) for costing a plan that yields the sort's
+** order. Errors: an unknown hint ("docext: hint: no index named 'x' on
+** books"), storage errors. */
+int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
+                  const u8 *aSort, const DocValue *pHint, const char *zPrefer,
+                  i64 nWant, DocPlan **ppPlan, char **pzErr);
+void docextPlanFree(DocPlan *p);
+/* "COLLSCAN", "IXSCAN slug_1" or "OR(IXSCAN a_1, IXSCAN b_1)", for idxStr
+** (sqlite3_malloc'd; NULL on OOM). */
+char *docextPlanLabel(const DocPlan *p);
+/* Check a hint: an index name, a key pattern, or {$natural: 1 | -1}. On
+** success *piIdx is its position in docextCollIndexes' array, or -1 for
+** $natural with *pbDesc set for -1. */
+int docextPlanResolveHint(DocColl *pColl, const DocValue *pHint, int *piIdx,
+                          int *pbDesc, char **pzErr);
+/* Registers doc_explain and doc_count. */
+int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn);
 
 /**************************************************************************
 ** Interface to docext_func.c — the scalar functions and doc_each.

@@ -84,3 +84,117 @@ int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut){
   if( fv.bFound ) *pOut = fv.v;
   return fv.bFound;
 }
+
+/*------------------------------------------------------------------------
+** The matching walker. MongoDB's query matcher reads a path differently
+** from docextPathWalk():
+**   - a missing field is reported (v==0), since {a: null} and $exists
+**     must see it; so is a path that runs into a scalar before its end;
+**   - an array met before the last component is crossed element by
+**     element: a document element gets the rest of the path, and when the
+**     next component is a number equal to the element's index the element
+**     itself is also taken (a.0 is both "element 0" and "field 0 of each
+**     document in a"); a non-document element only through its index;
+**   - an array at the end of the path is visited element by element
+**     (unless bNoLeafElems) and then as a whole, so {a: 1} and {a: [1]}
+**     both match a: [1].
+** iPos is the index of the element of the first array crossed element by
+** element (MongoDB's elemMatchKey, for the positional $), or -1.
+*/
+typedef struct MatchWalk MatchWalk;
+struct MatchWalk {
+  int bNoLeafElems;                                  /* see above */
+  int (*xVisit)(void*, const DocValue*, int);        /* the visitor */
+  void *pCtx;                                        /* its context */
+};
+
+static int mwDoc(MatchWalk *p, const u8 *aDoc, const char *z, int n, int iPos);
+
+/* Length of the first component of z[0..n). */
+static int mwComp(const char *z, int n){
+  const char *zDot = memchr(z, '.', n);
+  return zDot ? (int)(zDot - z) : n;
+}
+
+static int mwAllDigits(const char *z, int n){
+  int i;
+  if( n==0 ) return 0;
+  for(i=0; i<n; i++){
+    if( z[i]<'0' || z[i]>'9' ) return 0;
+  }
+  return 1;
+}
+
+/* pArr is an array reached by the path; z[0..n) is what follows it (when
+** bRest) or nothing. */
+static int mwArray(MatchWalk *p, const DocValue *pArr, const char *z, int n,
+                   int bRest, int iPos){
+  DocIter it;
+  int j = 0, rc = SQLITE_OK;
+  docextIterInitValue(&it, pArr);
+  if( !bRest ){
+    if( !p->bNoLeafElems ){
+      while( docextIterNext(&it) ){
+        rc = p->xVisit(p->pCtx, &it.v, iPos>=0 ? iPos : j);
+        if( rc ) return rc;
+        j++;
+      }
+    }
+    return p->xVisit(p->pCtx, pArr, iPos);
+  }else{
+    int nComp = mwComp(z, n);
+    int bLastNext = nComp==n;
+    int bNum = mwAllDigits(z, nComp);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      int bOff = bNum && it.nKey==nComp && memcmp(it.zKey, z, nComp)==0;
+      if( it.v.type==DOC_DOCUMENT ){
+        rc = mwDoc(p, it.v.p, z, n, iPos>=0 ? iPos : j);
+        if( rc==SQLITE_OK && bOff ){
+          if( bLastNext ){
+            rc = p->xVisit(p->pCtx, &it.v, iPos);
+          }else{
+            rc = mwDoc(p, it.v.p, z+nComp+1, n-nComp-1, iPos);
+          }
+        }
+      }else if( bOff ){
+        if( bLastNext ){
+          rc = p->xVisit(p->pCtx, &it.v, iPos);
+        }else if( it.v.type==DOC_ARRAY ){
+          rc = mwArray(p, &it.v, z+nComp+1, n-nComp-1, 1, iPos);
+        }
+      }
+      j++;
+    }
+  }
+  return rc;
+}
+
+/* Follow z[0..n) from the document (or array read as a document) aDoc. */
+static int mwDoc(MatchWalk *p, const u8 *aDoc, const char *z, int n, int iPos){
+  for(;;){
+    int nComp = mwComp(z, n);
+    int bLast = nComp==n;
+    DocValue v;
+    if( !docextBsonFind(aDoc, z, nComp, &v) ){
+      return p->xVisit(p->pCtx, 0, iPos);
+    }
+    if( v.type==DOC_ARRAY ){
+      if( bLast ) return mwArray(p, &v, 0, 0, 0, iPos);
+      return mwArray(p, &v, z+nComp+1, n-nComp-1, 1, iPos);
+    }
+    if( bLast ) return p->xVisit(p->pCtx, &v, iPos);
+    if( v.type!=DOC_DOCUMENT ) return p->xVisit(p->pCtx, 0, iPos);
+    aDoc = v.p;
+    z += nComp+1;
+    n -= nComp+1;
+  }
+}
+
+int docextPathWalkMatch(const u8 *aDoc, const char *zPath, int nPath, int bNoLeafElems,
+                        int (*xVisit)(void *pCtx, const DocValue *v, int iPos), void *pCtx){
+  MatchWalk w;
+  w.bNoLeafElems = bNoLeafElems;
+  w.xVisit = xVisit;
+  w.pCtx = pCtx;
+  return mwDoc(&w, aDoc, zPath, nPath, -1);
+}

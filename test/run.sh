@@ -16,6 +16,8 @@
 #                          exit without failures counted, is 1 failed)
 #   sql/NAME.sql           run by the sqlite3 shell, output (errors included)
 #                          compared with sql/expected/NAME.out: 1 test each
+#   test/diff_*.sh         differential tests against mingo/sift (node);
+#                          their counts are added up
 #   test/test_pybson.py    cross-check with python-bson, run by Debian's
 #                          /usr/bin/python3; its counts are added up
 #   examples/NAME.sql      runs with no error but the E11000 it shows on purpose
@@ -208,6 +210,17 @@ if [ "$update" != 1 ]; then
   done
   if selected test_pybson; then
     counted test_pybson "${python_env[@]}" "$python" test/test_pybson.py
+  fi
+  # Differential tests against independent MongoDB-semantics libraries
+  # (node + npm; the scripts install their pinned packages under build/).
+  # They test semantics, so they run on the plain build only: node would not
+  # survive a preloaded ASan runtime, and the C tests cover memory safety.
+  if [ "$SANITIZE" != 1 ]; then
+    for diff in test/diff_*.sh; do
+      [ -f "$diff" ] || continue
+      name=${diff#test/}; name=${name%.sh}
+      selected "$name" && counted "$name" bash "$diff"
+    done
   fi
   selected exports && exports
 fi

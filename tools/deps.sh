@@ -13,6 +13,10 @@
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
 #   python3-pymongo   bson.json_util imports pymongo.errors, so Extended JSON
 #                     from python-bson needs it
+#   nodejs, npm       the differential tests (mingo, sift from the npm
+#                     registry); checked by command, not by package, because
+#                     a NodeSource nodejs bundles npm and conflicts with
+#                     Debian's npm package
 set -euo pipefail
 
 packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev
@@ -23,6 +27,9 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = installed ] || missing+=("$p")
 done
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,0 +1,610 @@
+#!/usr/bin/python3
+"""test/diff_query.py — the checking half of the differential query test
+(test/diff_query.sh runs test/diff_query.js first, then this).
+
+    /usr/bin/python3 test/diff_query.py CASES.jsonl [-v]
+
+Loads docext (./docext.so, or $DOCEXT_SO without the suffix) into SQLite,
+evaluates SELECT doc_match(doc, filter) for every case the generator wrote,
+and compares docext's answer with mingo's and sift's.
+
+A case passes when docext agrees with every library that gave an answer,
+or where it does not, the disagreement is one of KNOWN below: a kind of
+case where the library departs from MongoDB's documented behaviour, with
+the rule that decides it. A case no library could answer (both threw: an
+operator or option they lack) is "unchecked", not passed. Anything else is
+a failure, printed with its document and filter. The last line is
+"N passed, M failed"; the exit status is non-zero when M > 0.
+"""
+import json
+import os
+import re
+import sqlite3
+import sys
+
+
+def parse_shell(text):
+    """A mongo shell text of the generator (a subset: JSON plus ISODate("…")
+    and /re/flags) as Python values: dates as ('date', iso), regexes as
+    ('regex', source, flags)."""
+    pos = 0
+
+    def ws():
+        nonlocal pos
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+
+    def value():
+        nonlocal pos
+        ws()
+        ch = text[pos]
+        if ch == "{":
+            pos += 1
+            out = {}
+            ws()
+            if text[pos] == "}":
+                pos += 1
+                return out
+            while True:
+                ws()
+                key = string()
+                ws()
+                assert text[pos] == ":"
+                pos += 1
+                out[key] = value()
+                ws()
+                if text[pos] == ",":
+                    pos += 1
+                    continue
+                assert text[pos] == "}"
+                pos += 1
+                return out
+        if ch == "[":
+            pos += 1
+            out = []
+            ws()
+            if text[pos] == "]":
+                pos += 1
+                return out
+            while True:
+                out.append(value())
+                ws()
+                if text[pos] == ",":
+                    pos += 1
+                    continue
+                assert text[pos] == "]"
+                pos += 1
+                return out
+        if ch == '"':
+            return string()
+        if text.startswith("ISODate(", pos):
+            pos += len("ISODate(")
+            iso = string()
+            assert text[pos] == ")"
+            pos += 1
+            return ("date", iso)
+        if ch == "/":
+            end = pos + 1
+            while text[end] != "/":
+                end += 2 if text[end] == "\\" else 1
+            src = text[pos + 1:end]
+            pos = end + 1
+            flags = ""
+            while pos < len(text) and text[pos].isalpha():
+                flags += text[pos]
+                pos += 1
+            return ("regex", src, flags)
+        for word, val in (("null", None), ("true", True), ("false", False)):
+            if text.startswith(word, pos):
+                pos += len(word)
+                return val
+        m = re.compile(r"-?[0-9.eE+-]+").match(text, pos)
+        pos = m.end()
+        num = m.group(0)
+        return float(num) if any(c in num for c in ".eE") else int(num)
+
+    def string():
+        nonlocal pos
+        dec = json.JSONDecoder()
+        val, end = dec.raw_decode(text, pos)
+        pos = end
+        return val
+
+    return value()
+
+
+# ---------------------------------------------------------------------------
+# Known disagreements: (library or "*", name, reason, predicate(case, docext,
+# lib)). Each kind is a place where a library departs from MongoDB's
+# documented behaviour (the reason cites the rule; every kind was found by
+# this test, reduced to a small case and checked against MongoDB's sources,
+# its jstests or its documentation). A predicate says whether the case has
+# that kind's structure — a filter operator meeting the document shape the
+# rule is about — judged from the parsed case alone (reach() below reads
+# paths independently of docext). It never looks at docext's answer, so a
+# disagreement only passes where the library is known to go wrong; docext
+# bugs elsewhere still fail. The same rules are unit-tested against exact
+# answers in test/test_match.c.
+KNOWN = []
+
+
+def known(lib, name, reason):
+    def deco(fn):
+        KNOWN.append((lib, name, reason, fn))
+        return fn
+    return deco
+
+
+def top_leaves(f):
+    """(path, op, operand) of the filter's conditions on the document itself
+    (through $and/$or/$nor, $not and $all; not inside $elemMatch, whose
+    paths are relative to array elements). op is None for {path: value}."""
+    out = []
+    for k, v in f.items():
+        if k in ("$and", "$or", "$nor"):
+            for sub in v:
+                out.extend(top_leaves(sub))
+        elif k.startswith("$"):
+            continue
+        elif isinstance(v, dict) and v and next(iter(v)).startswith("$"):
+            out.extend(path_ops(k, v))
+        else:
+            out.append((k, None, v))
+    return out
+
+
+def path_ops(k, ops):
+    """(path, op, operand) of an operator document, through $not."""
+    out = []
+    for op, arg in ops.items():
+        out.append((k, op, arg))
+        if op == "$not" and isinstance(arg, dict):
+            out.extend(path_ops(k, arg))
+    return out
+
+
+def reach(doc, path):
+    """What MongoDB's matcher reaches on a dotted path, as a list of
+    (value, how) with how "plain", "elem" (through a document element of an
+    array), "missing" or "elem-missing"; and flags: "nondoc" (the path ran
+    on through an array with no document element: empty, or scalars or
+    arrays among its elements), "nested" (an array directly inside an array
+    on the way or at the end), "numfield" (a numeric component after an
+    array was also looked up as a field of the array's document elements),
+    "intostring" (the path went on after reaching a string), "arrays" (how
+    many arrays the path went on through).
+    Independent of docext: a plain reading of MongoDB's rules, used only to
+    classify disagreements, never to decide a match."""
+    parts = path.split(".")
+    out = []
+    flags = {"nondoc": False, "nested": False, "numfield": False, "intostring": False,
+             "arrays": 0}
+
+    def go(v, i, how):
+        if i == len(parts):
+            out.append((v, how))
+            return
+        if isinstance(v, dict):
+            if parts[i] in v:
+                go(v[parts[i]], i + 1, how)
+            else:
+                out.append(("<missing>", "missing" if how == "plain" else "elem-missing"))
+            return
+        if isinstance(v, list):
+            flags["arrays"] += 1
+            if not v or any(not isinstance(el, dict) for el in v):
+                flags["nondoc"] = True
+            if any(isinstance(el, list) for el in v):
+                flags["nested"] = True
+            for j, el in enumerate(v):
+                if isinstance(el, dict):
+                    if parts[i].isdigit():
+                        flags["numfield"] = True
+                    go(el, i, "elem")
+                if parts[i] == str(j):
+                    go(el, i + 1, how)
+            return
+        if isinstance(v, str):
+            flags["intostring"] = True
+        out.append(("<missing>", "missing" if how == "plain" else "elem-missing"))
+
+    if isinstance(doc, dict):
+        go(doc, 0, "plain")
+    if any(isinstance(v, list) and any(isinstance(x, list) for x in v) for v, _ in out):
+        flags["nested"] = True
+    return out, flags
+
+
+def type_class(v):
+    if v is None or v == "<missing>":
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return v[0]                     # ("date", …), ("regex", …)
+
+
+def all_leaves(f, doc):
+    """(path, op, operand, reached, flags) for every operator of filter f
+    applied to doc (see reach()), $elemMatch included: its operators get the
+    elements of the arrays at its path as values, its query document is
+    applied to each document (or array) element."""
+    out = []
+    for path, op, arg in top_leaves(f):
+        r, fl = reach(doc, path)
+        out.append((path, op, arg, r, fl))
+        subs = []
+        if op == "$elemMatch" and isinstance(arg, dict):
+            subs = [arg]
+        elif op == "$all" and isinstance(arg, list):
+            subs = [el["$elemMatch"] for el in arg if isinstance(el, dict)
+                    and isinstance(el.get("$elemMatch"), dict)]
+        elems = [x for v, h in r if isinstance(v, list) for x in v]
+        for sub in subs:
+            if sub and next(iter(sub)).startswith("$") and next(iter(sub)) not in ("$and", "$or", "$nor"):
+                for p2, op2, a2 in path_ops(path, sub):
+                    out.append((path, op2, a2, [(el, "plain") for el in elems], fl))
+            else:
+                for el in elems:
+                    if isinstance(el, list):
+                        el = {str(i): x for i, x in enumerate(el)}
+                    if isinstance(el, dict):
+                        out.extend(all_leaves(sub, el))
+    return out
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def leaves_with(case, pred):
+    """Paths of the top-level leaves for which pred(path, op, arg, reached,
+    flags) holds (see reach())."""
+    return [path for path, op, arg, r, fl in all_leaves(case["_filter"], case["_doc"])
+            if pred(path, op, arg, r, fl)]
+
+
+@known("*", "path-through-non-document-array",
+       "MongoDB reads a field name after an array only in the array's document "
+       "elements (and a numeric component as an index): an empty array, scalars "
+       "and arrays nested directly in the array yield nothing, not a missing value "
+       "(jstests/core/query/null_query_semantics.js: {'a.b': null} does not match "
+       "a: [], a: [[]] or a: [1, 'string', 4]); and an array at the end of a path "
+       "is matched element by element and as a whole, never flattened further "
+       "({a: 5} does not match a: [[5]]). The libraries descend into nested "
+       "arrays or treat such paths as missing.")
+def _k_nondoc(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl: fl["nondoc"] or fl["nested"]))
+
+
+@known("mingo", "missing-vs-null-range",
+       "MongoDB's comparison treats a missing field as null for $gte/$lte: "
+       "{$gte: null} and {$lte: null} match a missing field (null and missing "
+       "sort equal; null_query_semantics.js 'a: {$not: {$gte: null}}' excludes "
+       "no_a). mingo does not match missing for $gte/$lte null.")
+def _k_range_null(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op in ("$gte", "$lte") and a is None
+                            and any(v == "<missing>" for v, h in r)))
+
+
+@known("mingo", "null-in-array-document",
+       "{'a.b': null} (and $in/$nin with null, $ne: null, $exists) also looks at each "
+       "document in array a: one without b counts as b: null "
+       "(null_query_semantics.js: a: [{b: 3}, {}] matches {'a.b': null}). mingo "
+       "collects only the present values.")
+def _k_null_elem(case, dx, lx):
+    def pred(p, op, a, r, fl):
+        if not any(h == "elem-missing" for v, h in r):
+            return False
+        if op in (None, "$eq", "$ne") and a is None:
+            return True
+        if op in ("$in", "$nin", "$all") and isinstance(a, list) and None in a:
+            return True
+        return op in ("$exists", "$gte", "$lte", "$not", "$type", "$size")
+    return bool(leaves_with(case, pred))
+
+
+@known("mingo", "array-operator-on-collected-values",
+       "$size, $type: 'array' and $all/$elemMatch see the array stored at the path; values "
+       "gathered from several documents of an array are not an array "
+       "(MongoDB: $size 'matches any array with the number of elements specified'; "
+       "{'a.b': {$size: 1}} over a: [{b: 1}] does not match). mingo tests the "
+       "collected list of values as if it were an array.")
+def _k_collected(case, dx, lx):
+    def pred(p, op, a, r, fl):
+        if not any(h.startswith("elem") for v, h in r):
+            return False
+        return op in ("$size", "$type", "$all", "$elemMatch", "$not") or \
+            (op in (None, "$eq", "$ne", "$in", "$nin") and isinstance(a, list))
+    return bool(leaves_with(case, pred))
+
+
+@known("*", "mod-on-non-number",
+       "$mod matches numbers only (MongoDB's ModMatchExpression returns false for "
+       "any non-numeric value); the libraries coerce null, missing, booleans "
+       "or dates to numbers.")
+def _k_mod(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op == "$mod" and any(not is_number(v) for v, h in r)))
+
+
+@known("mingo", "bits-on-non-number",
+       "The bit operators match only numbers (whole, representable as int64) and "
+       "BinData; any other value, a missing field included, never matches "
+       "(MongoDB's BitTestMatchExpression). mingo treats a non-number as 0 "
+       "(so $bitsAllClear/$bitsAnyClear and an empty mask match it) and tests "
+       "fractional doubles.")
+def _k_bits(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            (op or "").startswith("$bits")
+                            and any(not is_number(v) or v != int(v) for v, h in r)))
+
+
+@known("*", "numeric-component-as-field",
+       "After an array, MongoDB reads a numeric path component both as an index "
+       "and as a field name in every document element (so 'a.0' also reaches "
+       "field '0' of each document in a), and a document element without that "
+       "field reads as missing, i.e. null (MongoDB's "
+       "BSONElementIterator; minimongo's suite: {'x.1.y': null} matches "
+       "x: [7, {y: 8}, 9], 'from trying 1 as key in the plain object'). The "
+       "libraries only index.")
+def _k_numfield(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl: fl["numfield"]))
+
+
+@known("*", "elemmatch-filter-on-non-documents",
+       "$elemMatch with a query document ({a: {$elemMatch: {b: 1}}}) applies it "
+       "to the array's elements that are documents (or arrays); a scalar element "
+       "never matches it (MongoDB's ElemMatchObjectMatchExpression). The "
+       "libraries apply the filter to scalars too, where {b: {$ne: 1}} or "
+       "{b: {$exists: false}} then hold.")
+def _k_elem_obj(lib, case, dx, lx):
+    # With documents and scalars in the array, the generator asked the
+    # library again about the document without those scalars (which cannot
+    # change MongoDB's answer, see noScalarDoc in diff_query.js): the
+    # disagreement is this one only if that answer is docext's.
+    if lib + "_noscalars" in case:
+        return case[lib + "_noscalars"] == dx
+    # Otherwise only arrays of scalars: there the library's answer can only
+    # come from applying the query to scalars.
+    def scalars_only(r):
+        return any(isinstance(v, list) and v and
+                   all(not isinstance(x, (dict, list)) for x in v) for v, h in r)
+
+    def pred(p, op, a, r, fl):
+        if op == "$all" and isinstance(a, list):
+            return any(isinstance(el, dict) and "$elemMatch" in el for el in a) and scalars_only(r)
+        if op != "$elemMatch" or not isinstance(a, dict):
+            return False
+        if a and next(iter(a)).startswith("$") and next(iter(a)) not in ("$and", "$or", "$nor"):
+            return False
+        return scalars_only(r)
+    return bool(leaves_with(case, pred))
+
+
+@known("mingo", "in-whole-array",
+       "$in and $nin compare each value with the array itself as well as with "
+       "its elements, as equality does: {a: {$in: [[1, 2]]}} matches a: [1, 2] "
+       "(MongoDB: 'If the field holds an array, $in selects the documents whose "
+       "field holds an array that contains at least one element that matches a "
+       "value', and an array value equal to the whole array matches). mingo "
+       "compares elements only.")
+def _k_in_array(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op in ("$in", "$nin") and isinstance(a, list)
+                            and any(isinstance(x, list) for x in a)
+                            and any(isinstance(v, list) for v, h in r)))
+
+
+@known("mingo", "all-on-non-array",
+       "$all is an $and of equalities, so it also matches a field that is not "
+       "an array: {a: {$all: ['x']}} matches a: 'x' (MongoDB docs: $all is "
+       "equivalent to an $and of the specified values). mingo requires an array.")
+def _k_all_scalar(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op == "$all" and any(not isinstance(v, list) for v, h in r)))
+
+
+@known("sift", "null-is-not-an-empty-array",
+       "An empty array is neither null nor missing: {a: null}, {a: {$in: [null]}} "
+       "and {a: {$lte: null}} do not match a: [] (null_query_semantics.js: "
+       "a_empty_array is not among the results of {a: {$eq: null}}). sift "
+       "treats [] as null.")
+def _k_empty_null(case, dx, lx):
+    def pred(p, op, a, r, fl):
+        if not any(v == [] for v, h in r):
+            return False
+        if op in (None, "$eq", "$ne", "$lte", "$gte", "$lt", "$gt") and a is None:
+            return True
+        return op in ("$in", "$nin", "$all") and isinstance(a, list) and None in a
+    return bool(leaves_with(case, pred))
+
+
+@known("sift", "comparison-across-types",
+       "$gt, $gte, $lt and $lte only match values of the operand's BSON type "
+       "class (numbers with numbers, strings with strings, dates with dates; "
+       "null only with null/missing): {a: {$gt: 5}} never matches a string, "
+       "{$lte: ISODate()} never matches a number, {$gt: null} matches nothing "
+       "(MongoDB docs, 'Comparison/Sort Order' and 'Query for Null'). sift "
+       "compares across types with JavaScript's coercions.")
+def _k_cross(case, dx, lx):
+    def pred(p, op, a, r, fl):
+        if op not in ("$gt", "$gte", "$lt", "$lte"):
+            return False
+        ta = type_class(a)
+        vals = [v for v, h in r]
+        for v in list(vals):
+            if isinstance(v, list):
+                vals.extend(v)
+        return any(type_class(v) != ta for v in vals)
+    return bool(leaves_with(case, pred))
+
+
+@known("mingo", "type-or-bits-on-array-elements",
+       "$type and the bit operators test each element of an array field "
+       "(MongoDB 3.6+: '$type now matches array elements'; any element "
+       "satisfying the bit test matches). mingo tests the array as a whole.")
+def _k_type_elems(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            (op == "$type" or (op or "").startswith("$bits"))
+                            and any(isinstance(v, list) or h == "elem" for v, h in r)))
+
+
+@known("*", "mod-truncates-doubles",
+       "$mod truncates a double (or decimal) dividend toward zero before taking "
+       "the remainder: {a: {$mod: [4, 2]}} matches a: 2.25 (MongoDB docs, $mod: "
+       "'truncates ... towards zero'; ModMatchExpression uses std::trunc). The "
+       "libraries take JavaScript's fractional remainder.")
+def _k_mod_trunc(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op == "$mod" and any(is_number(v) and v != int(v) for v, h in r)))
+
+
+@known("sift", "path-into-string",
+       "A path component after a string reaches nothing: {'c.1': ...} does "
+       "not look at the characters of c: 'ab' (BSON strings have no fields; "
+       "MongoDB yields a missing value there). sift indexes into the string.")
+def _k_into_string(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl: fl["intostring"]))
+
+
+@known("mingo", "arrays-reached-through-documents",
+       "When a path crosses an array of documents and reaches arrays, MongoDB "
+       "tests each element of every array reached, and each array whole "
+       "({'a.b': 1} matches a: [{b: [3, 1]}, {b: [{x: 2}]}]: 'match if any "
+       "element matches'), however many arrays of documents the path crosses. "
+       "mingo loses or nests values when one of the reached arrays holds "
+       "documents or the path crosses two arrays.")
+def _k_arrays_through_docs(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            fl["arrays"] >= 2
+                            or any(isinstance(v, list) and h == "elem" for v, h in r)))
+
+
+@known("sift", "documents-in-in-are-values",
+       "A document operand of $eq/$ne, or among the values of $in/$nin, is a value, "
+       "compared with the field as a whole document, field order included "
+       "({a: {$in: [{b: null}]}} matches only a: {b: null}; MongoDB docs, "
+       "'Match an Embedded Document': exact match). sift reads it as a "
+       "nested query.")
+def _k_doc_values(case, dx, lx):
+    def plain_doc(x):
+        return isinstance(x, dict) and not any(k.startswith("$") for k in x)
+
+    def pred(p, op, a, r, fl):
+        if op in ("$eq", "$ne"):
+            return plain_doc(a)
+        return op in ("$in", "$nin") and isinstance(a, list) and any(plain_doc(x) for x in a)
+    return bool(leaves_with(case, pred))
+
+
+@known("sift", "type-null",
+       "{$type: 'null'} (code 10) matches a stored null and nothing else: "
+       "not a missing field, not a path that ends early (MongoDB docs, $type: "
+       "'null' is BSON type 10; 'Query for Null or Missing Fields': "
+       "{item: {$type: 10}} matches only documents whose item is null). sift "
+       "does not match null for code 10 and matches missing paths for 'null'.")
+def _k_type_null(case, dx, lx):
+    return bool(leaves_with(case, lambda p, op, a, r, fl:
+                            op == "$type" and (a in ("null", 10) or (isinstance(a, list) and
+                                                                     ("null" in a or 10 in a)))))
+
+
+def classify(lib, case, dx, lx):
+    for klib, name, reason, fn in KNOWN:
+        if klib not in (lib, "*"):
+            continue
+        if fn is _k_elem_obj:
+            if fn(lib, case, dx, lx):
+                return name
+        elif fn(case, dx, lx):
+            return name
+    return None
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("-")]
+    verbose = "-v" in sys.argv
+    cases = [json.loads(line) for line in open(args[0]) if line.strip()]
+    so = os.environ.get("DOCEXT_SO", "./docext")
+    conn = sqlite3.connect(":memory:")
+    conn.enable_load_extension(True)
+    conn.load_extension(so)
+
+    passed = failed = unchecked = 0
+    agree = {"mingo": 0, "sift": 0}
+    answered = {"mingo": 0, "sift": 0}
+    kinds = {}
+    shown = 0
+    n_match = 0
+    n_error = 0
+    n_both_differ = 0
+    for c in cases:
+        try:
+            dx = conn.execute("SELECT doc_match(?, ?)", (c["doc"], c["filter"])).fetchone()[0]
+        except sqlite3.Error as e:
+            dx = "E: " + str(e)
+        if dx == 1:
+            n_match += 1
+        elif isinstance(dx, str):
+            n_error += 1
+        if not isinstance(c["mingo"], str) and c["mingo"] == c["sift"] and c["mingo"] != dx:
+            n_both_differ += 1
+        c["_doc"] = parse_shell(c["doc"])
+        c["_filter"] = parse_shell(c["filter"])
+        ok = True
+        any_answer = False
+        for lib in ("mingo", "sift"):
+            lx = c[lib]
+            if isinstance(lx, str):
+                continue                      # the library cannot evaluate it
+            any_answer = True
+            answered[lib] += 1
+            if dx == lx:
+                agree[lib] += 1
+                continue
+            kind = classify(lib, c, dx, lx)
+            if kind:
+                kinds[(lib, kind)] = kinds.get((lib, kind), 0) + 1
+                if verbose:
+                    print("known %s/%s: %s %s docext=%s %s=%s" % (lib, kind, c["doc"], c["filter"], dx, lib, lx))
+            else:
+                ok = False
+        if not any_answer:
+            unchecked += 1
+            if isinstance(dx, str) and verbose:
+                print("unchecked (docext error): %s %s %s" % (c["doc"], c["filter"], dx))
+            continue
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            if shown < 40 or verbose:
+                shown += 1
+                print("FAIL #%d doc %s\n     filter %s\n     docext=%s mingo=%s sift=%s"
+                      % (c["i"], c["doc"], c["filter"], dx, c["mingo"], c["sift"]))
+
+    print("cases: %d; docext matched %d, did not match %d, raised an error for %d"
+          % (len(cases), n_match, len(cases) - n_match - n_error, n_error))
+    print("cases where mingo and sift agree with each other and not with docext: %d"
+          % n_both_differ)
+    for lib in ("mingo", "sift"):
+        print("%s: answered %d, docext agrees on %d" % (lib, answered[lib], agree[lib]))
+    for (lib, kind), n in sorted(kinds.items()):
+        reason = next(r for l, nm, r, f in KNOWN if nm == kind)
+        print("known disagreement with %s, %s: %d case(s) — %s" % (lib, kind, n, reason))
+    print("unchecked (no library could evaluate): %d" % unchecked)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
