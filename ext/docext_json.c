@@ -231,6 +231,21 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
   while( p->rc==SQLITE_OK ){
     int i = p->i;
     int c;
+    /* Eight plain bytes at a time: none a quote, a backslash, a control
+    ** character or non-ASCII (the "has a zero byte" bit trick). */
+    while( i+8<=p->n ){
+      u64 w, d, s1, b;
+      memcpy(&w, &z[i], 8);
+      d = w ^ 0x2222222222222222ULL;            /* '"'  -> 0 */
+      s1 = w ^ 0x2727272727272727ULL;           /* '\'' -> 0 */
+      b = w ^ 0x5C5C5C5C5C5C5C5CULL;            /* '\\' -> 0 */
+      if( ((((w - 0x2020202020202020ULL) & ~w)
+          | ((d - 0x0101010101010101ULL) & ~d)
+          | ((s1 - 0x0101010101010101ULL) & ~s1)
+          | ((b - 0x0101010101010101ULL) & ~b)
+          | w) & 0x8080808080808080ULL) ) break;
+      i += 8;
+    }
     while( i<p->n && (c = (u8)z[i])!=q && c!='\\' && c>=0x20 && c<0x80 ) i++;
     docextBufAppend(&p->rc, pBuf, &z[p->i], i - p->i);
     p->i = i;
