@@ -7,7 +7,9 @@
 ** document limits of INTERFACE.md §2 (field names, _id type), putting _id
 ** first (generating an ObjectId when missing), the _id index's uniqueness
 ** with MongoDB's E11000 message, and the conflict modes of INSERT OR
-** IGNORE / OR REPLACE.
+** IGNORE / OR REPLACE. Every write also keeps the secondary indexes
+** (docextIndexUpdate, docext_index.c) and first sweeps expired documents
+** when the collection has a TTL index (docextCollTtlSweep).
 */
 #include "docextInt.h"
 
@@ -15,6 +17,7 @@ struct DocColl {
   DocStore *pStore;
   char *zDisplay;           /* "books", or "aux.books" outside main */
   DocReader *pOld;          /* reads a document before it is replaced */
+  DocIndexCache *pIdxCache; /* index definitions etc. (docext_index.c) */
 };
 
 int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
@@ -46,6 +49,7 @@ int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
 
 void docextCollClose(DocColl *p){
   if( p ){
+    docextIndexCacheFree(p->pIdxCache);
     docextReaderFree(p->pOld);
     docextStorageClose(p->pStore);
     sqlite3_free(p->zDisplay);
@@ -54,6 +58,8 @@ void docextCollClose(DocColl *p){
 }
 
 int docextCollDestroy(DocColl *p){
+  docextIndexCacheFree(p->pIdxCache);
+  p->pIdxCache = 0;
   docextReaderFree(p->pOld);
   p->pOld = 0;
   return docextStorageDestroy(p->pStore);
@@ -61,6 +67,8 @@ int docextCollDestroy(DocColl *p){
 
 int docextCollRename(DocColl *p, const char *zNew){
   int rc;
+  docextIndexCacheFree(p->pIdxCache);   /* its statements name the old tables */
+  p->pIdxCache = 0;
   docextReaderFree(p->pOld);
   p->pOld = 0;
   rc = docextStorageRename(p->pStore, zNew);
@@ -77,6 +85,7 @@ int docextCollRename(DocColl *p, const char *zNew){
 }
 
 DocStore *docextCollStore(DocColl *p){ return p->pStore; }
+DocIndexCache **docextCollIndexCache(DocColl *p){ return &p->pIdxCache; }
 const char *docextCollName(DocColl *p){ return p->zDisplay; }
 
 /*------------------------------------------------------------------------
@@ -180,19 +189,38 @@ static void firstValue(const u8 *aDoc, DocValue *pId){
 }
 
 /* "E11000 duplicate key error collection: books index: _id_ dup key:
-** { _id: 1 }", as MongoDB words it. */
-static char *dupKeyMessage(DocColl *p, const char *zIndex, const char *zField,
-                           const DocValue *v){
+** { _id: 1 }", as MongoDB words it; a compound index lists every field:
+** "{ book: 1, user: 2 }". Used by the _id index here and by every unique
+** secondary index (docext_index.c). */
+char *docextDupKeyMessage(DocColl *p, const char *zIndex, int nField,
+                          char *const *azField, const DocValue *aVal){
   DocBuf b;
-  int rc = SQLITE_OK;
-  char *z;
+  int rc = SQLITE_OK, i;
   memset(&b, 0, sizeof(b));
   docextBufAppendf(&rc, &b, "E11000 duplicate key error collection: %s index: %s "
-                   "dup key: { %s: ", p->zDisplay, zIndex, zField);
-  docextJsonWriteValue(&rc, &b, v, DOCEXT_JSON_SHELL);
+                   "dup key: { ", p->zDisplay, zIndex);
+  for(i=0; i<nField; i++){
+    docextBufAppendf(&rc, &b, "%s%s: ", i ? ", " : "", azField[i]);
+    docextJsonWriteValue(&rc, &b, &aVal[i], DOCEXT_JSON_SHELL);
+  }
   docextBufAppendStr(&rc, &b, " }");
-  z = docextBufDetachText(&rc, &b);
-  return z;
+  return docextBufDetachText(&rc, &b);
+}
+
+static char *idDupMessage(DocColl *p, const DocValue *pId){
+  static char zId[] = "_id";
+  char *azField[1];
+  azField[0] = zId;
+  return docextDupKeyMessage(p, "_id_", 1, azField, pId);
+}
+
+/* 1 if the collection has secondary indexes (so a write must read the
+** document it changes); 0 with *pRc set on error. */
+static int hasIndexes(DocColl *p, int *pRc, char **pzErr){
+  DocIndex *aIdx = 0;
+  int nIdx = 0;
+  *pRc = docextCollIndexes(p, &aIdx, &nIdx, pzErr);
+  return *pRc==SQLITE_OK && nIdx>1;
 }
 
 /* Encode the _id key of a prepared document into pKey. */
@@ -231,23 +259,42 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char
 
   memset(&doc, 0, sizeof(doc));
   docextBufInit(&key, aKeySpace, sizeof(aKeySpace));
-  rc = docextCollPrepare(aDoc, &doc, &aStore, pzErr);
+  rc = docextCollTtlSweep(p, 0, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollPrepare(aDoc, &doc, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = idKey(aStore, &key, &id);
   if( rc==SQLITE_OK ){
     rc = docextStorageFindKey(p->pStore, key.a, (int)key.n, &iOld);
     if( rc==SQLITE_DONE ){
       rc = docextStorageInsert(p->pStore, key.a, (int)key.n,
                                aStore, docextGetI32(aStore), piDoc);
+      if( rc==SQLITE_OK ){
+        rc = docextIndexUpdate(p, *piDoc, 0, aStore, pzErr);
+        if( rc!=SQLITE_OK ){
+          /* The index checks failed and wrote nothing: take the document
+          ** out again, so that nothing of this insert stays (an E11000 is
+          ** SQLITE_CONSTRAINT, which SQLite skips under INSERT OR IGNORE). */
+          docextStorageDelete(p->pStore, *piDoc);
+        }
+      }
     }else if( rc==SQLITE_ROW ){
       if( eConflict==SQLITE_IGNORE ){
         *piDoc = iOld;
         rc = SQLITE_OK;
       }else if( eConflict==SQLITE_REPLACE ){
         *piDoc = iOld;
-        rc = docextStorageReplace(p->pStore, iOld, key.a, (int)key.n,
-                                  aStore, docextGetI32(aStore));
+        rc = SQLITE_OK;
+        if( hasIndexes(p, &rc, pzErr) ){
+          const u8 *aOld = 0;
+          rc = readDoc(p, iOld, &aOld, pzErr);
+          if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iOld, aOld, aStore, pzErr);
+          docextReaderReset(p->pOld);
+        }
+        if( rc==SQLITE_OK ){
+          rc = docextStorageReplace(p->pStore, iOld, key.a, (int)key.n,
+                                    aStore, docextGetI32(aStore));
+        }
       }else{
-        *pzErr = dupKeyMessage(p, "_id_", "_id", &id);
+        *pzErr = idDupMessage(p, &id);
         rc = SQLITE_CONSTRAINT;
       }
     }
@@ -261,12 +308,20 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
   DocBuf doc, keyOld, keyNew;
   const u8 *aOld = 0, *aStore = 0;
   DocValue idOld, idNew;
+  i64 nSwept = 0;
   int rc;
 
   memset(&doc, 0, sizeof(doc));
   memset(&keyOld, 0, sizeof(keyOld));
   memset(&keyNew, 0, sizeof(keyNew));
-  rc = readDoc(p, iDoc, &aOld, pzErr);
+  rc = docextCollTtlSweep(p, &nSwept, pzErr);
+  if( rc==SQLITE_OK ) rc = readDoc(p, iDoc, &aOld, pzErr);
+  if( rc==SQLITE_ERROR && nSwept>0 ){
+    /* The document expired and the sweep just removed it: nothing to do. */
+    sqlite3_free(*pzErr);
+    *pzErr = 0;
+    return SQLITE_OK;
+  }
   if( rc==SQLITE_OK ) rc = idKey(aOld, &keyOld, &idOld);
   if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
     /* A replacement without _id keeps the old one: build {_id, ...aNew}. */
@@ -287,7 +342,6 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
     memset(&prepared, 0, sizeof(prepared));
     rc = docextCollPrepare(aNew, &prepared, &aStore, pzErr);
     if( rc==SQLITE_OK ) rc = idKey(aStore, &keyNew, &idNew);
-    docextReaderReset(p->pOld);     /* aOld is not used past this point */
     if( rc==SQLITE_OK && (keyNew.n!=keyOld.n || memcmp(keyNew.a, keyOld.a, keyNew.n)) ){
       DocBuf msg;
       memset(&msg, 0, sizeof(msg));
@@ -297,6 +351,8 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
       *pzErr = docextBufDetachText(&rc, &msg);
       if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
     }
+    if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iDoc, aOld, aStore, pzErr);
+    docextReaderReset(p->pOld);     /* aOld is not used past this point */
     if( rc==SQLITE_OK ){
       rc = docextStorageReplace(p->pStore, iDoc, keyNew.a, (int)keyNew.n,
                                 aStore, docextGetI32(aStore));
@@ -310,6 +366,22 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
 }
 
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
-  (void)pzErr;
-  return docextStorageDelete(p->pStore, iDoc);
+  int rc = docextCollTtlSweep(p, 0, pzErr);
+  if( rc==SQLITE_OK && hasIndexes(p, &rc, pzErr) ){
+    DocScan scan;
+    memset(&scan, 0, sizeof(scan));
+    scan.eScan = DOCEXT_SCAN_DOCID;
+    scan.iDoc = iDoc;
+    rc = docextReaderStart(p->pOld, &scan);
+    if( rc==SQLITE_OK ) rc = docextReaderStep(p->pOld);
+    if( rc==SQLITE_DONE ) return SQLITE_OK;   /* gone already (a TTL sweep) */
+    if( rc==SQLITE_ROW ){
+      const u8 *aOld = 0;
+      rc = docextReaderDoc(p->pOld, &aOld, pzErr);
+      if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iDoc, aOld, 0, pzErr);
+    }
+    docextReaderReset(p->pOld);
+  }
+  if( rc==SQLITE_OK ) rc = docextStorageDelete(p->pStore, iDoc);
+  return rc;
 }

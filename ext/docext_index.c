@@ -1,0 +1,2640 @@
+/*
+** docext_index.c — secondary indexes: definitions, keys, maintenance, TTL,
+** and the index commands (doc_create_index, doc_drop_index, doc_indexes,
+** doc_check, doc_stats, doc_ttl_sweep).
+**
+** ENTRIES. X_idx(ix, key, docid) WITHOUT ROWID holds every secondary
+** index: ix is X_idxdef.id, key the concatenation, field by field, of
+** docextKeyAppend() of the value (bDesc for a -1 field), docid the
+** document's X_docs.id. The _id index is X_docs.idkey (docext_storage.c);
+** it is described by a DocIndex too (iId 0, "_id_") but never written here.
+**
+** DEFINITIONS. X_idxdef(id, name, spec): spec is a BSON document
+**     { v: 1,                          format version (int32)
+**       name: "slug_1",                the same as the name column
+**       key: { slug: 1 },              normalized pattern: int32 1 / -1,
+**                                      or the string "hashed"
+**       unique: true,                  present only when true
+**       sparse: true,                  present only when true
+**       expireAfterSeconds: NumberLong(3600),      TTL indexes only
+**       partialFilterExpression: { … },            partial indexes only
+**       multikey: false }              set once some document put an array
+**                                      on an indexed path (never cleared)
+** X_config row ('idxtag', n) is a random 64-bit tag rewritten by every
+** change to X_idxdef (create, drop, multikey flag): see "The cache" below.
+**
+** KEYS follow MongoDB's key generator: per field, the value at the dotted
+** path; a missing value is null; an array met on the path is expanded, one
+** key per element (its elements that are arrays are indexed whole; an
+** empty array at the end of a path is undefined, one before its end gives
+** null); fields whose paths cross the same array take their values from the
+** same element, and two different arrays in one document are "parallel
+** arrays", an error; a numeric path component indexes an array (no
+** expansion). A sparse index drops the keys whose fields are all missing;
+** a partial index has no keys for documents its filter rejects. Keys of one
+** document are distinct and sorted (memcmp order).
+**
+** HASHED fields store, instead of the value, the int64 FNV-1a-64 hash of
+** docextKeyAppend() of the value normalized so that numerically equal
+** values hash equal: every number (int32, int64, double, decimal128)
+** becomes an int64 first — doubles and decimals truncated toward zero as
+** MongoDB does, NaN 0, out of range the nearest int64 bound. FNV-1a-64:
+** h = 0xcbf29ce484222325, then per byte h ^= b, h *= 0x100000001b3.
+** The hash is part of the stored format: never change it.
+**
+** TTL. A document whose TTL field holds a date (an array of dates: the
+** earliest) expires once date + expireAfterSeconds < docextClockNowMs().
+** Expired documents have all their date keys below a cut-off, so a sweep is
+** one range scan of the TTL index.
+*/
+#include "docextInt.h"
+#include <math.h>
+#include <stdarg.h>
+
+#define IDX_MAX_FIELDS  32          /* fields in one key pattern, as MongoDB */
+#define IDX_SPEC_VERSION 1
+#define IDX_MAX_PROBLEMS 100        /* doc_check reports at most this many */
+
+static const u8 idxNoBytes[8] = {0};
+static const DocValue idxNullValue = { DOC_NULL, idxNoBytes, 0 };
+static const DocValue idxUndefinedValue = { DOC_UNDEFINED, idxNoBytes, 0 };
+
+/*------------------------------------------------------------------------
+** Sorting: a merge sort of an int permutation with a context comparator.
+*/
+typedef int (*SortCmp)(void *pCtx, int a, int b);
+
+static void idxSort(int *a, int n, int *aTmp, SortCmp xCmp, void *pCtx){
+  int i, j, k, h;
+  if( n<2 ) return;
+  if( n<8 ){
+    for(i=1; i<n; i++){
+      int x = a[i];
+      for(j=i; j>0 && xCmp(pCtx, a[j-1], x)>0; j--) a[j] = a[j-1];
+      a[j] = x;
+    }
+    return;
+  }
+  h = n/2;
+  idxSort(a, h, aTmp, xCmp, pCtx);
+  idxSort(a+h, n-h, aTmp, xCmp, pCtx);
+  for(i=0, j=h, k=0; i<h || j<n; ){
+    if( j>=n || (i<h && xCmp(pCtx, a[i], a[j])<=0) ) aTmp[k++] = a[i++];
+    else aTmp[k++] = a[j++];
+  }
+  memcpy(a, aTmp, sizeof(int)*n);
+}
+
+/* memcmp order, shorter first on a tie: SQLite's order for BLOBs. */
+static int idxBlobCmp(const u8 *a, int na, const u8 *b, int nb){
+  int c = memcmp(a, b, na<nb ? na : nb);
+  return c ? c : na - nb;
+}
+
+/*------------------------------------------------------------------------
+** Key sets: the keys of one document for one index.
+*/
+typedef struct KeySet KeySet;
+struct KeySet {
+  DocBuf buf;               /* keys back to back */
+  int *aOff;                /* key i is buf.a[aOff[i]] .. + aLen[i] */
+  int *aLen;
+  DocValue *aVal;           /* nField values per key (for E11000 messages) */
+  int nKey;
+  int nAlloc;
+  int nField;
+  int bMultikey;            /* an array was met on an indexed path */
+};
+
+static void ksReset(KeySet *p, int nField){
+  docextBufReset(&p->buf);
+  p->nKey = 0;
+  p->bMultikey = 0;
+  if( p->nField!=nField ){
+    sqlite3_free(p->aVal);
+    p->aVal = 0;
+    sqlite3_free(p->aOff);
+    sqlite3_free(p->aLen);
+    p->aOff = p->aLen = 0;
+    p->nAlloc = 0;
+    p->nField = nField;
+  }
+}
+
+static void ksFree(KeySet *p){
+  docextBufFree(&p->buf);
+  sqlite3_free(p->aOff);
+  sqlite3_free(p->aLen);
+  sqlite3_free(p->aVal);
+  memset(p, 0, sizeof(*p));
+}
+
+static const u8 *ksKey(const KeySet *p, int i, int *pn){
+  *pn = p->aLen[i];
+  return &p->buf.a[p->aOff[i]];
+}
+
+static int ksCompare(const KeySet *p, int i, const KeySet *q, int j){
+  return idxBlobCmp(&p->buf.a[p->aOff[i]], p->aLen[i], &q->buf.a[q->aOff[j]], q->aLen[j]);
+}
+
+static int ksCmpCb(void *pCtx, int a, int b){
+  KeySet *p = (KeySet*)pCtx;
+  return ksCompare(p, a, p, b);
+}
+
+/* Register the key that occupies buf.a[iStart..buf.n) with its values. */
+static int ksAdd(KeySet *p, i64 iStart, const DocValue *aVal){
+  if( p->nKey==p->nAlloc ){
+    int nNew = p->nAlloc ? p->nAlloc*2 : 4;
+    int *aOff = sqlite3_realloc64(p->aOff, sizeof(int)*nNew);
+    int *aLen = aOff ? sqlite3_realloc64(p->aLen, sizeof(int)*nNew) : 0;
+    DocValue *aV;
+    if( aOff ) p->aOff = aOff;
+    if( aLen ) p->aLen = aLen;
+    if( aLen==0 ) return SQLITE_NOMEM;
+    aV = sqlite3_realloc64(p->aVal, sizeof(DocValue)*nNew*(p->nField ? p->nField : 1));
+    if( aV==0 ) return SQLITE_NOMEM;
+    p->aVal = aV;
+    p->nAlloc = nNew;
+  }
+  p->aOff[p->nKey] = (int)iStart;
+  p->aLen[p->nKey] = (int)(p->buf.n - iStart);
+  memcpy(&p->aVal[p->nKey*p->nField], aVal, sizeof(DocValue)*p->nField);
+  p->nKey++;
+  return SQLITE_OK;
+}
+
+/* Sort the keys and drop duplicates. */
+static int ksSortDistinct(KeySet *p){
+  int *aPerm, *aOff, *aLen, i, n = 0;
+  DocValue *aVal;
+  if( p->nKey<2 ) return SQLITE_OK;
+  aPerm = sqlite3_malloc64(sizeof(int)*p->nKey*4);
+  aVal = sqlite3_malloc64(sizeof(DocValue)*p->nKey*p->nField);
+  if( aPerm==0 || aVal==0 ){
+    sqlite3_free(aPerm);
+    sqlite3_free(aVal);
+    return SQLITE_NOMEM;
+  }
+  aOff = &aPerm[p->nKey*2];
+  aLen = &aPerm[p->nKey*3];
+  for(i=0; i<p->nKey; i++) aPerm[i] = i;
+  idxSort(aPerm, p->nKey, &aPerm[p->nKey], ksCmpCb, p);
+  for(i=0; i<p->nKey; i++){
+    int k = aPerm[i];
+    if( n>0 && idxBlobCmp(&p->buf.a[aOff[n-1]], aLen[n-1],
+                           &p->buf.a[p->aOff[k]], p->aLen[k])==0 ) continue;
+    aOff[n] = p->aOff[k];
+    aLen[n] = p->aLen[k];
+    memcpy(&aVal[n*p->nField], &p->aVal[k*p->nField], sizeof(DocValue)*p->nField);
+    n++;
+  }
+  memcpy(p->aOff, aOff, sizeof(int)*n);
+  memcpy(p->aLen, aLen, sizeof(int)*n);
+  memcpy(p->aVal, aVal, sizeof(DocValue)*n*p->nField);
+  p->nKey = n;
+  sqlite3_free(aPerm);
+  sqlite3_free(aVal);
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Hashed fields
+*/
+
+/* A number as MongoDB's hasher sees it: an int64, truncated toward zero. */
+static i64 idxHashNumber(const DocValue *v){
+  double d;
+  switch( v->type ){
+    case DOC_INT32: return docextValueI32(v);
+    case DOC_INT64: return docextValueI64(v);
+    case DOC_DOUBLE: d = docextValueDouble(v); break;
+    default: d = docextDec128ToDouble(v->p); break;
+  }
+  if( isnan(d) ) return 0;
+  if( d>=9223372036854775807.0 ) return (i64)0x7fffffffffffffffLL;
+  if( d<-9223372036854775808.0 ) return (i64)(-0x7fffffffffffffffLL - 1);
+  return (i64)d;
+}
+
+i64 docextIndexHashValue(int *pRc, const DocValue *v){
+  u8 aSpace[128], a8[8];
+  DocBuf b;
+  DocValue norm = *v;
+  u64 x = 0xcbf29ce484222325ULL;
+  i64 i;
+  int k;
+  if( docextValueIsNumber(v) ){
+    u64 n = (u64)idxHashNumber(v);
+    for(k=0; k<8; k++) a8[k] = (u8)(n >> (8*k));
+    norm.type = DOC_INT64;
+    norm.p = a8;
+    norm.n = 8;
+  }
+  docextBufInit(&b, aSpace, sizeof(aSpace));
+  docextKeyAppend(pRc, &b, &norm, 0);
+  for(i=0; *pRc==SQLITE_OK && i<b.n; i++){
+    x ^= b.a[i];
+    x *= 0x100000001b3ULL;
+  }
+  docextBufFree(&b);
+  return (i64)x;
+}
+
+/* Append the key of the hash of v. */
+static void idxHashAppend(int *pRc, DocBuf *pKey, const DocValue *v){
+  u8 a8[8];
+  DocValue h;
+  u64 x = (u64)docextIndexHashValue(pRc, v);
+  int k;
+  for(k=0; k<8; k++) a8[k] = (u8)(x >> (8*k));
+  h.type = DOC_INT64;
+  h.p = a8;
+  h.n = 8;
+  docextKeyAppend(pRc, pKey, &h, 0);
+}
+
+/*------------------------------------------------------------------------
+** Key generation
+*/
+#define KF_WALK     0   /* following the path from v */
+#define KF_VALUE    1   /* v is the value */
+#define KF_MISSING  2   /* nothing there: null */
+#define KF_LEAFARR  3   /* v is an array at the end of the path */
+#define KF_STUCK    4   /* v is an array before the end of the path */
+
+typedef struct KField KField;
+struct KField {
+  DocValue v;               /* see eState */
+  const char *z; int n;     /* path still to follow from v; n<0: none */
+  const char *zName;        /* the key v was found under (messages) */
+  int nName;
+  int eState;               /* KF_* */
+};
+
+typedef struct KGen KGen;
+struct KGen {
+  const DocIndex *pIdx;
+  KeySet *pSet;
+  char **pzErr;
+};
+
+static int idxArrayIndex(const char *z, int n, int *piIdx){
+  int i, v = 0;
+  if( n==0 || n>9 || (n>1 && z[0]=='0') ) return 0;
+  for(i=0; i<n; i++){
+    if( z[i]<'0' || z[i]>'9' ) return 0;
+    v = v*10 + (z[i]-'0');
+  }
+  *piIdx = v;
+  return 1;
+}
+
+/* Follow f's path through documents (and numbered array elements) until
+** it ends, goes missing, or meets an array to expand. */
+static void kfDescend(KField *f){
+  while( f->eState==KF_WALK ){
+    const char *zDot;
+    int nComp, iIdx;
+    DocValue v;
+    if( f->n<0 ){
+      f->eState = f->v.type==DOC_ARRAY ? KF_LEAFARR : KF_VALUE;
+      return;
+    }
+    zDot = memchr(f->z, '.', f->n);
+    nComp = zDot ? (int)(zDot - f->z) : f->n;
+    if( f->v.type==DOC_DOCUMENT ){
+      if( !docextBsonFind(f->v.p, f->z, nComp, &v) ){
+        f->eState = KF_MISSING;
+        return;
+      }
+    }else if( f->v.type==DOC_ARRAY ){
+      DocIter it;
+      int bFound = 0;
+      if( !idxArrayIndex(f->z, nComp, &iIdx) ){
+        f->eState = KF_STUCK;
+        return;
+      }
+      docextIterInitValue(&it, &f->v);
+      while( docextIterNext(&it) ){
+        if( iIdx--==0 ){ v = it.v; bFound = 1; break; }
+      }
+      if( !bFound ){
+        f->eState = KF_MISSING;
+        return;
+      }
+      if( nComp==f->n ){
+        /* An element named by position is the value, arrays included. */
+        f->v = v;
+        f->zName = f->z;
+        f->nName = nComp;
+        f->n = -1;
+        f->eState = KF_VALUE;
+        return;
+      }
+    }else{
+      f->eState = KF_MISSING;
+      return;
+    }
+    f->v = v;
+    f->zName = f->z;
+    f->nName = nComp;
+    if( nComp==f->n ){
+      f->n = -1;
+    }else{
+      f->z += nComp+1;
+      f->n -= nComp+1;
+    }
+  }
+}
+
+static int kgEmit(KGen *g, const KField *aF){
+  const DocIndex *pIdx = g->pIdx;
+  KeySet *pSet = g->pSet;
+  DocValue aVal[IDX_MAX_FIELDS];
+  int i, nMissing = 0, rc = SQLITE_OK;
+  i64 iStart = pSet->buf.n;
+  for(i=0; i<pIdx->nField; i++){
+    if( aF[i].eState==KF_VALUE ){
+      aVal[i] = aF[i].v;
+    }else{
+      aVal[i] = idxNullValue;
+      nMissing++;
+    }
+  }
+  if( pIdx->bSparse && nMissing==pIdx->nField ) return SQLITE_OK;
+  for(i=0; i<pIdx->nField; i++){
+    if( pIdx->aDir[i]==0 ){
+      if( aVal[i].type==DOC_ARRAY ){
+        *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
+                                    "values (field %s)", pIdx->azPath[i]);
+        return SQLITE_ERROR;
+      }
+      idxHashAppend(&rc, &pSet->buf, &aVal[i]);
+    }else{
+      docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = ksAdd(pSet, iStart, aVal);
+  return rc;
+}
+
+/* Generate the keys of the field states aF (modified). */
+static int kgRun(KGen *g, KField *aF){
+  const DocIndex *pIdx = g->pIdx;
+  int nField = pIdx->nField;
+  KField aSub[IDX_MAX_FIELDS];
+  const u8 *pArr = 0;
+  int i, iArr = -1, bAny = 0, rc = SQLITE_OK;
+  DocIter it;
+
+  for(i=0; i<nField; i++){
+    kfDescend(&aF[i]);
+    if( aF[i].eState==KF_LEAFARR || aF[i].eState==KF_STUCK ){
+      if( pIdx->aDir[i]==0 ){
+        *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
+                                    "values (field %s)", pIdx->azPath[i]);
+        return SQLITE_ERROR;
+      }
+      if( pArr==0 ){
+        pArr = aF[i].v.p;
+        iArr = i;
+      }else if( aF[i].v.p!=pArr ){
+        *g->pzErr = sqlite3_mprintf("docext: cannot index parallel arrays [%.*s] [%.*s]",
+                                    aF[iArr].nName, aF[iArr].zName,
+                                    aF[i].nName, aF[i].zName);
+        return SQLITE_ERROR;
+      }
+    }
+  }
+  if( pArr==0 ) return kgEmit(g, aF);
+
+  /* Expand the one array: every field that reached it takes its values
+  ** from the same element. */
+  g->pSet->bMultikey = 1;
+  docextIterInitValue(&it, &aF[iArr].v);
+  for(;;){
+    int bElem = docextIterNext(&it);
+    if( !bElem && bAny ) break;
+    memcpy(aSub, aF, sizeof(KField)*nField);
+    for(i=0; i<nField; i++){
+      if( (aF[i].eState!=KF_LEAFARR && aF[i].eState!=KF_STUCK) || aF[i].v.p!=pArr ) continue;
+      if( !bElem ){
+        /* An empty array: undefined at the end of a path, else missing. */
+        if( aF[i].eState==KF_LEAFARR ){
+          aSub[i].v = idxUndefinedValue;
+          aSub[i].eState = KF_VALUE;
+        }else{
+          aSub[i].eState = KF_MISSING;
+        }
+      }else if( aF[i].eState==KF_LEAFARR ){
+        aSub[i].v = it.v;
+        aSub[i].eState = KF_VALUE;
+      }else if( it.v.type==DOC_DOCUMENT ){
+        aSub[i].v = it.v;
+        aSub[i].eState = KF_WALK;
+      }else{
+        aSub[i].eState = KF_MISSING;
+      }
+    }
+    rc = kgRun(g, aSub);
+    if( rc!=SQLITE_OK || !bElem ) break;
+    bAny = 1;
+  }
+  return rc;
+}
+
+/* The keys of aDoc for pIdx into pSet (reset first): sorted, distinct. */
+static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, char **pzErr){
+  KField aF[IDX_MAX_FIELDS];
+  KGen g;
+  int i, rc;
+  ksReset(pSet, pIdx->nField);
+  if( pIdx->pPartial ){
+    int bMatch = 0;
+    rc = docextMatcherMatch(pIdx->pPartial, aDoc, &bMatch, 0, pzErr);
+    if( rc!=SQLITE_OK || !bMatch ) return rc;
+  }
+  for(i=0; i<pIdx->nField; i++){
+    aF[i].v.type = DOC_DOCUMENT;
+    aF[i].v.p = aDoc;
+    aF[i].v.n = docextGetI32(aDoc);
+    aF[i].z = pIdx->azPath[i];
+    aF[i].n = (int)strlen(pIdx->azPath[i]);
+    aF[i].zName = aF[i].z;
+    aF[i].nName = 0;
+    aF[i].eState = KF_WALK;
+  }
+  g.pIdx = pIdx;
+  g.pSet = pSet;
+  g.pzErr = pzErr;
+  rc = kgRun(&g, aF);
+  if( rc==SQLITE_OK ) rc = ksSortDistinct(pSet);
+  return rc;
+}
+
+/* The keys are appended to pKeys in memcmp order, distinct; *paOff gets
+** nKey+1 offsets into pKeys->a, so key i is [aOff[i], aOff[i+1]). Errors:
+** parallel arrays, arrays in a hashed field (SQLITE_ERROR, *pzErr set). */
+int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
+                    int **paOff, int *pnKey, char **pzErr){
+  KeySet ks;
+  int rc, i, *aOff = 0;
+  memset(&ks, 0, sizeof(ks));
+  *paOff = 0;
+  *pnKey = 0;
+  rc = idxKeysCompute(pIdx, aDoc, &ks, pzErr);
+  if( rc==SQLITE_OK ){
+    aOff = sqlite3_malloc64(sizeof(int)*(ks.nKey+1));
+    if( aOff==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    for(i=0; i<ks.nKey; i++){
+      aOff[i] = (int)pKeys->n;
+      docextBufAppend(&rc, pKeys, &ks.buf.a[ks.aOff[i]], ks.aLen[i]);
+    }
+    aOff[ks.nKey] = (int)pKeys->n;
+  }
+  if( rc==SQLITE_OK ){
+    *paOff = aOff;
+    *pnKey = ks.nKey;
+  }else{
+    sqlite3_free(aOff);
+  }
+  ksFree(&ks);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Index definitions: key patterns, options, specs
+*/
+
+static void idxClear(DocIndex *p){
+  sqlite3_free(p->zName);
+  sqlite3_free(p->aKeys);
+  sqlite3_free(p->azPath);
+  sqlite3_free(p->aDir);
+  sqlite3_free(p->aPartial);
+  docextMatcherFree(p->pPartial);
+  memset(p, 0, sizeof(*p));
+  p->nExpireAfter = -1;
+}
+
+static void idxFreeAll(DocIndex *a, int n){
+  int i;
+  for(i=0; i<n; i++) idxClear(&a[i]);
+  sqlite3_free(a);
+}
+
+static u8 *idxBsonCopy(const u8 *a){
+  int n = docextGetI32(a);
+  u8 *p = sqlite3_malloc64(n);
+  if( p ) memcpy(p, a, n);
+  return p;
+}
+
+/* Is z a usable indexed path: non-empty components, no leading '$'? */
+static int idxPathOk(const char *z, int n){
+  int i, iStart = 0;
+  if( n==0 || z[0]=='$' ) return 0;
+  for(i=0; i<=n; i++){
+    if( i==n || z[i]=='.' ){
+      if( i==iStart ) return 0;
+      iStart = i+1;
+    }
+  }
+  return 1;
+}
+
+/* Check a key pattern and fill pIdx's nField, azPath, aDir, bHashed and
+** aKeys (the normalized pattern). When pName is not NULL the default name
+** (slug_1, book_1_user_1, _id_hashed) is appended to it. */
+static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char **pzErr){
+  DocIter it;
+  DocBuf norm;
+  int rc = SQLITE_OK, nField = 0, nHashed = 0, i;
+  i64 nPath = 0, iStart;
+  char *zPaths;
+
+  docextIterInit(&it, aKeys);
+  while( docextIterNext(&it) ){
+    nField++;
+    nPath += it.nKey + 1;
+    if( !idxPathOk(it.zKey, it.nKey) ){
+      *pzErr = sqlite3_mprintf("docext: bad field name '%s' in an index key pattern", it.zKey);
+      return SQLITE_ERROR;
+    }
+  }
+  if( nField==0 ){
+    *pzErr = sqlite3_mprintf("docext: the index key pattern is empty");
+    return SQLITE_ERROR;
+  }
+  if( nField>IDX_MAX_FIELDS ){
+    *pzErr = sqlite3_mprintf("docext: an index may have at most %d fields", IDX_MAX_FIELDS);
+    return SQLITE_ERROR;
+  }
+  pIdx->azPath = sqlite3_malloc64(sizeof(char*)*nField + nPath);
+  pIdx->aDir = sqlite3_malloc64(sizeof(int)*nField);
+  if( pIdx->azPath==0 || pIdx->aDir==0 ) return SQLITE_NOMEM;
+  zPaths = (char*)&pIdx->azPath[nField];
+  memset(&norm, 0, sizeof(norm));
+  iStart = docextBsonStartDoc(&rc, &norm);
+  pIdx->nField = 0;
+  docextIterInit(&it, aKeys);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    int iDir = 0, n = pIdx->nField;
+    if( docextValueIsNumber(&it.v) ){
+      double d = docextValueToDouble(&it.v);
+      if( d>0 ) iDir = 1;
+      else if( d<0 ) iDir = -1;
+    }else if( it.v.type==DOC_STRING ){
+      int nStr;
+      const char *zStr = docextValueStr(&it.v, &nStr);
+      if( nStr==6 && memcmp(zStr, "hashed", 6)==0 ){
+        iDir = 0;
+        nHashed++;
+      }else{
+        *pzErr = sqlite3_mprintf("docext: index type '%s' is not supported (field %s)",
+                                 zStr, it.zKey);
+        rc = SQLITE_ERROR;
+        break;
+      }
+    }
+    if( iDir==0 && it.v.type!=DOC_STRING ){
+      *pzErr = sqlite3_mprintf("docext: bad value for field %s in an index key pattern: "
+                               "use 1, -1 or \"hashed\"", it.zKey);
+      rc = SQLITE_ERROR;
+      break;
+    }
+    for(i=0; i<n; i++){
+      if( strcmp(pIdx->azPath[i], it.zKey)==0 ){
+        *pzErr = sqlite3_mprintf("docext: field %s appears twice in an index key pattern",
+                                 it.zKey);
+        rc = SQLITE_ERROR;
+        break;
+      }
+    }
+    if( rc!=SQLITE_OK ) break;
+    memcpy(zPaths, it.zKey, it.nKey+1);
+    pIdx->azPath[n] = zPaths;
+    zPaths += it.nKey+1;
+    pIdx->aDir[n] = iDir;
+    pIdx->nField++;
+    if( iDir==0 ){
+      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "hashed", 6);
+    }else{
+      docextBsonAppendInt32(&rc, &norm, it.zKey, it.nKey, iDir);
+    }
+    if( pName ){
+      if( n>0 ) docextBufAppendByte(&rc, pName, '_');
+      docextBufAppendf(&rc, pName, "%s_%s", it.zKey,
+                       iDir==0 ? "hashed" : iDir>0 ? "1" : "-1");
+    }
+  }
+  if( rc==SQLITE_OK && nHashed>1 ){
+    *pzErr = sqlite3_mprintf("docext: an index may have at most one hashed field");
+    rc = SQLITE_ERROR;
+  }
+  docextBsonEndDoc(&rc, &norm, iStart);
+  if( rc==SQLITE_OK ){
+    pIdx->bHashed = nHashed>0;
+    pIdx->aKeys = idxBsonCopy(norm.a);
+    if( pIdx->aKeys==0 ) rc = SQLITE_NOMEM;
+  }
+  docextBufFree(&norm);
+  return rc;
+}
+
+/* Truthiness of an option value, as MongoDB reads unique/sparse. */
+static int idxTrue(const DocValue *v){
+  if( v->type==DOC_BOOL ) return v->p[0]!=0;
+  if( docextValueIsNumber(v) ) return docextValueToDouble(v)!=0.0;
+  return v->type!=DOC_NULL && v->type!=DOC_UNDEFINED;
+}
+
+/* Options {name, unique, sparse, expireAfterSeconds,
+** partialFilterExpression} into pIdx (zName only if given). */
+static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK;
+  docextIterInit(&it, aOpt);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "name")==0 ){
+      int n;
+      const char *z = docextValueStr(&it.v, &n);
+      if( it.v.type!=DOC_STRING || n==0 || memchr(z, 0, n) ){
+        *pzErr = sqlite3_mprintf("docext: the index option name must be a non-empty string");
+        return SQLITE_ERROR;
+      }
+      sqlite3_free(pIdx->zName);
+      pIdx->zName = sqlite3_mprintf("%.*s", n, z);
+      if( pIdx->zName==0 ) return SQLITE_NOMEM;
+    }else if( strcmp(it.zKey, "unique")==0 ){
+      pIdx->bUnique = idxTrue(&it.v);
+    }else if( strcmp(it.zKey, "sparse")==0 ){
+      pIdx->bSparse = idxTrue(&it.v);
+    }else if( strcmp(it.zKey, "expireAfterSeconds")==0 ){
+      double d = docextValueIsNumber(&it.v) ? docextValueToDouble(&it.v) : -1.0;
+      if( !docextValueIsNumber(&it.v) || isnan(d) || d<0 || d>2147483647.0 ){
+        *pzErr = sqlite3_mprintf("docext: expireAfterSeconds must be a number "
+                                 "between 0 and 2147483647");
+        return SQLITE_ERROR;
+      }
+      pIdx->nExpireAfter = (i64)d;
+    }else if( strcmp(it.zKey, "partialFilterExpression")==0 ){
+      if( it.v.type!=DOC_DOCUMENT ){
+        *pzErr = sqlite3_mprintf("docext: partialFilterExpression must be a document");
+        return SQLITE_ERROR;
+      }
+      sqlite3_free(pIdx->aPartial);
+      pIdx->aPartial = idxBsonCopy(it.v.p);
+      if( pIdx->aPartial==0 ) return SQLITE_NOMEM;
+    }else if( strcmp(it.zKey, "background")==0 ){
+      /* accepted and ignored, as MongoDB does since 4.2 */
+    }else{
+      *pzErr = sqlite3_mprintf("docext: unknown index option '%s'", it.zKey);
+      return SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+/* The rules between pattern and options, and the partial filter compiled. */
+static int idxFinish(DocIndex *pIdx, char **pzErr){
+  if( pIdx->bHashed && pIdx->bUnique ){
+    *pzErr = sqlite3_mprintf("docext: a hashed index cannot be unique");
+    return SQLITE_ERROR;
+  }
+  if( pIdx->nExpireAfter>=0 ){
+    if( pIdx->nField>1 ){
+      *pzErr = sqlite3_mprintf("docext: TTL indexes are single-field indexes, "
+                               "compound indexes do not support TTL");
+      return SQLITE_ERROR;
+    }
+    if( pIdx->bHashed ){
+      *pzErr = sqlite3_mprintf("docext: a TTL index cannot be hashed");
+      return SQLITE_ERROR;
+    }
+    if( strcmp(pIdx->azPath[0], "_id")==0 ){
+      *pzErr = sqlite3_mprintf("docext: the _id field does not support TTL indexes");
+      return SQLITE_ERROR;
+    }
+  }
+  if( pIdx->aPartial ){
+    if( pIdx->bSparse ){
+      *pzErr = sqlite3_mprintf("docext: cannot mix \"partialFilterExpression\" "
+                               "and \"sparse\" options");
+      return SQLITE_ERROR;
+    }
+    if( pIdx->pPartial==0 ){
+      char *zWhy = 0;
+      int rc = docextMatcherNew(pIdx->aPartial, &pIdx->pPartial, &zWhy);
+      if( rc!=SQLITE_OK ){
+        *pzErr = sqlite3_mprintf("docext: bad partialFilterExpression: %s",
+                                 zWhy ? zWhy+8 : sqlite3_errstr(rc));
+        sqlite3_free(zWhy);
+        return rc;
+      }
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The spec BLOB of an index (format at the top of the file). */
+static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
+  int rc = SQLITE_OK;
+  i64 iStart;
+  DocValue v;
+  docextBufReset(pOut);
+  iStart = docextBsonStartDoc(&rc, pOut);
+  docextBsonAppendInt32(&rc, pOut, "v", 1, IDX_SPEC_VERSION);
+  docextBsonAppendString(&rc, pOut, DOC_STRING, "name", 4, p->zName, (int)strlen(p->zName));
+  v.type = DOC_DOCUMENT;
+  v.p = p->aKeys;
+  v.n = docextGetI32(p->aKeys);
+  docextBsonAppendValue(&rc, pOut, "key", 3, &v);
+  if( p->bUnique ) docextBsonAppendBool(&rc, pOut, "unique", 6, 1);
+  if( p->bSparse ) docextBsonAppendBool(&rc, pOut, "sparse", 6, 1);
+  if( p->nExpireAfter>=0 ){
+    docextBsonAppendInt64(&rc, pOut, "expireAfterSeconds", 18, p->nExpireAfter);
+  }
+  if( p->aPartial ){
+    v.p = p->aPartial;
+    v.n = docextGetI32(p->aPartial);
+    docextBsonAppendValue(&rc, pOut, "partialFilterExpression", 23, &v);
+  }
+  docextBsonAppendBool(&rc, pOut, "multikey", 8, p->bMultikey);
+  docextBsonEndDoc(&rc, pOut, iStart);
+  return rc;
+}
+
+/* Read a stored spec (untrusted: from a shadow table) into pIdx. */
+static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, char **pzErr){
+  DocIter it;
+  DocBuf opt;
+  int rc, bKey = 0;
+  i64 iStart;
+  char *zWhy = 0;
+  if( a==0 || docextBsonCheck(a, n, &zWhy)!=SQLITE_OK ){
+    sqlite3_free(zWhy);
+    *pzErr = sqlite3_mprintf("docext: corrupt index definition %lld in %s",
+                             pIdx->iId, zColl);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  /* The stored options are those idxOptionsParse() reads, minus v, key and
+  ** multikey, so the same checks apply. */
+  memset(&opt, 0, sizeof(opt));
+  rc = SQLITE_OK;
+  iStart = docextBsonStartDoc(&rc, &opt);
+  docextIterInit(&it, a);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "key")==0 && it.v.type==DOC_DOCUMENT ){
+      rc = idxPatternParse(it.v.p, pIdx, 0, pzErr);
+      bKey = 1;
+    }else if( strcmp(it.zKey, "multikey")==0 ){
+      pIdx->bMultikey = idxTrue(&it.v);
+    }else if( strcmp(it.zKey, "v")!=0 ){
+      docextBsonAppendValue(&rc, &opt, it.zKey, it.nKey, &it.v);
+    }
+  }
+  docextBsonEndDoc(&rc, &opt, iStart);
+  if( rc==SQLITE_OK ){
+    char *zName = pIdx->zName;
+    pIdx->zName = 0;
+    rc = idxOptionsParse(opt.a, pIdx, pzErr);
+    if( rc==SQLITE_OK && (pIdx->zName==0 || strcmp(pIdx->zName, zName)!=0) ) rc = SQLITE_CORRUPT_VTAB;
+    sqlite3_free(pIdx->zName);
+    pIdx->zName = zName;
+  }
+  if( rc==SQLITE_OK && !bKey ) rc = SQLITE_CORRUPT_VTAB;
+  if( rc==SQLITE_OK ) rc = idxFinish(pIdx, pzErr);
+  docextBufFree(&opt);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    sqlite3_free(*pzErr);
+    *pzErr = sqlite3_mprintf("docext: corrupt index definition %lld (%s) in %s",
+                             pIdx->iId, pIdx->zName ? pIdx->zName : "?", zColl);
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  return rc;
+}
+
+/* DocIndex 0: _id_. */
+static int idxIdInit(DocIndex *p){
+  static const u8 aIdKeys[] = {
+    14,0,0,0, DOC_INT32, '_','i','d',0, 1,0,0,0, 0
+  };
+  memset(p, 0, sizeof(*p));
+  p->nExpireAfter = -1;
+  p->zName = sqlite3_mprintf("_id_");
+  p->aKeys = idxBsonCopy(aIdKeys);
+  p->azPath = sqlite3_malloc64(sizeof(char*) + 4);
+  p->aDir = sqlite3_malloc64(sizeof(int));
+  if( p->zName==0 || p->aKeys==0 || p->azPath==0 || p->aDir==0 ) return SQLITE_NOMEM;
+  p->azPath[0] = (char*)&p->azPath[1];
+  memcpy(p->azPath[0], "_id", 4);
+  p->aDir[0] = 1;
+  p->nField = 1;
+  p->bUnique = 1;
+  return SQLITE_OK;
+}
+
+/* Same key pattern (after normalization)? */
+static int idxPatternSame(const DocIndex *a, const DocIndex *b){
+  int n = docextGetI32(a->aKeys);
+  return n==docextGetI32(b->aKeys) && memcmp(a->aKeys, b->aKeys, n)==0;
+}
+
+static int idxPartialSame(const DocIndex *a, const DocIndex *b){
+  int n;
+  if( a->aPartial==0 || b->aPartial==0 ) return a->aPartial==b->aPartial;
+  n = docextGetI32(a->aPartial);
+  return n==docextGetI32(b->aPartial) && memcmp(a->aPartial, b->aPartial, n)==0;
+}
+
+static int idxOptionsSame(const DocIndex *a, const DocIndex *b){
+  return a->bUnique==b->bUnique && a->bSparse==b->bSparse
+      && a->nExpireAfter==b->nExpireAfter && idxPartialSame(a, b);
+}
+
+/*------------------------------------------------------------------------
+** The cache: a collection's index definitions, loaded once.
+**
+** docextCollIndexes() runs on every write, so it must cost next to
+** nothing when nothing changed. The definitions can change underneath in
+** three ways, each caught as follows:
+**   - another connection commits: SQLITE_FCNTL_DATA_VERSION of the schema
+**     changes (the pager bumps it when it sees another connection's
+**     commit, and on every commit of this one);
+**   - this connection changes them (create, drop, multikey flag): the
+**     cache is updated or dropped on the spot;
+**   - this connection rolls back a transaction, a savepoint or a failed
+**     statement that changed them: the data version does NOT change then.
+**     So while a change of ours may still be undone (bPending: until the
+**     data version moves or no write transaction is open), every call
+**     re-reads the tag below.
+** Whenever one of these may have happened, X_config's 'idxtag' (a random
+** 64-bit value rewritten with every definition change) is compared with
+** the tag the cache was loaded at: one primary-key lookup, and a reload
+** only when it differs. Random rather than a counter, so that a rolled-back
+** change and someone else's later change cannot produce the same value.
+*/
+enum {
+  IS_TAG_GET,           /* SELECT v FROM config WHERE k='idxtag' */
+  IS_TAG_SET,           /* INSERT OR REPLACE INTO config ('idxtag', ?1) */
+  IS_DEF_LIST,          /* SELECT id, name, spec FROM idxdef ORDER BY id */
+  IS_DEF_SPEC,          /* UPDATE idxdef SET spec=?2 WHERE id=?1 */
+  IS_ENTRY_INS,         /* INSERT INTO idx(ix,key,docid) */
+  IS_ENTRY_DEL,         /* DELETE FROM idx WHERE ix,key,docid */
+  IS_ENTRY_DUP,         /* another docid with this key? */
+  IS_TTL_ASC,           /* docids of keys in [?2, ?3) */
+  IS_TTL_DESC,          /* docids of keys in (?2, ?3] */
+  IS_COUNT
+};
+
+static const char *const azIdxStmt[IS_COUNT] = {
+  "SELECT v FROM \"%w\".\"%w_config\" WHERE k='idxtag'",
+  "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v) VALUES('idxtag',?1)",
+  "SELECT id, name, spec FROM \"%w\".\"%w_idxdef\" ORDER BY id",
+  "UPDATE \"%w\".\"%w_idxdef\" SET spec=?2 WHERE id=?1",
+  "INSERT INTO \"%w\".\"%w_idx\"(ix,key,docid) VALUES(?1,?2,?3)",
+  "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid=?3",
+  "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid<>?3 LIMIT 1",
+  "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3",
+  "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>?2 AND key<=?3",
+};
+
+struct DocIndexCache {
+  DocIndex *aIdx;           /* the indexes; aIdx[0] is _id_ */
+  int nIdx;
+  KeySet *aOldKeys;         /* per index: keys of the old document (scratch) */
+  KeySet *aNewKeys;         /* per index: keys of the new document (scratch) */
+  int bLoaded;              /* aIdx is usable (else reload first) */
+  i64 iTag;                 /* X_config 'idxtag' aIdx was loaded at */
+  unsigned int iVersion;    /* data version when last validated */
+  int bPending;             /* a change of ours may still be rolled back */
+  unsigned int iPendingVersion;   /* data version when it was made */
+  int bTtl;                 /* some index has expireAfterSeconds */
+  int bSweeping;            /* a TTL sweep is running (no recursion) */
+  KeySet ttlKeys;           /* scratch for docextCollExpired */
+  sqlite3_stmt *aStmt[IS_COUNT];
+};
+
+static void idxCacheDrop(DocIndexCache *c){
+  int i;
+  for(i=0; i<c->nIdx; i++){
+    if( c->aOldKeys ) ksFree(&c->aOldKeys[i]);
+    if( c->aNewKeys ) ksFree(&c->aNewKeys[i]);
+  }
+  sqlite3_free(c->aOldKeys);
+  sqlite3_free(c->aNewKeys);
+  c->aOldKeys = c->aNewKeys = 0;
+  idxFreeAll(c->aIdx, c->nIdx);
+  c->aIdx = 0;
+  c->nIdx = 0;
+  c->bLoaded = 0;
+  c->bTtl = 0;
+}
+
+void docextIndexCacheFree(DocIndexCache *c){
+  int i;
+  if( c==0 ) return;
+  idxCacheDrop(c);
+  ksFree(&c->ttlKeys);
+  for(i=0; i<IS_COUNT; i++) sqlite3_finalize(c->aStmt[i]);
+  sqlite3_free(c);
+}
+
+static sqlite3 *idxDb(DocColl *p){ return docextStorageDb(docextCollStore(p)); }
+static const char *idxSchema(DocColl *p){ return docextStorageSchema(docextCollStore(p)); }
+static const char *idxTable(DocColl *p){ return docextStorageName(docextCollStore(p)); }
+
+static int idxSqlError(DocColl *p, int rc, char **pzErr){
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && pzErr && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(idxDb(p)));
+  }
+  return rc;
+}
+
+/* Cached statement i of the collection, prepared on first use. */
+static int idxStmt(DocColl *p, DocIndexCache *c, int i, sqlite3_stmt **ppStmt){
+  if( c->aStmt[i]==0 ){
+    char *zSql = sqlite3_mprintf(azIdxStmt[i], idxSchema(p), idxTable(p));
+    int rc;
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(idxDb(p), zSql, -1, SQLITE_PREPARE_PERSISTENT,
+                            &c->aStmt[i], 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  *ppStmt = c->aStmt[i];
+  return SQLITE_OK;
+}
+
+/* Step a statement that returns no row (or ignore the row), then reset. */
+static int idxRun(sqlite3_stmt *pStmt){
+  int rc = sqlite3_step(pStmt);
+  int rc2 = sqlite3_reset(pStmt);
+  if( rc==SQLITE_DONE || rc==SQLITE_ROW ) return rc2;
+  return rc2!=SQLITE_OK ? rc2 : rc;
+}
+
+static int idxTagRead(DocColl *p, DocIndexCache *c, i64 *piTag){
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxStmt(p, c, IS_TAG_GET, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  *piTag = 0;
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) *piTag = sqlite3_column_int64(pStmt, 0);
+  return sqlite3_reset(pStmt);
+}
+
+/* A definition changed (by this connection): write a new tag. bKeep: the
+** cache already holds the change, else it is reloaded on next use. */
+static int idxTagBump(DocColl *p, DocIndexCache *c, int bKeep){
+  sqlite3_stmt *pStmt = 0;
+  unsigned int v = 0;
+  i64 iTag;
+  int rc = idxStmt(p, c, IS_TAG_SET, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  do{ sqlite3_randomness(sizeof(iTag), &iTag); }while( iTag==0 );
+  sqlite3_bind_int64(pStmt, 1, iTag);
+  rc = idxRun(pStmt);
+  if( rc==SQLITE_OK && bKeep ){
+    c->iTag = iTag;
+  }else{
+    c->bLoaded = 0;
+  }
+  sqlite3_file_control(idxDb(p), idxSchema(p), SQLITE_FCNTL_DATA_VERSION, &v);
+  c->bPending = 1;
+  c->iPendingVersion = v;
+  return rc;
+}
+
+/* Read every definition from X_idxdef. */
+static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  DocIndex *aIdx = 0;
+  int nIdx = 0, nAlloc = 0, rc, rc2, i;
+
+  idxCacheDrop(c);
+  rc = idxStmt(p, c, IS_DEF_LIST, &pStmt);
+  if( rc!=SQLITE_OK ) return idxSqlError(p, rc, pzErr);
+  while( rc==SQLITE_OK ){
+    if( nIdx==nAlloc ){
+      DocIndex *aNew;
+      nAlloc = nAlloc ? nAlloc*2 : 4;
+      aNew = sqlite3_realloc64(aIdx, sizeof(DocIndex)*nAlloc);
+      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+      aIdx = aNew;
+    }
+    memset(&aIdx[nIdx], 0, sizeof(DocIndex));
+    aIdx[nIdx].nExpireAfter = -1;
+    if( nIdx==0 ){
+      rc = idxIdInit(&aIdx[nIdx++]);
+      continue;
+    }
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) break;
+    nIdx++;
+    aIdx[nIdx-1].iId = sqlite3_column_int64(pStmt, 0);
+    aIdx[nIdx-1].zName = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 1));
+    if( aIdx[nIdx-1].zName==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = idxSpecDecode(sqlite3_column_blob(pStmt, 2), sqlite3_column_bytes(pStmt, 2),
+                    docextCollName(p), &aIdx[nIdx-1], pzErr);
+  }
+  rc2 = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = idxSqlError(p, rc2, pzErr);
+  if( rc==SQLITE_OK ){
+    c->aOldKeys = sqlite3_malloc64(sizeof(KeySet)*nIdx);
+    c->aNewKeys = sqlite3_malloc64(sizeof(KeySet)*nIdx);
+    if( c->aOldKeys==0 || c->aNewKeys==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(c->aOldKeys);
+    sqlite3_free(c->aNewKeys);
+    c->aOldKeys = c->aNewKeys = 0;
+    idxFreeAll(aIdx, nIdx);
+    return rc;
+  }
+  memset(c->aOldKeys, 0, sizeof(KeySet)*nIdx);
+  memset(c->aNewKeys, 0, sizeof(KeySet)*nIdx);
+  c->aIdx = aIdx;
+  c->nIdx = nIdx;
+  for(i=0; i<nIdx; i++){
+    if( aIdx[i].nExpireAfter>=0 ) c->bTtl = 1;
+  }
+  c->bLoaded = 1;
+  return SQLITE_OK;
+}
+
+/* Is a write transaction open on schema zDb (so that changes made in it
+** can still be rolled back)? */
+static int idxWriteTxn(sqlite3 *db, const char *zDb){
+#if SQLITE_VERSION_NUMBER>=3034000
+  return sqlite3_txn_state(db, zDb)==SQLITE_TXN_WRITE;
+#else
+  (void)zDb;
+  return 1;     /* cannot tell: stay pending until the data version moves */
+#endif
+}
+
+/* The collection's cache, current. bForce: check the tag even when the
+** data version says nothing changed (commands, which may run outside any
+** transaction, where the data version can be stale). */
+static int idxCacheGet(DocColl *p, int bForce, DocIndexCache **ppC, char **pzErr){
+  DocIndexCache **pp = docextCollIndexCache(p);
+  DocIndexCache *c = *pp;
+  sqlite3 *db = idxDb(p);
+  const char *zDb = idxSchema(p);
+  unsigned int v = 0;
+  int bVersion, rc = SQLITE_OK;
+  i64 iTag = 0;
+
+  if( c==0 ){
+    c = sqlite3_malloc64(sizeof(*c));
+    if( c==0 ) return SQLITE_NOMEM;
+    memset(c, 0, sizeof(*c));
+    *pp = c;
+  }
+  bVersion = sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &v)==SQLITE_OK;
+  if( c->bLoaded && !bForce && !c->bPending && bVersion && v==c->iVersion ){
+    *ppC = c;
+    return SQLITE_OK;
+  }
+  rc = idxTagRead(p, c, &iTag);
+  if( rc!=SQLITE_OK ) return idxSqlError(p, rc, pzErr);
+  if( !c->bLoaded || iTag!=c->iTag ){
+    rc = idxCacheLoad(p, c, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
+    c->iTag = iTag;
+  }
+  c->iVersion = v;
+  if( c->bPending && bVersion && (v!=c->iPendingVersion || !idxWriteTxn(db, zDb)) ){
+    c->bPending = 0;
+  }
+  *ppC = c;
+  return SQLITE_OK;
+}
+
+int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc = idxCacheGet(pColl, 0, &c, pzErr);
+  if( rc!=SQLITE_OK ){
+    *paIdx = 0;
+    *pnIdx = 0;
+    return rc;
+  }
+  *paIdx = c->aIdx;
+  *pnIdx = c->nIdx;
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Maintenance
+*/
+
+/* Set the multikey flag of index i, in memory and in its spec. */
+static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
+  DocIndex *pIdx = &c->aIdx[i];
+  sqlite3_stmt *pStmt = 0;
+  DocBuf spec;
+  int rc;
+  memset(&spec, 0, sizeof(spec));
+  pIdx->bMultikey = 1;
+  rc = idxSpecEncode(pIdx, &spec);
+  if( rc==SQLITE_OK ) rc = idxStmt(p, c, IS_DEF_SPEC, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, pIdx->iId);
+    sqlite3_bind_blob(pStmt, 2, spec.a, (int)spec.n, SQLITE_STATIC);
+    rc = idxRun(pStmt);
+    sqlite3_clear_bindings(pStmt);
+  }
+  docextBufFree(&spec);
+  if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 1);
+  if( rc!=SQLITE_OK ) c->bLoaded = 0;
+  return rc;
+}
+
+/* Is key k of pSet (index ix) held by a document other than iDoc? */
+static int idxEntryTaken(DocColl *p, DocIndexCache *c, i64 ix, const u8 *aKey, int nKey,
+                      i64 iDoc, int *pbTaken){
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxStmt(p, c, IS_ENTRY_DUP, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, ix);
+  sqlite3_bind_blob(pStmt, 2, aKey, nKey, SQLITE_STATIC);
+  sqlite3_bind_int64(pStmt, 3, iDoc);
+  *pbTaken = sqlite3_step(pStmt)==SQLITE_ROW;
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+static int idxEntryWrite(DocColl *p, DocIndexCache *c, int eStmt, i64 ix,
+                      const u8 *aKey, int nKey, i64 iDoc){
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxStmt(p, c, eStmt, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pStmt, 1, ix);
+  sqlite3_bind_blob(pStmt, 2, aKey, nKey, SQLITE_STATIC);
+  sqlite3_bind_int64(pStmt, 3, iDoc);
+  rc = idxRun(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+static char *idxDupMessage(DocColl *p, const DocIndex *pIdx, const KeySet *pSet, int k){
+  return docextDupKeyMessage(p, pIdx->zName, pIdx->nField, pIdx->azPath,
+                             &pSet->aVal[k*pSet->nField]);
+}
+
+int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc, i, nIdx;
+  rc = idxCacheGet(pColl, 0, &c, pzErr);
+  if( rc!=SQLITE_OK || c->nIdx<=1 ) return rc;
+  nIdx = c->nIdx;
+
+  /* 1. Every key, old and new: errors (parallel arrays, hashed arrays)
+  ** come out here, before anything is written. */
+  for(i=1; rc==SQLITE_OK && i<nIdx; i++){
+    KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
+    ksReset(pOld, c->aIdx[i].nField);
+    ksReset(pNew, c->aIdx[i].nField);
+    if( aOld ) rc = idxKeysCompute(&c->aIdx[i], aOld, pOld, pzErr);
+    if( rc==SQLITE_OK && aNew ) rc = idxKeysCompute(&c->aIdx[i], aNew, pNew, pzErr);
+  }
+
+  /* 2. Unique indexes: a key this document gains must not belong to
+  ** another document. */
+  for(i=1; rc==SQLITE_OK && i<nIdx; i++){
+    KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
+    int j = 0, k;
+    if( !c->aIdx[i].bUnique ) continue;
+    for(k=0; rc==SQLITE_OK && k<pNew->nKey; k++){
+      int cmp = -1, nKey, bTaken = 0;
+      const u8 *aKey;
+      while( j<pOld->nKey && (cmp = ksCompare(pOld, j, pNew, k))<0 ) j++;
+      if( j<pOld->nKey && cmp==0 ) continue;      /* kept, not gained */
+      aKey = ksKey(pNew, k, &nKey);
+      rc = idxEntryTaken(pColl, c, c->aIdx[i].iId, aKey, nKey, iDoc, &bTaken);
+      if( rc==SQLITE_OK && bTaken ){
+        *pzErr = idxDupMessage(pColl, &c->aIdx[i], pNew, k);
+        rc = *pzErr ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+      }
+    }
+  }
+
+  /* 3. Write the differences. */
+  for(i=1; rc==SQLITE_OK && i<nIdx; i++){
+    KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
+    i64 ix = c->aIdx[i].iId;
+    int j = 0, k = 0, nKey;
+    const u8 *aKey;
+    while( rc==SQLITE_OK && (j<pOld->nKey || k<pNew->nKey) ){
+      int cmp;
+      if( j>=pOld->nKey ) cmp = 1;
+      else if( k>=pNew->nKey ) cmp = -1;
+      else cmp = ksCompare(pOld, j, pNew, k);
+      if( cmp<0 ){
+        aKey = ksKey(pOld, j++, &nKey);
+        rc = idxEntryWrite(pColl, c, IS_ENTRY_DEL, ix, aKey, nKey, iDoc);
+      }else if( cmp>0 ){
+        aKey = ksKey(pNew, k++, &nKey);
+        rc = idxEntryWrite(pColl, c, IS_ENTRY_INS, ix, aKey, nKey, iDoc);
+      }else{
+        j++;
+        k++;
+      }
+    }
+    if( rc==SQLITE_OK && pNew->bMultikey && !c->aIdx[i].bMultikey ){
+      rc = idxSetMultikey(pColl, c, i);
+    }
+  }
+  return idxSqlError(pColl, rc, pzErr);
+}
+
+/*------------------------------------------------------------------------
+** TTL
+*/
+
+/* Documents expire when date < now - expireAfterSeconds. */
+static i64 idxTtlCutoff(const DocIndex *pIdx, i64 nowMs){
+  i64 nMs = pIdx->nExpireAfter*1000;
+  const i64 iMin = (i64)(-0x7fffffffffffffffLL - 1);
+  return nowMs < iMin + nMs ? iMin : nowMs - nMs;
+}
+
+static void idxDateKey(int *pRc, DocBuf *p, i64 ms, int bDesc){
+  u8 a8[8];
+  DocValue v;
+  int k;
+  for(k=0; k<8; k++) a8[k] = (u8)((u64)ms >> (8*k));
+  v.type = DOC_DATE;
+  v.p = a8;
+  v.n = 8;
+  docextKeyAppend(pRc, p, &v, bDesc);
+}
+
+int docextCollExpired(DocColl *pColl, const u8 *aDoc, int *pbExpired){
+  DocIndexCache *c = 0;
+  char *zErr = 0;
+  int rc, i, k;
+  i64 nowMs;
+  *pbExpired = 0;
+  rc = idxCacheGet(pColl, 0, &c, &zErr);
+  sqlite3_free(zErr);
+  if( rc!=SQLITE_OK || !c->bTtl ) return rc;
+  nowMs = docextClockNowMs();
+  for(i=1; i<c->nIdx && !*pbExpired; i++){
+    const DocIndex *pIdx = &c->aIdx[i];
+    i64 iCut;
+    if( pIdx->nExpireAfter<0 ) continue;
+    iCut = idxTtlCutoff(pIdx, nowMs);
+    zErr = 0;
+    rc = idxKeysCompute(pIdx, aDoc, &c->ttlKeys, &zErr);
+    sqlite3_free(zErr);
+    if( rc==SQLITE_NOMEM ) return rc;
+    if( rc!=SQLITE_OK ){ rc = SQLITE_OK; continue; }    /* not indexable: never expires */
+    for(k=0; k<c->ttlKeys.nKey; k++){
+      const DocValue *v = &c->ttlKeys.aVal[k];
+      if( v->type==DOC_DATE && docextValueI64(v)<iCut ){
+        *pbExpired = 1;
+        break;
+      }
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int idxCmpI64(void *pCtx, int a, int b){
+  const i64 *aVal = (const i64*)pCtx;
+  return aVal[a]<aVal[b] ? -1 : aVal[a]>aVal[b];
+}
+
+int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr){
+  DocIndexCache *c = 0;
+  i64 *aDoc = 0, nowMs;
+  int *aPerm = 0;
+  int nDoc = 0, nAlloc = 0, rc, i;
+  DocBuf lo, hi;
+  u8 aLo[32], aHi[32];
+
+  if( pnRemoved ) *pnRemoved = 0;
+  rc = idxCacheGet(pColl, 0, &c, pzErr);
+  if( rc!=SQLITE_OK || !c->bTtl || c->bSweeping ) return rc;
+  docextBufInit(&lo, aLo, sizeof(aLo));
+  docextBufInit(&hi, aHi, sizeof(aHi));
+  nowMs = docextClockNowMs();
+
+  /* The documents whose TTL keys hold a date below the cut-off. */
+  for(i=1; rc==SQLITE_OK && i<c->nIdx; i++){
+    const DocIndex *pIdx = &c->aIdx[i];
+    sqlite3_stmt *pStmt = 0;
+    int bDesc;
+    if( pIdx->nExpireAfter<0 ) continue;
+    bDesc = pIdx->aDir[0]<0;
+    docextBufReset(&lo);
+    docextBufReset(&hi);
+    if( bDesc ){
+      idxDateKey(&rc, &lo, idxTtlCutoff(pIdx, nowMs), 1);
+      idxDateKey(&rc, &hi, (i64)(-0x7fffffffffffffffLL - 1), 1);
+    }else{
+      idxDateKey(&rc, &lo, (i64)(-0x7fffffffffffffffLL - 1), 0);
+      idxDateKey(&rc, &hi, idxTtlCutoff(pIdx, nowMs), 0);
+    }
+    if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, bDesc ? IS_TTL_DESC : IS_TTL_ASC, &pStmt);
+    if( rc!=SQLITE_OK ) break;
+    sqlite3_bind_int64(pStmt, 1, pIdx->iId);
+    sqlite3_bind_blob(pStmt, 2, lo.a, (int)lo.n, SQLITE_STATIC);
+    sqlite3_bind_blob(pStmt, 3, hi.a, (int)hi.n, SQLITE_STATIC);
+    while( sqlite3_step(pStmt)==SQLITE_ROW ){
+      if( nDoc==nAlloc ){
+        i64 *aNew;
+        nAlloc = nAlloc ? nAlloc*2 : 16;
+        aNew = sqlite3_realloc64(aDoc, sizeof(i64)*nAlloc);
+        if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+        aDoc = aNew;
+      }
+      aDoc[nDoc++] = sqlite3_column_int64(pStmt, 0);
+    }
+    if( sqlite3_reset(pStmt)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(idxDb(pColl));
+    sqlite3_clear_bindings(pStmt);
+  }
+  docextBufFree(&lo);
+  docextBufFree(&hi);
+
+  /* Remove each once (an array of dates gives several keys). */
+  if( rc==SQLITE_OK && nDoc>0 ){
+    aPerm = sqlite3_malloc64(sizeof(int)*nDoc*2);
+    if( aPerm==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK && nDoc>0 ){
+    for(i=0; i<nDoc; i++) aPerm[i] = i;
+    idxSort(aPerm, nDoc, &aPerm[nDoc], idxCmpI64, aDoc);
+    c->bSweeping = 1;
+    for(i=0; rc==SQLITE_OK && i<nDoc; i++){
+      if( i>0 && aDoc[aPerm[i]]==aDoc[aPerm[i-1]] ) continue;
+      rc = docextCollDelete(pColl, aDoc[aPerm[i]], pzErr);
+      if( rc==SQLITE_OK && pnRemoved ) (*pnRemoved)++;
+    }
+    c->bSweeping = 0;
+  }
+  sqlite3_free(aPerm);
+  sqlite3_free(aDoc);
+  return idxSqlError(pColl, rc, pzErr);
+}
+
+/*------------------------------------------------------------------------
+** Commands: shared helpers
+*/
+
+/* Report an error from an SQL function (takes zErr). */
+static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    sqlite3_result_error(ctx, zErr ? zErr : sqlite3_errstr(rc), -1);
+    if( rc!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zErr);
+}
+
+/* The collection named by an argument. */
+static int idxCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
+  const char *z = (const char*)sqlite3_value_text(pArg);
+  if( z==0 && sqlite3_value_type(pArg)!=SQLITE_NULL ) return SQLITE_NOMEM;
+  return docextCollFind(pConn, z, ppColl, pzErr);
+}
+
+/* Run SQL on the collection's shadow tables: %w arguments are the schema
+** and the collection's table name, in that order, every time. */
+static int idxExec(DocColl *p, char **pzErr, const char *zFmt, i64 iArg){
+  char *zSql = sqlite3_mprintf(zFmt, idxSchema(p), idxTable(p), iArg);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(idxDb(p), zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  return idxSqlError(p, rc, pzErr);
+}
+
+static int idxPrepare(DocColl *p, sqlite3_stmt **ppStmt, char **pzErr, const char *zFmt){
+  char *zSql = sqlite3_mprintf(zFmt, idxSchema(p), idxTable(p));
+  int rc;
+  *ppStmt = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(idxDb(p), zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  return idxSqlError(p, rc, pzErr);
+}
+
+/* A command runs in a savepoint when it can, so that it is atomic and one
+** transaction (in autocommit mode each nested statement would otherwise
+** commit alone). SQLite refuses SAVEPOINT while a write statement runs
+** (the command was called from an INSERT, say): then the command runs in
+** that statement's transaction and undoes its own writes on error. */
+static int idxCmdBegin(sqlite3 *db){
+  return sqlite3_exec(db, "SAVEPOINT docext_command", 0, 0, 0)==SQLITE_OK;
+}
+
+static int idxCmdEnd(sqlite3 *db, int bSavepoint, int rc){
+  if( !bSavepoint ) return rc;
+  if( rc!=SQLITE_OK ) sqlite3_exec(db, "ROLLBACK TO docext_command", 0, 0, 0);
+  if( sqlite3_exec(db, "RELEASE docext_command", 0, 0, 0)!=SQLITE_OK ){
+    /* The commit failed (SQLITE_BUSY, say): undo, so that no transaction
+    ** is left open behind the caller's back. */
+    if( rc==SQLITE_OK ) rc = sqlite3_errcode(db);
+    sqlite3_exec(db, "ROLLBACK TO docext_command", 0, 0, 0);
+    sqlite3_exec(db, "RELEASE docext_command", 0, 0, 0);
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** doc_create_index(coll, keys [, options])
+*/
+
+/* Write pIdx's definition and an entry for every document. On error the
+** caller undoes (savepoint or cleanup) everything. */
+static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
+  sqlite3_stmt *pIns = 0;
+  DocReader *pReader = 0;
+  DocScan scan;
+  DocBuf spec;
+  KeySet ks;
+  int rc;
+
+  memset(&spec, 0, sizeof(spec));
+  memset(&ks, 0, sizeof(ks));
+  rc = idxSpecEncode(pIdx, &spec);
+  if( rc==SQLITE_OK ){
+    rc = idxPrepare(p, &pIns, pzErr,
+                     "INSERT INTO \"%w\".\"%w_idxdef\"(name, spec) VALUES(?1, ?2)");
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pIns, 1, pIdx->zName, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(pIns, 2, spec.a, (int)spec.n, SQLITE_STATIC);
+    rc = idxSqlError(p, idxRun(pIns), pzErr);
+    if( rc==SQLITE_OK ) pIdx->iId = sqlite3_last_insert_rowid(idxDb(p));
+  }
+  sqlite3_finalize(pIns);
+
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(p), &pReader);
+  memset(&scan, 0, sizeof(scan));
+  scan.eScan = DOCEXT_SCAN_ALL;
+  if( rc==SQLITE_OK ) rc = docextReaderStart(pReader, &scan);
+  while( rc==SQLITE_OK ){
+    const u8 *aDoc = 0;
+    i64 iDoc;
+    int k;
+    rc = docextReaderStep(pReader);
+    if( rc!=SQLITE_ROW ){
+      if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+      break;
+    }
+    iDoc = docextReaderDocid(pReader);
+    rc = docextReaderDoc(pReader, &aDoc, pzErr);
+    if( rc==SQLITE_OK ) rc = idxKeysCompute(pIdx, aDoc, &ks, pzErr);
+    if( rc==SQLITE_OK && ks.bMultikey ) pIdx->bMultikey = 1;
+    for(k=0; rc==SQLITE_OK && k<ks.nKey; k++){
+      int nKey, bTaken = 0;
+      const u8 *aKey = ksKey(&ks, k, &nKey);
+      if( pIdx->bUnique ){
+        rc = idxEntryTaken(p, c, pIdx->iId, aKey, nKey, iDoc, &bTaken);
+        if( rc==SQLITE_OK && bTaken ){
+          *pzErr = idxDupMessage(p, pIdx, &ks, k);
+          rc = *pzErr ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
+        }
+      }
+      if( rc==SQLITE_OK ) rc = idxEntryWrite(p, c, IS_ENTRY_INS, pIdx->iId, aKey, nKey, iDoc);
+    }
+  }
+  docextReaderFree(pReader);
+  ksFree(&ks);
+
+  if( rc==SQLITE_OK && pIdx->bMultikey ){
+    sqlite3_stmt *pUpd = 0;
+    rc = idxSpecEncode(pIdx, &spec);
+    if( rc==SQLITE_OK ) rc = idxStmt(p, c, IS_DEF_SPEC, &pUpd);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_int64(pUpd, 1, pIdx->iId);
+      sqlite3_bind_blob(pUpd, 2, spec.a, (int)spec.n, SQLITE_STATIC);
+      rc = idxRun(pUpd);
+      sqlite3_clear_bindings(pUpd);
+    }
+  }
+  docextBufFree(&spec);
+  if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
+  return idxSqlError(p, rc, pzErr);
+}
+
+/* An index with this name or this key pattern already there: SQLITE_DONE
+** if it is the same index (*pzName: its name), an error if it conflicts,
+** SQLITE_OK if there is none. */
+static int idxConflict(DocIndexCache *c, const DocIndex *pNew, const char **pzName,
+                         char **pzErr){
+  int i;
+  for(i=0; i<c->nIdx; i++){
+    const DocIndex *pOld = &c->aIdx[i];
+    if( strcmp(pOld->zName, pNew->zName)==0 ){
+      if( !idxPatternSame(pOld, pNew) ){
+        *pzErr = sqlite3_mprintf("docext: an index named %s already exists with a "
+                                 "different key pattern", pOld->zName);
+        return SQLITE_ERROR;
+      }
+      if( !idxOptionsSame(pOld, pNew) ){
+        *pzErr = sqlite3_mprintf("docext: index %s already exists with different "
+                                 "options", pOld->zName);
+        return SQLITE_ERROR;
+      }
+      *pzName = pOld->zName;
+      return SQLITE_DONE;
+    }
+  }
+  for(i=1; i<c->nIdx; i++){
+    const DocIndex *pOld = &c->aIdx[i];
+    if( idxPatternSame(pOld, pNew) && idxPartialSame(pOld, pNew) ){
+      *pzErr = idxOptionsSame(pOld, pNew)
+        ? sqlite3_mprintf("docext: index already exists with a different name: %s",
+                          pOld->zName)
+        : sqlite3_mprintf("docext: an index with the same key pattern already exists "
+                          "with different options: %s", pOld->zName);
+      return SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  DocIndexCache *c = 0;
+  DocBuf bufKeys, bufOpt, name;
+  DocIndex cand;
+  const u8 *aKeys = 0, *aOpt = 0;
+  const char *zExisting = 0;
+  char *zErr = 0;
+  int rc, bSave = 0, bNamed = 0;
+
+  memset(&bufKeys, 0, sizeof(bufKeys));
+  memset(&bufOpt, 0, sizeof(bufOpt));
+  memset(&name, 0, sizeof(name));
+  memset(&cand, 0, sizeof(cand));
+  cand.nExpireAfter = -1;
+  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
+  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &cand, &name, &zErr);
+  if( rc==SQLITE_OK && aOpt ) rc = idxOptionsParse(aOpt, &cand, &zErr);
+  if( rc==SQLITE_OK ){
+    bNamed = cand.zName!=0;
+    if( !bNamed ) cand.zName = docextBufDetachText(&rc, &name);
+  }
+  if( rc==SQLITE_OK && cand.nField==1 && cand.aDir[0]==1 && strcmp(cand.azPath[0], "_id")==0 ){
+    /* The _id index always exists and takes no options. */
+    if( (bNamed && strcmp(cand.zName, "_id_")!=0)
+     || cand.bSparse || cand.nExpireAfter>=0 || cand.aPartial ){
+      zErr = sqlite3_mprintf("docext: the _id index exists already and cannot be changed");
+      rc = SQLITE_ERROR;
+    }else{
+      sqlite3_result_text(ctx, "_id_", -1, SQLITE_STATIC);
+      goto done;
+    }
+  }else if( rc==SQLITE_OK && strcmp(cand.zName, "_id_")==0 ){
+    zErr = sqlite3_mprintf("docext: the name _id_ is reserved for the _id index");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK ) rc = idxFinish(&cand, &zErr);
+  if( rc!=SQLITE_OK ) goto done;
+
+  bSave = idxCmdBegin(idxDb(p));
+  rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, &zErr);
+  if( rc==SQLITE_DONE ){
+    sqlite3_result_text(ctx, zExisting, -1, SQLITE_TRANSIENT);
+    rc = idxCmdEnd(idxDb(p), bSave, SQLITE_OK);
+    goto done;
+  }
+  if( rc==SQLITE_OK ){
+    rc = idxBuild(p, c, &cand, &zErr);
+    if( rc!=SQLITE_OK && !bSave && cand.iId>0 ){
+      /* No savepoint to roll back: remove what was written. */
+      idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", cand.iId);
+      idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", cand.iId);
+    }
+  }
+  rc = idxCmdEnd(idxDb(p), bSave, rc);
+  if( rc!=SQLITE_OK && c ) c->bLoaded = 0;
+  if( rc==SQLITE_OK ) sqlite3_result_text(ctx, cand.zName, -1, SQLITE_TRANSIENT);
+
+done:
+  if( rc!=SQLITE_OK ) idxResultError(ctx, rc, zErr);
+  else sqlite3_free(zErr);
+  idxClear(&cand);
+  docextBufFree(&bufKeys);
+  docextBufFree(&bufOpt);
+  docextBufFree(&name);
+}
+
+/*------------------------------------------------------------------------
+** doc_drop_index(coll, name_or_keys)
+*/
+
+static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  DocIndexCache *c = 0;
+  DocIndex pat;
+  DocBuf buf;
+  const u8 *aKeys = 0;
+  const char *zName = 0;
+  char *zErr = 0;
+  int rc, i, iFound = -1, bSave = 0;
+  (void)argc;
+
+  memset(&pat, 0, sizeof(pat));
+  memset(&buf, 0, sizeof(buf));
+  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ){
+    if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){
+      const char *z = (const char*)sqlite3_value_text(argv[1]);
+      while( z && (*z==' ' || *z=='\t' || *z=='\n' || *z=='\r') ) z++;
+      if( z && *z!='{' ) zName = (const char*)sqlite3_value_text(argv[1]);
+    }
+    if( zName==0 ){
+      rc = docextArgToBson(argv[1], &buf, &aKeys, &zErr);
+      if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &pat, 0, &zErr);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
+  for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
+    if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
+      iFound = i;
+      break;
+    }
+  }
+  if( rc==SQLITE_OK && iFound<0 ){
+    if( zName ){
+      zErr = sqlite3_mprintf("docext: index not found with name [%s]", zName);
+    }else{
+      DocBuf msg;
+      memset(&msg, 0, sizeof(msg));
+      docextBufAppendStr(&rc, &msg, "docext: can't find index with key: ");
+      docextJsonWriteDoc(&rc, &msg, pat.aKeys, DOCEXT_JSON_SHELL);
+      zErr = docextBufDetachText(&rc, &msg);
+    }
+    if( rc==SQLITE_OK ) rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && iFound==0 ){
+    zErr = sqlite3_mprintf("docext: cannot drop _id index");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK ){
+    i64 iId = c->aIdx[iFound].iId;
+    bSave = idxCmdBegin(idxDb(p));
+    rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
+    if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
+    if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
+    rc = idxCmdEnd(idxDb(p), bSave, rc);
+    c->bLoaded = 0;
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_result_int(ctx, 1);
+    sqlite3_free(zErr);
+  }else{
+    idxResultError(ctx, rc, zErr);
+  }
+  idxClear(&pat);
+  docextBufFree(&buf);
+}
+
+/*------------------------------------------------------------------------
+** doc_ttl_sweep([coll])
+*/
+
+/* Does CREATE VIRTUAL TABLE text z use the docext module? */
+static int idxUsesDocext(const char *z){
+  const char *zUsing;
+  for(zUsing=z; zUsing && *zUsing; zUsing++){
+    if( sqlite3_strnicmp(zUsing, "using", 5)==0 ){
+      const char *zMod = zUsing+5;
+      while( *zMod==' ' || *zMod=='\t' || *zMod=='\n' || *zMod=='\r' ) zMod++;
+      if( sqlite3_strnicmp(zMod, "docext", 6)==0 ){
+        char x = zMod[6];
+        if( !((x>='a' && x<='z') || (x>='A' && x<='Z') || (x>='0' && x<='9') || x=='_') ){
+          return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* Every docext collection of the connection, as "schema.name" strings
+** separated by NULs in *pList. */
+static int idxListCollections(sqlite3 *db, DocBuf *pList){
+  sqlite3_stmt *pDbs = 0;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA database_list", -1, &pDbs, 0);
+  while( rc==SQLITE_OK && sqlite3_step(pDbs)==SQLITE_ROW ){
+    const char *zDb = (const char*)sqlite3_column_text(pDbs, 1);
+    sqlite3_stmt *pTab = 0;
+    char *zSql = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_schema "
+                                 "WHERE type='table' AND sql LIKE 'create virtual%%'", zDb);
+    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pTab, 0);
+    sqlite3_free(zSql);
+    while( rc==SQLITE_OK && sqlite3_step(pTab)==SQLITE_ROW ){
+      if( idxUsesDocext((const char*)sqlite3_column_text(pTab, 1)) ){
+        docextBufAppendf(&rc, pList, "%s.%s", zDb, sqlite3_column_text(pTab, 0));
+        docextBufAppendByte(&rc, pList, 0);
+      }
+    }
+    if( rc==SQLITE_OK ) rc = sqlite3_finalize(pTab); else sqlite3_finalize(pTab);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pDbs); else sqlite3_finalize(pDbs);
+  return rc;
+}
+
+static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  DocColl *p = 0;
+  DocBuf list;
+  char *zErr = 0;
+  i64 nTotal = 0;
+  int rc = SQLITE_OK, bSave;
+
+  memset(&list, 0, sizeof(list));
+  if( argc>0 ){
+    rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  }else{
+    rc = idxListCollections(db, &list);
+    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+      zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(db));
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    idxResultError(ctx, rc, zErr);
+    docextBufFree(&list);
+    return;
+  }
+  bSave = idxCmdBegin(db);
+  if( p ){
+    rc = docextCollTtlSweep(p, &nTotal, &zErr);
+  }else{
+    i64 i = 0;
+    while( rc==SQLITE_OK && i<list.n ){
+      const char *zSpec = (const char*)&list.a[i];
+      i64 n = 0;
+      i += (i64)strlen(zSpec) + 1;
+      rc = docextCollFind(pConn, zSpec, &p, &zErr);
+      if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &n, &zErr);
+      nTotal += n;
+    }
+  }
+  rc = idxCmdEnd(db, bSave, rc);
+  if( rc==SQLITE_OK ){
+    sqlite3_result_int64(ctx, nTotal);
+    sqlite3_free(zErr);
+  }else{
+    idxResultError(ctx, rc, zErr);
+  }
+  docextBufFree(&list);
+}
+
+/*------------------------------------------------------------------------
+** doc_indexes(coll): name, key, "unique", sparse, multikey,
+** expire_after_seconds, entries — an eponymous table-valued function.
+*/
+typedef struct IdxvRow IdxvRow;
+struct IdxvRow {
+  char *zName;
+  char *zKey;               /* the key pattern, relaxed Extended JSON */
+  int bUnique, bSparse, bMultikey;
+  i64 nExpire;              /* -1: not TTL */
+  i64 nEntries;
+};
+
+typedef struct IdxvCursor IdxvCursor;
+struct IdxvCursor {
+  sqlite3_vtab_cursor base;
+  IdxvRow *aRow;
+  int nRow;
+  int iRow;
+};
+
+#define IDXV_COLL 7         /* the hidden argument column */
+
+static int idxvConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                       sqlite3_vtab **ppVtab, char **pzErr){
+  sqlite3_vtab *p;
+  int rc;
+  (void)argc; (void)argv; (void)pzErr;
+  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name, key, \"unique\", sparse, "
+                            "multikey, expire_after_seconds, entries, coll HIDDEN)");
+  if( rc!=SQLITE_OK ) return rc;
+#ifdef SQLITE_VTAB_DIRECTONLY
+  /* It reads any collection it is named: see the function flags below. */
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+#endif
+  p = sqlite3_malloc64(sizeof(*p) + sizeof(void*));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  *(void**)&p[1] = pAux;
+  *ppVtab = p;
+  return SQLITE_OK;
+}
+
+static int idxvDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int idxvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int i;
+  (void)pVtab;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn==IDXV_COLL && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      if( !pC->usable ) return SQLITE_CONSTRAINT;
+      pInfo->aConstraintUsage[i].argvIndex = 1;
+      pInfo->aConstraintUsage[i].omit = 1;
+      pInfo->idxNum = 1;
+      pInfo->estimatedCost = 10;
+      return SQLITE_OK;
+    }
+  }
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e12;
+  return SQLITE_OK;
+}
+
+static int idxvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  IdxvCursor *p = sqlite3_malloc64(sizeof(*p));
+  (void)pVtab;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  *ppCur = &p->base;
+  return SQLITE_OK;
+}
+
+static void idxvReset(IdxvCursor *p){
+  int i;
+  for(i=0; i<p->nRow; i++){
+    sqlite3_free(p->aRow[i].zName);
+    sqlite3_free(p->aRow[i].zKey);
+  }
+  sqlite3_free(p->aRow);
+  p->aRow = 0;
+  p->nRow = p->iRow = 0;
+}
+
+static int idxvClose(sqlite3_vtab_cursor *pCur){
+  idxvReset((IdxvCursor*)pCur);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+static int idxvError(sqlite3_vtab_cursor *pCur, int rc, char *zErr){
+  sqlite3_vtab *pVtab = pCur->pVtab;
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zErr;
+  return rc;
+}
+
+/* Number of entries of index i. */
+static int idxEntries(DocColl *p, const DocIndex *pIdx, i64 *pn, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxPrepare(p, &pStmt, pzErr, pIdx->iId==0
+      ? "SELECT count(*) FROM \"%w\".\"%w_docs\""
+      : "SELECT count(*) FROM \"%w\".\"%w_idx\" WHERE ix=?1");
+  if( rc!=SQLITE_OK ) return rc;
+  if( pIdx->iId ) sqlite3_bind_int64(pStmt, 1, pIdx->iId);
+  *pn = sqlite3_step(pStmt)==SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : 0;
+  return idxSqlError(p, sqlite3_finalize(pStmt), pzErr);
+}
+
+static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
+                      int argc, sqlite3_value **argv){
+  IdxvCursor *pC = (IdxvCursor*)pCur;
+  DocConn *pConn = *(DocConn**)&pCur->pVtab[1];
+  DocColl *p = 0;
+  DocIndexCache *c = 0;
+  char *zErr = 0;
+  int rc, i;
+  (void)idxStr;
+  idxvReset(pC);
+  if( idxNum==0 || argc<1 ){
+    return idxvError(pCur, SQLITE_ERROR,
+                     sqlite3_mprintf("docext: doc_indexes needs a collection name"));
+  }
+  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc==SQLITE_OK ){
+    pC->aRow = sqlite3_malloc64(sizeof(IdxvRow)*c->nIdx);
+    if( pC->aRow==0 ) rc = SQLITE_NOMEM;
+    else memset(pC->aRow, 0, sizeof(IdxvRow)*c->nIdx);
+  }
+  for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
+    const DocIndex *pIdx = &c->aIdx[i];
+    IdxvRow *pRow = &pC->aRow[i];
+    DocBuf key;
+    memset(&key, 0, sizeof(key));
+    pC->nRow++;
+    pRow->zName = sqlite3_mprintf("%s", pIdx->zName);
+    docextJsonWriteDoc(&rc, &key, pIdx->aKeys, DOCEXT_JSON_RELAXED);
+    pRow->zKey = docextBufDetachText(&rc, &key);
+    if( pRow->zName==0 && rc==SQLITE_OK ) rc = SQLITE_NOMEM;
+    pRow->bUnique = pIdx->bUnique;
+    pRow->bSparse = pIdx->bSparse;
+    pRow->bMultikey = pIdx->bMultikey;
+    pRow->nExpire = pIdx->nExpireAfter;
+    if( rc==SQLITE_OK ) rc = idxEntries(p, pIdx, &pRow->nEntries, &zErr);
+  }
+  if( rc!=SQLITE_OK ){
+    if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
+    return idxvError(pCur, rc, zErr);
+  }
+  return SQLITE_OK;
+}
+
+static int idxvNext(sqlite3_vtab_cursor *pCur){
+  ((IdxvCursor*)pCur)->iRow++;
+  return SQLITE_OK;
+}
+
+static int idxvEof(sqlite3_vtab_cursor *pCur){
+  IdxvCursor *p = (IdxvCursor*)pCur;
+  return p->iRow>=p->nRow;
+}
+
+static int idxvColumn(sqlite3_vtab_cursor *pCur, sqlite3_context *ctx, int iCol){
+  IdxvCursor *p = (IdxvCursor*)pCur;
+  const IdxvRow *pRow = &p->aRow[p->iRow];
+  switch( iCol ){
+    case 0: sqlite3_result_text(ctx, pRow->zName, -1, SQLITE_TRANSIENT); break;
+    case 1: sqlite3_result_text(ctx, pRow->zKey, -1, SQLITE_TRANSIENT); break;
+    case 2: sqlite3_result_int(ctx, pRow->bUnique); break;
+    case 3: sqlite3_result_int(ctx, pRow->bSparse); break;
+    case 4: sqlite3_result_int(ctx, pRow->bMultikey); break;
+    case 5:
+      if( pRow->nExpire>=0 ) sqlite3_result_int64(ctx, pRow->nExpire);
+      break;
+    case 6: sqlite3_result_int64(ctx, pRow->nEntries); break;
+  }
+  return SQLITE_OK;
+}
+
+static int idxvRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
+  *pRowid = ((IdxvCursor*)pCur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module idxvModule = {
+  0, 0, idxvConnect, idxvBestIndex, idxvDisconnect, 0,
+  idxvOpen, idxvClose, idxvFilter, idxvNext, idxvEof, idxvColumn, idxvRowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+#if SQLITE_VERSION_NUMBER>=3044000
+  0,
+#endif
+};
+
+/*------------------------------------------------------------------------
+** doc_check(coll): 'ok', or one line per inconsistency (at most
+** IDX_MAX_PROBLEMS, then a count). It reads the shadow tables itself, all
+** in one snapshot: every X_docs row has a body or a page list (not both)
+** holding exactly `size` bytes of valid BSON with _id first and idkey its
+** key; every page of a list exists with the length the list gives, and
+** every X_pages row belongs to exactly one document; every document has
+** exactly the entries its keys give in every index (and sets the multikey
+** flag if it needs it), every entry belongs to an existing document that
+** produces it, no two documents share a key of a unique index, and no
+** entry names an undefined index. "document N" is the document's id in
+** X_docs (the collection's rowid).
+*/
+typedef struct CheckEntry CheckEntry;
+struct CheckEntry {
+  int iIdx;                 /* index in the cache's aIdx */
+  int iOff, nKey;           /* key bytes in CheckCtx.keys */
+  i64 iDoc;
+};
+
+typedef struct CheckCtx CheckCtx;
+struct CheckCtx {
+  DocBuf out;               /* the report */
+  int nProblem;
+  int rc;                   /* sticky */
+  DocBuf keys;              /* expected keys, back to back */
+  CheckEntry *aEntry;       /* expected entries */
+  int nEntry, nEntryAlloc;
+  i64 *aDocid;              /* every document id, ascending */
+  int nDocid, nDocidAlloc;
+  i64 *aBad;                /* ids of documents that could not be read */
+  int nBad, nBadAlloc;
+  i64 *aPage;               /* pages referenced, as (pgno, docid) pairs */
+  int nPage, nPageAlloc;
+};
+
+static void checkProblem(CheckCtx *pC, const char *zFmt, ...){
+  va_list ap;
+  char *z;
+  pC->nProblem++;
+  if( pC->nProblem>IDX_MAX_PROBLEMS || pC->rc!=SQLITE_OK ) return;
+  va_start(ap, zFmt);
+  z = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( z==0 ){ pC->rc = SQLITE_NOMEM; return; }
+  if( pC->out.n ) docextBufAppendByte(&pC->rc, &pC->out, '\n');
+  docextBufAppendStr(&pC->rc, &pC->out, z);
+  sqlite3_free(z);
+}
+
+/* Grow an array of nSize-byte items to hold one more. */
+static void *checkGrow(int *pRc, void *a, int n, int *pnAlloc, int nSize){
+  if( *pRc!=SQLITE_OK ) return a;
+  if( n>=*pnAlloc ){
+    int nNew = *pnAlloc ? *pnAlloc*2 : 64;
+    void *aNew = sqlite3_realloc64(a, (sqlite3_uint64)nSize*nNew);
+    if( aNew==0 ){ *pRc = SQLITE_NOMEM; return a; }
+    *pnAlloc = nNew;
+    return aNew;
+  }
+  return a;
+}
+
+static int idxGetVarint(const u8 *a, int n, int *pi, u64 *pv){
+  u64 v = 0;
+  int s = 0;
+  while( *pi<n && s<64 ){
+    u8 c = a[(*pi)++];
+    v |= (u64)(c & 0x7F) << s;
+    if( (c & 0x80)==0 ){ *pv = v; return 0; }
+    s += 7;
+  }
+  return 1;
+}
+
+/* Assemble document iDoc from its page list into pDoc; report problems. */
+static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 *aList,
+                       int nList, i64 nSize, DocBuf *pDoc, int *pbOk){
+  int i = 0;
+  while( i<nList && pC->rc==SQLITE_OK ){
+    u64 pgno, nb;
+    if( idxGetVarint(aList, nList, &i, &pgno) || idxGetVarint(aList, nList, &i, &nb)
+     || pgno>(u64)0x7fffffffffffffffLL || nb>DOCEXT_MAX_BSON ){
+      checkProblem(pC, "document %lld: malformed page list", iDoc);
+      *pbOk = 0;
+      return;
+    }
+    pC->aPage = checkGrow(&pC->rc, pC->aPage, pC->nPage*2+1, &pC->nPageAlloc, sizeof(i64));
+    if( pC->rc!=SQLITE_OK ) return;
+    pC->aPage[pC->nPage*2] = (i64)pgno;
+    pC->aPage[pC->nPage*2+1] = iDoc;
+    pC->nPage++;
+    sqlite3_bind_int64(pRead, 1, (i64)pgno);
+    if( sqlite3_step(pRead)==SQLITE_ROW ){
+      int n = sqlite3_column_bytes(pRead, 0);
+      if( (u64)n!=nb ){
+        checkProblem(pC, "document %lld: page %lld holds %d bytes, its page list says %lld",
+                iDoc, (i64)pgno, n, (i64)nb);
+        *pbOk = 0;
+      }else{
+        docextBufAppend(&pC->rc, pDoc, sqlite3_column_blob(pRead, 0), n);
+      }
+    }else{
+      checkProblem(pC, "document %lld: page %lld is missing", iDoc, (i64)pgno);
+      *pbOk = 0;
+    }
+    if( sqlite3_reset(pRead)!=SQLITE_OK && pC->rc==SQLITE_OK ) pC->rc = SQLITE_ERROR;
+  }
+  if( *pbOk && pDoc->n!=nSize ){
+    checkProblem(pC, "document %lld: size is %lld but its pages hold %lld bytes",
+            iDoc, nSize, pDoc->n);
+    *pbOk = 0;
+  }
+}
+
+static int idxCmpEntry(void *pCtx, int a, int b){
+  CheckCtx *pC = (CheckCtx*)pCtx;
+  const CheckEntry *x = &pC->aEntry[a], *y = &pC->aEntry[b];
+  int c;
+  if( x->iIdx!=y->iIdx ) return x->iIdx - y->iIdx;
+  c = idxBlobCmp(&pC->keys.a[x->iOff], x->nKey, &pC->keys.a[y->iOff], y->nKey);
+  if( c ) return c;
+  return x->iDoc<y->iDoc ? -1 : x->iDoc>y->iDoc;
+}
+
+static int idxCmpPage(void *pCtx, int a, int b){
+  const i64 *aPage = (const i64*)pCtx;
+  if( aPage[a*2]!=aPage[b*2] ) return aPage[a*2]<aPage[b*2] ? -1 : 1;
+  return aPage[a*2+1]<aPage[b*2+1] ? -1 : aPage[a*2+1]>aPage[b*2+1];
+}
+
+static int idxInSorted(const i64 *a, int n, i64 iDoc){
+  int lo = 0, hi = n-1;
+  while( lo<=hi ){
+    int mid = (lo+hi)/2;
+    if( a[mid]==iDoc ) return 1;
+    if( a[mid]<iDoc ) lo = mid+1; else hi = mid-1;
+  }
+  return 0;
+}
+
+/* Document iDoc is reported unreadable: its entries are not judged. */
+static void idxCheckBad(CheckCtx *pC, i64 iDoc){
+  pC->aBad = checkGrow(&pC->rc, pC->aBad, pC->nBad, &pC->nBadAlloc, sizeof(i64));
+  if( pC->rc==SQLITE_OK ) pC->aBad[pC->nBad++] = iDoc;
+}
+
+/* One document: its storage, its _id key, and the entries it should have. */
+static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
+                          sqlite3_stmt *pRead, DocBuf *pDoc, KeySet *pKs){
+  i64 iDoc = sqlite3_column_int64(pRow, 0);
+  i64 nSize = sqlite3_column_int64(pRow, 2);
+  int bBody = sqlite3_column_type(pRow, 3)!=SQLITE_NULL;
+  int bPages = sqlite3_column_type(pRow, 4)!=SQLITE_NULL;
+  const u8 *aDoc = 0;
+  int bOk = 1, i, k;
+  char *zWhy = 0;
+
+  pC->aDocid = checkGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
+  if( pC->rc!=SQLITE_OK ) return;
+  pC->aDocid[pC->nDocid++] = iDoc;
+  docextBufReset(pDoc);
+  if( bBody && bPages ){
+    checkProblem(pC, "document %lld has both a body and a page list", iDoc);
+    bOk = 0;
+  }else if( bBody ){
+    int n = sqlite3_column_bytes(pRow, 3);
+    if( n!=nSize ){
+      checkProblem(pC, "document %lld: size is %lld but its body holds %d bytes", iDoc, nSize, n);
+      bOk = 0;
+    }else{
+      docextBufAppend(&pC->rc, pDoc, sqlite3_column_blob(pRow, 3), n);
+    }
+  }else if( bPages ){
+    idxCheckPages(pC, pRead, iDoc, sqlite3_column_blob(pRow, 4), sqlite3_column_bytes(pRow, 4),
+               nSize, pDoc, &bOk);
+  }else{
+    checkProblem(pC, "document %lld has neither a body nor a page list", iDoc);
+    bOk = 0;
+  }
+  if( !bOk ){
+    idxCheckBad(pC, iDoc);
+    return;
+  }
+  if( pC->rc!=SQLITE_OK ) return;
+  if( docextBsonCheck(pDoc->a, pDoc->n, &zWhy)!=SQLITE_OK ){
+    checkProblem(pC, "document %lld: %s", iDoc, zWhy ? zWhy+8 : "invalid BSON");
+    sqlite3_free(zWhy);
+    idxCheckBad(pC, iDoc);
+    return;
+  }
+  aDoc = pDoc->a;
+  {
+    DocIter it;
+    DocBuf key;
+    u8 aSpace[64];
+    const void *aIdKey = sqlite3_column_blob(pRow, 1);
+    int nIdKey = sqlite3_column_bytes(pRow, 1);
+    docextIterInit(&it, aDoc);
+    if( !docextIterNext(&it) || strcmp(it.zKey, "_id")!=0 ){
+      checkProblem(pC, "document %lld: _id is not its first field", iDoc);
+    }else{
+      docextBufInit(&key, aSpace, sizeof(aSpace));
+      docextKeyAppend(&pC->rc, &key, &it.v, 0);
+      if( pC->rc==SQLITE_OK && (key.n!=nIdKey || memcmp(key.a, aIdKey, nIdKey)) ){
+        checkProblem(pC, "document %lld: its _id index key does not match its _id", iDoc);
+      }
+      docextBufFree(&key);
+    }
+  }
+
+  for(i=1; c && i<c->nIdx && pC->rc==SQLITE_OK; i++){
+    const DocIndex *pIdx = &c->aIdx[i];
+    char *zErr = 0;
+    int rc = idxKeysCompute(pIdx, aDoc, pKs, &zErr);
+    if( rc==SQLITE_NOMEM ){ pC->rc = rc; break; }
+    if( rc!=SQLITE_OK ){
+      checkProblem(pC, "index %s: document %lld cannot be indexed: %s", pIdx->zName, iDoc,
+              zErr ? zErr+8 : sqlite3_errstr(rc));
+      sqlite3_free(zErr);
+      idxCheckBad(pC, iDoc);
+      continue;
+    }
+    if( pKs->bMultikey && !pIdx->bMultikey ){
+      checkProblem(pC, "index %s is not marked multikey but document %lld puts an array "
+              "on its path", pIdx->zName, iDoc);
+    }
+    for(k=0; k<pKs->nKey && pC->rc==SQLITE_OK; k++){
+      int nKey;
+      const u8 *aKey = ksKey(pKs, k, &nKey);
+      CheckEntry *pE;
+      pC->aEntry = checkGrow(&pC->rc, pC->aEntry, pC->nEntry, &pC->nEntryAlloc, sizeof(CheckEntry));
+      if( pC->rc!=SQLITE_OK ) break;
+      pE = &pC->aEntry[pC->nEntry++];
+      pE->iIdx = i;
+      pE->iOff = (int)pC->keys.n;
+      pE->nKey = nKey;
+      pE->iDoc = iDoc;
+      docextBufAppend(&pC->rc, &pC->keys, aKey, nKey);
+    }
+  }
+}
+
+/* Compare the entries of index i with the expected ones aPerm[*pj..]. */
+static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int i,
+                         const int *aPerm, int *pj, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int j = *pj, bRow;
+  const u8 *aPrev = 0;
+  int nPrev = 0;
+  i64 iPrevDoc = 0;
+  DocBuf prev;
+  memset(&prev, 0, sizeof(prev));
+  pC->rc = idxPrepare(p, &pStmt, pzErr,
+      "SELECT key, docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 ORDER BY key, docid");
+  if( pC->rc!=SQLITE_OK ) return;
+  sqlite3_bind_int64(pStmt, 1, pIdx->iId);
+  bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+  while( pC->rc==SQLITE_OK && (bRow || (j<pC->nEntry && pC->aEntry[aPerm[j]].iIdx==i)) ){
+    const CheckEntry *pE = (j<pC->nEntry && pC->aEntry[aPerm[j]].iIdx==i) ? &pC->aEntry[aPerm[j]] : 0;
+    const u8 *aKey = 0;
+    int nKey = 0, cmp;
+    i64 iDoc = 0;
+    if( bRow ){
+      aKey = sqlite3_column_blob(pStmt, 0);
+      nKey = sqlite3_column_bytes(pStmt, 0);
+      iDoc = sqlite3_column_int64(pStmt, 1);
+      if( aKey==0 ) aKey = idxNoBytes;
+    }
+    if( !bRow ) cmp = -1;
+    else if( pE==0 ) cmp = 1;
+    else{
+      cmp = idxBlobCmp(&pC->keys.a[pE->iOff], pE->nKey, aKey, nKey);
+      if( cmp==0 ) cmp = pE->iDoc<iDoc ? -1 : pE->iDoc>iDoc;
+    }
+    if( cmp<0 ){
+      checkProblem(pC, "index %s: document %lld lacks one of its entries", pIdx->zName, pE->iDoc);
+      j++;
+      continue;
+    }
+    if( cmp>0 ){
+      if( idxInSorted(pC->aBad, pC->nBad, iDoc) ){
+        /* already reported: the document could not be read or indexed */
+      }else if( idxInSorted(pC->aDocid, pC->nDocid, iDoc) ){
+        checkProblem(pC, "index %s: document %lld has an entry it does not produce",
+                pIdx->zName, iDoc);
+      }else{
+        checkProblem(pC, "index %s: an entry points at document %lld, which does not exist",
+                pIdx->zName, iDoc);
+      }
+    }else{
+      j++;
+    }
+    if( pIdx->bUnique && aPrev && nPrev==nKey && memcmp(aPrev, aKey, nKey)==0 && iPrevDoc!=iDoc ){
+      checkProblem(pC, "index %s: documents %lld and %lld have the same key in this unique index",
+              pIdx->zName, iPrevDoc, iDoc);
+    }
+    docextBufReset(&prev);
+    docextBufAppend(&pC->rc, &prev, aKey, nKey);
+    aPrev = prev.a ? prev.a : idxNoBytes;
+    nPrev = nKey;
+    iPrevDoc = iDoc;
+    bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+  }
+  if( sqlite3_finalize(pStmt)!=SQLITE_OK && pC->rc==SQLITE_OK ) pC->rc = idxSqlError(p, SQLITE_ERROR, pzErr);
+  docextBufFree(&prev);
+  while( j<pC->nEntry && pC->aEntry[aPerm[j]].iIdx==i ) j++;
+  *pj = j;
+}
+
+static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  DocIndexCache *c = 0;
+  CheckCtx ck;
+  sqlite3_stmt *pRow = 0, *pRead = 0, *pStmt = 0;
+  DocBuf doc;
+  KeySet ks;
+  int *aPerm = 0;
+  char *zErr = 0;
+  int rc, bSave = 0, i, j;
+  (void)argc;
+
+  memset(&ck, 0, sizeof(ck));
+  memset(&doc, 0, sizeof(doc));
+  memset(&ks, 0, sizeof(ks));
+  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc!=SQLITE_OK ){
+    idxResultError(ctx, rc, zErr);
+    return;
+  }
+  bSave = idxCmdBegin(idxDb(p));         /* one snapshot for every read */
+  rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc==SQLITE_NOMEM ) goto done;
+  if( rc!=SQLITE_OK ){
+    checkProblem(&ck, "index definitions: %s", zErr ? zErr+8 : sqlite3_errstr(rc));
+    sqlite3_free(zErr);
+    zErr = 0;
+    c = 0;
+    rc = SQLITE_OK;
+  }
+
+  /* Documents and their pages. */
+  ck.rc = idxPrepare(p, &pRow, &zErr,
+      "SELECT id, idkey, size, body, pages FROM \"%w\".\"%w_docs\" ORDER BY id");
+  if( ck.rc==SQLITE_OK ){
+    ck.rc = idxPrepare(p, &pRead, &zErr, "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1");
+  }
+  while( ck.rc==SQLITE_OK && sqlite3_step(pRow)==SQLITE_ROW ){
+    idxCheckDocument(&ck, c, pRow, pRead, &doc, &ks);
+  }
+  if( ck.rc==SQLITE_OK ) ck.rc = idxSqlError(p, sqlite3_reset(pRow), &zErr);
+
+  /* Pages: each used by exactly one document. */
+  if( ck.rc==SQLITE_OK ) ck.rc = idxPrepare(p, &pStmt, &zErr,
+      "SELECT pgno FROM \"%w\".\"%w_pages\" ORDER BY pgno");
+  if( ck.rc==SQLITE_OK ){
+    int bRow;
+    aPerm = sqlite3_malloc64(sizeof(int)*(ck.nPage*2+1));
+    if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
+    for(i=0; ck.rc==SQLITE_OK && i<ck.nPage; i++) aPerm[i] = i;
+    if( ck.rc==SQLITE_OK ) idxSort(aPerm, ck.nPage, &aPerm[ck.nPage], idxCmpPage, ck.aPage);
+    j = 0;
+    bRow = ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW;
+    while( ck.rc==SQLITE_OK && (bRow || j<ck.nPage) ){
+      i64 iPg = bRow ? sqlite3_column_int64(pStmt, 0) : 0;
+      i64 iRef = j<ck.nPage ? ck.aPage[aPerm[j]*2] : 0;
+      if( bRow && (j>=ck.nPage || iPg<iRef) ){
+        checkProblem(&ck, "page %lld belongs to no document", iPg);
+        bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+      }else if( !bRow || iRef<iPg ){
+        j++;                    /* missing: reported with its document */
+      }else{
+        int j0 = j++;
+        while( j<ck.nPage && ck.aPage[aPerm[j]*2]==iPg ){
+          checkProblem(&ck, "page %lld is used by documents %lld and %lld", iPg,
+                  ck.aPage[aPerm[j0]*2+1], ck.aPage[aPerm[j]*2+1]);
+          j++;
+        }
+        bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+      }
+    }
+    sqlite3_free(aPerm);
+    aPerm = 0;
+  }
+  sqlite3_finalize(pStmt);
+  pStmt = 0;
+
+  /* Index entries: exactly the expected ones. */
+  if( ck.rc==SQLITE_OK && c ){
+    aPerm = sqlite3_malloc64(sizeof(int)*(ck.nEntry*2+1));
+    if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
+    for(i=0; ck.rc==SQLITE_OK && i<ck.nEntry; i++) aPerm[i] = i;
+    if( ck.rc==SQLITE_OK ) idxSort(aPerm, ck.nEntry, &aPerm[ck.nEntry], idxCmpEntry, &ck);
+    j = 0;
+    for(i=1; ck.rc==SQLITE_OK && i<c->nIdx; i++){
+      idxCheckEntries(&ck, p, &c->aIdx[i], i, aPerm, &j, &zErr);
+    }
+  }
+  if( ck.rc==SQLITE_OK ){
+    char *zSql = sqlite3_mprintf("SELECT DISTINCT ix FROM \"%w\".\"%w_idx\" WHERE ix NOT IN "
+                                 "(SELECT id FROM \"%w\".\"%w_idxdef\")",
+                                 idxSchema(p), idxTable(p), idxSchema(p), idxTable(p));
+    ck.rc = zSql ? sqlite3_prepare_v2(idxDb(p), zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    ck.rc = idxSqlError(p, ck.rc, &zErr);
+  }
+  while( ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    checkProblem(&ck, "entries for index id %lld, which is not defined",
+            sqlite3_column_int64(pStmt, 0));
+  }
+  rc = ck.rc;
+
+done:
+  sqlite3_finalize(pStmt);
+  sqlite3_finalize(pRow);
+  sqlite3_finalize(pRead);
+  rc = idxCmdEnd(idxDb(p), bSave, rc);
+  if( rc!=SQLITE_OK ){
+    idxResultError(ctx, rc, zErr);
+  }else{
+    sqlite3_free(zErr);
+    if( ck.nProblem==0 ){
+      sqlite3_result_text(ctx, "ok", 2, SQLITE_STATIC);
+    }else{
+      if( ck.nProblem>IDX_MAX_PROBLEMS ){
+        docextBufAppendf(&ck.rc, &ck.out, "\n... and %d more", ck.nProblem-IDX_MAX_PROBLEMS);
+      }
+      if( ck.rc==SQLITE_OK ) docextBufResultText(ctx, &ck.out);
+      else sqlite3_result_error_nomem(ctx);
+    }
+  }
+  sqlite3_free(aPerm);
+  docextBufFree(&ck.out);
+  docextBufFree(&ck.keys);
+  sqlite3_free(ck.aEntry);
+  sqlite3_free(ck.aDocid);
+  sqlite3_free(ck.aBad);
+  sqlite3_free(ck.aPage);
+  docextBufFree(&doc);
+  ksFree(&ks);
+}
+
+/*------------------------------------------------------------------------
+** doc_stats(coll)
+**
+** Sizes come from the dbstat virtual table when SQLite has it (pages
+** really used, pgsize summed per B-tree): storageSize is X_docs plus
+** X_pages, _id_ is X_docs's index on idkey. Every secondary index shares
+** the one X_idx B-tree, whose size is split among them in proportion to
+** their entries' bytes. Without dbstat the sizes are estimates from the
+** bytes stored (payload plus a small per-row overhead), not pages.
+*/
+
+/* sum(pgsize) of the B-tree zName of schema zDb; -1 if dbstat is missing. */
+static i64 idxBtreeSize(sqlite3 *db, const char *zDb, const char *zName){
+  sqlite3_stmt *pStmt = 0;
+  i64 n = -1;
+  if( sqlite3_prepare_v2(db, "SELECT sum(pgsize) FROM dbstat(?1) WHERE name=?2",
+                         -1, &pStmt, 0)==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, zDb, -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 2, zName, -1, SQLITE_STATIC);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) n = sqlite3_column_int64(pStmt, 0);
+  }
+  sqlite3_finalize(pStmt);
+  return n;
+}
+
+static void idxJsonString(int *pRc, DocBuf *p, const char *z){
+  docextBufAppendByte(pRc, p, '"');
+  for(; *z; z++){
+    unsigned char ch = (unsigned char)*z;
+    if( ch=='"' || ch=='\\' ){
+      docextBufAppendByte(pRc, p, '\\');
+      docextBufAppendByte(pRc, p, ch);
+    }else if( ch<0x20 ){
+      docextBufAppendf(pRc, p, "\\u%04x", ch);
+    }else{
+      docextBufAppendByte(pRc, p, ch);
+    }
+  }
+  docextBufAppendByte(pRc, p, '"');
+}
+
+static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  DocIndexCache *c = 0;
+  sqlite3_stmt *pStmt = 0;
+  sqlite3 *db;
+  DocBuf out;
+  char *zErr = 0, *zName = 0;
+  const char *zDb;
+  i64 nCount = 0, nSize = 0, nStorage, nIdSize, nIdxTree, nTotalIdx = 0;
+  i64 *aBytes = 0, nBytesAll = 0;
+  int rc, bSave, i, bStat;
+  (void)argc;
+
+  memset(&out, 0, sizeof(out));
+  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc!=SQLITE_OK ){
+    idxResultError(ctx, rc, zErr);
+    return;
+  }
+  db = idxDb(p);
+  zDb = idxSchema(p);
+  bSave = idxCmdBegin(db);
+  rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc==SQLITE_OK ){
+    aBytes = sqlite3_malloc64(sizeof(i64)*c->nIdx);
+    if( aBytes==0 ) rc = SQLITE_NOMEM;
+    else memset(aBytes, 0, sizeof(i64)*c->nIdx);
+  }
+  if( rc==SQLITE_OK ){
+    rc = idxPrepare(p, &pStmt, &zErr, "SELECT count(*), total(size), "
+                     "total(length(idkey)+9) FROM \"%w\".\"%w_docs\"");
+  }
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    nCount = sqlite3_column_int64(pStmt, 0);
+    nSize = sqlite3_column_int64(pStmt, 1);
+    aBytes[0] = sqlite3_column_int64(pStmt, 2);
+  }
+  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), &zErr);
+  pStmt = 0;
+  if( rc==SQLITE_OK ){
+    rc = idxPrepare(p, &pStmt, &zErr, "SELECT ix, total(length(key)+12) "
+                     "FROM \"%w\".\"%w_idx\" GROUP BY ix");
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    i64 ix = sqlite3_column_int64(pStmt, 0);
+    for(i=1; i<c->nIdx; i++){
+      if( c->aIdx[i].iId==ix ){
+        aBytes[i] = sqlite3_column_int64(pStmt, 1);
+        nBytesAll += aBytes[i];
+      }
+    }
+  }
+  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), &zErr);
+  pStmt = 0;
+
+  if( rc==SQLITE_OK ){
+    zName = sqlite3_mprintf("%s_docs", idxTable(p));
+    if( zName==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    i64 nDocs = idxBtreeSize(db, zDb, zName);
+    bStat = nDocs>=0;
+    if( bStat ){
+      i64 nPages;
+      sqlite3_free(zName);
+      zName = sqlite3_mprintf("%s_pages", idxTable(p));
+      nPages = zName ? idxBtreeSize(db, zDb, zName) : 0;
+      nStorage = nDocs + (nPages>0 ? nPages : 0);
+      /* X_docs's only index is the UNIQUE one on idkey. */
+      sqlite3_free(zName);
+      zName = sqlite3_mprintf("sqlite_autoindex_%s_docs_1", idxTable(p));
+      nIdSize = zName ? idxBtreeSize(db, zDb, zName) : 0;
+      sqlite3_free(zName);
+      zName = sqlite3_mprintf("%s_idx", idxTable(p));
+      nIdxTree = zName ? idxBtreeSize(db, zDb, zName) : 0;
+      if( zName==0 ) rc = SQLITE_NOMEM;
+    }else{
+      nStorage = nSize + nCount*16;
+      nIdSize = aBytes[0];
+      nIdxTree = nBytesAll;
+    }
+  }
+  if( rc==SQLITE_OK ){
+    docextBufAppendf(&rc, &out, "{\"count\":%lld,\"size\":%lld,\"avgObjSize\":%lld,"
+                     "\"storageSize\":%lld,\"nindexes\":%d,\"indexSizes\":{",
+                     nCount, nSize, nCount ? nSize/nCount : 0, nStorage, c->nIdx);
+    i64 nCum = 0, nPrev = 0;
+    for(i=0; i<c->nIdx; i++){
+      i64 n = nIdSize;
+      if( i>0 ){
+        /* cumulative rounding, so that the shares add up to nIdxTree */
+        i64 nEnd;
+        nCum += aBytes[i];
+        nEnd = nBytesAll>0 ? (i64)((double)nIdxTree*nCum/nBytesAll + 0.5) : 0;
+        n = nEnd - nPrev;
+        nPrev = nEnd;
+      }
+      if( i ) docextBufAppendByte(&rc, &out, ',');
+      idxJsonString(&rc, &out, c->aIdx[i].zName);
+      docextBufAppendf(&rc, &out, ":%lld", n);
+      nTotalIdx += n;
+    }
+    docextBufAppendf(&rc, &out, "},\"totalIndexSize\":%lld}", nTotalIdx);
+  }
+  rc = idxCmdEnd(db, bSave, rc);
+  if( rc==SQLITE_OK ){
+    docextBufResultText(ctx, &out);
+    sqlite3_free(zErr);
+  }else{
+    idxResultError(ctx, rc, zErr);
+  }
+  sqlite3_free(zName);
+  sqlite3_free(aBytes);
+  docextBufFree(&out);
+}
+
+/*------------------------------------------------------------------------
+** Registration
+**
+** Every function here is SQLITE_DIRECTONLY, none deterministic. Creating
+** and dropping indexes and sweeping write to the database; doc_ttl_sweep
+** also reads the clock. doc_indexes, doc_check and doc_stats only read,
+** but they read any collection (in any attached schema) whose name they
+** are given: SQLite's documentation asks for SQLITE_DIRECTONLY on
+** functions "that could potentially leak sensitive information", so that
+** a view or trigger planted in an untrusted database file cannot run them
+** behind the application's back. (They are not innocuous, nor
+** deterministic: their result changes with the data.)
+*/
+int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn){
+  static const struct {
+    const char *zName;
+    int nArg;
+    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+  } aFunc[] = {
+    { "doc_create_index", 2, createIndexFunc },
+    { "doc_create_index", 3, createIndexFunc },
+    { "doc_drop_index",   2, dropIndexFunc },
+    { "doc_check",        1, checkFunc },
+    { "doc_stats",        1, statsFunc },
+    { "doc_ttl_sweep",    0, ttlSweepFunc },
+    { "doc_ttl_sweep",    1, ttlSweepFunc },
+  };
+  size_t i;
+  int rc = SQLITE_OK;
+  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
+                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                 aFunc[i].xFunc, 0, 0);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_create_module(db, "doc_indexes", &idxvModule, pConn);
+  return rc;
+}
