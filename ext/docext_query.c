@@ -7,6 +7,17 @@
 ** Results come out in MongoDB's order of operations: filter, sort, skip,
 ** limit, then SQL's OFFSET and LIMIT on top, then the projection.
 **
+** When the caller leaves the access path open (DOCEXT_ACCESS_ALL), the
+** query plans itself (docext_plan.c): a collection scan, or index scans
+** whose entries give document ids, read in key order range by range
+** (de-duplicated through a hash set when an index is multikey or a $or
+** union reads several), each document then fetched by id. Every fetched
+** document is checked against the whole filter again: an index only ever
+** narrows the candidates. The one exception is a count over an exact plan
+** (bCountOnly): the entries alone are the answer and no document is read.
+** A plan that yields the sort's order streams, so sort+limit reads only
+** what it returns. Documents a TTL index has expired are never returned.
+**
 ** Without a sort, documents stream: nothing is read ahead, and a document
 ** is only loaded when a filter or a caller needs it (so count(*) over an
 ** unfiltered collection never decodes one). With a sort, the matching
@@ -130,6 +141,14 @@ struct SortEntry {
   int iPos;                 /* matched array position, for projections */
 };
 
+/* A set of document ids (open addressing; ids are positive, 0 is empty). */
+typedef struct DocIdSet DocIdSet;
+struct DocIdSet {
+  i64 *a;
+  int nSlot;                /* a power of two, or 0 */
+  int nUsed;
+};
+
 struct DocQuery {
   DocColl *pColl;
   DocReader *pReader;
@@ -154,6 +173,31 @@ struct DocQuery {
   DocBuf sortKeys;
   int iEntry;               /* next entry to return */
   int bSorted;              /* results come from aEntry */
+
+  /* Planning inputs: copies of the filters, sort and options. */
+  DocBuf specCopy;
+  int aFilterOff[DOCEXT_MAX_FILTERS];
+  int iSortOff, iOptOff;    /* offsets in specCopy, or -1 */
+  char *zPlanIndex;         /* index xBestIndex named, or NULL */
+  int bCountOnly;           /* the caller reads no document */
+
+  /* The plan and its state. */
+  DocPlan *pPlan;           /* when access is DOCEXT_ACCESS_PLAN */
+  int bTtl;                 /* the collection has a TTL index */
+  int bSkipFilter;          /* count over an exact plan: no filter check */
+  int bIndexOrder;          /* the plan yields the sort's order */
+  int bNaturalDesc;         /* collection scan newest first */
+  DocIdxCursor *pIdxCur;    /* entries of the current range */
+  int iScan, iRange;        /* current scan of the plan, next range */
+  int bRangeOpen;           /* pIdxCur is reading a range */
+  DocIdSet seen;            /* ids returned so far, when de-duplicating */
+
+  /* The current row. */
+  i64 iCur;                 /* its document id */
+  int bOnRow;               /* pReader is positioned on it */
+  int bCounted;             /* its document was counted in nDocs */
+
+  i64 nKeys, nDocs;         /* explain: keys (or rows) examined, docs read */
 };
 
 void docextQuerySpecInit(DocQuerySpec *p){
@@ -203,31 +247,17 @@ static int parseOptions(DocQuery *p, const u8 *aOpt, i64 *pSkip, i64 *pLimit, ch
   return rc;
 }
 
-/* A hint names an index by name or key pattern. Only the _id index exists
-** until secondary indexes do. */
+/* A hint names an index by name or key pattern, or is {$natural: 1|-1}. */
 int docextQueryCheckHint(DocColl *pColl, const DocValue *v, char **pzErr){
-  if( v->type==DOC_STRING ){
-    int n;
-    const char *z = docextValueStr(v, &n);
-    if( n==4 && memcmp(z, "_id_", 4)==0 ) return SQLITE_OK;
-    *pzErr = sqlite3_mprintf("docext: hint: no index named '%s' on %s",
-                             z, docextCollName(pColl));
-    return SQLITE_ERROR;
-  }
-  if( v->type==DOC_DOCUMENT ){
-    DocIter it;
-    docextIterInitValue(&it, v);
-    if( docextIterNext(&it) && strcmp(it.zKey, "_id")==0
-     && docextValueIsNumber(&it.v) && docextValueToDouble(&it.v)==1.0
-     && !docextIterNext(&it) ){
-      return SQLITE_OK;
-    }
-    *pzErr = sqlite3_mprintf("docext: hint: no index with that key pattern on %s",
-                             docextCollName(pColl));
-    return SQLITE_ERROR;
-  }
-  *pzErr = sqlite3_mprintf("docext: hint must be an index name or a key pattern");
-  return SQLITE_ERROR;
+  int iIdx, bDesc;
+  return docextPlanResolveHint(pColl, v, &iIdx, &bDesc, pzErr);
+}
+
+/* Copy a document into p->specCopy; its offset. */
+static int specKeep(int *pRc, DocQuery *p, const u8 *aDoc){
+  int iOff = (int)p->specCopy.n;
+  docextBufAppend(pRc, &p->specCopy, aDoc, docextGetI32(aDoc));
+  return iOff;
 }
 
 int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr){
@@ -238,11 +268,16 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->pColl = pColl;
+  p->iSortOff = p->iOptOff = -1;
+  p->bCountOnly = pSpec->bCountOnly;
   docextAccessInit(&p->access);
   rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
     rc = docextMatcherNew(pSpec->aaFilter[i], &p->apFilter[i], pzErr);
-    if( rc==SQLITE_OK ) p->nFilter++;
+    if( rc==SQLITE_OK ){
+      p->aFilterOff[i] = specKeep(&rc, p, pSpec->aaFilter[i]);
+      p->nFilter++;
+    }
   }
   if( rc==SQLITE_OK && pSpec->aProjection ){
     rc = docextProjectionNew(pSpec->aProjection, &p->pProj, pzErr);
@@ -253,10 +288,17 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
       docextSortFree(p->pSort);
       p->pSort = 0;
     }
+    if( rc==SQLITE_OK && p->pSort ) p->iSortOff = specKeep(&rc, p, pSpec->aSort);
   }
   if( rc==SQLITE_OK && pSpec->aOptions ){
     rc = parseOptions(p, pSpec->aOptions, &nSkip, &nLimit, pzErr);
+    if( rc==SQLITE_OK ) p->iOptOff = specKeep(&rc, p, pSpec->aOptions);
   }
+  if( rc==SQLITE_OK && pSpec->zPlanIndex ){
+    p->zPlanIndex = sqlite3_mprintf("%s", pSpec->zPlanIndex);
+    if( p->zPlanIndex==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = docextIdxCursorNew(docextCollStore(pColl), &p->pIdxCur);
   if( rc!=SQLITE_OK ){
     docextQueryFree(p);
     return rc;
@@ -267,6 +309,41 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   if( nLimit>0 && p->nMax<0 ) p->nMax = 0;
   if( pSpec->nLimit>=0 && (p->nMax<0 || pSpec->nLimit<p->nMax) ) p->nMax = pSpec->nLimit;
   *ppQuery = p;
+  return SQLITE_OK;
+}
+
+static void idsetClear(DocIdSet *p){
+  sqlite3_free(p->a);
+  memset(p, 0, sizeof(*p));
+}
+
+/* Add id to the set; *pbNew = 0 if it was there already. */
+static int idsetAdd(DocIdSet *p, i64 id, int *pbNew){
+  unsigned h;
+  if( p->nUsed*2 >= p->nSlot ){
+    int nNew = p->nSlot ? p->nSlot*2 : 256, i;
+    i64 *aNew = sqlite3_malloc64(sizeof(i64)*nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    memset(aNew, 0, sizeof(i64)*nNew);
+    for(i=0; i<p->nSlot; i++){
+      if( p->a[i] ){
+        h = (unsigned)((u64)p->a[i] * 0x9E3779B97F4A7C15ULL >> 32) & (nNew-1);
+        while( aNew[h] ) h = (h+1) & (nNew-1);
+        aNew[h] = p->a[i];
+      }
+    }
+    sqlite3_free(p->a);
+    p->a = aNew;
+    p->nSlot = nNew;
+  }
+  h = (unsigned)((u64)id * 0x9E3779B97F4A7C15ULL >> 32) & (p->nSlot-1);
+  while( p->a[h] ){
+    if( p->a[h]==id ){ *pbNew = 0; return SQLITE_OK; }
+    h = (h+1) & (p->nSlot-1);
+  }
+  p->a[h] = id;
+  p->nUsed++;
+  *pbNew = 1;
   return SQLITE_OK;
 }
 
@@ -282,25 +359,110 @@ static void queryReset(DocQuery *p){
   p->nSkipped = p->nReturned = 0;
   p->bResult = 0;
   p->iPos = -1;
+  docextPlanFree(p->pPlan);
+  p->pPlan = 0;
+  p->bTtl = p->bSkipFilter = p->bIndexOrder = p->bNaturalDesc = 0;
+  p->iScan = p->iRange = p->bRangeOpen = 0;
+  idsetClear(&p->seen);
+  p->iCur = 0;
+  p->bOnRow = p->bCounted = 0;
+  p->nKeys = p->nDocs = 0;
+  if( p->pReader ) docextReaderReset(p->pReader);
 }
 
 void docextQueryFree(DocQuery *p){
   if( p ){
+    int i;
     queryReset(p);
     docextReaderFree(p->pReader);
-    int i;
+    docextIdxCursorFree(p->pIdxCur);
     for(i=0; i<p->nFilter; i++) docextMatcherFree(p->apFilter[i]);
     docextProjectionFree(p->pProj);
     docextSortFree(p->pSort);
     docextBufFree(&p->result);
     docextBufFree(&p->sortKeys);
+    docextBufFree(&p->specCopy);
+    sqlite3_free(p->zPlanIndex);
     sqlite3_free(p);
   }
 }
 
-/* Step the reader to the next candidate row: SQLITE_ROW or SQLITE_DONE. */
+/* The current document (validated), fetching it by id if the reader is
+** not on it. */
+static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
+  if( !p->bOnRow ){
+    DocScan scan;
+    int rc;
+    memset(&scan, 0, sizeof(scan));
+    scan.eScan = DOCEXT_SCAN_DOCID;
+    scan.iDoc = p->iCur;
+    rc = docextReaderStart(p->pReader, &scan);
+    if( rc==SQLITE_OK ) rc = docextReaderStep(p->pReader);
+    if( rc==SQLITE_DONE ){
+      *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
+                               "which does not exist (see doc_check)",
+                               docextCollName(p->pColl), p->iCur);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if( rc!=SQLITE_ROW ) return rc;
+    p->bOnRow = 1;
+  }
+  if( !p->bCounted ){
+    p->bCounted = 1;
+    p->nDocs++;
+  }
+  return docextReaderDoc(p->pReader, paDoc, pzErr);
+}
+
+/* The next entry of the plan's index scans: SQLITE_ROW with p->iCur set
+** (the document not yet read), SQLITE_DONE, or an error. */
+static int planNext(DocQuery *p){
+  const DocPlan *pPlan = p->pPlan;
+  for(;;){
+    const DocPlanScan *pScan;
+    const int *aR;
+    int rc, iR;
+    if( p->bRangeOpen ){
+      rc = docextIdxCursorStep(p->pIdxCur);
+      if( rc==SQLITE_ROW ){
+        i64 iDoc = docextIdxCursorDocid(p->pIdxCur);
+        p->nKeys++;
+        if( pPlan->bDedup ){
+          int bNew = 0;
+          rc = idsetAdd(&p->seen, iDoc, &bNew);
+          if( rc!=SQLITE_OK ) return rc;
+          if( !bNew ) continue;
+        }
+        p->iCur = iDoc;
+        p->bOnRow = 0;
+        p->bCounted = 0;
+        return SQLITE_ROW;
+      }
+      if( rc!=SQLITE_DONE ) return rc;
+      p->bRangeOpen = 0;
+    }
+    if( p->iScan>=pPlan->nScan ) return SQLITE_DONE;
+    pScan = &pPlan->aScan[p->iScan];
+    if( p->iRange>=pScan->nRange ){
+      p->iScan++;
+      p->iRange = 0;
+      continue;
+    }
+    iR = pScan->bDesc ? pScan->nRange-1-p->iRange : p->iRange;
+    aR = &pScan->aRange[4*iR];
+    p->iRange++;
+    rc = docextIdxCursorStart(p->pIdxCur, pScan->iIx, &pPlan->keys.a[aR[0]], aR[1],
+                              &pPlan->keys.a[aR[2]], aR[3], pScan->bDesc);
+    if( rc!=SQLITE_OK ) return rc;
+    p->bRangeOpen = 1;
+  }
+}
+
+/* Step to the next candidate row: SQLITE_ROW or SQLITE_DONE. */
 static int nextCandidate(DocQuery *p){
-  int rc = docextReaderStep(p->pReader);
+  int rc;
+  if( p->access.eAccess==DOCEXT_ACCESS_PLAN ) return planNext(p);
+  rc = docextReaderStep(p->pReader);
   while( rc==SQLITE_DONE && p->access.eAccess==DOCEXT_ACCESS_KEYS
       && p->iKey<p->access.nKey ){
     DocScan scan;
@@ -310,17 +472,31 @@ static int nextCandidate(DocQuery *p){
     rc = docextReaderStart(p->pReader, &scan);
     if( rc==SQLITE_OK ) rc = docextReaderStep(p->pReader);
   }
+  if( rc==SQLITE_ROW ){
+    p->iCur = docextReaderDocid(p->pReader);
+    p->bOnRow = 1;
+    p->bCounted = 0;
+    p->nKeys++;
+  }
   return rc;
 }
 
-/* Does the current candidate pass the filters? Loads it only if needed. */
+/* Does the current candidate pass the filters (and is it not expired)?
+** Loads it only if needed. */
 static int candidateMatches(DocQuery *p, int *pbMatch, char **pzErr){
   const u8 *aDoc;
   int rc = SQLITE_OK, i;
   *pbMatch = 1;
   p->iPos = -1;
-  if( p->nFilter==0 ) return SQLITE_OK;
-  rc = docextReaderDoc(p->pReader, &aDoc, pzErr);
+  if( p->bTtl ){
+    int bExpired = 0;
+    rc = queryDoc(p, &aDoc, pzErr);
+    if( rc==SQLITE_OK ) rc = docextCollExpired(p->pColl, aDoc, &bExpired);
+    if( rc!=SQLITE_OK ) return rc;
+    if( bExpired ){ *pbMatch = 0; return SQLITE_OK; }
+  }
+  if( p->nFilter==0 || p->bSkipFilter ) return SQLITE_OK;
+  rc = queryDoc(p, &aDoc, pzErr);
   for(i=0; rc==SQLITE_OK && *pbMatch && i<p->nFilter; i++){
     int iPos = -1;
     rc = docextMatcherMatch(p->apFilter[i], aDoc, pbMatch, &iPos, pzErr);
@@ -347,7 +523,7 @@ static int streamNext(DocQuery *p, char **pzErr){
 }
 
 /* Order of sort entries: key, then document id. */
-static int entryCmp(DocQuery *p, const SortEntry *a, const SortEntry *b){
+static int sortEntryCmp(DocQuery *p, const SortEntry *a, const SortEntry *b){
   int c = keyCmp(&p->sortKeys.a[a->iKey], a->nKey, &p->sortKeys.a[b->iKey], b->nKey);
   if( c ) return c;
   return a->iDoc<b->iDoc ? -1 : a->iDoc>b->iDoc;
@@ -357,8 +533,8 @@ static int entryCmp(DocQuery *p, const SortEntry *a, const SortEntry *b){
 static void heapDown(DocQuery *p, int i, int n){
   for(;;){
     int l = 2*i+1, r = l+1, m = i;
-    if( l<n && entryCmp(p, &p->aEntry[l], &p->aEntry[m])>0 ) m = l;
-    if( r<n && entryCmp(p, &p->aEntry[r], &p->aEntry[m])>0 ) m = r;
+    if( l<n && sortEntryCmp(p, &p->aEntry[l], &p->aEntry[m])>0 ) m = l;
+    if( r<n && sortEntryCmp(p, &p->aEntry[r], &p->aEntry[m])>0 ) m = r;
     if( m==i ) return;
     { SortEntry t = p->aEntry[i]; p->aEntry[i] = p->aEntry[m]; p->aEntry[m] = t; }
     i = m;
@@ -368,15 +544,32 @@ static void heapDown(DocQuery *p, int i, int n){
 static void heapUp(DocQuery *p, int i){
   while( i>0 ){
     int parent = (i-1)/2;
-    if( entryCmp(p, &p->aEntry[i], &p->aEntry[parent])<=0 ) return;
+    if( sortEntryCmp(p, &p->aEntry[i], &p->aEntry[parent])<=0 ) return;
     { SortEntry t = p->aEntry[i]; p->aEntry[i] = p->aEntry[parent]; p->aEntry[parent] = t; }
     i = parent;
   }
 }
 
-static DocQuery *gSortQuery;    /* qsort() takes no context */
-static int entryQsortCmp(const void *a, const void *b){
-  return entryCmp(gSortQuery, (const SortEntry*)a, (const SortEntry*)b);
+/* Sort aEntry[0..nEntry): a merge sort, as qsort() would need a global
+** for its context (and connections may run in several threads). */
+static int sortEntries(DocQuery *p){
+  SortEntry *a = p->aEntry, *aTmp;
+  int n = p->nEntry, w, i;
+  if( n<2 ) return SQLITE_OK;
+  aTmp = sqlite3_malloc64(sizeof(SortEntry)*n);
+  if( aTmp==0 ) return SQLITE_NOMEM;
+  for(w=1; w<n; w*=2){
+    for(i=0; i<n; i+=2*w){
+      int l = i, m = i+w<n ? i+w : n, r = i+2*w<n ? i+2*w : n, k = i, j = m;
+      while( l<m || j<r ){
+        if( j>=r || (l<m && sortEntryCmp(p, &a[l], &a[j])<=0) ) aTmp[k++] = a[l++];
+        else aTmp[k++] = a[j++];
+      }
+    }
+    memcpy(a, aTmp, sizeof(SortEntry)*n);
+  }
+  sqlite3_free(aTmp);
+  return SQLITE_OK;
 }
 
 /* Gather every matching document's sort key, keeping only the best
@@ -392,18 +585,18 @@ static int sortGather(DocQuery *p, char **pzErr){
     if( rc==SQLITE_DONE ) break;
     if( rc!=SQLITE_ROW ) return rc;
     rc = candidateMatches(p, &bMatch, pzErr);
-    if( rc==SQLITE_OK && bMatch ) rc = docextReaderDoc(p->pReader, &aDoc, pzErr);
+    if( rc==SQLITE_OK && bMatch ) rc = queryDoc(p, &aDoc, pzErr);
     if( rc!=SQLITE_OK ) return rc;
     if( !bMatch ) continue;
     e.iKey = (int)p->sortKeys.n;
     docextSortKey(&rc, p->pSort, aDoc, &p->sortKeys);
     if( rc!=SQLITE_OK ) return rc;
     e.nKey = (int)p->sortKeys.n - e.iKey;
-    e.iDoc = docextReaderDocid(p->pReader);
+    e.iDoc = p->iCur;
     e.iPos = p->iPos;
     if( nKeep>=0 && p->nEntry>=nKeep ){
       /* Bounded: replace the worst kept entry if this one is better. */
-      if( nKeep>0 && entryCmp(p, &e, &p->aEntry[0])<0 ){
+      if( nKeep>0 && sortEntryCmp(p, &e, &p->aEntry[0])<0 ){
         p->aEntry[0] = e;
         heapDown(p, 0, p->nEntry);
       }
@@ -419,44 +612,76 @@ static int sortGather(DocQuery *p, char **pzErr){
     p->aEntry[p->nEntry++] = e;
     if( nKeep>=0 ) heapUp(p, p->nEntry-1);
   }
-  gSortQuery = p;
-  qsort(p->aEntry, p->nEntry, sizeof(SortEntry), entryQsortCmp);
-  gSortQuery = 0;
+  rc = sortEntries(p);
+  if( rc!=SQLITE_OK ) return rc;
   p->bSorted = 1;
   p->iEntry = (int)(p->nSkip<p->nEntry ? p->nSkip : p->nEntry);
   return SQLITE_OK;
 }
 
-/* Sorted: move to the next gathered entry and read its document. */
+/* Sorted: move to the next gathered entry (its document is read when
+** needed). */
 static int sortedNext(DocQuery *p){
-  DocScan scan;
-  int rc;
   if( p->iEntry>=p->nEntry || (p->nMax>=0 && p->nReturned>=p->nMax) ){
     p->bEof = 1;
     return SQLITE_OK;
   }
-  memset(&scan, 0, sizeof(scan));
-  scan.eScan = DOCEXT_SCAN_DOCID;
-  scan.iDoc = p->aEntry[p->iEntry].iDoc;
+  p->iCur = p->aEntry[p->iEntry].iDoc;
   p->iPos = p->aEntry[p->iEntry].iPos;
+  p->bOnRow = 0;
+  p->bCounted = 1;            /* counted when it was gathered */
   p->iEntry++;
   p->nReturned++;
-  rc = docextReaderStart(p->pReader, &scan);
-  if( rc==SQLITE_OK ) rc = docextReaderStep(p->pReader);
-  if( rc==SQLITE_ROW ) return SQLITE_OK;
-  return rc==SQLITE_DONE ? SQLITE_CORRUPT_VTAB : rc;
+  return SQLITE_OK;
+}
+
+/* Plan a query whose caller left the access path open. */
+static int queryPlan(DocQuery *p, char **pzErr){
+  const u8 *aaFilter[DOCEXT_MAX_FILTERS];
+  const u8 *aSort = p->iSortOff>=0 ? p->specCopy.a + p->iSortOff : 0;
+  DocValue hint, *pHint = 0;
+  i64 nWant = p->nMax>=0 ? p->nSkip + p->nMax : -1;
+  int i, rc;
+  for(i=0; i<p->nFilter; i++) aaFilter[i] = p->specCopy.a + p->aFilterOff[i];
+  if( p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint) ){
+    pHint = &hint;
+  }
+  rc = docextPlanNew(p->pColl, aaFilter, p->nFilter, aSort, pHint, p->zPlanIndex,
+                     nWant, &p->pPlan, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
+    p->access.eAccess = DOCEXT_ACCESS_PLAN;
+    p->bIndexOrder = p->pPlan->bSorted;
+    p->bSkipFilter = p->bCountOnly && p->pPlan->bExact && !p->bTtl;
+  }else{
+    p->bNaturalDesc = p->pPlan->bNaturalDesc;
+  }
+  return SQLITE_OK;
 }
 
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
   DocScan scan;
   int rc = SQLITE_OK;
   u8 aClassLo[1], aClassHi[1];
+  DocIndex *aIdx = 0;
+  int nIdx = 0, i;
   queryReset(p);
   p->access = *pAccess;
   docextAccessInit(pAccess);
   memset(&scan, 0, sizeof(scan));
   if( p->nMax==0 ){ p->bEof = 1; return SQLITE_OK; }
+  rc = docextCollIndexes(p->pColl, &aIdx, &nIdx, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=0; i<nIdx; i++){
+    if( aIdx[i].nExpireAfter>=0 ) p->bTtl = 1;
+  }
+  if( p->access.eAccess==DOCEXT_ACCESS_ALL ){
+    rc = queryPlan(p, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
+  }
   switch( p->access.eAccess ){
+    case DOCEXT_ACCESS_PLAN:
+      break;
     case DOCEXT_ACCESS_NONE:
       p->bEof = 1;
       return SQLITE_OK;
@@ -493,6 +718,7 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
     }
     default:
       scan.eScan = DOCEXT_SCAN_ALL;
+      scan.bDesc = p->bNaturalDesc;
       rc = docextReaderStart(p->pReader, &scan);
       break;
   }
@@ -506,7 +732,7 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
     rc = docextReaderStart(p->pReader, &none);
     if( rc!=SQLITE_OK ) return rc;
   }
-  if( p->pSort ){
+  if( p->pSort && !p->bIndexOrder ){
     rc = sortGather(p, pzErr);
     if( rc==SQLITE_OK ) rc = sortedNext(p);
     return rc;
@@ -526,16 +752,32 @@ int docextQueryEof(DocQuery *p){
 }
 
 i64 docextQueryDocid(DocQuery *p){
-  return docextReaderDocid(p->pReader);
+  return p->iCur;
+}
+
+int docextQueryPosition(DocQuery *p){
+  return p->iPos;
 }
 
 int docextQueryStored(DocQuery *p, const u8 **paDoc, char **pzErr){
-  return docextReaderDoc(p->pReader, paDoc, pzErr);
+  return queryDoc(p, paDoc, pzErr);
+}
+
+void docextQueryStats(DocQuery *p, DocQueryStats *pStats){
+  pStats->nKeys = p->nKeys;
+  pStats->nDocs = p->nDocs;
+  pStats->nReturned = p->nReturned;
+  pStats->bSortInMemory = p->pSort!=0 && !p->bIndexOrder;
+  pStats->bIndexOnly = p->bSkipFilter && p->nDocs==0;
+}
+
+const DocPlan *docextQueryPlan(DocQuery *p){
+  return p->pPlan;
 }
 
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr){
   const u8 *aDoc;
-  int rc = docextReaderDoc(p->pReader, &aDoc, pzErr);
+  int rc = queryDoc(p, &aDoc, pzErr);
   if( rc!=SQLITE_OK || p->pProj==0 ){
     *paDoc = aDoc;
     return rc;

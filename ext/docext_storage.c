@@ -49,6 +49,8 @@ enum {
   STMT_UPDATE_PAGE,     /* UPDATE pages SET data=? WHERE pgno=? */
   STMT_DELETE_PAGE,     /* DELETE FROM pages WHERE pgno=? */
   STMT_READ_PAGE,       /* SELECT data FROM pages WHERE pgno=? */
+  STMT_COUNT_IDX,       /* entries of index ?1 with keys in [?2, ?3), at most ?4 */
+  STMT_COUNT_ID,        /* documents with _id keys in [?1, ?2), at most ?3 */
   STMT_COUNT
 };
 
@@ -62,6 +64,10 @@ static const char *const azStmt[STMT_COUNT] = {
   "UPDATE \"%w\".\"%w_pages\" SET data=?1 WHERE pgno=?2",
   "DELETE FROM \"%w\".\"%w_pages\" WHERE pgno=?1",
   "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1",
+  "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_idx\""
+    " WHERE ix=?1 AND key>=?2 AND key<?3 LIMIT ?4)",
+  "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_docs\""
+    " WHERE idkey>=?1 AND idkey<?2 LIMIT ?3)",
 };
 
 struct DocStore {
@@ -228,7 +234,7 @@ const char *docextStorageSchema(DocStore *p){ return p->zDb; }
 sqlite3 *docextStorageDb(DocStore *p){ return p->db; }
 
 /* The cached statement i, prepared on first use and reset for reuse. */
-static int stmtGet(DocStore *p, int i, sqlite3_stmt **ppStmt){
+static int storeStmt(DocStore *p, int i, sqlite3_stmt **ppStmt){
   if( p->aStmt[i]==0 ){
     char *zSql = sqlite3_mprintf(azStmt[i], p->zDb, p->zName);
     int rc;
@@ -243,7 +249,7 @@ static int stmtGet(DocStore *p, int i, sqlite3_stmt **ppStmt){
 }
 
 /* Step a write statement to completion and reset it. */
-static int stmtRun(sqlite3_stmt *pStmt){
+static int storeRun(sqlite3_stmt *pStmt){
   int rc = sqlite3_step(pStmt);
   int rc2 = sqlite3_reset(pStmt);
   sqlite3_clear_bindings(pStmt);
@@ -255,7 +261,7 @@ static int stmtRun(sqlite3_stmt *pStmt){
 ** Page lists
 */
 
-static void putVarint(int *pRc, DocBuf *p, u64 v){
+static void storePutVarint(int *pRc, DocBuf *p, u64 v){
   do{
     u8 c = v & 0x7F;
     v >>= 7;
@@ -264,7 +270,7 @@ static void putVarint(int *pRc, DocBuf *p, u64 v){
 }
 
 /* Read a varint from a[*pi..n); 0 on success, 1 if malformed. */
-static int getVarint(const u8 *a, int n, int *pi, u64 *pv){
+static int storeGetVarint(const u8 *a, int n, int *pi, u64 *pv){
   u64 v = 0;
   int s = 0;
   while( *pi<n && s<64 ){
@@ -290,7 +296,7 @@ static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64
   i64 nTotal = 0;
   while( i<n ){
     u64 pgno, nb;
-    if( getVarint(a, n, &i, &pgno) || getVarint(a, n, &i, &nb)
+    if( storeGetVarint(a, n, &i, &pgno) || storeGetVarint(a, n, &i, &nb)
      || nb==0 || nb>DOCEXT_MAX_BSON || pgno>(u64)0x7fffffffffffffffLL ){
       sqlite3_free(aPage);
       return SQLITE_CORRUPT_VTAB;
@@ -316,15 +322,15 @@ static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64
 /* Write aDoc[0..nDoc) as new pages; append their list to pList. */
 static int pagesWrite(DocStore *p, const u8 *aDoc, int nDoc, DocBuf *pList){
   sqlite3_stmt *pIns = 0;
-  int rc = stmtGet(p, STMT_INSERT_PAGE, &pIns);
+  int rc = storeStmt(p, STMT_INSERT_PAGE, &pIns);
   int i = 0;
   while( rc==SQLITE_OK && i<nDoc ){
     int n = nDoc-i < p->nPageMax ? nDoc-i : p->nPageMax;
     sqlite3_bind_blob(pIns, 1, &aDoc[i], n, SQLITE_STATIC);
-    rc = stmtRun(pIns);
+    rc = storeRun(pIns);
     if( rc==SQLITE_OK ){
-      putVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
-      putVarint(&rc, pList, (u64)n);
+      storePutVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
+      storePutVarint(&rc, pList, (u64)n);
     }
     i += n;
   }
@@ -337,8 +343,8 @@ static int pagesDelete(DocStore *p, i64 iDoc){
   DocPage *aPage = 0;
   int nPage = 0, i;
   i64 nTotal;
-  int rc = stmtGet(p, STMT_DOC_PAGES, &pSel);
-  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_DELETE_PAGE, &pDel);
+  int rc = storeStmt(p, STMT_DOC_PAGES, &pSel);
+  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_DELETE_PAGE, &pDel);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pSel, 1, iDoc);
   if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
@@ -348,7 +354,7 @@ static int pagesDelete(DocStore *p, i64 iDoc){
   rc = rc==SQLITE_OK ? sqlite3_reset(pSel) : (sqlite3_reset(pSel), rc);
   for(i=0; rc==SQLITE_OK && i<nPage; i++){
     sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
-    rc = stmtRun(pDel);
+    rc = storeRun(pDel);
   }
   sqlite3_free(aPage);
   return rc;
@@ -360,7 +366,7 @@ static int pagesDelete(DocStore *p, i64 iDoc){
 
 int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc){
   sqlite3_stmt *pStmt = 0;
-  int rc = stmtGet(p, STMT_FIND_KEY, &pStmt);
+  int rc = storeStmt(p, STMT_FIND_KEY, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_blob(pStmt, 1, aKey, nKey, SQLITE_STATIC);
   rc = sqlite3_step(pStmt);
@@ -397,11 +403,11 @@ int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
   sqlite3_stmt *pStmt = 0;
   DocBuf list;
   u8 aSpace[256];
-  int rc = stmtGet(p, STMT_INSERT_DOC, &pStmt);
+  int rc = storeStmt(p, STMT_INSERT_DOC, &pStmt);
   docextBufInit(&list, aSpace, sizeof(aSpace));
   if( rc==SQLITE_OK ) rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
   if( rc==SQLITE_OK ){
-    rc = stmtRun(pStmt);
+    rc = storeRun(pStmt);
     *piDoc = sqlite3_last_insert_rowid(p->db);
   }else{
     sqlite3_reset(pStmt);
@@ -418,12 +424,12 @@ int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
   u8 aSpace[256];
   int rc = pagesDelete(p, iDoc);
   docextBufInit(&list, aSpace, sizeof(aSpace));
-  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_UPDATE_DOC, &pStmt);
+  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_UPDATE_DOC, &pStmt);
   if( rc==SQLITE_OK ){
     rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
     sqlite3_bind_int64(pStmt, 5, iDoc);
     if( rc==SQLITE_OK ){
-      rc = stmtRun(pStmt);
+      rc = storeRun(pStmt);
     }else{
       sqlite3_reset(pStmt);
       sqlite3_clear_bindings(pStmt);
@@ -436,10 +442,10 @@ int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
 int docextStorageDelete(DocStore *p, i64 iDoc){
   sqlite3_stmt *pStmt = 0;
   int rc = pagesDelete(p, iDoc);
-  if( rc==SQLITE_OK ) rc = stmtGet(p, STMT_DELETE_DOC, &pStmt);
+  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_DELETE_DOC, &pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_int64(pStmt, 1, iDoc);
-    rc = stmtRun(pStmt);
+    rc = storeRun(pStmt);
   }
   return rc;
 }
@@ -635,4 +641,103 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
   }
   *paDoc = p->aDoc;
   return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Index entries: counting and reading key ranges.
+**
+** Index iIx 0 is the _id index, X_docs.idkey; any other is X_idx with
+** ix = iIx. A range is half-open over key bytes: [aLo, aHi).
+*/
+
+int docextStorageCountRange(DocStore *p, i64 iIx, const u8 *aLo, int nLo,
+                            const u8 *aHi, int nHi, i64 nMax, i64 *pnCount){
+  sqlite3_stmt *pStmt = 0;
+  int iArg = 1;
+  int rc = storeStmt(p, iIx ? STMT_COUNT_IDX : STMT_COUNT_ID, &pStmt);
+  *pnCount = 0;
+  if( rc!=SQLITE_OK ) return rc;
+  if( iIx ) sqlite3_bind_int64(pStmt, iArg++, iIx);
+  /* (a NULL pointer would bind NULL, not an empty blob) */
+  sqlite3_bind_blob(pStmt, iArg++, aLo ? aLo : (const u8*)"", nLo, SQLITE_STATIC);
+  sqlite3_bind_blob(pStmt, iArg++, aHi ? aHi : (const u8*)"", nHi, SQLITE_STATIC);
+  sqlite3_bind_int64(pStmt, iArg, nMax);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) *pnCount = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+struct DocIdxCursor {
+  DocStore *pStore;
+  sqlite3_stmt *aStmt[4];   /* [bId*2 + bDesc]: X_idx or X_docs, asc or desc */
+  sqlite3_stmt *pCur;       /* the one running, or NULL */
+  u8 *aBound;               /* copies of the current bounds */
+};
+
+int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur){
+  DocIdxCursor *p = sqlite3_malloc64(sizeof(*p));
+  *ppCur = p;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pStore = pStore;
+  return SQLITE_OK;
+}
+
+void docextIdxCursorFree(DocIdxCursor *p){
+  if( p ){
+    int i;
+    for(i=0; i<4; i++) sqlite3_finalize(p->aStmt[i]);
+    sqlite3_free(p->aBound);
+    sqlite3_free(p);
+  }
+}
+
+int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
+                         const u8 *aHi, int nHi, int bDesc){
+  DocStore *pS = p->pStore;
+  int i = (iIx==0)*2 + (bDesc!=0);
+  int iArg = 1;
+  if( p->pCur ) sqlite3_reset(p->pCur);
+  p->pCur = 0;
+  if( p->aStmt[i]==0 ){
+    const char *zDir = bDesc ? "DESC" : "ASC";
+    char *zSql = iIx==0
+      ? sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
+                        " ORDER BY idkey %s", pS->zDb, pS->zName, zDir)
+      : sqlite3_mprintf("SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
+                        " AND key<?3 ORDER BY key %s, docid %s",
+                        pS->zDb, pS->zName, zDir, zDir);
+    int rc;
+    if( zSql==0 ) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(pS->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[i], 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  sqlite3_free(p->aBound);
+  p->aBound = sqlite3_malloc64(nLo + nHi + 1);
+  if( p->aBound==0 ) return SQLITE_NOMEM;
+  if( nLo ) memcpy(p->aBound, aLo, nLo);
+  if( nHi ) memcpy(p->aBound+nLo, aHi, nHi);
+  p->pCur = p->aStmt[i];
+  if( iIx ) sqlite3_bind_int64(p->pCur, iArg++, iIx);
+  sqlite3_bind_blob(p->pCur, iArg++, p->aBound, nLo, SQLITE_STATIC);
+  sqlite3_bind_blob(p->pCur, iArg, p->aBound+nLo, nHi, SQLITE_STATIC);
+  return SQLITE_OK;
+}
+
+int docextIdxCursorStep(DocIdxCursor *p){
+  int rc;
+  if( p->pCur==0 ) return SQLITE_DONE;
+  rc = sqlite3_step(p->pCur);
+  if( rc!=SQLITE_ROW ){
+    int rc2 = sqlite3_reset(p->pCur);
+    p->pCur = 0;
+    if( rc==SQLITE_DONE && rc2!=SQLITE_OK ) rc = rc2;
+  }
+  return rc;
+}
+
+i64 docextIdxCursorDocid(DocIdxCursor *p){
+  return sqlite3_column_int64(p->pCur, 0);
 }

@@ -11,15 +11,35 @@
 ** COLUMNS:  _id, doc, filter HIDDEN, projection HIDDEN, sort HIDDEN,
 **           options HIDDEN, bson HIDDEN.
 **
-** PLAN ENCODING. idxStr is "<how> [<index>]|<codes>", for example
-** "COLLSCAN|", "IXSCAN _id_|=" or "IXSCAN _id_|G<". EXPLAIN QUERY PLAN shows
-** it. Each character of <codes> says what the xFilter argument at that
+** PLAN ENCODING. idxStr is "<how>|<codes>", for example "COLLSCAN|",
+** "IXSCAN _id_|=", "IXSCAN _id_|G<", "IXSCAN slug_1|F" or
+** "OR(IXSCAN a_1, IXSCAN b_1)|F". EXPLAIN QUERY PLAN shows it. <how> is
+**     IXSCAN _id_          _id constraints (codes R = I > G < L) choose the
+**                          rows; any filter is checked on each of them
+**     COLLSCAN             every document: no _id constraint, and either no
+**                          index fits the filter or the filter (or a
+**                          doc_match, sort or options argument) is not
+**                          known when the statement is prepared (a bound
+**                          parameter, a column of another table): the
+**                          planner (docext_plan.c) then runs at xFilter,
+**                          which may still choose an index
+**     IXSCAN <index>       the index the planner chose for the literal
+**                          filter, sort and options; xFilter uses it again
+**                          (when it still fits) so that the plan shown is
+**                          the plan run
+**     OR(IXSCAN <a>, ...)  a union for a top-level $or, planned at xFilter
+** Each character of <codes> says what the xFilter argument at that
 ** position is:
 **     R   rowid = ?
 **     =   _id = ?          (I: the same, with the whole IN list at once)
 **     >   _id > ?          G   _id >= ?
 **     <   _id < ?          L   _id <= ?
-** idxNum is unused (0).
+**     F   filter = ?       M   doc_match(doc, ?)
+**     P   projection = ?   S   sort = ?        O   options = ?
+**     N   LIMIT ?          K   OFFSET ?
+** idxNum: bit 0 (1) set when the statement reads no document column (_id,
+** doc, bson: e.g. count(*)), so a count over an exact index plan reads only
+** index entries.
 **
 ** _id COMPARISONS follow what the _id column shows: an INTEGER or REAL
 ** compares with numeric _ids by value (int32, int64, double, decimal), a
@@ -181,6 +201,64 @@ static int isQueryColumn(int iCol){
   return iCol>=COL_FILTER && iCol<=COL_OPTIONS;
 }
 
+/* Plan while the statement is prepared, when the filter, the doc_match
+** terms, the sort and the options are all known (literals). Returns the
+** plan's label (sqlite3_malloc'd) and its estimated entries in *pnEst, or
+** NULL when something is unknown or invalid (xFilter then plans, and
+** reports any error). */
+static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQuery,
+                           const int *aMatch, int nMatch, double *pnEst){
+#if SQLITE_VERSION_NUMBER>=3038000
+  DocBuf aBuf[DOCEXT_MAX_FILTERS+2];
+  const u8 *aaFilter[DOCEXT_MAX_FILTERS], *aSort = 0, *aOpt = 0;
+  int aiCons[DOCEXT_MAX_FILTERS+2], anKind[DOCEXT_MAX_FILTERS+2];
+  int nCons = 0, nFilter = 0, i, bOk = 1;
+  DocValue hint;
+  DocPlan *pPlan = 0;
+  char *zLabel = 0;
+
+  if( aQuery[COL_FILTER]>=0 ){ aiCons[nCons] = aQuery[COL_FILTER]; anKind[nCons++] = 'F'; }
+  for(i=0; i<nMatch; i++){ aiCons[nCons] = aMatch[i]; anKind[nCons++] = 'F'; }
+  if( aQuery[COL_SORT]>=0 ){ aiCons[nCons] = aQuery[COL_SORT]; anKind[nCons++] = 'S'; }
+  if( aQuery[COL_OPTIONS]>=0 ){ aiCons[nCons] = aQuery[COL_OPTIONS]; anKind[nCons++] = 'O'; }
+  memset(aBuf, 0, sizeof(aBuf));
+  for(i=0; bOk && i<nCons; i++){
+    sqlite3_value *pVal = 0;
+    const u8 *aDoc = 0;
+    char *zErr = 0;
+    if( sqlite3_vtab_rhs_value(pInfo, aiCons[i], &pVal)!=SQLITE_OK || pVal==0 ){
+      bOk = 0;
+      break;
+    }
+    if( sqlite3_value_type(pVal)==SQLITE_NULL ) continue;
+    if( docextArgToBson(pVal, &aBuf[i], &aDoc, &zErr)!=SQLITE_OK ){
+      sqlite3_free(zErr);
+      bOk = 0;
+      break;
+    }
+    if( anKind[i]=='F' && nFilter<DOCEXT_MAX_FILTERS ) aaFilter[nFilter++] = aDoc;
+    if( anKind[i]=='S' ) aSort = aDoc;
+    if( anKind[i]=='O' ) aOpt = aDoc;
+  }
+  if( bOk ){
+    char *zErr = 0;
+    int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
+    if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1,
+                      &pPlan, &zErr)==SQLITE_OK ){
+      zLabel = docextPlanLabel(pPlan);
+      *pnEst = pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ? -1.0 : pPlan->nEst;
+      docextPlanFree(pPlan);
+    }
+    sqlite3_free(zErr);
+  }
+  for(i=0; i<nCons; i++) docextBufFree(&aBuf[i]);
+  return zLabel;
+#else
+  (void)p; (void)pInfo; (void)aQuery; (void)aMatch; (void)nMatch; (void)pnEst;
+  return 0;
+#endif
+}
+
 static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   char aCode[32];
   int nCode = 0;
@@ -188,8 +266,9 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   int aQuery[COL_OPTIONS+1];           /* hidden column -> constraint */
   int aRange[4] = {-1, -1, -1, -1};    /* >, >=, <, <= on _id */
   int aMatch[DOCEXT_MAX_FILTERS-1], nMatch = 0;   /* doc_match(doc, …) terms */
-  int i, bIn = 0, bAllUsed = 1;
+  int i, bIn = 0, bAllUsed = 1, bIdScan;
   double nRow = 1e6;
+  char *zHow = 0;
 
   for(i=0; i<=COL_OPTIONS; i++) aQuery[i] = -1;
   for(i=0; i<pInfo->nConstraint; i++){
@@ -270,16 +349,34 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 #undef USE
 
   aCode[nCode] = 0;
-  if( nRow==1 ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  bIdScan = iRowid>=0 || iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0
+         || aRange[3]>=0;
+  if( !bIdScan ){
+    double nEst = -1.0;
+    zHow = planAtPrepare((DocVtab*)pVtab, pInfo, aQuery, aMatch, nMatch, &nEst);
+    if( nEst>=0.0 ) nRow = nEst<1.0 ? 1.0 : nEst;
+  }
+  /* At most one row only by rowid or _id: SQLite then runs an UPDATE or
+  ** DELETE in one pass, writing while this cursor reads, which only a
+  ** single row allows (an index scan would meet rows it moved ahead). */
+  if( iRowid>=0 || (iEq>=0 && !bIn) ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
   pInfo->idxStr = sqlite3_mprintf("%s|%s",
-      (iRowid>=0 || iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0
-       || aRange[3]>=0) ? "IXSCAN _id_" : "COLLSCAN", aCode);
+      bIdScan ? "IXSCAN _id_" : zHow ? zHow : "COLLSCAN", aCode);
+  sqlite3_free(zHow);
   pInfo->needToFreeIdxStr = 1;
   if( pInfo->idxStr==0 ) return SQLITE_NOMEM;
-  /* An unsorted full scan yields rows in rowid (insertion) order. */
-  if( aQuery[COL_SORT]<0 && strchr(aCode, 'R')==0 && iEq<0
+  /* No document column read (count(*), a DELETE by filter): bit 0. */
+  if( (pInfo->colUsed & (((sqlite3_uint64)1<<COL_ID) | ((sqlite3_uint64)1<<COL_DOC)
+                         | ((sqlite3_uint64)1<<COL_BSON)))==0 ){
+    pInfo->idxNum = 1;
+  }
+  /* An unsorted collection scan yields rows in rowid (insertion) order;
+  ** a filter, doc_match term or hint may make it an index scan, in key
+  ** order. */
+  if( aQuery[COL_SORT]<0 && aQuery[COL_FILTER]<0 && aQuery[COL_OPTIONS]<0 && nMatch==0
+   && strchr(aCode, 'R')==0 && iEq<0
    && aRange[0]<0 && aRange[1]<0 && aRange[2]<0 && aRange[3]<0
    && pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==-1 && !pInfo->aOrderBy[0].desc ){
     pInfo->orderByConsumed = 1;
@@ -440,9 +537,8 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   int nFilter = 0;
   DocQuerySpec spec;
   DocAccess access;
-  char *zErr = 0;
+  char *zErr = 0, *zPlanIndex = 0;
   int i, rc = SQLITE_OK;
-  (void)idxNum;
 
   docextQueryFree(pCur->pQuery);
   pCur->pQuery = 0;
@@ -506,7 +602,19 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   if( aOff[0]>=0 ) spec.aProjection = pCur->spec.a + aOff[0];
   if( aOff[1]>=0 ) spec.aSort = pCur->spec.a + aOff[1];
   if( aOff[2]>=0 ) spec.aOptions = pCur->spec.a + aOff[2];
+  spec.bCountOnly = (idxNum & 1)!=0;
+  /* The index EXPLAIN QUERY PLAN named ("IXSCAN name|..."; not _id_, whose
+  ** constraints choose the rows themselves). */
+  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && strchr(idxStr, '|') ){
+    zPlanIndex = sqlite3_mprintf("%.*s", (int)(strchr(idxStr, '|')-(idxStr+7)), idxStr+7);
+    if( zPlanIndex==0 ){
+      docextAccessClear(&access);
+      return SQLITE_NOMEM;
+    }
+    spec.zPlanIndex = zPlanIndex;
+  }
   rc = docextQueryNew(pTab->pColl, &spec, &pCur->pQuery, &zErr);
+  sqlite3_free(zPlanIndex);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, &access, &zErr);
   docextAccessClear(&access);
   if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
@@ -722,13 +830,43 @@ static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zNam
   return 0;
 }
 
+/* The schema an unqualified table name resolves to, as SQLite resolves it:
+** temp, then main, then attached databases in the order attached. NULL
+** (and SQLITE_OK in *pRc) if no schema has such a table. */
+static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
+  sqlite3_stmt *pList = 0;
+  char *zFound = 0;
+  int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                                  " ORDER BY name<>'temp', seq", -1, &pList, 0);
+  while( rc==SQLITE_OK && zFound==0 && sqlite3_step(pList)==SQLITE_ROW ){
+    const char *zDb = (const char*)sqlite3_column_text(pList, 0);
+    sqlite3_stmt *pHas = 0;
+    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
+                                 " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb);
+    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pHas, 0);
+    sqlite3_free(zSql);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+      if( sqlite3_step(pHas)==SQLITE_ROW ){
+        zFound = sqlite3_mprintf("%s", zDb);
+        if( zFound==0 ) rc = SQLITE_NOMEM;
+      }
+      rc = sqlite3_finalize(pHas)==SQLITE_OK ? rc : SQLITE_ERROR;
+    }
+  }
+  sqlite3_finalize(pList);
+  *pRc = rc;
+  return zFound;
+}
+
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr){
   const char *zDot = zSpec ? strchr(zSpec, '.') : 0;
   char *zDb = 0, *zSql;
   const char *zName = zSpec;
-  DocVtab *p;
+  DocVtab *p = 0;
   sqlite3_stmt *pStmt = 0;
-  int rc;
+  int rc = SQLITE_OK;
   *ppColl = 0;
   if( zSpec==0 || zSpec[0]==0 ){
     *pzErr = sqlite3_mprintf("docext: a collection name is required");
@@ -738,12 +876,14 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     zDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);
     if( zDb==0 ) return SQLITE_NOMEM;
     zName = zDot+1;
+  }else{
+    zDb = resolveSchema(pConn->db, zName, &rc);
+    if( rc!=SQLITE_OK ) return rc;
   }
-  p = registryLookup(pConn, zDb, zName);
-  if( p==0 ){
+  if( zDb ) p = registryLookup(pConn, zDb, zName);
+  if( zDb && p==0 ){
     /* Preparing a statement that names the table connects it. */
-    zSql = zDb ? sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", zDb, zName)
-               : sqlite3_mprintf("SELECT rowid FROM \"%w\" LIMIT 0", zName);
+    zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", zDb, zName);
     if( zSql==0 ){ sqlite3_free(zDb); return SQLITE_NOMEM; }
     rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);

@@ -1,0 +1,1992 @@
+/*
+** docext_plan.c — the query planner: which index a find() reads, over
+** which key ranges; and doc_explain, doc_count.
+**
+** CONDITIONS. The filters' top-level conjunction (top-level fields and the
+** documents of $and arrays, recursively) is flattened into conditions
+** (PlanCond): one per operator of {path: {$op: x, ...}}, or one equality
+** for {path: value}. A top-level $or becomes one condition too, which a
+** union plan expands.
+**
+** VALUE INTERVALS, per index field, from the conditions on its path:
+**   equality, $eq        a point; null: points null and undefined; an array
+**                        operand: no bounds
+**   $in                  a point per value (no bounds if one is an array or
+**                        a regex)
+**   $gt $gte $lt $lte    a range within the operand's type class, as the
+**                        matcher compares only within a class ({$gt: 5}:
+**                        numbers above 5, not NaN); MinKey/MaxKey or array
+**                        operands: no bounds; null: points or nothing; NaN:
+**                        the NaN point or nothing
+**   regex                the strings with its literal prefix (/^abc/, no i,
+**                        m or x flag, no |) or all strings, plus the point
+**                        of the regex value itself (a stored identical
+**                        regex matches too)
+**   $all                 its first value, as an equality
+**   $elemMatch           value form ({a: {$elemMatch: {$gt: 1, $lt: 5}}}):
+**                        its operators on path a, always intersected (one
+**                        element satisfies them all); object form: bounds
+**                        for the index paths a.x from its inner conditions
+**   anything else        no bounds ($ne, $nin, $not, $exists, $type, ...)
+** Several conditions on one path intersect, unless the index is multikey:
+** then one of them is used (MongoDB's rule: {a: {$gt: 5, $lt: 3}} matches
+** a: [1, 7]).
+**
+** KEY RANGES. An interval becomes half-open key bytes [lo, hi) with the
+** prefix trick (see the header): a lower bound "≥ v" is key(v), "> v"
+** succ(key(v)); an upper "≤ v" is succ(key(v)), "< v" key(v); the start of
+** a type class is its one-byte prefix, its end succ of that prefix. A
+** descending field swaps the ends and inverts the bytes (inverting keeps
+** prefixes and reverses their order), so ">" becomes "<" there.
+** A compound index: leading fields with only points multiply into key
+** prefixes (at most PLAN_MAX_PREFIX); the first field with a range, or
+** with no bounds, ends the bounds: ranges prefix+lo .. prefix+hi; later
+** fields are unbounded. A multikey compound index bounds a later field only
+** when its path starts with a different field name than every earlier one
+** (two paths under one array may take their values from different
+** elements); a hashed field takes equality points only (hashed as
+** docext_index.c does).
+**
+** A field with more than PLAN_MAX_RANGES ranges (prefixes times
+** intervals) is left unbounded; a path with a numeric component ("a.0")
+** gets no bounds, as index keys read it as an array position only while
+** the matcher also reads it as a field name.
+**
+** CHOICE. Candidates are the indexes with a bounded leading field (a sparse
+** one only when the bounds of one of its fields exclude null, or $exists:
+** true is asked of one: it lacks documents without its fields; a partial
+** one only when the filter implies its expression), and, under a limit, an
+** index that yields the sort's order. Each is costed by
+** the entries in its ranges (a bounded count per range, LIMIT
+** PLAN_PROBE_MAX); the cheapest wins, ties go to the one giving the sort.
+** A hint forces its index (all of it when unbounded). A top-level $or,
+** when every branch has a candidate, may become a union of one scan per
+** branch. No candidate: a collection scan.
+**
+** The executor (docext_query.c) re-applies the whole filter to every
+** document it fetches, so bounds only ever need to include every match:
+** an index never changes a query's answer (but a hinted sparse or partial
+** index gives what it holds, as in MongoDB). A plan is exact when every
+** condition became bounds exactly (no null, NaN, regex, $elemMatch, $all)
+** on a non-multikey, non-hashed index; then counting its entries answers a
+** count.
+**
+** SORTS. An index yields the sort's order when the sort's fields follow
+** its fields, skipping leading fields bound to a single value, all in the
+** index's directions (read forward) or all reversed (read backward), and
+** the index is neither multikey, sparse nor partial.
+*/
+#include "docextInt.h"
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define PLAN_MAX_PREFIX  256    /* key prefixes from point fields */
+#define PLAN_MAX_RANGES  8192   /* ranges: beyond, the last field is unbounded */
+#define PLAN_PROBE_MAX   1000   /* entries a cost probe counts per range */
+#define PLAN_PROBE_RANGES 64    /* ranges probed; the rest extrapolated */
+
+/* Key class bytes (docext_cmp.c). */
+#define KC_UNDEFINED 0x0F
+#define KC_NULL      0x14
+#define KC_NUMBER    0x1E
+#define KC_STRING    0x3C
+#define KC_FALSE     0x6E
+#define KC_TRUE      0x6F
+
+/* Condition kinds. */
+#define PC_EQ        1
+#define PC_GT        2
+#define PC_GTE       3
+#define PC_LT        4
+#define PC_LTE       5
+#define PC_IN        6
+#define PC_REGEX     7      /* zPat/nPat, zFlags */
+#define PC_ALL       8
+#define PC_ELEMOBJ   9      /* v: the inner filter */
+#define PC_ELEMVAL   10     /* v: the operator document */
+#define PC_EXISTS    11     /* $exists: true */
+#define PC_OR        12     /* a top-level $or: v is its array */
+#define PC_OTHER     13     /* no bounds */
+
+typedef struct PlanCond PlanCond;
+struct PlanCond {
+  const char *zPath;        /* dotted path (in the filter) */
+  int nPath;
+  int eOp;                  /* PC_* */
+  DocValue v;               /* operand */
+  const char *zPat;         /* PC_REGEX: pattern (not NUL-terminated) */
+  int nPat;
+  const char *zFlags;       /* PC_REGEX: options, NUL-terminated */
+};
+
+typedef struct PlanConds PlanConds;
+struct PlanConds {
+  PlanCond *a;
+  int n, nAlloc;
+};
+
+/* A key interval of one field: [lo, hi) over bytes in the build arena. */
+typedef struct PlanIv PlanIv;
+struct PlanIv {
+  int iLo, nLo;
+  int iHi, nHi;
+  int bPoint;               /* exactly the keys equal to lo (a whole key) */
+  int iDLo, iDHi;           /* display values of the ends, in key order */
+};
+
+/* A set of intervals, sorted by lo, disjoint. */
+typedef struct IvSet IvSet;
+struct IvSet {
+  int bFull;                /* no bounds */
+  int bExact;               /* answers its condition(s) exactly */
+  int n, nAlloc;
+  PlanIv *a;
+};
+
+/* Build state. */
+typedef struct PlanCtx PlanCtx;
+struct PlanCtx {
+  int rc;
+  char *zErr;
+  DocBuf a;                 /* interval bytes */
+  DocBuf disp;              /* display values: type, int32 size, bytes */
+};
+
+/*------------------------------------------------------------------------
+** Flattening filters into conditions
+*/
+
+static int planKeyIs(const DocIter *pIt, const char *z){
+  return pIt->nKey==(int)strlen(z) && memcmp(pIt->zKey, z, pIt->nKey)==0;
+}
+
+/* As the matcher: a document whose first key starts with '$' and is not a
+** DBRef's. */
+static int planIsOpDoc(const DocValue *v){
+  DocIter it;
+  if( v->type!=DOC_DOCUMENT ) return 0;
+  docextIterInitValue(&it, v);
+  if( !docextIterNext(&it) ) return 0;
+  if( it.nKey==0 || it.zKey[0]!='$' ) return 0;
+  if( planKeyIs(&it, "$ref") || planKeyIs(&it, "$id") || planKeyIs(&it, "$db") ) return 0;
+  return 1;
+}
+
+static void condAdd(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
+                    int eOp, const DocValue *v){
+  PlanCond *c;
+  if( pCtx->rc ) return;
+  if( p->n==p->nAlloc ){
+    int nNew = p->nAlloc ? p->nAlloc*2 : 16;
+    PlanCond *aNew = sqlite3_realloc64(p->a, nNew*sizeof(PlanCond));
+    if( aNew==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+    p->a = aNew;
+    p->nAlloc = nNew;
+  }
+  c = &p->a[p->n++];
+  memset(c, 0, sizeof(*c));
+  c->zPath = zPath;
+  c->nPath = nPath;
+  c->eOp = eOp;
+  if( v ) c->v = *v;
+}
+
+static void condAddRegex(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
+                         const char *zPat, int nPat, const char *zFlags){
+  condAdd(pCtx, p, zPath, nPath, PC_REGEX, 0);
+  if( pCtx->rc==SQLITE_OK ){
+    PlanCond *c = &p->a[p->n-1];
+    c->zPat = zPat;
+    c->nPat = nPat;
+    c->zFlags = zFlags;
+  }
+}
+
+/* The operators of {path: {$op: x, ...}}. */
+static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
+                       const DocValue *pOps){
+  DocIter it;
+  DocValue vRegex, vOpts;
+  int bRegex = 0, bOpts = 0;
+  docextIterInitValue(&it, pOps);
+  while( docextIterNext(&it) ){
+    if( planKeyIs(&it, "$regex") ){ vRegex = it.v; bRegex = 1; }
+    if( planKeyIs(&it, "$options") ){ vOpts = it.v; bOpts = 1; }
+  }
+  if( bRegex ){
+    const char *zPat = 0, *zFlags = "";
+    int nPat = 0;
+    if( vRegex.type==DOC_STRING ){
+      zPat = docextValueStr(&vRegex, &nPat);
+    }else if( vRegex.type==DOC_REGEX ){
+      zPat = (const char*)vRegex.p;
+      nPat = (int)strlen(zPat);
+      zFlags = zPat + nPat + 1;
+    }
+    if( bOpts && vOpts.type==DOC_STRING ) zFlags = (const char*)vOpts.p + 4;
+    if( zPat ){
+      condAddRegex(pCtx, p, zPath, nPath, zPat, nPat, zFlags);
+    }else{
+      condAdd(pCtx, p, zPath, nPath, PC_OTHER, 0);
+    }
+  }
+  docextIterInitValue(&it, pOps);
+  while( docextIterNext(&it) ){
+    int eOp = PC_OTHER;
+    if( planKeyIs(&it, "$regex") || planKeyIs(&it, "$options") ) continue;
+    if( planKeyIs(&it, "$eq") ) eOp = PC_EQ;
+    else if( planKeyIs(&it, "$gt") ) eOp = PC_GT;
+    else if( planKeyIs(&it, "$gte") ) eOp = PC_GTE;
+    else if( planKeyIs(&it, "$lt") ) eOp = PC_LT;
+    else if( planKeyIs(&it, "$lte") ) eOp = PC_LTE;
+    else if( planKeyIs(&it, "$in") ) eOp = PC_IN;
+    else if( planKeyIs(&it, "$all") ) eOp = PC_ALL;
+    else if( planKeyIs(&it, "$exists") ){
+      /* MongoDB's truth: false, 0, null and undefined are false. */
+      int b = 1;
+      switch( it.v.type ){
+        case DOC_BOOL: b = it.v.p[0]!=0; break;
+        case DOC_NULL: case DOC_UNDEFINED: b = 0; break;
+        case DOC_INT32: case DOC_INT64: case DOC_DOUBLE: case DOC_DECIMAL128:
+          b = docextValueToDouble(&it.v)!=0.0; break;
+      }
+      eOp = b ? PC_EXISTS : PC_OTHER;
+    }else if( planKeyIs(&it, "$elemMatch") ){
+      if( it.v.type==DOC_DOCUMENT ){
+        eOp = PC_ELEMOBJ;
+        if( planIsOpDoc(&it.v) ){
+          DocIter it2;
+          docextIterInitValue(&it2, &it.v);
+          docextIterNext(&it2);
+          if( !planKeyIs(&it2, "$and") && !planKeyIs(&it2, "$or") && !planKeyIs(&it2, "$nor")
+           && !planKeyIs(&it2, "$where") && !planKeyIs(&it2, "$expr") && !planKeyIs(&it2, "$text")
+           && !planKeyIs(&it2, "$comment") && !planKeyIs(&it2, "$jsonSchema") ){
+            eOp = PC_ELEMVAL;
+          }
+        }
+      }
+    }
+    condAdd(pCtx, p, zPath, nPath, eOp, &it.v);
+  }
+}
+
+/* The conditions of a filter document: appended to p. */
+static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  while( pCtx->rc==SQLITE_OK && docextIterNext(&it) ){
+    if( it.nKey>0 && it.zKey[0]=='$' ){
+      if( planKeyIs(&it, "$and") && it.v.type==DOC_ARRAY ){
+        DocIter it2;
+        docextIterInitValue(&it2, &it.v);
+        while( docextIterNext(&it2) ){
+          if( it2.v.type==DOC_DOCUMENT ){
+            flattenFilter(pCtx, p, it2.v.p);
+          }else{
+            condAdd(pCtx, p, "", 0, PC_OTHER, 0);
+          }
+        }
+      }else if( planKeyIs(&it, "$or") && it.v.type==DOC_ARRAY ){
+        condAdd(pCtx, p, "", 0, PC_OR, &it.v);
+      }else if( planKeyIs(&it, "$comment") || planKeyIs(&it, "$alwaysTrue") ){
+        /* no condition */
+      }else{
+        condAdd(pCtx, p, "", 0, PC_OTHER, 0);
+      }
+    }else if( planIsOpDoc(&it.v) ){
+      flattenOps(pCtx, p, it.zKey, it.nKey, &it.v);
+    }else if( it.v.type==DOC_REGEX ){
+      const char *zPat = (const char*)it.v.p;
+      int nPat = (int)strlen(zPat);
+      condAddRegex(pCtx, p, it.zKey, it.nKey, zPat, nPat, zPat+nPat+1);
+    }else{
+      condAdd(pCtx, p, it.zKey, it.nKey, PC_EQ, &it.v);
+    }
+  }
+}
+
+/*------------------------------------------------------------------------
+** Display values (for indexBounds) and key bytes in the arena
+*/
+
+/* Append a display value; returns its offset in pCtx->disp. */
+static int dispAdd(PlanCtx *pCtx, int type, const u8 *p, int n){
+  int iOff = (int)pCtx->disp.n;
+  docextBufAppendByte(&pCtx->rc, &pCtx->disp, (u8)type);
+  docextBufAppendI32(&pCtx->rc, &pCtx->disp, n);
+  docextBufAppend(&pCtx->rc, &pCtx->disp, p, n);
+  return iOff;
+}
+static int dispValue(PlanCtx *pCtx, const DocValue *v){
+  return dispAdd(pCtx, v->type, v->p, v->n);
+}
+static void dispGet(PlanCtx *pCtx, int iOff, DocValue *v){
+  v->type = pCtx->disp.a[iOff];
+  v->n = docextGetI32(&pCtx->disp.a[iOff+1]);
+  v->p = &pCtx->disp.a[iOff+5];
+}
+static int dispType(PlanCtx *pCtx, int type){
+  return dispAdd(pCtx, type, 0, 0);
+}
+static int dispDouble(PlanCtx *pCtx, double d){
+  u8 a[8];
+  DocBuf b;
+  docextBufInit(&b, a, sizeof(a));
+  docextBufAppendDouble(&pCtx->rc, &b, d);
+  return dispAdd(pCtx, DOC_DOUBLE, a, 8);
+}
+static int dispString(PlanCtx *pCtx, const char *z, int n){
+  DocBuf b;
+  u8 aSpace[64];
+  int iOff;
+  docextBufInit(&b, aSpace, sizeof(aSpace));
+  docextBufAppendI32(&pCtx->rc, &b, n+1);
+  docextBufAppend(&pCtx->rc, &b, z, n);
+  docextBufAppendByte(&pCtx->rc, &b, 0);
+  iOff = dispAdd(pCtx, DOC_STRING, b.a, (int)b.n);
+  docextBufFree(&b);
+  return iOff;
+}
+static int dispEmptyDoc(PlanCtx *pCtx){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  return dispAdd(pCtx, DOC_DOCUMENT, aEmpty, 5);
+}
+
+/* The key of v appended to the arena: its offset; size in *pn. */
+static int keyOf(PlanCtx *pCtx, const DocValue *v, int *pn){
+  int iOff = (int)pCtx->a.n;
+  docextKeyAppend(&pCtx->rc, &pCtx->a, v, 0);
+  *pn = (int)pCtx->a.n - iOff;
+  return iOff;
+}
+
+/* Append bytes [iOff, iOff+n) of the arena again, inverted if bInv, then
+** made succ() if bSucc. Returns the new offset; *pn its size. An empty
+** result of succ() (all 0xFF) becomes the single byte 0xFF, above every
+** key (class bytes, inverted or not, stay below 0xF6). */
+static int arenaCopy(PlanCtx *pCtx, int iOff, int n, int bInv, int bSucc, int *pn){
+  int iNew = (int)pCtx->a.n, i;
+  if( !docextBufReserve(&pCtx->rc, &pCtx->a, n+1) ){ *pn = 0; return 0; }
+  memmove(&pCtx->a.a[iNew], &pCtx->a.a[iOff], n);
+  pCtx->a.n += n;
+  if( bInv ){
+    for(i=0; i<n; i++) pCtx->a.a[iNew+i] = ~pCtx->a.a[iNew+i];
+  }
+  if( bSucc ){
+    while( pCtx->a.n>iNew && pCtx->a.a[pCtx->a.n-1]==0xFF ) pCtx->a.n--;
+    if( pCtx->a.n==iNew ){
+      pCtx->a.a[pCtx->a.n++] = 0xFF;
+    }else{
+      pCtx->a.a[pCtx->a.n-1]++;
+    }
+  }
+  *pn = (int)pCtx->a.n - iNew;
+  return iNew;
+}
+
+/* Append arena bytes [iOff, iOff+n) again (the arena may move while it
+** grows, so never pass a pointer into it to docextBufAppend). */
+static void arenaRepeat(PlanCtx *pCtx, int iOff, int n){
+  if( n>0 && docextBufReserve(&pCtx->rc, &pCtx->a, n) ){
+    memmove(&pCtx->a.a[pCtx->a.n], &pCtx->a.a[iOff], n);
+    pCtx->a.n += n;
+  }
+}
+
+/* Append raw bytes; returns the offset. */
+static int arenaBytes(PlanCtx *pCtx, const u8 *p, int n){
+  int iOff = (int)pCtx->a.n;
+  docextBufAppend(&pCtx->rc, &pCtx->a, p, n);
+  return iOff;
+}
+
+static int planBytesCmp(const u8 *a, int na, const u8 *b, int nb){
+  int c = memcmp(a, b, na<nb ? na : nb);
+  return c ? c : na-nb;
+}
+
+static int ivCmpLo(PlanCtx *pCtx, const PlanIv *x, const PlanIv *y){
+  return planBytesCmp(&pCtx->a.a[x->iLo], x->nLo, &pCtx->a.a[y->iLo], y->nLo);
+}
+
+/*------------------------------------------------------------------------
+** Interval sets
+*/
+
+static void ivsFree(IvSet *p){
+  sqlite3_free(p->a);
+  memset(p, 0, sizeof(*p));
+}
+
+static void ivsFull(IvSet *p){
+  ivsFree(p);
+  p->bFull = 1;
+}
+
+static PlanIv *ivsAppend(PlanCtx *pCtx, IvSet *p){
+  if( pCtx->rc ) return 0;
+  if( p->n==p->nAlloc ){
+    int nNew = p->nAlloc ? p->nAlloc*2 : 8;
+    PlanIv *aNew = sqlite3_realloc64(p->a, nNew*sizeof(PlanIv));
+    if( aNew==0 ){ pCtx->rc = SQLITE_NOMEM; return 0; }
+    p->a = aNew;
+    p->nAlloc = nNew;
+  }
+  return &p->a[p->n++];
+}
+
+/* Add the value interval from lower end (X, sX) to upper end (Y, sY): an
+** end (B, s) is the bytes B, or succ(B) when s. In ascending key space a
+** lower end "≥ key k" is (k, 0), "> k" (k, 1), a class start (prefix, 0);
+** an upper end "≤ k" is (k, 1), "< k" (k, 0), a class end (prefix, 1).
+** For a descending field the ends swap and invert: [(~Y, !sY), (~X, !sX)).
+** dLo/dHi display the value ends. bPoint: X==Y is a whole key, sX 0, sY 1. */
+static void ivsAddRange(PlanCtx *pCtx, IvSet *p, int bDesc,
+                        int iX, int nX, int sX, int iY, int nY, int sY,
+                        int dLo, int dHi, int bPoint){
+  int iLo, nLo, iHi, nHi;
+  PlanIv *pIv;
+  if( pCtx->rc ) return;
+  if( bDesc ){
+    iLo = arenaCopy(pCtx, iY, nY, 1, !sY, &nLo);
+    iHi = arenaCopy(pCtx, iX, nX, 1, !sX, &nHi);
+  }else{
+    iLo = arenaCopy(pCtx, iX, nX, 0, sX, &nLo);
+    iHi = arenaCopy(pCtx, iY, nY, 0, sY, &nHi);
+  }
+  if( pCtx->rc ) return;
+  if( planBytesCmp(&pCtx->a.a[iLo], nLo, &pCtx->a.a[iHi], nHi)>=0 ) return;
+  pIv = ivsAppend(pCtx, p);
+  if( pIv==0 ) return;
+  pIv->iLo = iLo; pIv->nLo = nLo;
+  pIv->iHi = iHi; pIv->nHi = nHi;
+  pIv->bPoint = bPoint;
+  pIv->iDLo = bDesc ? dHi : dLo;
+  pIv->iDHi = bDesc ? dLo : dHi;
+  p->bFull = 0;
+}
+
+/* Add the point v. */
+static void ivsAddPoint(PlanCtx *pCtx, IvSet *p, int bDesc, const DocValue *v){
+  int nK, iK = keyOf(pCtx, v, &nK);
+  int d = dispValue(pCtx, v);
+  ivsAddRange(pCtx, p, bDesc, iK, nK, 0, iK, nK, 1, d, d, 1);
+}
+
+static void ivsAddNull(PlanCtx *pCtx, IvSet *p, int bDesc){
+  DocValue v;
+  v.p = 0; v.n = 0;
+  v.type = DOC_UNDEFINED;
+  ivsAddPoint(pCtx, p, bDesc, &v);
+  v.type = DOC_NULL;
+  ivsAddPoint(pCtx, p, bDesc, &v);
+}
+
+/* Sort intervals by lo: a merge sort (stable; no global context, so
+** connections in different threads never share one). */
+static void ivsSort(PlanCtx *pCtx, PlanIv *a, int n){
+  PlanIv *aTmp;
+  int w, i;
+  if( n<2 ) return;
+  aTmp = sqlite3_malloc64(sizeof(PlanIv)*n);
+  if( aTmp==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  for(w=1; w<n; w*=2){
+    for(i=0; i<n; i+=2*w){
+      int l = i, m = i+w<n ? i+w : n, r = i+2*w<n ? i+2*w : n, k = i, j = m;
+      while( l<m || j<r ){
+        if( j>=r || (l<m && ivCmpLo(pCtx, &a[l], &a[j])<=0) ) aTmp[k++] = a[l++];
+        else aTmp[k++] = a[j++];
+      }
+    }
+    memcpy(a, aTmp, sizeof(PlanIv)*n);
+  }
+  sqlite3_free(aTmp);
+}
+
+/* Sort by lo and merge overlapping intervals (identical ones included;
+** merely adjacent ones stay apart, so points stay points). */
+static void ivsNormalize(PlanCtx *pCtx, IvSet *p){
+  int i, n = 0;
+  if( p->bFull || p->n<2 || pCtx->rc ) return;
+  ivsSort(pCtx, p->a, p->n);
+  if( pCtx->rc ) return;
+  for(i=0; i<p->n; i++){
+    PlanIv *pCur = &p->a[i];
+    if( n>0 ){
+      PlanIv *pPrev = &p->a[n-1];
+      const u8 *a = pCtx->a.a;
+      if( planBytesCmp(&a[pCur->iLo], pCur->nLo, &a[pPrev->iHi], pPrev->nHi)<0 ){
+        /* overlap: pPrev grows (a union inside pPrev changes nothing) */
+        if( planBytesCmp(&a[pCur->iHi], pCur->nHi, &a[pPrev->iHi], pPrev->nHi)>0 ){
+          pPrev->iHi = pCur->iHi;
+          pPrev->nHi = pCur->nHi;
+          pPrev->iDHi = pCur->iDHi;
+          pPrev->bPoint = 0;
+        }
+        continue;
+      }
+    }
+    p->a[n++] = *pCur;
+  }
+  p->n = n;
+}
+
+/* Do two intervals have the same ends? */
+static int ivSame(PlanCtx *pCtx, const PlanIv *x, const PlanIv *y){
+  const u8 *A = pCtx->a.a;
+  return planBytesCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)==0
+      && planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)==0;
+}
+
+/* *pOut = a ∩ b (both normalized). */
+static void ivsIntersect(PlanCtx *pCtx, const IvSet *a, const IvSet *b, IvSet *pOut){
+  int i = 0, j = 0;
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->bExact = a->bExact && b->bExact;
+  if( a->bFull || b->bFull ){
+    const IvSet *pSrc = a->bFull ? b : a;
+    if( pSrc->bFull ){ pOut->bFull = 1; return; }
+    for(i=0; i<pSrc->n; i++){
+      PlanIv *pIv = ivsAppend(pCtx, pOut);
+      if( pIv ) *pIv = pSrc->a[i];
+    }
+    return;
+  }
+  while( i<a->n && j<b->n && pCtx->rc==SQLITE_OK ){
+    const PlanIv *x = &a->a[i], *y = &b->a[j];
+    const u8 *A = pCtx->a.a;
+    const PlanIv *pLo = planBytesCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)>=0 ? x : y;
+    const PlanIv *pHi = planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ? x : y;
+    if( planBytesCmp(&A[pLo->iLo], pLo->nLo, &A[pHi->iHi], pHi->nHi)<0 ){
+      PlanIv *pIv = ivsAppend(pCtx, pOut);
+      if( pIv ){
+        pIv->iLo = pLo->iLo; pIv->nLo = pLo->nLo; pIv->iDLo = pLo->iDLo;
+        pIv->iHi = pHi->iHi; pIv->nHi = pHi->nHi; pIv->iDHi = pHi->iDHi;
+        pIv->bPoint = (x->bPoint && ivSame(pCtx, pIv, x))
+                   || (y->bPoint && ivSame(pCtx, pIv, y));
+      }
+    }
+    /* advance the one that ends first */
+    if( planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ) i++; else j++;
+  }
+}
+
+/* Is the set all points? */
+static int ivsAllPoints(const IvSet *p){
+  int i;
+  if( p->bFull ) return 0;
+  for(i=0; i<p->n; i++) if( !p->a[i].bPoint ) return 0;
+  return 1;
+}
+
+/* Does the set contain the one-byte key c (null or undefined)? */
+static int ivsHasClassKey(PlanCtx *pCtx, const IvSet *p, int bDesc, u8 c){
+  u8 k = bDesc ? (u8)~c : c;
+  int i;
+  if( p->bFull ) return 1;
+  for(i=0; i<p->n; i++){
+    const PlanIv *pIv = &p->a[i];
+    if( planBytesCmp(&pCtx->a.a[pIv->iLo], pIv->nLo, &k, 1)<=0
+     && planBytesCmp(&k, 1, &pCtx->a.a[pIv->iHi], pIv->nHi)<0 ) return 1;
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
+** Conditions to interval sets
+*/
+
+static int planIsNaN(const DocValue *v){
+  if( v->type==DOC_DOUBLE ) return isnan(docextValueDouble(v));
+  if( v->type==DOC_DECIMAL128 ){
+    char zDigits[40];
+    int bNeg, iExp;
+    return docextDec128Parts(v->p, &bNeg, zDigits, &iExp)==DOCEXT_DEC_NAN;
+  }
+  return 0;
+}
+
+/* The bounds of v's type class as key prefixes: the class starts at
+** (*piLo, *pnLo) and ends after all keys with prefix (*piHi, *pnHi).
+** Numbers start after NaN (which no range but NaN's own point matches).
+** Display ends in *pdLo, *pdHi. */
+static void classBounds(PlanCtx *pCtx, const DocValue *v, int iK,
+                        int *piLo, int *pnLo, int *piHi, int *pnHi,
+                        int *pdLo, int *pdHi){
+  u8 c = pCtx->a.a[iK];
+  u8 aLo[2];
+  aLo[0] = c;
+  aLo[1] = 0x01;
+  if( c==KC_NUMBER ){
+    *piLo = arenaBytes(pCtx, aLo, 2); *pnLo = 2;
+    *piHi = arenaBytes(pCtx, aLo, 1); *pnHi = 1;
+    *pdLo = dispDouble(pCtx, -INFINITY);
+    *pdHi = dispDouble(pCtx, INFINITY);
+    return;
+  }
+  if( c==KC_FALSE || c==KC_TRUE ){
+    u8 f = KC_FALSE, t = KC_TRUE;
+    static const u8 aFalse[1] = {0}, aTrue[1] = {1};
+    *piLo = arenaBytes(pCtx, &f, 1); *pnLo = 1;
+    *piHi = arenaBytes(pCtx, &t, 1); *pnHi = 1;
+    *pdLo = dispAdd(pCtx, DOC_BOOL, aFalse, 1);
+    *pdHi = dispAdd(pCtx, DOC_BOOL, aTrue, 1);
+    return;
+  }
+  *piLo = arenaBytes(pCtx, aLo, 1); *pnLo = 1;
+  *piHi = *piLo; *pnHi = 1;
+  if( v->type==DOC_STRING || v->type==DOC_SYMBOL ){
+    *pdLo = dispString(pCtx, "", 0);
+    *pdHi = dispEmptyDoc(pCtx);
+  }else{
+    *pdLo = dispType(pCtx, DOC_MINKEY);
+    *pdHi = dispType(pCtx, DOC_MAXKEY);
+  }
+}
+
+/* The set of one equality value. */
+static void eqSet(PlanCtx *pCtx, const DocValue *v, int bDesc, IvSet *p){
+  if( v->type==DOC_ARRAY || v->type==DOC_UNDEFINED ){
+    p->bFull = 1;
+    p->bExact = 0;
+  }else if( v->type==DOC_NULL ){
+    ivsAddNull(pCtx, p, bDesc);
+    p->bExact = 0;
+  }else{
+    if( planIsNaN(v) ) p->bExact = 0;
+    ivsAddPoint(pCtx, p, bDesc, v);
+  }
+}
+
+/* The set of a comparison eOp (PC_GT..PC_LTE) with operand v. */
+static void rangeSet(PlanCtx *pCtx, int eOp, const DocValue *v, int bDesc, IvSet *p){
+  int iK, nK, iLo, nLo, iHi, nHi, dLo, dHi, dV;
+  switch( v->type ){
+    case DOC_MINKEY: case DOC_MAXKEY: case DOC_ARRAY: case DOC_REGEX: case DOC_UNDEFINED:
+      p->bFull = 1;
+      p->bExact = 0;
+      return;
+    case DOC_NULL:
+      if( eOp==PC_GTE || eOp==PC_LTE ){
+        ivsAddNull(pCtx, p, bDesc);
+        p->bExact = 0;
+      }
+      return;
+  }
+  if( planIsNaN(v) ){
+    if( eOp==PC_GTE || eOp==PC_LTE ){
+      ivsAddPoint(pCtx, p, bDesc, v);
+      p->bExact = 0;
+    }
+    return;
+  }
+  iK = keyOf(pCtx, v, &nK);
+  classBounds(pCtx, v, iK, &iLo, &nLo, &iHi, &nHi, &dLo, &dHi);
+  dV = dispValue(pCtx, v);
+  switch( eOp ){
+    case PC_GT:  ivsAddRange(pCtx, p, bDesc, iK, nK, 1, iHi, nHi, 1, dV, dHi, 0); break;
+    case PC_GTE: ivsAddRange(pCtx, p, bDesc, iK, nK, 0, iHi, nHi, 1, dV, dHi, 0); break;
+    case PC_LT:  ivsAddRange(pCtx, p, bDesc, iLo, nLo, 0, iK, nK, 0, dLo, dV, 0); break;
+    default:     ivsAddRange(pCtx, p, bDesc, iLo, nLo, 0, iK, nK, 1, dLo, dV, 0); break;
+  }
+}
+
+/* The literal prefix of an anchored regex: 1 and *pnPrefix (bytes after
+** the '^') when every match starts with it, else 0. Flags i (case), m ('^'
+** after newlines) and x (spaces) make a pattern unusable, as does any '|'. */
+static int regexPrefix(const char *zPat, int nPat, const char *zFlags, int *pnPrefix){
+  int i;
+  if( strchr(zFlags, 'i') || strchr(zFlags, 'm') || strchr(zFlags, 'x') ) return 0;
+  if( nPat<1 || zPat[0]!='^' ) return 0;
+  if( memchr(zPat, '|', nPat) ) return 0;
+  for(i=1; i<nPat && !strchr("\\^$.|?*+()[]{}", zPat[i]); i++){}
+  if( zPat[i]==0 && i<nPat ) return 0;        /* a NUL in the pattern */
+  if( i<nPat && (zPat[i]=='?' || zPat[i]=='*' || zPat[i]=='{') ){
+    /* the last character is optional: drop it (all its UTF-8 bytes) */
+    if( i>1 ) i--;
+    while( i>1 && (((u8)zPat[i])&0xC0)==0x80 ) i--;
+  }
+  *pnPrefix = i-1;
+  return 1;
+}
+
+/* The set of a regex: strings with its literal prefix (or all strings),
+** and the point of the regex value itself. Never exact. */
+static void regexSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
+  int nPrefix = 0;
+  const char *zPrefix = c->zPat+1;
+  DocBuf b;
+  u8 aSpace[128];
+  DocValue v;
+  int iK, nK, dLo, dHi = 0;
+  p->bExact = 0;
+  if( !regexPrefix(c->zPat, c->nPat, c->zFlags, &nPrefix) ) nPrefix = 0;
+  docextBufInit(&b, aSpace, sizeof(aSpace));
+  docextBufAppendI32(&pCtx->rc, &b, nPrefix+1);
+  docextBufAppend(&pCtx->rc, &b, zPrefix, nPrefix);
+  docextBufAppendByte(&pCtx->rc, &b, 0);
+  if( pCtx->rc==SQLITE_OK ){
+    v.type = DOC_STRING; v.p = b.a; v.n = (int)b.n;
+    iK = keyOf(pCtx, &v, &nK);
+    nK--;                                   /* drop the terminator */
+    dLo = dispString(pCtx, zPrefix, nPrefix);
+    if( nPrefix>0 && (u8)zPrefix[nPrefix-1]<0x7F ){
+      char *z = sqlite3_malloc64(nPrefix);
+      if( z==0 ){
+        pCtx->rc = SQLITE_NOMEM;
+      }else{
+        memcpy(z, zPrefix, nPrefix);
+        z[nPrefix-1]++;
+        dHi = dispString(pCtx, z, nPrefix);
+        sqlite3_free(z);
+      }
+    }else{
+      dHi = dispEmptyDoc(pCtx);
+    }
+    if( pCtx->rc==SQLITE_OK ){
+      ivsAddRange(pCtx, p, bDesc, iK, nK, 0, iK, nK, 1, dLo, dHi, 0);
+    }
+  }
+  /* the stored regex equal to this one */
+  docextBufReset(&b);
+  if( !memchr(c->zPat, 0, c->nPat) ){
+    docextBufAppend(&pCtx->rc, &b, c->zPat, c->nPat);
+    docextBufAppendByte(&pCtx->rc, &b, 0);
+    docextBufAppendStr(&pCtx->rc, &b, c->zFlags);
+    docextBufAppendByte(&pCtx->rc, &b, 0);
+    if( pCtx->rc==SQLITE_OK ){
+      v.type = DOC_REGEX; v.p = b.a; v.n = (int)b.n;
+      ivsAddPoint(pCtx, p, bDesc, &v);
+    }
+  }
+  docextBufFree(&b);
+  ivsNormalize(pCtx, p);
+}
+
+static void condsFree(PlanConds *p){
+  sqlite3_free(p->a);
+  memset(p, 0, sizeof(*p));
+}
+
+static void condSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p);
+
+/* Value-form $elemMatch: its operators test one element, so their sets
+** always intersect. Only operators that test the element's own value
+** give bounds. */
+static void elemValSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
+  PlanConds inner;
+  int i;
+  memset(&inner, 0, sizeof(inner));
+  p->bFull = 1;
+  flattenOps(pCtx, &inner, c->zPath, c->nPath, &c->v);
+  for(i=0; i<inner.n && pCtx->rc==SQLITE_OK; i++){
+    IvSet s, t;
+    int e = inner.a[i].eOp;
+    if( e!=PC_EQ && e!=PC_IN && e!=PC_GT && e!=PC_GTE && e!=PC_LT && e!=PC_LTE
+     && e!=PC_REGEX ) continue;
+    condSet(pCtx, &inner.a[i], bDesc, &s);
+    if( s.bFull ){ ivsFree(&s); continue; }
+    if( p->bFull ){
+      ivsFree(p);
+      *p = s;
+    }else{
+      ivsIntersect(pCtx, p, &s, &t);
+      ivsFree(p);
+      ivsFree(&s);
+      *p = t;
+    }
+  }
+  p->bExact = 0;
+  condsFree(&inner);
+}
+
+/* The interval set of one condition on its own path (normalized). */
+static void condSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
+  memset(p, 0, sizeof(*p));
+  p->bExact = 1;
+  switch( c->eOp ){
+    case PC_EQ:
+      eqSet(pCtx, &c->v, bDesc, p);
+      break;
+    case PC_ALL: {
+      DocIter it;
+      p->bExact = 0;
+      p->bFull = 1;
+      if( c->v.type==DOC_ARRAY ){
+        docextIterInitValue(&it, &c->v);
+        if( docextIterNext(&it) && it.v.type!=DOC_REGEX && !planIsOpDoc(&it.v) ){
+          p->bFull = 0;
+          eqSet(pCtx, &it.v, bDesc, p);
+          p->bExact = 0;
+        }
+      }
+      break;
+    }
+    case PC_IN: {
+      DocIter it;
+      if( c->v.type!=DOC_ARRAY ){ p->bFull = 1; p->bExact = 0; break; }
+      docextIterInitValue(&it, &c->v);
+      while( docextIterNext(&it) ){
+        if( it.v.type==DOC_ARRAY || it.v.type==DOC_REGEX || it.v.type==DOC_UNDEFINED ){
+          ivsFull(p);
+          p->bExact = 0;
+          break;
+        }
+        eqSet(pCtx, &it.v, bDesc, p);
+      }
+      break;
+    }
+    case PC_GT: case PC_GTE: case PC_LT: case PC_LTE:
+      rangeSet(pCtx, c->eOp, &c->v, bDesc, p);
+      break;
+    case PC_REGEX:
+      regexSet(pCtx, c, bDesc, p);
+      break;
+    case PC_ELEMVAL:
+      elemValSet(pCtx, c, bDesc, p);
+      break;
+    default:
+      p->bFull = 1;
+      p->bExact = 0;
+      break;
+  }
+  ivsNormalize(pCtx, p);
+}
+
+/* Does path z (n bytes) equal zField, or (bPrefix) is it a proper dotted
+** prefix of it? */
+static int planPathIs(const char *z, int n, const char *zField, int nField){
+  return n==nField && memcmp(z, zField, n)==0;
+}
+static int planPathUnder(const char *zPre, int nPre, const char *zField, int nField){
+  return nPre>0 && nPre<nField && zField[nPre]=='.' && memcmp(zPre, zField, nPre)==0;
+}
+
+/* Combine set s into *pAcc (taking s over): intersect, or when bMulti
+** keep the better of the two (points over ranges, then fewer intervals). */
+static void ivsCombine(PlanCtx *pCtx, IvSet *pAcc, IvSet *s, int bMulti){
+  if( s->bFull ){ ivsFree(s); return; }
+  if( pAcc->bFull ){
+    ivsFree(pAcc);
+    *pAcc = *s;
+    memset(s, 0, sizeof(*s));
+    return;
+  }
+  if( !bMulti ){
+    IvSet t;
+    ivsIntersect(pCtx, pAcc, s, &t);
+    ivsFree(pAcc);
+    ivsFree(s);
+    *pAcc = t;
+    return;
+  }else{
+    int sa = (ivsAllPoints(pAcc) ? 0 : 1000000) + pAcc->n;
+    int sb = (ivsAllPoints(s) ? 0 : 1000000) + s->n;
+    if( sb<sa ){
+      ivsFree(pAcc);
+      *pAcc = *s;
+      memset(s, 0, sizeof(*s));
+    }else{
+      ivsFree(s);
+    }
+  }
+}
+
+/* The interval set of index path zField from the conditions: those on the
+** path itself, and those inside an object-form $elemMatch on a prefix of
+** it. aExact (may be NULL) gets 1 for each condition answered exactly. */
+static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
+                     int nField, int bDesc, int bMulti, u8 *aExact, IvSet *pOut){
+  int i;
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->bFull = 1;
+  for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
+    const PlanCond *c = &pConds->a[i];
+    IvSet s;
+    if( planPathIs(c->zPath, c->nPath, zField, nField) ){
+      condSet(pCtx, c, bDesc, &s);
+      if( aExact && !s.bFull && s.bExact && !bMulti ) aExact[i] = 1;
+      ivsCombine(pCtx, pOut, &s, bMulti);
+    }else if( c->eOp==PC_ELEMOBJ && planPathUnder(c->zPath, c->nPath, zField, nField) ){
+      PlanConds inner;
+      memset(&inner, 0, sizeof(inner));
+      flattenFilter(pCtx, &inner, c->v.p);
+      fieldSet(pCtx, &inner, zField+c->nPath+1, nField-c->nPath-1, bDesc, bMulti, 0, &s);
+      condsFree(&inner);
+      ivsCombine(pCtx, pOut, &s, bMulti);
+    }
+  }
+}
+
+/*------------------------------------------------------------------------
+** Hashed fields
+*/
+
+/* Add the point of hashed value v (displayed as its hash). */
+static void hashedPoint(PlanCtx *pCtx, IvSet *p, const DocValue *v){
+  u8 a8[8];
+  DocValue h;
+  i64 x = docextIndexHashValue(&pCtx->rc, v);
+  int k;
+  for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
+  h.type = DOC_INT64;
+  h.p = a8;
+  h.n = 8;
+  ivsAddPoint(pCtx, p, 0, &h);
+}
+
+/* The set of a hashed field: equality points only (first condition that
+** gives them). Never exact. */
+static void hashedSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
+                      int nField, IvSet *pOut){
+  int i;
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->bFull = 1;
+  for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
+    const PlanCond *c = &pConds->a[i];
+    static const u8 aZero[1] = {0};
+    DocValue vNull, vUndef;
+    if( !planPathIs(c->zPath, c->nPath, zField, nField) ) continue;
+    vNull.type = DOC_NULL; vNull.p = aZero; vNull.n = 0;
+    vUndef.type = DOC_UNDEFINED; vUndef.p = aZero; vUndef.n = 0;
+    if( c->eOp==PC_EQ && c->v.type!=DOC_ARRAY && c->v.type!=DOC_UNDEFINED ){
+      pOut->bFull = 0;
+      hashedPoint(pCtx, pOut, &c->v);
+      if( c->v.type==DOC_NULL ) hashedPoint(pCtx, pOut, &vUndef);
+    }else if( c->eOp==PC_IN && c->v.type==DOC_ARRAY ){
+      DocIter it;
+      int bOk = 1;
+      docextIterInitValue(&it, &c->v);
+      while( docextIterNext(&it) ){
+        if( it.v.type==DOC_ARRAY || it.v.type==DOC_REGEX || it.v.type==DOC_UNDEFINED ) bOk = 0;
+      }
+      if( !bOk ) continue;
+      pOut->bFull = 0;
+      docextIterInitValue(&it, &c->v);
+      while( docextIterNext(&it) ){
+        hashedPoint(pCtx, pOut, &it.v);
+        if( it.v.type==DOC_NULL ){
+          hashedPoint(pCtx, pOut, &vNull);
+          hashedPoint(pCtx, pOut, &vUndef);
+        }
+      }
+    }else{
+      continue;
+    }
+    break;
+  }
+  pOut->bExact = 0;
+  ivsNormalize(pCtx, pOut);
+}
+
+/*------------------------------------------------------------------------
+** One index's plan
+*/
+
+/* A sort field. */
+typedef struct PlanSortField PlanSortField;
+struct PlanSortField {
+  const char *zPath;
+  int nPath;
+  int iDir;                 /* 1 or -1; 0: cannot come from an index */
+};
+
+/* What an index can do for a conjunction. */
+typedef struct PlanTry PlanTry;
+struct PlanTry {
+  int iIdx;                 /* position in the index array */
+  const DocIndex *pIdx;
+  IvSet *aField;            /* per index field */
+  int nPointField;          /* leading fields spent as key prefixes */
+  int bRangeField;          /* field nPointField bounds the ranges too */
+  int bBounded;             /* some bounds (leading field bounded) */
+  int bSparseOk;            /* the bounds exclude documents it lacks */
+  int bExists;              /* sparse, and $exists: true on one of its
+                            ** fields: a candidate even without bounds */
+  int bExact;
+  int bSorted, bDesc;       /* yields the sort's order, reading backward */
+  IvSet ranges;             /* key ranges, in the arena */
+  double nEst;              /* entries in the ranges (estimate) */
+  double cost;
+};
+
+static void tryFree(PlanTry *p){
+  int i;
+  if( p->aField ){
+    for(i=0; i<p->pIdx->nField; i++) ivsFree(&p->aField[i]);
+    sqlite3_free(p->aField);
+  }
+  ivsFree(&p->ranges);
+  memset(p, 0, sizeof(*p));
+}
+
+/* First component of a dotted path: its length. */
+static int planFirstComponent(const char *z){
+  const char *zDot = strchr(z, '.');
+  return zDot ? (int)(zDot - z) : (int)strlen(z);
+}
+
+/* Does a path have a numeric component? Index keys read "a.0" as array
+** element 0 only, the matcher also as field "0": no bounds for those. */
+static int planPathHasNumber(const char *z){
+  while( *z ){
+    int n = planFirstComponent(z), i;
+    for(i=0; i<n && z[i]>='0' && z[i]<='9'; i++){}
+    if( n>0 && i==n ) return 1;
+    z += n;
+    if( *z=='.' ) z++;
+  }
+  return 0;
+}
+
+/* Append key range [P+lo, P+hi) for prefix P = arena[iP..iP+nP) and
+** interval pIv (NULL: the whole of P, [P, succ(P))). */
+static void rangeAdd(PlanCtx *pCtx, IvSet *pOut, int iP, int nP, const PlanIv *pIv){
+  PlanIv *pNew;
+  int iLo, iHi, nHi;
+  if( pCtx->rc ) return;
+  if( pIv==0 ){
+    iLo = iP;
+    iHi = arenaCopy(pCtx, iP, nP, 0, 1, &nHi);
+    pNew = ivsAppend(pCtx, pOut);
+    if( pNew ){
+      memset(pNew, 0, sizeof(*pNew));
+      pNew->iLo = iLo; pNew->nLo = nP;
+      pNew->iHi = iHi; pNew->nHi = nHi;
+      pNew->bPoint = 1;
+    }
+    return;
+  }
+  iLo = (int)pCtx->a.n;
+  arenaRepeat(pCtx, iP, nP);
+  if( pCtx->rc ) return;
+  arenaRepeat(pCtx, pIv->iLo, pIv->nLo);
+  iHi = (int)pCtx->a.n;
+  arenaRepeat(pCtx, iP, nP);
+  if( pCtx->rc ) return;
+  arenaRepeat(pCtx, pIv->iHi, pIv->nHi);
+  pNew = ivsAppend(pCtx, pOut);
+  if( pNew ){
+    memset(pNew, 0, sizeof(*pNew));
+    pNew->iLo = iLo; pNew->nLo = nP + pIv->nLo;
+    pNew->iHi = iHi; pNew->nHi = nP + pIv->nHi;
+    pNew->bPoint = 0;
+  }
+}
+
+/* Could the try's index yield the sort's order? */
+static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
+  const DocIndex *pIdx = p->pIdx;
+  int i = 0, j = 0, iRel = 0;
+  p->bSorted = 0;
+  if( nSort==0 || pIdx->bMultikey || pIdx->bSparse || pIdx->aPartial ) return;
+  while( i<nSort ){
+    const char *zF;
+    if( j>=pIdx->nField ) return;
+    zF = pIdx->azPath[j];
+    if( planPathIs(aSort[i].zPath, aSort[i].nPath, zF, (int)strlen(zF)) ){
+      int iThis;
+      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 ) return;
+      iThis = pIdx->aDir[j]==aSort[i].iDir ? 1 : -1;
+      if( iRel && iThis!=iRel ) return;
+      iRel = iThis;
+      i++;
+      j++;
+    }else if( j<p->nPointField && p->aField[j].n==1 ){
+      j++;                              /* one value: no order to give */
+    }else{
+      return;
+    }
+  }
+  p->bSorted = 1;
+  p->bDesc = iRel<0;
+}
+
+/* Build the try for index iIdx over conditions pConds. aExact: scratch,
+** one byte per condition. */
+static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
+                     const PlanConds *pConds, u8 *aExact,
+                     const PlanSortField *aSort, int nSort, PlanTry *p){
+  const DocIndex *pIdx = &aIdx[iIdx];
+  int nField = pIdx->nField, j, k, nPrefix = 1, bStop = 0;
+  int *aPre = 0, *aPreNew = 0;           /* prefixes: offset, size pairs */
+  memset(p, 0, sizeof(*p));
+  p->iIdx = iIdx;
+  p->pIdx = pIdx;
+  p->aField = sqlite3_malloc64(sizeof(IvSet)*nField);
+  if( p->aField==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  memset(p->aField, 0, sizeof(IvSet)*nField);
+  memset(aExact, 0, pConds->n);
+
+  /* Per field sets; which conditions they answer exactly. */
+  for(j=0; j<nField && pCtx->rc==SQLITE_OK; j++){
+    const char *zF = pIdx->azPath[j];
+    int nF = (int)strlen(zF);
+    IvSet *s = &p->aField[j];
+    int bUsable = !planPathHasNumber(zF);
+    if( bUsable && j>0 && pIdx->bMultikey ){
+      int n0 = planFirstComponent(zF);
+      for(k=0; k<j; k++){
+        const char *zE = pIdx->azPath[k];
+        if( planFirstComponent(zE)==n0 && memcmp(zE, zF, n0)==0 ) bUsable = 0;
+      }
+    }
+    if( !bUsable || bStop ){
+      memset(s, 0, sizeof(*s));
+      s->bFull = 1;
+      if( !bUsable ) bStop = 1;
+      /* (a sparse index may still learn from the field: see below) */
+      if( bUsable ){
+        IvSet t;
+        fieldSet(pCtx, pConds, zF, nF, pIdx->aDir[j]<0, pIdx->bMultikey, 0, &t);
+        if( !t.bFull && !ivsHasClassKey(pCtx, &t, pIdx->aDir[j]<0, KC_NULL)
+         && !ivsHasClassKey(pCtx, &t, pIdx->aDir[j]<0, KC_UNDEFINED) ){
+          p->bSparseOk = 1;
+        }
+        ivsFree(&t);
+      }
+      continue;
+    }
+    if( pIdx->aDir[j]==0 ){
+      IvSet t;
+      hashedSet(pCtx, pConds, zF, nF, s);
+      /* hashes hide null: ask the values whether they exclude it */
+      fieldSet(pCtx, pConds, zF, nF, 0, pIdx->bMultikey, 0, &t);
+      if( !t.bFull && !ivsHasClassKey(pCtx, &t, 0, KC_NULL)
+       && !ivsHasClassKey(pCtx, &t, 0, KC_UNDEFINED) ){
+        p->bSparseOk = 1;
+      }
+      ivsFree(&t);
+    }else{
+      /* aExact[k] = j+2: condition k is answered exactly by field j (the
+      ** caller later keeps only the fields that made it into the bounds) */
+      u8 *aTmp = sqlite3_malloc64(pConds->n+1);
+      if( aTmp==0 ){ pCtx->rc = SQLITE_NOMEM; break; }
+      memset(aTmp, 0, pConds->n+1);
+      fieldSet(pCtx, pConds, zF, nF, pIdx->aDir[j]<0, pIdx->bMultikey, aTmp, s);
+      if( !s->bFull ){
+        for(k=0; k<pConds->n; k++) if( aTmp[k] ) aExact[k] = (u8)(j+2);
+      }
+      sqlite3_free(aTmp);
+    }
+    if( pIdx->aDir[j]!=0 && !s->bFull && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_NULL)
+     && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_UNDEFINED) ){
+      p->bSparseOk = 1;
+    }
+    /* the bounds end at the first field that is not all points */
+    if( s->bFull || !ivsAllPoints(s) ) bStop = 1;
+  }
+  for(k=0; k<pConds->n; k++){
+    if( pConds->a[k].eOp==PC_EXISTS ){
+      for(j=0; j<nField; j++){
+        const char *zF = pIdx->azPath[j];
+        if( planPathIs(pConds->a[k].zPath, pConds->a[k].nPath, zF, (int)strlen(zF)) ){
+          p->bSparseOk = 1;
+          if( pIdx->bSparse ){
+            p->bExists = 1;
+            /* a single-field sparse index holds exactly the documents that
+            ** have a plain (undotted) field: $exists is answered */
+            if( nField==1 && strchr(zF, '.')==0 ) aExact[k] = 1;
+          }
+        }
+      }
+    }
+  }
+  if( pCtx->rc ) return;
+
+  /* Key prefixes from the leading point fields. */
+  aPre = sqlite3_malloc64(sizeof(int)*2);
+  if( aPre==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  aPre[0] = (int)pCtx->a.n;
+  aPre[1] = 0;
+  for(j=0; j<nField; j++){
+    IvSet *s = &p->aField[j];
+    int iP, iV, n = 0;
+    if( s->bFull || !ivsAllPoints(s) ) break;
+    if( (i64)nPrefix * s->n > PLAN_MAX_PREFIX ) break;
+    aPreNew = sqlite3_malloc64(sizeof(int)*2*((i64)nPrefix*s->n + 1));
+    if( aPreNew==0 ){ pCtx->rc = SQLITE_NOMEM; break; }
+    for(iP=0; iP<nPrefix; iP++){
+      for(iV=0; iV<s->n; iV++){
+        int iNew = (int)pCtx->a.n;
+        int iOff = aPre[2*iP], nOff = aPre[2*iP+1];
+        arenaRepeat(pCtx, iOff, nOff);
+        if( pCtx->rc ) break;
+        arenaRepeat(pCtx, s->a[iV].iLo, s->a[iV].nLo);
+        aPreNew[2*n] = iNew;
+        aPreNew[2*n+1] = (int)pCtx->a.n - iNew;
+        n++;
+      }
+    }
+    sqlite3_free(aPre);
+    aPre = aPreNew;
+    aPreNew = 0;
+    nPrefix = n;
+    p->nPointField++;
+    if( pCtx->rc ) break;
+  }
+  if( pCtx->rc ){ sqlite3_free(aPre); return; }
+  j = p->nPointField;
+  p->bRangeField = j<nField && !p->aField[j].bFull
+                && (i64)nPrefix * p->aField[j].n <= PLAN_MAX_RANGES;
+  p->bBounded = p->nPointField>0 || p->bRangeField;
+
+  /* The key ranges. */
+  for(k=0; k<nPrefix && pCtx->rc==SQLITE_OK; k++){
+    if( p->bRangeField ){
+      int iV;
+      for(iV=0; iV<p->aField[j].n; iV++){
+        rangeAdd(pCtx, &p->ranges, aPre[2*k], aPre[2*k+1], &p->aField[j].a[iV]);
+      }
+    }else if( aPre[2*k+1]==0 ){
+      /* no bounds at all: every key */
+      static const u8 aTop[1] = {0xFF};
+      PlanIv *pIv = ivsAppend(pCtx, &p->ranges);
+      if( pIv ){
+        memset(pIv, 0, sizeof(*pIv));
+        pIv->iLo = (int)pCtx->a.n; pIv->nLo = 0;
+        pIv->iHi = arenaBytes(pCtx, aTop, 1); pIv->nHi = 1;
+      }
+    }else{
+      rangeAdd(pCtx, &p->ranges, aPre[2*k], aPre[2*k+1], 0);
+    }
+  }
+  sqlite3_free(aPre);
+  ivsNormalize(pCtx, &p->ranges);
+
+  /* Exact: every condition answered by a field inside the bounds. */
+  p->bExact = !pIdx->bMultikey && !pIdx->bHashed && (p->bBounded || p->bExists);
+  for(k=0; k<pConds->n && p->bExact; k++){
+    int jf = aExact[k] - 2;
+    if( aExact[k]==1 ) continue;            /* answered by sparseness */
+    if( aExact[k]==0 || jf>j || (jf==j && !p->bRangeField) ) p->bExact = 0;
+  }
+  trySort(p, aSort, nSort);
+}
+
+/* Estimate the entries in the try's ranges and its cost. nWant: rows the
+** query needs when the try yields the sort's order (-1: all). */
+static void tryCost(PlanCtx *pCtx, DocColl *pColl, PlanTry *p, int bSortWanted, i64 nWant){
+  const DocIndex *pIdx = p->pIdx;
+  int i, nProbe = p->ranges.n<PLAN_PROBE_RANGES ? p->ranges.n : PLAN_PROBE_RANGES;
+  double n = 0.0;
+  if( pIdx->bUnique && p->nPointField==pIdx->nField ){
+    n = p->ranges.n;                    /* one document per key */
+  }else{
+    for(i=0; i<nProbe && pCtx->rc==SQLITE_OK; i++){
+      const PlanIv *pIv = &p->ranges.a[i];
+      i64 nCount = 0;
+      pCtx->rc = docextStorageCountRange(docextCollStore(pColl), pIdx->iId,
+                                         &pCtx->a.a[pIv->iLo], pIv->nLo,
+                                         &pCtx->a.a[pIv->iHi], pIv->nHi,
+                                         PLAN_PROBE_MAX, &nCount);
+      n += (double)nCount;
+    }
+    if( nProbe<p->ranges.n ) n = n * p->ranges.n / nProbe;
+  }
+  p->nEst = n;
+  p->cost = n + 0.5*p->ranges.n;
+  if( bSortWanted && !p->bSorted ) p->cost += n*0.2 + 1;
+  if( p->bSorted && nWant>=0 ){
+    double nRead = (double)nWant * (p->bExact ? 1.0 : 2.0);
+    if( nRead<p->cost ) p->cost = nRead;
+  }
+}
+
+/* Is try a better than try b? */
+static int tryBetter(const PlanTry *a, const PlanTry *b){
+  if( a->cost < b->cost*0.999 ) return 1;
+  if( b->cost < a->cost*0.999 ) return 0;
+  if( a->bSorted!=b->bSorted ) return a->bSorted;
+  if( a->bExact!=b->bExact ) return a->bExact;
+  if( a->nPointField+a->bRangeField != b->nPointField+b->bRangeField ){
+    return a->nPointField+a->bRangeField > b->nPointField+b->bRangeField;
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
+** Partial indexes: does the query imply the filter?
+*/
+
+/* Does query condition q imply partial-filter condition c (same path)?
+** Each holds of some value at the path; a value that satisfies q
+** satisfies c. */
+static int condImplies(const PlanCond *q, const PlanCond *c){
+  int cmp;
+  if( q->eOp==c->eOp && q->v.type==c->v.type && q->v.n==c->v.n
+   && (q->v.n==0 || memcmp(q->v.p, c->v.p, q->v.n)==0)
+   && q->eOp!=PC_OTHER && q->eOp!=PC_REGEX && q->eOp!=PC_OR ){
+    return 1;
+  }
+  if( c->eOp==PC_EXISTS ){
+    switch( q->eOp ){
+      case PC_EQ:
+        return q->v.type!=DOC_NULL && q->v.type!=DOC_ARRAY;
+      case PC_GT: case PC_GTE: case PC_LT: case PC_LTE:
+        return q->v.type!=DOC_NULL && q->v.type!=DOC_MINKEY && q->v.type!=DOC_MAXKEY
+            && q->v.type!=DOC_ARRAY;
+      case PC_REGEX: case PC_EXISTS:
+        return 1;
+    }
+    return 0;
+  }
+  if( c->eOp<PC_EQ || c->eOp>PC_LTE ) return 0;
+  if( q->eOp<PC_EQ || q->eOp>PC_LTE ) return 0;
+  if( q->v.type==DOC_NULL || q->v.type==DOC_ARRAY || q->v.type==DOC_MINKEY
+   || q->v.type==DOC_MAXKEY || c->v.type==DOC_NULL || c->v.type==DOC_ARRAY
+   || c->v.type==DOC_MINKEY || c->v.type==DOC_MAXKEY ) return 0;
+  if( planIsNaN(&q->v) || planIsNaN(&c->v) ) return 0;
+  if( docextTypeClass(q->v.type)!=docextTypeClass(c->v.type) ) return 0;
+  cmp = docextValueCompare(&q->v, &c->v);     /* q's operand vs c's */
+  switch( c->eOp ){
+    case PC_EQ:  return q->eOp==PC_EQ && cmp==0;
+    case PC_GT:  return (q->eOp==PC_EQ || q->eOp==PC_GTE) ? cmp>0
+                      : q->eOp==PC_GT ? cmp>=0 : 0;
+    case PC_GTE: return (q->eOp==PC_EQ || q->eOp==PC_GTE || q->eOp==PC_GT) ? cmp>=0 : 0;
+    case PC_LT:  return (q->eOp==PC_EQ || q->eOp==PC_LTE) ? cmp<0
+                      : q->eOp==PC_LT ? cmp<=0 : 0;
+    default:     return (q->eOp==PC_EQ || q->eOp==PC_LTE || q->eOp==PC_LT) ? cmp<=0 : 0;
+  }
+}
+
+static int partialImplied(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pConds){
+  PlanConds pc;
+  int i, k, bOk = 1;
+  memset(&pc, 0, sizeof(pc));
+  flattenFilter(pCtx, &pc, pIdx->aPartial);
+  for(i=0; i<pc.n && bOk && pCtx->rc==SQLITE_OK; i++){
+    const PlanCond *c = &pc.a[i];
+    int bFound = 0;
+    for(k=0; k<pConds->n && !bFound; k++){
+      const PlanCond *q = &pConds->a[k];
+      if( planPathIs(q->zPath, q->nPath, c->zPath, c->nPath) && c->nPath>0 ){
+        bFound = condImplies(q, c);
+      }
+    }
+    if( !bFound ) bOk = 0;
+  }
+  condsFree(&pc);
+  return bOk;
+}
+
+/* Best try for a conjunction among the indexes (iOnly >= 0: that index
+** only, as a hint). Returns 1 and fills *pBest if there is one. */
+static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int nIdx,
+                       const PlanConds *pConds, const PlanSortField *aSort, int nSort,
+                       int iOnly, const char *zPrefer, i64 nWant, PlanTry *pBest){
+  u8 *aExact = sqlite3_malloc64(pConds->n + 1);
+  int i, bHave = 0, bPreferred = 0;
+  if( aExact==0 ){ pCtx->rc = SQLITE_NOMEM; return 0; }
+  for(i=0; i<nIdx && pCtx->rc==SQLITE_OK; i++){
+    PlanTry t;
+    int bPrefer;
+    if( iOnly>=0 && i!=iOnly ) continue;
+    tryBuild(pCtx, aIdx, i, pConds, aExact, aSort, nSort, &t);
+    if( pCtx->rc ){ tryFree(&t); break; }
+    if( iOnly<0 ){
+      int bOk = t.bBounded || (t.bSorted && nWant>=0) || t.bExists;
+      if( bOk && aIdx[i].bSparse && !t.bSparseOk ) bOk = 0;
+      if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
+      if( !bOk ){ tryFree(&t); continue; }
+    }
+    tryCost(pCtx, pColl, &t, nSort>0, nWant);
+    bPrefer = zPrefer && strcmp(zPrefer, aIdx[i].zName)==0;
+    if( !bHave || (!bPreferred && (bPrefer || tryBetter(&t, pBest))) ){
+      if( bHave ) tryFree(pBest);
+      *pBest = t;
+      bHave = 1;
+      bPreferred = bPrefer;
+    }else{
+      tryFree(&t);
+    }
+  }
+  sqlite3_free(aExact);
+  if( pCtx->rc && bHave ){ tryFree(pBest); bHave = 0; }
+  return bHave;
+}
+
+/*------------------------------------------------------------------------
+** Hints
+*/
+
+static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
+                      const DocValue *v, int *piIdx, int *pbDesc, char **pzErr){
+  int i;
+  *piIdx = -1;
+  *pbDesc = 0;
+  if( v->type==DOC_STRING ){
+    int n;
+    const char *z = docextValueStr(v, &n);
+    for(i=0; i<nIdx; i++){
+      if( (int)strlen(aIdx[i].zName)==n && memcmp(aIdx[i].zName, z, n)==0 ){
+        *piIdx = i;
+        return SQLITE_OK;
+      }
+    }
+    *pzErr = sqlite3_mprintf("docext: hint: no index named '%.*s' on %s", n, z, zColl);
+    return SQLITE_ERROR;
+  }
+  if( v->type==DOC_DOCUMENT ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    if( docextIterNext(&it) && planKeyIs(&it, "$natural") && docextValueIsNumber(&it.v) ){
+      *pbDesc = docextValueToDouble(&it.v)<0;
+      return SQLITE_OK;
+    }
+    for(i=0; i<nIdx; i++){
+      int j = 0, bSame = 1;
+      docextIterInitValue(&it, v);
+      while( bSame && docextIterNext(&it) ){
+        int iDir;
+        if( j>=aIdx[i].nField || strcmp(it.zKey, aIdx[i].azPath[j])!=0 ){
+          bSame = 0;
+          break;
+        }
+        if( docextValueIsNumber(&it.v) ){
+          double d = docextValueToDouble(&it.v);
+          iDir = d>0 ? 1 : d<0 ? -1 : 2;
+        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "hashed")==0 ){
+          iDir = 0;
+        }else{
+          iDir = 2;
+        }
+        if( iDir!=aIdx[i].aDir[j] ) bSame = 0;
+        j++;
+      }
+      if( bSame && j==aIdx[i].nField ){
+        *piIdx = i;
+        return SQLITE_OK;
+      }
+    }
+    *pzErr = sqlite3_mprintf("docext: hint: no index with that key pattern on %s", zColl);
+    return SQLITE_ERROR;
+  }
+  *pzErr = sqlite3_mprintf("docext: hint must be an index name or a key pattern");
+  return SQLITE_ERROR;
+}
+
+int docextPlanResolveHint(DocColl *pColl, const DocValue *pHint, int *piIdx,
+                          int *pbDesc, char **pzErr){
+  DocIndex *aIdx = 0;
+  int nIdx = 0;
+  int rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = hintLookup(aIdx, nIdx, docextCollName(pColl), pHint, piIdx, pbDesc, pzErr);
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Building the plan
+*/
+
+void docextPlanFree(DocPlan *p){
+  if( p ){
+    int i;
+    for(i=0; i<p->nScan; i++){
+      sqlite3_free(p->aScan[i].zIndex);
+      sqlite3_free(p->aScan[i].aRange);
+      sqlite3_free(p->aScan[i].zBounds);
+    }
+    sqlite3_free(p->aScan);
+    docextBufFree(&p->keys);
+    sqlite3_free(p);
+  }
+}
+
+/* Legacy indexBounds of a try: per field, its intervals as [lo, hi] pairs
+** in index order; fields outside the bounds [MinKey, MaxKey]. */
+static char *boundsJson(PlanCtx *pCtx, const PlanTry *t){
+  const DocIndex *pIdx = t->pIdx;
+  DocBuf b, out;
+  i64 iDoc;
+  int j;
+  memset(&b, 0, sizeof(b));
+  memset(&out, 0, sizeof(out));
+  iDoc = docextBsonStartDoc(&pCtx->rc, &b);
+  for(j=0; j<pIdx->nField && pCtx->rc==SQLITE_OK; j++){
+    const char *zF = pIdx->azPath[j];
+    i64 iArr = docextBsonStartChild(&pCtx->rc, &b, DOC_ARRAY, zF, (int)strlen(zF));
+    int bIn = j<t->nPointField || (j==t->nPointField && t->bRangeField);
+    char zKey[16];
+    if( bIn ){
+      int i;
+      for(i=0; i<t->aField[j].n; i++){
+        const PlanIv *pIv = &t->aField[j].a[i];
+        DocValue v;
+        i64 iPair;
+        docextBsonArrayKey(zKey, i);
+        iPair = docextBsonStartChild(&pCtx->rc, &b, DOC_ARRAY, zKey, (int)strlen(zKey));
+        if( pCtx->rc ) break;
+        dispGet(pCtx, pIv->iDLo, &v);
+        docextBsonAppendValue(&pCtx->rc, &b, "0", 1, &v);
+        dispGet(pCtx, pIv->iDHi, &v);
+        docextBsonAppendValue(&pCtx->rc, &b, "1", 1, &v);
+        docextBsonEndDoc(&pCtx->rc, &b, iPair);
+      }
+    }else{
+      DocValue lo, hi;
+      i64 iPair = docextBsonStartChild(&pCtx->rc, &b, DOC_ARRAY, "0", 1);
+      memset(&lo, 0, sizeof(lo));
+      memset(&hi, 0, sizeof(hi));
+      lo.type = pIdx->aDir[j]<0 ? DOC_MAXKEY : DOC_MINKEY;
+      hi.type = pIdx->aDir[j]<0 ? DOC_MINKEY : DOC_MAXKEY;
+      lo.p = hi.p = (const u8*)"";
+      docextBsonAppendValue(&pCtx->rc, &b, "0", 1, &lo);
+      docextBsonAppendValue(&pCtx->rc, &b, "1", 1, &hi);
+      docextBsonEndDoc(&pCtx->rc, &b, iPair);
+    }
+    docextBsonEndDoc(&pCtx->rc, &b, iArr);
+  }
+  docextBsonEndDoc(&pCtx->rc, &b, iDoc);
+  if( pCtx->rc==SQLITE_OK ) docextJsonWriteDoc(&pCtx->rc, &out, b.a, DOCEXT_JSON_RELAXED);
+  docextBufFree(&b);
+  return docextBufDetachText(&pCtx->rc, &out);
+}
+
+/* Fill scan pScan of pPlan from try t. */
+static void scanFromTry(PlanCtx *pCtx, DocPlan *pPlan, DocPlanScan *pScan,
+                        const PlanTry *t, int bUseSort){
+  int i;
+  pScan->iIx = t->pIdx->iId;
+  pScan->zIndex = sqlite3_mprintf("%s", t->pIdx->zName);
+  pScan->bMultikey = t->pIdx->bMultikey;
+  pScan->bDesc = bUseSort && t->bSorted && t->bDesc;
+  pScan->nEst = t->nEst;
+  pScan->aRange = sqlite3_malloc64(sizeof(int)*4*(t->ranges.n+1));
+  if( pScan->zIndex==0 || pScan->aRange==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  for(i=0; i<t->ranges.n; i++){
+    const PlanIv *pIv = &t->ranges.a[i];
+    pScan->aRange[4*i] = (int)pPlan->keys.n;
+    pScan->aRange[4*i+1] = pIv->nLo;
+    docextBufAppend(&pCtx->rc, &pPlan->keys, &pCtx->a.a[pIv->iLo], pIv->nLo);
+    pScan->aRange[4*i+2] = (int)pPlan->keys.n;
+    pScan->aRange[4*i+3] = pIv->nHi;
+    docextBufAppend(&pCtx->rc, &pPlan->keys, &pCtx->a.a[pIv->iHi], pIv->nHi);
+  }
+  pScan->nRange = t->ranges.n;
+  pScan->zBounds = boundsJson(pCtx, t);
+}
+
+/* Parse a sort document into fields (at most nMax). */
+static int planSortFields(const u8 *aSort, PlanSortField *a, int nMax){
+  DocIter it;
+  int n = 0;
+  if( aSort==0 ) return 0;
+  docextIterInit(&it, aSort);
+  while( n<nMax && docextIterNext(&it) ){
+    a[n].zPath = it.zKey;
+    a[n].nPath = it.nKey;
+    a[n].iDir = 0;
+    if( docextValueIsNumber(&it.v) ){
+      double d = docextValueToDouble(&it.v);
+      a[n].iDir = d>0 ? 1 : d<0 ? -1 : 0;
+    }
+    n++;
+  }
+  return n;
+}
+
+int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
+                  const u8 *aSort, const DocValue *pHint, const char *zPrefer,
+                  i64 nWant, DocPlan **ppPlan, char **pzErr){
+  DocPlan *pPlan;
+  PlanCtx ctx;
+  PlanConds conds;
+  DocIndex *aIdx = 0;
+  PlanSortField aSortF[32];
+  PlanTry best, *aBranch = 0;
+  int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
+
+  *ppPlan = 0;
+  pPlan = sqlite3_malloc64(sizeof(*pPlan));
+  if( pPlan==0 ) return SQLITE_NOMEM;
+  memset(pPlan, 0, sizeof(*pPlan));
+  memset(&ctx, 0, sizeof(ctx));
+  memset(&conds, 0, sizeof(conds));
+  memset(&best, 0, sizeof(best));
+
+  rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
+  if( rc==SQLITE_OK && pHint ){
+    rc = hintLookup(aIdx, nIdx, docextCollName(pColl), pHint, &iHint, &bNatDesc, pzErr);
+    if( rc==SQLITE_OK && iHint<0 ){
+      pPlan->bNaturalDesc = bNatDesc;
+      *ppPlan = pPlan;
+      return SQLITE_OK;
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    docextPlanFree(pPlan);
+    return rc;
+  }
+  nSort = planSortFields(aSort, aSortF, (int)(sizeof(aSortF)/sizeof(aSortF[0])));
+  for(i=0; i<nFilter && ctx.rc==SQLITE_OK; i++) flattenFilter(&ctx, &conds, aaFilter[i]);
+
+  if( ctx.rc==SQLITE_OK ){
+    bBest = chooseIndex(&ctx, pColl, aIdx, nIdx, &conds, aSortF, nSort, iHint,
+                        zPrefer, nWant, &best);
+  }
+
+  /* A union for the first top-level $or, when every branch has an index. */
+  for(i=0; iHint<0 && ctx.rc==SQLITE_OK && i<conds.n; i++){
+    PlanCond *pOr = &conds.a[i];
+    DocIter it;
+    int nArr = 0, bAll = 1;
+    double cost = 0.0;
+    if( pOr->eOp!=PC_OR ) continue;
+    docextIterInitValue(&it, &pOr->v);
+    while( docextIterNext(&it) ) nArr++;
+    aBranch = sqlite3_malloc64(sizeof(PlanTry)*(nArr+1));
+    if( aBranch==0 ){ ctx.rc = SQLITE_NOMEM; break; }
+    docextIterInitValue(&it, &pOr->v);
+    while( bAll && ctx.rc==SQLITE_OK && docextIterNext(&it) ){
+      PlanConds sub;
+      int k;
+      memset(&sub, 0, sizeof(sub));
+      for(k=0; k<conds.n; k++){
+        if( k!=i ) condAdd(&ctx, &sub, conds.a[k].zPath, conds.a[k].nPath,
+                           conds.a[k].eOp, &conds.a[k].v);
+        if( k!=i && ctx.rc==SQLITE_OK ) sub.a[sub.n-1] = conds.a[k];
+      }
+      if( it.v.type==DOC_DOCUMENT ){
+        flattenFilter(&ctx, &sub, it.v.p);
+        if( ctx.rc==SQLITE_OK
+         && chooseIndex(&ctx, pColl, aIdx, nIdx, &sub, 0, 0, -1, 0, -1, &aBranch[nBranch]) ){
+          cost += aBranch[nBranch].cost;
+          nBranch++;
+        }else{
+          bAll = 0;
+        }
+      }else{
+        bAll = 0;
+      }
+      condsFree(&sub);
+    }
+    if( ctx.rc==SQLITE_OK && bAll && nBranch>0 && (!bBest || cost<best.cost) ){
+      if( bBest ) tryFree(&best);
+      bBest = 0;
+    }else{
+      int k;
+      for(k=0; k<nBranch; k++) tryFree(&aBranch[k]);
+      sqlite3_free(aBranch);
+      aBranch = 0;
+      nBranch = 0;
+    }
+    break;
+  }
+
+  if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
+    int nScan = bBest ? 1 : nBranch;
+    pPlan->aScan = sqlite3_malloc64(sizeof(DocPlanScan)*nScan);
+    if( pPlan->aScan==0 ){
+      ctx.rc = SQLITE_NOMEM;
+    }else{
+      memset(pPlan->aScan, 0, sizeof(DocPlanScan)*nScan);
+      pPlan->nScan = nScan;
+      if( bBest ){
+        pPlan->ePlan = DOCEXT_PLAN_INDEX;
+        scanFromTry(&ctx, pPlan, &pPlan->aScan[0], &best, nSort>0);
+        pPlan->bDedup = best.pIdx->bMultikey;
+        pPlan->bSorted = nSort>0 && best.bSorted;
+        pPlan->bExact = best.bExact;
+        pPlan->nEst = best.nEst;
+      }else{
+        pPlan->ePlan = DOCEXT_PLAN_UNION;
+        pPlan->bDedup = 1;
+        pPlan->bExact = 1;
+        for(i=0; i<nBranch; i++){
+          scanFromTry(&ctx, pPlan, &pPlan->aScan[i], &aBranch[i], 0);
+          if( !aBranch[i].bExact ) pPlan->bExact = 0;
+          pPlan->nEst += aBranch[i].nEst;
+        }
+      }
+    }
+  }
+
+  if( bBest ) tryFree(&best);
+  for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
+  sqlite3_free(aBranch);
+  condsFree(&conds);
+  docextBufFree(&ctx.a);
+  docextBufFree(&ctx.disp);
+  if( ctx.rc!=SQLITE_OK ){
+    docextPlanFree(pPlan);
+    if( ctx.zErr ){ *pzErr = ctx.zErr; }
+    return ctx.rc;
+  }
+  *ppPlan = pPlan;
+  return SQLITE_OK;
+}
+
+char *docextPlanLabel(const DocPlan *p){
+  DocBuf b;
+  int rc = SQLITE_OK, i;
+  memset(&b, 0, sizeof(b));
+  switch( p->ePlan ){
+    case DOCEXT_PLAN_INDEX:
+      docextBufAppendf(&rc, &b, "IXSCAN %s", p->aScan[0].zIndex);
+      break;
+    case DOCEXT_PLAN_UNION:
+      docextBufAppendStr(&rc, &b, "OR(");
+      for(i=0; i<p->nScan; i++){
+        docextBufAppendf(&rc, &b, "%sIXSCAN %s", i ? ", " : "", p->aScan[i].zIndex);
+      }
+      docextBufAppendStr(&rc, &b, ")");
+      break;
+    default:
+      docextBufAppendStr(&rc, &b, "COLLSCAN");
+      break;
+  }
+  return docextBufDetachText(&rc, &b);
+}
+
+/*------------------------------------------------------------------------
+** doc_explain(coll, filter [, projection, sort, options]) and
+** doc_count(coll [, filter])
+*/
+
+static double planNowMs(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec*1000.0 + ts.tv_nsec/1e6;
+}
+
+/* An options document without its "count" member (doc_explain's own);
+** *pbCount gets its truth. Returns aOpt itself when it has none. */
+static const u8 *optionsWithoutCount(int *pRc, const u8 *aOpt, DocBuf *pOut, int *pbCount){
+  DocIter it;
+  DocValue v;
+  i64 iDoc;
+  *pbCount = 0;
+  if( aOpt==0 || !docextBsonFind(aOpt, "count", 5, &v) ) return aOpt;
+  *pbCount = v.type==DOC_BOOL ? v.p[0]!=0 : docextValueIsNumber(&v) && docextValueToDouble(&v)!=0.0;
+  iDoc = docextBsonStartDoc(pRc, pOut);
+  docextIterInit(&it, aOpt);
+  while( docextIterNext(&it) ){
+    if( strcmp(it.zKey, "count")==0 ) continue;
+    docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
+  }
+  docextBsonEndDoc(pRc, pOut, iDoc);
+  return *pRc==SQLITE_OK ? pOut->a : 0;
+}
+
+/* The scan-level explain fields of one index scan. */
+static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
+  docextBufAppendStr(pRc, p, "\"cursor\":\"BtreeCursor ");
+  {
+    /* an index name is a user's string: escape it as JSON */
+    DocValue v;
+    DocBuf s, t;
+    memset(&s, 0, sizeof(s));
+    memset(&t, 0, sizeof(t));
+    docextBufAppendI32(pRc, &s, (int)strlen(pScan->zIndex)+1);
+    docextBufAppendStr(pRc, &s, pScan->zIndex);
+    docextBufAppendByte(pRc, &s, 0);
+    if( *pRc==SQLITE_OK ){
+      v.type = DOC_STRING; v.p = s.a; v.n = (int)s.n;
+      docextJsonWriteValue(pRc, &t, &v, DOCEXT_JSON_RELAXED);
+    }
+    if( *pRc==SQLITE_OK && t.n>=2 ){
+      docextBufAppend(pRc, p, t.a+1, t.n-2);         /* without the quotes */
+      docextBufAppendStr(pRc, p, "\",\"indexName\":");
+      docextBufAppend(pRc, p, t.a, t.n);
+    }
+    docextBufFree(&s);
+    docextBufFree(&t);
+  }
+  docextBufAppendf(pRc, p, ",\"isMultiKey\":%s", pScan->bMultikey ? "true" : "false");
+}
+
+/* Run a find to its end (bRead: fetching each result as a reader would)
+** and, when pJson is not NULL, describe it there as doc_explain does. */
+static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
+                    i64 *pnCount, DocBuf *pJson, char **pzErr){
+  DocQuery *pQuery = 0;
+  DocAccess access;
+  DocQueryStats st;
+  double t0 = planNowMs();
+  int rc;
+  docextAccessInit(&access);
+  rc = docextQueryNew(pColl, pSpec, &pQuery, pzErr);
+  if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, pzErr);
+  while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
+    if( bRead ){
+      const u8 *aDoc;
+      rc = docextQueryResult(pQuery, &aDoc, pzErr);
+      if( rc!=SQLITE_OK ) break;
+    }
+    rc = docextQueryNext(pQuery, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    docextQueryStats(pQuery, &st);
+    *pnCount = st.nReturned;
+  }
+  if( rc==SQLITE_OK && pJson ){
+    const DocPlan *pPlan = docextQueryPlan(pQuery);
+    int ePlan = pPlan ? pPlan->ePlan : DOCEXT_PLAN_COLLSCAN;
+    int i;
+    docextBufAppendStr(&rc, pJson, "{");
+    if( ePlan==DOCEXT_PLAN_INDEX ){
+      explainScan(&rc, pJson, &pPlan->aScan[0]);
+    }else{
+      int bMulti = 0;
+      for(i=0; pPlan && i<pPlan->nScan; i++) bMulti |= pPlan->aScan[i].bMultikey;
+      docextBufAppendf(&rc, pJson, "\"cursor\":\"%s\",\"indexName\":null,\"isMultiKey\":%s",
+                       ePlan==DOCEXT_PLAN_UNION ? "QueryOptimizerCursor" : "BasicCursor",
+                       bMulti ? "true" : "false");
+    }
+    docextBufAppendf(&rc, pJson, ",\"n\":%lld,\"nscanned\":%lld,\"nscannedObjects\":%lld"
+                     ",\"scanAndOrder\":%s,\"indexOnly\":%s",
+                     st.nReturned, st.nKeys, st.nDocs,
+                     st.bSortInMemory ? "true" : "false", st.bIndexOnly ? "true" : "false");
+    if( ePlan==DOCEXT_PLAN_INDEX ){
+      docextBufAppendf(&rc, pJson, ",\"direction\":\"%s\",\"indexBounds\":%s",
+                       pPlan->aScan[0].bDesc ? "backward" : "forward", pPlan->aScan[0].zBounds);
+    }else{
+      docextBufAppendStr(&rc, pJson, ",\"indexBounds\":{}");
+    }
+    if( ePlan==DOCEXT_PLAN_UNION ){
+      docextBufAppendStr(&rc, pJson, ",\"clauses\":[");
+      for(i=0; i<pPlan->nScan; i++){
+        docextBufAppendStr(&rc, pJson, i ? ",{" : "{");
+        explainScan(&rc, pJson, &pPlan->aScan[i]);
+        docextBufAppendf(&rc, pJson, ",\"indexBounds\":%s}", pPlan->aScan[i].zBounds);
+      }
+      docextBufAppendStr(&rc, pJson, "]");
+    }
+    docextBufAppendf(&rc, pJson, ",\"millis\":%lld}", (i64)(planNowMs()-t0));
+  }
+  docextQueryFree(pQuery);
+  docextAccessClear(&access);
+  return rc;
+}
+
+/* The collection named by argument 0. */
+static int planArgColl(sqlite3_context *ctx, sqlite3_value *pArg, DocColl **ppColl){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  const char *z = (const char*)sqlite3_value_text(pArg);
+  char *zErr = 0;
+  int rc = docextCollFind(pConn, z, ppColl, &zErr);
+  if( rc!=SQLITE_OK ){
+    if( zErr ){
+      sqlite3_result_error(ctx, zErr, -1);
+      sqlite3_free(zErr);
+    }else{
+      sqlite3_result_error_code(ctx, rc);
+    }
+  }
+  return rc;
+}
+
+/* Argument i as a query document (NULL: none), named zWhat in errors. */
+static int planArgDoc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int i,
+                  const char *zWhat, DocBuf *pBuf, const u8 **paDoc){
+  char *zErr = 0;
+  int rc;
+  *paDoc = 0;
+  if( i>=argc || sqlite3_value_type(argv[i])==SQLITE_NULL ) return SQLITE_OK;
+  rc = docextArgToBson(argv[i], pBuf, paDoc, &zErr);
+  if( rc!=SQLITE_OK ){
+    if( zErr ){
+      char *z = sqlite3_mprintf("docext: in %s: %s", zWhat,
+                                strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr);
+      sqlite3_result_error(ctx, z ? z : zErr, -1);
+      sqlite3_free(z);
+      sqlite3_free(zErr);
+    }else{
+      sqlite3_result_error_code(ctx, rc);
+    }
+  }
+  return rc;
+}
+
+static void planResultErr(sqlite3_context *ctx, int rc, char *zErr){
+  if( zErr ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+  }else{
+    sqlite3_result_error_code(ctx, rc);
+  }
+}
+
+static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocColl *pColl;
+  DocBuf aBuf[5], out;
+  const u8 *aFilter, *aProj, *aSort, *aOpt;
+  DocQuerySpec spec;
+  char *zErr = 0;
+  int rc, bCount = 0, i;
+  i64 n = 0;
+  if( planArgColl(ctx, argv[0], &pColl) ) return;
+  memset(aBuf, 0, sizeof(aBuf));
+  memset(&out, 0, sizeof(out));
+  rc = planArgDoc(ctx, argc, argv, 1, "filter", &aBuf[0], &aFilter);
+  if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 2, "projection", &aBuf[1], &aProj);
+  if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 3, "sort", &aBuf[2], &aSort);
+  if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 4, "options", &aBuf[3], &aOpt);
+  if( rc==SQLITE_OK ){
+    docextQuerySpecInit(&spec);
+    if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
+    spec.aProjection = aProj;
+    spec.aSort = aSort;
+    spec.aOptions = optionsWithoutCount(&rc, aOpt, &aBuf[4], &bCount);
+    spec.bCountOnly = bCount;
+    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, !bCount, &n, &out, &zErr);
+    if( rc==SQLITE_OK ){
+      docextBufResultText(ctx, &out);
+    }else{
+      planResultErr(ctx, rc, zErr);
+    }
+  }
+  for(i=0; i<5; i++) docextBufFree(&aBuf[i]);
+  docextBufFree(&out);
+}
+
+static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocColl *pColl;
+  DocBuf buf;
+  const u8 *aFilter;
+  DocQuerySpec spec;
+  char *zErr = 0;
+  int rc;
+  i64 n = 0;
+  if( planArgColl(ctx, argv[0], &pColl) ) return;
+  memset(&buf, 0, sizeof(buf));
+  rc = planArgDoc(ctx, argc, argv, 1, "filter", &buf, &aFilter);
+  if( rc==SQLITE_OK ){
+    docextQuerySpecInit(&spec);
+    if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
+    spec.bCountOnly = 1;
+    rc = planRunQuery(pColl, &spec, 0, &n, 0, &zErr);
+    if( rc==SQLITE_OK ){
+      sqlite3_result_int64(ctx, n);
+    }else{
+      planResultErr(ctx, rc, zErr);
+    }
+  }
+  docextBufFree(&buf);
+}
+
+int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){
+  static const struct {
+    const char *zName;
+    int nArg;
+    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+  } aFunc[] = {
+    { "doc_explain", 2, planExplainFunc },
+    { "doc_explain", 3, planExplainFunc },
+    { "doc_explain", 4, planExplainFunc },
+    { "doc_explain", 5, planExplainFunc },
+    { "doc_count",   1, planCountFunc },
+    { "doc_count",   2, planCountFunc },
+  };
+  int i, rc = SQLITE_OK;
+  for(i=0; rc==SQLITE_OK && i<(int)(sizeof(aFunc)/sizeof(aFunc[0])); i++){
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
+                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                 aFunc[i].xFunc, 0, 0);
+  }
+  return rc;
+}
