@@ -509,6 +509,11 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
 int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
                     int **paOff, int *pnKey, char **pzErr);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
+/* The int64 a hashed index stores for v: FNV-1a-64 over docextKeyAppend of
+** v, numbers first made an int64 (truncated toward zero, NaN 0, saturated),
+** so numerically equal values hash equal. The planner hashes equality
+** operands with it. */
+i64 docextIndexHashValue(int *pRc, const DocValue *v);
 /* TTL: is this stored document expired (a TTL index's field holds a date,
 ** or an array of dates whose earliest, plus expireAfterSeconds, is before
 ** docextClockNowMs())? Expired documents are never returned by reads. */
@@ -611,6 +616,8 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);
 int docextQueryNext(DocQuery *p, char **pzErr);
 int docextQueryEof(DocQuery *p);
 i64 docextQueryDocid(DocQuery *p);
+/* The matched array position of the current result (for "$"), or -1. */
+int docextQueryPosition(DocQuery *p);
 /* The current result after projection (validated BSON), valid until the
 ** query moves. */
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr);
@@ -626,6 +633,7 @@ struct DocQueryStats {
   i64 nDocs;
   i64 nReturned;
   int bSortInMemory;
+  int bIndexOnly;           /* counted from index entries, no document read */
 };
 void docextQueryStats(DocQuery *p, DocQueryStats *pStats);
 const struct DocPlan *docextQueryPlan(DocQuery *p);
@@ -695,6 +703,12 @@ int docextPlanResolveHint(DocColl *pColl, const DocValue *pHint, int *piIdx,
                           int *pbDesc, char **pzErr);
 /* Registers doc_explain and doc_count. */
 int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn);
+
+/**************************************************************************
+** Interface to docext_cmd.c — doc_update_one/many, doc_delete_one/many,
+** doc_find_and_modify.
+*/
+int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn);
 
 /**************************************************************************
 ** Interface to docext_func.c — the scalar functions and doc_each.

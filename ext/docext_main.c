@@ -29,7 +29,11 @@ DOCEXT_EXPORT int sqlite3_docext_init(
   (void)pApi;
 #endif
   rc = docextRegisterFunctions(db);
+  if( rc==SQLITE_OK ) rc = docextRegisterUpdateFunctions(db);
   if( rc==SQLITE_OK ) rc = docextRegisterVtab(db, &pConn);
+  if( rc==SQLITE_OK ) rc = docextRegisterIndexFunctions(db, pConn);
+  if( rc==SQLITE_OK ) rc = docextRegisterPlanFunctions(db, pConn);
+  if( rc==SQLITE_OK ) rc = docextRegisterCommandFunctions(db, pConn);
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("docext: cannot register: %s", sqlite3_errstr(rc));
   }

@@ -1,0 +1,40 @@
+-- A messaging inbox (SCENARIOS.md B.3, B.4): fan out on write with
+-- buckets, history retention. Run: sqlite3 < examples/inbox.sql
+.load ./docext
+.headers off
+.mode list
+.echo on
+SELECT doc_config('clock', '2013-03-01T00:00:00Z');
+CREATE VIRTUAL TABLE users USING docext;
+CREATE VIRTUAL TABLE inbox USING docext;
+SELECT doc_create_index('inbox', '{ owner: 1, sequence: -1 }');
+
+-- B.3 deliver a message from joe to bob and ann: bump each recipient's
+-- counter, then push into the bucket floor(count / 50)
+SELECT doc_find_and_modify('users', '{ query: { user_name: "bob" }, update: { $inc: { msg_count: 1 } },
+  upsert: true, new: true, fields: { _id: 0 } }');
+SELECT doc_update_one('inbox', '{ owner: "bob", sequence: 0 }',
+  '{ $push: { messages: { from: "joe", sent: new Date(), message: "Hi!" } } }', '{ upsert: true }') LIKE '%"matchedCount":0%';
+SELECT doc_find_and_modify('users', '{ query: { user_name: "ann" }, update: { $inc: { msg_count: 1 } },
+  upsert: true, new: true, fields: { _id: 0 } }');
+SELECT doc_update_one('inbox', '{ owner: "ann", sequence: 0 }',
+  '{ $push: { messages: { from: "joe", sent: new Date(), message: "Hi!" } } }', '{ upsert: true }') LIKE '%"matchedCount":0%';
+-- reading an inbox: the latest two buckets
+SELECT doc_json(doc_project(doc, '{ _id: 0 }')) FROM inbox('{ owner: "bob" }', NULL, '{ sequence: -1 }') LIMIT 2;
+SELECT doc_explain('inbox', '{ owner: "bob" }', NULL, '{ sequence: -1 }', '{ limit: 2 }') LIKE '%"cursor":"BtreeCursor owner_1_sequence_-1"%';
+
+-- B.4 history retention
+SELECT doc_config('clock', '2013-03-05T00:00:00Z');
+SELECT doc_update_one('inbox', '{ owner: "bob", sequence: 0 }',
+  '{ $push: { messages: { $each: [ { from: "ann", sent: new Date(), message: "Later" } ], $sort: { sent: 1 }, $slice: -50 } } }');
+SELECT count(*) FROM inbox('{ messages: { $elemMatch: { sent: { $gte: ISODate("2013-03-04T00:00:00Z") } } } }');
+SELECT doc_update_many('inbox', '{}', '{ $pull: { messages: { sent: { $lt: ISODate("2013-03-02T00:00:00Z") } } } }');
+SELECT doc_get(doc, 'messages.message') FROM inbox('{ owner: "bob" }');
+-- one document per user per day, expiring through a TTL index
+CREATE VIRTUAL TABLE daily USING docext;
+SELECT doc_create_index('daily', '{ day: 1 }', '{ expireAfterSeconds: 86400 }');
+INSERT INTO daily(doc) VALUES ('{ user: "bob", day: ISODate("2013-03-03T00:00:00Z") }'),
+                              ('{ user: "bob", day: ISODate("2013-03-04T12:00:00Z") }');
+SELECT count(*) FROM daily;
+SELECT doc_ttl_sweep('daily');
+SELECT doc_check('inbox'), doc_check('daily');

@@ -1,0 +1,574 @@
+/*
+** docext_cmd.c — collection commands that write many documents:
+** doc_update_one, doc_update_many, doc_delete_one, doc_delete_many and
+** doc_find_and_modify (INTERFACE.md §5).
+**
+** Every command is atomic: the matching documents are found first (so a
+** write never disturbs the scan that found it), then all writes happen
+** inside a SAVEPOINT that is rolled back on any error — a unique violation
+** on the 500th document leaves the first 499 as they were, index entries
+** included. Inside an enclosing transaction the savepoint nests, so a later
+** ROLLBACK undoes the command too.
+**
+** Upserts follow MongoDB: the new document starts from the filter's
+** equality conditions (top level and inside $and, dotted paths building
+** embedded documents, _id included), then the update applies with
+** $setOnInsert; a replacement keeps the filter's _id when it has none.
+*/
+#include "docextInt.h"
+
+/* One matched document. */
+typedef struct CmdMatch CmdMatch;
+struct CmdMatch {
+  i64 iDoc;
+  int iPos;                 /* matched array position, for "$" */
+};
+
+/* What a command is working on; freed by cmdClear. */
+typedef struct Cmd Cmd;
+struct Cmd {
+  sqlite3 *db;
+  DocColl *pColl;
+  DocBuf filter, update, options, sort, queryOpt, updateOpt, fields;
+  int bFilter, bSort, bFields;
+  DocUpdate *pUpdate;
+  CmdMatch *aMatch;
+  int nMatch, nMatchAlloc;
+  char *zErr;
+  int bSavepoint;
+};
+
+static void cmdClear(Cmd *p){
+  docextBufFree(&p->filter);
+  docextBufFree(&p->update);
+  docextBufFree(&p->options);
+  docextBufFree(&p->sort);
+  docextBufFree(&p->queryOpt);
+  docextBufFree(&p->updateOpt);
+  docextBufFree(&p->fields);
+  docextUpdateFree(p->pUpdate);
+  sqlite3_free(p->aMatch);
+  sqlite3_free(p->zErr);
+}
+
+/* A document argument (BLOB or TEXT) copied into pBuf. */
+static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBuf){
+  DocBuf tmp;
+  const u8 *aDoc;
+  char *zErr = 0;
+  int rc;
+  memset(&tmp, 0, sizeof(tmp));
+  rc = docextArgToBson(pVal, &tmp, &aDoc, &zErr);
+  if( rc==SQLITE_OK ){
+    docextBufReset(pBuf);
+    docextBufAppend(&rc, pBuf, aDoc, docextGetI32(aDoc));
+  }else{
+    p->zErr = sqlite3_mprintf("docext: in %s: %s", zWhat, zErr ? zErr+8 : "bad document");
+    sqlite3_free(zErr);
+  }
+  docextBufFree(&tmp);
+  return rc;
+}
+
+/* Copy the value v as the whole document {key: v} into pBuf. */
+static int cmdWrap(DocBuf *pBuf, const char *zKey, const DocValue *v){
+  int rc = SQLITE_OK;
+  i64 iStart;
+  docextBufReset(pBuf);
+  iStart = docextBsonStartDoc(&rc, pBuf);
+  docextBsonAppendValue(&rc, pBuf, zKey, (int)strlen(zKey), v);
+  docextBsonEndDoc(&rc, pBuf, iStart);
+  return rc;
+}
+
+/* Copy a document value into pBuf as a document. */
+static int cmdCopyDoc(Cmd *p, const DocValue *v, const char *zWhat, DocBuf *pBuf){
+  int rc = SQLITE_OK;
+  if( v->type!=DOC_DOCUMENT ){
+    p->zErr = sqlite3_mprintf("docext: %s must be a document", zWhat);
+    return SQLITE_ERROR;
+  }
+  docextBufReset(pBuf);
+  docextBufAppend(&rc, pBuf, v->p, v->n);
+  return rc;
+}
+
+static int valueTruthy(const DocValue *v){
+  if( v->type==DOC_BOOL ) return v->p[0]!=0;
+  if( docextValueIsNumber(v) ) return docextValueToDouble(v)!=0.0;
+  return v->type!=DOC_NULL && v->type!=DOC_UNDEFINED;
+}
+
+/* Start: find the collection, open the savepoint later. */
+static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  const char *zName = (const char*)sqlite3_value_text(pName);
+  memset(p, 0, sizeof(*p));
+  p->db = sqlite3_context_db_handle(ctx);
+  return docextCollFind(pConn, zName, &p->pColl, &p->zErr);
+}
+
+/* Find the matching documents (at most nLimit, -1 for all), in sort order
+** when there is a sort. */
+static int cmdFind(Cmd *p, i64 nLimit){
+  DocQuerySpec spec;
+  DocQuery *pQuery = 0;
+  DocAccess access;
+  int rc;
+  docextQuerySpecInit(&spec);
+  if( p->bFilter ){
+    spec.aaFilter[0] = p->filter.a;
+    spec.nFilter = 1;
+  }
+  if( p->bSort ) spec.aSort = p->sort.a;
+  if( p->queryOpt.n ) spec.aOptions = p->queryOpt.a;
+  spec.nLimit = nLimit;
+  docextAccessInit(&access);
+  rc = docextQueryNew(p->pColl, &spec, &pQuery, &p->zErr);
+  if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, &p->zErr);
+  while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
+    if( p->nMatch==p->nMatchAlloc ){
+      int nNew = p->nMatchAlloc ? p->nMatchAlloc*2 : 16;
+      CmdMatch *aNew = sqlite3_realloc64(p->aMatch, sizeof(CmdMatch)*nNew);
+      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
+      p->aMatch = aNew;
+      p->nMatchAlloc = nNew;
+    }
+    p->aMatch[p->nMatch].iDoc = docextQueryDocid(pQuery);
+    p->aMatch[p->nMatch].iPos = docextQueryPosition(pQuery);
+    p->nMatch++;
+    rc = docextQueryNext(pQuery, &p->zErr);
+  }
+  docextAccessClear(&access);
+  docextQueryFree(pQuery);
+  return rc;
+}
+
+/* Read document iDoc (into pOut, a copy). */
+static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
+  DocQuerySpec spec;
+  DocQuery *pQuery = 0;
+  DocAccess access;
+  const u8 *aDoc;
+  int rc;
+  docextQuerySpecInit(&spec);
+  docextAccessInit(&access);
+  access.eAccess = DOCEXT_ACCESS_DOCID;
+  access.iDoc = iDoc;
+  rc = docextQueryNew(p->pColl, &spec, &pQuery, &p->zErr);
+  if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, &p->zErr);
+  if( rc==SQLITE_OK && docextQueryEof(pQuery) ) rc = SQLITE_CORRUPT_VTAB;
+  if( rc==SQLITE_OK ) rc = docextQueryStored(pQuery, &aDoc, &p->zErr);
+  if( rc==SQLITE_OK ){
+    docextBufReset(pOut);
+    docextBufAppend(&rc, pOut, aDoc, docextGetI32(aDoc));
+  }
+  docextAccessClear(&access);
+  docextQueryFree(pQuery);
+  return rc;
+}
+
+static int cmdSavepoint(Cmd *p){
+  int rc = sqlite3_exec(p->db, "SAVEPOINT docext_command", 0, 0, 0);
+  if( rc==SQLITE_OK ) p->bSavepoint = 1;
+  return rc;
+}
+
+/* Release the savepoint, or roll it back when rc is an error. */
+static int cmdFinish(Cmd *p, int rc){
+  if( p->bSavepoint ){
+    if( rc!=SQLITE_OK ) sqlite3_exec(p->db, "ROLLBACK TO docext_command", 0, 0, 0);
+    if( sqlite3_exec(p->db, "RELEASE docext_command", 0, 0, 0)!=SQLITE_OK && rc==SQLITE_OK ){
+      rc = sqlite3_extended_errcode(p->db);
+      if( p->zErr==0 ) p->zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(p->db));
+    }
+    p->bSavepoint = 0;
+  }
+  return rc;
+}
+
+static void cmdResultError(sqlite3_context *ctx, Cmd *p, int rc){
+  if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    sqlite3_result_error(ctx, p->zErr ? p->zErr : sqlite3_errstr(rc), -1);
+    if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
+  }
+}
+
+/* Add the filter's equality conditions to a {$set: {...}} under
+** construction (top level and inside $and). */
+static void upsertEqualities(int *pRc, DocBuf *pSet, const u8 *aFilter){
+  DocIter it;
+  docextIterInit(&it, aFilter);
+  while( docextIterNext(&it) ){
+    if( it.zKey[0]=='$' ){
+      if( strcmp(it.zKey, "$and")==0 && it.v.type==DOC_ARRAY ){
+        DocIter el;
+        docextIterInitValue(&el, &it.v);
+        while( docextIterNext(&el) ){
+          if( el.v.type==DOC_DOCUMENT ) upsertEqualities(pRc, pSet, el.v.p);
+        }
+      }
+      continue;
+    }
+    if( it.v.type==DOC_DOCUMENT ){
+      /* {a: {$eq: v}} counts; other operator documents do not. */
+      DocIter op;
+      int bOps = 0;
+      DocValue eq;
+      int bEq = 0;
+      docextIterInitValue(&op, &it.v);
+      while( docextIterNext(&op) ){
+        if( op.zKey[0]=='$' ){
+          bOps = 1;
+          if( strcmp(op.zKey, "$eq")==0 ){ eq = op.v; bEq = 1; }
+        }
+      }
+      if( bOps ){
+        if( bEq ) docextBsonAppendValue(pRc, pSet, it.zKey, it.nKey, &eq);
+        continue;
+      }
+    }
+    if( it.v.type==DOC_REGEX ) continue;
+    docextBsonAppendValue(pRc, pSet, it.zKey, it.nKey, &it.v);
+  }
+}
+
+/* Build the document an upsert inserts into pOut. */
+static int cmdUpsertDoc(Cmd *p, DocBuf *pOut){
+  DocBuf set, seed;
+  DocUpdate *pSeed = 0;
+  int rc = SQLITE_OK, bChanged = 0;
+  i64 iOuter, iInner;
+  static const u8 aEmpty[5] = {5,0,0,0,0};
+  memset(&set, 0, sizeof(set));
+  memset(&seed, 0, sizeof(seed));
+  iOuter = docextBsonStartDoc(&rc, &set);
+  iInner = docextBsonStartChild(&rc, &set, DOC_DOCUMENT, "$set", 4);
+  if( p->bFilter ) upsertEqualities(&rc, &set, p->filter.a);
+  docextBsonEndDoc(&rc, &set, iInner);
+  docextBsonEndDoc(&rc, &set, iOuter);
+  if( rc!=SQLITE_OK ) goto done;
+  if( docextGetI32(set.a + iInner)>5 ){
+    /* The equality fields, applied to {} so dotted paths nest. */
+    rc = docextUpdateNew(set.a, 0, &pSeed, &p->zErr);
+    if( rc==SQLITE_OK ) rc = docextUpdateApply(pSeed, aEmpty, -1, 1, &seed, &bChanged, &p->zErr);
+  }else{
+    docextBufAppend(&rc, &seed, aEmpty, 5);
+  }
+  if( rc!=SQLITE_OK ) goto done;
+  if( docextUpdateIsReplacement(p->pUpdate) ){
+    /* The replacement, with the filter's _id when it has none. */
+    DocValue id;
+    rc = docextUpdateApply(p->pUpdate, seed.a, -1, 1, pOut, &bChanged, &p->zErr);
+    if( rc==SQLITE_OK && !docextBsonFind(pOut->a, "_id", 3, &id)
+     && docextBsonFind(seed.a, "_id", 3, &id) ){
+      DocBuf withId;
+      DocIter it;
+      i64 iStart;
+      memset(&withId, 0, sizeof(withId));
+      iStart = docextBsonStartDoc(&rc, &withId);
+      docextBsonAppendValue(&rc, &withId, "_id", 3, &id);
+      docextIterInit(&it, pOut->a);
+      while( docextIterNext(&it) ) docextBsonAppendValue(&rc, &withId, it.zKey, it.nKey, &it.v);
+      docextBsonEndDoc(&rc, &withId, iStart);
+      docextBufReset(pOut);
+      if( rc==SQLITE_OK ) docextBufAppend(&rc, pOut, withId.a, withId.n);
+      docextBufFree(&withId);
+    }
+  }else{
+    rc = docextUpdateApply(p->pUpdate, seed.a, -1, 1, pOut, &bChanged, &p->zErr);
+  }
+done:
+  docextUpdateFree(pSeed);
+  docextBufFree(&set);
+  docextBufFree(&seed);
+  return rc;
+}
+
+/* Insert the upsert document; its _id, as relaxed JSON, into pId. */
+static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
+  i64 iDoc = 0;
+  DocBuf stored;
+  int rc = cmdUpsertDoc(p, pNewDoc);
+  memset(&stored, 0, sizeof(stored));
+  if( rc==SQLITE_OK ) rc = docextCollInsert(p->pColl, pNewDoc->a, SQLITE_ABORT, &iDoc, &p->zErr);
+  if( rc==SQLITE_OK ) rc = cmdRead(p, iDoc, &stored);     /* _id first, maybe new */
+  if( rc==SQLITE_OK ){
+    DocValue id;
+    docextBsonFind(stored.a, "_id", 3, &id);
+    docextJsonWriteValue(&rc, pId, &id, DOCEXT_JSON_RELAXED);
+    docextBufReset(pNewDoc);
+    docextBufAppend(&rc, pNewDoc, stored.a, stored.n);
+  }
+  docextBufFree(&stored);
+  return rc;
+}
+
+/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort. */
+static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
+  DocIter it;
+  int rc = SQLITE_OK;
+  *pbUpsert = 0;
+  if( p->options.n==0 ) return SQLITE_OK;
+  docextIterInit(&it, p->options.a);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "upsert")==0 ){
+      *pbUpsert = valueTruthy(&it.v);
+    }else if( strcmp(it.zKey, "arrayFilters")==0 ){
+      rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
+    }else if( strcmp(it.zKey, "hint")==0 ){
+      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
+    }else if( strcmp(it.zKey, "sort")==0 ){
+      rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
+      p->bSort = 1;
+    }else{
+      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: upsert, "
+                                "arrayFilters, hint, sort)", it.zKey);
+      rc = SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+/* Apply the update to every matched document. */
+static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
+  DocBuf old, neu;
+  int i, rc = SQLITE_OK;
+  memset(&old, 0, sizeof(old));
+  memset(&neu, 0, sizeof(neu));
+  *pnModified = 0;
+  for(i=0; rc==SQLITE_OK && i<p->nMatch; i++){
+    int bChanged = 0;
+    rc = cmdRead(p, p->aMatch[i].iDoc, &old);
+    if( rc==SQLITE_OK ){
+      rc = docextUpdateApply(p->pUpdate, old.a, p->aMatch[i].iPos, 0, &neu, &bChanged, &p->zErr);
+    }
+    if( rc==SQLITE_OK && bChanged ){
+      rc = docextCollReplace(p->pColl, p->aMatch[i].iDoc, neu.a, &p->zErr);
+      if( rc==SQLITE_OK ) (*pnModified)++;
+    }
+    if( rc==SQLITE_OK && pLast ){
+      docextBufReset(pLast);
+      if( bChanged ) rc = cmdRead(p, p->aMatch[i].iDoc, pLast);
+      else docextBufAppend(&rc, pLast, old.a, old.n);
+    }
+  }
+  docextBufFree(&old);
+  docextBufFree(&neu);
+  return rc;
+}
+
+/* doc_update_one(coll, filter, update [, options]) and doc_update_many. */
+static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int bMany){
+  Cmd c;
+  DocBuf newDoc, id, out;
+  int rc, bUpsert = 0, nModified = 0;
+  memset(&newDoc, 0, sizeof(newDoc));
+  memset(&id, 0, sizeof(id));
+  memset(&out, 0, sizeof(out));
+  rc = cmdInit(&c, ctx, argv[0]);
+  if( rc==SQLITE_OK && sqlite3_value_type(argv[1])!=SQLITE_NULL ){
+    rc = cmdDocArg(&c, argv[1], "filter", &c.filter);
+    c.bFilter = 1;
+  }
+  if( rc==SQLITE_OK ) rc = cmdDocArg(&c, argv[2], "update", &c.update);
+  if( rc==SQLITE_OK && argc>3 && sqlite3_value_type(argv[3])!=SQLITE_NULL ){
+    rc = cmdDocArg(&c, argv[3], "options", &c.options);
+  }
+  if( rc==SQLITE_OK ) rc = cmdUpdateOptions(&c, &bUpsert);
+  if( rc==SQLITE_OK ){
+    rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
+  }
+  if( rc==SQLITE_OK && bMany && docextUpdateIsReplacement(c.pUpdate) ){
+    c.zErr = sqlite3_mprintf("docext: doc_update_many needs update operators, "
+                             "not a replacement document (multi update only works with $ operators)");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1);
+  if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  if( rc==SQLITE_OK ){
+    if( c.nMatch==0 && bUpsert ){
+      rc = cmdUpsert(&c, &newDoc, &id);
+    }else{
+      rc = cmdApplyUpdates(&c, &nModified, 0);
+    }
+  }
+  rc = cmdFinish(&c, rc);
+  if( rc==SQLITE_OK ){
+    docextBufAppendf(&rc, &out, "{\"matchedCount\":%d,\"modifiedCount\":%d,\"upsertedId\":",
+                     c.nMatch, nModified);
+    if( id.n ) docextBufAppend(&rc, &out, id.a, id.n);
+    else docextBufAppendStr(&rc, &out, "null");
+    docextBufAppendByte(&rc, &out, '}');
+  }
+  if( rc==SQLITE_OK ) docextBufResultText(ctx, &out);
+  else cmdResultError(ctx, &c, rc);
+  docextBufFree(&newDoc);
+  docextBufFree(&id);
+  docextBufFree(&out);
+  cmdClear(&c);
+}
+
+static void updateOneFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  updateFunc(ctx, argc, argv, 0);
+}
+static void updateManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  updateFunc(ctx, argc, argv, 1);
+}
+
+/* doc_delete_one(coll, filter) and doc_delete_many. */
+static void deleteFunc(sqlite3_context *ctx, sqlite3_value **argv, int bMany){
+  Cmd c;
+  int rc, i;
+  rc = cmdInit(&c, ctx, argv[0]);
+  if( rc==SQLITE_OK && sqlite3_value_type(argv[1])!=SQLITE_NULL ){
+    rc = cmdDocArg(&c, argv[1], "filter", &c.filter);
+    c.bFilter = 1;
+  }
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1);
+  if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  for(i=0; rc==SQLITE_OK && i<c.nMatch; i++){
+    rc = docextCollDelete(c.pColl, c.aMatch[i].iDoc, &c.zErr);
+  }
+  rc = cmdFinish(&c, rc);
+  if( rc==SQLITE_OK ) sqlite3_result_int(ctx, c.nMatch);
+  else cmdResultError(ctx, &c, rc);
+  cmdClear(&c);
+}
+
+static void deleteOneFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  deleteFunc(ctx, argv, 0);
+}
+static void deleteManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  deleteFunc(ctx, argv, 1);
+}
+
+/* Read doc_find_and_modify's spec. */
+static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpdate){
+  DocIter it;
+  int rc = SQLITE_OK;
+  docextIterInit(&it, p->options.a);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "query")==0 ){
+      rc = cmdCopyDoc(p, &it.v, "query", &p->filter);
+      p->bFilter = 1;
+    }else if( strcmp(it.zKey, "sort")==0 ){
+      rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
+      p->bSort = 1;
+    }else if( strcmp(it.zKey, "update")==0 ){
+      rc = cmdCopyDoc(p, &it.v, "update", &p->update);
+      *pbUpdate = 1;
+    }else if( strcmp(it.zKey, "fields")==0 ){
+      rc = cmdCopyDoc(p, &it.v, "fields", &p->fields);
+      p->bFields = 1;
+    }else if( strcmp(it.zKey, "remove")==0 ){
+      *pbRemove = valueTruthy(&it.v);
+    }else if( strcmp(it.zKey, "new")==0 ){
+      *pbNew = valueTruthy(&it.v);
+    }else if( strcmp(it.zKey, "upsert")==0 ){
+      *pbUpsert = valueTruthy(&it.v);
+    }else if( strcmp(it.zKey, "arrayFilters")==0 ){
+      rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
+    }else{
+      p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
+          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters)", it.zKey);
+      rc = SQLITE_ERROR;
+    }
+  }
+  if( rc==SQLITE_OK && *pbRemove==*pbUpdate ){
+    p->zErr = sqlite3_mprintf("docext: doc_find_and_modify needs either update or "
+                              "remove: true");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew) ){
+    p->zErr = sqlite3_mprintf("docext: doc_find_and_modify cannot combine remove "
+                              "with upsert or new");
+    rc = SQLITE_ERROR;
+  }
+  return rc;
+}
+
+/* doc_find_and_modify(coll, spec) */
+static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Cmd c;
+  DocBuf before, after, id, proj, txt;
+  int rc, bRemove = 0, bNew = 0, bUpsert = 0, bUpdate = 0, nModified = 0;
+  const DocBuf *pResult = 0;
+  (void)argc;
+  memset(&before, 0, sizeof(before));
+  memset(&after, 0, sizeof(after));
+  memset(&id, 0, sizeof(id));
+  memset(&proj, 0, sizeof(proj));
+  memset(&txt, 0, sizeof(txt));
+  rc = cmdInit(&c, ctx, argv[0]);
+  if( rc==SQLITE_OK ) rc = cmdDocArg(&c, argv[1], "spec", &c.options);
+  if( rc==SQLITE_OK ) rc = famSpec(&c, &bRemove, &bNew, &bUpsert, &bUpdate);
+  if( rc==SQLITE_OK && bUpdate ){
+    rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
+  }
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, 1);
+  if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  if( rc==SQLITE_OK && c.nMatch==1 ){
+    rc = cmdRead(&c, c.aMatch[0].iDoc, &before);
+    if( rc==SQLITE_OK && bRemove ){
+      rc = docextCollDelete(c.pColl, c.aMatch[0].iDoc, &c.zErr);
+    }else if( rc==SQLITE_OK ){
+      rc = cmdApplyUpdates(&c, &nModified, &after);
+    }
+    pResult = bNew ? &after : &before;
+  }else if( rc==SQLITE_OK && bUpsert ){
+    rc = cmdUpsert(&c, &after, &id);
+    pResult = bNew ? &after : 0;
+  }
+  rc = cmdFinish(&c, rc);
+  if( rc==SQLITE_OK && pResult ){
+    const u8 *aOut = pResult->a;
+    if( c.bFields ){
+      DocProjection *pProj = 0;
+      rc = docextProjectionNew(c.fields.a, &pProj, &c.zErr);
+      if( rc==SQLITE_OK ) rc = docextProjectionApply(pProj, aOut, c.nMatch ? c.aMatch[0].iPos : -1,
+                                                     &proj, &c.zErr);
+      docextProjectionFree(pProj);
+      aOut = proj.a;
+    }
+    if( rc==SQLITE_OK ) docextJsonWriteDoc(&rc, &txt, aOut, DOCEXT_JSON_RELAXED);
+    if( rc==SQLITE_OK ) docextBufResultText(ctx, &txt);
+  }else if( rc==SQLITE_OK ){
+    sqlite3_result_null(ctx);
+  }
+  if( rc!=SQLITE_OK ) cmdResultError(ctx, &c, rc);
+  docextBufFree(&before);
+  docextBufFree(&after);
+  docextBufFree(&id);
+  docextBufFree(&proj);
+  docextBufFree(&txt);
+  cmdClear(&c);
+}
+
+int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn){
+  static const struct {
+    const char *zName;
+    int nArg;
+    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+  } aFunc[] = {
+    { "doc_update_one",      3, updateOneFunc },
+    { "doc_update_one",      4, updateOneFunc },
+    { "doc_update_many",     3, updateManyFunc },
+    { "doc_update_many",     4, updateManyFunc },
+    { "doc_delete_one",      2, deleteOneFunc },
+    { "doc_delete_many",     2, deleteManyFunc },
+    { "doc_find_and_modify", 2, findAndModifyFunc },
+  };
+  size_t i;
+  int rc = SQLITE_OK;
+  /* They write: never from triggers or views of an untrusted schema. */
+  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
+                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn, aFunc[i].xFunc, 0, 0);
+  }
+  return rc;
+}

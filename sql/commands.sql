@@ -1,0 +1,118 @@
+-- Multi-document commands: doc_update_one/many, doc_delete_one/many,
+-- doc_find_and_modify; upserts; atomicity.
+.load ./docext
+.headers off
+.mode list
+SELECT doc_config('clock', '2013-03-01T00:00:00Z');
+
+-- 1. A.8 Loans, a priority work queue
+CREATE VIRTUAL TABLE loans USING docext;
+INSERT INTO loans(doc) VALUES
+  ('{_id: {borrower: "bob", book: ObjectId("507f1f77bcf86cd799439011")}, pending: false, approved: false, priority: 1}'),
+  ('{_id: {borrower: "ann", book: ObjectId("507f1f77bcf86cd799439012")}, pending: false, approved: false, priority: 3}'),
+  ('{_id: {borrower: "joe", book: ObjectId("507f1f77bcf86cd799439013")}, pending: false, approved: false, priority: 2}');
+-- take the highest-priority request
+SELECT doc_find_and_modify('loans', '{query: {pending: false}, sort: {priority: -1},
+  update: {$set: {pending: true, started: new Date()}}, new: true}');
+SELECT doc_find_and_modify('loans', '{query: {pending: false}, sort: {priority: -1},
+  update: {$set: {pending: true, started: new Date()}}, new: true, fields: {priority: 1, _id: 0}}');
+-- approve one
+SELECT doc_update_one('loans', '{"_id.borrower": "ann"}', '{$set: {approved: true, pending: false}}');
+-- time out everything pending whose start is over seven days old
+SELECT doc_config('clock', '2013-03-09T00:00:00Z');
+SELECT doc_update_many('loans', '{pending: true, started: {$lt: ISODate("2013-03-02T00:00:00Z")}}',
+  '{$set: {pending: false}, $unset: {started: 1}}');
+SELECT doc FROM loans ORDER BY doc->>'$.priority';
+-- nothing left to take: NULL
+SELECT doc_find_and_modify('loans', '{query: {pending: true}, update: {$set: {x: 1}}}') IS NULL;
+
+-- 2. A.12 At most 10 recommendations per user: one conditional update
+CREATE VIRTUAL TABLE user_recs USING docext;
+INSERT INTO user_recs(doc) VALUES ('{_id: "bob", remaining: 2, books: [3, 10]}');
+SELECT doc_update_one('user_recs', '{_id: "bob", remaining: {$gt: 0}, books: {$ne: 4}}',
+  '{$inc: {remaining: -1}, $push: {books: 4}}');
+SELECT doc_update_one('user_recs', '{_id: "bob", remaining: {$gt: 0}, books: {$ne: 4}}',
+  '{$inc: {remaining: -1}, $push: {books: 4}}');
+SELECT doc_update_one('user_recs', '{_id: "bob", remaining: {$gt: 0}, books: {$ne: 5}}',
+  '{$inc: {remaining: -1}, $push: {books: 5}}');
+SELECT doc_update_one('user_recs', '{_id: "bob", remaining: {$gt: 0}, books: {$ne: 6}}',
+  '{$inc: {remaining: -1}, $push: {books: 6}}');
+SELECT doc FROM user_recs;
+
+-- 3. A.13 Referrer statistics: positional $inc, and the map form with upsert
+CREATE VIRTUAL TABLE refs USING docext;
+INSERT INTO refs(doc) VALUES ('{_id: 1, book: 1, referrers: [{domain: "google.com", count: 4}, {domain: "bing.com", count: 1}]}');
+SELECT doc_update_one('refs', '{book: 1, "referrers.domain": "bing.com"}', '{$inc: {"referrers.$.count": 1}}');
+SELECT doc FROM refs;
+CREATE VIRTUAL TABLE refmap USING docext;
+SELECT doc_update_one('refmap', '{book: 7}', '{$inc: {"referrers.bing_com": 1}}', '{upsert: true}') LIKE '{"matchedCount":0,"modifiedCount":0,"upsertedId":{"$oid":"%"}}';
+SELECT doc_update_one('refmap', '{book: 7}', '{$inc: {"referrers.bing_com": 1}}', '{upsert: true}');
+SELECT doc_get(doc, 'book'), doc_get(doc, 'referrers') FROM refmap;
+
+-- 4. B.3 Fan out on write with buckets
+CREATE VIRTUAL TABLE users USING docext;
+CREATE VIRTUAL TABLE inbox USING docext;
+SELECT doc_json(doc_find_and_modify('users', '{query: {user_name: "joe"}, update: {$inc: {msg_count: 1}}, upsert: true, new: true}'), 'relaxed') LIKE '%"user_name":"joe","msg_count":1}';
+SELECT doc_find_and_modify('users', '{query: {user_name: "joe"}, update: {$inc: {msg_count: 1}}, upsert: true, new: true, fields: {_id: 0}}');
+SELECT doc_update_one('inbox', '{owner: "joe", sequence: 0}', '{$push: {messages: {from: "ann", message: "Hi!"}}}', '{upsert: true}') LIKE '%"upsertedId":{"$oid"%';
+SELECT doc_update_one('inbox', '{owner: "joe", sequence: 0}', '{$push: {messages: {from: "bob", message: "Yo"}}}', '{upsert: true}');
+SELECT doc_json(doc_project(doc, '{_id: 0}')) FROM inbox;
+
+-- 5. Upserts: equality fields, $and, dotted paths, _id from the filter,
+--    $setOnInsert, replacement
+CREATE VIRTUAL TABLE ups USING docext;
+SELECT doc_update_one('ups', '{_id: 5, "a.b": 1, $and: [{c: 2}, {d: {$eq: 3}}], e: {$gt: 1}}', '{$set: {x: 1}, $setOnInsert: {created: true}}', '{upsert: true}');
+SELECT doc FROM ups;
+SELECT doc_update_one('ups', '{_id: 5}', '{$set: {x: 2}, $setOnInsert: {created: false}}', '{upsert: true}');
+SELECT doc FROM ups;
+SELECT doc_update_one('ups', '{_id: 6}', '{y: 1}', '{upsert: true}');
+SELECT doc FROM ups WHERE _id = 6;
+
+-- 6. doc_update_many / delete, counts
+CREATE VIRTUAL TABLE nums USING docext;
+INSERT INTO nums(doc) SELECT json_object('_id', value, 'n', value, 'odd', value % 2) FROM generate_series(1, 10);
+SELECT doc_update_many('nums', '{odd: 1}', '{$inc: {n: 100}}');
+SELECT doc_update_many('nums', '{odd: 1}', '{$set: {odd: 1}}');
+SELECT doc_update_many('nums', '{n: {$gt: 1000}}', '{$inc: {n: 1}}');
+SELECT group_concat(doc_get(doc, 'n'), ' ') FROM nums;
+SELECT doc_delete_one('nums', '{odd: 0}');
+SELECT doc_delete_many('nums', '{odd: 0}');
+SELECT doc_delete_many('nums', '{nothing: 1}');
+SELECT count(*) FROM nums;
+SELECT doc_update_one('nums', '{}', '{$set: {first: true}}', '{sort: {n: -1}}');
+SELECT doc_get(doc, '_id') FROM nums('{first: true}');
+
+-- 7. Atomicity: an error on the last document leaves every document as it was
+SELECT doc_update_many('nums', '{}', '{$inc: {n: 1}}');
+SELECT doc_update_many('nums', '{}', '{$inc: {first: 1}}');
+SELECT group_concat(doc_get(doc, 'n'), ' ') FROM nums;
+SELECT doc_update_many('nums', '{}', '{$set: {_id: 1}}');
+SELECT count(*) FROM nums WHERE _id = 1;
+BEGIN;
+SELECT doc_delete_many('nums', '{}');
+ROLLBACK;
+SELECT count(*) FROM nums;
+
+-- A unique violation on the 500th document: nothing changed, index
+-- entries included
+CREATE VIRTUAL TABLE many USING docext;
+SELECT doc_create_index('many', '{k: 1}', '{unique: true}');
+INSERT INTO many(doc) SELECT json_object('_id', value, 'k', 2 * value + 1) FROM generate_series(1, 600);
+INSERT INTO many(doc) VALUES ('{_id: 10000, k: 2002}');
+SELECT sum(doc_get(doc, 'k')), doc_check('many') FROM many;
+SELECT doc_update_many('many', '{_id: {$lte: 600}}', '{$mul: {k: 2}}');
+SELECT sum(doc_get(doc, 'k')), doc_check('many') FROM many;
+SELECT doc_count('many', '{k: 1001}'), doc_count('many', '{k: 2002}');
+
+-- 8. Errors name what is wrong; nothing changes
+SELECT doc_update_one('nope', '{}', '{$set: {a: 1}}');
+SELECT doc_update_one('nums', '{$foo: 1}', '{$set: {a: 1}}');
+SELECT doc_update_one('nums', '{}', '{$bar: {a: 1}}');
+SELECT doc_update_one('nums', '{}', '{$set: {a: 1}}', '{colour: 1}');
+SELECT doc_update_many('nums', '{}', '{a: 1}');
+SELECT doc_find_and_modify('nums', '{query: {}}');
+SELECT doc_find_and_modify('nums', '{query: {}, remove: true, update: {$set: {a: 1}}}');
+SELECT doc_find_and_modify('nums', '{query: {}, remove: true, new: true}');
+SELECT doc_find_and_modify('nums', '{bogus: 1, remove: true}');
+SELECT doc_delete_many('nums', 'not json');
+SELECT count(*), sum(doc_get(doc, 'n')) FROM nums;
