@@ -415,8 +415,10 @@ sqlite3 *docextStorageDb(DocStore *p);
 int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc);
 int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
                         const u8 *aDoc, int nDoc, i64 *piDoc);
+/* aOld/nOld: the document's current bytes, or NULL. With them, a paged
+** document rewrites only the pages whose bytes changed. */
 int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
-                         const u8 *aDoc, int nDoc);
+                         const u8 *aOld, int nOld, const u8 *aDoc, int nDoc);
 int docextStorageDelete(DocStore *p, i64 iDoc);
 
 int docextReaderNew(DocStore *pStore, DocReader **ppReader);

@@ -290,7 +290,7 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char
           docextReaderReset(p->pOld);
         }
         if( rc==SQLITE_OK ){
-          rc = docextStorageReplace(p->pStore, iOld, key.a, (int)key.n,
+          rc = docextStorageReplace(p->pStore, iOld, key.a, (int)key.n, 0, 0,
                                     aStore, docextGetI32(aStore));
         }
       }else{
@@ -352,11 +352,14 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
       if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
     }
     if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iDoc, aOld, aStore, pzErr);
-    docextReaderReset(p->pOld);     /* aOld is not used past this point */
     if( rc==SQLITE_OK ){
+      /* aOld still holds the old bytes: a paged document's are in the
+      ** reader's own buffer, which the write does not touch (storage only
+      ** diffs paged documents). */
       rc = docextStorageReplace(p->pStore, iDoc, keyNew.a, (int)keyNew.n,
-                                aStore, docextGetI32(aStore));
+                                aOld, docextGetI32(aOld), aStore, docextGetI32(aStore));
     }
+    docextReaderReset(p->pOld);
     docextBufFree(&prepared);
   }
   docextBufFree(&doc);

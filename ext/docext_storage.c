@@ -417,24 +417,133 @@ int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
   return rc;
 }
 
+/* Load the page list of document iDoc: 0 pages when it is inline. */
+static int pageListLoad(DocStore *p, i64 iDoc, DocPage **paPage, int *pnPage, i64 *pnTotal){
+  sqlite3_stmt *pSel = 0;
+  int rc = storeStmt(p, STMT_DOC_PAGES, &pSel);
+  *paPage = 0;
+  *pnPage = 0;
+  *pnTotal = 0;
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pSel, 1, iDoc);
+  if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
+    rc = pageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
+                        paPage, pnPage, pnTotal);
+  }
+  if( sqlite3_reset(pSel)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+  return rc;
+}
+
+/* Where old byte offset x lands in the new document, for an edit that
+** keeps bytes [0, iEdit) at their offsets and shifts the common suffix by
+** nDelta (bytes inserted at iEdit when nDelta > 0, removed after iEdit
+** when nDelta < 0). An old page [o, e) becomes new bytes [map(o), map(e)):
+** bytes inserted at iEdit join the page that ends there. */
+static i64 editMap(i64 x, i64 iEdit, i64 nDelta){
+  if( nDelta>=0 ) return x<iEdit ? x : x + nDelta;
+  if( x<=iEdit ) return x;
+  return x<iEdit-nDelta ? iEdit : x + nDelta;
+}
+
+/* Rewrite the pages of a paged document after an edit, writing only pages
+** whose bytes changed (splitting one that outgrows the page size, dropping
+** one left empty), and build the new page list in pList.
+**
+** The edit is found by comparison: the common suffix of old and new fixes
+** where the size change happened; before it, bytes are compared page by
+** page at equal offsets (so the document length and enclosing array length
+** fields, which change in place, cost one page each). This is how a $push
+** into a large document writes a few pages instead of the whole document,
+** whatever operator produced the new bytes. */
+static int pagesRewrite(DocStore *p, const DocPage *aPage, int nPage,
+                        const u8 *aOld, i64 nOld, const u8 *aNew, i64 nNew,
+                        DocBuf *pList){
+  sqlite3_stmt *pUpd = 0, *pIns = 0, *pDel = 0;
+  i64 nMin = nOld<nNew ? nOld : nNew, nSuffix = 0, nDelta = nNew - nOld, iEdit, o = 0;
+  int i, rc;
+  while( nSuffix<nMin && aOld[nOld-1-nSuffix]==aNew[nNew-1-nSuffix] ) nSuffix++;
+  iEdit = (nDelta>=0 ? nOld : nNew) - nSuffix;
+  rc = storeStmt(p, STMT_UPDATE_PAGE, &pUpd);
+  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_INSERT_PAGE, &pIns);
+  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_DELETE_PAGE, &pDel);
+  for(i=0; rc==SQLITE_OK && i<nPage; i++){
+    i64 e = o + aPage[i].n;
+    i64 g = editMap(o, iEdit, nDelta), h = editMap(e, iEdit, nDelta);
+    int n = (int)(h - g);
+    if( n==0 ){
+      sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
+      rc = storeRun(pDel);
+    }else if( n==aPage[i].n && memcmp(&aOld[o], &aNew[g], n)==0 ){
+      storePutVarint(&rc, pList, (u64)aPage[i].pgno);    /* unchanged */
+      storePutVarint(&rc, pList, (u64)n);
+    }else{
+      /* Rewrite in place; a page that grew past the limit becomes several
+      ** pages of equal size, the first keeping its number. */
+      int nPiece = (n + p->nPageMax - 1) / p->nPageMax, k;
+      i64 iPos = g;
+      for(k=0; rc==SQLITE_OK && k<nPiece; k++){
+        int nThis = (int)((h - iPos) / (nPiece - k));
+        i64 pgno;
+        if( k==0 ){
+          sqlite3_bind_blob(pUpd, 1, &aNew[iPos], nThis, SQLITE_STATIC);
+          sqlite3_bind_int64(pUpd, 2, aPage[i].pgno);
+          rc = storeRun(pUpd);
+          pgno = aPage[i].pgno;
+        }else{
+          sqlite3_bind_blob(pIns, 1, &aNew[iPos], nThis, SQLITE_STATIC);
+          rc = storeRun(pIns);
+          pgno = sqlite3_last_insert_rowid(p->db);
+        }
+        storePutVarint(&rc, pList, (u64)pgno);
+        storePutVarint(&rc, pList, (u64)nThis);
+        iPos += nThis;
+      }
+    }
+    o = e;
+  }
+  return rc;
+}
+
+/* Replace document iDoc. aOld (may be NULL) is its current content: when
+** both the old and the new document are paged, only changed pages are
+** written (pagesRewrite); otherwise the document is written afresh. */
 int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
-                         const u8 *aDoc, int nDoc){
+                         const u8 *aOld, int nOld, const u8 *aDoc, int nDoc){
   sqlite3_stmt *pStmt = 0;
   DocBuf list;
   u8 aSpace[256];
-  int rc = pagesDelete(p, iDoc);
+  DocPage *aPage = 0;
+  int nPage = 0;
+  i64 nTotal = 0;
+  int bInline = nDoc + nKey + 16 <= p->nPageMax;
+  int rc = pageListLoad(p, iDoc, &aPage, &nPage, &nTotal);
   docextBufInit(&list, aSpace, sizeof(aSpace));
-  if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_UPDATE_DOC, &pStmt);
-  if( rc==SQLITE_OK ){
-    rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
-    sqlite3_bind_int64(pStmt, 5, iDoc);
+  if( rc==SQLITE_OK && nPage>0 && !bInline && aOld && nTotal==nOld ){
+    rc = pagesRewrite(p, aPage, nPage, aOld, nOld, aDoc, nDoc, &list);
+    if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_UPDATE_DOC, &pStmt);
     if( rc==SQLITE_OK ){
+      sqlite3_bind_blob(pStmt, 1, aKey, nKey, SQLITE_STATIC);
+      sqlite3_bind_int(pStmt, 2, nDoc);
+      sqlite3_bind_null(pStmt, 3);
+      sqlite3_bind_blob(pStmt, 4, list.a, (int)list.n, SQLITE_STATIC);
+      sqlite3_bind_int64(pStmt, 5, iDoc);
       rc = storeRun(pStmt);
-    }else{
-      sqlite3_reset(pStmt);
-      sqlite3_clear_bindings(pStmt);
+    }
+  }else{
+    if( rc==SQLITE_OK ) rc = pagesDelete(p, iDoc);
+    if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_UPDATE_DOC, &pStmt);
+    if( rc==SQLITE_OK ){
+      rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
+      sqlite3_bind_int64(pStmt, 5, iDoc);
+      if( rc==SQLITE_OK ){
+        rc = storeRun(pStmt);
+      }else{
+        sqlite3_reset(pStmt);
+        sqlite3_clear_bindings(pStmt);
+      }
     }
   }
+  sqlite3_free(aPage);
   docextBufFree(&list);
   return rc;
 }
