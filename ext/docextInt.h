@@ -306,6 +306,9 @@ void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
 ** is returned (SQLITE_DONE means "stopped early, not an error"). */
 int docextPathWalk(const u8 *aDoc, const char *zPath, int nPath,
                    int (*xVisit)(void *pCtx, const DocValue *v, int bFanned), void *pCtx);
+/* Is z[0..n) a non-negative decimal array index without leading zeros
+** (at most 9 digits)? Sets *piIdx. The one parser of numeric path parts. */
+int docextPathIndex(const char *z, int n, int *piIdx);
 /* The value at a path that crosses no array implicitly; 1 if found. */
 int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
 /* Visit what a path reaches the way MongoDB's query matcher reads it
@@ -401,6 +404,9 @@ struct DocScan {
 };
 
 int docextStorageIsShadow(const char *zSuffix);
+/* Step a write statement to completion (a row, if any, is ignored) and
+** reset it; the first error code. */
+int docextStmtRun(sqlite3_stmt *pStmt);
 int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
                       DocStore **ppStore, char **pzErr);
@@ -720,6 +726,9 @@ int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn);
 ** argument (BLOB) or into pBuf (TEXT). zWhat names the argument in errors
 ** ("document", "filter", ...). On error returns non-zero and sets *pzErr. */
 int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
+/* Return the document in pDoc as the function's result in the form its
+** document argument pArg had: BLOB in, BSON out; TEXT in, relaxed JSON. */
+void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc);
 int docextRegisterFunctions(sqlite3 *db);
 /* doc_match(d, filter), also handed to collections by xFindFunction. */
 void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);

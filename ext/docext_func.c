@@ -52,6 +52,21 @@ int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **
   }
 }
 
+void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc){
+  if( sqlite3_value_type(pArg)==SQLITE_BLOB ){
+    docextBufResultBlob(ctx, pDoc);
+  }else{
+    DocBuf txt;
+    int rc = SQLITE_OK;
+    memset(&txt, 0, sizeof(txt));
+    docextJsonWriteDoc(&rc, &txt, pDoc->a, DOCEXT_JSON_RELAXED);
+    if( rc==SQLITE_OK ) docextBufResultText(ctx, &txt);
+    else if( rc==SQLITE_NOMEM ) sqlite3_result_error_nomem(ctx);
+    else sqlite3_result_error_code(ctx, rc);
+    docextBufFree(&txt);
+  }
+}
+
 /* Report an error from a function: message (owned) or just the code. */
 static void resultError(sqlite3_context *ctx, int rc, char *zErr){
   if( rc==SQLITE_NOMEM ){
@@ -428,15 +443,8 @@ static void docProjectFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     else docextBufAppend(&rc, &out, aDoc, docextGetI32(aDoc));
     if( rc!=SQLITE_OK ){
       resultError(ctx, rc, zErr);
-    }else if( sqlite3_value_type(argv[0])==SQLITE_BLOB ){
-      docextBufResultBlob(ctx, &out);
     }else{
-      DocBuf txt;
-      memset(&txt, 0, sizeof(txt));
-      docextJsonWriteDoc(&rc, &txt, out.a, DOCEXT_JSON_RELAXED);
-      if( rc==SQLITE_OK ) docextBufResultText(ctx, &txt);
-      else resultError(ctx, rc, 0);
-      docextBufFree(&txt);
+      docextResultDoc(ctx, argv[0], &out);
     }
   }
   docextBufFree(&in);

@@ -280,16 +280,6 @@ struct KGen {
   char **pzErr;
 };
 
-static int idxArrayIndex(const char *z, int n, int *piIdx){
-  int i, v = 0;
-  if( n==0 || n>9 || (n>1 && z[0]=='0') ) return 0;
-  for(i=0; i<n; i++){
-    if( z[i]<'0' || z[i]>'9' ) return 0;
-    v = v*10 + (z[i]-'0');
-  }
-  *piIdx = v;
-  return 1;
-}
 
 /* Follow f's path through documents (and numbered array elements) until
 ** it ends, goes missing, or meets an array to expand. */
@@ -312,7 +302,7 @@ static void kfDescend(KField *f){
     }else if( f->v.type==DOC_ARRAY ){
       DocIter it;
       int bFound = 0;
-      if( !idxArrayIndex(f->z, nComp, &iIdx) ){
+      if( !docextPathIndex(f->z, nComp, &iIdx) ){
         f->eState = KF_STUCK;
         return;
       }
@@ -971,13 +961,6 @@ static int idxStmt(DocColl *p, DocIndexCache *c, int i, sqlite3_stmt **ppStmt){
   return SQLITE_OK;
 }
 
-/* Step a statement that returns no row (or ignore the row), then reset. */
-static int idxRun(sqlite3_stmt *pStmt){
-  int rc = sqlite3_step(pStmt);
-  int rc2 = sqlite3_reset(pStmt);
-  if( rc==SQLITE_DONE || rc==SQLITE_ROW ) return rc2;
-  return rc2!=SQLITE_OK ? rc2 : rc;
-}
 
 static int idxTagRead(DocColl *p, DocIndexCache *c, i64 *piTag){
   sqlite3_stmt *pStmt = 0;
@@ -998,7 +981,7 @@ static int idxTagBump(DocColl *p, DocIndexCache *c, int bKeep){
   if( rc!=SQLITE_OK ) return rc;
   do{ sqlite3_randomness(sizeof(iTag), &iTag); }while( iTag==0 );
   sqlite3_bind_int64(pStmt, 1, iTag);
-  rc = idxRun(pStmt);
+  rc = docextStmtRun(pStmt);
   if( rc==SQLITE_OK && bKeep ){
     c->iTag = iTag;
   }else{
@@ -1145,7 +1128,7 @@ static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
   if( rc==SQLITE_OK ){
     sqlite3_bind_int64(pStmt, 1, pIdx->iId);
     sqlite3_bind_blob(pStmt, 2, spec.a, (int)spec.n, SQLITE_STATIC);
-    rc = idxRun(pStmt);
+    rc = docextStmtRun(pStmt);
     sqlite3_clear_bindings(pStmt);
   }
   docextBufFree(&spec);
@@ -1177,7 +1160,7 @@ static int idxEntryWrite(DocColl *p, DocIndexCache *c, int eStmt, i64 ix,
   sqlite3_bind_int64(pStmt, 1, ix);
   sqlite3_bind_blob(pStmt, 2, aKey, nKey, SQLITE_STATIC);
   sqlite3_bind_int64(pStmt, 3, iDoc);
-  rc = idxRun(pStmt);
+  rc = docextStmtRun(pStmt);
   sqlite3_clear_bindings(pStmt);
   return rc;
 }
@@ -1473,7 +1456,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(pIns, 1, pIdx->zName, -1, SQLITE_STATIC);
     sqlite3_bind_blob(pIns, 2, spec.a, (int)spec.n, SQLITE_STATIC);
-    rc = idxSqlError(p, idxRun(pIns), pzErr);
+    rc = idxSqlError(p, docextStmtRun(pIns), pzErr);
     if( rc==SQLITE_OK ) pIdx->iId = sqlite3_last_insert_rowid(idxDb(p));
   }
   sqlite3_finalize(pIns);
@@ -1518,7 +1501,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
     if( rc==SQLITE_OK ){
       sqlite3_bind_int64(pUpd, 1, pIdx->iId);
       sqlite3_bind_blob(pUpd, 2, spec.a, (int)spec.n, SQLITE_STATIC);
-      rc = idxRun(pUpd);
+      rc = docextStmtRun(pUpd);
       sqlite3_clear_bindings(pUpd);
     }
   }

@@ -10,8 +10,7 @@
 */
 #include "docextInt.h"
 
-/* Is z[0..n) a non-negative decimal array index without leading zeros? */
-static int pathIndex(const char *z, int n, int *piIdx){
+int docextPathIndex(const char *z, int n, int *piIdx){
   int i, v = 0;
   if( n==0 || n>9 || (n>1 && z[0]=='0') ) return 0;
   for(i=0; i<n; i++){
@@ -41,7 +40,7 @@ static int walk(const DocValue *pCur, const char *zPath, int nPath, int bFanned,
   }
   if( pCur->type!=DOC_ARRAY ) return SQLITE_OK;
   docextIterInitValue(&it, pCur);
-  if( pathIndex(zPath, nComp, &iIdx) ){
+  if( docextPathIndex(zPath, nComp, &iIdx) ){
     while( docextIterNext(&it) ){
       if( iIdx--==0 ){
         return walk(&it.v, zPath+nComp+1, nPath-nComp-1, bFanned, xVisit, pCtx);

@@ -249,7 +249,7 @@ static int storeStmt(DocStore *p, int i, sqlite3_stmt **ppStmt){
 }
 
 /* Step a write statement to completion and reset it. */
-static int storeRun(sqlite3_stmt *pStmt){
+int docextStmtRun(sqlite3_stmt *pStmt){
   int rc = sqlite3_step(pStmt);
   int rc2 = sqlite3_reset(pStmt);
   sqlite3_clear_bindings(pStmt);
@@ -327,7 +327,7 @@ static int pagesWrite(DocStore *p, const u8 *aDoc, int nDoc, DocBuf *pList){
   while( rc==SQLITE_OK && i<nDoc ){
     int n = nDoc-i < p->nPageMax ? nDoc-i : p->nPageMax;
     sqlite3_bind_blob(pIns, 1, &aDoc[i], n, SQLITE_STATIC);
-    rc = storeRun(pIns);
+    rc = docextStmtRun(pIns);
     if( rc==SQLITE_OK ){
       storePutVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
       storePutVarint(&rc, pList, (u64)n);
@@ -354,7 +354,7 @@ static int pagesDelete(DocStore *p, i64 iDoc){
   rc = rc==SQLITE_OK ? sqlite3_reset(pSel) : (sqlite3_reset(pSel), rc);
   for(i=0; rc==SQLITE_OK && i<nPage; i++){
     sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
-    rc = storeRun(pDel);
+    rc = docextStmtRun(pDel);
   }
   sqlite3_free(aPage);
   return rc;
@@ -407,7 +407,7 @@ int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
   docextBufInit(&list, aSpace, sizeof(aSpace));
   if( rc==SQLITE_OK ) rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
   if( rc==SQLITE_OK ){
-    rc = storeRun(pStmt);
+    rc = docextStmtRun(pStmt);
     *piDoc = sqlite3_last_insert_rowid(p->db);
   }else{
     sqlite3_reset(pStmt);
@@ -472,7 +472,7 @@ static int pagesRewrite(DocStore *p, const DocPage *aPage, int nPage,
     int n = (int)(h - g);
     if( n==0 ){
       sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
-      rc = storeRun(pDel);
+      rc = docextStmtRun(pDel);
     }else if( n==aPage[i].n && memcmp(&aOld[o], &aNew[g], n)==0 ){
       storePutVarint(&rc, pList, (u64)aPage[i].pgno);    /* unchanged */
       storePutVarint(&rc, pList, (u64)n);
@@ -487,11 +487,11 @@ static int pagesRewrite(DocStore *p, const DocPage *aPage, int nPage,
         if( k==0 ){
           sqlite3_bind_blob(pUpd, 1, &aNew[iPos], nThis, SQLITE_STATIC);
           sqlite3_bind_int64(pUpd, 2, aPage[i].pgno);
-          rc = storeRun(pUpd);
+          rc = docextStmtRun(pUpd);
           pgno = aPage[i].pgno;
         }else{
           sqlite3_bind_blob(pIns, 1, &aNew[iPos], nThis, SQLITE_STATIC);
-          rc = storeRun(pIns);
+          rc = docextStmtRun(pIns);
           pgno = sqlite3_last_insert_rowid(p->db);
         }
         storePutVarint(&rc, pList, (u64)pgno);
@@ -527,7 +527,7 @@ int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
       sqlite3_bind_null(pStmt, 3);
       sqlite3_bind_blob(pStmt, 4, list.a, (int)list.n, SQLITE_STATIC);
       sqlite3_bind_int64(pStmt, 5, iDoc);
-      rc = storeRun(pStmt);
+      rc = docextStmtRun(pStmt);
     }
   }else{
     if( rc==SQLITE_OK ) rc = pagesDelete(p, iDoc);
@@ -536,7 +536,7 @@ int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
       rc = docBind(p, pStmt, aKey, nKey, aDoc, nDoc, &list);
       sqlite3_bind_int64(pStmt, 5, iDoc);
       if( rc==SQLITE_OK ){
-        rc = storeRun(pStmt);
+        rc = docextStmtRun(pStmt);
       }else{
         sqlite3_reset(pStmt);
         sqlite3_clear_bindings(pStmt);
@@ -554,7 +554,7 @@ int docextStorageDelete(DocStore *p, i64 iDoc){
   if( rc==SQLITE_OK ) rc = storeStmt(p, STMT_DELETE_DOC, &pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_int64(pStmt, 1, iDoc);
-    rc = storeRun(pStmt);
+    rc = docextStmtRun(pStmt);
   }
   return rc;
 }

@@ -2736,15 +2736,8 @@ static void updDocUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   }
   if( rc!=SQLITE_OK ){
     updResultError(ctx, rc, zErr);
-  }else if( sqlite3_value_type(argv[0])==SQLITE_BLOB ){
-    docextBufResultBlob(ctx, &out);
   }else{
-    DocBuf txt;
-    memset(&txt, 0, sizeof(txt));
-    docextJsonWriteDoc(&rc, &txt, out.a, DOCEXT_JSON_RELAXED);
-    if( rc==SQLITE_OK ) docextBufResultText(ctx, &txt);
-    else updResultError(ctx, rc, 0);
-    docextBufFree(&txt);
+    docextResultDoc(ctx, argv[0], &out);
   }
   docextBufFree(&in);
   docextBufFree(&out);
