@@ -450,6 +450,13 @@ int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
                          const u8 *aHi, int nHi, int bDesc);
 int docextIdxCursorStep(DocIdxCursor *p);
 i64 docextIdxCursorDocid(DocIdxCursor *p);
+/* The current entry's vals (docext_index.c: the document projected onto
+** the index's fields), or NULL when the entry has none; valid until the
+** cursor moves. Untrusted bytes: check them before use. */
+const u8 *docextIdxCursorVals(DocIdxCursor *p, int *pn);
+/* 0 if X_idx has no vals column (an old collection that could not be
+** upgraded): entries are then written without vals. */
+int docextStorageHasVals(DocStore *p);
 
 /**************************************************************************
 ** Interface to docext_coll.c — the collection engine (MongoDB's write rules).
@@ -476,12 +483,13 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 ** maintenance, and the index commands (doc_create_index, doc_drop_index,
 ** doc_indexes, doc_check, doc_stats, doc_ttl_sweep).
 **
-** Entries live in X_idx(ix, key, docid): ix is X_idxdef.id, key is the
+** Entries live in X_idx(ix, key, docid, vals): ix is X_idxdef.id, key is the
 ** concatenation of docextKeyAppend() of each indexed field's value (with
 ** bDesc for -1 fields; a hashed field's value is replaced by its 64-bit
-** hash as an int64 before encoding). The _id index is X_docs.idkey and is
-** described by a DocIndex too (iId 0, name "_id_"), so the planner treats
-** all indexes alike.
+** hash as an int64 before encoding); vals is the document projected onto
+** the index's fields, or NULL (docext_index.c: covered queries). The _id
+** index is X_docs.idkey and is described by a DocIndex too (iId 0, name
+** "_id_"), so the planner treats all indexes alike.
 */
 typedef struct DocIndex DocIndex;
 struct DocIndex {
@@ -641,7 +649,8 @@ struct DocQueryStats {
   i64 nDocs;
   i64 nReturned;
   int bSortInMemory;
-  int bIndexOnly;           /* counted from index entries, no document read */
+  int bIndexOnly;           /* answered from index entries (a count, or a
+                            ** covered find), no document read */
 };
 void docextQueryStats(DocQuery *p, DocQueryStats *pStats);
 const struct DocPlan *docextQueryPlan(DocQuery *p);
@@ -686,7 +695,9 @@ struct DocPlan {
   int bSorted;              /* documents come in the order of the sort */
   int bExact;               /* the entries alone answer the filters: every
                             ** condition became bounds, index not multikey
-                            ** nor hashed (for counts; finds still check) */
+                            ** nor hashed (for counts, and for finds whose
+                            ** projection the index covers: docext_query.c;
+                            ** other finds still check) */
   double nEst;              /* estimated entries examined */
   DocBuf keys;              /* the bytes of every range bound */
 };

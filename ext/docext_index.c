@@ -3,10 +3,12 @@
 ** and the index commands (doc_create_index, doc_drop_index, doc_indexes,
 ** doc_check, doc_stats, doc_ttl_sweep).
 **
-** ENTRIES. X_idx(ix, key, docid) WITHOUT ROWID holds every secondary
+** ENTRIES. X_idx(ix, key, docid, vals) WITHOUT ROWID holds every secondary
 ** index: ix is X_idxdef.id, key the concatenation, field by field, of
 ** docextKeyAppend() of the value (bDesc for a -1 field), docid the
-** document's X_docs.id. The _id index is X_docs.idkey (docext_storage.c);
+** document's X_docs.id, vals the document projected onto the index's
+** fields or NULL (see idxValsCompute: covered queries read it). The _id
+** index is X_docs.idkey (docext_storage.c);
 ** it is described by a DocIndex too (iId 0, "_id_") but never written here.
 **
 ** DEFINITIONS. X_idxdef(id, name, spec): spec is a BSON document
@@ -54,6 +56,7 @@
 #define IDX_MAX_FIELDS  32          /* fields in one key pattern, as MongoDB */
 #define IDX_SPEC_VERSION 1
 #define IDX_MAX_PROBLEMS 100        /* doc_check reports at most this many */
+#define IDX_MAX_VALS    1024        /* larger vals are not stored (NULL) */
 
 static const u8 idxNoBytes[8] = {0};
 static const DocValue idxNullValue = { DOC_NULL, idxNoBytes, 0 };
@@ -104,6 +107,9 @@ struct KeySet {
   int nAlloc;
   int nField;
   int bMultikey;            /* an array was met on an indexed path */
+  DocProjection *pVals;     /* the index's vals projection (idxValsCompute) */
+  int bValsTried;           /* pVals was compiled (or could not be) */
+  DocBuf vals;              /* the document's vals, when computed */
 };
 
 static void ksReset(KeySet *p, int nField){
@@ -123,6 +129,8 @@ static void ksReset(KeySet *p, int nField){
 
 static void ksFree(KeySet *p){
   docextBufFree(&p->buf);
+  docextBufFree(&p->vals);
+  docextProjectionFree(p->pVals);
   sqlite3_free(p->aOff);
   sqlite3_free(p->aLen);
   sqlite3_free(p->aVal);
@@ -461,6 +469,58 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
   g.pzErr = pzErr;
   rc = kgRun(&g, aF);
   if( rc==SQLITE_OK ) rc = ksSortDistinct(pSet);
+  return rc;
+}
+
+/* VALS. An entry of an index that is neither hashed nor multikey stores,
+** in X_idx.vals, the document projected onto the index's fields: the
+** inclusion projection {path0: 1, path1: 1, ..., _id: 0} (no _id: 0 when
+** _id is one of the paths) applied with docextProjectionApply. A find()
+** whose projection includes only index fields gets the same result from
+** vals as from the document (projecting a projection onto fewer fields
+** changes nothing), so a covered query reads no document (docext_query.c).
+** Entries written while the index is multikey, or by a document that puts
+** an array on an indexed path, have none (NULL), and so do indexes whose
+** paths collide ({a: 1, "a.b": 1}), and vals over IDX_MAX_VALS bytes (they
+** would bloat the index; such entries read their document). vals change with the document even
+** when the key does not (1 and 1.0): docextIndexUpdate rewrites them.
+**
+** Computes the vals of aDoc into pSet->vals, compiling the projection into
+** pOwner (the KeySet that keeps it). *pbHave = 0 when there are none. */
+static int idxValsCompute(const DocIndex *pIdx, KeySet *pOwner, KeySet *pSet,
+                          const u8 *aDoc, int *pbHave){
+  int rc = SQLITE_OK;
+  char *zErr = 0;
+  *pbHave = 0;
+  if( pIdx->bHashed || pIdx->bMultikey || pIdx->iId==0 ) return SQLITE_OK;
+  if( !pOwner->bValsTried ){
+    DocBuf spec;
+    int j, bId = 0;
+    i64 iStart;
+    memset(&spec, 0, sizeof(spec));
+    iStart = docextBsonStartDoc(&rc, &spec);
+    for(j=0; j<pIdx->nField; j++){
+      const char *z = pIdx->azPath[j];
+      if( strcmp(z, "_id")==0 ) bId = 1;
+      docextBsonAppendInt32(&rc, &spec, z, (int)strlen(z), 1);
+    }
+    if( !bId ) docextBsonAppendInt32(&rc, &spec, "_id", 3, 0);
+    docextBsonEndDoc(&rc, &spec, iStart);
+    if( rc==SQLITE_OK && docextProjectionNew(spec.a, &pOwner->pVals, &zErr)!=SQLITE_OK ){
+      pOwner->pVals = 0;          /* colliding paths: no vals */
+    }
+    sqlite3_free(zErr);
+    zErr = 0;
+    docextBufFree(&spec);
+    if( rc!=SQLITE_OK ) return rc;
+    pOwner->bValsTried = 1;
+  }
+  if( pOwner->pVals==0 ) return SQLITE_OK;
+  docextBufReset(&pSet->vals);
+  rc = docextProjectionApply(pOwner->pVals, aDoc, -1, &pSet->vals, &zErr);
+  sqlite3_free(zErr);
+  if( rc==SQLITE_OK ) *pbHave = pSet->vals.n<=IDX_MAX_VALS;
+  else if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;     /* cannot happen: no vals */
   return rc;
 }
 
@@ -874,7 +934,9 @@ enum {
   IS_TAG_SET,           /* INSERT OR REPLACE INTO config ('idxtag', ?1) */
   IS_DEF_LIST,          /* SELECT id, name, spec FROM idxdef ORDER BY id */
   IS_DEF_SPEC,          /* UPDATE idxdef SET spec=?2 WHERE id=?1 */
-  IS_ENTRY_INS,         /* INSERT INTO idx(ix,key,docid) */
+  IS_ENTRY_INS,         /* INSERT INTO idx(ix,key,docid,vals) */
+  IS_ENTRY_INS0,        /* the same without vals (no such column) */
+  IS_ENTRY_VALS,        /* UPDATE idx SET vals WHERE ix,key,docid */
   IS_ENTRY_DEL,         /* DELETE FROM idx WHERE ix,key,docid */
   IS_ENTRY_DUP,         /* another docid with this key? */
   IS_TTL_ASC,           /* docids of keys in [?2, ?3) */
@@ -887,7 +949,9 @@ static const char *const azIdxStmt[IS_COUNT] = {
   "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v) VALUES('idxtag',?1)",
   "SELECT id, name, spec FROM \"%w\".\"%w_idxdef\" ORDER BY id",
   "UPDATE \"%w\".\"%w_idxdef\" SET spec=?2 WHERE id=?1",
+  "INSERT INTO \"%w\".\"%w_idx\"(ix,key,docid,vals) VALUES(?1,?2,?3,?4)",
   "INSERT INTO \"%w\".\"%w_idx\"(ix,key,docid) VALUES(?1,?2,?3)",
+  "UPDATE \"%w\".\"%w_idx\" SET vals=?4 WHERE ix=?1 AND key=?2 AND docid=?3",
   "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid=?3",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid<>?3 LIMIT 1",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3",
@@ -1152,14 +1216,23 @@ static int idxEntryTaken(DocColl *p, DocIndexCache *c, i64 ix, const u8 *aKey, i
   return rc;
 }
 
+/* Insert, delete, or set the vals of an entry. aVals (NULL: none) is the
+** entry's vals for IS_ENTRY_INS and IS_ENTRY_VALS. */
 static int idxEntryWrite(DocColl *p, DocIndexCache *c, int eStmt, i64 ix,
-                      const u8 *aKey, int nKey, i64 iDoc){
+                      const u8 *aKey, int nKey, i64 iDoc, const u8 *aVals, int nVals){
   sqlite3_stmt *pStmt = 0;
-  int rc = idxStmt(p, c, eStmt, &pStmt);
+  int rc;
+  int bVals = docextStorageHasVals(docextCollStore(p));
+  if( eStmt==IS_ENTRY_INS && !bVals ) eStmt = IS_ENTRY_INS0;
+  if( eStmt==IS_ENTRY_VALS && !bVals ) return SQLITE_OK;
+  rc = idxStmt(p, c, eStmt, &pStmt);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pStmt, 1, ix);
   sqlite3_bind_blob(pStmt, 2, aKey, nKey, SQLITE_STATIC);
   sqlite3_bind_int64(pStmt, 3, iDoc);
+  if( (eStmt==IS_ENTRY_INS || eStmt==IS_ENTRY_VALS) && aVals ){
+    sqlite3_bind_blob(pStmt, 4, aVals, nVals, SQLITE_STATIC);
+  }
   rc = docextStmtRun(pStmt);
   sqlite3_clear_bindings(pStmt);
   return rc;
@@ -1207,12 +1280,15 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
     }
   }
 
-  /* 3. Write the differences. */
+  /* 3. Write the differences (and the vals that changed). */
   for(i=1; rc==SQLITE_OK && i<nIdx; i++){
     KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
     i64 ix = c->aIdx[i].iId;
-    int j = 0, k = 0, nKey;
+    int j = 0, k = 0, nKey, bNewVals = 0;
     const u8 *aKey;
+    if( pNew->nKey>0 && !pNew->bMultikey ){
+      rc = idxValsCompute(&c->aIdx[i], pNew, pNew, aNew, &bNewVals);
+    }
     while( rc==SQLITE_OK && (j<pOld->nKey || k<pNew->nKey) ){
       int cmp;
       if( j>=pOld->nKey ) cmp = 1;
@@ -1220,11 +1296,25 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
       else cmp = ksCompare(pOld, j, pNew, k);
       if( cmp<0 ){
         aKey = ksKey(pOld, j++, &nKey);
-        rc = idxEntryWrite(pColl, c, IS_ENTRY_DEL, ix, aKey, nKey, iDoc);
+        rc = idxEntryWrite(pColl, c, IS_ENTRY_DEL, ix, aKey, nKey, iDoc, 0, 0);
       }else if( cmp>0 ){
         aKey = ksKey(pNew, k++, &nKey);
-        rc = idxEntryWrite(pColl, c, IS_ENTRY_INS, ix, aKey, nKey, iDoc);
+        rc = idxEntryWrite(pColl, c, IS_ENTRY_INS, ix, aKey, nKey, iDoc,
+                           bNewVals ? pNew->vals.a : 0, (int)pNew->vals.n);
       }else{
+        /* the same key: its vals may still differ (1 and 1.0) */
+        int bOldVals = 0;
+        if( !pNew->bMultikey && !pOld->bMultikey ){
+          rc = idxValsCompute(&c->aIdx[i], pNew, pOld, aOld, &bOldVals);
+        }
+        if( rc==SQLITE_OK && (bNewVals || bOldVals)
+         && (bNewVals!=bOldVals || pOld->vals.n!=pNew->vals.n
+             || memcmp(pOld->vals.a, pNew->vals.a, (size_t)pNew->vals.n)!=0) ){
+          /* new vals, or NULL when the new document has none */
+          aKey = ksKey(pNew, k, &nKey);
+          rc = idxEntryWrite(pColl, c, IS_ENTRY_VALS, ix, aKey, nKey, iDoc,
+                             bNewVals ? pNew->vals.a : 0, (int)pNew->vals.n);
+        }
         j++;
         k++;
       }
@@ -1468,7 +1558,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
   while( rc==SQLITE_OK ){
     const u8 *aDoc = 0;
     i64 iDoc;
-    int k;
+    int k, bVals;
     rc = docextReaderStep(pReader);
     if( rc!=SQLITE_ROW ){
       if( rc==SQLITE_DONE ) rc = SQLITE_OK;
@@ -1478,6 +1568,10 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
     rc = docextReaderDoc(pReader, &aDoc, pzErr);
     if( rc==SQLITE_OK ) rc = idxKeysCompute(pIdx, aDoc, &ks, pzErr);
     if( rc==SQLITE_OK && ks.bMultikey ) pIdx->bMultikey = 1;
+    bVals = 0;
+    if( rc==SQLITE_OK && ks.nKey>0 && !ks.bMultikey ){
+      rc = idxValsCompute(pIdx, &ks, &ks, aDoc, &bVals);
+    }
     for(k=0; rc==SQLITE_OK && k<ks.nKey; k++){
       int nKey, bTaken = 0;
       const u8 *aKey = ksKey(&ks, k, &nKey);
@@ -1488,7 +1582,10 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
           rc = *pzErr ? SQLITE_CONSTRAINT : SQLITE_NOMEM;
         }
       }
-      if( rc==SQLITE_OK ) rc = idxEntryWrite(p, c, IS_ENTRY_INS, pIdx->iId, aKey, nKey, iDoc);
+      if( rc==SQLITE_OK ){
+        rc = idxEntryWrite(p, c, IS_ENTRY_INS, pIdx->iId, aKey, nKey, iDoc,
+                           bVals ? ks.vals.a : 0, (int)ks.vals.n);
+      }
     }
   }
   docextReaderFree(pReader);
@@ -2001,6 +2098,8 @@ struct CheckEntry {
   int iIdx;                 /* index in the cache's aIdx */
   int iOff, nKey;           /* key bytes in CheckCtx.keys */
   i64 iDoc;
+  int iValOff, nVal;        /* expected vals in CheckCtx.keys; nVal -1: the
+                            ** entry must have none (NULL), -2: unchecked */
 };
 
 typedef struct CheckCtx CheckCtx;
@@ -2138,7 +2237,7 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
   int bBody = sqlite3_column_type(pRow, 3)!=SQLITE_NULL;
   int bPages = sqlite3_column_type(pRow, 4)!=SQLITE_NULL;
   const u8 *aDoc = 0;
-  int bOk = 1, i, k;
+  int bOk = 1, i, k, iValOff, nVal;
   char *zWhy = 0;
 
   pC->aDocid = checkGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
@@ -2210,6 +2309,20 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
       checkProblem(pC, "index %s is not marked multikey but document %lld puts an array "
               "on its path", pIdx->zName, iDoc);
     }
+    /* the vals its entry may hold (a multikey index's are never read) */
+    iValOff = 0;
+    nVal = -2;
+    if( !pIdx->bMultikey && !pIdx->bHashed && !pKs->bMultikey && pKs->nKey>0 ){
+      int bHave = 0;
+      rc = idxValsCompute(pIdx, &c->aNewKeys[i], pKs, aDoc, &bHave);
+      if( rc!=SQLITE_OK ){ pC->rc = rc; break; }
+      nVal = -1;
+      if( bHave ){
+        iValOff = (int)pC->keys.n;
+        nVal = (int)pKs->vals.n;
+        docextBufAppend(&pC->rc, &pC->keys, pKs->vals.a, pKs->vals.n);
+      }
+    }
     for(k=0; k<pKs->nKey && pC->rc==SQLITE_OK; k++){
       int nKey;
       const u8 *aKey = ksKey(pKs, k, &nKey);
@@ -2221,6 +2334,8 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
       pE->iOff = (int)pC->keys.n;
       pE->nKey = nKey;
       pE->iDoc = iDoc;
+      pE->iValOff = iValOff;
+      pE->nVal = nVal;
       docextBufAppend(&pC->rc, &pC->keys, aKey, nKey);
     }
   }
@@ -2237,7 +2352,9 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
   DocBuf prev;
   memset(&prev, 0, sizeof(prev));
   pC->rc = idxPrepare(p, &pStmt, pzErr,
-      "SELECT key, docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 ORDER BY key, docid");
+      docextStorageHasVals(docextCollStore(p))
+      ? "SELECT key, docid, vals FROM \"%w\".\"%w_idx\" WHERE ix=?1 ORDER BY key, docid"
+      : "SELECT key, docid, NULL FROM \"%w\".\"%w_idx\" WHERE ix=?1 ORDER BY key, docid");
   if( pC->rc!=SQLITE_OK ) return;
   sqlite3_bind_int64(pStmt, 1, pIdx->iId);
   bRow = sqlite3_step(pStmt)==SQLITE_ROW;
@@ -2274,6 +2391,16 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
                 pIdx->zName, iDoc);
       }
     }else{
+      /* stored vals (NULL is always allowed) must be the document's */
+      if( pE->nVal>=-1 && sqlite3_column_type(pStmt, 2)!=SQLITE_NULL ){
+        int nV = sqlite3_column_bytes(pStmt, 2);
+        const u8 *aV = sqlite3_column_blob(pStmt, 2);
+        if( pE->nVal<0 || nV!=pE->nVal
+         || (nV>0 && memcmp(aV, &pC->keys.a[pE->iValOff], nV)!=0) ){
+          checkProblem(pC, "index %s: the entry of document %lld holds values that are "
+                  "not the document's", pIdx->zName, iDoc);
+        }
+      }
       j++;
     }
     if( pIdx->bUnique && aPrev && nPrev==nKey && memcmp(aPrev, aKey, nKey)==0 && iPrevDoc!=iDoc ){

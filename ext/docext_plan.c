@@ -69,7 +69,9 @@
 ** index gives what it holds, as in MongoDB). A plan is exact when every
 ** condition became bounds exactly (no null, NaN, regex, $elemMatch, $all)
 ** on a non-multikey, non-hashed index; then counting its entries answers a
-** count.
+** count, and a find whose projection names only the index's fields is
+** answered from the entries' vals without reading a document (a covered
+** query, docext_query.c).
 **
 ** SORTS. An index yields the sort's order when the sort's fields follow
 ** its fields, skipping leading fields bound to a single value, all in the

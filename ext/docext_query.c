@@ -13,8 +13,15 @@
 ** (de-duplicated through a hash set when an index is multikey or a $or
 ** union reads several), each document then fetched by id. Every fetched
 ** document is checked against the whole filter again: an index only ever
-** narrows the candidates. The one exception is a count over an exact plan
-** (bCountOnly): the entries alone are the answer and no document is read.
+** narrows the candidates. The exceptions are a count over an exact plan
+** (bCountOnly): the entries alone are the answer and no document is read;
+** and a covered find (MongoDB's indexOnly): an exact plan over one index
+** that is neither multikey nor hashed, no TTL index, no sort or the
+** index's own order, and a projection that includes only fields of the
+** index ({a: 1, "b.c": 1}, with _id: 0 unless _id is one of them). Its
+** results are the projection applied to the entries' vals (the document
+** projected onto the index's fields, docext_index.c), which gives what the
+** document would; an entry without vals has its document read instead.
 ** A plan that yields the sort's order streams, so sort+limit reads only
 ** what it returns. Documents a TTL index has expired are never returned.
 **
@@ -178,6 +185,7 @@ struct DocQuery {
   DocBuf specCopy;
   int aFilterOff[DOCEXT_MAX_FILTERS];
   int iSortOff, iOptOff;    /* offsets in specCopy, or -1 */
+  int iProjOff;             /* offset of the projection in specCopy, or -1 */
   char *zPlanIndex;         /* index xBestIndex named, or NULL */
   int bCountOnly;           /* the caller reads no document */
 
@@ -191,6 +199,9 @@ struct DocQuery {
   int iScan, iRange;        /* current scan of the plan, next range */
   int bRangeOpen;           /* pIdxCur is reading a range */
   DocIdSet seen;            /* ids returned so far, when de-duplicating */
+  int bCovered;             /* results come from the entries' vals */
+  DocBuf vals;              /* covered: the current entry's vals */
+  int bVals;                /* vals holds them (else read the document) */
 
   /* The current row. */
   i64 iCur;                 /* its document id */
@@ -268,7 +279,7 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->pColl = pColl;
-  p->iSortOff = p->iOptOff = -1;
+  p->iSortOff = p->iOptOff = p->iProjOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
   docextAccessInit(&p->access);
   rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
@@ -281,6 +292,7 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   }
   if( rc==SQLITE_OK && pSpec->aProjection ){
     rc = docextProjectionNew(pSpec->aProjection, &p->pProj, pzErr);
+    if( rc==SQLITE_OK ) p->iProjOff = specKeep(&rc, p, pSpec->aProjection);
   }
   if( rc==SQLITE_OK && pSpec->aSort ){
     rc = docextSortNew(pSpec->aSort, &p->pSort, pzErr);
@@ -364,6 +376,7 @@ static void queryReset(DocQuery *p){
   p->bTtl = p->bSkipFilter = p->bIndexOrder = p->bNaturalDesc = 0;
   p->iScan = p->iRange = p->bRangeOpen = 0;
   idsetClear(&p->seen);
+  p->bCovered = p->bVals = 0;
   p->iCur = 0;
   p->bOnRow = p->bCounted = 0;
   p->nKeys = p->nDocs = 0;
@@ -380,6 +393,7 @@ void docextQueryFree(DocQuery *p){
     docextProjectionFree(p->pProj);
     docextSortFree(p->pSort);
     docextBufFree(&p->result);
+    docextBufFree(&p->vals);
     docextBufFree(&p->sortKeys);
     docextBufFree(&p->specCopy);
     sqlite3_free(p->zPlanIndex);
@@ -436,6 +450,22 @@ static int planNext(DocQuery *p){
         p->iCur = iDoc;
         p->bOnRow = 0;
         p->bCounted = 0;
+        p->bVals = 0;
+        if( p->bCovered ){
+          int nVals = 0;
+          const u8 *aVals = docextIdxCursorVals(p->pIdxCur, &nVals);
+          char *zErr = 0;
+          int rc2 = SQLITE_OK;
+          /* untrusted bytes: an entry whose vals do not hold together
+          ** has its document read instead */
+          if( aVals && nVals>=5 && docextBsonCheckEx(aVals, nVals, 0, &zErr)==SQLITE_OK ){
+            docextBufReset(&p->vals);
+            docextBufAppend(&rc2, &p->vals, aVals, nVals);
+            if( rc2!=SQLITE_OK ){ sqlite3_free(zErr); return rc2; }
+            p->bVals = 1;
+          }
+          sqlite3_free(zErr);
+        }
         return SQLITE_ROW;
       }
       if( rc!=SQLITE_DONE ) return rc;
@@ -635,6 +665,41 @@ static int sortedNext(DocQuery *p){
   return SQLITE_OK;
 }
 
+/* Is the projection answered by the fields of index pIdx alone: an
+** inclusion projection of top-level dotted paths each equal to one of its
+** fields, with _id excluded unless _id is one of them? */
+static int queryProjCovered(const u8 *aProj, const DocIndex *pIdx){
+  DocIter it;
+  int nIncl = 0, bIdOut = 0, bIdField = 0, j;
+  for(j=0; j<pIdx->nField; j++){
+    if( strcmp(pIdx->azPath[j], "_id")==0 ) bIdField = 1;
+  }
+  docextIterInit(&it, aProj);
+  while( docextIterNext(&it) ){
+    int bTrue;
+    if( it.v.type==DOC_BOOL ){
+      bTrue = it.v.p[0]!=0;
+    }else if( it.v.type==DOC_INT32 || it.v.type==DOC_INT64 || it.v.type==DOC_DOUBLE ){
+      bTrue = docextValueToDouble(&it.v)!=0.0;
+    }else{
+      return 0;               /* $slice, $elemMatch, nested forms, ... */
+    }
+    if( strcmp(it.zKey, "_id")==0 ){
+      if( !bTrue ){ bIdOut = 1; continue; }
+      if( !bIdField ) return 0;
+      nIncl++;
+      continue;
+    }
+    if( !bTrue ) return 0;    /* an exclusion projection */
+    for(j=0; j<pIdx->nField; j++){
+      if( strcmp(pIdx->azPath[j], it.zKey)==0 ) break;
+    }
+    if( j>=pIdx->nField ) return 0;
+    nIncl++;
+  }
+  return nIncl>0 && (bIdOut || bIdField);
+}
+
 /* Plan a query whose caller left the access path open. */
 static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aaFilter[DOCEXT_MAX_FILTERS];
@@ -653,6 +718,24 @@ static int queryPlan(DocQuery *p, char **pzErr){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
     p->bIndexOrder = p->pPlan->bSorted;
     p->bSkipFilter = p->bCountOnly && p->pPlan->bExact && !p->bTtl;
+    if( !p->bCountOnly && p->pProj && p->pPlan->bExact && !p->bTtl
+     && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && p->pPlan->aScan[0].iIx!=0
+     && (p->pSort==0 || p->bIndexOrder) ){
+      DocIndex *aIdx = 0;
+      int nIdx = 0;
+      rc = docextCollIndexes(p->pColl, &aIdx, &nIdx, pzErr);
+      if( rc!=SQLITE_OK ) return rc;
+      for(i=0; i<nIdx; i++){
+        const DocIndex *pIdx = &aIdx[i];
+        if( pIdx->iId!=p->pPlan->aScan[0].iIx ) continue;
+        if( !pIdx->bMultikey && !pIdx->bHashed
+         && queryProjCovered(p->specCopy.a + p->iProjOff, pIdx) ){
+          p->bCovered = 1;
+          p->bSkipFilter = 1;
+        }
+        break;
+      }
+    }
   }else{
     p->bNaturalDesc = p->pPlan->bNaturalDesc;
   }
@@ -777,7 +860,18 @@ const DocPlan *docextQueryPlan(DocQuery *p){
 
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr){
   const u8 *aDoc;
-  int rc = queryDoc(p, &aDoc, pzErr);
+  int rc;
+  if( p->bCovered && p->bVals && !p->bSorted ){
+    /* covered: the projection of the entry's vals, no document read */
+    if( !p->bResult ){
+      rc = docextProjectionApply(p->pProj, p->vals.a, -1, &p->result, pzErr);
+      if( rc!=SQLITE_OK ) return rc;
+      p->bResult = 1;
+    }
+    *paDoc = p->result.a;
+    return SQLITE_OK;
+  }
+  rc = queryDoc(p, &aDoc, pzErr);
   if( rc!=SQLITE_OK || p->pProj==0 ){
     *paDoc = aDoc;
     return rc;

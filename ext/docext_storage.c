@@ -17,7 +17,11 @@
 **   CREATE TABLE S."X_idxdef"(id INTEGER PRIMARY KEY, name TEXT NOT NULL
 **       UNIQUE, spec BLOB NOT NULL);   -- secondary index definitions
 **   CREATE TABLE S."X_idx"(ix INTEGER NOT NULL, key BLOB NOT NULL,
-**       docid INTEGER NOT NULL, PRIMARY KEY(ix, key, docid)) WITHOUT ROWID;
+**       docid INTEGER NOT NULL, vals BLOB, PRIMARY KEY(ix, key, docid))
+**       WITHOUT ROWID;             -- vals: see docext_index.c (covering)
+**   A collection made before vals existed gets the column when it is
+**   opened (ALTER TABLE ... ADD COLUMN); when that is impossible (a
+**   read-only database), entries are written and read without it.
 **
 ** PAGED BLOBS. A document that fits in one page is stored inline in
 ** X_docs.body. A larger one is the concatenation of the data of the pages
@@ -75,6 +79,7 @@ struct DocStore {
   char *zDb;                      /* schema name */
   char *zName;                    /* collection name */
   int nPageMax;                   /* largest page, bytes */
+  int bNoVals;                    /* X_idx lacks the vals column */
   sqlite3_stmt *aStmt[STMT_COUNT];
 };
 
@@ -133,11 +138,28 @@ int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **
     "CREATE TABLE \"%w\".\"%w_idxdef\"(id INTEGER PRIMARY KEY,"
       " name TEXT NOT NULL UNIQUE, spec BLOB NOT NULL);"
     "CREATE TABLE \"%w\".\"%w_idx\"(ix INTEGER NOT NULL, key BLOB NOT NULL,"
-      " docid INTEGER NOT NULL, PRIMARY KEY(ix, key, docid)) WITHOUT ROWID;"
+      " docid INTEGER NOT NULL, vals BLOB, PRIMARY KEY(ix, key, docid)) WITHOUT ROWID;"
     "INSERT INTO \"%w\".\"%w_config\"(k,v) VALUES('version',%d),('pagesize',%d);",
     zDb, zName, zDb, zName, zDb, zName, zDb, zName, zDb, zName,
     zDb, zName, DOCEXT_STORAGE_VERSION, pageMaxFor(db, zDb));
   return rc;
+}
+
+/* Does X_idx have its vals column? Add it to a collection made before it
+** existed; when that fails (read-only database, ...) work without it. */
+static void storeCheckVals(DocStore *p){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT vals FROM \"%w\".\"%w_idx\" LIMIT 0",
+                               p->zDb, p->zName);
+  int rc;
+  if( zSql==0 ){ p->bNoVals = 1; return; }
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) return;
+  rc = execf(p->db, 0, "ALTER TABLE \"%w\".\"%w_idx\" ADD COLUMN vals BLOB",
+             p->zDb, p->zName);
+  if( rc!=SQLITE_OK ) p->bNoVals = 1;
 }
 
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
@@ -175,12 +197,17 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
     *pzErr = sqlite3_mprintf("docext: cannot open collection %s: %s",
                              zName, sqlite3_errmsg(db));
   }
+  if( rc==SQLITE_OK ) storeCheckVals(p);
   if( rc!=SQLITE_OK ){
     docextStorageClose(p);
     return rc;
   }
   *ppStore = p;
   return SQLITE_OK;
+}
+
+int docextStorageHasVals(DocStore *p){
+  return !p->bNoVals;
 }
 
 static void finalizeAll(DocStore *p){
@@ -812,11 +839,11 @@ int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
   if( p->aStmt[i]==0 ){
     const char *zDir = bDesc ? "DESC" : "ASC";
     char *zSql = iIx==0
-      ? sqlite3_mprintf("SELECT id FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
+      ? sqlite3_mprintf("SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
                         " ORDER BY idkey %s", pS->zDb, pS->zName, zDir)
-      : sqlite3_mprintf("SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
+      : sqlite3_mprintf("SELECT docid, %s FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
                         " AND key<?3 ORDER BY key %s, docid %s",
-                        pS->zDb, pS->zName, zDir, zDir);
+                        pS->bNoVals ? "NULL" : "vals", pS->zDb, pS->zName, zDir, zDir);
     int rc;
     if( zSql==0 ) return SQLITE_NOMEM;
     rc = sqlite3_prepare_v3(pS->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[i], 0);
@@ -849,4 +876,10 @@ int docextIdxCursorStep(DocIdxCursor *p){
 
 i64 docextIdxCursorDocid(DocIdxCursor *p){
   return sqlite3_column_int64(p->pCur, 0);
+}
+
+const u8 *docextIdxCursorVals(DocIdxCursor *p, int *pn){
+  const u8 *a = (const u8*)sqlite3_column_blob(p->pCur, 1);
+  *pn = sqlite3_column_bytes(p->pCur, 1);
+  return a;
 }

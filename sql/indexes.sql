@@ -346,10 +346,10 @@ DETACH aux;
 SELECT doc_check('users');
 CREATE TEMP TABLE saved AS SELECT * FROM users_idx WHERE docid = 2;
 DELETE FROM users_idx WHERE docid = 2;
-INSERT INTO users_idx VALUES ((SELECT id FROM users_idxdef WHERE name = 'email_1'), x'3C7A7A00',
+INSERT INTO users_idx(ix, key, docid) VALUES ((SELECT id FROM users_idxdef WHERE name = 'email_1'), x'3C7A7A00',
                               (SELECT id FROM users_docs WHERE size > 0 ORDER BY id LIMIT 1));
-INSERT INTO users_idx VALUES ((SELECT id FROM users_idxdef WHERE name = 'email_1'), x'3C7A7A00', 999);
-INSERT INTO users_idx VALUES (77, x'14', 1);
+INSERT INTO users_idx(ix, key, docid) VALUES ((SELECT id FROM users_idxdef WHERE name = 'email_1'), x'3C7A7A00', 999);
+INSERT INTO users_idx(ix, key, docid) VALUES (77, x'14', 1);
 SELECT doc_check('users');
 DELETE FROM users_idx WHERE key = x'3C7A7A00' OR ix = 77;
 INSERT INTO users_idx SELECT * FROM saved;

@@ -290,3 +290,99 @@ SELECT json_remove(doc_explain('books', '{volume: 1.5}', NULL, NULL, '{"hint": "
 SELECT group_concat(_id), json_extract(doc_explain('books', '{volume: 2.0}'), '$.cursor') FROM books('{volume: 2.0}');
 SELECT json_extract(doc_explain('books', '{volume: 2.0}', NULL, NULL, '{"count": true}'), '$.indexOnly');
 SELECT doc_check('books');
+
+-- 22. Covered queries (indexOnly): an exact plan on an index that is neither
+--     multikey nor hashed, a projection of its fields only (_id excluded
+--     unless indexed), no sort or the index's order: the results come from
+--     the entries' vals and no document is read (nscannedObjects 0). Each
+--     answer is compared with the same query on a collection without index.
+CREATE VIRTUAL TABLE cov USING docext;
+CREATE VIRTUAL TABLE covplain USING docext;
+INSERT INTO cov(doc) SELECT doc FROM plain;
+INSERT INTO covplain(doc) SELECT doc FROM plain;
+INSERT INTO cov(doc) VALUES ('{_id: 100, title: "Nameless", author: 4, language: "English", pages: 88,
+                               publisher: { city: "Paris" } }');
+INSERT INTO covplain(doc) VALUES ('{_id: 100, title: "Nameless", author: 4, language: "English", pages: 88,
+                                    publisher: { city: "Paris" } }');
+SELECT doc_create_index('cov', '{language: 1, pages: 1}');
+SELECT doc_create_index('cov', '{author: 1, "publisher.name": 1}');
+SELECT doc_create_index('cov', '{slug: 1, _id: 1}');
+SELECT doc_create_index('cov', '{subjects: 1}');
+SELECT doc_create_index('cov', '{title: "hashed"}');
+CREATE TEMP TABLE covq(q INTEGER PRIMARY KEY, f, p, s, o);
+INSERT INTO covq(f, p, s, o) VALUES
+  -- covered
+  ('{language: "English"}', '{language: 1, pages: 1, _id: 0}', NULL, NULL),
+  ('{language: "English", pages: {$gt: 200}}', '{pages: 1, _id: 0}', '{pages: -1}', '{limit: 2}'),
+  ('{language: "English", pages: {$gte: 100, $lt: 300}}', '{pages: 1, language: 1, _id: false}', NULL, NULL),
+  ('{author: {$gte: 1}}', '{author: 1, "publisher.name": 1, _id: 0}', NULL, NULL),
+  ('{author: {$in: [1, 4]}}', '{"publisher.name": 1, _id: 0}', NULL, NULL),
+  ('{slug: {$gt: "d", $lt: "e"}}', '{slug: 1, _id: 1}', NULL, NULL),
+  ('{slug: {$gte: "t"}}', '{_id: 1}', '{slug: 1, _id: 1}', '{skip: 1}'),
+  -- almost covered: the normal path
+  ('{language: "English"}', '{language: 1, pages: 1}', NULL, NULL),
+  ('{language: "English"}', '{language: 1, title: 1, _id: 0}', NULL, NULL),
+  ('{language: "English"}', '{language: 0, _id: 0}', NULL, NULL),
+  ('{language: "English", available: true}', '{language: 1, pages: 1, _id: 0}', NULL, NULL),
+  ('{language: "English", pages: {$gt: 200}}', '{pages: 1, _id: 0}', '{title: 1}', NULL),
+  ('{language: null}', '{language: 1, _id: 0}', NULL, NULL),
+  ('{author: {$gte: 1}}', '{publisher: 1, _id: 0}', NULL, NULL),
+  ('{subjects: "1920s"}', '{subjects: 1, _id: 0}', NULL, NULL),
+  ('{title: "Dune"}', '{title: 1, _id: 0}', NULL, NULL),
+  ('{language: "English"}', '{language: 1, pages: {$slice: 1}, _id: 0}', NULL, NULL);
+SELECT q, json_extract(e, '$.cursor'), json_extract(e, '$.n'), json_extract(e, '$.nscanned'),
+       json_extract(e, '$.nscannedObjects'), json_extract(e, '$.indexOnly')
+FROM (SELECT q, doc_explain('cov', f, p, s, o) AS e FROM covq);
+SELECT q, (SELECT group_concat(doc, ' ') FROM cov(covq.f, covq.p, covq.s, covq.o))
+FROM covq ORDER BY q;
+-- identical BSON with and without the index: how many queries differ (in
+-- order when sorted, else as sets)
+SELECT count(*) FROM covq
+WHERE (s IS NOT NULL
+       AND (SELECT group_concat(hex(bson), ',') FROM cov(covq.f, covq.p, covq.s, covq.o))
+   IS NOT (SELECT group_concat(hex(bson), ',') FROM covplain(covq.f, covq.p, covq.s, covq.o)))
+   OR (SELECT group_concat(h, ',') FROM (SELECT hex(bson) AS h FROM cov(covq.f, covq.p, covq.s, covq.o) ORDER BY h))
+   IS NOT (SELECT group_concat(h, ',') FROM (SELECT hex(bson) AS h FROM covplain(covq.f, covq.p, covq.s, covq.o) ORDER BY h));
+-- vals follow the document when the key does not change (176 -> 176.0,
+-- field order), and a covered projection never shows the stale value
+UPDATE cov SET doc = doc_update(doc, '{$set: {pages: 176.0}}') WHERE _id = 1;
+UPDATE covplain SET doc = doc_update(doc, '{$set: {pages: 176.0}}') WHERE _id = 1;
+UPDATE cov SET doc = '{_id: 100, publisher: { city: "Paris", name: "Gallimard" }, pages: 88, language: "English", author: 4}' WHERE _id = 100;
+UPDATE covplain SET doc = '{_id: 100, publisher: { city: "Paris", name: "Gallimard" }, pages: 88, language: "English", author: 4}' WHERE _id = 100;
+SELECT doc, json_extract(doc_explain('cov', '{language: "English", pages: {$lt: 200}}', '{pages: 1, _id: 0}'), '$.indexOnly')
+FROM cov('{language: "English", pages: {$lt: 200}}', '{pages: 1, _id: 0}');
+SELECT group_concat(hex(bson)) FROM cov('{author: 4}', '{"publisher.name": 1, author: 1, _id: 0}')
+UNION ALL
+SELECT group_concat(hex(bson)) FROM covplain('{author: 4}', '{"publisher.name": 1, author: 1, _id: 0}');
+-- an entry without vals (written before vals existed) reads its document
+UPDATE cov_idx SET vals = NULL WHERE docid = (SELECT rowid FROM cov WHERE _id = 4);
+SELECT json_extract(e, '$.n'), json_extract(e, '$.nscannedObjects'), json_extract(e, '$.indexOnly')
+FROM (SELECT doc_explain('cov', '{language: "English"}', '{language: 1, pages: 1, _id: 0}') AS e);
+SELECT group_concat(doc, ' ') FROM cov('{language: "English"}', '{language: 1, pages: 1, _id: 0}');
+-- once an index turns multikey it is no longer covered
+INSERT INTO cov(doc) VALUES ('{_id: 9, language: "English", pages: [1, 2]}');
+SELECT json_extract(doc_explain('cov', '{language: "English"}', '{language: 1, _id: 0}'), '$.indexOnly');
+SELECT group_concat(doc, ' ') FROM cov('{language: "English", pages: {$lt: 100}}', '{language: 1, pages: 1, _id: 0}');
+SELECT doc_check('cov');
+-- vals over 1024 bytes are not stored: an update that makes them too large
+-- (the same key: 100 int32 become doubles) clears them, the document is read
+CREATE VIRTUAL TABLE covbig USING docext;
+SELECT doc_create_index('covbig', '{o: 1}');
+INSERT INTO covbig(doc) SELECT json_object('_id', 1, 'o', json_group_object('f' || value, value))
+FROM generate_series(1, 100);
+SELECT length(vals), json_extract(doc_explain('covbig', '{o: {$gte: {}}}', '{o: 1, _id: 0}'), '$.indexOnly')
+FROM covbig_idx;
+UPDATE covbig SET doc = doc_update(doc, '{$mul: {' ||
+  (SELECT group_concat('"o.f' || value || '": 1.0', ',') FROM generate_series(1, 100)) || '}}');
+SELECT vals IS NULL, json_extract(doc_explain('covbig', '{o: {$gte: {}}}', '{o: 1, _id: 0}'), '$.nscannedObjects')
+FROM covbig_idx;
+SELECT substr(doc, 1, 40) FROM covbig('{o: {$gte: {}}}', '{o: 1, _id: 0}');
+SELECT doc_check('covbig');
+-- doc_check compares stored vals with the document's (NULL always passes)
+UPDATE cov_idx SET vals = (SELECT vals FROM cov_idx WHERE docid = (SELECT rowid FROM cov WHERE _id = 2)
+                             AND ix = (SELECT id FROM cov_idxdef WHERE name = 'author_1_publisher.name_1'))
+WHERE docid = (SELECT rowid FROM cov WHERE _id = 3)
+  AND ix = (SELECT id FROM cov_idxdef WHERE name = 'author_1_publisher.name_1');
+SELECT doc_check('cov');
+UPDATE cov_idx SET vals = NULL WHERE docid = (SELECT rowid FROM cov WHERE _id = 3);
+SELECT doc_check('cov');

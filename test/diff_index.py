@@ -21,7 +21,13 @@ limits, skips and hints, it compares per index set:
     so that no two documents tie),
   - SELECT count(*) (which may be answered from index entries alone),
   - doc_count(), and doc_explain()'s n,
-  - the error, when the filter is invalid.
+  - the error, when the filter is invalid,
+  - the projected documents (exact BSON bytes) for a projection of index
+    fields only (the shape of a covered query, answered from the entries'
+    vals when the plan is exact; see docext_query.c).
+Before the queries, some documents are replaced in every collection (after
+the indexes exist), so that index maintenance, including the vals of
+entries whose keys stay the same (1 and 1.0), is exercised too.
 The last line is "N passed, M failed"; the exit status is non-zero if M > 0.
 """
 import json
@@ -260,6 +266,29 @@ def filt(rnd, depth=0):
     return f
 
 
+# Projections of index fields only: covered when an exact plan uses an
+# index that is not multikey and holds all of them (else the normal path).
+COVER_PROJS = [{"a": 1, "_id": 0}, {"s": 1, "n": 1, "_id": 0}, {"n": 1, "s": 1, "_id": 1},
+               {"a": 1, "_id": 1}, {"u": 1, "_id": 0}, {"a": 1, "n": 1, "_id": 0},
+               {"n": 1, "_id": 0}, {"s": 1, "_id": 0}, {"c.d": 1, "_id": 0}, {"b": 1, "_id": 0}]
+
+
+
+def cover_filter(rnd):
+    """A filter that an index may answer exactly (a covered query's)."""
+    f = rnd.choice(["a", "s", "n", "u", "_id"])
+    if f == "s":
+        lo = rnd.choice(STRINGS)
+        return {"s": rnd.choice([lo, {"$gte": lo}, {"$gt": lo, "$lt": "b"}, {"$in": [lo, "ab"]}])}
+    v = num(rnd)
+    r = rnd.random()
+    c = v if r < 0.3 else {"$gt": v} if r < 0.6 else {"$lte": v} if r < 0.8 else {"$in": [v, num(rnd)]}
+    d = {f: c}
+    if rnd.random() < 0.3:
+        d["s"] = {"$gte": rnd.choice(STRINGS)}
+    return d
+
+
 SORTS = [None, None, None, {"a": 1, "_id": 1}, {"a": -1, "_id": -1}, {"b": -1, "_id": -1},
          {"b": 1, "_id": 1}, {"n": 1, "s": 1, "_id": 1}, {"n": -1, "s": -1, "_id": -1},
          {"s": 1, "_id": 1}, {"arr": 1, "_id": 1}, {"_id": -1}]
@@ -296,6 +325,30 @@ def main():
             except sqlite3.Error as e:
                 print(f"create index {keys} on {name} failed: {e}")
                 failed += 1
+
+    # Replace some documents everywhere (each replacement in all collections
+    # or in none: a unique index may refuse one).
+    for i in rnd.sample(range(1, 401), 80):
+        d = document(rnd, i)
+        if rnd.random() < 0.3:
+            # the same keys, other number types: only the vals change
+            for f in ("a", "n", "s"):
+                v = d.get(f)
+                if isinstance(v, dict) and "$numberInt" in v:
+                    d[f] = {"$numberDouble": v["$numberInt"] + ".0"}
+        old = json.loads(docs[i - 1])
+        d["_id"] = old["_id"]
+        dj = json.dumps(d)
+        db.execute("SAVEPOINT r")
+        try:
+            for name in names:
+                db.execute(f"UPDATE {name} SET doc = ? WHERE doc_match(doc, ?)",
+                           (dj, json.dumps({"_id": old["_id"]})))
+            db.execute("RELEASE r")
+            docs[i - 1] = dj
+        except sqlite3.Error:
+            db.execute("ROLLBACK TO r")
+            db.execute("RELEASE r")
 
     def run(sql, params):
         if "@S@" in sql:
@@ -342,6 +395,20 @@ def main():
         want_all = run(q.replace("@T@", "plain"), (f, None, None)) if loose else None
         if want[0] == "ok" and not sort:
             want = ("ok", sorted(want[1], key=repr))
+        proj = json.dumps(rnd.choice(COVER_PROJS))
+        qp = "SELECT hex(bson) FROM @T@(?, ?, ?, ?)"
+        want_p = None
+        f_p = f_full
+        if rnd.random() < 0.5:
+            cf = cover_filter(rnd)
+            fits = [p for p in COVER_PROJS if set(cf) - {"_id"} <= set(p) - {"_id"}
+                    and (p.get("_id") or "_id" not in cf)]
+            proj = json.dumps(rnd.choice(fits or COVER_PROJS))
+            f_p = json.dumps(cf)
+        if not loose and rnd.random() < 0.5:
+            want_p = run(qp.replace("@T@", "plain"), (f_p, proj, sort_s, base_opts))
+            if want_p[0] == "ok" and not sort:
+                want_p = ("ok", sorted(want_p[1]))
         for name in INDEX_SETS:
             o = dict(opts)
             h = hinted.get(name)
@@ -357,6 +424,11 @@ def main():
             if got[0] == "ok" and not sort:
                 got = ("ok", sorted(got[1], key=repr))
             got_n = run(qc.replace("@T@", name), (f_full,))
+            got_p = None
+            if want_p is not None:
+                got_p = run(qp.replace("@T@", name), (f_p, proj, sort_s, os_))
+                if got_p[0] == "ok" and not sort:
+                    got_p = ("ok", sorted(got_p[1]))
             got_c = run("SELECT doc_count(?, ?)", (name, f_full))
             expl = run("SELECT doc_explain(?, ?, NULL, ?, ?)", (name, f_full, sort_s, os_))
             ok = True
@@ -368,6 +440,19 @@ def main():
             elif got != want:
                 ok = False
                 why.append(f"find: want {want} got {got}")
+            if got_p is not None and got_p != want_p and not (
+                    got_p[0] == "error" and want_p[0] == "error"):
+                ok = False
+                why.append(f"projection {proj} filter {f_p}: want {want_p} got {got_p}")
+            if got_p is not None and got_p[0] == "ok":
+                pe = run("SELECT doc_explain(?, ?, ?, ?, ?)", (name, f_p, proj, sort_s, os_))
+                if pe[0] == "ok":
+                    pj = json.loads(pe[1][0][0])
+                    if pj["indexOnly"]:
+                        seen_plans["covered"] = seen_plans.get("covered", 0) + 1
+                        if pj["nscannedObjects"] != 0 or pj["n"] != len(got_p[1]):
+                            ok = False
+                            why.append(f"covered explain: {pe[1][0][0]}")
             if got_n != want_n:
                 ok = False
                 why.append(f"count(*): want {want_n} got {got_n}")
@@ -405,6 +490,9 @@ def main():
             print(f"doc_check({n}): {c}")
     if verbose:
         print("plans:", seen_plans)
+    if ncases >= 1000 and not seen_plans.get("covered"):
+        failed += 1
+        print("no query was covered (indexOnly): the projected comparison tests nothing")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
