@@ -418,14 +418,34 @@ static void updateManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   updateFunc(ctx, argc, argv, 1);
 }
 
-/* doc_delete_one(coll, filter) and doc_delete_many. */
-static void deleteFunc(sqlite3_context *ctx, sqlite3_value **argv, int bMany){
+/* Options of doc_delete_one/many: hint. */
+static int cmdDeleteOptions(Cmd *p){
+  DocIter it;
+  int rc = SQLITE_OK;
+  docextIterInit(&it, p->options.a);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "hint")==0 ){
+      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
+    }else{
+      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: hint)", it.zKey);
+      rc = SQLITE_ERROR;
+    }
+  }
+  return rc;
+}
+
+/* doc_delete_one(coll, filter [, options]) and doc_delete_many. */
+static void deleteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int bMany){
   Cmd c;
   int rc, i;
   rc = cmdInit(&c, ctx, argv[0]);
   if( rc==SQLITE_OK && sqlite3_value_type(argv[1])!=SQLITE_NULL ){
     rc = cmdDocArg(&c, argv[1], "filter", &c.filter);
     c.bFilter = 1;
+  }
+  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    rc = cmdDocArg(&c, argv[2], "options", &c.options);
+    if( rc==SQLITE_OK ) rc = cmdDeleteOptions(&c);
   }
   if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
@@ -439,12 +459,10 @@ static void deleteFunc(sqlite3_context *ctx, sqlite3_value **argv, int bMany){
 }
 
 static void deleteOneFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  (void)argc;
-  deleteFunc(ctx, argv, 0);
+  deleteFunc(ctx, argc, argv, 0);
 }
 static void deleteManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  (void)argc;
-  deleteFunc(ctx, argv, 1);
+  deleteFunc(ctx, argc, argv, 1);
 }
 
 /* Read doc_find_and_modify's spec. */
@@ -473,9 +491,11 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
       *pbUpsert = valueTruthy(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
+    }else if( strcmp(it.zKey, "hint")==0 ){
+      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
-          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters)", it.zKey);
+          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -560,7 +580,9 @@ int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn){
     { "doc_update_many",     3, updateManyFunc },
     { "doc_update_many",     4, updateManyFunc },
     { "doc_delete_one",      2, deleteOneFunc },
+    { "doc_delete_one",      3, deleteOneFunc },
     { "doc_delete_many",     2, deleteManyFunc },
+    { "doc_delete_many",     3, deleteManyFunc },
     { "doc_find_and_modify", 2, findAndModifyFunc },
   };
   size_t i;

@@ -116,3 +116,27 @@ SELECT doc_find_and_modify('nums', '{query: {}, remove: true, new: true}');
 SELECT doc_find_and_modify('nums', '{bogus: 1, remove: true}');
 SELECT doc_delete_many('nums', 'not json');
 SELECT count(*), sum(doc_get(doc, 'n')) FROM nums;
+
+-- 9. Hints on deletes and on doc_find_and_modify, as on updates (MongoDB
+--    4.4): a name or a key pattern; the hinted index drives the scan, so a
+--    sparse one only reaches the documents it holds; a bad hint is an error
+--    that changes nothing
+CREATE VIRTUAL TABLE hinted USING docext;
+INSERT INTO hinted(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2}'), ('{_id: 3, a: 3}'), ('{_id: 4}'), ('{_id: 5, a: 5}');
+SELECT doc_create_index('hinted', '{a: 1}', '{sparse: true}');
+SELECT doc_delete_one('hinted', '{_id: 1}', '{hint: "_id_"}');
+SELECT doc_delete_one('hinted', '{}', '{hint: {a: 1}}');
+SELECT _id FROM hinted;
+SELECT doc_delete_many('hinted', '{}', '{hint: "a_1"}');
+SELECT _id FROM hinted;
+INSERT INTO hinted(doc) VALUES ('{_id: 6, a: 6}'), ('{_id: 7, a: 7}');
+SELECT doc_find_and_modify('hinted', '{query: {}, sort: {a: -1}, remove: true, hint: "a_1"}');
+SELECT doc_find_and_modify('hinted', '{query: {}, update: {$inc: {a: 1}}, new: true, hint: {a: 1}}');
+SELECT doc_find_and_modify('hinted', '{query: {_id: 2}, update: {$set: {b: 1}}, new: true, hint: {_id: 1}}');
+SELECT doc_delete_many('hinted', '{}', '{hint: "b_1"}');
+SELECT doc_delete_one('hinted', '{}', '{hint: {b: 1}}');
+SELECT doc_delete_one('hinted', '{}', '{hint: "a_1", colour: 1}');
+SELECT doc_delete_many('hinted', '{}', '[1]');
+SELECT doc_find_and_modify('hinted', '{query: {}, remove: true, hint: "b_1"}');
+SELECT doc_delete_many('hinted', '{}', NULL);
+SELECT count(*), doc_check('hinted') FROM hinted;
