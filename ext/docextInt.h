@@ -103,7 +103,11 @@ static inline void docextBufAppendByte(int *pRc, DocBuf *p, u8 c){
     docextBufAppendSlow(pRc, p, &c, 1);
   }
 }
-void docextBufAppendStr(int *pRc, DocBuf *p, const char *z); /* no NUL */
+/* Append a string without its NUL (inline, so a literal's length is known
+** at compile time). */
+static inline void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){
+  docextBufAppend(pRc, p, z, (i64)strlen(z));
+}
 void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...);
 void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v);   /* little-endian */
 void docextBufAppendI64(int *pRc, DocBuf *p, i64 v);       /* little-endian */
@@ -115,10 +119,23 @@ void docextBufResultText(sqlite3_context *ctx, DocBuf *p);
 ** (sqlite3_free it); NULL on OOM. The buffer is left empty. */
 char *docextBufDetachText(int *pRc, DocBuf *p);
 
-/* Little-endian readers, for trusted (validated) bytes. */
-int32_t docextGetI32(const u8 *p);
-i64 docextGetI64(const u8 *p);
-double docextGetDouble(const u8 *p);
+/* Little-endian readers, for trusted (validated) bytes. Inline: they are
+** in every inner loop (compilers turn each into one load). */
+static inline int32_t docextGetI32(const u8 *p){
+  uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1]<<8)
+             | ((uint32_t)p[2]<<16) | ((uint32_t)p[3]<<24);
+  return (int32_t)u;
+}
+static inline i64 docextGetI64(const u8 *p){
+  u64 u = (u64)(uint32_t)docextGetI32(p) | ((u64)(uint32_t)docextGetI32(p+4)<<32);
+  return (i64)u;
+}
+static inline double docextGetDouble(const u8 *p){
+  i64 v = docextGetI64(p);
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
 void docextPutI32(u8 *p, int32_t v);
 
 /**************************************************************************
@@ -147,18 +164,57 @@ struct DocIter {
   DocValue v;         /* current value */
 };
 
-/* Iterate a validated document (aDoc starts with its int32 length). */
-void docextIterInit(DocIter *pIter, const u8 *aDoc);
-/* Iterate the document or array held by a value (type DOCUMENT/ARRAY). */
-void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
-/* Step to the next element; 1 if there is one, 0 at the end. */
-int docextIterNext(DocIter *pIter);
-/* Find key zKey (nKey bytes) in a validated document; 1 if found. */
-int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
-
 /* Size of the value bytes of a value of this type starting at p with nAvail
 ** bytes available, or -1 if they cannot hold one. Validates lengths only. */
 int docextBsonValueSize(int type, const u8 *p, i64 nAvail);
+
+/* Iterate a validated document (aDoc starts with its int32 length). */
+static inline void docextIterInit(DocIter *pIter, const u8 *aDoc){
+  pIter->aDoc = aDoc;
+  pIter->nDoc = docextGetI32(aDoc);
+  pIter->iNext = 4;
+  pIter->iElem = 4;
+  pIter->zKey = 0;
+  pIter->nKey = 0;
+  pIter->v.type = 0;
+  pIter->v.p = 0;
+  pIter->v.n = 0;
+}
+/* Iterate the document or array held by a value (type DOCUMENT/ARRAY). */
+void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
+/* Step to the next element; 1 if there is one, 0 at the end. Inline, with
+** the common sizes worked out here: it is the inner loop of every read,
+** match and write. (The document is validated, so lengths are sound.) */
+static inline int docextIterNext(DocIter *pIter){
+  const u8 *a = pIter->aDoc;
+  int i = pIter->iNext, n = 0;
+  if( i>=pIter->nDoc-1 ) return 0;
+  pIter->iElem = i;
+  pIter->v.type = a[i++];
+  pIter->zKey = (const char*)&a[i];
+  while( a[i+n] ) n++;              /* keys are short: no strlen() call */
+  pIter->nKey = n;
+  i += n + 1;
+  pIter->v.p = &a[i];
+  switch( pIter->v.type ){
+    case DOC_STRING:   n = docextGetI32(&a[i]) + 4; break;
+    case DOC_DOCUMENT:
+    case DOC_ARRAY:    n = docextGetI32(&a[i]); break;
+    case DOC_INT32:    n = 4; break;
+    case DOC_DOUBLE: case DOC_INT64: case DOC_DATE: n = 8; break;
+    case DOC_BOOL:     n = 1; break;
+    case DOC_NULL:     n = 0; break;
+    default:
+      n = docextBsonValueSize(pIter->v.type, &a[i], pIter->nDoc - 1 - i);
+      break;
+  }
+  pIter->v.n = n;
+  pIter->iNext = i + n;
+  return 1;
+}
+/* Find key zKey (nKey bytes) in a validated document; 1 if found. */
+int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
+
 
 /* Validate an untrusted BSON document of n bytes. Returns SQLITE_OK, or
 ** SQLITE_ERROR with *piOff set to the byte offset of the first problem and
@@ -679,7 +735,7 @@ struct DocPlanScan {
   int *aRange;              /* per range 4 ints: lo offset, lo size, hi offset,
                             ** hi size, in DocPlan.keys */
   char *zBounds;            /* legacy explain indexBounds, relaxed JSON */
-  double nEst;              /* estimated entries in the ranges */
+  double nEst;              /* estimated entries in the ranges, or -1 */
 };
 
 #define DOCEXT_PLAN_COLLSCAN 0   /* every document */
@@ -698,7 +754,8 @@ struct DocPlan {
                             ** nor hashed (for counts, and for finds whose
                             ** projection the index covers: docext_query.c;
                             ** other finds still check) */
-  double nEst;              /* estimated entries examined */
+  double nEst;              /* estimated entries examined, or -1 while
+                            ** unknown (docextPlanEstimate) */
   DocBuf keys;              /* the bytes of every range bound */
 };
 
@@ -712,6 +769,9 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
                   i64 nWant, DocPlan **ppPlan, char **pzErr);
 void docextPlanFree(DocPlan *p);
+/* Fill in nEst (-1 while unknown: a plan with a single candidate index is
+** chosen without probing it) by counting entries in the plan's ranges. */
+int docextPlanEstimate(DocColl *pColl, DocPlan *p);
 /* "COLLSCAN", "IXSCAN slug_1" or "OR(IXSCAN a_1, IXSCAN b_1)", for idxStr
 ** (sqlite3_malloc'd; NULL on OOM). */
 char *docextPlanLabel(const DocPlan *p);

@@ -190,7 +190,9 @@ static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth
   }
 }
 
-/* Check the document at a, which must be exactly nAvail bytes long. */
+/* Check the document at a, which must be exactly nAvail bytes long. Every
+** stored document is checked so on each read, so the common cases are
+** worked out inline: short keys scanned here, not by memchr(). */
 static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
   i64 nDoc, i;
   if( nAvail<5 ) return checkFail(pCk, a, "document shorter than 5 bytes");
@@ -200,23 +202,40 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
   i = 4;
   while( i<nDoc-1 ){
     int type = a[i];
-    i64 nKey;
-    int nVal, rc;
+    i64 j, nVal, nRest;
+    int rc;
     const u8 *pType = &a[i];
     i++;
-    nKey = cstrLen(&a[i], nDoc-1-i);
-    if( nKey<0 ) return checkFail(pCk, pType, "key not terminated");
-    if( pCk->bText && !utf8Valid(&a[i], nKey) ){
+    for(j=i; j<nDoc-1 && a[j]; j++){}
+    if( j>=nDoc-1 ) return checkFail(pCk, pType, "key not terminated");
+    if( pCk->bText && !utf8Valid(&a[i], j-i) ){
       return checkFail(pCk, &a[i], "invalid UTF-8 in key");
     }
-    i += nKey+1;
-    nVal = docextBsonValueSize(type, &a[i], nDoc-1-i);
+    i = j+1;
+    nRest = nDoc-1-i;
+    switch( type ){
+      case DOC_STRING:
+        nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) + 4 : -1;
+        if( nVal<5 || nVal>nRest ) nVal = -1;
+        break;
+      case DOC_INT32:
+        nVal = nRest>=4 ? 4 : -1;
+        break;
+      case DOC_DOUBLE: case DOC_INT64: case DOC_DATE:
+        nVal = nRest>=8 ? 8 : -1;
+        break;
+      default:
+        nVal = docextBsonValueSize(type, &a[i], nRest);
+        break;
+    }
     if( nVal<0 ){
       if( !typeKnown(type) ) return checkFail(pCk, pType, "unknown element type");
       return checkFail(pCk, &a[i], "value runs past the end of its document");
     }
-    rc = checkValue(pCk, type, &a[i], nVal, iDepth);
-    if( rc ) return rc;
+    if( type!=DOC_INT32 && type!=DOC_DOUBLE && type!=DOC_INT64 && type!=DOC_DATE ){
+      rc = checkValue(pCk, type, &a[i], (int)nVal, iDepth);
+      if( rc ) return rc;
+    }
     i += nVal;
   }
   if( i!=nDoc-1 ) return checkFail(pCk, a+i, "elements overrun the document");
@@ -267,34 +286,11 @@ int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr){
 ** Iteration over validated documents
 */
 
-void docextIterInit(DocIter *pIter, const u8 *aDoc){
-  pIter->aDoc = aDoc;
-  pIter->nDoc = docextGetI32(aDoc);
-  pIter->iNext = 4;
-  pIter->iElem = 4;
-  pIter->zKey = 0;
-  pIter->nKey = 0;
-  memset(&pIter->v, 0, sizeof(pIter->v));
-}
 
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
   docextIterInit(pIter, pVal->p);
 }
 
-int docextIterNext(DocIter *pIter){
-  const u8 *a = pIter->aDoc;
-  int i = pIter->iNext;
-  if( i>=pIter->nDoc-1 ) return 0;
-  pIter->iElem = i;
-  pIter->v.type = a[i++];
-  pIter->zKey = (const char*)&a[i];
-  pIter->nKey = (int)strlen(pIter->zKey);
-  i += pIter->nKey + 1;
-  pIter->v.p = &a[i];
-  pIter->v.n = docextBsonValueSize(pIter->v.type, &a[i], pIter->nDoc - 1 - i);
-  pIter->iNext = i + pIter->v.n;
-  return 1;
-}
 
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
   DocIter it;

@@ -59,10 +59,6 @@ void docextBufAppendSlow(int *pRc, DocBuf *p, const void *a, i64 n){
   }
 }
 
-void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){
-  docextBufAppend(pRc, p, z, (i64)strlen(z));
-}
-
 void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...){
   char *z;
   va_list ap;
@@ -81,26 +77,6 @@ void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...){
 void docextPutI32(u8 *p, int32_t v){
   u64 u = (uint32_t)v;
   p[0] = (u8)u; p[1] = (u8)(u>>8); p[2] = (u8)(u>>16); p[3] = (u8)(u>>24);
-}
-
-int32_t docextGetI32(const u8 *p){
-  uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1]<<8)
-             | ((uint32_t)p[2]<<16) | ((uint32_t)p[3]<<24);
-  return (int32_t)u;
-}
-
-i64 docextGetI64(const u8 *p){
-  u64 u = 0;
-  int i;
-  for(i=7; i>=0; i--) u = (u<<8) | p[i];
-  return (i64)u;
-}
-
-double docextGetDouble(const u8 *p){
-  i64 v = docextGetI64(p);
-  double d;
-  memcpy(&d, &v, 8);
-  return d;
 }
 
 void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v){

@@ -1009,6 +1009,7 @@ struct PlanTry {
   int bExact;
   int bSorted, bDesc;       /* yields the sort's order, reading backward */
   IvSet ranges;             /* key ranges, in the arena */
+  int bCosted;              /* nEst and cost are known (tryCost) */
   double nEst;              /* entries in the ranges (estimate) */
   double cost;
 };
@@ -1273,6 +1274,8 @@ static void tryCost(PlanCtx *pCtx, DocColl *pColl, PlanTry *p, int bSortWanted, 
   const DocIndex *pIdx = p->pIdx;
   int i, nProbe = p->ranges.n<PLAN_PROBE_RANGES ? p->ranges.n : PLAN_PROBE_RANGES;
   double n = 0.0;
+  if( p->bCosted ) return;
+  p->bCosted = 1;
   if( pIdx->bUnique && p->nPointField==pIdx->nField ){
     n = p->ranges.n;                    /* one document per key */
   }else{
@@ -1374,39 +1377,51 @@ static int partialImplied(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *
 }
 
 /* Best try for a conjunction among the indexes (iOnly >= 0: that index
-** only, as a hint). Returns 1 and fills *pBest if there is one. */
+** only, as a hint). Returns 1 and fills *pBest if there is one. Tries are
+** costed (probing the index, docextStorageCountRange) only when there is a
+** choice to make: a lone candidate wins uncosted, which keeps a point
+** lookup's planning to a few microseconds. */
 static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int nIdx,
                        const PlanConds *pConds, const PlanSortField *aSort, int nSort,
                        int iOnly, const char *zPrefer, i64 nWant, PlanTry *pBest){
   u8 *aExact = sqlite3_malloc64(pConds->n + 1);
-  int i, bHave = 0, bPreferred = 0;
-  if( aExact==0 ){ pCtx->rc = SQLITE_NOMEM; return 0; }
+  PlanTry *aTry = sqlite3_malloc64(sizeof(PlanTry)*(nIdx+1));
+  int i, nTry = 0, iBest = -1, bPreferred = 0;
+  if( aExact==0 || aTry==0 ){
+    sqlite3_free(aExact);
+    sqlite3_free(aTry);
+    pCtx->rc = SQLITE_NOMEM;
+    return 0;
+  }
   for(i=0; i<nIdx && pCtx->rc==SQLITE_OK; i++){
-    PlanTry t;
-    int bPrefer;
+    PlanTry *t = &aTry[nTry];
     if( iOnly>=0 && i!=iOnly ) continue;
-    tryBuild(pCtx, aIdx, i, pConds, aExact, aSort, nSort, &t);
-    if( pCtx->rc ){ tryFree(&t); break; }
+    tryBuild(pCtx, aIdx, i, pConds, aExact, aSort, nSort, t);
+    if( pCtx->rc ){ tryFree(t); break; }
     if( iOnly<0 ){
-      int bOk = t.bBounded || (t.bSorted && nWant>=0) || t.bExists;
-      if( bOk && aIdx[i].bSparse && !t.bSparseOk ) bOk = 0;
+      int bOk = t->bBounded || (t->bSorted && nWant>=0) || t->bExists;
+      if( bOk && aIdx[i].bSparse && !t->bSparseOk ) bOk = 0;
       if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
-      if( !bOk ){ tryFree(&t); continue; }
+      if( !bOk ){ tryFree(t); continue; }
     }
-    tryCost(pCtx, pColl, &t, nSort>0, nWant);
-    bPrefer = zPrefer && strcmp(zPrefer, aIdx[i].zName)==0;
-    if( !bHave || (!bPreferred && (bPrefer || tryBetter(&t, pBest))) ){
-      if( bHave ) tryFree(pBest);
-      *pBest = t;
-      bHave = 1;
+    nTry++;
+  }
+  for(i=0; i<nTry && pCtx->rc==SQLITE_OK; i++){
+    PlanTry *t = &aTry[i];
+    int bPrefer = zPrefer && strcmp(zPrefer, t->pIdx->zName)==0;
+    if( nTry>1 ) tryCost(pCtx, pColl, t, nSort>0, nWant);
+    if( iBest<0 || (!bPreferred && (bPrefer || tryBetter(t, &aTry[iBest]))) ){
+      iBest = i;
       bPreferred = bPrefer;
-    }else{
-      tryFree(&t);
     }
   }
+  for(i=0; i<nTry; i++){
+    if( i==iBest && pCtx->rc==SQLITE_OK ) *pBest = aTry[i];
+    else tryFree(&aTry[i]);
+  }
+  sqlite3_free(aTry);
   sqlite3_free(aExact);
-  if( pCtx->rc && bHave ){ tryFree(pBest); bHave = 0; }
-  return bHave;
+  return pCtx->rc==SQLITE_OK && iBest>=0;
 }
 
 /*------------------------------------------------------------------------
@@ -1556,7 +1571,7 @@ static void scanFromTry(PlanCtx *pCtx, DocPlan *pPlan, DocPlanScan *pScan,
   pScan->zIndex = sqlite3_mprintf("%s", t->pIdx->zName);
   pScan->bMultikey = t->pIdx->bMultikey;
   pScan->bDesc = bUseSort && t->bSorted && t->bDesc;
-  pScan->nEst = t->nEst;
+  pScan->nEst = t->bCosted ? t->nEst : -1.0;
   pScan->aRange = sqlite3_malloc64(sizeof(int)*4*(t->ranges.n+1));
   if( pScan->zIndex==0 || pScan->aRange==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
   for(i=0; i<t->ranges.n; i++){
@@ -1656,6 +1671,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
         flattenFilter(&ctx, &sub, it.v.p);
         if( ctx.rc==SQLITE_OK
          && chooseIndex(&ctx, pColl, aIdx, nIdx, &sub, 0, 0, -1, 0, -1, &aBranch[nBranch]) ){
+          tryCost(&ctx, pColl, &aBranch[nBranch], 0, -1);
           cost += aBranch[nBranch].cost;
           nBranch++;
         }else{
@@ -1666,6 +1682,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
       }
       condsFree(&sub);
     }
+    if( bBest && bAll ) tryCost(&ctx, pColl, &best, nSort>0, nWant);
     if( ctx.rc==SQLITE_OK && bAll && nBranch>0 && (!bBest || cost<best.cost) ){
       if( bBest ) tryFree(&best);
       bBest = 0;
@@ -1693,7 +1710,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
         pPlan->bDedup = best.pIdx->bMultikey;
         pPlan->bSorted = nSort>0 && best.bSorted;
         pPlan->bExact = best.bExact;
-        pPlan->nEst = best.nEst;
+        pPlan->nEst = best.bCosted ? best.nEst : -1.0;
       }else{
         pPlan->ePlan = DOCEXT_PLAN_UNION;
         pPlan->bDedup = 1;
@@ -1720,6 +1737,29 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   }
   *ppPlan = pPlan;
   return SQLITE_OK;
+}
+
+int docextPlanEstimate(DocColl *pColl, DocPlan *p){
+  int i, j, rc = SQLITE_OK;
+  if( p->ePlan==DOCEXT_PLAN_COLLSCAN || p->nEst>=0.0 ) return SQLITE_OK;
+  p->nEst = 0.0;
+  for(i=0; i<p->nScan && rc==SQLITE_OK; i++){
+    DocPlanScan *pScan = &p->aScan[i];
+    int nProbe = pScan->nRange<PLAN_PROBE_RANGES ? pScan->nRange : PLAN_PROBE_RANGES;
+    double n = 0.0;
+    for(j=0; j<nProbe && rc==SQLITE_OK; j++){
+      const int *aR = &pScan->aRange[4*j];
+      i64 nCount = 0;
+      rc = docextStorageCountRange(docextCollStore(pColl), pScan->iIx,
+                                   &p->keys.a[aR[0]], aR[1], &p->keys.a[aR[2]], aR[3],
+                                   PLAN_PROBE_MAX, &nCount);
+      n += (double)nCount;
+    }
+    if( nProbe>0 && nProbe<pScan->nRange ) n = n * pScan->nRange / nProbe;
+    pScan->nEst = n;
+    p->nEst += n;
+  }
+  return rc;
 }
 
 char *docextPlanLabel(const DocPlan *p){

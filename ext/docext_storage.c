@@ -42,7 +42,9 @@
 
 #define DOCEXT_STORAGE_VERSION 1
 
-/* Statements a DocStore prepares lazily and keeps. */
+/* Statements a DocStore prepares lazily and keeps. Those from STMT_ROWS_ALL
+** on stay open while a reader or index cursor walks their rows, so they
+** are borrowed (storeBorrow) rather than shared. */
 enum {
   STMT_FIND_KEY,        /* SELECT id FROM docs WHERE idkey=? */
   STMT_INSERT_DOC,      /* INSERT INTO docs(idkey,size,body,pages) */
@@ -55,9 +57,20 @@ enum {
   STMT_READ_PAGE,       /* SELECT data FROM pages WHERE pgno=? */
   STMT_COUNT_IDX,       /* entries of index ?1 with keys in [?2, ?3), at most ?4 */
   STMT_COUNT_ID,        /* documents with _id keys in [?1, ?2), at most ?3 */
+  STMT_ROWS_ALL,        /* readers: every document by id ... */
+  STMT_ROWS_ALL_DESC,   /*   ... newest first */
+  STMT_ROWS_DOCID,      /*   the document with id ?1 */
+  STMT_ROWS_KEY,        /*   the document with _id key ?1 */
+  STMT_ROWS_RANGE,      /*   _id keys in [?1, ?2), in key order ... */
+  STMT_ROWS_RANGE_DESC, /*   ... backward */
+  STMT_ID_RANGE,        /* index cursors: ids of _id keys in [?1, ?2) ... */
+  STMT_ID_RANGE_DESC,   /*   ... backward */
+  STMT_IDX_RANGE,       /*   entries of index ?1 with keys in [?2, ?3) ... */
+  STMT_IDX_RANGE_DESC,  /*   ... backward */
   STMT_COUNT
 };
 
+#define ROWS "SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
 static const char *const azStmt[STMT_COUNT] = {
   "SELECT id FROM \"%w\".\"%w_docs\" WHERE idkey=?1",
   "INSERT INTO \"%w\".\"%w_docs\"(idkey,size,body,pages) VALUES(?1,?2,?3,?4)",
@@ -72,7 +85,22 @@ static const char *const azStmt[STMT_COUNT] = {
     " WHERE ix=?1 AND key>=?2 AND key<?3 LIMIT ?4)",
   "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_docs\""
     " WHERE idkey>=?1 AND idkey<?2 LIMIT ?3)",
+  ROWS " ORDER BY id ASC",
+  ROWS " ORDER BY id DESC",
+  ROWS " WHERE id=?1",
+  ROWS " WHERE idkey=?1",
+  ROWS " WHERE idkey>=?1 AND idkey<?2 ORDER BY idkey ASC",
+  ROWS " WHERE idkey>=?1 AND idkey<?2 ORDER BY idkey DESC",
+  "SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
+    " ORDER BY idkey ASC",
+  "SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
+    " ORDER BY idkey DESC",
+  "SELECT docid, vals FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3"
+    " ORDER BY key ASC, docid ASC",
+  "SELECT docid, vals FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3"
+    " ORDER BY key DESC, docid DESC",
 };
+#undef ROWS
 
 struct DocStore {
   sqlite3 *db;
@@ -81,6 +109,7 @@ struct DocStore {
   int nPageMax;                   /* largest page, bytes */
   int bNoVals;                    /* X_idx lacks the vals column */
   sqlite3_stmt *aStmt[STMT_COUNT];
+  u64 mBorrowed;                  /* bit i: aStmt[i] is lent out */
 };
 
 /* Names of the shadow tables, for xShadowName and DROP/RENAME. */
@@ -210,12 +239,15 @@ int docextStorageHasVals(DocStore *p){
   return !p->bNoVals;
 }
 
+/* Finalize the cached statements (a lent one is finalized when it is given
+** back). */
 static void finalizeAll(DocStore *p){
   int i;
   for(i=0; i<STMT_COUNT; i++){
-    sqlite3_finalize(p->aStmt[i]);
+    if( (p->mBorrowed & ((u64)1<<i))==0 ) sqlite3_finalize(p->aStmt[i]);
     p->aStmt[i] = 0;
   }
+  p->mBorrowed = 0;
 }
 
 void docextStorageClose(DocStore *p){
@@ -260,19 +292,58 @@ const char *docextStorageName(DocStore *p){ return p->zName; }
 const char *docextStorageSchema(DocStore *p){ return p->zDb; }
 sqlite3 *docextStorageDb(DocStore *p){ return p->db; }
 
+/* A new statement i. Without the vals column (storeCheckVals), index
+** cursors read NULL in its place. */
+static int storePrepare(DocStore *p, int i, sqlite3_stmt **ppStmt){
+  const char *zFmt = azStmt[i];
+  char *zSql;
+  int rc;
+  if( p->bNoVals && (i==STMT_IDX_RANGE || i==STMT_IDX_RANGE_DESC) ){
+    zFmt = i==STMT_IDX_RANGE
+      ? "SELECT docid, NULL FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
+        " AND key<?3 ORDER BY key ASC, docid ASC"
+      : "SELECT docid, NULL FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
+        " AND key<?3 ORDER BY key DESC, docid DESC";
+  }
+  zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
 /* The cached statement i, prepared on first use and reset for reuse. */
 static int storeStmt(DocStore *p, int i, sqlite3_stmt **ppStmt){
   if( p->aStmt[i]==0 ){
-    char *zSql = sqlite3_mprintf(azStmt[i], p->zDb, p->zName);
-    int rc;
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
-                            &p->aStmt[i], 0);
-    sqlite3_free(zSql);
+    int rc = storePrepare(p, i, &p->aStmt[i]);
     if( rc!=SQLITE_OK ) return rc;
   }
   *ppStmt = p->aStmt[i];
   return SQLITE_OK;
+}
+
+/* Lend statement i to a reader or index cursor for as long as it walks its
+** rows: the cached one when it is free, else a fresh one (two walks of one
+** collection at once, as in a self-join). Preparing per query would cost
+** more than a point lookup itself. */
+static int storeBorrow(DocStore *p, int i, sqlite3_stmt **ppStmt){
+  int rc;
+  if( p->mBorrowed & ((u64)1<<i) ) return storePrepare(p, i, ppStmt);
+  rc = storeStmt(p, i, ppStmt);
+  if( rc==SQLITE_OK ) p->mBorrowed |= (u64)1<<i;
+  return rc;
+}
+
+/* Take a borrowed statement back (NULL: nothing was borrowed). */
+static void storeGiveBack(DocStore *p, int i, sqlite3_stmt *pStmt){
+  if( pStmt==0 ) return;
+  if( pStmt==p->aStmt[i] && (p->mBorrowed & ((u64)1<<i)) ){
+    sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
+    p->mBorrowed &= ~((u64)1<<i);
+  }else{
+    sqlite3_finalize(pStmt);
+  }
 }
 
 /* Step a write statement to completion and reset it. */
@@ -592,19 +663,13 @@ int docextStorageDelete(DocStore *p, i64 iDoc){
 
 struct DocReader {
   DocStore *pStore;
-  sqlite3_stmt *pRows;      /* yields id, size, body, pages */
-  sqlite3_stmt *pPage;      /* SELECT data FROM pages WHERE pgno=? */
+  sqlite3_stmt *pRows;      /* yields id, size, body, pages (borrowed) */
+  int iStmt;                /* which statement pRows is (STMT_ROWS_*) */
+  DocBuf bounds;            /* RANGE: the bound keys pRows is bound to */
   DocBuf buf;               /* a multi-page document, assembled */
   const u8 *aDoc;           /* the current document, once loaded */
   int bLoaded;              /* aDoc is valid for the current row */
-  int iShape;               /* which SQL pRows holds (scanShape()), or -1 */
 };
-
-/* A number naming the SQL text a scan needs, so that a reader can reuse
-** its statement when the next scan has the same shape. */
-static int scanShape(const DocScan *p){
-  return p->eScan*8 + p->bDesc*4 + p->bLoIncl*2 + p->bHiIncl;
-}
 
 int docextReaderNew(DocStore *pStore, DocReader **ppReader){
   DocReader *p = sqlite3_malloc64(sizeof(*p));
@@ -612,14 +677,13 @@ int docextReaderNew(DocStore *pStore, DocReader **ppReader){
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->pStore = pStore;
-  p->iShape = -1;
   return SQLITE_OK;
 }
 
 void docextReaderFree(DocReader *p){
   if( p ){
-    sqlite3_finalize(p->pRows);
-    sqlite3_finalize(p->pPage);
+    storeGiveBack(p->pStore, p->iStmt, p->pRows);
+    docextBufFree(&p->bounds);
     docextBufFree(&p->buf);
     sqlite3_free(p);
   }
@@ -631,46 +695,32 @@ void docextReaderFree(DocReader *p){
 **   DOCEXT_SCAN_KEY     the document whose idkey is aLo
 **   DOCEXT_SCAN_RANGE   idkey between aLo and aHi (bounds inclusive when
 **                       bLoIncl / bHiIncl), in key order (reverse if bDesc)
+** A range is read as the half-open [lo, hi): the smallest key above a key
+** K is K followed by a 0x00 byte, so "> K" is ">= K.00" and "<= K" is
+** "< K.00".
 */
 int docextReaderStart(DocReader *p, const DocScan *pScan){
   DocStore *pS = p->pStore;
-  char *zSql;
-  int rc;
-  const char *zOrder = pScan->bDesc ? "DESC" : "ASC";
+  int iStmt, rc = SQLITE_OK;
   p->bLoaded = 0;
-  if( p->pRows && p->iShape==scanShape(pScan) ){
-    sqlite3_reset(p->pRows);
-    goto bind;
-  }
-  sqlite3_finalize(p->pRows);
-  p->pRows = 0;
-  p->iShape = -1;
   switch( pScan->eScan ){
-    case DOCEXT_SCAN_DOCID:
-      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
-                             " WHERE id=?1", pS->zDb, pS->zName);
-      break;
-    case DOCEXT_SCAN_KEY:
-      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
-                             " WHERE idkey=?1", pS->zDb, pS->zName);
-      break;
-    case DOCEXT_SCAN_RANGE:
-      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
-                             " WHERE idkey%s?1 AND idkey%s?2 ORDER BY idkey %s",
-                             pS->zDb, pS->zName, pScan->bLoIncl ? ">=" : ">",
-                             pScan->bHiIncl ? "<=" : "<", zOrder);
-      break;
-    default:
-      zSql = sqlite3_mprintf("SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
-                             " ORDER BY id %s", pS->zDb, pS->zName, zOrder);
-      break;
+    case DOCEXT_SCAN_DOCID: iStmt = STMT_ROWS_DOCID; break;
+    case DOCEXT_SCAN_KEY:   iStmt = STMT_ROWS_KEY; break;
+    case DOCEXT_SCAN_RANGE: iStmt = pScan->bDesc ? STMT_ROWS_RANGE_DESC : STMT_ROWS_RANGE; break;
+    default:                iStmt = pScan->bDesc ? STMT_ROWS_ALL_DESC : STMT_ROWS_ALL; break;
   }
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v3(pS->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->pRows, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ) return rc;
-  p->iShape = scanShape(pScan);
-bind:
+  if( p->pRows && p->iStmt==iStmt ){
+    sqlite3_reset(p->pRows);
+  }else{
+    storeGiveBack(pS, p->iStmt, p->pRows);
+    p->pRows = 0;
+    rc = storeBorrow(pS, iStmt, &p->pRows);
+    if( rc!=SQLITE_OK ){
+      p->pRows = 0;
+      return rc;
+    }
+    p->iStmt = iStmt;
+  }
   switch( pScan->eScan ){
     case DOCEXT_SCAN_DOCID:
       sqlite3_bind_int64(p->pRows, 1, pScan->iDoc);
@@ -678,10 +728,18 @@ bind:
     case DOCEXT_SCAN_KEY:
       sqlite3_bind_blob(p->pRows, 1, pScan->aLo, pScan->nLo, SQLITE_TRANSIENT);
       break;
-    case DOCEXT_SCAN_RANGE:
-      sqlite3_bind_blob(p->pRows, 1, pScan->aLo, pScan->nLo, SQLITE_TRANSIENT);
-      sqlite3_bind_blob(p->pRows, 2, pScan->aHi, pScan->nHi, SQLITE_TRANSIENT);
+    case DOCEXT_SCAN_RANGE: {
+      int nLo = pScan->nLo + !pScan->bLoIncl;
+      docextBufReset(&p->bounds);
+      docextBufAppend(&rc, &p->bounds, pScan->aLo, pScan->nLo);
+      if( !pScan->bLoIncl ) docextBufAppendByte(&rc, &p->bounds, 0);
+      docextBufAppend(&rc, &p->bounds, pScan->aHi, pScan->nHi);
+      if( pScan->bHiIncl ) docextBufAppendByte(&rc, &p->bounds, 0);
+      if( rc!=SQLITE_OK ) return rc;
+      sqlite3_bind_blob(p->pRows, 1, p->bounds.a, nLo, SQLITE_STATIC);
+      sqlite3_bind_blob(p->pRows, 2, p->bounds.a+nLo, (int)p->bounds.n-nLo, SQLITE_STATIC);
       break;
+    }
   }
   return SQLITE_OK;
 }
@@ -712,27 +770,26 @@ i64 docextReaderDocid(DocReader *p){
 static int readPages(DocReader *p, i64 nSize, char **pzErr){
   DocStore *pS = p->pStore;
   DocPage *aPage = 0;
+  sqlite3_stmt *pPage = 0;
   int nPage = 0, i, rc;
   i64 nTotal = 0;
   rc = pageListDecode(sqlite3_column_blob(p->pRows, 3),
                       sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
   if( rc==SQLITE_OK && nTotal!=nSize ) rc = SQLITE_CORRUPT_VTAB;
-  if( rc==SQLITE_OK && p->pPage==0 ){
-    char *zSql = sqlite3_mprintf(azStmt[STMT_READ_PAGE], pS->zDb, pS->zName);
-    rc = zSql ? sqlite3_prepare_v2(pS->db, zSql, -1, &p->pPage, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-  }
+  /* (shared: the pages are read here to the end, nothing else runs it
+  ** meanwhile) */
+  if( rc==SQLITE_OK ) rc = storeStmt(pS, STMT_READ_PAGE, &pPage);
   docextBufReset(&p->buf);
   if( rc==SQLITE_OK ) docextBufGrow(&rc, &p->buf, nTotal);
   for(i=0; rc==SQLITE_OK && i<nPage; i++){
-    sqlite3_bind_int64(p->pPage, 1, aPage[i].pgno);
-    if( sqlite3_step(p->pPage)==SQLITE_ROW
-     && sqlite3_column_bytes(p->pPage, 0)==aPage[i].n ){
-      docextBufAppend(&rc, &p->buf, sqlite3_column_blob(p->pPage, 0), aPage[i].n);
+    sqlite3_bind_int64(pPage, 1, aPage[i].pgno);
+    if( sqlite3_step(pPage)==SQLITE_ROW
+     && sqlite3_column_bytes(pPage, 0)==aPage[i].n ){
+      docextBufAppend(&rc, &p->buf, sqlite3_column_blob(pPage, 0), aPage[i].n);
     }else{
       rc = SQLITE_CORRUPT_VTAB;
     }
-    if( sqlite3_reset(p->pPage)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+    if( sqlite3_reset(pPage)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
   }
   sqlite3_free(aPage);
   if( rc==SQLITE_CORRUPT_VTAB ){
@@ -806,9 +863,9 @@ int docextStorageCountRange(DocStore *p, i64 iIx, const u8 *aLo, int nLo,
 
 struct DocIdxCursor {
   DocStore *pStore;
-  sqlite3_stmt *aStmt[4];   /* [bId*2 + bDesc]: X_idx or X_docs, asc or desc */
-  sqlite3_stmt *pCur;       /* the one running, or NULL */
-  u8 *aBound;               /* copies of the current bounds */
+  sqlite3_stmt *pCur;       /* the one running (borrowed), or NULL */
+  int iStmt;                /* which statement pCur is */
+  DocBuf bound;             /* copies of the current bounds */
 };
 
 int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur){
@@ -820,45 +877,39 @@ int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur){
   return SQLITE_OK;
 }
 
+/* Give the running statement back to the store. */
+static void idxCursorRelease(DocIdxCursor *p){
+  storeGiveBack(p->pStore, p->iStmt, p->pCur);
+  p->pCur = 0;
+}
+
 void docextIdxCursorFree(DocIdxCursor *p){
   if( p ){
-    int i;
-    for(i=0; i<4; i++) sqlite3_finalize(p->aStmt[i]);
-    sqlite3_free(p->aBound);
+    idxCursorRelease(p);
+    docextBufFree(&p->bound);
     sqlite3_free(p);
   }
 }
 
 int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
                          const u8 *aHi, int nHi, int bDesc){
-  DocStore *pS = p->pStore;
-  int i = (iIx==0)*2 + (bDesc!=0);
-  int iArg = 1;
-  if( p->pCur ) sqlite3_reset(p->pCur);
-  p->pCur = 0;
-  if( p->aStmt[i]==0 ){
-    const char *zDir = bDesc ? "DESC" : "ASC";
-    char *zSql = iIx==0
-      ? sqlite3_mprintf("SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
-                        " ORDER BY idkey %s", pS->zDb, pS->zName, zDir)
-      : sqlite3_mprintf("SELECT docid, %s FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
-                        " AND key<?3 ORDER BY key %s, docid %s",
-                        pS->bNoVals ? "NULL" : "vals", pS->zDb, pS->zName, zDir, zDir);
-    int rc;
-    if( zSql==0 ) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(pS->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &p->aStmt[i], 0);
-    sqlite3_free(zSql);
-    if( rc!=SQLITE_OK ) return rc;
+  int iStmt = iIx==0 ? (bDesc ? STMT_ID_RANGE_DESC : STMT_ID_RANGE)
+                     : (bDesc ? STMT_IDX_RANGE_DESC : STMT_IDX_RANGE);
+  int iArg = 1, rc = SQLITE_OK;
+  idxCursorRelease(p);
+  docextBufReset(&p->bound);
+  docextBufAppend(&rc, &p->bound, aLo, nLo);
+  docextBufAppend(&rc, &p->bound, aHi, nHi);
+  if( rc==SQLITE_OK ) rc = storeBorrow(p->pStore, iStmt, &p->pCur);
+  if( rc!=SQLITE_OK ){
+    p->pCur = 0;
+    return rc;
   }
-  sqlite3_free(p->aBound);
-  p->aBound = sqlite3_malloc64(nLo + nHi + 1);
-  if( p->aBound==0 ) return SQLITE_NOMEM;
-  if( nLo ) memcpy(p->aBound, aLo, nLo);
-  if( nHi ) memcpy(p->aBound+nLo, aHi, nHi);
-  p->pCur = p->aStmt[i];
+  p->iStmt = iStmt;
+  /* (a NULL pointer would bind NULL, not an empty blob) */
   if( iIx ) sqlite3_bind_int64(p->pCur, iArg++, iIx);
-  sqlite3_bind_blob(p->pCur, iArg++, p->aBound, nLo, SQLITE_STATIC);
-  sqlite3_bind_blob(p->pCur, iArg, p->aBound+nLo, nHi, SQLITE_STATIC);
+  sqlite3_bind_blob(p->pCur, iArg++, nLo ? p->bound.a : (const u8*)"", nLo, SQLITE_STATIC);
+  sqlite3_bind_blob(p->pCur, iArg, nHi ? p->bound.a+nLo : (const u8*)"", nHi, SQLITE_STATIC);
   return SQLITE_OK;
 }
 
@@ -868,7 +919,7 @@ int docextIdxCursorStep(DocIdxCursor *p){
   rc = sqlite3_step(p->pCur);
   if( rc!=SQLITE_ROW ){
     int rc2 = sqlite3_reset(p->pCur);
-    p->pCur = 0;
+    idxCursorRelease(p);
     if( rc==SQLITE_DONE && rc2!=SQLITE_OK ) rc = rc2;
   }
   return rc;

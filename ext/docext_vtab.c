@@ -244,7 +244,8 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
     char *zErr = 0;
     int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
     if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1,
-                      &pPlan, &zErr)==SQLITE_OK ){
+                      &pPlan, &zErr)==SQLITE_OK
+     && docextPlanEstimate(p->pColl, pPlan)==SQLITE_OK ){
       zLabel = docextPlanLabel(pPlan);
       *pnEst = pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ? -1.0 : pPlan->nEst;
       docextPlanFree(pPlan);

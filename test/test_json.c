@@ -864,8 +864,63 @@ static void testOom(void){
   tOom("{a: {$oid: 5}}", 0, SQLITE_ERROR);
 }
 
+/* The writer's string fast paths (16 and 8 bytes at a time, an
+** overlapping last word) against a byte-at-a-time reference: strings of
+** every length up to 40 with one byte to escape at every position, as a
+** value and as a key. */
+static void refEscape(const char *z, int n, char *zOut){
+  int i, k = 0;
+  zOut[k++] = '"';
+  for(i=0; i<n; i++){
+    unsigned char c = (unsigned char)z[i];
+    if( c=='"' || c=='\\' ){ zOut[k++] = '\\'; zOut[k++] = (char)c; }
+    else if( c=='\n' ){ zOut[k++] = '\\'; zOut[k++] = 'n'; }
+    else if( c<0x20 ){ k += sprintf(&zOut[k], "\\u%04x", c); }
+    else zOut[k++] = (char)c;
+  }
+  zOut[k++] = '"';
+  zOut[k] = 0;
+}
+
+static void testWriteEscapes(void){
+  static const char aEsc[] = { '"', '\\', '\n', 0x01, 0x1F };
+  char zStr[64], zEsc[512], zWant[1024];
+  int n, iPos, e, bKey;
+  for(bKey=0; bKey<2; bKey++){
+    for(n=0; n<=40; n++){
+      for(iPos=-1; iPos<n; iPos++){
+        for(e=0; e<(int)sizeof(aEsc) && (e==0 || iPos>=0); e++){
+          DocBuf doc, out;
+          int rc = SQLITE_OK, i;
+          i64 iStart;
+          for(i=0; i<n; i++) zStr[i] = (char)('a' + i%26);
+          if( iPos>=0 ) zStr[iPos] = aEsc[e];
+          zStr[n] = 0;
+          memset(&doc, 0, sizeof(doc));
+          memset(&out, 0, sizeof(out));
+          iStart = docextBsonStartDoc(&rc, &doc);
+          if( bKey ) docextBsonAppendInt32(&rc, &doc, zStr, n, 1);
+          else docextBsonAppendString(&rc, &doc, DOC_STRING, "s", 1, zStr, n);
+          docextBsonEndDoc(&rc, &doc, iStart);
+          docextJsonWriteDoc(&rc, &out, doc.a, DOCEXT_JSON_RELAXED);
+          docextBufAppendByte(&rc, &out, 0);
+          refEscape(zStr, n, zEsc);
+          if( bKey ) snprintf(zWant, sizeof(zWant), "{%s:1}", zEsc);
+          else snprintf(zWant, sizeof(zWant), "{\"s\":%s}", zEsc);
+          check(rc==SQLITE_OK && strcmp((const char*)out.a, zWant)==0,
+                bKey ? "escape in key" : "escape in string", zWant,
+                rc==SQLITE_OK ? (const char*)out.a : "error");
+          docextBufFree(&doc);
+          docextBufFree(&out);
+        }
+      }
+    }
+  }
+}
+
 int main(void){
   installOom();
+  testWriteEscapes();
   testNumbers();
   testStrings();
   testShell();
