@@ -77,25 +77,17 @@ static void writeStringEscaped(int *pRc, DocBuf *p, const u8 *a, int i, int n){
   docextBufAppend(pRc, p, a+iRun, n-iRun);
 }
 
-/* A JSON string: quotes, \" \\ and control characters escaped; other
-** bytes (UTF-8) as they are. cAfter, if not 0, is appended after the
-** closing quote (the ':' after a key). The common case, nothing to
-** escape, copies eight bytes at a time as it checks them. */
-static void writeStringThen(int *pRc, DocBuf *p, const char *z, int n, char cAfter){
-  const u8 *a = (const u8*)z;
-  int i = 0;
-  u8 *pOut;
-  if( !docextBufReserve(pRc, p, (i64)n+3) ) return;
-  pOut = &p->a[p->n];
-  *pOut++ = '"';
+/* Copy a[*pi..n) to pOut[*pi..) while no byte needs escaping, eight or
+** sixteen bytes at a time; *pi stops at the first byte to escape, or n. */
+static void copyUnescaped(const u8 *a, int n, u8 *pOut, int *pi){
+  int i = *pi;
 #if defined(__SSE2__)
-  /* Sixteen bytes at a time: a byte to escape is '"', '\\' or <= 0x1F. */
+  /* A byte to escape is '"', '\\' or <= 0x1F. */
+  const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
   while( i+16<=n ){
     __m128i x = _mm_loadu_si128((const __m128i*)(a+i));
-    __m128i bad = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-        _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F)));
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)),
+                               _mm_cmpeq_epi8(_mm_max_epu8(x, c), c));
     if( _mm_movemask_epi8(bad) ) break;
     _mm_storeu_si128((__m128i*)(pOut+i), x);
     i += 16;
@@ -108,7 +100,7 @@ static void writeStringThen(int *pRc, DocBuf *p, const char *z, int n, char cAft
     memcpy(pOut+i, &w, 8);
     i += 8;
   }
-  if( i<n && n>=8 && n-i<8 ){
+  if( i<n && n-i<8 && n>=8 ){
     /* The tail as the last eight bytes, overlapping ones already done. */
     u64 w;
     memcpy(&w, a+n-8, 8);
@@ -120,6 +112,28 @@ static void writeStringThen(int *pRc, DocBuf *p, const char *z, int n, char cAft
   while( i<n && !aNeedsEscape[a[i]] ){
     pOut[i] = a[i];
     i++;
+  }
+  *pi = i;
+}
+
+/* A JSON string: quotes, \" \\ and control characters escaped; other
+** bytes (UTF-8) as they are. cAfter, if not 0, is appended after the
+** closing quote (the ':' after a key). Short strings (most keys) are
+** copied byte by byte; the rest go through copyUnescaped. */
+static void writeStringThen(int *pRc, DocBuf *p, const char *z, int n, char cAfter){
+  const u8 *a = (const u8*)z;
+  int i = 0;
+  u8 *pOut;
+  if( !docextBufReserve(pRc, p, (i64)n+3) ) return;
+  pOut = &p->a[p->n];
+  *pOut++ = '"';
+  if( n<8 ){
+    while( i<n && !aNeedsEscape[a[i]] ){
+      pOut[i] = a[i];
+      i++;
+    }
+  }else{
+    copyUnescaped(a, n, pOut, &i);
   }
   p->n += i+1;
   if( i<n ){

@@ -68,8 +68,11 @@
 ** an index never changes a query's answer (but a hinted sparse or partial
 ** index gives what it holds, as in MongoDB). A plan is exact when every
 ** condition became bounds exactly (no null, NaN, regex, $elemMatch, $all)
-** on a non-multikey, non-hashed index; then counting its entries answers a
-** count, and a find whose projection names only the index's fields is
+** on a non-hashed index that is not multikey, or is multikey and bound to
+** a single point on every field (its entries are unique per document and
+** key, so a document meets that point once); then counting its entries
+** answers a count, and a find whose projection names only the fields of
+** a non-multikey index is
 ** answered from the entries' vals without reading a document (a covered
 ** query, docext_query.c).
 **
@@ -900,7 +903,7 @@ static void ivsCombine(PlanCtx *pCtx, IvSet *pAcc, IvSet *s, int bMulti){
 ** it. aExact (may be NULL) gets 1 for each condition answered exactly. */
 static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
                      int nField, int bDesc, int bMulti, u8 *aExact, IvSet *pOut){
-  int i;
+  int i, nUsed = 0;
   memset(pOut, 0, sizeof(*pOut));
   pOut->bFull = 1;
   for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
@@ -908,7 +911,11 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
     IvSet s;
     if( planPathIs(c->zPath, c->nPath, zField, nField) ){
       condSet(pCtx, c, bDesc, &s);
-      if( aExact && !s.bFull && s.bExact && !bMulti ) aExact[i] = 1;
+      /* On a multikey path only points are exact (a document has one
+      ** entry per distinct element, so one entry per point it matches),
+      ** and only when no other condition competes for the bounds. */
+      if( !s.bFull ) nUsed++;
+      if( aExact && !s.bFull && s.bExact && (!bMulti || ivsAllPoints(&s)) ) aExact[i] = 1;
       ivsCombine(pCtx, pOut, &s, bMulti);
     }else if( c->eOp==PC_ELEMOBJ && planPathUnder(c->zPath, c->nPath, zField, nField) ){
       PlanConds inner;
@@ -916,7 +923,13 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
       flattenFilter(pCtx, &inner, c->v.p);
       fieldSet(pCtx, &inner, zField+c->nPath+1, nField-c->nPath-1, bDesc, bMulti, 0, &s);
       condsFree(&inner);
+      if( !s.bFull ) nUsed++;
       ivsCombine(pCtx, pOut, &s, bMulti);
+    }
+  }
+  if( bMulti && nUsed>1 && aExact ){
+    for(i=0; i<pConds->n; i++){
+      if( planPathIs(pConds->a[i].zPath, pConds->a[i].nPath, zField, nField) ) aExact[i] = 0;
     }
   }
 }
@@ -1258,8 +1271,12 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
   sqlite3_free(aPre);
   ivsNormalize(pCtx, &p->ranges);
 
-  /* Exact: every condition answered by a field inside the bounds. */
-  p->bExact = !pIdx->bMultikey && !pIdx->bHashed && (p->bBounded || p->bExists);
+  /* Exact: every condition answered by a field inside the bounds. On a
+  ** multikey index, only one range of points on every field: a document
+  ** has at most one entry there (entries are unique per document and key),
+  ** while two ranges or a range of values could meet it twice. */
+  p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists)
+           && (!pIdx->bMultikey || (p->nPointField==nField && p->ranges.n==1));
   for(k=0; k<pConds->n && p->bExact; k++){
     int jf = aExact[k] - 2;
     if( aExact[k]==1 ) continue;            /* answered by sparseness */
@@ -1707,7 +1724,8 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
       if( bBest ){
         pPlan->ePlan = DOCEXT_PLAN_INDEX;
         scanFromTry(&ctx, pPlan, &pPlan->aScan[0], &best, nSort>0);
-        pPlan->bDedup = best.pIdx->bMultikey;
+        /* an exact plan meets each document once (see tryBuild) */
+        pPlan->bDedup = best.pIdx->bMultikey && !best.bExact;
         pPlan->bSorted = nSort>0 && best.bSorted;
         pPlan->bExact = best.bExact;
         pPlan->nEst = best.bCosted ? best.nEst : -1.0;
