@@ -687,7 +687,9 @@ void docextQueryFree(DocQuery *p);
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);
 int docextQueryNext(DocQuery *p, char **pzErr);
 int docextQueryEof(DocQuery *p);
-i64 docextQueryDocid(DocQuery *p);
+/* The current result's document id (SQLITE_OK, or an error reading the
+** entries that say which it is). */
+int docextQueryDocid(DocQuery *p, i64 *piDoc);
 /* The matched array position of the current result (for "$"), or -1. */
 int docextQueryPosition(DocQuery *p);
 /* The current result after projection (validated BSON), valid until the

@@ -134,7 +134,8 @@ static int cmdFind(Cmd *p, i64 nLimit){
       p->aMatch = aNew;
       p->nMatchAlloc = nNew;
     }
-    p->aMatch[p->nMatch].iDoc = docextQueryDocid(pQuery);
+    rc = docextQueryDocid(pQuery, &p->aMatch[p->nMatch].iDoc);
+    if( rc!=SQLITE_OK ) break;
     p->aMatch[p->nMatch].iPos = docextQueryPosition(pQuery);
     p->nMatch++;
     rc = docextQueryNext(pQuery, &p->zErr);

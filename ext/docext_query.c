@@ -199,6 +199,12 @@ struct DocQuery {
   int iScan, iRange;        /* current scan of the plan, next range */
   int bRangeOpen;           /* pIdxCur is reading a range */
   DocIdSet seen;            /* ids returned so far, when de-duplicating */
+  int bPrecount;            /* count over an exact single-index plan: the
+                            ** rows were counted (docextStorageCountRange)
+                            ** and are yielded without reading entries,
+                            ** until a caller asks which document one is
+                            ** (queryReplay) */
+  i64 nPrecount;            /* rows still to yield in that mode */
   int bCovered;             /* results come from the entries' vals */
   DocBuf vals;              /* covered: the current entry's vals */
   int bVals;                /* vals holds them (else read the document) */
@@ -374,6 +380,8 @@ static void queryReset(DocQuery *p){
   docextPlanFree(p->pPlan);
   p->pPlan = 0;
   p->bTtl = p->bSkipFilter = p->bIndexOrder = p->bNaturalDesc = 0;
+  p->bPrecount = 0;
+  p->nPrecount = 0;
   p->iScan = p->iRange = p->bRangeOpen = 0;
   idsetClear(&p->seen);
   p->bCovered = p->bVals = 0;
@@ -401,9 +409,29 @@ void docextQueryFree(DocQuery *p){
   }
 }
 
+static int planNext(DocQuery *p);
+
+/* Leave the precounted mode: read the plan's entries from the start up to
+** the current row, so that its document id is known and later rows come
+** from the entries (a DELETE over an exact plan wants the ids that
+** count(*) does not). */
+static int queryReplay(DocQuery *p){
+  i64 nSeen = p->nSkipped + p->nReturned, i;
+  int rc = SQLITE_ROW;
+  p->bPrecount = 0;
+  p->nKeys = 0;
+  for(i=0; i<nSeen && rc==SQLITE_ROW; i++) rc = planNext(p);
+  if( rc==SQLITE_DONE ) rc = SQLITE_CORRUPT_VTAB;   /* the count said more */
+  return rc==SQLITE_ROW ? SQLITE_OK : rc;
+}
+
 /* The current document (validated), fetching it by id if the reader is
 ** not on it. */
 static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
+  if( p->bPrecount ){
+    int rc = queryReplay(p);
+    if( rc!=SQLITE_OK ) return rc;
+  }
   if( !p->bOnRow ){
     DocScan scan;
     int rc;
@@ -537,6 +565,15 @@ static int candidateMatches(DocQuery *p, int *pbMatch, char **pzErr){
 
 /* Streaming: advance to the next result that passes filters and skip. */
 static int streamNext(DocQuery *p, char **pzErr){
+  if( p->bPrecount ){
+    if( p->nPrecount<=0 || (p->nMax>=0 && p->nReturned>=p->nMax) ){
+      p->bEof = 1;
+    }else{
+      p->nPrecount--;
+      p->nReturned++;
+    }
+    return SQLITE_OK;
+  }
   for(;;){
     int bMatch, rc;
     if( p->nMax>=0 && p->nReturned>=p->nMax ){ p->bEof = 1; return SQLITE_OK; }
@@ -700,6 +737,28 @@ static int queryProjCovered(const u8 *aProj, const DocIndex *pIdx){
   return nIncl>0 && (bIdOut || bIdField);
 }
 
+/* Count the entries of the plan's one scan: the rows of a count over an
+** exact plan, yielded by streamNext without stepping through them. */
+static int queryPrecount(DocQuery *p){
+  const DocPlanScan *pScan = &p->pPlan->aScan[0];
+  i64 nTotal = 0;
+  int i, rc = SQLITE_OK;
+  for(i=0; i<pScan->nRange && rc==SQLITE_OK; i++){
+    const int *aR = &pScan->aRange[4*i];
+    i64 n = 0;
+    rc = docextStorageCountRange(docextCollStore(p->pColl), pScan->iIx,
+                                 &p->pPlan->keys.a[aR[0]], aR[1],
+                                 &p->pPlan->keys.a[aR[2]], aR[3], -1, &n);
+    nTotal += n;
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  p->bPrecount = 1;
+  p->nKeys = nTotal;
+  p->nSkipped = p->nSkip<nTotal ? p->nSkip : nTotal;
+  p->nPrecount = nTotal - p->nSkipped;
+  return SQLITE_OK;
+}
+
 /* Plan a query whose caller left the access path open. */
 static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aaFilter[DOCEXT_MAX_FILTERS];
@@ -718,6 +777,10 @@ static int queryPlan(DocQuery *p, char **pzErr){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
     p->bIndexOrder = p->pPlan->bSorted;
     p->bSkipFilter = p->bCountOnly && p->pPlan->bExact && !p->bTtl;
+    if( p->bSkipFilter && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && !p->pPlan->bDedup ){
+      rc = queryPrecount(p);
+      if( rc!=SQLITE_OK ) return rc;
+    }
     if( !p->bCountOnly && p->pProj && p->pPlan->bExact && !p->bTtl
      && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && p->pPlan->aScan[0].iIx!=0
      && (p->pSort==0 || p->bIndexOrder) ){
@@ -834,8 +897,10 @@ int docextQueryEof(DocQuery *p){
   return p->bEof;
 }
 
-i64 docextQueryDocid(DocQuery *p){
-  return p->iCur;
+int docextQueryDocid(DocQuery *p, i64 *piDoc){
+  int rc = p->bPrecount ? queryReplay(p) : SQLITE_OK;
+  *piDoc = p->iCur;
+  return rc;
 }
 
 int docextQueryPosition(DocQuery *p){

@@ -636,8 +636,7 @@ static int xEof(sqlite3_vtab_cursor *pCursor){
 }
 
 static int xRowid(sqlite3_vtab_cursor *pCursor, sqlite3_int64 *pRowid){
-  *pRowid = docextQueryDocid(((DocCursor*)pCursor)->pQuery);
-  return SQLITE_OK;
+  return docextQueryDocid(((DocCursor*)pCursor)->pQuery, pRowid);
 }
 
 /* The _id column: INTEGER, REAL, TEXT, or relaxed Extended JSON TEXT. */

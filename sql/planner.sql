@@ -152,6 +152,22 @@ SELECT json_extract(doc_explain('books', '{subjects: "1920s"}', NULL, NULL, '{"c
 SELECT json_extract(doc_explain('books', '{subjects: {$in: ["1920s", "Jazz Age"]}}', NULL, NULL, '{"count": true}'), '$.indexOnly');
 SELECT doc_count('books', '{subjects: {$in: ["1920s", "Jazz Age"]}}'), count(*) FROM books('{subjects: {$in: ["1920s", "Jazz Age"]}}');
 SELECT count(*) FROM books WHERE doc_match(doc, '{subjects: {$in: ["1920s", "Jazz Age"]}}') AND _id > 0;
+-- a count over an exact plan counts the entries once and yields its rows
+-- without reading them; skip and limit apply; a DELETE over the same plan
+-- still gets every row's id
+CREATE VIRTUAL TABLE counted USING docext;
+INSERT INTO counted(doc) SELECT json_object('_id', value, 'a', value % 3, 'b', json_array(value % 2, 5))
+  FROM generate_series(1, 30);
+SELECT doc_create_index('counted', '{a: 1}'), doc_create_index('counted', '{b: 1}');
+SELECT count(*) FROM counted('{a: 1}');
+SELECT count(*) FROM counted('{b: 1}');
+SELECT count(*) FROM counted('{a: 1}', NULL, NULL, '{"skip": 3, "limit": 4}');
+SELECT count(*) FROM counted('{a: 1}', NULL, NULL, '{"skip": 12}');
+DELETE FROM counted WHERE filter = '{a: 1}';
+SELECT count(*), doc_count('counted', '{a: 1}') FROM counted;
+DELETE FROM counted WHERE filter = '{b: 1}';
+SELECT count(*), group_concat(_id) FROM counted('{b: 1}');
+SELECT count(*), doc_check('counted') FROM counted;
 -- not exact: a condition left over
 SELECT json_extract(doc_explain('books', '{pages: {$gt: 200}, available: true}', NULL, NULL, '{"count": true}'), '$.indexOnly');
 SELECT doc_count('books', '{pages: {$gt: 200}, available: true}');
