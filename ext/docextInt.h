@@ -276,7 +276,8 @@ i64 docextClockNowMs(void);
 void docextClockSet(int bFrozen, i64 ms);
 int docextClockIsFrozen(void);
 /* "2012-10-10T21:14:07.096Z" for ms since the epoch into zOut (>= 40
-** bytes); returns the length. */
+** bytes); returns the length. Years outside 0000-9999 are written as ISO
+** 8601's expanded years, "+010000-01-01T…", "-000001-12-31T…". */
 int docextIsoDateFormat(i64 ms, char *zOut);
 /* Parse ISO-8601: YYYY-MM-DD, optionally T or space HH:MM[:SS[.fff]] and
 ** Z, +HH:MM, +HHMM or +HH (UTC when absent). SQLITE_OK or SQLITE_ERROR. */

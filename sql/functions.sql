@@ -88,3 +88,16 @@ SELECT doc_json(x'0d0000000861000200000000');
 SELECT doc_json(12);
 SELECT doc_json(NULL) IS NULL;
 SELECT doc_get('{a: [1, 2]', 'a');
+
+-- 10. Dates at the edges: doc_get gives ISO-8601 text for every date, with
+--     ISO's expanded years (a sign, at least six digits) outside 0000-9999
+SELECT doc_get(d, 'a'), doc_get(d, 'b'), doc_get(d, 'c'), doc_get(d, 'e') FROM (SELECT
+  '{a: ISODate("0000-01-01T00:00:00Z"), b: ISODate("9999-12-31T23:59:59.999Z"), c: new Date(-1), e: new Date(-86400001)}' AS d);
+SELECT doc_get(d, 'a'), doc_get(d, 'b'), doc_get(d, 'c'), doc_get(d, 'e') FROM (SELECT
+  '{a: new Date(-62167219200001), b: new Date(253402300800000), c: new Date(9223372036854775807), e: new Date(-9223372036854775808)}' AS d);
+SELECT doc_json(d, 'shell') FROM (SELECT '{a: new Date(-62167219200001), b: new Date(9223372036854775807), c: new Date(-9223372036854775808)}' AS d);
+SELECT doc_config('clock', -9223372036854775808), doc_config('clock', NULL);
+-- offsets: +HH:MM, +HHMM, +HH; a colon needs its minutes
+SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:30")}', 'a'), doc_get('{a: ISODate("2012-10-10T21:14:07-0530")}', 'a'),
+       doc_get('{a: ISODate("2012-10-10T21:14:07+05")}', 'a');
+SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:")}', 'a');
