@@ -1,0 +1,39 @@
+-- Limits of INTERFACE.md §2 and hostile input: every failure is a docext:
+-- error that says what and where, and changes nothing.
+.load ./docext
+.headers off
+.mode list
+
+-- 1. Nesting: 100 levels below the root are allowed, 101 are not, counted
+--    the same in text and in BSON. An Extended JSON type wrapper is a value,
+--    not a level, whatever it holds ({"$binary": {…}}, {"$timestamp": {…}}),
+--    so every document docext writes as text reads back.
+CREATE TEMP TABLE deep(name, d);
+INSERT INTO deep VALUES
+  ('obj100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: 1}' || printf('%.99c', '}') || '}'),
+  ('obj101', '{x: ' || replace(printf('%.100c', '{'), '{', '{a: ') || '{z: 1}' || printf('%.100c', '}') || '}'),
+  ('arr100', '{x: ' || printf('%.100c', '[') || printf('%.100c', ']') || '}'),
+  ('arr101', '{x: ' || printf('%.101c', '[') || printf('%.101c', ']') || '}');
+INSERT INTO deep SELECT 'ts100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$timestamp": {"t": 1, "i": 2}}}' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 'bin100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$binary": {"base64": "AQ==", "subType": "00"}}}' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 're100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$regularExpression": {"pattern": "x", "options": ""}}}' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 'dbp100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$dbPointer": {"$ref": "c", "$id": {"$oid": "507f1f77bcf86cd799439011"}}}}' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 'date100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$date": {"$numberLong": "1"}}}' || printf('%.99c', '}') || '}';
+-- a code-with-scope's scope is a level of its own
+INSERT INTO deep SELECT 'scope100', '{x: ' || replace(printf('%.98c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.98c', '}') || '}';
+INSERT INTO deep SELECT 'scope101', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.99c', '}') || '}';
+-- a wrapper nested in wrappers is not a way around the limit
+INSERT INTO deep SELECT 'wrapwrap', '{x: ' || replace(printf('%.300c', '{'), '{', '{"$date": ') || '1' || printf('%.300c', '}') || '}';
+SELECT name, length(doc_bson(d)) FROM deep WHERE name NOT LIKE '%101' AND name <> 'wrapwrap';
+SELECT name, doc_valid(d) FROM deep;
+-- what docext writes, in every mode, reads back as the same BSON
+SELECT name, doc_bson(doc_json(d, 'canonical')) = doc_bson(d), doc_bson(doc_json(d)) = doc_bson(d),
+       doc_bson(doc_json(d, 'shell')) = doc_bson(d) FROM deep WHERE name NOT LIKE '%101' AND name <> 'wrapwrap';
+SELECT doc_bson(d) FROM deep WHERE name = 'obj101';
+SELECT doc_bson(d) FROM deep WHERE name = 'arr101';
+SELECT doc_bson(d) FROM deep WHERE name = 'scope101';
+SELECT doc_bson(d) FROM deep WHERE name = 'wrapwrap';
+SELECT length(doc_bson('{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: Timestamp({t: 1, i: 2})}' || printf('%.99c', '}') || '}'));
+-- a $scope written before its $code is counted as if the wrapper were a
+-- level (it cannot be known yet): valid, as long as it is not at the limit
+SELECT doc_json('{c: {$scope: {a: [1]}, $code: "f"}}', 'canonical');
