@@ -243,14 +243,35 @@ void docextDec128FromDouble(double v, u8 *aOut);
 
 /* Parse one document from text z[0..n) (leading white space and comments
 ** skipped) and append its BSON to pOut. *pnUsed receives the offset just
-** past the document (so doc_each can read JSON Lines / arrays). On error
+** past the document. On error
 ** returns SQLITE_ERROR and *pzErr is "docext: <what> at line L column C".
 ** bTop: 1 if the text must hold exactly one document and nothing else. */
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr);
 
+/* A sequence of documents in text, read one at a time (doc_each): JSON
+** Lines (documents one after another, separated by white space, comments
+** or commas) or a JSON array of documents. Each document is parsed on its
+** own, as a root, so the limits apply to each and not to the whole; errors
+** give the line and column in the whole text. */
+typedef struct DocJsonSeq DocJsonSeq;
+struct DocJsonSeq {
+  const char *z;      /* the text (the caller keeps it alive) */
+  int n;              /* its length */
+  int i;              /* where reading continues */
+  int bArray;         /* a JSON array: z[iOpen] is its '[' */
+  int iOpen;
+  int nDoc;           /* documents begun so far */
+  int bInDoc;         /* the last error was inside document nDoc */
+};
+void docextJsonSeqInit(DocJsonSeq *p, const char *z, int n);
+/* The next document into pOut (reset first), or *pbEof at the end. On
+** error returns non-zero and sets *pzErr ("docext: <what> at line L
+** column C"). */
+int docextJsonSeqNext(DocJsonSeq *p, DocBuf *pOut, int *pbEof, char **pzErr);
+
 /* Parse a single value (any type, not only a document) from text into a
-** one-element document {"": value}. Used for doc_each arrays and for
-** parsing option values. Same error conventions. */
+** one-element document {"": value}. Used for the _id column's text forms
+** and for parsing option values. Same error conventions. */
 int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char **pzErr);
 
 #define DOCEXT_JSON_RELAXED   0

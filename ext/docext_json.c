@@ -1727,26 +1727,98 @@ static int jsonFinish(JsonParse *p, int *pnUsed, char **pzErr){
   return rc;
 }
 
+/* The document at the cursor (white space and comments first) as a root
+** document; bTop: nothing but white space may follow it. */
+static void jsonDocument(JsonParse *p, int bTop){
+  jsonWs(p);
+  if( p->rc ) return;
+  if( jsonPeek(p)!='{' ){
+    jsonErr(p, p->i, p->i>=p->n ? "expected a document, got empty text"
+                                : "expected '{' to start a document");
+    return;
+  }
+  jsonObject(p, 1);
+  if( bTop ){
+    jsonWs(p);
+    if( p->rc==SQLITE_OK && p->i<p->n ){
+      jsonErr(p, p->i, "unexpected text after the document");
+    }
+  }
+}
+
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr){
   JsonParse s;
   jsonInit(&s, z, n, pOut);
   if( pzErr ) *pzErr = 0;
+  jsonDocument(&s, bTop);
+  return jsonFinish(&s, pnUsed, pzErr);
+}
+
+void docextJsonSeqInit(DocJsonSeq *q, const char *z, int n){
+  JsonParse s;
+  DocBuf unused;
+  memset(q, 0, sizeof(*q));
+  memset(&unused, 0, sizeof(unused));
+  q->z = z;
+  q->n = n<0 ? 0 : n;
+  jsonInit(&s, z, n, &unused);
+  q->i = s.i;                 /* past a byte order mark */
+  jsonWs(&s);                 /* an unterminated comment: left to SeqNext */
+  if( s.rc==SQLITE_OK && jsonPeek(&s)=='[' ){
+    q->bArray = 1;
+    q->iOpen = s.i;
+    q->i = s.i+1;
+  }
+  sqlite3_free(s.zMsg);
+  docextBufFree(&s.tmp);
+}
+
+int docextJsonSeqNext(DocJsonSeq *q, DocBuf *pOut, int *pbEof, char **pzErr){
+  JsonParse s;
+  *pbEof = 0;
+  *pzErr = 0;
+  q->bInDoc = 0;
+  docextBufReset(pOut);
+  jsonInit(&s, q->z, q->n, pOut);
+  s.i = q->i;
   jsonWs(&s);
-  if( s.rc==SQLITE_OK ){
-    if( jsonPeek(&s)!='{' ){
-      jsonErr(&s, s.i, s.i>=s.n ? "expected a document, got empty text"
-                                : "expected '{' to start a document");
-    }else{
-      jsonObject(&s, 1);
-      if( bTop ){
+  if( q->bArray ){
+    int c = jsonPeek(&s);
+    if( s.rc==SQLITE_OK && q->nDoc>0 ){
+      /* after an element: ',' (perhaps trailing) or ']' */
+      if( c==',' ){
+        s.i++;
         jsonWs(&s);
-        if( s.rc==SQLITE_OK && s.i<s.n ){
-          jsonErr(&s, s.i, "unexpected text after the document");
-        }
+        c = jsonPeek(&s);
+      }else if( c!=']' && c>=0 ){
+        jsonErr(&s, s.i, "expected ',' or ']'");
       }
     }
+    if( s.rc==SQLITE_OK && c==']' ){
+      s.i++;
+      jsonWs(&s);
+      if( s.rc==SQLITE_OK && s.i<s.n ){
+        jsonErr(&s, s.i, "unexpected text after the array");
+      }
+      *pbEof = 1;
+    }else if( s.rc==SQLITE_OK && c<0 ){
+      jsonErr(&s, q->iOpen, "unterminated array");
+    }
+  }else{
+    /* JSON Lines: documents separated by white space, comments, commas */
+    while( s.rc==SQLITE_OK && jsonPeek(&s)==',' ){
+      s.i++;
+      jsonWs(&s);
+    }
+    if( s.rc==SQLITE_OK && s.i>=s.n ) *pbEof = 1;
   }
-  return jsonFinish(&s, pnUsed, pzErr);
+  if( s.rc==SQLITE_OK && !*pbEof ){
+    q->bInDoc = 1;
+    q->nDoc++;
+    jsonDocument(&s, 0);
+  }
+  q->i = s.i;
+  return jsonFinish(&s, 0, pzErr);
 }
 
 int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char **pzErr){

@@ -101,3 +101,33 @@ SELECT doc_config('clock', -9223372036854775808), doc_config('clock', NULL);
 SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:30")}', 'a'), doc_get('{a: ISODate("2012-10-10T21:14:07-0530")}', 'a'),
        doc_get('{a: ISODate("2012-10-10T21:14:07+05")}', 'a');
 SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:")}', 'a');
+
+-- 11. doc_each reads text document by document: a JSON array may be larger
+--     than one document may be, each element gets the full 100 levels, and
+--     errors give the line and column in the whole text
+SELECT count(*), sum(length(doc)) FROM doc_each('[' || (SELECT group_concat('{_id: ' || value || ', s: "' || printf('%.1000c', 'x') || '"}', ', ') FROM generate_series(1, 20000)) || ']');
+SELECT length(doc) FROM doc_each('[{a: ' || printf('%.100c', '[') || printf('%.100c', ']') || '}]');
+SELECT length(doc) FROM doc_each('{a: ' || printf('%.100c', '[') || printf('%.100c', ']') || '}');
+SELECT length(doc) FROM doc_each('[{a: ' || printf('%.101c', '[') || printf('%.101c', ']') || '}]');
+SELECT doc_json(doc) FROM doc_each(char(65279) || '[{a: 1}, /* two */ {b: 2}]');
+SELECT doc_json(doc) FROM doc_each(char(65279) || '{a: 1}
+{b: 2}');
+SELECT doc_json(doc) FROM doc_each('{a: 1}
+{b: 2}
+{c: 3');
+SELECT doc_json(doc) FROM doc_each('[
+  {a: 1},
+  2
+]');
+SELECT doc_json(doc) FROM doc_each('[
+  {a: 1},
+  {b: 2}
+  {c: 3}
+]');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}, {b: 2}');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}] // done
+  x');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}, {b: 2},]');
+SELECT doc_json(doc) FROM doc_each('[ /* nothing */ ]');
+SELECT doc_json(doc) FROM doc_each('[,]');
+SELECT doc_json(doc) FROM doc_each('  /* unterminated');
