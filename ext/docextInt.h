@@ -566,6 +566,12 @@ int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr);
 typedef struct DocIndexCache DocIndexCache;
 DocIndexCache **docextCollIndexCache(DocColl *pColl);      /* docext_coll.c */
 void docextIndexCacheFree(DocIndexCache *p);
+/* A value as MongoDB's BSONElement::toString() writes it in messages
+** (docext_coll.c): numbers plain (a double by "%.16g", with ".0" unless
+** that shows '.', 'E' or 'N'), strings quoted as they are (past 160 bytes
+** cut to 150 and "..."), ObjectId('…'), new Date(ms), Timestamp(t, i),
+** /re/flags, BinData(sub, HEX) or UUID("…"), { a: 1 }, [ 1, 2 ], {}, []. */
+void docextValueToString(int *pRc, DocBuf *p, const DocValue *v);
 /* MongoDB's duplicate-key message for index zIndex (docext_coll.c):
 ** "E11000 duplicate key error collection: books index: book_1_user_1 dup
 ** key: { book: 1, user: 2 }"; sqlite3_malloc'd, NULL on OOM. */

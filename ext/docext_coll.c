@@ -12,6 +12,7 @@
 ** when the collection has a TTL index (docextCollTtlSweep).
 */
 #include "docextInt.h"
+#include <stdio.h>
 
 struct DocColl {
   DocStore *pStore;
@@ -188,6 +189,143 @@ static void firstValue(const u8 *aDoc, DocValue *pId){
   *pId = it.v;
 }
 
+/* Append the hex digits of a[0..n), upper case or lower case. */
+static void appendHex(int *pRc, DocBuf *p, const u8 *a, int n, int bUpper){
+  const char *zDigit = bUpper ? "0123456789ABCDEF" : "0123456789abcdef";
+  int i;
+  for(i=0; i<n; i++){
+    docextBufAppendByte(pRc, p, (u8)zDigit[a[i]>>4]);
+    docextBufAppendByte(pRc, p, (u8)zDigit[a[i]&15]);
+  }
+}
+
+static void appendToStringDoc(int *pRc, DocBuf *p, const u8 *aDoc, int bArray);
+
+void docextValueToString(int *pRc, DocBuf *p, const DocValue *v){
+  const char *z;
+  int n;
+  char zBuf[48];
+  switch( v->type ){
+    case DOC_DOCUMENT: case DOC_ARRAY:
+      appendToStringDoc(pRc, p, v->p, v->type==DOC_ARRAY);
+      break;
+    case DOC_DATE:
+      docextBufAppendf(pRc, p, "new Date(%lld)", docextValueI64(v));
+      break;
+    case DOC_REGEX:
+      z = (const char*)v->p;
+      docextBufAppendf(pRc, p, "/%s/%s", z, z+strlen(z)+1);
+      break;
+    case DOC_DOUBLE:
+      /* StringBuilder::appendDoubleNice() */
+      snprintf(zBuf, sizeof(zBuf), "%.16g", docextValueDouble(v));
+      docextBufAppendStr(pRc, p, zBuf);
+      if( !strchr(zBuf, '.') && !strchr(zBuf, 'E') && !strchr(zBuf, 'N') ){
+        docextBufAppendStr(pRc, p, ".0");
+      }
+      break;
+    case DOC_INT64:
+      docextBufAppendf(pRc, p, "%lld", docextValueI64(v));
+      break;
+    case DOC_INT32:
+      docextBufAppendf(pRc, p, "%d", docextValueI32(v));
+      break;
+    case DOC_DECIMAL128:
+      n = docextDec128ToString(v->p, zBuf);
+      docextBufAppend(pRc, p, zBuf, n);
+      break;
+    case DOC_BOOL:      docextBufAppendStr(pRc, p, v->p[0] ? "true" : "false"); break;
+    case DOC_UNDEFINED: docextBufAppendStr(pRc, p, "undefined"); break;
+    case DOC_NULL:      docextBufAppendStr(pRc, p, "null"); break;
+    case DOC_MAXKEY:    docextBufAppendStr(pRc, p, "MaxKey"); break;
+    case DOC_MINKEY:    docextBufAppendStr(pRc, p, "MinKey"); break;
+    case DOC_CODEWSCOPE:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, "CodeWScope( ");
+      docextBufAppend(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, ", ");
+      appendToStringDoc(pRc, p, v->p + 8 + n + 1, 0);
+      docextBufAppendByte(pRc, p, ')');
+      break;
+    case DOC_CODE:
+      z = docextValueStr(v, &n);
+      if( n+1>80 ){
+        docextBufAppend(pRc, p, z, 70);
+        docextBufAppendStr(pRc, p, "...");
+      }else{
+        docextBufAppend(pRc, p, z, n);
+      }
+      break;
+    case DOC_SYMBOL: case DOC_STRING:
+      z = docextValueStr(v, &n);
+      docextBufAppendByte(pRc, p, '"');
+      if( n+1>160 ){
+        docextBufAppend(pRc, p, z, 150);
+        docextBufAppendStr(pRc, p, "...\"");
+      }else{
+        docextBufAppend(pRc, p, z, n);
+        docextBufAppendByte(pRc, p, '"');
+      }
+      break;
+    case DOC_DBPOINTER:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, "DBRef('");
+      docextBufAppend(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, "',");
+      appendHex(pRc, p, v->p + 4 + n + 1, 12, 0);
+      docextBufAppendByte(pRc, p, ')');
+      break;
+    case DOC_OID:
+      docextBufAppendStr(pRc, p, "ObjectId('");
+      appendHex(pRc, p, v->p, 12, 0);
+      docextBufAppendStr(pRc, p, "')");
+      break;
+    case DOC_BINARY: {
+      int iSub = v->p[4];
+      const u8 *a = v->p + 5;
+      n = docextGetI32(v->p);
+      if( iSub==0x02 ){ a += 4; n -= 4; }   /* binDataClean() */
+      if( iSub==0x04 && n==16 ){
+        docextBufAppendStr(pRc, p, "UUID(\"");
+        appendHex(pRc, p, a, 4, 0);     docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+4, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+6, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+8, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+10, 6, 0);
+        docextBufAppendStr(pRc, p, "\")");
+      }else{
+        docextBufAppendf(pRc, p, "BinData(%d, ", iSub);
+        appendHex(pRc, p, a, n>80 ? 70 : n, 1);
+        docextBufAppendStr(pRc, p, n>80 ? "...)" : ")");
+      }
+      break;
+    }
+    case DOC_TIMESTAMP: {
+      u64 u = (u64)docextValueI64(v);
+      docextBufAppendf(pRc, p, "Timestamp(%lld, %lld)", (i64)(u>>32), (i64)(u & 0xFFFFFFFF));
+      break;
+    }
+  }
+}
+
+/* BSONObj::toString(): "{ a: 1, b: "x" }", "[ 1, 2 ]", "{}", "[]". */
+static void appendToStringDoc(int *pRc, DocBuf *p, const u8 *aDoc, int bArray){
+  DocIter it;
+  int bFirst = 1;
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) ){
+    docextBufAppendStr(pRc, p, bFirst ? (bArray ? "[ " : "{ ") : ", ");
+    bFirst = 0;
+    if( !bArray ){
+      docextBufAppend(pRc, p, it.zKey, it.nKey);
+      docextBufAppendStr(pRc, p, ": ");
+    }
+    docextValueToString(pRc, p, &it.v);
+  }
+  if( bFirst ) docextBufAppendStr(pRc, p, bArray ? "[]" : "{}");
+  else docextBufAppendStr(pRc, p, bArray ? " ]" : " }");
+}
+
 /* "E11000 duplicate key error collection: books index: _id_ dup key:
 ** { _id: 1 }", as MongoDB words it; a compound index lists every field:
 ** "{ book: 1, user: 2 }". Used by the _id index here and by every unique
@@ -201,7 +339,7 @@ char *docextDupKeyMessage(DocColl *p, const char *zIndex, int nField,
                    "dup key: { ", p->zDisplay, zIndex);
   for(i=0; i<nField; i++){
     docextBufAppendf(&rc, &b, "%s%s: ", i ? ", " : "", azField[i]);
-    docextJsonWriteValue(&rc, &b, &aVal[i], DOCEXT_JSON_SHELL);
+    docextValueToString(&rc, &b, &aVal[i]);
   }
   docextBufAppendStr(&rc, &b, " }");
   return docextBufDetachText(&rc, &b);
@@ -347,7 +485,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
       memset(&msg, 0, sizeof(msg));
       docextBufAppendStr(&rc, &msg, "docext: after applying the update, the (immutable) "
                                     "field '_id' was found to have been altered to _id: ");
-      docextJsonWriteValue(&rc, &msg, &idNew, DOCEXT_JSON_SHELL);
+      docextValueToString(&rc, &msg, &idNew);
       *pzErr = docextBufDetachText(&rc, &msg);
       if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
     }
