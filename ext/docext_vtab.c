@@ -770,9 +770,15 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
         "docext: give the document in doc or in bson, not both"));
   }
   if( !bDoc && !bBson ){
-    if( bUpdate ){ *paDoc = 0; return SQLITE_OK; }
-    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(
-        "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
+    /* An UPDATE that sets neither column keeps the document; one that sets
+    ** them to NULL is as wrong as an INSERT without a document. */
+    if( bUpdate && sqlite3_value_nochange(pDoc) && sqlite3_value_nochange(pBson) ){
+      *paDoc = 0;
+      return SQLITE_OK;
+    }
+    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(bUpdate
+        ? "docext: a document is required: UPDATE %s SET doc = …"
+        : "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
   }
   rc = docextArgToBson(bDoc ? pDoc : pBson, pBuf, paDoc, &zErr);

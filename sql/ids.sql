@@ -59,3 +59,10 @@ INSERT INTO ids(doc) VALUES ('{_id: "' || printf('%.170c', 'x') || '"}'), ('{_id
 INSERT INTO ids(doc) VALUES ('{_id: BinData(5, "' || replace(printf('%.40c', 'A'), 'A', 'AQID') || '")}'), ('{_id: BinData(5, "' || replace(printf('%.40c', 'A'), 'A', 'AQID') || '")}');
 UPDATE ids SET doc = '{_id: ObjectId("507f1f77bcf86cd799439012")}' WHERE _id = '{"$oid":"507f1f77bcf86cd799439011"}';
 SELECT count(*), doc_check('ids') FROM ids;
+
+-- 4. A replacement needs a document: NULL is refused, not ignored.
+UPDATE ids SET doc = NULL WHERE _id = 1;
+UPDATE ids SET bson = NULL WHERE _id = 1;
+UPDATE ids SET doc = NULL, bson = NULL WHERE _id = 1;
+UPDATE ids SET doc = NULL, bson = doc_bson('{_id: 1, via: "bson"}') WHERE _id = 1;
+SELECT doc FROM ids WHERE _id = 1;
