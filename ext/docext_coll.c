@@ -93,32 +93,56 @@ const char *docextCollName(DocColl *p){ return p->zDisplay; }
 ** Stored-document rules
 */
 
-/* Field names of stored documents may not start with '$' (DBRef's $ref,
-** $id and $db excepted, as in MongoDB) nor contain '.'. Checked at every
-** level; *pzErr names the offending field. */
-static int checkNames(const u8 *aDoc, int bArray, char **pzErr){
+/* Field names of stored documents may not start with '$' nor contain '.',
+** at any depth, in MongoDB's words ("The dollar ($) prefixed field '$x' in
+** 'a.0.$x' is not valid for storage."). A DBRef's $ref, $id and $db are
+** allowed as MongoDB allows them: $id right after $ref, $db right after
+** $id. pPath holds the path of aDoc ("" at the root) for the messages. */
+static int checkNames(const u8 *aDoc, int bArray, DocBuf *pPath, char **pzErr){
   DocIter it;
+  const char *zPrev = "";     /* the previous field name */
+  int rc = SQLITE_OK;
+  i64 nParent = pPath->n;
   docextIterInit(&it, aDoc);
-  while( docextIterNext(&it) ){
-    if( !bArray ){
-      if( it.nKey>0 && it.zKey[0]=='$'
-       && strcmp(it.zKey, "$ref") && strcmp(it.zKey, "$id") && strcmp(it.zKey, "$db") ){
-        *pzErr = sqlite3_mprintf("docext: field name '%s' may not start with '$' "
-                                 "in a stored document", it.zKey);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    const char *zWhy = 0;
+    pPath->n = nParent;
+    if( nParent>0 ) docextBufAppendByte(&rc, pPath, '.');
+    docextBufAppend(&rc, pPath, it.zKey, it.nKey);
+    docextBufAppendByte(&rc, pPath, 0);
+    pPath->n--;
+    if( rc ) break;
+    if( !bArray && it.nKey>0 && it.zKey[0]=='$' ){
+      DocIter next = it;
+      if( strcmp(it.zKey, "$ref")==0 ){
+        if( !docextIterNext(&next) || strcmp(next.zKey, "$id")!=0 ){
+          zWhy = "The DBRef $ref field must be followed by a $id field";
+        }
+      }else if( strcmp(it.zKey, "$id")==0 ){
+        if( strcmp(zPrev, "$ref")!=0 ) zWhy = "The DBRef $id field must follow the $ref field";
+      }else if( strcmp(it.zKey, "$db")==0 ){
+        if( strcmp(zPrev, "$id")!=0 ) zWhy = "The DBRef $db field must follow the $id field";
+      }else{
+        *pzErr = sqlite3_mprintf("docext: The dollar ($) prefixed field '%s' in '%s' "
+                                 "is not valid for storage.", it.zKey, (char*)pPath->a);
         return SQLITE_ERROR;
       }
-      if( memchr(it.zKey, '.', it.nKey) ){
-        *pzErr = sqlite3_mprintf("docext: field name '%s' may not contain '.' "
-                                 "in a stored document", it.zKey);
+      if( zWhy ){
+        *pzErr = sqlite3_mprintf("docext: %s (in '%s')", zWhy, (char*)pPath->a);
         return SQLITE_ERROR;
       }
+    }else if( !bArray && memchr(it.zKey, '.', it.nKey) ){
+      *pzErr = sqlite3_mprintf("docext: The dotted field '%s' in '%s' "
+                               "is not valid for storage.", it.zKey, (char*)pPath->a);
+      return SQLITE_ERROR;
     }
     if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
-      int rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, pzErr);
-      if( rc ) return rc;
+      rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, pPath, pzErr);
     }
+    zPrev = it.zKey;
   }
-  return SQLITE_OK;
+  pPath->n = nParent;
+  return rc;
 }
 
 static const char *typeName(int type){
@@ -139,8 +163,14 @@ int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzE
   int rc = SQLITE_OK;
   int bFirst = 0, bHasId;
 
-  rc = checkNames(aDoc, 0, pzErr);
-  if( rc ) return rc;
+  {
+    u8 aSpace[256];
+    DocBuf path;
+    docextBufInit(&path, aSpace, sizeof(aSpace));
+    rc = checkNames(aDoc, 0, &path, pzErr);
+    docextBufFree(&path);
+    if( rc ) return rc;
+  }
   docextIterInit(&it, aDoc);
   if( docextIterNext(&it) && it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ) bFirst = 1;
   bHasId = docextBsonFind(aDoc, "_id", 3, &id);

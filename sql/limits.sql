@@ -37,3 +37,24 @@ SELECT length(doc_bson('{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '
 -- a $scope written before its $code is counted as if the wrapper were a
 -- level (it cannot be known yet): valid, as long as it is not at the limit
 SELECT doc_json('{c: {$scope: {a: [1]}, $code: "f"}}', 'canonical');
+
+-- 2. Stored field names: no '$' first and no '.', at any depth, in arrays
+--    too; a DBRef's $ref, $id, $db are allowed in that order, as MongoDB
+--    allows them ($id right after $ref, $db right after $id).
+CREATE VIRTUAL TABLE names USING docext;
+INSERT INTO names(doc) VALUES ('{_id: 1, a: [{"$x": 1}]}');
+INSERT INTO names(doc) VALUES ('{_id: 2, a: [[{"b.c": 1}]]}');
+INSERT INTO names(doc) VALUES ('{_id: {"$x": 1}}');
+INSERT INTO names(doc) VALUES ('{_id: 3, a: {$refx: 1}}');
+INSERT INTO names(doc) VALUES ('{_id: 4, a: {$id: 1}}');
+INSERT INTO names(doc) VALUES ('{_id: 5, a: {$ref: "c"}}');
+INSERT INTO names(doc) VALUES ('{_id: 6, a: {$ref: "c", x: 1, $id: 1}}');
+INSERT INTO names(doc) VALUES ('{_id: 7, a: {$ref: "c", $id: 1, x: 1, $db: "d"}}');
+INSERT INTO names(doc) VALUES ('{_id: 8, a: {$id: 1, $ref: "c"}}');
+INSERT INTO names(doc) VALUES ('{_id: 9, a: {$ref: "c", $id: 1}}'), ('{_id: 10, a: [{$ref: "c", $id: 2, $db: "d", extra: true}]}'), ('{_id: 11, "": {"": 1}}');
+INSERT INTO names(doc) VALUES (doc_bson('{_id: 12, a: {"$x": 1}}'));
+INSERT INTO names(doc) VALUES (doc_bson('{_id: 13, "a.b": 1}'));
+UPDATE names SET doc = '{x: {"y.z": 1}}' WHERE _id = 9;
+UPDATE names SET doc = doc_update(doc, '{$set: {"a.$id": 5}}') WHERE _id = 9;
+SELECT doc FROM names;
+SELECT doc_check('names');
