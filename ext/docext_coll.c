@@ -172,8 +172,18 @@ int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzE
     if( rc ) return rc;
   }
   docextIterInit(&it, aDoc);
-  if( docextIterNext(&it) && it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ) bFirst = 1;
-  bHasId = docextBsonFind(aDoc, "_id", 3, &id);
+  bHasId = 0;
+  while( docextIterNext(&it) ){
+    if( it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ){
+      if( bHasId ){
+        *pzErr = sqlite3_mprintf("docext: can't have multiple _id fields in one document");
+        return SQLITE_ERROR;
+      }
+      bHasId = 1;
+      bFirst = it.iElem==4;
+      id = it.v;
+    }
+  }
   if( bHasId && (id.type==DOC_ARRAY || id.type==DOC_REGEX || id.type==DOC_UNDEFINED) ){
     *pzErr = sqlite3_mprintf("docext: _id may not be %s", typeName(id.type));
     return SQLITE_ERROR;

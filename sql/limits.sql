@@ -58,3 +58,14 @@ UPDATE names SET doc = '{x: {"y.z": 1}}' WHERE _id = 9;
 UPDATE names SET doc = doc_update(doc, '{$set: {"a.$id": 5}}') WHERE _id = 9;
 SELECT doc FROM names;
 SELECT doc_check('names');
+
+-- 3. One _id per document, as MongoDB ("can't have multiple _id fields");
+--    other repeated names are kept as BSON allows.
+INSERT INTO names(doc) VALUES ('{_id: 20, _id: 21}');
+INSERT INTO names(doc) VALUES ('{x: 1, _id: 22, _id: 23}');
+INSERT INTO names(doc) VALUES (doc_bson('{x: 1, _id: 24, y: {_id: 1}, _id: 25}'));
+UPDATE names SET doc = '{_id: 9, _id: 9}' WHERE _id = 9;
+UPDATE names SET doc = '{a: 1, _id: 9, _id: 9}' WHERE _id = 9;
+INSERT INTO names(doc) VALUES ('{_id: 26, a: 1, a: 2, b: {_id: 1, _id: 2}}');
+SELECT doc FROM names WHERE _id >= 9;
+SELECT doc_check('names');
