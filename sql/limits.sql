@@ -69,3 +69,26 @@ UPDATE names SET doc = '{a: 1, _id: 9, _id: 9}' WHERE _id = 9;
 INSERT INTO names(doc) VALUES ('{_id: 26, a: 1, a: 2, b: {_id: 1, _id: 2}}');
 SELECT doc FROM names WHERE _id >= 9;
 SELECT doc_check('names');
+
+-- 4. A failure in the middle of a multi-row statement changes nothing, in
+--    or out of a transaction; the statements before it stay.
+CREATE VIRTUAL TABLE tx USING docext;
+SELECT doc_create_index('tx', '{slug: 1}', '{unique: true, sparse: true}');
+BEGIN;
+INSERT INTO tx(doc) VALUES ('{_id: 1, slug: "a"}'), ('{_id: 2, slug: "b"}');
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3}'), ('{_id: 4}'), ('{_id: 5, x: '));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3}'), ('{_id: 4}'), ('{_id: 5, x: ' || printf('%.101c', '[') || printf('%.101c', ']') || '}'));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3}'), ('{_id: 4}'), ('{_id: 5, s: "' || printf('%.16777216c', 'x') || '"}'));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3}'), ('{_id: 4}'), ('{_id: 5, a: {"$x": 1}}'));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3}'), ('{_id: 4}'), ('{_id: 1}'));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES ('{_id: 3, slug: "c"}'), ('{_id: 4, slug: "d"}'), ('{_id: 5, slug: "a"}'));
+INSERT INTO tx(doc) SELECT column1 FROM (VALUES (x'0c0000001061000100000000'), (x'0c000000106100010000'));
+INSERT INTO tx(doc) SELECT doc FROM doc_each('[{_id: 3}, {_id: 4}, {_id: [5]}]');
+SELECT count(*), doc_check('tx') FROM tx;
+UPDATE tx SET doc = doc_update(doc, '{$set: {s: "' || printf('%.16777200c', 'x') || '"}}') WHERE _id >= 1;
+UPDATE tx SET doc = '{_id: 2, slug: "z"}' WHERE _id >= 1;
+UPDATE tx SET doc = '{slug: "' || _id || '"}';
+UPDATE tx SET doc = '{slug: "same"}';
+DELETE FROM tx WHERE _id = 1;
+COMMIT;
+SELECT doc, doc_check('tx') FROM tx;
