@@ -93,25 +93,33 @@ const char *docextCollName(DocColl *p){ return p->zDisplay; }
 ** Stored-document rules
 */
 
+/* The dotted path of field zKey under the fields azPath[0..nPath), for
+** messages (sqlite3_malloc'd; NULL on OOM). */
+static char *namePath(const char *const *azPath, int nPath, const char *zKey){
+  DocBuf b;
+  int rc = SQLITE_OK, i;
+  memset(&b, 0, sizeof(b));
+  for(i=0; i<nPath; i++){
+    docextBufAppendStr(&rc, &b, azPath[i]);
+    docextBufAppendByte(&rc, &b, '.');
+  }
+  docextBufAppendStr(&rc, &b, zKey);
+  return docextBufDetachText(&rc, &b);
+}
+
 /* Field names of stored documents may not start with '$' nor contain '.',
 ** at any depth, in MongoDB's words ("The dollar ($) prefixed field '$x' in
 ** 'a.0.$x' is not valid for storage."). A DBRef's $ref, $id and $db are
 ** allowed as MongoDB allows them: $id right after $ref, $db right after
-** $id. pPath holds the path of aDoc ("" at the root) for the messages. */
-static int checkNames(const u8 *aDoc, int bArray, DocBuf *pPath, char **pzErr){
+** $id. azPath[0..nPath) are the names above aDoc (room for
+** DOCEXT_MAX_DEPTH+1), kept for the messages only. */
+static int checkNames(const u8 *aDoc, int bArray, const char **azPath, int nPath,
+                      char **pzErr){
   DocIter it;
   const char *zPrev = "";     /* the previous field name */
-  int rc = SQLITE_OK;
-  i64 nParent = pPath->n;
   docextIterInit(&it, aDoc);
-  while( rc==SQLITE_OK && docextIterNext(&it) ){
+  while( docextIterNext(&it) ){
     const char *zWhy = 0;
-    pPath->n = nParent;
-    if( nParent>0 ) docextBufAppendByte(&rc, pPath, '.');
-    docextBufAppend(&rc, pPath, it.zKey, it.nKey);
-    docextBufAppendByte(&rc, pPath, 0);
-    pPath->n--;
-    if( rc ) break;
     if( !bArray && it.nKey>0 && it.zKey[0]=='$' ){
       DocIter next = it;
       if( strcmp(it.zKey, "$ref")==0 ){
@@ -123,26 +131,39 @@ static int checkNames(const u8 *aDoc, int bArray, DocBuf *pPath, char **pzErr){
       }else if( strcmp(it.zKey, "$db")==0 ){
         if( strcmp(zPrev, "$id")!=0 ) zWhy = "The DBRef $db field must follow the $id field";
       }else{
-        *pzErr = sqlite3_mprintf("docext: The dollar ($) prefixed field '%s' in '%s' "
-                                 "is not valid for storage.", it.zKey, (char*)pPath->a);
-        return SQLITE_ERROR;
-      }
-      if( zWhy ){
-        *pzErr = sqlite3_mprintf("docext: %s (in '%s')", zWhy, (char*)pPath->a);
-        return SQLITE_ERROR;
+        zWhy = "";
       }
     }else if( !bArray && memchr(it.zKey, '.', it.nKey) ){
-      *pzErr = sqlite3_mprintf("docext: The dotted field '%s' in '%s' "
-                               "is not valid for storage.", it.zKey, (char*)pPath->a);
-      return SQLITE_ERROR;
+      zWhy = ".";
+    }
+    if( zWhy ){
+      char *zPath = namePath(azPath, nPath, it.zKey);
+      if( zPath==0 ) return SQLITE_NOMEM;
+      if( zWhy[0]==0 ){
+        *pzErr = sqlite3_mprintf("docext: The dollar ($) prefixed field '%s' in '%s' "
+                                 "is not valid for storage.", it.zKey, zPath);
+      }else if( zWhy[0]=='.' ){
+        *pzErr = sqlite3_mprintf("docext: The dotted field '%s' in '%s' "
+                                 "is not valid for storage.", it.zKey, zPath);
+      }else{
+        *pzErr = sqlite3_mprintf("docext: %s (in '%s')", zWhy, zPath);
+      }
+      sqlite3_free(zPath);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
-      rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, pPath, pzErr);
+      int rc;
+      if( nPath>=DOCEXT_MAX_DEPTH ){   /* validated documents never are */
+        *pzErr = sqlite3_mprintf("docext: nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
+        return SQLITE_ERROR;
+      }
+      azPath[nPath] = it.zKey;
+      rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, azPath, nPath+1, pzErr);
+      if( rc ) return rc;
     }
     zPrev = it.zKey;
   }
-  pPath->n = nParent;
-  return rc;
+  return SQLITE_OK;
 }
 
 static const char *typeName(int type){
@@ -164,11 +185,8 @@ int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzE
   int bFirst = 0, bHasId;
 
   {
-    u8 aSpace[256];
-    DocBuf path;
-    docextBufInit(&path, aSpace, sizeof(aSpace));
-    rc = checkNames(aDoc, 0, &path, pzErr);
-    docextBufFree(&path);
+    const char *azPath[DOCEXT_MAX_DEPTH+1];
+    rc = checkNames(aDoc, 0, azPath, 0, pzErr);
     if( rc ) return rc;
   }
   docextIterInit(&it, aDoc);
