@@ -92,3 +92,30 @@ UPDATE tx SET doc = '{slug: "same"}';
 DELETE FROM tx WHERE _id = 1;
 COMMIT;
 SELECT doc, doc_check('tx') FROM tx;
+
+-- 5. Hostile bytes: truncated and garbage BSON (the message gives the byte
+--    offset), bad UTF-8 in BSON and in text (line and column), NUL bytes.
+CREATE VIRTUAL TABLE raw USING docext;
+INSERT INTO raw(bson) VALUES (x'');
+INSERT INTO raw(bson) VALUES (x'05000000');
+INSERT INTO raw(bson) VALUES (x'ffffff7f00');
+INSERT INTO raw(bson) VALUES (x'0c00000010610001000000');
+INSERT INTO raw(bson) VALUES (x'0c0000001061000100000000ff');
+INSERT INTO raw(bson) VALUES (x'0d000000026100ffffff7f0000');
+INSERT INTO raw(bson) VALUES (x'0e00000002610002000000780100');
+INSERT INTO raw(bson) VALUES (x'0e00000002610002000000ff0000');
+INSERT INTO raw(bson) VALUES (x'0f00000002610003000000c0af0000');
+INSERT INTO raw(bson) VALUES (x'0c00000010ff000100000000');
+INSERT INTO raw(bson) VALUES (x'0c0000001461000100000000');
+INSERT INTO raw(bson) VALUES (x'090000000861000200');
+INSERT INTO raw(bson) VALUES (x'10000000036100040000000000000000');
+INSERT INTO raw(bson) VALUES (x'0e0000000561000100000002ff00');
+INSERT INTO raw(doc) VALUES (CAST(x'7b613a202278ff227d' AS TEXT));
+INSERT INTO raw(doc) VALUES (CAST(x'7b0a20c3a93a20312c0a20ff3a20327d' AS TEXT));
+INSERT INTO raw(doc) VALUES (CAST(x'7b613a202278007922207d' AS TEXT));
+INSERT INTO raw(doc) VALUES ('{"a\u0000b": 1}');
+INSERT INTO raw(doc) VALUES ('{a: "\ud800"}');
+INSERT INTO raw(doc) VALUES ('{a: /x' || char(0) || '/}');
+INSERT INTO raw(doc) VALUES ('{_id: 1, a: "x\u0000y", "é": "\ud83d\ude00"}');
+SELECT doc, hex(bson), doc_check('raw') FROM raw;
+SELECT doc_valid(x'0c0000001061000100000000ff'), doc_valid(CAST(x'7b613a202278ff227d' AS TEXT)), doc_valid('{a: "x\u0000y"}');
