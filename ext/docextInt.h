@@ -299,14 +299,35 @@ void docextDec128FromDouble(double v, u8 *aOut);
 
 /* Parse one document from text z[0..n) (leading white space and comments
 ** skipped) and append its BSON to pOut. *pnUsed receives the offset just
-** past the document (so doc_each can read JSON Lines / arrays). On error
+** past the document. On error
 ** returns SQLITE_ERROR and *pzErr is "docext: <what> at line L column C".
 ** bTop: 1 if the text must hold exactly one document and nothing else. */
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr);
 
+/* A sequence of documents in text, read one at a time (doc_each): JSON
+** Lines (documents one after another, separated by white space, comments
+** or commas) or a JSON array of documents. Each document is parsed on its
+** own, as a root, so the limits apply to each and not to the whole; errors
+** give the line and column in the whole text. */
+typedef struct DocJsonSeq DocJsonSeq;
+struct DocJsonSeq {
+  const char *z;      /* the text (the caller keeps it alive) */
+  int n;              /* its length */
+  int i;              /* where reading continues */
+  int bArray;         /* a JSON array: z[iOpen] is its '[' */
+  int iOpen;
+  int nDoc;           /* documents begun so far */
+  int bInDoc;         /* the last error was inside document nDoc */
+};
+void docextJsonSeqInit(DocJsonSeq *p, const char *z, int n);
+/* The next document into pOut (reset first), or *pbEof at the end. On
+** error returns non-zero and sets *pzErr ("docext: <what> at line L
+** column C"). */
+int docextJsonSeqNext(DocJsonSeq *p, DocBuf *pOut, int *pbEof, char **pzErr);
+
 /* Parse a single value (any type, not only a document) from text into a
-** one-element document {"": value}. Used for doc_each arrays and for
-** parsing option values. Same error conventions. */
+** one-element document {"": value}. Used for the _id column's text forms
+** and for parsing option values. Same error conventions. */
 int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char **pzErr);
 
 #define DOCEXT_JSON_RELAXED   0
@@ -332,7 +353,8 @@ i64 docextClockNowMs(void);
 void docextClockSet(int bFrozen, i64 ms);
 int docextClockIsFrozen(void);
 /* "2012-10-10T21:14:07.096Z" for ms since the epoch into zOut (>= 40
-** bytes); returns the length. */
+** bytes); returns the length. Years outside 0000-9999 are written as ISO
+** 8601's expanded years, "+010000-01-01T…", "-000001-12-31T…". */
 int docextIsoDateFormat(i64 ms, char *zOut);
 /* Parse ISO-8601: YYYY-MM-DD, optionally T or space HH:MM[:SS[.fff]] and
 ** Z, +HH:MM, +HHMM or +HH (UTC when absent). SQLITE_OK or SQLITE_ERROR. */
@@ -600,6 +622,12 @@ int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr);
 typedef struct DocIndexCache DocIndexCache;
 DocIndexCache **docextCollIndexCache(DocColl *pColl);      /* docext_coll.c */
 void docextIndexCacheFree(DocIndexCache *p);
+/* A value as MongoDB's BSONElement::toString() writes it in messages
+** (docext_coll.c): numbers plain (a double by "%.16g", with ".0" unless
+** that shows '.', 'E' or 'N'), strings quoted as they are (past 160 bytes
+** cut to 150 and "..."), ObjectId('…'), new Date(ms), Timestamp(t, i),
+** /re/flags, BinData(sub, HEX) or UUID("…"), { a: 1 }, [ 1, 2 ], {}, []. */
+void docextValueToString(int *pRc, DocBuf *p, const DocValue *v);
 /* MongoDB's duplicate-key message for index zIndex (docext_coll.c):
 ** "E11000 duplicate key error collection: books index: book_1_user_1 dup
 ** key: { book: 1, user: 2 }"; sqlite3_malloc'd, NULL on OOM. */

@@ -12,6 +12,7 @@
 ** when the collection has a TTL index (docextCollTtlSweep).
 */
 #include "docextInt.h"
+#include <stdio.h>
 
 struct DocColl {
   DocStore *pStore;
@@ -92,30 +93,75 @@ const char *docextCollName(DocColl *p){ return p->zDisplay; }
 ** Stored-document rules
 */
 
-/* Field names of stored documents may not start with '$' (DBRef's $ref,
-** $id and $db excepted, as in MongoDB) nor contain '.'. Checked at every
-** level; *pzErr names the offending field. */
-static int checkNames(const u8 *aDoc, int bArray, char **pzErr){
+/* The dotted path of field zKey under the fields azPath[0..nPath), for
+** messages (sqlite3_malloc'd; NULL on OOM). */
+static char *namePath(const char *const *azPath, int nPath, const char *zKey){
+  DocBuf b;
+  int rc = SQLITE_OK, i;
+  memset(&b, 0, sizeof(b));
+  for(i=0; i<nPath; i++){
+    docextBufAppendStr(&rc, &b, azPath[i]);
+    docextBufAppendByte(&rc, &b, '.');
+  }
+  docextBufAppendStr(&rc, &b, zKey);
+  return docextBufDetachText(&rc, &b);
+}
+
+/* Field names of stored documents may not start with '$' nor contain '.',
+** at any depth, in MongoDB's words ("The dollar ($) prefixed field '$x' in
+** 'a.0.$x' is not valid for storage."). A DBRef's $ref, $id and $db are
+** allowed as MongoDB allows them: $id right after $ref, $db right after
+** $id. azPath[0..nPath) are the names above aDoc (room for
+** DOCEXT_MAX_DEPTH+1), kept for the messages only. */
+static int checkNames(const u8 *aDoc, int bArray, const char **azPath, int nPath,
+                      char **pzErr){
   DocIter it;
+  const char *zPrev = "";     /* the previous field name */
   docextIterInit(&it, aDoc);
   while( docextIterNext(&it) ){
-    if( !bArray ){
-      if( it.nKey>0 && it.zKey[0]=='$'
-       && strcmp(it.zKey, "$ref") && strcmp(it.zKey, "$id") && strcmp(it.zKey, "$db") ){
-        *pzErr = sqlite3_mprintf("docext: field name '%s' may not start with '$' "
-                                 "in a stored document", it.zKey);
-        return SQLITE_ERROR;
+    const char *zWhy = 0;
+    if( !bArray && it.nKey>0 && it.zKey[0]=='$' ){
+      DocIter next = it;
+      if( strcmp(it.zKey, "$ref")==0 ){
+        if( !docextIterNext(&next) || strcmp(next.zKey, "$id")!=0 ){
+          zWhy = "The DBRef $ref field must be followed by a $id field";
+        }
+      }else if( strcmp(it.zKey, "$id")==0 ){
+        if( strcmp(zPrev, "$ref")!=0 ) zWhy = "The DBRef $id field must follow the $ref field";
+      }else if( strcmp(it.zKey, "$db")==0 ){
+        if( strcmp(zPrev, "$id")!=0 ) zWhy = "The DBRef $db field must follow the $id field";
+      }else{
+        zWhy = "";
       }
-      if( memchr(it.zKey, '.', it.nKey) ){
-        *pzErr = sqlite3_mprintf("docext: field name '%s' may not contain '.' "
-                                 "in a stored document", it.zKey);
-        return SQLITE_ERROR;
+    }else if( !bArray && memchr(it.zKey, '.', it.nKey) ){
+      zWhy = ".";
+    }
+    if( zWhy ){
+      char *zPath = namePath(azPath, nPath, it.zKey);
+      if( zPath==0 ) return SQLITE_NOMEM;
+      if( zWhy[0]==0 ){
+        *pzErr = sqlite3_mprintf("docext: The dollar ($) prefixed field '%s' in '%s' "
+                                 "is not valid for storage.", it.zKey, zPath);
+      }else if( zWhy[0]=='.' ){
+        *pzErr = sqlite3_mprintf("docext: The dotted field '%s' in '%s' "
+                                 "is not valid for storage.", it.zKey, zPath);
+      }else{
+        *pzErr = sqlite3_mprintf("docext: %s (in '%s')", zWhy, zPath);
       }
+      sqlite3_free(zPath);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
-      int rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, pzErr);
+      int rc;
+      if( nPath>=DOCEXT_MAX_DEPTH ){   /* validated documents never are */
+        *pzErr = sqlite3_mprintf("docext: nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
+        return SQLITE_ERROR;
+      }
+      azPath[nPath] = it.zKey;
+      rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, azPath, nPath+1, pzErr);
       if( rc ) return rc;
     }
+    zPrev = it.zKey;
   }
   return SQLITE_OK;
 }
@@ -138,11 +184,24 @@ int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzE
   int rc = SQLITE_OK;
   int bFirst = 0, bHasId;
 
-  rc = checkNames(aDoc, 0, pzErr);
-  if( rc ) return rc;
+  {
+    const char *azPath[DOCEXT_MAX_DEPTH+1];
+    rc = checkNames(aDoc, 0, azPath, 0, pzErr);
+    if( rc ) return rc;
+  }
   docextIterInit(&it, aDoc);
-  if( docextIterNext(&it) && it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ) bFirst = 1;
-  bHasId = docextBsonFind(aDoc, "_id", 3, &id);
+  bHasId = 0;
+  while( docextIterNext(&it) ){
+    if( it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ){
+      if( bHasId ){
+        *pzErr = sqlite3_mprintf("docext: can't have multiple _id fields in one document");
+        return SQLITE_ERROR;
+      }
+      bHasId = 1;
+      bFirst = it.iElem==4;
+      id = it.v;
+    }
+  }
   if( bHasId && (id.type==DOC_ARRAY || id.type==DOC_REGEX || id.type==DOC_UNDEFINED) ){
     *pzErr = sqlite3_mprintf("docext: _id may not be %s", typeName(id.type));
     return SQLITE_ERROR;
@@ -188,6 +247,143 @@ static void firstValue(const u8 *aDoc, DocValue *pId){
   *pId = it.v;
 }
 
+/* Append the hex digits of a[0..n), upper case or lower case. */
+static void appendHex(int *pRc, DocBuf *p, const u8 *a, int n, int bUpper){
+  const char *zDigit = bUpper ? "0123456789ABCDEF" : "0123456789abcdef";
+  int i;
+  for(i=0; i<n; i++){
+    docextBufAppendByte(pRc, p, (u8)zDigit[a[i]>>4]);
+    docextBufAppendByte(pRc, p, (u8)zDigit[a[i]&15]);
+  }
+}
+
+static void appendToStringDoc(int *pRc, DocBuf *p, const u8 *aDoc, int bArray);
+
+void docextValueToString(int *pRc, DocBuf *p, const DocValue *v){
+  const char *z;
+  int n;
+  char zBuf[48];
+  switch( v->type ){
+    case DOC_DOCUMENT: case DOC_ARRAY:
+      appendToStringDoc(pRc, p, v->p, v->type==DOC_ARRAY);
+      break;
+    case DOC_DATE:
+      docextBufAppendf(pRc, p, "new Date(%lld)", docextValueI64(v));
+      break;
+    case DOC_REGEX:
+      z = (const char*)v->p;
+      docextBufAppendf(pRc, p, "/%s/%s", z, z+strlen(z)+1);
+      break;
+    case DOC_DOUBLE:
+      /* StringBuilder::appendDoubleNice() */
+      snprintf(zBuf, sizeof(zBuf), "%.16g", docextValueDouble(v));
+      docextBufAppendStr(pRc, p, zBuf);
+      if( !strchr(zBuf, '.') && !strchr(zBuf, 'E') && !strchr(zBuf, 'N') ){
+        docextBufAppendStr(pRc, p, ".0");
+      }
+      break;
+    case DOC_INT64:
+      docextBufAppendf(pRc, p, "%lld", docextValueI64(v));
+      break;
+    case DOC_INT32:
+      docextBufAppendf(pRc, p, "%d", docextValueI32(v));
+      break;
+    case DOC_DECIMAL128:
+      n = docextDec128ToString(v->p, zBuf);
+      docextBufAppend(pRc, p, zBuf, n);
+      break;
+    case DOC_BOOL:      docextBufAppendStr(pRc, p, v->p[0] ? "true" : "false"); break;
+    case DOC_UNDEFINED: docextBufAppendStr(pRc, p, "undefined"); break;
+    case DOC_NULL:      docextBufAppendStr(pRc, p, "null"); break;
+    case DOC_MAXKEY:    docextBufAppendStr(pRc, p, "MaxKey"); break;
+    case DOC_MINKEY:    docextBufAppendStr(pRc, p, "MinKey"); break;
+    case DOC_CODEWSCOPE:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, "CodeWScope( ");
+      docextBufAppend(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, ", ");
+      appendToStringDoc(pRc, p, v->p + 8 + n + 1, 0);
+      docextBufAppendByte(pRc, p, ')');
+      break;
+    case DOC_CODE:
+      z = docextValueStr(v, &n);
+      if( n+1>80 ){
+        docextBufAppend(pRc, p, z, 70);
+        docextBufAppendStr(pRc, p, "...");
+      }else{
+        docextBufAppend(pRc, p, z, n);
+      }
+      break;
+    case DOC_SYMBOL: case DOC_STRING:
+      z = docextValueStr(v, &n);
+      docextBufAppendByte(pRc, p, '"');
+      if( n+1>160 ){
+        docextBufAppend(pRc, p, z, 150);
+        docextBufAppendStr(pRc, p, "...\"");
+      }else{
+        docextBufAppend(pRc, p, z, n);
+        docextBufAppendByte(pRc, p, '"');
+      }
+      break;
+    case DOC_DBPOINTER:
+      z = docextValueStr(v, &n);
+      docextBufAppendStr(pRc, p, "DBRef('");
+      docextBufAppend(pRc, p, z, n);
+      docextBufAppendStr(pRc, p, "',");
+      appendHex(pRc, p, v->p + 4 + n + 1, 12, 0);
+      docextBufAppendByte(pRc, p, ')');
+      break;
+    case DOC_OID:
+      docextBufAppendStr(pRc, p, "ObjectId('");
+      appendHex(pRc, p, v->p, 12, 0);
+      docextBufAppendStr(pRc, p, "')");
+      break;
+    case DOC_BINARY: {
+      int iSub = v->p[4];
+      const u8 *a = v->p + 5;
+      n = docextGetI32(v->p);
+      if( iSub==0x02 ){ a += 4; n -= 4; }   /* binDataClean() */
+      if( iSub==0x04 && n==16 ){
+        docextBufAppendStr(pRc, p, "UUID(\"");
+        appendHex(pRc, p, a, 4, 0);     docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+4, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+6, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+8, 2, 0);   docextBufAppendByte(pRc, p, '-');
+        appendHex(pRc, p, a+10, 6, 0);
+        docextBufAppendStr(pRc, p, "\")");
+      }else{
+        docextBufAppendf(pRc, p, "BinData(%d, ", iSub);
+        appendHex(pRc, p, a, n>80 ? 70 : n, 1);
+        docextBufAppendStr(pRc, p, n>80 ? "...)" : ")");
+      }
+      break;
+    }
+    case DOC_TIMESTAMP: {
+      u64 u = (u64)docextValueI64(v);
+      docextBufAppendf(pRc, p, "Timestamp(%lld, %lld)", (i64)(u>>32), (i64)(u & 0xFFFFFFFF));
+      break;
+    }
+  }
+}
+
+/* BSONObj::toString(): "{ a: 1, b: "x" }", "[ 1, 2 ]", "{}", "[]". */
+static void appendToStringDoc(int *pRc, DocBuf *p, const u8 *aDoc, int bArray){
+  DocIter it;
+  int bFirst = 1;
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) ){
+    docextBufAppendStr(pRc, p, bFirst ? (bArray ? "[ " : "{ ") : ", ");
+    bFirst = 0;
+    if( !bArray ){
+      docextBufAppend(pRc, p, it.zKey, it.nKey);
+      docextBufAppendStr(pRc, p, ": ");
+    }
+    docextValueToString(pRc, p, &it.v);
+  }
+  if( bFirst ) docextBufAppendStr(pRc, p, bArray ? "[]" : "{}");
+  else docextBufAppendStr(pRc, p, bArray ? " ]" : " }");
+}
+
 /* "E11000 duplicate key error collection: books index: _id_ dup key:
 ** { _id: 1 }", as MongoDB words it; a compound index lists every field:
 ** "{ book: 1, user: 2 }". Used by the _id index here and by every unique
@@ -201,7 +397,7 @@ char *docextDupKeyMessage(DocColl *p, const char *zIndex, int nField,
                    "dup key: { ", p->zDisplay, zIndex);
   for(i=0; i<nField; i++){
     docextBufAppendf(&rc, &b, "%s%s: ", i ? ", " : "", azField[i]);
-    docextJsonWriteValue(&rc, &b, &aVal[i], DOCEXT_JSON_SHELL);
+    docextValueToString(&rc, &b, &aVal[i]);
   }
   docextBufAppendStr(&rc, &b, " }");
   return docextBufDetachText(&rc, &b);
@@ -347,7 +543,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
       memset(&msg, 0, sizeof(msg));
       docextBufAppendStr(&rc, &msg, "docext: after applying the update, the (immutable) "
                                     "field '_id' was found to have been altered to _id: ");
-      docextJsonWriteValue(&rc, &msg, &idNew, DOCEXT_JSON_SHELL);
+      docextValueToString(&rc, &msg, &idNew);
       *pzErr = docextBufDetachText(&rc, &msg);
       if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
     }

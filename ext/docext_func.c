@@ -460,19 +460,14 @@ typedef struct EachCursor EachCursor;
 struct EachCursor {
   sqlite3_vtab_cursor base;
   sqlite3_value *pInput;    /* copy of the argument */
-  int eKind;                /* EACH_BSON, EACH_ARRAY, EACH_LINES */
-  int iOff;                 /* where the next document starts */
+  int bText;                /* TEXT (seq), else concatenated BSON */
+  int iOff;                 /* BSON: where the next document starts */
   i64 iRow;                 /* 1-based row number */
   int bEof;
-  DocBuf doc;               /* current document (text kinds, and arrays) */
+  DocBuf doc;               /* current document (TEXT) */
   const u8 *aDoc;           /* current document */
-  DocBuf arr;               /* EACH_ARRAY: the parsed array */
-  DocIter arrIter;
+  DocJsonSeq seq;           /* TEXT: a JSON array or JSON Lines */
 };
-
-#define EACH_BSON   0
-#define EACH_ARRAY  1
-#define EACH_LINES  2
 
 static int eachConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                        sqlite3_vtab **ppVtab, char **pzErr){
@@ -526,7 +521,6 @@ static void eachReset(EachCursor *p){
   sqlite3_value_free(p->pInput);
   p->pInput = 0;
   docextBufFree(&p->doc);
-  docextBufFree(&p->arr);
   p->aDoc = 0;
   p->iOff = 0;
   p->iRow = 0;
@@ -553,7 +547,7 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
   char *zErr = 0;
   int rc = SQLITE_OK;
   p->iRow++;
-  if( p->eKind==EACH_BSON ){
+  if( !p->bText ){
     const u8 *a = sqlite3_value_blob(p->pInput);
     int n = sqlite3_value_bytes(p->pInput);
     int nDoc;
@@ -573,36 +567,19 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
     p->iOff += nDoc;
     return SQLITE_OK;
   }
-  if( p->eKind==EACH_ARRAY ){
-    if( !docextIterNext(&p->arrIter) ){ p->bEof = 1; return SQLITE_OK; }
-    if( p->arrIter.v.type!=DOC_DOCUMENT ){
-      return eachError(p, SQLITE_ERROR, sqlite3_mprintf(
-          "docext: doc_each: element %lld of the array is not a document (%s)",
-          p->iRow-1, docextTypeAlias(p->arrIter.v.type)));
-    }
-    p->aDoc = p->arrIter.v.p;
-    return SQLITE_OK;
-  }
-  {
-    const char *z = (const char*)sqlite3_value_text(p->pInput);
-    int n = sqlite3_value_bytes(p->pInput);
-    int nUsed = 0;
-    int i = p->iOff;
-    /* Skip white space between documents; commas are tolerated too. */
-    while( i<n && (z[i]==' ' || z[i]=='\t' || z[i]=='\n' || z[i]=='\r' || z[i]==',') ) i++;
-    if( i>=n ){ p->bEof = 1; return SQLITE_OK; }
-    docextBufReset(&p->doc);
-    rc = docextJsonParse(z+i, n-i, 0, &p->doc, &nUsed, &zErr);
-    if( rc!=SQLITE_OK ){
-      char *zMsg = sqlite3_mprintf("docext: doc_each: document %lld: %s",
-                                   p->iRow, zErr ? zErr+8 : "cannot parse");
+  rc = docextJsonSeqNext(&p->seq, &p->doc, &p->bEof, &zErr);
+  if( rc!=SQLITE_OK ){
+    char *zMsg = 0;
+    if( zErr ){
+      zMsg = p->seq.bInDoc
+           ? sqlite3_mprintf("docext: doc_each: document %d: %s", p->seq.nDoc, zErr+8)
+           : sqlite3_mprintf("docext: doc_each: %s", zErr+8);
       sqlite3_free(zErr);
-      return eachError(p, rc, zMsg);
     }
-    p->aDoc = p->doc.a;
-    p->iOff = i + nUsed;
-    return SQLITE_OK;
+    return eachError(p, rc, zMsg);
   }
+  p->aDoc = p->doc.a;
+  return SQLITE_OK;
 }
 
 static int eachFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
@@ -615,37 +592,12 @@ static int eachFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   if( p->pInput==0 ) return SQLITE_NOMEM;
   p->bEof = 0;
   if( sqlite3_value_type(p->pInput)==SQLITE_BLOB ){
-    p->eKind = EACH_BSON;
+    p->bText = 0;
   }else{
     const char *z = (const char*)sqlite3_value_text(p->pInput);
-    int n = sqlite3_value_bytes(p->pInput);
-    int i = 0;
     if( z==0 ) return SQLITE_NOMEM;
-    while( i<n && (z[i]==' ' || z[i]=='\t' || z[i]=='\n' || z[i]=='\r') ) i++;
-    if( i<n && z[i]=='[' ){
-      char *zErr = 0;
-      int nUsed = 0;
-      int rc = docextJsonParseValue(z, n, &p->arr, &nUsed, &zErr);
-      DocIter top;
-      if( rc!=SQLITE_OK ){
-        char *zMsg = sqlite3_mprintf("docext: doc_each: %s", zErr ? zErr+8 : "cannot parse");
-        sqlite3_free(zErr);
-        return eachError(p, rc, zMsg);
-      }
-      while( nUsed<n && (z[nUsed]==' ' || z[nUsed]=='\t' || z[nUsed]=='\n' || z[nUsed]=='\r') ){
-        nUsed++;
-      }
-      if( nUsed<n ){
-        return eachError(p, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: doc_each: unexpected text after the array at byte %d", nUsed));
-      }
-      docextIterInit(&top, p->arr.a);
-      docextIterNext(&top);
-      docextIterInitValue(&p->arrIter, &top.v);
-      p->eKind = EACH_ARRAY;
-    }else{
-      p->eKind = EACH_LINES;
-    }
+    p->bText = 1;
+    docextJsonSeqInit(&p->seq, z, sqlite3_value_bytes(p->pInput));
   }
   return eachNext(pCur);
 }

@@ -68,8 +68,13 @@
 ** document, so filters and updates parse as documents. The wrapper's value
 ** then replaces the document in the output.
 **
-** Limits: at most DOCEXT_MAX_DEPTH documents/arrays below the root (type
-** wrappers do not count as levels), at most DOCEXT_MAX_BSON bytes of BSON.
+** Limits: at most DOCEXT_MAX_DEPTH documents/arrays below the root, at most
+** DOCEXT_MAX_BSON bytes of BSON. Levels are counted in the BSON written, as
+** the BSON validator counts them: a type wrapper and the documents it holds
+** ({"$binary": {"base64": …}}) are a value, not levels; a $scope is one.
+** A document is known to be a wrapper once it has a wrapper's key, so the
+** documents parsed inside it afterwards do not count; one that turns out a
+** plain document is checked against the limit when it closes.
 ** Errors are "docext: <what> at line L column C", 1-based, columns in bytes.
 */
 #include "docextInt.h"
@@ -85,7 +90,11 @@ struct JsonParse {
   int rc;             /* sticky result code */
   int iErr;           /* text offset an error is reported at */
   char *zMsg;         /* what went wrong, without the position */
-  int nDepth;         /* documents/arrays open below the root */
+  int nDepth;         /* documents/arrays open below the root (recursion) */
+  int nLevel;         /* those of them that are levels of the BSON: not
+                      ** type wrappers nor the documents inside one */
+  int bInWrapper;     /* the value about to be parsed is inside a document
+                      ** that names a type wrapper ({"$binary": {…}}) */
   i64 iRoot;          /* offset of the root document in pOut */
   DocBuf *pOut;       /* the BSON being written */
   DocBuf tmp;         /* scratch: call arguments, rebuilt wrapper values */
@@ -943,15 +952,22 @@ static int jsonObject(JsonParse *p, int bRoot){
   int iOpen = p->i;
   int iWrapAt = -1;
   int bDollar = 0;
+  int bWrapper = 0;           /* a wrapper's key was seen */
+  int bLevel = 0;             /* counted in p->nLevel */
   int eType = DOC_DOCUMENT;
   i64 iDoc;
   if( !bRoot ){
     p->nDepth++;
-    /* Two levels of slack: a wrapper's own document ({$date: {$numberLong:
-    ** …}}) does not count as a level once it is replaced by its value. */
-    if( p->nDepth>DOCEXT_MAX_DEPTH+2 ){
+    /* Valid text has at most two documents that are not levels for each
+    ** level (a $code wrapper above its $scope) and three at the bottom
+    ** ({"$dbPointer": {"$id": {"$oid": …}}}): deeper is too deep. */
+    if( p->nDepth>2*DOCEXT_MAX_DEPTH+3 ){
       jsonErr(p, iOpen, "nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
       return 0;
+    }
+    if( !p->bInWrapper ){
+      bLevel = 1;
+      p->nLevel++;
     }
   }
   iDoc = docextBsonStartDoc(&p->rc, p->pOut);
@@ -964,7 +980,7 @@ static int jsonObject(JsonParse *p, int bRoot){
       int c = jsonPeek(p);
       int iKeyText = p->i;
       i64 iType, iKey;
-      int eVal;
+      int eVal, eKey;
       iType = p->pOut->n;
       docextBufAppendByte(&p->rc, p->pOut, 0);
       iKey = p->pOut->n;
@@ -998,11 +1014,15 @@ static int jsonObject(JsonParse *p, int bRoot){
         jsonErr(p, iKeyText, "NUL byte in key");
         break;
       }
+      eKey = 0;
       if( p->pOut->n>iKey && p->pOut->a[iKey]=='$' ){
         bDollar = 1;
-        if( iWrapAt<0 ){
-          int e = jsonWrapKey((const char*)&p->pOut->a[iKey], (int)(p->pOut->n - iKey));
-          if( e && (e<=JW_LAST_MAIN || e==JW_REGEX) ) iWrapAt = -2;
+        eKey = jsonWrapKey((const char*)&p->pOut->a[iKey], (int)(p->pOut->n - iKey));
+        if( iWrapAt<0 && eKey && (eKey<=JW_LAST_MAIN || eKey==JW_REGEX) ) iWrapAt = -2;
+        if( !bRoot && eKey && eKey<=JW_LAST_MAIN && !bWrapper ){
+          /* A wrapper or an error (jsonWrap): not a level. */
+          bWrapper = 1;
+          if( bLevel ){ bLevel = 0; p->nLevel--; }
         }
       }
       docextBufAppendByte(&p->rc, p->pOut, 0);
@@ -1015,6 +1035,7 @@ static int jsonObject(JsonParse *p, int bRoot){
       p->i++;
       jsonWs(p);
       if( iWrapAt==-2 ) iWrapAt = p->i;
+      p->bInWrapper = bWrapper && eKey!=JW_SCOPE;
       eVal = jsonValue(p);
       if( p->rc ) break;
       p->pOut->a[iType] = (u8)eVal;
@@ -1041,9 +1062,10 @@ static int jsonObject(JsonParse *p, int bRoot){
     if( bDollar ){
       eType = jsonWrap(p, iDoc, iWrapAt>=0 ? iWrapAt : iOpen);
     }
-    if( eType==DOC_DOCUMENT && p->nDepth>DOCEXT_MAX_DEPTH ){
+    if( eType==DOC_DOCUMENT && bLevel && p->nLevel>DOCEXT_MAX_DEPTH ){
       jsonErr(p, iOpen, "nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
     }
+    if( bLevel ) p->nLevel--;
     p->nDepth--;
   }
   return p->rc ? 0 : eType;
@@ -1055,7 +1077,8 @@ static int jsonArray(JsonParse *p){
   int iElem = 0;
   i64 iDoc;
   p->nDepth++;
-  if( p->nDepth>DOCEXT_MAX_DEPTH ){
+  p->nLevel++;
+  if( p->nLevel>DOCEXT_MAX_DEPTH ){
     jsonErr(p, iOpen, "nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
     return 0;
   }
@@ -1075,6 +1098,7 @@ static int jsonArray(JsonParse *p){
         break;
       }
       docextBsonAppendKey(&p->rc, p->pOut, 0, zKey, nKey);
+      p->bInWrapper = 0;
       eVal = jsonValue(p);
       if( p->rc ) break;
       p->pOut->a[iType] = (u8)eVal;
@@ -1096,6 +1120,7 @@ static int jsonArray(JsonParse *p){
     }
   }
   docextBsonEndDoc(&p->rc, p->pOut, iDoc);
+  p->nLevel--;
   p->nDepth--;
   return p->rc ? 0 : DOC_ARRAY;
 }
@@ -1434,6 +1459,7 @@ static int jsonWord(JsonParse *p){
       i64 iDoc = pOut->n;
       int iArg = p->i;
       DocValue v, vT, vI;
+      p->bInWrapper = 1;      /* {t, i} becomes the value: not a level */
       if( jsonObject(p, 0)!=DOC_DOCUMENT ){
         if( p->rc==SQLITE_OK ) jsonErr(p, iArg, "invalid Timestamp (need {t: uint32, i: uint32})");
         return 0;
@@ -1701,26 +1727,98 @@ static int jsonFinish(JsonParse *p, int *pnUsed, char **pzErr){
   return rc;
 }
 
+/* The document at the cursor (white space and comments first) as a root
+** document; bTop: nothing but white space may follow it. */
+static void jsonDocument(JsonParse *p, int bTop){
+  jsonWs(p);
+  if( p->rc ) return;
+  if( jsonPeek(p)!='{' ){
+    jsonErr(p, p->i, p->i>=p->n ? "expected a document, got empty text"
+                                : "expected '{' to start a document");
+    return;
+  }
+  jsonObject(p, 1);
+  if( bTop ){
+    jsonWs(p);
+    if( p->rc==SQLITE_OK && p->i<p->n ){
+      jsonErr(p, p->i, "unexpected text after the document");
+    }
+  }
+}
+
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr){
   JsonParse s;
   jsonInit(&s, z, n, pOut);
   if( pzErr ) *pzErr = 0;
+  jsonDocument(&s, bTop);
+  return jsonFinish(&s, pnUsed, pzErr);
+}
+
+void docextJsonSeqInit(DocJsonSeq *q, const char *z, int n){
+  JsonParse s;
+  DocBuf unused;
+  memset(q, 0, sizeof(*q));
+  memset(&unused, 0, sizeof(unused));
+  q->z = z;
+  q->n = n<0 ? 0 : n;
+  jsonInit(&s, z, n, &unused);
+  q->i = s.i;                 /* past a byte order mark */
+  jsonWs(&s);                 /* an unterminated comment: left to SeqNext */
+  if( s.rc==SQLITE_OK && jsonPeek(&s)=='[' ){
+    q->bArray = 1;
+    q->iOpen = s.i;
+    q->i = s.i+1;
+  }
+  sqlite3_free(s.zMsg);
+  docextBufFree(&s.tmp);
+}
+
+int docextJsonSeqNext(DocJsonSeq *q, DocBuf *pOut, int *pbEof, char **pzErr){
+  JsonParse s;
+  *pbEof = 0;
+  *pzErr = 0;
+  q->bInDoc = 0;
+  docextBufReset(pOut);
+  jsonInit(&s, q->z, q->n, pOut);
+  s.i = q->i;
   jsonWs(&s);
-  if( s.rc==SQLITE_OK ){
-    if( jsonPeek(&s)!='{' ){
-      jsonErr(&s, s.i, s.i>=s.n ? "expected a document, got empty text"
-                                : "expected '{' to start a document");
-    }else{
-      jsonObject(&s, 1);
-      if( bTop ){
+  if( q->bArray ){
+    int c = jsonPeek(&s);
+    if( s.rc==SQLITE_OK && q->nDoc>0 ){
+      /* after an element: ',' (perhaps trailing) or ']' */
+      if( c==',' ){
+        s.i++;
         jsonWs(&s);
-        if( s.rc==SQLITE_OK && s.i<s.n ){
-          jsonErr(&s, s.i, "unexpected text after the document");
-        }
+        c = jsonPeek(&s);
+      }else if( c!=']' && c>=0 ){
+        jsonErr(&s, s.i, "expected ',' or ']'");
       }
     }
+    if( s.rc==SQLITE_OK && c==']' ){
+      s.i++;
+      jsonWs(&s);
+      if( s.rc==SQLITE_OK && s.i<s.n ){
+        jsonErr(&s, s.i, "unexpected text after the array");
+      }
+      *pbEof = 1;
+    }else if( s.rc==SQLITE_OK && c<0 ){
+      jsonErr(&s, q->iOpen, "unterminated array");
+    }
+  }else{
+    /* JSON Lines: documents separated by white space, comments, commas */
+    while( s.rc==SQLITE_OK && jsonPeek(&s)==',' ){
+      s.i++;
+      jsonWs(&s);
+    }
+    if( s.rc==SQLITE_OK && s.i>=s.n ) *pbEof = 1;
   }
-  return jsonFinish(&s, pnUsed, pzErr);
+  if( s.rc==SQLITE_OK && !*pbEof ){
+    q->bInDoc = 1;
+    q->nDoc++;
+    jsonDocument(&s, 0);
+  }
+  q->i = s.i;
+  return jsonFinish(&s, 0, pzErr);
 }
 
 int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char **pzErr){

@@ -114,14 +114,24 @@ static char *putDigits(char *z, i64 v, int nDigit){
 }
 
 int docextIsoDateFormat(i64 ms, char *zOut){
-  i64 days, y;
-  int m, d, msInDay;
+  i64 days = ms/86400000, y;
+  int msInDay = (int)(ms%86400000);   /* no negation: ms may be INT64_MIN */
+  int m, d;
   char *z = zOut;
-  days = ms>=0 ? ms/86400000 : -((-ms + 86399999)/86400000);
-  msInDay = (int)(ms - days*86400000);
+  if( msInDay<0 ){ msInDay += 86400000; days--; }
   civilFromDays(days, &y, &m, &d);
-  if( y<0 ){ *z++ = '-'; y = -y; }
-  z = putDigits(z, y, y>9999 ? (y>99999 ? 6 : 5) : 4);
+  if( y<0 || y>9999 ){
+    /* ISO 8601's expanded years, as JavaScript's toISOString() writes
+    ** them: a sign and at least six digits. */
+    int nDigit = 6;
+    i64 t;
+    *z++ = y<0 ? '-' : '+';
+    if( y<0 ) y = -y;
+    for(t=y/1000000; t>0; t/=10) nDigit++;
+    z = putDigits(z, y, nDigit);
+  }else{
+    z = putDigits(z, y, 4);
+  }
   *z++ = '-'; z = putDigits(z, m, 2);
   *z++ = '-'; z = putDigits(z, d, 2);
   *z++ = 'T'; z = putDigits(z, msInDay/3600000, 2);
@@ -177,8 +187,12 @@ int docextIsoDateParse(const char *z, int n, i64 *pMs){
     }else if( i<n && (z[i]=='+' || z[i]=='-') ){
       tzSign = z[i++]=='+' ? 1 : -1;
       if( !readDigits(z, n, &i, 2, &tzh) ) return SQLITE_ERROR;
-      if( i<n && z[i]==':' ) i++;
-      if( i<n && !readDigits(z, n, &i, 2, &tzm) ) return SQLITE_ERROR;
+      if( i<n && z[i]==':' ){
+        i++;
+        if( !readDigits(z, n, &i, 2, &tzm) ) return SQLITE_ERROR;
+      }else if( i<n && !readDigits(z, n, &i, 2, &tzm) ){
+        return SQLITE_ERROR;
+      }
     }
   }
   if( i!=n || mo<1 || mo>12 || d<1 || d>aDays[mo-1] || h>23 || mi>59 || s>60

@@ -44,11 +44,13 @@
 ** _id COMPARISONS follow what the _id column shows: an INTEGER or REAL
 ** compares with numeric _ids by value (int32, int64, double, decimal), a
 ** TEXT with string _ids, and a TEXT that reads as an Extended JSON value
-** (such as '{"$oid":"…"}', the column's form for an ObjectId) also equals
-** the _id it denotes. Ranges stay within one type, as in MongoDB: _id > 5
-** never matches a string.
+** (such as '{"$oid":"…"}', the column's form for an ObjectId, or
+** '{"$numberDouble":"NaN"}') also equals the _id it denotes. Ranges stay
+** within one type, as in MongoDB: _id > 5 never matches a string, and no
+** range of numbers holds NaN.
 */
 #include "docextInt.h"
+#include <math.h>
 #include <stdlib.h>
 
 /* Column numbers. */
@@ -446,8 +448,9 @@ static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
 }
 
 /* The key of the value a TEXT denotes when read as Extended JSON (the _id
-** column's form for ObjectIds, dates, documents, booleans...). 0 if it
-** denotes none, or a number or string (those show as themselves). */
+** column's form for ObjectIds, dates, documents, booleans, decimals, NaN
+** ...). 0 if it denotes none. Only text that starts like such a form is
+** tried: a number or a string shows as itself. */
 static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
   const char *z = (const char*)sqlite3_value_text(pVal);
   int n = sqlite3_value_bytes(pVal);
@@ -461,7 +464,7 @@ static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
   if( docextJsonParseValue(z, n, &b, &nUsed, &zErr)==SQLITE_OK && nUsed==n ){
     DocIter it;
     docextIterInit(&it, b.a);
-    if( docextIterNext(&it) && !docextValueIsNumber(&it.v) && it.v.type!=DOC_STRING ){
+    if( docextIterNext(&it) && it.v.type!=DOC_STRING ){
       docextKeyAppend(pRc, pOut, &it.v, 0);
       bOk = 1;
     }
@@ -593,6 +596,23 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
         break;
     }
   }
+  if( rc==SQLITE_OK && access.eAccess==DOCEXT_ACCESS_RANGE && !access.bLo ){
+    /* NaN keys sort below every number, but no range of numbers holds
+    ** NaN (as in MongoDB, and as NULL compares in SQL): an upper bound on
+    ** a number has -Infinity as its lower bound. */
+    u8 aInf[16];
+    DocBuf inf;
+    DocValue v;
+    docextBufInit(&inf, aInf, sizeof(aInf));
+    docextBufAppendDouble(&rc, &inf, -INFINITY);
+    v.type = DOC_DOUBLE; v.p = inf.a; v.n = 8;
+    docextBufReset(&access.lo);
+    docextKeyAppend(&rc, &access.lo, &v, 0);
+    if( rc==SQLITE_OK && access.lo.a[0]==access.hi.a[0] ){
+      access.bLo = 1;
+      access.bLoIncl = 1;
+    }
+  }
   if( rc!=SQLITE_OK ){
     docextAccessClear(&access);
     return rc;
@@ -647,7 +667,12 @@ static void resultId(sqlite3_context *ctx, const u8 *aDoc, DocBuf *pTmp){
   switch( id.type ){
     case DOC_INT32:  sqlite3_result_int64(ctx, docextValueI32(&id)); return;
     case DOC_INT64:  sqlite3_result_int64(ctx, docextValueI64(&id)); return;
-    case DOC_DOUBLE: sqlite3_result_double(ctx, docextValueDouble(&id)); return;
+    case DOC_DOUBLE:
+      /* NaN has no SQL REAL (SQLite would make it NULL): it shows as
+      ** {"$numberDouble":"NaN"}, which finds it again. */
+      if( isnan(docextValueDouble(&id)) ) break;
+      sqlite3_result_double(ctx, docextValueDouble(&id));
+      return;
     case DOC_STRING: {
       int n;
       const char *z = docextValueStr(&id, &n);
@@ -745,9 +770,15 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
         "docext: give the document in doc or in bson, not both"));
   }
   if( !bDoc && !bBson ){
-    if( bUpdate ){ *paDoc = 0; return SQLITE_OK; }
-    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(
-        "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
+    /* An UPDATE that sets neither column keeps the document; one that sets
+    ** them to NULL is as wrong as an INSERT without a document. */
+    if( bUpdate && sqlite3_value_nochange(pDoc) && sqlite3_value_nochange(pBson) ){
+      *paDoc = 0;
+      return SQLITE_OK;
+    }
+    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(bUpdate
+        ? "docext: a document is required: UPDATE %s SET doc = …"
+        : "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
   }
   rc = docextArgToBson(bDoc ? pDoc : pBson, pBuf, paDoc, &zErr);

@@ -88,3 +88,88 @@ SELECT doc_json(x'0d0000000861000200000000');
 SELECT doc_json(12);
 SELECT doc_json(NULL) IS NULL;
 SELECT doc_get('{a: [1, 2]', 'a');
+
+-- 10. Dates at the edges: doc_get gives ISO-8601 text for every date, with
+--     ISO's expanded years (a sign, at least six digits) outside 0000-9999
+SELECT doc_get(d, 'a'), doc_get(d, 'b'), doc_get(d, 'c'), doc_get(d, 'e') FROM (SELECT
+  '{a: ISODate("0000-01-01T00:00:00Z"), b: ISODate("9999-12-31T23:59:59.999Z"), c: new Date(-1), e: new Date(-86400001)}' AS d);
+SELECT doc_get(d, 'a'), doc_get(d, 'b'), doc_get(d, 'c'), doc_get(d, 'e') FROM (SELECT
+  '{a: new Date(-62167219200001), b: new Date(253402300800000), c: new Date(9223372036854775807), e: new Date(-9223372036854775808)}' AS d);
+SELECT doc_json(d, 'shell') FROM (SELECT '{a: new Date(-62167219200001), b: new Date(9223372036854775807), c: new Date(-9223372036854775808)}' AS d);
+SELECT doc_config('clock', -9223372036854775808), doc_config('clock', NULL);
+-- offsets: +HH:MM, +HHMM, +HH; a colon needs its minutes
+SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:30")}', 'a'), doc_get('{a: ISODate("2012-10-10T21:14:07-0530")}', 'a'),
+       doc_get('{a: ISODate("2012-10-10T21:14:07+05")}', 'a');
+SELECT doc_get('{a: ISODate("2012-10-10T21:14:07+05:")}', 'a');
+
+-- 11. doc_each reads text document by document: a JSON array may be larger
+--     than one document may be, each element gets the full 100 levels, and
+--     errors give the line and column in the whole text
+SELECT count(*), sum(length(doc)) FROM doc_each('[' || (SELECT group_concat('{_id: ' || value || ', s: "' || printf('%.1000c', 'x') || '"}', ', ') FROM generate_series(1, 20000)) || ']');
+SELECT length(doc) FROM doc_each('[{a: ' || printf('%.100c', '[') || printf('%.100c', ']') || '}]');
+SELECT length(doc) FROM doc_each('{a: ' || printf('%.100c', '[') || printf('%.100c', ']') || '}');
+SELECT length(doc) FROM doc_each('[{a: ' || printf('%.101c', '[') || printf('%.101c', ']') || '}]');
+SELECT doc_json(doc) FROM doc_each(char(65279) || '[{a: 1}, /* two */ {b: 2}]');
+SELECT doc_json(doc) FROM doc_each(char(65279) || '{a: 1}
+{b: 2}');
+SELECT doc_json(doc) FROM doc_each('{a: 1}
+{b: 2}
+{c: 3');
+SELECT doc_json(doc) FROM doc_each('[
+  {a: 1},
+  2
+]');
+SELECT doc_json(doc) FROM doc_each('[
+  {a: 1},
+  {b: 2}
+  {c: 3}
+]');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}, {b: 2}');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}] // done
+  x');
+SELECT doc_json(doc) FROM doc_each('[{a: 1}, {b: 2},]');
+SELECT doc_json(doc) FROM doc_each('[ /* nothing */ ]');
+SELECT doc_json(doc) FROM doc_each('[,]');
+SELECT doc_json(doc) FROM doc_each('  /* unterminated');
+
+-- 12. Every mongo shell literal of INTERFACE.md §2, then each with bad
+--     arguments: the error names the literal and points at the argument.
+SELECT doc_config('clock', '2013-03-01T00:00:00Z');
+SELECT doc_json('{ a: ObjectID(''507f1f77bcf86cd799439011''), b: ObjectId("507F1F77BCF86CD799439011"),
+  c: new Date(), d: new Date("2012-10-10"), e: ISODate(), f: new Date(1349903647096), g: NumberInt(7),
+  h: NumberInt("-8"), i: NumberLong("9223372036854775807"), j: NumberLong(-5), k: NumberDecimal("-0.00"),
+  l: NumberDecimal(1.5), m: Timestamp(4294967295, 1), n: BinData(128, ""), o: UUID("00112233445566778899AABBCCDDEEFF"),
+  p: /a\/b[/]c/imsx, q: undefined, r: NaN, s: -Infinity, t: Infinity, u: MinKey(), v: MaxKey,
+  "w.x": true, y: false, z: null, $k: 1 }', 'canonical');
+SELECT length(doc_get('{a: ObjectId()}', 'a')), substr(doc_get('{a: ObjectId()}', 'a'), 1, 8);
+SELECT doc_config('clock', NULL);
+SELECT doc_json('{a: ObjectId(''xyz'')}');
+SELECT doc_json('{a: ObjectId(''507f1f77bcf86cd79943901g'')}');
+SELECT doc_json('{a: ObjectId(5)}');
+SELECT doc_json('{
+  a: ISODate("garbage")}');
+SELECT doc_json('{a: ISODate("2012-02-30")}');
+SELECT doc_json('{a: new Date(1e300)}');
+SELECT doc_json('{a: NumberLong(''1e99'')}');
+SELECT doc_json('{a: NumberLong("9223372036854775808")}');
+SELECT doc_json('{a: NumberLong(1.5)}');
+SELECT doc_json('{a: NumberInt(2147483648)}');
+SELECT doc_json('{a: NumberDecimal("abc")}');
+SELECT doc_json('{a: BinData(0, "AQI")}');
+SELECT doc_json('{a: BinData(256, "AQID")}');
+SELECT doc_json('{a: BinData(0)}');
+SELECT doc_json('{a: UUID("0011")}');
+SELECT doc_json('{a: Timestamp(4294967296, 0)}');
+SELECT doc_json('{a: Timestamp(-1, 0)}');
+SELECT doc_json('{a: Timestamp(1)}');
+SELECT doc_json('{a: /x/g}');
+SELECT doc_json('{a: /x}');
+SELECT doc_json('{a: Foo(1)}');
+SELECT doc_json('{a: new Date(}');
+SELECT doc_json('{"a": {"$oid": 5}}');
+SELECT doc_json('{"a": {"$date": "garbage"}}');
+SELECT doc_json('{"a": {"$numberLong": "1e99"}}');
+SELECT doc_json('{"a": {"$binary": {"base64": "AQ", "subType": "00"}}}');
+SELECT doc_json('{"a": {"$timestamp": {"t": 4294967296, "i": 0}}}');
+SELECT doc_json('{"a": {"$uuid": "0011"}}');
+SELECT doc_json('{"a": {"$oid": "507f1f77bcf86cd799439011", "x": 1}}');

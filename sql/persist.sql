@@ -31,4 +31,17 @@ SELECT name FROM aux.sqlite_schema WHERE type = 'table' ORDER BY name;
 DROP TABLE aux.books;
 SELECT count(*) FROM aux.sqlite_schema;
 SELECT count(*) FROM main.books;
+-- a renamed collection keeps its pages and indexes across a reopen
+CREATE VIRTUAL TABLE shelf USING docext;
+INSERT INTO shelf(doc) VALUES ('{ _id: 1, text: "' || printf('%.50000c', 'y') || '", slug: "a" }');
+SELECT doc_create_index('shelf', '{slug: 1}', '{unique: true}');
+ALTER TABLE shelf RENAME TO cabinet;
+.open build/sqltest-persist.db
+.load ./docext
+SELECT _id, length(doc), doc_check('cabinet') FROM cabinet;
+SELECT name, entries FROM doc_indexes('cabinet');
+INSERT INTO cabinet(doc) VALUES ('{ _id: 2, slug: "a" }');
+SELECT count(*) FROM sqlite_schema WHERE name LIKE 'shelf%';
+DROP TABLE cabinet;
+SELECT count(*) FROM sqlite_schema WHERE name LIKE 'cabinet%';
 .shell rm -f build/sqltest-persist.db build/sqltest-persist.db-wal build/sqltest-persist.db-shm build/sqltest-aux.db

@@ -790,6 +790,99 @@ static void testTooBig(void){
 }
 
 /*
+** Sequences of documents (doc_each's text): read every document of z and
+** describe the outcome as "n=<documents> <hex of the last>" or
+** "n=<documents read> error: <message>".
+*/
+static void seqRead(const char *z, int n, char *zOut, int nOut){
+  char *zCopy = malloc(n>0 ? n : 1);
+  DocJsonSeq q;
+  DocBuf b;
+  int nDoc = 0, bEof = 0, rc = SQLITE_OK;
+  char *zErr = 0;
+  memcpy(zCopy, z, n);
+  memset(&b, 0, sizeof(b));
+  docextJsonSeqInit(&q, zCopy, n);
+  zOut[0] = 0;
+  while( 1 ){
+    rc = docextJsonSeqNext(&q, &b, &bEof, &zErr);
+    if( rc!=SQLITE_OK || bEof ) break;
+    if( docextBsonValidate(b.a, b.n, 0, 0)!=SQLITE_OK ){
+      snprintf(zOut, nOut, "invalid BSON from document %d", nDoc+1);
+      break;
+    }
+    nDoc++;
+  }
+  if( zOut[0]==0 ){
+    if( rc!=SQLITE_OK ){
+      snprintf(zOut, nOut, "n=%d error: %s", nDoc, zErr ? zErr : "(none)");
+    }else{
+      snprintf(zOut, nOut, "n=%d", nDoc);
+    }
+  }
+  sqlite3_free(zErr);
+  docextBufFree(&b);
+  free(zCopy);
+}
+
+static void tSeq(const char *z, const char *zExpect){
+  char zGot[300];
+  seqRead(z, (int)strlen(z), zGot, sizeof(zGot));
+  check(strcmp(zGot, zExpect)==0, "seq", z, zGot);
+}
+
+static void testSeq(void){
+  static const char *azSeed[] = {
+    "[ {a: 1}, /* c */ {b: [1, {c: 2}]}, {\"$date\": 1}, ]",
+    "\xEF\xBB\xBF{a: 1}\n{b: {\"$timestamp\": {\"t\": 1, \"i\": 2}}}, {c: 'x'}\n// end\n",
+  };
+  unsigned int seed = 777;
+  int k, iter, nBad = 0;
+  char z[512], zGot[300];
+  tSeq("", "n=0");
+  tSeq("  \n ", "n=0");
+  tSeq("[]", "n=0");
+  tSeq("[ /* none */ ]  // done", "n=0");
+  tSeq("[{a: 1}, {b: 2},]", "n=2");
+  tSeq("{a: 1} {b: 2}, {c: 3}", "n=3");
+  tSeq("\xEF\xBB\xBF[{a: 1}]", "n=1");
+  tSeq("[{a: 1}, 2]", "n=1 error: docext: expected '{' to start a document at line 1 column 10");
+  tSeq("[{a: 1}\n {b: 2}]", "n=1 error: docext: expected ',' or ']' at line 2 column 2");
+  tSeq("[{a: 1},\n", "n=1 error: docext: unterminated array at line 1 column 1");
+  tSeq("[{a: 1}] x", "n=1 error: docext: unexpected text after the array at line 1 column 10");
+  tSeq("{a: 1}\n{b: 2}\n  {c: }", "n=2 error: docext: unexpected '}' (expected a value) at line 3 column 7");
+  tSeq("{a: 1}\n/* open", "n=1 error: docext: unterminated comment at line 2 column 1");
+  tSeq("[,]", "n=0 error: docext: expected '{' to start a document at line 1 column 2");
+  for(k=0; k<2; k++){
+    int n0 = (int)strlen(azSeed[k]);
+    for(iter=0; iter<3000; iter++){
+      int n = n0, m, j;
+      memcpy(z, azSeed[k], n0);
+      m = 1 + (int)((seed = seed*1103515245u + 12345u)>>16) % 4;
+      for(j=0; j<m; j++){
+        int pos = (int)((seed = seed*1103515245u + 12345u)>>16) % n;
+        int op = (int)((seed = seed*1103515245u + 12345u)>>16) % 3;
+        u8 c = (u8)((seed = seed*1103515245u + 12345u)>>16);
+        if( op==0 ){
+          z[pos] = (char)c;
+        }else if( op==1 && n>1 ){
+          memmove(&z[pos], &z[pos+1], n-pos-1); n--;
+        }else if( n<(int)sizeof(z)-1 ){
+          memmove(&z[pos+1], &z[pos], n-pos); z[pos] = "{}[]\"',:/*\n\\$0"[c%14]; n++;
+        }
+      }
+      seqRead(z, n, zGot, sizeof(zGot));
+      if( strncmp(zGot, "invalid", 7)==0
+       || (strstr(zGot, "error")!=0 && strstr(zGot, "error: docext: ")==0) ){
+        if( nBad<3 ) printf("  seq fuzz: %s\n", zGot);
+        nBad++;
+      }
+    }
+  }
+  check(nBad==0, "seq fuzz", 0, 0);
+}
+
+/*
 ** Out-of-memory: fail allocation N (once) for N = 1, 2, … until a parse
 ** runs without reaching N. Each run must give the reference result or
 ** SQLITE_NOMEM (never another error, a crash or a leak).
@@ -930,6 +1023,7 @@ int main(void){
   testDepth();
   testTruncations();
   testFuzz();
+  testSeq();
   testTooBig();
   testOom();
   printf("%d passed, %d failed\n", nPass, nFail);

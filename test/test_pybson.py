@@ -24,6 +24,8 @@ document:
   (e) doc_json(blob) (relaxed, the default) is strict JSON for python's json
       module (no NaN/Infinity tokens), and json_util reads it as the same
       value as (d).
+Then (f): all the documents one after another, as mongodump writes a .bson
+file, come out of doc_each(blob) one by one, byte for byte.
 
 Run by test/run.sh with /usr/bin/python3 (whose sqlite3 module can load
 extensions) from the repository root. Prints one line per failure and ends
@@ -322,8 +324,10 @@ def main():
         print("0 passed, 1 failed")
         return 1
 
+    dump = []
     for label, doc in documents():
         raw = bson.encode(doc)
+        dump.append(raw)
         canon_text = json_util.dumps(doc, json_options=CANONICAL)
         relaxed_text = json_util.dumps(doc, json_options=RELAXED)
         # The oracle must round-trip through its own canonical form.
@@ -380,6 +384,15 @@ def main():
                        "json_util cannot read %s: %s" % (short(got, 300), e))
         else:
             result(False, label, "(e) doc_json relaxed", short(got))
+
+    # (f) the documents one after another, as mongodump writes a .bson
+    # file: doc_each gives them back one by one, byte for byte.
+    try:
+        back = [r[0] for r in conn.execute("SELECT doc FROM doc_each(?)", (b"".join(dump),))]
+        result(back == dump, "mongodump stream", "(f) doc_each(concatenated BSON)",
+               "%d documents in, %d out" % (len(dump), len(back)))
+    except sqlite3.Error as e:
+        result(False, "mongodump stream", "(f) doc_each(concatenated BSON)", str(e))
 
     conn.close()
     print("%d passed, %d failed" % (passed, failed))
