@@ -481,6 +481,16 @@ struct DocScan {
   int bLoIncl, bHiIncl;     /* RANGE: bounds inclusive */
 };
 
+/* One entry of a paged document's page list. */
+typedef struct DocPage DocPage;
+struct DocPage {
+  i64 pgno;                 /* X_pages row */
+  int n;                    /* bytes it holds */
+};
+/* Decode a page list (X_docs.pages) into a heap array (sqlite3_free it);
+** SQLITE_CORRUPT_VTAB if it is malformed. For doc_check. */
+int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal);
+
 int docextStorageIsShadow(const char *zSuffix);
 /* Step a write statement to completion (a row, if any, is ignored) and
 ** reset it; the first error code. */

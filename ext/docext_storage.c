@@ -34,6 +34,10 @@
 ** in the list, bytes can be inserted into one page (splitting it when it
 ** outgrows the limit) without touching the pages after it, and an update
 ** rewrites only the pages whose bytes changed plus the list.
+** The list may end with a 0 varint (no page has number 0) followed by
+** "aux" bytes that belong to docext_coll.c: hints that let a $push find the
+** end of a large array without reading it (DocPaged, below). Any write of a
+** whole document writes a list without them.
 **
 ** Every document read back is validated before anyone trusts it.
 */
@@ -380,22 +384,28 @@ static int storeGetVarint(const u8 *a, int n, int *pi, u64 *pv){
   return 1;
 }
 
-/* One entry of a page list. */
-typedef struct DocPage DocPage;
-struct DocPage {
-  i64 pgno;
-  int n;
-};
-
-/* Decode a page list into a heap array; total bytes in *pnTotal. */
-static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
+/* Decode a page list into a heap array; total bytes in *pnTotal; *piAux
+** (may be NULL) gets the offset of the aux bytes, or n when there are
+** none. */
+static int pageListDecodeAux(const u8 *a, int n, DocPage **paPage, int *pnPage,
+                             i64 *pnTotal, int *piAux){
   int i = 0, nPage = 0, nAlloc = 0;
   DocPage *aPage = 0;
   i64 nTotal = 0;
+  if( piAux ) *piAux = n;
   while( i<n ){
     u64 pgno, nb;
-    if( storeGetVarint(a, n, &i, &pgno) || storeGetVarint(a, n, &i, &nb)
-     || nb==0 || nb>DOCEXT_MAX_BSON || pgno>(u64)0x7fffffffffffffffLL ){
+    if( storeGetVarint(a, n, &i, &pgno) ){
+      sqlite3_free(aPage);
+      return SQLITE_CORRUPT_VTAB;
+    }
+    if( pgno==0 ){
+      if( piAux ) *piAux = i;
+      break;
+    }
+    if( storeGetVarint(a, n, &i, &nb)
+     || nb==0 || nb>DOCEXT_MAX_BSON || pgno>(u64)0x7fffffffffffffffLL
+     || nTotal+(i64)nb>DOCEXT_MAX_BSON ){
       sqlite3_free(aPage);
       return SQLITE_CORRUPT_VTAB;
     }
@@ -415,6 +425,14 @@ static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64
   *pnPage = nPage;
   *pnTotal = nTotal;
   return SQLITE_OK;
+}
+
+static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
+  return pageListDecodeAux(a, n, paPage, pnPage, pnTotal, 0);
+}
+
+int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
+  return pageListDecode(a, n, paPage, pnPage, pnTotal);
 }
 
 /* Write aDoc[0..nDoc) as new pages; append their list to pList. */
