@@ -395,6 +395,10 @@ static DocMatchNode *parseType(DocMatchParse *pParse, const char *zPath, int nPa
   if( v->type==DOC_ARRAY ){
     DocIter it;
     docextIterInitValue(&it, v);
+    if( docextGetI32(v->p)==5 ){
+      parsePathError(pParse, zPath, nPath, "$type must match at least one type");
+      return 0;
+    }
     while( docextIterNext(&it) ) parseTypeOne(pParse, zPath, nPath, &it.v, &m);
   }else{
     parseTypeOne(pParse, zPath, nPath, v, &m);
@@ -834,7 +838,8 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
     }else if( isGeoOp(&it) || isUnsupportedTop(&it) ){
       parseError(pParse, "docext: %s is not supported", it.zKey);
     }else{
-      parseError(pParse, "docext: unknown operator %s in filter", it.zKey);
+      parseError(pParse, "docext: unknown operator %s in filter at '%.*s'",
+                 it.zKey, nPath, zPath);
     }
     nodeAdd(pParse, pParent, p);
   }

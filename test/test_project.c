@@ -271,7 +271,7 @@ static const ProjCase aProj[] = {
   { "{a: [1, 'x', {b: 1}]}", "{a: {$elemMatch: {b: {$exists: true}}}}", -1, "{a: [{b: 1}]}" },
   { "{a: [{b: 1}, {b: 2}], c: 1}", "{a: {$elemMatch: {b: {$gt: 0}}}, 'c': 1}", -1,
     "{c: 1, a: [{b: 1}]}" },
-  { "{a: 1}", "{a: {$elemMatch: {$foo: 1}}}", -1, "docext: unknown operator $foo in filter" },
+  { "{a: 1}", "{a: {$elemMatch: {$foo: 1}}}", -1, "docext: unknown operator $foo in filter at 'a'" },
   { "{a: 1}", "{a: {$elemMatch: {b: {$in: 5}}}}", -1,
     "docext: $in needs an array in filter at 'b'" },
   { "{a: 1}", "{'a.b': {$elemMatch: {x: 1}}}", -1,
