@@ -28,7 +28,10 @@
 ** $elemMatch fields come after the other fields, as in MongoDB 4.4+.
 **
 ** The positional "a.b.$" keeps, in the first array met along a.b, only the
-** element at the index the filter matched (docextMatcherMatch's *piPos).
+** element at the index the filter matched (docextMatcherMatch's *piPos);
+** it is an error if the filter recorded no index. When no array lies on
+** the path, the field is kept as the inclusion of a.b gives it (MongoDB's
+** applyFindPositionalProjection).
 **
 ** SORT KEYS. docextSortKey() writes, per sort field, docextKeyAppend() of
 ** the value that represents the document for that field: the value at the
@@ -579,6 +582,15 @@ static void projApplyPositional(DocProjApply *pA, DocProjNode *pNode,
   DocIter it;
   int i = 0, bFound = 0;
   i64 iSub;
+  if( pA->iPos<0 ){
+    /* An array on the path, but the filter recorded no position in it. */
+    pA->rc = SQLITE_ERROR;
+    *pA->pzErr = sqlite3_mprintf(
+        "docext: positional projection '%s' but the filter matched no array element",
+        pA->p->zPositional);
+    if( *pA->pzErr==0 ) pA->rc = SQLITE_NOMEM;
+    return;
+  }
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     if( i++==pA->iPos ){
@@ -691,12 +703,6 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
   DocProjApply sA;
   i64 iDoc;
   docextBufReset(pOut);
-  if( p->zPositional && iPos<0 ){
-    *pzErr = sqlite3_mprintf(
-        "docext: positional projection '%s' but the filter matched no array element",
-        p->zPositional);
-    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
   sA.p = p;
   sA.iPos = iPos;
   sA.rc = SQLITE_OK;

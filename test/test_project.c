@@ -302,6 +302,13 @@ static const ProjCase aProj[] = {
     "docext: positional projection 'reviews.$' element mismatch: the array has no element 2" },
   { "{_id: 1, title: 'T'}", "{'reviews.$': 1}", 0, "{_id: 1}" },
   { "{_id: 1, reviews: 5}", "{'reviews.$': 1}", 0, "{_id: 1, reviews: 5}" },
+  /* no array on the path: MongoDB leaves the field as the inclusion gives
+  ** it, whether or not the filter recorded a position */
+  { "{_id: 1, title: 'T'}", "{'reviews.$': 1}", -1, "{_id: 1}" },
+  { "{_id: 1, reviews: 5}", "{'reviews.$': 1}", -1, "{_id: 1, reviews: 5}" },
+  { "{a: {b: 5, c: 1}, d: 1}", "{'a.b.$': 1}", -1, "{a: {b: 5}}" },
+  { "{a: {b: [5], c: 1}, d: 1}", "{'a.b.$': 1}", -1,
+    "docext: positional projection 'a.b.$' but the filter matched no array element" },
   { "{a: {b: [1, 2, 3], c: 1}, d: 1}", "{'a.b.$': 1}", 2, "{a: {b: [3]}}" },
   { "{a: {b: [1, 2, 3], c: 1}, d: 1}", "{a: {'b.$': 1}}", 1, "{a: {b: [2]}}" },
   { "{a: [{b: 1, c: 1}, {b: 2, c: 2}], d: 1}", "{'a.b.$': 1}", 1, "{a: [{b: 2}]}" },
