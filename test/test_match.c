@@ -444,6 +444,24 @@ static const MatchCase aCase[] = {
   { "{a: 5}", "{a: {$bitsAllSet: []}}", "1" },
   { "{a: 5}", "{a: {$bitsAnySet: []}}", "0" },
   { "{a: 5}", "{a: {$bitsAllSet: NumberLong(4)}}", "1" },
+  /* a decimal128 is tested as MongoDB's numberLong() reads it: rounded to
+  ** the nearest integer, ties to even; NaN, infinities and values beyond
+  ** int64 as INT64_MIN (Decimal128::toLong) */
+  { "{a: NumberDecimal(\"5\")}", "{a: {$bitsAllSet: [0, 2]}}", "1" },
+  { "{a: NumberDecimal(\"5.5\")}", "{a: {$bitsAllSet: [1, 2]}}", "1" },
+  { "{a: NumberDecimal(\"5.5\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"4.5\")}", "{a: {$bitsAllSet: [2]}}", "1" },
+  { "{a: NumberDecimal(\"4.5\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"4.50001\")}", "{a: {$bitsAllSet: [0, 2]}}", "1" },
+  { "{a: NumberDecimal(\"-0.5\")}", "{a: {$bitsAllClear: [0, 63]}}", "1" },
+  { "{a: NumberDecimal(\"-1.5\")}", "{a: {$bitsAllSet: [1, 63]}}", "1" },
+  { "{a: NumberDecimal(\"1E+2\")}", "{a: {$bitsAllSet: 100}}", "1" },
+  { "{a: NumberDecimal(\"NaN\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"NaN\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"Infinity\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"1E+30\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"9223372036854775807\")}", "{a: {$bitsAllSet: [0, 62]}}", "1" },
+  { "{a: NumberDecimal(\"9223372036854775807.5\")}", "{a: {$bitsAllSet: [63]}}", "1" },
   /* ---- $comment, $alwaysTrue/$alwaysFalse ---- */
   { "{a: 1}", "{a: 1, $comment: \"hi\"}", "1" },
   { "{a: 1}", "{$comment: \"x\"}", "1" },
