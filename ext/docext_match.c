@@ -615,7 +615,8 @@ static DocMatchNode *parseElemMatch(DocMatchParse *pParse, const char *zPath, in
     docextIterNext(&it);
     if( !keyIs(&it, "$and") && !keyIs(&it, "$or") && !keyIs(&it, "$nor")
      && !keyIs(&it, "$where") && !keyIs(&it, "$expr") && !keyIs(&it, "$text")
-     && !keyIs(&it, "$comment") && !keyIs(&it, "$jsonSchema") ){
+     && !keyIs(&it, "$comment") && !keyIs(&it, "$jsonSchema")
+     && !keyIs(&it, "$alwaysTrue") && !keyIs(&it, "$alwaysFalse") ){
       p = leafNew(pParse, MN_ELEMVAL, zPath, nPath, bValue);
       if( p ){
         p->bNoLeafElems = 1;

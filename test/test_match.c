@@ -486,6 +486,11 @@ static const MatchCase aCase[] = {
   { "{}", "{a: {$and: [{b: 1}]}}", "docext: unknown operator $and in filter at 'a'" },
   { "{}", "{a: {$elemMatch: {$gt: 1, $bar: 2}}}", "docext: unknown operator $bar in filter at 'a'" },
   { "{}", "{\"x.y\": {$not: {$bar: 2}}}", "docext: unknown operator $bar in filter at 'x.y'" },
+  /* a top-level-only operator first makes $elemMatch's argument a query
+  ** on each document (or array) element, as in MongoDB */
+  { "{a: [{b: 1}]}", "{a: {$elemMatch: {$alwaysTrue: 1}}}", "1" },
+  { "{a: [1]}", "{a: {$elemMatch: {$alwaysTrue: 1}}}", "0" },
+  { "{a: [{b: 1}]}", "{a: {$elemMatch: {$alwaysFalse: 1}}}", "0" },
   /* ---- errors: operands ---- */
   { "{}", "{$and: []}", "docext: $and needs a non-empty array in filter" },
   { "{}", "{$or: 1}", "docext: $or needs a non-empty array in filter" },
