@@ -222,6 +222,17 @@ SELECT group_concat(_id, ' ') FROM v('{"a.b": {$exists: true}}', NULL, '{"a.b": 
 SELECT group_concat(_id, ' ') FROM (SELECT _id FROM v('{}', NULL, '{a: -1}') LIMIT 4);
 SELECT group_concat(_id, ' ') FROM (SELECT _id FROM v('{}', NULL, '{a: 1}', '{skip: 3, limit: 4}'));
 SELECT group_concat(_id, ' ') FROM (SELECT _id FROM v('{}', NULL, '{a: 1}', '{skip: 3, limit: 4}') LIMIT 2 OFFSET 1);
+-- fields through one array take their values from one element (MongoDB's
+-- sort key is the first key of the pattern's index keys); two different
+-- arrays in one document are an error, as in MongoDB
+CREATE VIRTUAL TABLE r USING docext;
+INSERT INTO r(doc) VALUES ('{_id: 1, a: [{x: 1, y: 9}, {x: 2, y: 0}]}'), ('{_id: 2, a: [{x: 1, y: 5}]}'),
+  ('{_id: 3, a: [{x: 0}, 4]}');
+SELECT group_concat(_id, ' ') FROM r('{}', NULL, '{"a.x": 1, "a.y": 1}');
+SELECT group_concat(_id, ' ') FROM r('{}', NULL, '{"a.x": -1, "a.y": 1}');
+INSERT INTO r(doc) VALUES ('{_id: 4, a: [1], b: [2]}');
+SELECT group_concat(_id, ' ') FROM r('{}', NULL, '{a: 1, b: 1}');
+SELECT group_concat(_id, ' ') FROM r('{_id: {$lt: 4}}', NULL, '{a: 1, b: 1}');
 SELECT _id FROM v('{}', NULL, '{a: 0}');
 SELECT _id FROM v('{}', NULL, '{a: "asc"}');
 
