@@ -378,7 +378,7 @@ typedef struct DocSort DocSort;
 int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr);
 /* Append to pKey a key whose memcmp() order is the sort order of aDoc:
 ** MongoDB's sort key, the first of the keys the sort pattern gives as an
-** index key pattern (docextIndexKeys): per field the value at the path
+** index key pattern (docextIndexFirstKey): per field the value at the path
 ** (missing: null; an array: its smallest element ascending, its largest
 ** descending; an empty array sorts below null; fields through one array
 ** take one element's values), docextKeyAppend-encoded, inverted when
