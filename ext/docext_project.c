@@ -24,7 +24,9 @@
 ** inner node is projected by the children when it is a document and, when
 ** it is an array, element by element (documents projected, nested arrays
 ** recursed into, other elements dropped by an inclusion and kept by an
-** exclusion); fields appear in the document's order, except that
+** exclusion; inside a nested array $slice keeps values whole, as MongoDB's
+** applyFindSliceProjectionToArray); fields appear in the document's
+** order, except that
 ** $elemMatch fields come after the other fields, as in MongoDB 4.4+.
 **
 ** The positional "a.b.$" keeps, in the first array met along a.b, only the
@@ -517,6 +519,9 @@ struct DocProjApply {
   int rc;
   char **pzErr;
   DocBuf *pOut;
+  int nNested;            /* > 0 inside an array nested directly in an
+                          ** array on the way: $slice leaves values as
+                          ** they are there */
 };
 
 static void projApplyDoc(DocProjApply *pA, DocProjNode *pParent,
@@ -575,7 +580,9 @@ static void projApplyArray(DocProjApply *pA, DocProjNode *pNode,
       continue;
     }
     nIdx = docextBsonArrayKey(zIdx, nOut++);
+    if( it.v.type==DOC_ARRAY ) pA->nNested++;
     projApplyValue(pA, pNode, zIdx, nIdx, &it.v, 0);
+    if( it.v.type==DOC_ARRAY ) pA->nNested--;
   }
   docextBsonEndDoc(&pA->rc, pA->pOut, iSub);
 }
@@ -637,7 +644,7 @@ static void projApplyValue(DocProjApply *pA, DocProjNode *pNode,
     case PROJ_ELEMMATCH:   /* written after the other fields */
       break;
     case PROJ_SLICE:
-      if( v->type==DOC_ARRAY ){
+      if( v->type==DOC_ARRAY && pA->nNested==0 ){
         projApplySlice(pA, pNode, zKey, nKey, v);
       }else{
         docextBsonAppendValue(&pA->rc, pA->pOut, zKey, nKey, v);
@@ -713,6 +720,7 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
   sA.rc = SQLITE_OK;
   sA.pzErr = pzErr;
   sA.pOut = pOut;
+  sA.nNested = 0;
   iDoc = docextBsonStartDoc(&sA.rc, pOut);
   projApplyDoc(&sA, &p->root, aDoc, 1, p->zPositional!=0);
   if( p->bElemMatch ){

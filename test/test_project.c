@@ -214,6 +214,17 @@ static const ProjCase aProj[] = {
   { "{a: [{b: [1, 2, 3]}, {b: [4, 5]}, 7, {c: 1}]}", "{'a.b': {$slice: 1}, z: 1}", -1,
     "{a: [{b: [1]}, {b: [4]}, {}]}" },
   { "{arr: [[1, 2], [3, 4], [5]]}", "{arr: {$slice: -1}}", -1, "{arr: [[5]]}" },
+  /* an array nested directly in an array on the way is left as it is by
+  ** $slice (MongoDB's applyFindSliceProjectionToArray), while inclusion
+  ** and exclusion still go into it */
+  { "{a: [[{b: [1, 2, 3]}], {b: [4, 5]}, 7]}", "{'a.b': {$slice: 1}}", -1,
+    "{a: [[{b: [1, 2, 3]}], {b: [4]}, 7]}" },
+  { "{a: [[{b: [1, 2, 3], c: 0}], {b: [4, 5]}, 7]}", "{'a.b': {$slice: 1}, z: 1}", -1,
+    "{a: [[{b: [1, 2, 3]}], {b: [4]}]}" },
+  { "{a: [[{b: [1, 2], c: 1}], {b: [3, 4], c: 2}]}", "{'a.b': {$slice: 1}, 'a.c': 0}", -1,
+    "{a: [[{b: [1, 2]}], {b: [3]}]}" },
+  { "{a: [[[{b: [1, 2]}]], {b: [3, 4]}]}", "{'a.b': {$slice: -1}}", -1,
+    "{a: [[[{b: [1, 2]}]], {b: [4]}]}" },
   { "{a: 1}", "{arr: {$slice: [1, 0]}}", -1,
     "docext: $slice limit must be positive in projection at 'arr'" },
   { "{a: 1}", "{arr: {$slice: [1, -1]}}", -1,
