@@ -26,8 +26,8 @@
 ** recursed into, other elements dropped by an inclusion and kept by an
 ** exclusion; inside a nested array $slice keeps values whole, as MongoDB's
 ** applyFindSliceProjectionToArray); fields appear in the document's
-** order, except that
-** $elemMatch fields come after the other fields, as in MongoDB 4.4+.
+** order, except that $elemMatch fields come after the other fields, as in
+** MongoDB 4.4+.
 **
 ** The positional "a.b.$" keeps, in the first array met along a.b, only the
 ** element at the index the filter matched (docextMatcherMatch's *piPos);
