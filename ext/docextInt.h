@@ -451,13 +451,17 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
 void docextProjectionFree(DocProjection *p);
 
 typedef struct DocSort DocSort;
-/* Compile a sort document ({a: 1, "b.c": -1}); errors for bad directions. */
+/* Compile a sort document ({a: 1, "b.c": -1}); errors for bad directions
+** and for more than 32 fields. */
 int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr);
 /* Append to pKey a key whose memcmp() order is the sort order of aDoc:
-** per field, the value at the path (missing: null; an array: its smallest
-** element ascending, its largest descending; an empty array sorts below
-** null), encoded with docextKeyAppend (inverted when descending). */
-void docextSortKey(int *pRc, DocSort *p, const u8 *aDoc, DocBuf *pKey);
+** MongoDB's sort key, the first of the keys the sort pattern gives as an
+** index key pattern (docextIndexFirstKey): per field the value at the path
+** (missing: null; an array: its smallest element ascending, its largest
+** descending; an empty array sorts below null; fields through one array
+** take one element's values), docextKeyAppend-encoded, inverted when
+** descending. SQLITE_ERROR with *pzErr for parallel arrays. */
+int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr);
 int docextSortFieldCount(DocSort *p);
 void docextSortFree(DocSort *p);
 
@@ -581,7 +585,8 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 */
 typedef struct DocIndex DocIndex;
 struct DocIndex {
-  i64 iId;                  /* X_idxdef.id; 0 for _id_ */
+  i64 iId;                  /* X_idxdef.id; 0 for _id_; -1 for a sort
+                            ** pattern (docext_project.c) */
   char *zName;              /* "slug_1" */
   u8 *aKeys;                /* key pattern as BSON ({slug: 1}) */
   int nField;               /* fields in the pattern */
@@ -612,6 +617,14 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
 ** count in *pnKey. */
 int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
                     int **paOff, int *pnKey, char **pzErr);
+/* Append only the smallest of those keys (memcmp order): the key a sort by
+** pIdx's pattern sees (docext_project.c). *ppScratch (NULL at first) keeps
+** the generator's memory from call to call; free it with
+** docextIndexScratchFree. A document with no key appends nothing. */
+typedef struct DocIndexScratch DocIndexScratch;
+int docextIndexFirstKey(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKey,
+                        DocIndexScratch **ppScratch, char **pzErr);
+void docextIndexScratchFree(DocIndexScratch *p);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
 /* The int64 a hashed index stores for v: FNV-1a-64 over docextKeyAppend of
 ** v, numbers first made an int64 (truncated toward zero, NaN 0, saturated),

@@ -399,7 +399,8 @@ static int kgRun(KGen *g, KField *aF){
         pArr = aF[i].v.p;
         iArr = i;
       }else if( aF[i].v.p!=pArr ){
-        *g->pzErr = sqlite3_mprintf("docext: cannot index parallel arrays [%.*s] [%.*s]",
+        *g->pzErr = sqlite3_mprintf("docext: cannot %s parallel arrays [%.*s] [%.*s]",
+                                    pIdx->iId<0 ? "sort with keys that are" : "index",
                                     aF[iArr].nName, aF[iArr].zName,
                                     aF[i].nName, aF[i].zName);
         return SQLITE_ERROR;
@@ -444,7 +445,10 @@ static int kgRun(KGen *g, KField *aF){
 }
 
 /* The keys of aDoc for pIdx into pSet (reset first): sorted, distinct. */
-static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, char **pzErr){
+/* The keys of aDoc for pIdx into pSet: sorted and distinct when bSort,
+** else in the order they were made. */
+static int idxKeysGenerate(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet,
+                           int bSort, char **pzErr){
   KField aF[IDX_MAX_FIELDS];
   KGen g;
   int i, rc;
@@ -468,8 +472,12 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
   g.pSet = pSet;
   g.pzErr = pzErr;
   rc = kgRun(&g, aF);
-  if( rc==SQLITE_OK ) rc = ksSortDistinct(pSet);
+  if( rc==SQLITE_OK && bSort ) rc = ksSortDistinct(pSet);
   return rc;
+}
+
+static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, char **pzErr){
+  return idxKeysGenerate(pIdx, aDoc, pSet, 1, pzErr);
 }
 
 /* VALS. An entry of an index that is neither hashed nor multikey stores,
@@ -554,6 +562,36 @@ int docextIndexKeys(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKeys,
   }
   ksFree(&ks);
   return rc;
+}
+
+struct DocIndexScratch {
+  KeySet ks;                /* reused by every call */
+};
+
+int docextIndexFirstKey(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKey,
+                        DocIndexScratch **ppScratch, char **pzErr){
+  DocIndexScratch *p = *ppScratch;
+  int rc, i, iMin = 0;
+  if( p==0 ){
+    p = sqlite3_malloc64(sizeof(*p));
+    if( p==0 ) return SQLITE_NOMEM;
+    memset(p, 0, sizeof(*p));
+    *ppScratch = p;
+  }
+  rc = idxKeysGenerate(pIdx, aDoc, &p->ks, 0, pzErr);
+  if( rc!=SQLITE_OK || p->ks.nKey==0 ) return rc;
+  for(i=1; i<p->ks.nKey; i++){
+    if( ksCompare(&p->ks, i, &p->ks, iMin)<0 ) iMin = i;
+  }
+  docextBufAppend(&rc, pKey, &p->ks.buf.a[p->ks.aOff[iMin]], p->ks.aLen[iMin]);
+  return rc;
+}
+
+void docextIndexScratchFree(DocIndexScratch *p){
+  if( p ){
+    ksFree(&p->ks);
+    sqlite3_free(p);
+  }
 }
 
 /*------------------------------------------------------------------------

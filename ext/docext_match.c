@@ -395,6 +395,10 @@ static DocMatchNode *parseType(DocMatchParse *pParse, const char *zPath, int nPa
   if( v->type==DOC_ARRAY ){
     DocIter it;
     docextIterInitValue(&it, v);
+    if( docextGetI32(v->p)==5 ){
+      parsePathError(pParse, zPath, nPath, "$type must match at least one type");
+      return 0;
+    }
     while( docextIterNext(&it) ) parseTypeOne(pParse, zPath, nPath, &it.v, &m);
   }else{
     parseTypeOne(pParse, zPath, nPath, v, &m);
@@ -611,7 +615,8 @@ static DocMatchNode *parseElemMatch(DocMatchParse *pParse, const char *zPath, in
     docextIterNext(&it);
     if( !keyIs(&it, "$and") && !keyIs(&it, "$or") && !keyIs(&it, "$nor")
      && !keyIs(&it, "$where") && !keyIs(&it, "$expr") && !keyIs(&it, "$text")
-     && !keyIs(&it, "$comment") && !keyIs(&it, "$jsonSchema") ){
+     && !keyIs(&it, "$comment") && !keyIs(&it, "$jsonSchema")
+     && !keyIs(&it, "$alwaysTrue") && !keyIs(&it, "$alwaysFalse") ){
       p = leafNew(pParse, MN_ELEMVAL, zPath, nPath, bValue);
       if( p ){
         p->bNoLeafElems = 1;
@@ -834,7 +839,8 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
     }else if( isGeoOp(&it) || isUnsupportedTop(&it) ){
       parseError(pParse, "docext: %s is not supported", it.zKey);
     }else{
-      parseError(pParse, "docext: unknown operator %s in filter", it.zKey);
+      parseError(pParse, "docext: unknown operator %s in filter at '%.*s'",
+                 it.zKey, nPath, zPath);
     }
     nodeAdd(pParse, pParent, p);
   }
@@ -989,23 +995,38 @@ static int inTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v){
   return 0;
 }
 
-/* A decimal128 truncated toward zero, if it fits an int64. */
-static int decimalTrunc(const DocValue *v, i64 *pi){
+/* A decimal128 as an int64, truncated toward zero (bEven 0) or rounded to
+** the nearest integer, ties to even (bEven 1); 0 if it is NaN, infinite
+** or beyond int64 after that. */
+static int decimalToInt64(const DocValue *v, int bEven, i64 *pi){
   char zDigits[40];
-  int bNeg, iExp, n, i;
+  int bNeg, iExp, nAll, n, nZero, i;
   u64 u = 0;
   if( docextDec128Parts(v->p, &bNeg, zDigits, &iExp)!=DOCEXT_DEC_FINITE ) return 0;
-  n = (int)strlen(zDigits);
-  if( iExp<0 ){
-    n += iExp;
-    iExp = 0;
-    if( n<0 ) n = 0;
-  }
-  if( n+iExp>19 && !(n==1 && zDigits[0]=='0') ) return 0;
+  /* value = digits x 10^iExp: the integer part is the first nAll+iExp
+  ** digits, or all of them followed by iExp zeros */
+  nAll = (int)strlen(zDigits);
+  n = iExp<0 ? nAll+iExp : nAll;
+  if( n<0 ) n = 0;
+  nZero = iExp>0 ? iExp : 0;
+  if( n+nZero>19 && !(n==1 && zDigits[0]=='0') ) return 0;
   for(i=0; i<n; i++) u = u*10 + (u64)(zDigits[i]-'0');
-  for(i=0; i<iExp && u; i++){
+  for(i=0; i<nZero && u; i++){
     if( u>(u64)1844674407370955161 ) return 0;
     u *= 10;
+  }
+  if( bEven && iExp<0 && nAll+iExp>=0 ){
+    /* the first fraction digit is zDigits[n] (when the value is below
+    ** 0.1 it is an implied zero, and the value rounds down) */
+    int c = zDigits[n]-'0', bUp = c>5;
+    if( c==5 ){
+      for(i=n+1; i<nAll && zDigits[i]=='0'; i++){}
+      bUp = i<nAll || (u&1);
+    }
+    if( bUp ){
+      if( u==~(u64)0 ) return 0;
+      u++;
+    }
   }
   if( bNeg ){
     if( u>(u64)9223372036854775807+1 ) return 0;
@@ -1032,7 +1053,7 @@ static int modTest(DocMatchNode *p, const DocValue *v){
       break;
     }
     case DOC_DECIMAL128:
-      if( !decimalTrunc(v, &x) ) return 0;
+      if( !decimalToInt64(v, 0, &x) ) return 0;
       break;
     default:
       return 0;
@@ -1053,8 +1074,9 @@ static int bitsTest(DocMatchNode *p, const DocValue *v){
   }else if( v->type==DOC_INT32 || v->type==DOC_INT64 || v->type==DOC_DOUBLE ){
     if( !wholeInt64(v, &x) ) return 0;
   }else if( v->type==DOC_DECIMAL128 ){
-    double d = docextValueToDouble(v);
-    if( isnan(d) || d!=floor(d) || !decimalTrunc(v, &x) ) return 0;
+    /* MongoDB reads it with numberLong(): Decimal128::toLong, rounding
+    ** half to even, and INT64_MIN for NaN, infinities and overflow */
+    if( !decimalToInt64(v, 1, &x) ) x = (i64)((u64)1<<63);
   }else{
     return 0;
   }

@@ -24,17 +24,27 @@
 ** inner node is projected by the children when it is a document and, when
 ** it is an array, element by element (documents projected, nested arrays
 ** recursed into, other elements dropped by an inclusion and kept by an
-** exclusion); fields appear in the document's order, except that
-** $elemMatch fields come after the other fields, as in MongoDB 4.4+.
+** exclusion; inside a nested array $slice keeps values whole, as MongoDB's
+** applyFindSliceProjectionToArray); fields appear in the document's
+** order, except that $elemMatch fields come after the other fields, as in
+** MongoDB 4.4+.
 **
 ** The positional "a.b.$" keeps, in the first array met along a.b, only the
-** element at the index the filter matched (docextMatcherMatch's *piPos).
+** element at the index the filter matched (docextMatcherMatch's *piPos);
+** it is an error if the filter recorded no index. When no array lies on
+** the path, the field is kept as the inclusion of a.b gives it (MongoDB's
+** applyFindPositionalProjection).
 **
-** SORT KEYS. docextSortKey() writes, per sort field, docextKeyAppend() of
-** the value that represents the document for that field: the value at the
-** path, or for arrays (including the arrays of values a path fans out to)
-** the smallest element ascending and the largest descending; a missing
-** field is null and an empty array sorts below null (as undefined).
+** SORT KEYS, as MongoDB makes them: the sort pattern is used as an index
+** key pattern, and of the keys it gives a document, the first in the
+** pattern's order (memcmp order: descending fields are inverted) represents
+** the document. The keys are docext_index.c's (docextIndexFirstKey): one
+** per array element, a missing value null, an empty array undefined (below
+** null); fields that cross the same array take their values from the same
+** element; two different arrays in one document are an error. For one
+** field that is the smallest value ascending and the largest descending.
+** A document with no array on the sort's paths has a single key, which
+** docextSortKey() makes itself, without allocating.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -509,6 +519,9 @@ struct DocProjApply {
   int rc;
   char **pzErr;
   DocBuf *pOut;
+  int nNested;            /* > 0 inside an array nested directly in an
+                          ** array on the way: $slice leaves values as
+                          ** they are there */
 };
 
 static void projApplyDoc(DocProjApply *pA, DocProjNode *pParent,
@@ -567,7 +580,9 @@ static void projApplyArray(DocProjApply *pA, DocProjNode *pNode,
       continue;
     }
     nIdx = docextBsonArrayKey(zIdx, nOut++);
+    if( it.v.type==DOC_ARRAY ) pA->nNested++;
     projApplyValue(pA, pNode, zIdx, nIdx, &it.v, 0);
+    if( it.v.type==DOC_ARRAY ) pA->nNested--;
   }
   docextBsonEndDoc(&pA->rc, pA->pOut, iSub);
 }
@@ -579,6 +594,15 @@ static void projApplyPositional(DocProjApply *pA, DocProjNode *pNode,
   DocIter it;
   int i = 0, bFound = 0;
   i64 iSub;
+  if( pA->iPos<0 ){
+    /* An array on the path, but the filter recorded no position in it. */
+    pA->rc = SQLITE_ERROR;
+    *pA->pzErr = sqlite3_mprintf(
+        "docext: positional projection '%s' but the filter matched no array element",
+        pA->p->zPositional);
+    if( *pA->pzErr==0 ) pA->rc = SQLITE_NOMEM;
+    return;
+  }
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     if( i++==pA->iPos ){
@@ -620,7 +644,7 @@ static void projApplyValue(DocProjApply *pA, DocProjNode *pNode,
     case PROJ_ELEMMATCH:   /* written after the other fields */
       break;
     case PROJ_SLICE:
-      if( v->type==DOC_ARRAY ){
+      if( v->type==DOC_ARRAY && pA->nNested==0 ){
         projApplySlice(pA, pNode, zKey, nKey, v);
       }else{
         docextBsonAppendValue(&pA->rc, pA->pOut, zKey, nKey, v);
@@ -691,17 +715,12 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
   DocProjApply sA;
   i64 iDoc;
   docextBufReset(pOut);
-  if( p->zPositional && iPos<0 ){
-    *pzErr = sqlite3_mprintf(
-        "docext: positional projection '%s' but the filter matched no array element",
-        p->zPositional);
-    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
   sA.p = p;
   sA.iPos = iPos;
   sA.rc = SQLITE_OK;
   sA.pzErr = pzErr;
   sA.pOut = pOut;
+  sA.nNested = 0;
   iDoc = docextBsonStartDoc(&sA.rc, pOut);
   projApplyDoc(&sA, &p->root, aDoc, 1, p->zPositional!=0);
   if( p->bElemMatch ){
@@ -718,114 +737,15 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
 ** Sort keys
 */
 
-typedef struct DocSortField DocSortField;
-struct DocSortField {
-  const char *zPath;      /* dotted path (points into DocSort.aCopy) */
-  int nPath;
-  int bDesc;              /* -1 */
-};
+#define SORT_MAX_FIELDS 32      /* as MongoDB's key generator */
 
 struct DocSort {
   u8 *aCopy;              /* private copy of the sort document */
-  int nField;
-  DocSortField *aField;
+  DocIndex idx;           /* the sort pattern as a key pattern (iId -1) */
+  char *azPath[SORT_MAX_FIELDS];   /* its paths (point into aCopy) */
+  int aDir[SORT_MAX_FIELDS];       /* 1 or -1 */
+  DocIndexScratch *pScratch;       /* the key generator's memory */
 };
-
-/* The value chosen so far for one sort field of one document. */
-typedef struct DocSortPick DocSortPick;
-struct DocSortPick {
-  int bDesc;
-  int bFound;
-  DocValue v;
-};
-
-static const u8 aSortKeyNothing[1] = {0};
-
-static void sortKeyConsider(DocSortPick *pPick, const DocValue *v){
-  if( !pPick->bFound ){
-    pPick->bFound = 1;
-    pPick->v = *v;
-  }else{
-    int c = docextValueCompare(v, &pPick->v);
-    if( pPick->bDesc ? c>0 : c<0 ) pPick->v = *v;
-  }
-}
-
-/* Visitor: arrays stand for their elements; an empty array for undefined,
-** which sorts below null. */
-static int sortKeyVisit(void *pCtx, const DocValue *v, int bFanned){
-  DocSortPick *pPick = (DocSortPick*)pCtx;
-  (void)bFanned;
-  if( v->type==DOC_ARRAY ){
-    DocIter it;
-    int bAny = 0;
-    docextIterInitValue(&it, v);
-    while( docextIterNext(&it) ){
-      bAny = 1;
-      sortKeyConsider(pPick, &it.v);
-    }
-    if( !bAny ){
-      DocValue u;
-      u.type = DOC_UNDEFINED;
-      u.p = aSortKeyNothing;
-      u.n = 0;
-      sortKeyConsider(pPick, &u);
-    }
-  }else{
-    sortKeyConsider(pPick, v);
-  }
-  return SQLITE_OK;
-}
-
-/* Does some document in an array that the path fans out over lack the
-** rest of the path? MongoDB keys such an element as null (as an index on
-** "a.b" does for {a: [{b: 1}, {c: 2}]}), so null is then a candidate too.
-** Checked prefix by prefix with the path walker. */
-typedef struct DocSortMiss DocSortMiss;
-struct DocSortMiss {
-  const char *zRest;      /* the path after the prefix walked */
-  int nRest;
-  int bMissing;
-};
-
-static int sortKeyFound(void *pCtx, const DocValue *v, int bFanned){
-  (void)v; (void)bFanned;
-  *(int*)pCtx = 1;
-  return SQLITE_DONE;
-}
-
-static int sortKeyMissVisit(void *pCtx, const DocValue *v, int bFanned){
-  DocSortMiss *pM = (DocSortMiss*)pCtx;
-  DocIter it;
-  (void)bFanned;
-  if( v->type!=DOC_ARRAY ) return SQLITE_OK;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    int bFound = 0;
-    if( it.v.type!=DOC_DOCUMENT ) continue;
-    docextPathWalk(it.v.p, pM->zRest, pM->nRest, sortKeyFound, &bFound);
-    if( !bFound ){
-      pM->bMissing = 1;
-      return SQLITE_DONE;
-    }
-  }
-  return SQLITE_OK;
-}
-
-static int sortKeyFanMissing(const u8 *aDoc, const char *zPath, int nPath){
-  DocSortMiss m;
-  int i;
-  m.bMissing = 0;
-  for(i=0; i<nPath && !m.bMissing; i++){
-    if( zPath[i]!='.' ) continue;
-    /* a numeric component indexes the array rather than fanning out */
-    if( zPath[i+1]>='0' && zPath[i+1]<='9' ) continue;
-    m.zRest = &zPath[i+1];
-    m.nRest = nPath - i - 1;
-    docextPathWalk(aDoc, zPath, i, sortKeyMissVisit, &m);
-  }
-  return m.bMissing;
-}
 
 static int sortKeyDirection(const DocValue *v){
   double d;
@@ -854,54 +774,86 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
       *pzErr = sqlite3_mprintf("docext: empty field name in sort");
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
-    nField++;
+    if( ++nField>SORT_MAX_FIELDS ){
+      *pzErr = sqlite3_mprintf("docext: a sort may have at most %d fields", SORT_MAX_FIELDS);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
   }
-  p = sqlite3_malloc64(sizeof(*p) + sizeof(DocSortField)*(nField ? nField : 1));
+  p = sqlite3_malloc64(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  p->aField = (DocSortField*)&p[1];
+  memset(p, 0, sizeof(*p));
   p->aCopy = sqlite3_malloc64(nSort);
   if( p->aCopy==0 ){
     sqlite3_free(p);
     return SQLITE_NOMEM;
   }
   memcpy(p->aCopy, aSort, nSort);
-  p->nField = 0;
+  p->idx.iId = -1;
+  p->idx.zName = (char*)"sort";
+  p->idx.aKeys = p->aCopy;
+  p->idx.azPath = p->azPath;
+  p->idx.aDir = p->aDir;
+  p->idx.nExpireAfter = -1;
   docextIterInit(&it, p->aCopy);
   while( docextIterNext(&it) ){
-    DocSortField *pF = &p->aField[p->nField++];
-    pF->zPath = it.zKey;
-    pF->nPath = it.nKey;
-    pF->bDesc = sortKeyDirection(&it.v)<0;
+    p->azPath[p->idx.nField] = (char*)it.zKey;
+    p->aDir[p->idx.nField] = sortKeyDirection(&it.v);
+    p->idx.nField++;
   }
   *ppOut = p;
   return SQLITE_OK;
 }
 
-void docextSortKey(int *pRc, DocSort *p, const u8 *aDoc, DocBuf *pKey){
-  int i;
-  for(i=0; i<p->nField && *pRc==SQLITE_OK; i++){
-    DocSortField *pF = &p->aField[i];
-    DocSortPick pick;
-    pick.bDesc = pF->bDesc;
-    pick.bFound = 0;
-    docextPathWalk(aDoc, pF->zPath, pF->nPath, sortKeyVisit, &pick);
-    if( !pick.bFound || sortKeyFanMissing(aDoc, pF->zPath, pF->nPath) ){
-      DocValue vNull;
-      vNull.type = DOC_NULL;
-      vNull.p = aSortKeyNothing;
-      vNull.n = 0;
-      sortKeyConsider(&pick, &vNull);
+static const u8 aSortNull[1] = {0};
+
+/* The value at path z (NUL-terminated) when no array lies on it: 1 and
+** *pOut (null when the path is missing or runs into a scalar); 0 when an
+** array is met, which only the key generator reads right. */
+static int sortPlainValue(const u8 *aDoc, const char *z, DocValue *pOut){
+  DocValue v;
+  v.type = DOC_DOCUMENT;
+  v.p = aDoc;
+  v.n = docextGetI32(aDoc);
+  for(;;){
+    const char *zDot = strchr(z, '.');
+    int nComp = zDot ? (int)(zDot - z) : (int)strlen(z);
+    if( v.type!=DOC_DOCUMENT || !docextBsonFind(v.p, z, nComp, &v) ){
+      pOut->type = DOC_NULL;
+      pOut->p = aSortNull;
+      pOut->n = 0;
+      return 1;
     }
-    docextKeyAppend(pRc, pKey, &pick.v, pF->bDesc);
+    if( v.type==DOC_ARRAY ) return 0;
+    if( zDot==0 ){
+      *pOut = v;
+      return 1;
+    }
+    z = zDot+1;
   }
 }
 
+int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
+  int rc = SQLITE_OK, i;
+  i64 nStart = pKey->n;
+  if( p->idx.nField==0 ) return SQLITE_OK;
+  /* Without arrays on the paths there is one key: the values themselves. */
+  for(i=0; i<p->idx.nField; i++){
+    DocValue v;
+    if( !sortPlainValue(aDoc, p->azPath[i], &v) ) break;
+    docextKeyAppend(&rc, pKey, &v, p->aDir[i]<0);
+  }
+  if( rc!=SQLITE_OK || i==p->idx.nField ) return rc;
+  pKey->n = nStart;
+  return docextIndexFirstKey(&p->idx, aDoc, pKey, &p->pScratch, pzErr);
+}
+
 int docextSortFieldCount(DocSort *p){
-  return p->nField;
+  return p->idx.nField;
 }
 
 void docextSortFree(DocSort *p){
   if( p ){
+    docextIndexScratchFree(p->pScratch);
     sqlite3_free(p->aCopy);
     sqlite3_free(p);
   }

@@ -656,7 +656,7 @@ static int sortGather(DocQuery *p, char **pzErr){
     if( rc!=SQLITE_OK ) return rc;
     if( !bMatch ) continue;
     e.iKey = (int)p->sortKeys.n;
-    docextSortKey(&rc, p->pSort, aDoc, &p->sortKeys);
+    rc = docextSortKey(p->pSort, aDoc, &p->sortKeys, pzErr);
     if( rc!=SQLITE_OK ) return rc;
     e.nKey = (int)p->sortKeys.n - e.iKey;
     e.iDoc = p->iCur;

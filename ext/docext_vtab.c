@@ -268,7 +268,9 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   int iRowid = -1, iEq = -1, iLimit = -1, iOffset = -1;
   int aQuery[COL_OPTIONS+1];           /* hidden column -> constraint */
   int aRange[4] = {-1, -1, -1, -1};    /* >, >=, <, <= on _id */
-  int aMatch[DOCEXT_MAX_FILTERS-1], nMatch = 0;   /* doc_match(doc, …) terms */
+  int aMatch[DOCEXT_MAX_FILTERS-1], nMatch = 0;   /* doc_match(doc, …) terms,
+                                       ** and filter = … terms after the first */
+  char aMatchCode[DOCEXT_MAX_FILTERS-1];           /* 'M' or 'F' for each */
   int i, bIn = 0, bAllUsed = 1, bIdScan;
   double nRow = 1e6;
   char *zHow = 0;
@@ -291,12 +293,28 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
                                          "and options columns only take =");
         return SQLITE_ERROR;
       }
-      aQuery[pC->iColumn] = i;
+      if( aQuery[pC->iColumn]<0 ){
+        aQuery[pC->iColumn] = i;
+      }else if( pC->iColumn==COL_FILTER && nMatch<(int)(sizeof(aMatch)/sizeof(aMatch[0])) ){
+        /* filter = A AND filter = B: both filters, ANDed */
+        aMatchCode[nMatch] = 'F';
+        aMatch[nMatch++] = i;
+      }else{
+        sqlite3_free(pVtab->zErrMsg);
+        pVtab->zErrMsg = pC->iColumn==COL_FILTER
+          ? sqlite3_mprintf("docext: more than %d filters in one query",
+                            DOCEXT_MAX_FILTERS)
+          : sqlite3_mprintf("docext: more than one %s in one query",
+                            pC->iColumn==COL_PROJECTION ? "projection" :
+                            pC->iColumn==COL_SORT ? "sort" : "options");
+        return SQLITE_ERROR;
+      }
       continue;
     }
     if( !pC->usable ){ bAllUsed = 0; continue; }
     if( pC->iColumn==COL_DOC && pC->op==SQLITE_INDEX_CONSTRAINT_FUNCTION
      && nMatch<(int)(sizeof(aMatch)/sizeof(aMatch[0])) ){
+      aMatchCode[nMatch] = 'M';
       aMatch[nMatch++] = i;
     }else if( pC->iColumn==-1 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       iRowid = i;
@@ -340,7 +358,7 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   for(i=COL_FILTER; i<=COL_OPTIONS; i++){
     if( aQuery[i]>=0 ) USE(aQuery[i], "FPSO"[i-COL_FILTER]);
   }
-  for(i=0; i<nMatch; i++) USE(aMatch[i], 'M');
+  for(i=0; i<nMatch; i++) USE(aMatch[i], aMatchCode[i]);
   if( aQuery[COL_FILTER]>=0 || nMatch>0 ) nRow = nRow/2 + 1;
 
   /* SQL LIMIT/OFFSET apply to our rows only when SQLite has nothing left

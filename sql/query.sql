@@ -101,6 +101,12 @@ EXPLAIN QUERY PLAN SELECT _id FROM books WHERE doc_match(doc, '{language: "Frenc
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}') WHERE _id > 1);
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}') WHERE _id IN (1, 2, 4));
 SELECT doc->>'title' FROM books('{available: true}') ORDER BY doc->>'title' LIMIT 2;
+-- a filter argument and a filter constraint are both applied (ANDed), with doc_match too
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}') WHERE filter = '{pages: {$gt: 200}}');
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}') WHERE filter = '{pages: {$gt: 200}}' AND doc_match(doc, '{author: 2}'));
+-- a second projection, sort or options is an error, not an empty result
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{}', '{title: 1}') WHERE projection = '{pages: 1}');
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{}', NULL, '{pages: 1}') WHERE sort = '{pages: -1}');
 
 -- 8. Errors name the operator or path; nothing runs
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{pages: {$foo: 1}}'));

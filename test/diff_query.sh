@@ -40,8 +40,10 @@ if [ ! -f "$mods/mingo/package.json" ] || [ ! -f "$mods/sift/package.json" ]; th
     || fail "npm install $MINGO $SIFT failed (see build/diffq/npm.log)"
 fi
 
+case $mods in /*) ;; *) mods=$PWD/$mods ;; esac
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-DIFF_NODE_MODULES="$PWD/$mods" node test/diff_query.js "$out" "$cases" "$seed" \
+DIFF_NODE_MODULES="$mods" node test/diff_query.js "$out" "$cases" "$seed" \
   || fail "the generator failed"
 DOCEXT_SO="$so" /usr/bin/python3 test/diff_query.py "$out"

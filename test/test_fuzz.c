@@ -201,9 +201,12 @@ static void fuzzQueryAndUpdate(int nIter){
       rc = docextSortNew(out, &pS, &zErr);
       for(k=0; rc==SQLITE_OK && k<4; k++){
         DocBuf key;
-        int rc2 = SQLITE_OK;
+        char *zE2 = 0;
         memset(&key, 0, sizeof(key));
-        docextSortKey(&rc2, pS, aDoc[k], &key);
+        if( docextSortKey(pS, aDoc[k], &key, &zE2)==SQLITE_ERROR ){
+          check(zE2!=0, "a sort key error has a message", i);
+        }
+        sqlite3_free(zE2);
         docextBufFree(&key);
       }
       docextSortFree(pS);

@@ -444,6 +444,24 @@ static const MatchCase aCase[] = {
   { "{a: 5}", "{a: {$bitsAllSet: []}}", "1" },
   { "{a: 5}", "{a: {$bitsAnySet: []}}", "0" },
   { "{a: 5}", "{a: {$bitsAllSet: NumberLong(4)}}", "1" },
+  /* a decimal128 is tested as MongoDB's numberLong() reads it: rounded to
+  ** the nearest integer, ties to even; NaN, infinities and values beyond
+  ** int64 as INT64_MIN (Decimal128::toLong) */
+  { "{a: NumberDecimal(\"5\")}", "{a: {$bitsAllSet: [0, 2]}}", "1" },
+  { "{a: NumberDecimal(\"5.5\")}", "{a: {$bitsAllSet: [1, 2]}}", "1" },
+  { "{a: NumberDecimal(\"5.5\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"4.5\")}", "{a: {$bitsAllSet: [2]}}", "1" },
+  { "{a: NumberDecimal(\"4.5\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"4.50001\")}", "{a: {$bitsAllSet: [0, 2]}}", "1" },
+  { "{a: NumberDecimal(\"-0.5\")}", "{a: {$bitsAllClear: [0, 63]}}", "1" },
+  { "{a: NumberDecimal(\"-1.5\")}", "{a: {$bitsAllSet: [1, 63]}}", "1" },
+  { "{a: NumberDecimal(\"1E+2\")}", "{a: {$bitsAllSet: 100}}", "1" },
+  { "{a: NumberDecimal(\"NaN\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"NaN\")}", "{a: {$bitsAnySet: [0]}}", "0" },
+  { "{a: NumberDecimal(\"Infinity\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"1E+30\")}", "{a: {$bitsAllSet: [63]}}", "1" },
+  { "{a: NumberDecimal(\"9223372036854775807\")}", "{a: {$bitsAllSet: [0, 62]}}", "1" },
+  { "{a: NumberDecimal(\"9223372036854775807.5\")}", "{a: {$bitsAllSet: [63]}}", "1" },
   /* ---- $comment, $alwaysTrue/$alwaysFalse ---- */
   { "{a: 1}", "{a: 1, $comment: \"hi\"}", "1" },
   { "{a: 1}", "{$comment: \"x\"}", "1" },
@@ -461,12 +479,18 @@ static const MatchCase aCase[] = {
   { "{}", "{$or: [{a: 1}, {$where: \"x\"}]}", "docext: $where is not supported" },
   { "{}", "{a: {$elemMatch: {$where: \"x\"}}}", "docext: $where is not supported" },
   /* ---- errors: unknown operators ---- */
-  { "{}", "{a: {$foo: 1}}", "docext: unknown operator $foo in filter" },
+  { "{}", "{a: {$foo: 1}}", "docext: unknown operator $foo in filter at 'a'" },
   { "{}", "{$foo: 1}", "docext: unknown operator $foo in filter" },
-  { "{}", "{a: {$gt: 1, b: 1}}", "docext: unknown operator b in filter" },
-  { "{}", "{a: {$comment: 1}}", "docext: unknown operator $comment in filter" },
-  { "{}", "{a: {$and: [{b: 1}]}}", "docext: unknown operator $and in filter" },
-  { "{}", "{a: {$elemMatch: {$gt: 1, $bar: 2}}}", "docext: unknown operator $bar in filter" },
+  { "{}", "{a: {$gt: 1, b: 1}}", "docext: unknown operator b in filter at 'a'" },
+  { "{}", "{a: {$comment: 1}}", "docext: unknown operator $comment in filter at 'a'" },
+  { "{}", "{a: {$and: [{b: 1}]}}", "docext: unknown operator $and in filter at 'a'" },
+  { "{}", "{a: {$elemMatch: {$gt: 1, $bar: 2}}}", "docext: unknown operator $bar in filter at 'a'" },
+  { "{}", "{\"x.y\": {$not: {$bar: 2}}}", "docext: unknown operator $bar in filter at 'x.y'" },
+  /* a top-level-only operator first makes $elemMatch's argument a query
+  ** on each document (or array) element, as in MongoDB */
+  { "{a: [{b: 1}]}", "{a: {$elemMatch: {$alwaysTrue: 1}}}", "1" },
+  { "{a: [1]}", "{a: {$elemMatch: {$alwaysTrue: 1}}}", "0" },
+  { "{a: [{b: 1}]}", "{a: {$elemMatch: {$alwaysFalse: 1}}}", "0" },
   /* ---- errors: operands ---- */
   { "{}", "{$and: []}", "docext: $and needs a non-empty array in filter" },
   { "{}", "{$or: 1}", "docext: $or needs a non-empty array in filter" },
@@ -490,6 +514,7 @@ static const MatchCase aCase[] = {
   { "{}", "{a: {$type: 0}}", "docext: $type: invalid type code 0 in filter at 'a'" },
   { "{}", "{a: {$type: true}}", "docext: $type needs a type alias or code in filter at 'a'" },
   { "{}", "{a: {$type: [\"int\", \"nope\"]}}", "docext: $type: unknown type alias 'nope' in filter at 'a'" },
+  { "{a: 1}", "{a: {$type: []}}", "docext: $type must match at least one type in filter at 'a'" },
   { "{}", "{a: {$mod: 4}}", "docext: $mod needs an array [divisor, remainder] in filter at 'a'" },
   { "{}", "{a: {$mod: [4]}}", "docext: $mod: not enough elements in filter at 'a'" },
   { "{}", "{a: {$mod: []}}", "docext: $mod: not enough elements in filter at 'a'" },

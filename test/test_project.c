@@ -214,6 +214,17 @@ static const ProjCase aProj[] = {
   { "{a: [{b: [1, 2, 3]}, {b: [4, 5]}, 7, {c: 1}]}", "{'a.b': {$slice: 1}, z: 1}", -1,
     "{a: [{b: [1]}, {b: [4]}, {}]}" },
   { "{arr: [[1, 2], [3, 4], [5]]}", "{arr: {$slice: -1}}", -1, "{arr: [[5]]}" },
+  /* an array nested directly in an array on the way is left as it is by
+  ** $slice (MongoDB's applyFindSliceProjectionToArray), while inclusion
+  ** and exclusion still go into it */
+  { "{a: [[{b: [1, 2, 3]}], {b: [4, 5]}, 7]}", "{'a.b': {$slice: 1}}", -1,
+    "{a: [[{b: [1, 2, 3]}], {b: [4]}, 7]}" },
+  { "{a: [[{b: [1, 2, 3], c: 0}], {b: [4, 5]}, 7]}", "{'a.b': {$slice: 1}, z: 1}", -1,
+    "{a: [[{b: [1, 2, 3]}], {b: [4]}]}" },
+  { "{a: [[{b: [1, 2], c: 1}], {b: [3, 4], c: 2}]}", "{'a.b': {$slice: 1}, 'a.c': 0}", -1,
+    "{a: [[{b: [1, 2]}], {b: [3]}]}" },
+  { "{a: [[[{b: [1, 2]}]], {b: [3, 4]}]}", "{'a.b': {$slice: -1}}", -1,
+    "{a: [[[{b: [1, 2]}]], {b: [4]}]}" },
   { "{a: 1}", "{arr: {$slice: [1, 0]}}", -1,
     "docext: $slice limit must be positive in projection at 'arr'" },
   { "{a: 1}", "{arr: {$slice: [1, -1]}}", -1,
@@ -271,7 +282,7 @@ static const ProjCase aProj[] = {
   { "{a: [1, 'x', {b: 1}]}", "{a: {$elemMatch: {b: {$exists: true}}}}", -1, "{a: [{b: 1}]}" },
   { "{a: [{b: 1}, {b: 2}], c: 1}", "{a: {$elemMatch: {b: {$gt: 0}}}, 'c': 1}", -1,
     "{c: 1, a: [{b: 1}]}" },
-  { "{a: 1}", "{a: {$elemMatch: {$foo: 1}}}", -1, "docext: unknown operator $foo in filter" },
+  { "{a: 1}", "{a: {$elemMatch: {$foo: 1}}}", -1, "docext: unknown operator $foo in filter at 'a'" },
   { "{a: 1}", "{a: {$elemMatch: {b: {$in: 5}}}}", -1,
     "docext: $in needs an array in filter at 'b'" },
   { "{a: 1}", "{'a.b': {$elemMatch: {x: 1}}}", -1,
@@ -302,6 +313,13 @@ static const ProjCase aProj[] = {
     "docext: positional projection 'reviews.$' element mismatch: the array has no element 2" },
   { "{_id: 1, title: 'T'}", "{'reviews.$': 1}", 0, "{_id: 1}" },
   { "{_id: 1, reviews: 5}", "{'reviews.$': 1}", 0, "{_id: 1, reviews: 5}" },
+  /* no array on the path: MongoDB leaves the field as the inclusion gives
+  ** it, whether or not the filter recorded a position */
+  { "{_id: 1, title: 'T'}", "{'reviews.$': 1}", -1, "{_id: 1}" },
+  { "{_id: 1, reviews: 5}", "{'reviews.$': 1}", -1, "{_id: 1, reviews: 5}" },
+  { "{a: {b: 5, c: 1}, d: 1}", "{'a.b.$': 1}", -1, "{a: {b: 5}}" },
+  { "{a: {b: [5], c: 1}, d: 1}", "{'a.b.$': 1}", -1,
+    "docext: positional projection 'a.b.$' but the filter matched no array element" },
   { "{a: {b: [1, 2, 3], c: 1}, d: 1}", "{'a.b.$': 1}", 2, "{a: {b: [3]}}" },
   { "{a: {b: [1, 2, 3], c: 1}, d: 1}", "{a: {'b.$': 1}}", 1, "{a: {b: [2]}}" },
   { "{a: [{b: 1, c: 1}, {b: 2, c: 2}], d: 1}", "{'a.b.$': 1}", 1, "{a: [{b: 2}]}" },
@@ -481,12 +499,24 @@ static const SortCase aSort[] = {
   { "{a: {b: 2}}\n{a: [{b: 3}, {c: 1}]}", "{'a.b': 1}", "1 0" },
   { "{a: {b: 2}}\n{a: [{b: 3}, {c: 1}]}", "{'a.b': -1}", "1 0" },
   { "{a: {b: null}}\n{a: [{b: 3}, {c: 1}]}\n{a: [{b: []}]}", "{'a.b': 1}", "2 0 1" },
-  { "{a: {b: 0}}\n{a: [{b: 3}, 7]}", "{'a.b': 1}", "0 1" },
+  /* ... and so does a scalar element (MongoDB's key generator recurses into
+  ** it as an empty document: btree_key_generator.cpp) */
+  { "{a: {b: 0}}\n{a: [{b: 3}, 7]}", "{'a.b': 1}", "1 0" },
   { "{a: [{b: {c: 5}}, {b: [{c: 1}, {d: 1}]}]}\n{a: {b: {c: 0}}}", "{'a.b.c': 1}", "0 1" },
   { "{a: [{b: {c: 5}}, {b: [{c: 1}, {c: 2}]}]}\n{a: {b: {c: 0}}}", "{'a.b.c': 1}", "1 0" },
   { "{a: [{b: 1}, {c: 1}]}\n{a: [{b: 0}]}", "{'a.0.b': 1}", "1 0" },
   { "{a: [9, 1]}\n{a: [0, 5]}", "{'a.1': 1}", "0 1" },
   { "{a: [9, 1]}\n{a: [0, 5]}", "{'a.0': 1}", "1 0" },
+  /* MongoDB's sort key is the first of the keys its index key generator
+  ** makes from the sort pattern: fields that cross the same array take
+  ** their values from the same element */
+  { "{a: [{x: 1, y: 9}, {x: 2, y: 0}]}\n{a: [{x: 1, y: 5}]}", "{'a.x': 1, 'a.y': 1}", "1 0" },
+  { "{a: [{x: 1, y: 9}, {x: 2, y: 0}]}\n{a: [{x: 1, y: 5}]}", "{'a.x': -1, 'a.y': -1}", "0 1" },
+  { "{a: [{x: 1, y: 9}, {x: 2, y: 0}]}\n{a: [{x: 1, y: 5}]}", "{'a.x': 1, 'a.y': -1}", "0 1" },
+  { "{a: [{x: 1, y: 0}, {x: 2, y: 9}]}\n{a: [{x: 2, y: 5}]}", "{'a.y': -1, 'a.x': 1}", "0 1" },
+  { "{a: [3, 1], b: 2}\n{a: 1, b: 1}", "{a: 1, b: -1}", "0 1" },
+  /* an element named by position is the value, an array included */
+  { "{a: [[1], 5]}\n{a: [2]}", "{'a.0': 1}", "1 0" },
 };
 
 /* Split zDocs into BSON documents; returns their count. */
@@ -539,7 +569,7 @@ static void testSorts(void){
       memset(sort.a, 0xAB, (size_t)sort.n);
       for(j=0; j<nDoc; j++){
         memset(&aKey[j], 0, sizeof(aKey[j]));
-        docextSortKey(&rc, p, aDoc[j].a, &aKey[j]);
+        if( rc==SQLITE_OK ) rc = docextSortKey(p, aDoc[j].a, &aKey[j], &zErr);
         aIdx[j] = j;
       }
       aSortKey = aKey;
@@ -599,13 +629,46 @@ static void testSortErrors(void){
     parse("{}", &sort);
     check(docextSortNew(sort.a, &p, &zErr)==SQLITE_OK && docextSortFieldCount(p)==0,
           "empty sort has 0 fields");
-    docextSortKey(&rc, p, sort.a, &key);
+    rc = docextSortKey(p, sort.a, &key, &zErr);
     check(rc==SQLITE_OK && key.n==0, "empty sort key");
     docextSortFree(p);
     parse("{a: 1, 'b.c': -1, d: 1}", &sort);
     check(docextSortNew(sort.a, &p, &zErr)==SQLITE_OK && docextSortFieldCount(p)==3,
           "sort field count 3");
     docextSortFree(p);
+    /* two different arrays in one document: MongoDB's error */
+    parse("{a: 1, 'b.c': -1}", &sort);
+    check(docextSortNew(sort.a, &p, &zErr)==SQLITE_OK, "sort {a: 1, 'b.c': -1}");
+    {
+      DocBuf doc;
+      memset(&doc, 0, sizeof(doc));
+      parse("{a: [1, 2], b: [{c: 3}, {c: 4}]}", &doc);
+      docextBufReset(&key);
+      rc = docextSortKey(p, doc.a, &key, &zErr);
+      check(rc==SQLITE_ERROR && zErr && strcmp(zErr,
+            "docext: cannot sort with keys that are parallel arrays [a] [b]")==0,
+            "sort over parallel arrays");
+      sqlite3_free(zErr); zErr = 0;
+      parse("{a: [1, 2], b: {c: 3}}", &doc);
+      docextBufReset(&key);
+      rc = docextSortKey(p, doc.a, &key, &zErr);
+      check(rc==SQLITE_OK && key.n>0, "sort over one array");
+      docextBufFree(&doc);
+    }
+    docextSortFree(p);
+    /* at most 32 fields, as MongoDB's key generator */
+    {
+      char zSort[600];
+      int k, n = 0;
+      n += snprintf(zSort+n, sizeof(zSort)-n, "{");
+      for(k=0; k<33; k++) n += snprintf(zSort+n, sizeof(zSort)-n, "%sf%d: 1", k ? ", " : "", k);
+      snprintf(zSort+n, sizeof(zSort)-n, "}");
+      parse(zSort, &sort);
+      rc = docextSortNew(sort.a, &p, &zErr);
+      check(rc==SQLITE_ERROR && p==0 && zErr
+            && strcmp(zErr, "docext: a sort may have at most 32 fields")==0, "33 sort fields");
+      sqlite3_free(zErr); zErr = 0;
+    }
     docextBufFree(&key);
   }
   docextBufFree(&sort);
@@ -747,7 +810,7 @@ static void testHostile(void){
           " 'x.y.z': 1}", &proj);
     rc = docextSortNew(proj.a, &pS, &zErr);
     if( rc==SQLITE_OK ){
-      docextSortKey(&rc, pS, doc.a, &key);
+      rc = docextSortKey(pS, doc.a, &key, &zErr);
     }
     check(rc==SQLITE_OK && key.n>2, "sort key over a deep document");
     docextSortFree(pS);
@@ -848,7 +911,7 @@ static void testOom(void){
       int rc;
       nAllocLeft = iFail;
       rc = docextSortNew(sort.a, &p, &zErr);
-      if( rc==SQLITE_OK ){ docextBufReset(&key); docextSortKey(&rc, p, doc.a, &key); }
+      if( rc==SQLITE_OK ){ docextBufReset(&key); rc = docextSortKey(p, doc.a, &key, &zErr); }
       nAllocLeft = -1;
       if( rc==SQLITE_NOMEM ) nOomSeen++;
       if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){ bOk = 0; printf("sort OOM %d: rc=%d\n", iFail, rc); }

@@ -457,7 +457,7 @@ static const UpdCase aCase[] = {
   TF("{a: [1]}", "{$set: {\"a.$[x]\": 0}}", "{arrayFilters: [5]}",
      "docext: arrayFilters must be an array of documents, found int"),
   TF("{a: [1]}", "{$set: {\"a.$[x]\": 0}}", "{arrayFilters: [{x: {$foo: 1}}]}",
-     "docext: Error parsing array filter :: caused by :: unknown operator $foo in filter"),
+     "docext: Error parsing array filter :: caused by :: unknown operator $foo in filter at 'x'"),
   TF("{a: [1]}", "{$set: {b: 0}}", "{upsert: true}", "{a: [1], b: 0}"),
   TF("{a: [1]}", "{b: 0}", "{arrayFilters: [{x: 1}]}",
      "docext: arrayFilters cannot be used with a replacement document (no $[<identifier>] to apply them to)"),

@@ -1,0 +1,449 @@
+"""test/diff_query_ref.py — a reference model of MongoDB's query matcher,
+the third opinion of the differential query test (test/diff_query.py).
+
+    import diff_query_ref
+    diff_query_ref.match(doc, filter)   -> 1 or 0
+
+Written from MongoDB's documentation and sources, independently of docext's
+C code: the path iterator is a transcription of BSONElementIterator
+(src/mongo/db/matcher/path.cpp: getFieldDottedOrArray, then array elements
+— a document element gets the rest of the path, and also the rest after a
+numeric component equal to its index; a nested array only through its
+index — and the whole array last when the path ends at it); each operator
+tests each value the iterator yields ("match if any element matches"),
+$size and $elemMatch see the arrays only (kNoTraversal); $ne, $nin,
+$exists: false and $not are negations of the whole path test. Values are
+the parsed cases of diff_query.py: None, bool, int, float, str, list, dict,
+("date", iso) and ("regex", source, flags); nothing else is generated, and
+anything else raises Unsupported.
+
+Why a model: the libraries depart from MongoDB in known kinds of cases
+(diff_query.py's KNOWN), and a rule that excuses a kind of case cannot also
+check docext there. So docext must agree with this model on every case, and
+a library may disagree with docext only where docext agrees with the model
+and the case is of a known kind.
+"""
+import math
+import re
+
+MISSING = object()
+
+
+class Unsupported(Exception):
+    pass
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_date(v):
+    return isinstance(v, tuple) and v[0] == "date"
+
+
+def is_regex(v):
+    return isinstance(v, tuple) and v[0] == "regex"
+
+
+def canon(v):
+    """MongoDB's canonical type order (missing ranks with undefined)."""
+    if v is MISSING:
+        return 2
+    if v is None:
+        return 3
+    if isinstance(v, bool):
+        return 10
+    if is_num(v):
+        return 4
+    if isinstance(v, str):
+        return 5
+    if isinstance(v, dict):
+        return 6
+    if isinstance(v, list):
+        return 7
+    if is_date(v):
+        return 11
+    if is_regex(v):
+        return 13
+    raise Unsupported(repr(v))
+
+
+def sign(x):
+    return (x > 0) - (x < 0)
+
+
+def ustr(s):
+    return s.encode("utf-8")
+
+
+def cmp(a, b):
+    """BSON order of two present values."""
+    ca, cb = canon(a), canon(b)
+    if ca != cb:
+        return sign(ca - cb)
+    if ca == 3:
+        return 0
+    if ca == 4:
+        return sign((a > b) - (a < b))
+    if ca == 5:
+        return sign((ustr(a) > ustr(b)) - (ustr(a) < ustr(b)))
+    if ca == 10:
+        return sign(int(a) - int(b))
+    if ca == 11:
+        return sign((a[1] > b[1]) - (a[1] < b[1]))
+    if ca == 13:
+        c = cmp(a[1], b[1])
+        return c if c else cmp(a[2], b[2])
+    if ca in (6, 7):
+        ia = list(a.items()) if ca == 6 else [(str(i), x) for i, x in enumerate(a)]
+        ib = list(b.items()) if ca == 6 else [(str(i), x) for i, x in enumerate(b)]
+        for (ka, va), (kb, vb) in zip(ia, ib):
+            c = sign(canon(va) - canon(vb))
+            if c:
+                return c
+            c = sign((ustr(ka) > ustr(kb)) - (ustr(ka) < ustr(kb)))
+            if c:
+                return c
+            c = cmp(va, vb)
+            if c:
+                return c
+        return sign(len(ia) - len(ib))
+    raise Unsupported(repr(a))
+
+
+def compare_match(op, v, rhs):
+    ca, cb = canon(v), canon(rhs)
+    if ca != cb:
+        if {ca, cb} == {2, 3}:
+            return op in ("$eq", "$lte", "$gte")
+        return False
+    if v is MISSING:
+        return op in ("$eq", "$lte", "$gte")
+    c = cmp(v, rhs)
+    return {"$eq": c == 0, "$lt": c < 0, "$lte": c <= 0, "$gt": c > 0, "$gte": c >= 0}[op]
+
+
+# -------------------------------------------------------------------------
+# Paths: MongoDB's BSONElementIterator (src/mongo/db/matcher/path.cpp)
+
+def field_dotted_or_array(obj, parts, start):
+    """getFieldDottedOrArray: (element or MISSING, index of the part where
+    it stopped)."""
+    cur = obj
+    i = start
+    res = MISSING
+    while i < len(parts):
+        res = cur.get(parts[i], MISSING) if isinstance(cur, dict) else MISSING
+        if res is MISSING:
+            break
+        if isinstance(res, dict):
+            cur = res
+            i += 1
+            continue
+        if isinstance(res, list):
+            break
+        if i + 1 < len(parts):
+            res = MISSING
+        break
+    return res, i
+
+
+def as_obj(v):
+    """An array read as a document (keys "0", "1", ...)."""
+    if isinstance(v, list):
+        return {str(i): x for i, x in enumerate(v)}
+    return v
+
+
+def iterate(obj, parts, leaf_traverse, start=0):
+    """The values the iterator yields for path parts over document obj."""
+    e, idx = field_dotted_or_array(as_obj(obj), parts, start)
+    if not isinstance(e, list):
+        yield e
+        return
+    yield from iter_array(e, parts[idx + 1:], leaf_traverse)
+
+
+def iter_array(arr, rest, leaf_traverse):
+    has_more = len(rest) > 0
+    if not has_more and not leaf_traverse:
+        yield arr
+        return
+    nxt = rest[0] if has_more else None
+    is_num_part = has_more and nxt.isdigit()
+    for j, el in enumerate(arr):
+        if not has_more:
+            yield el
+            continue
+        offset = is_num_part and nxt == str(j)
+        if isinstance(el, dict):
+            yield from iterate(el, rest, leaf_traverse)
+            if offset:
+                if len(rest) == 1:
+                    yield el
+                else:
+                    yield from iterate(el, rest[1:], leaf_traverse)
+        elif offset:
+            if len(rest) == 1:
+                yield el
+            elif isinstance(el, list):
+                yield from iter_array(el, rest[1:], leaf_traverse)
+    if has_more:
+        return
+    yield arr
+
+
+# -------------------------------------------------------------------------
+# Expressions
+
+TYPES = {"double": 1, "string": 2, "object": 3, "array": 4, "bool": 8, "date": 9,
+         "null": 10, "regex": 11, "int": 16, "long": 18, "decimal": 19}
+
+
+def type_code(v):
+    if v is MISSING:
+        return None
+    if v is None:
+        return 10
+    if isinstance(v, bool):
+        return 8
+    if isinstance(v, int):
+        return 16 if -2**31 <= v < 2**31 else 18
+    if isinstance(v, float):
+        return 1
+    if isinstance(v, str):
+        return 2
+    if isinstance(v, dict):
+        return 3
+    if isinstance(v, list):
+        return 4
+    if is_date(v):
+        return 9
+    if is_regex(v):
+        return 11
+    raise Unsupported(repr(v))
+
+
+def py_regex(src, flags):
+    f = 0
+    for c in flags:
+        f |= {"i": re.I, "m": re.M, "s": re.S, "x": re.X}[c]
+    return re.compile(src, f)
+
+
+def regex_test(src, flags, v):
+    if isinstance(v, str):
+        return py_regex(src, flags).search(v) is not None
+    if is_regex(v):
+        return v[1] == src and v[2] == flags
+    return False
+
+
+def to_int_trunc(v):
+    if isinstance(v, int):
+        return v
+    return int(math.trunc(v))
+
+
+def c_mod(a, b):
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def is_op_doc(v):
+    return isinstance(v, dict) and len(v) > 0 and next(iter(v)).startswith("$")
+
+
+class Leaf:
+    """One operator: test(v) on a single value (MISSING for missing)."""
+
+    def __init__(self, op, arg, leaf_traverse=True):
+        self.op, self.arg, self.leaf_traverse = op, arg, leaf_traverse
+
+    def test(self, v):
+        op, arg = self.op, self.arg
+        if op in ("$eq", "$lt", "$lte", "$gt", "$gte"):
+            return compare_match(op, v, arg)
+        if op == "$regex":
+            return v is not MISSING and regex_test(arg[0], arg[1], v)
+        if op == "$in":
+            for x in arg:
+                if is_regex(x):
+                    if v is not MISSING and regex_test(x[1], x[2], v):
+                        return True
+                elif compare_match("$eq", v, x):
+                    return True
+            return False
+        if op == "$exists":
+            return v is not MISSING
+        if op == "$type":
+            t = type_code(v)
+            if t is None:
+                return False
+            for x in (arg if isinstance(arg, list) else [arg]):
+                if x == "number" and t in (1, 16, 18, 19):
+                    return True
+                code = TYPES.get(x) if isinstance(x, str) else x
+                if code == t:
+                    return True
+            return False
+        if op == "$mod":
+            if not is_num(v) or (isinstance(v, float) and not math.isfinite(v)):
+                return False
+            d, r = to_int_trunc(arg[0]), to_int_trunc(arg[1])
+            return c_mod(to_int_trunc(v), d) == r
+        if op == "$size":
+            return isinstance(v, list) and len(v) == arg
+        if op.startswith("$bits"):
+            if not is_num(v):
+                return False
+            if isinstance(v, float) and (v != math.floor(v) or not -2**63 <= v < 2**63):
+                return False
+            x = int(v)
+            bits = arg if isinstance(arg, list) else [i for i in range(63) if (arg >> i) & 1]
+            got = [(x >> b) & 1 for b in bits]
+            return {"$bitsAllSet": all(got), "$bitsAnySet": any(got),
+                    "$bitsAllClear": not any(got), "$bitsAnyClear": not all(got)}[op]
+        if op == "$elemMatch":
+            if not isinstance(v, list):
+                return False
+            return any(self.arg.test_elem(el) for el in v)
+        raise Unsupported(op)
+
+
+class ElemMatch:
+    def __init__(self, arg):
+        first = next(iter(arg)) if arg else None
+        self.value_form = first is not None and first.startswith("$") and \
+            first not in ("$and", "$or", "$nor", "$comment")
+        if self.value_form:
+            self.tests = value_ops(arg)
+        else:
+            self.sub = parse_filter(arg)
+
+    def test_elem(self, el):
+        if self.value_form:
+            return all(t(el) for t in self.tests)
+        if isinstance(el, (dict, list)):
+            return self.sub(as_obj(el))
+        return False
+
+
+def value_ops(ops):
+    """Tests on a single value for the operators of ops (value leaves)."""
+    tests = []
+    for op, arg in ops.items():
+        for leaf_fn in op_leaves(op, arg, ops):
+            tests.append(leaf_fn)
+    return tests
+
+
+def op_leaves(op, arg, ops):
+    """Single-value tests for one operator (regex with its $options)."""
+    if op == "$options":
+        return []
+    if op == "$regex":
+        src = arg[1] if is_regex(arg) else arg
+        flags = arg[2] if is_regex(arg) else ops.get("$options", "")
+        return [Leaf("$regex", (src, flags)).test]
+    if op == "$ne":
+        return [lambda v, a=arg: not compare_match("$eq", v, a)]
+    if op == "$nin":
+        t = Leaf("$in", arg).test
+        return [lambda v: not t(v)]
+    if op == "$exists":
+        t = Leaf("$exists", None).test
+        return [t] if arg else [lambda v: not t(v)]
+    if op == "$eq" and is_regex(arg):
+        return [lambda v, a=arg: v is not MISSING and is_regex(v) and v[1:] == a[1:]]
+    if op == "$all":
+        if not arg:
+            return [lambda v: False]
+        out = []
+        for x in arg:
+            if isinstance(x, dict) and "$elemMatch" in x:
+                out.append(Leaf("$elemMatch", ElemMatch(x["$elemMatch"])).test)
+            elif is_regex(x):
+                out.append(Leaf("$regex", (x[1], x[2])).test)
+            else:
+                out.append(lambda v, a=x: compare_match("$eq", v, a))
+        return out
+    if op == "$not":
+        if is_regex(arg):
+            t = Leaf("$regex", (arg[1], arg[2])).test
+            return [lambda v: not t(v)]
+        ts = value_ops(arg)
+        return [lambda v: not all(t(v) for t in ts)]
+    if op == "$elemMatch":
+        return [Leaf("$elemMatch", ElemMatch(arg)).test]
+    return [Leaf(op, arg).test]
+
+
+def path_pred(path, op, arg, ops):
+    """A predicate on a document for one operator over a path."""
+    parts = path.split(".")
+    no_leaf = op in ("$size", "$elemMatch")
+
+    def any_value(test, leaf_traverse=True):
+        return lambda d: any(test(v) for v in iterate(d, parts, leaf_traverse))
+
+    if op == "$options":
+        return None
+    if op in ("$ne", "$nin"):
+        pos = path_pred(path, "$eq" if op == "$ne" else "$in", arg, ops)
+        return lambda d: not pos(d)
+    if op == "$exists" and not arg:
+        pos = path_pred(path, "$exists", True, ops)
+        return lambda d: not pos(d)
+    if op == "$not":
+        if is_regex(arg):
+            pos = path_pred(path, "$regex", arg, {})
+            return lambda d: not pos(d)
+        subs = [p for p in (path_pred(path, o, a, arg) for o, a in arg.items()) if p]
+        return lambda d: not all(p(d) for p in subs)
+    if op == "$all":
+        if not arg:
+            return lambda d: False
+        subs = []
+        for x in arg:
+            if isinstance(x, dict) and "$elemMatch" in x:
+                subs.append(path_pred(path, "$elemMatch", x["$elemMatch"], {}))
+            elif is_regex(x):
+                subs.append(path_pred(path, "$regex", x, {}))
+            else:
+                subs.append(path_pred(path, "$eq", x, {}))
+        return lambda d: all(p(d) for p in subs)
+    tests = op_leaves(op, arg, ops)
+    assert len(tests) == 1, op
+    return any_value(tests[0], not no_leaf)
+
+
+def parse_filter(f):
+    preds = []
+    for k, v in f.items():
+        if k in ("$and", "$or", "$nor"):
+            subs = [parse_filter(x) for x in v]
+            if k == "$and":
+                preds.append(lambda d, s=subs: all(p(d) for p in s))
+            elif k == "$or":
+                preds.append(lambda d, s=subs: any(p(d) for p in s))
+            else:
+                preds.append(lambda d, s=subs: not any(p(d) for p in s))
+        elif k == "$comment":
+            continue
+        elif k.startswith("$"):
+            raise Unsupported(k)
+        elif is_op_doc(v):
+            for op, arg in v.items():
+                p = path_pred(k, op, arg, v)
+                if p:
+                    preds.append(p)
+        elif is_regex(v):
+            preds.append(path_pred(k, "$regex", v, {}))
+        else:
+            preds.append(path_pred(k, "$eq", v, {}))
+    return lambda d: all(p(d) for p in preds)
+
+
+def match(doc, f):
+    return 1 if parse_filter(f)(doc) else 0
