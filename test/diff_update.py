@@ -597,6 +597,24 @@ def expand(case, path):
     return [".".join(p) for p, _ in results]
 
 
+def unmatched_elements(case, path):
+    """The paths of the array elements the first $[<id>] of path does not
+    select (its filter does not match them), in the original document."""
+    comps = path.split(".")
+    for k, c in enumerate(comps):
+        if c.startswith("$[") and c != "$[]":
+            break
+    else:
+        return []
+    filt = case_filters(case)[c[2:-1]]
+    out = []
+    for ap in (expand(case, ".".join(comps[:k])) or []):
+        found, arr, _ = get_json(case["docj"], ap.split("."))
+        if found and isinstance(arr, list):
+            out += [ap + "." + str(i) for i, e in enumerate(arr) if not filter_match(e, filt)]
+    return out
+
+
 def pull_match(e, arg):
     """Does $pull with operand arg remove element e (MongoDB's PullNode)?"""
     if is_doc(arg) and arg and list(arg)[0].startswith("$"):
@@ -728,6 +746,9 @@ def explain(case, mine, theirs):
             if paths is None:
                 return None
             conc = [(cp, expected_at(case, op, cp, arg)) for cp in paths]
+            # elements a $[<id>] filter leaves out keep their value: checked
+            # whole, so a library that picks other elements is explained
+            conc += [(ep, plain_at_or_missing(case, ep)) for ep in unmatched_elements(case, path)]
         for cp, w in conc:
             if w is UNKNOWN:
                 return None
