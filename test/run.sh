@@ -20,6 +20,8 @@
 #                          their counts are added up
 #   test/test_pybson.py    cross-check with python-bson, run by Debian's
 #                          /usr/bin/python3; its counts are added up
+#   test/test_crud.py      MongoDB's CRUD specification tests of the write
+#                          commands (../shared/crud-tests), the same way
 #   examples/NAME.sql      runs with no error but the E11000 it shows on purpose
 #   exports                docext.so exports sqlite3_docext_init and nothing else
 # The last line is "N passed, M failed" over everything; the exit status is
@@ -210,6 +212,9 @@ if [ "$update" != 1 ]; then
   done
   if selected test_pybson; then
     counted test_pybson "${python_env[@]}" "$python" test/test_pybson.py
+  fi
+  if selected test_crud; then
+    counted test_crud "${python_env[@]}" "$python" test/test_crud.py
   fi
   # Differential tests against independent MongoDB-semantics libraries
   # (node + npm; the scripts install their pinned packages under build/).
