@@ -2169,7 +2169,8 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
     rc = SQLITE_OK;
     memset(&msg, 0, sizeof(msg));
     docextBufAppendf(&rc, &msg, "docext: Failed to apply %s operations to current "
-                     "value ((NumberLong)%lld) for document ", zOp, (long long)a.i);
+                     "value ((%s)%lld) for document ", zOp,
+                     a.type==DOC_INT32 ? "NumberInt" : "NumberLong", (long long)a.i);
     updMsgDocId(pA, &rc, &msg);
     updApplyErrorMsg(pA, rc, &msg);
     return;

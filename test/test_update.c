@@ -110,6 +110,13 @@ static const UpdCase aCase[] = {
   T("{_id: 1, a: NumberLong(\"9223372036854775807\")}", "{$inc: {a: 1}}",
     "docext: Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) "
     "for document {_id: 1}"),
+  /* the current value shown with its own type (an int32 here) */
+  T("{_id: 2, a: 2147483647}", "{$inc: {a: NumberLong(\"9223372036854775807\")}}",
+    "docext: Failed to apply $inc operations to current value ((NumberInt)2147483647) "
+    "for document {_id: 2}"),
+  T("{_id: 3, a: 3}", "{$mul: {a: NumberLong(\"9223372036854775807\")}}",
+    "docext: Failed to apply $mul operations to current value ((NumberInt)3) "
+    "for document {_id: 3}"),
   T("{}", "{$inc: {a: NumberLong(5)}}", "{a: NumberLong(5)}"),
   T("{}", "{$inc: {\"a.b\": -1.5}}", "{a: {b: -1.5}}"),
   TC("{a: 1}", "{$inc: {a: 0}}", "{a: 1}", 0),
