@@ -745,7 +745,17 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
         "docext: give the document in doc or in bson, not both"));
   }
   if( !bDoc && !bBson ){
-    if( bUpdate ){ *paDoc = 0; return SQLITE_OK; }
+    if( bUpdate && sqlite3_value_nochange(pDoc) && sqlite3_value_nochange(pBson) ){
+      *paDoc = 0;                       /* neither column written */
+      return SQLITE_OK;
+    }
+    if( bUpdate ){
+      /* SET doc = NULL (often doc_update() of a NULL update): an error
+      ** rather than a silent no-op; DELETE removes a document */
+      return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(
+          "docext: the new document is NULL: UPDATE %s SET doc = … needs a "
+          "document (DELETE removes one)", docextCollName(p->pColl)));
+    }
     return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(
         "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
