@@ -116,3 +116,23 @@ SELECT doc_find_and_modify('nums', '{query: {}, remove: true, new: true}');
 SELECT doc_find_and_modify('nums', '{bogus: 1, remove: true}');
 SELECT doc_delete_many('nums', 'not json');
 SELECT count(*), sum(doc_get(doc, 'n')) FROM nums;
+
+-- 9. Which filter fields an upsert takes, as MongoDB's own tests of upsert
+--    field extraction have it: equalities, $eq, a one-value $in or $all,
+--    inside $and or a one-clause $or; not $gt, $ne, a longer $in, $nor, a
+--    regex; a longer $all (two equalities on one path) is an error. A
+--    replacement takes only _id from the filter, and other conflicts do not
+--    matter to it.
+CREATE VIRTUAL TABLE upx USING docext;
+SELECT doc_update_one('upx', '{_id: {$in: [1]}, x: {$in: [1]}, y: {$all: [2]}, $or: [{z: 3}], "w.v": {$all: [4]}}', '{$set: {a: 1}}', '{upsert: true}');
+SELECT doc_update_one('upx', '{_id: {$all: [2]}, $or: [{x: 1}, {x: 2}], $nor: [{y: 1}], z: {$in: [1, 2]}, r: /abc/, s: {$in: [/abc/]}}', '{$setOnInsert: {a: 1}}', '{upsert: true}');
+SELECT doc_update_one('upx', '{$or: [{_id: 3}], $and: [{$or: [{x: {$eq: 1}}]}]}', '{}', '{upsert: true}');
+SELECT doc_update_one('upx', '{_id: 4, x: [1, {x: 1}], "x.x": 1, y: {$in: [5]}}', '{b: 1}', '{upsert: true}');
+SELECT doc FROM upx ORDER BY _id;
+SELECT doc_update_one('upx', '{x: {$all: [1, 2]}}', '{$set: {a: 1}}', '{upsert: true}');
+SELECT doc_update_one('upx', '{_id: {$all: [5, 6]}}', '{b: 1}', '{upsert: true}');
+SELECT doc_update_one('upx', '{$and: [{_id: 5}, {_id: 5}]}', '{b: 1}', '{upsert: true}');
+SELECT doc_update_one('upx', '{"_id.x": 1, "_id.y": 2}', '{b: 1}', '{upsert: true}');
+SELECT doc_update_one('upx', '{"_id.x": 1, "_id.y": 2}', '{$set: {b: 1}}', '{upsert: true}');
+SELECT doc FROM upx WHERE doc_type(bson, '_id') = 'object';
+SELECT count(*), doc_check('upx') FROM upx;
