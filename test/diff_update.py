@@ -157,6 +157,13 @@ CREATORS = {"$set", "$inc", "$mul", "$min", "$max", "$push", "$pushAll", "$addTo
             "$currentDate", "$setOnInsert"}
 
 
+# Operators that fail on a path that could not be created (a scalar in the
+# way, a name that is not an index on an array): those that create it, and
+# $pop, $pull, $pullAll, which do not but check (MongoDB's checkViability;
+# only $unset passes).
+NEED_VIABLE = CREATORS | {"$pop", "$pull", "$pullAll"}
+
+
 def is_doc(v):
     return isinstance(v, dict) and not ("$date" in v or "$negzero" in v)
 
@@ -273,9 +280,9 @@ def walk_fails(op, v, comps, arg, filters=None):
             if i < len(v):
                 return walk_fails(op, v[i], comps[1:], arg, filters)
             return None
-        return "cannot create a field in an array" if op in CREATORS else None
+        return "cannot create a field in an array" if op in NEED_VIABLE else None
     # a scalar in the way
-    return "cannot create a field in a scalar" if op in CREATORS else None
+    return "cannot create a field in a scalar" if op in NEED_VIABLE else None
 
 
 def get_json(v, comps):
@@ -352,7 +359,8 @@ def mongo_must_fail(case):
        "MongoDB rejects the update (its rules, checked independently above: "
        "conflicting paths, also once $[] and $[<id>] are resolved; $inc/$mul on a non-number or null; $push, $addToSet, "
        "$pull, $pullAll, $pop on a non-array; $bit on a non-integer; a field "
-       "created inside a scalar or as a non-index of an array; $rename from or "
+       "created (or, for $pop, $pull, $pullAll, reached) inside a scalar or as "
+       "a non-index of an array; $rename from or "
        "into an array); the library applies what it can or nothing")
 def rule_error_ignored(case, mine, theirs):
     return is_err(mine) and not is_err(theirs) and mongo_must_fail(case) is not None
