@@ -541,9 +541,9 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
                               "remove: true");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew) ){
+  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew || p->updateOpt.n) ){
     p->zErr = sqlite3_mprintf("docext: doc_find_and_modify cannot combine remove "
-                              "with upsert or new");
+                              "with upsert, new or arrayFilters");
     rc = SQLITE_ERROR;
   }
   return rc;

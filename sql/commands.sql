@@ -136,3 +136,8 @@ SELECT doc_update_one('upx', '{"_id.x": 1, "_id.y": 2}', '{b: 1}', '{upsert: tru
 SELECT doc_update_one('upx', '{"_id.x": 1, "_id.y": 2}', '{$set: {b: 1}}', '{upsert: true}');
 SELECT doc FROM upx WHERE doc_type(bson, '_id') = 'object';
 SELECT count(*), doc_check('upx') FROM upx;
+
+-- 10. arrayFilters belong to an update: with remove they are an error, as
+--     in MongoDB, and nothing is removed.
+SELECT doc_find_and_modify('upx', '{query: {_id: 1}, remove: true, arrayFilters: [{i: 0}]}');
+SELECT count(*) FROM upx WHERE _id = 1;
