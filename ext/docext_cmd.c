@@ -171,7 +171,16 @@ static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
 
 static int cmdSavepoint(Cmd *p){
   int rc = sqlite3_exec(p->db, "SAVEPOINT docext_command", 0, 0, 0);
-  if( rc==SQLITE_OK ) p->bSavepoint = 1;
+  if( rc==SQLITE_OK ){
+    p->bSavepoint = 1;
+  }else if( rc==SQLITE_BUSY ){
+    /* SQLite opens no savepoint while a statement that writes is running
+    ** ("SQL statements in progress"): INSERT … SELECT doc_update_many(…) */
+    p->zErr = sqlite3_mprintf("docext: a collection command cannot run inside a "
+                              "statement that writes (INSERT, UPDATE, DELETE): call it "
+                              "from a SELECT of its own");
+    rc = p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
   return rc;
 }
 

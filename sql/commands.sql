@@ -141,3 +141,14 @@ SELECT count(*), doc_check('upx') FROM upx;
 --     in MongoDB, and nothing is removed.
 SELECT doc_find_and_modify('upx', '{query: {_id: 1}, remove: true, arrayFilters: [{i: 0}]}');
 SELECT count(*) FROM upx WHERE _id = 1;
+
+-- 11. A command inside a statement that itself writes cannot open its
+--     savepoint (SQLite allows none while a write is in progress): a clear
+--     error, nothing changed; from a SELECT of its own it works.
+CREATE TABLE audit(r);
+INSERT INTO audit SELECT doc_update_many('upx', '{}', '{$set: {audited: true}}');
+SELECT count(*) FROM audit;
+SELECT count(*) FROM upx('{audited: true}');
+INSERT INTO audit SELECT r FROM (SELECT doc_update_many('upx', '{}', '{$set: {audited: true}}') AS r);
+WITH w(r) AS MATERIALIZED (SELECT doc_update_many('upx', '{}', '{$set: {audited: true}}')) SELECT r FROM w;
+SELECT count(*) FROM upx('{audited: true}');
