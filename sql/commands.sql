@@ -152,3 +152,19 @@ SELECT count(*) FROM upx('{audited: true}');
 INSERT INTO audit SELECT r FROM (SELECT doc_update_many('upx', '{}', '{$set: {audited: true}}') AS r);
 WITH w(r) AS MATERIALIZED (SELECT doc_update_many('upx', '{}', '{$set: {audited: true}}')) SELECT r FROM w;
 SELECT count(*) FROM upx('{audited: true}');
+
+-- 12. Atomicity: $inc on a non-number in the 500th document of a
+--     doc_update_many leaves all 1000 documents and every index entry as
+--     they were (the first 499 were already rewritten when it failed).
+CREATE VIRTUAL TABLE atom USING docext;
+SELECT doc_create_index('atom', '{n: 1}');
+SELECT doc_create_index('atom', '{tags: 1}');
+INSERT INTO atom(doc) SELECT json_object('_id', value, 'n', CASE WHEN value = 500 THEN 'five hundred' ELSE value END,
+                                         'tags', json_array('t' || value)) FROM generate_series(1, 1000);
+SELECT doc_update_many('atom', '{}', '{$inc: {n: 1000}, $push: {tags: "new"}}', '{sort: {_id: 1}}');
+SELECT doc_update_many('atom', '{_id: {$gte: 1}}', '{$inc: {n: 1000}, $push: {tags: "new"}}');
+SELECT sum(doc_get(doc, 'n')), count(*), doc_check('atom') FROM atom;
+SELECT doc_count('atom', '{tags: "new"}'), doc_count('atom', '{n: {$gt: 1000}}'), doc_count('atom', '{n: 1}'),
+       doc_count('atom', '{tags: "t499"}');
+SELECT doc_update_many('atom', '{n: {$type: "number"}}', '{$inc: {n: 1000}, $push: {tags: "new"}}');
+SELECT doc_count('atom', '{tags: "new"}'), doc_count('atom', '{n: {$gt: 1000}}'), doc_check('atom');
