@@ -11,8 +11,10 @@ CREATE VIRTUAL TABLE books USING docext;
 INSERT INTO books(doc) VALUES ('{ _id: 1, title: "The Great Gatsby", pages: 176, tags: ["classic"],
   reviews: [ { user: 1, text: "One of the best…" } ] }');
 UPDATE books SET doc = doc_update(doc, '{ $push: { reviews: { user: 1, text: "I did NOT like this book." } } }') WHERE _id = 1;
-UPDATE books SET doc = doc_update(doc, '{ $set: { available: true }, $inc: { pages: 4 }, $unset: { tags: 1 } }') WHERE _id = 1;
+UPDATE books SET doc = doc_update(doc, '{ $set: { available: true }, $inc: { pages: 4 } }') WHERE _id = 1;
 UPDATE books SET doc = doc_update(doc, '{ $addToSet: { subjects: { $each: ["1920s", "Jazz Age", "1920s"] } } }') WHERE _id = 1;
+UPDATE books SET doc = doc_update(doc, '{ $pushAll: { subjects: ["Classics", "Long Island"] } }') WHERE _id = 1;
+UPDATE books SET doc = doc_update(doc, '{ $pop: { subjects: 1 }, $pullAll: { tags: ["classic"] } }') WHERE _id = 1;
 UPDATE books SET doc = doc_update(doc, '{ $pull: { reviews: { text: /NOT/ } }, $rename: { pages: "page_count" } }') WHERE _id = 1;
 UPDATE books SET doc = doc_update(doc, '{ $bit: { flags: { or: 5 } } }') WHERE _id = 1;
 SELECT doc FROM books WHERE _id = 1;
@@ -37,9 +39,13 @@ SELECT doc_find_and_modify('loans', '{ query: { pending: false }, sort: { priori
   update: { $set: { pending: true, started: new Date() } }, new: true }');
 SELECT doc_update_one('loans', '{ "_id.borrower": "ann", pending: true }', '{ $set: { approved: true } }');
 SELECT doc_config('clock', '2013-03-09T00:00:00Z');
--- time out everything pending that started over seven days ago
-SELECT doc_update_many('loans', '{ pending: true, started: { $lt: ISODate("2013-03-02T00:00:00Z") } }',
-  '{ $set: { pending: false } }');
+-- time out everything pending that started over seven days ago (before
+-- the clock's time less seven days), in one multi-document update
+SELECT doc_update_many('loans',
+  json_object('pending', json('true'), 'started', json_object('$lt', json_object('$date',
+    strftime('%Y-%m-%dT%H:%M:%fZ', doc_config('clock'), '-7 days')))),
+  '{ $set: { pending: false }, $unset: { started: 1 } }');
+SELECT doc FROM loans;
 
 -- A.9 Recommend once: a unique compound index
 CREATE VIRTUAL TABLE recommendations USING docext;
@@ -49,13 +55,21 @@ INSERT INTO recommendations(doc) VALUES ('{ book: 1, user: 7 }');    -- E11000 o
 SELECT doc_count('recommendations', '{ book: 1 }');
 UPDATE books SET doc = doc_update(doc, '{ $inc: { recommendations: 1 } }') WHERE _id = 1;
 
--- A.10 Time series: per book per day, counters by hour and minute
+-- A.10 Time series: per book per day, counters by hour and minute; flat
+-- ({ total, hour: { "0".."23" }, minute: { "0".."1439" } }) and nested
+-- ({ total, hour: { "23": { total, "1380".."1439" } } })
 CREATE VIRTUAL TABLE rec_ts USING docext;
 SELECT doc_update_one('rec_ts', '{ _id: "1-2013-03-09" }',
-  '{ $inc: { total: 1, "hour.23.total": 1, "hour.23.1439": 1 } }', '{ upsert: true }');
+  '{ $inc: { total: 1, "hour.23": 1, "minute.1439": 1 } }', '{ upsert: true }');
 SELECT doc_update_one('rec_ts', '{ _id: "1-2013-03-09" }',
+  '{ $inc: { total: 1, "hour.23": 1, "minute.1439": 1 } }', '{ upsert: true }');
+CREATE VIRTUAL TABLE rec_ts_nested USING docext;
+SELECT doc_update_one('rec_ts_nested', '{ _id: "1-2013-03-09" }',
+  '{ $inc: { total: 1, "hour.23.total": 1, "hour.23.1439": 1 } }', '{ upsert: true }');
+SELECT doc_update_one('rec_ts_nested', '{ _id: "1-2013-03-09" }',
   '{ $inc: { total: 1, "hour.23.total": 1, "hour.23.1439": 1 } }', '{ upsert: true }');
 SELECT doc FROM rec_ts;
+SELECT doc FROM rec_ts_nested;
 
 -- A.12 At most 10 recommendations per user
 CREATE VIRTUAL TABLE user_recs USING docext;
@@ -72,4 +86,5 @@ INSERT INTO book_refs(doc) VALUES ('{ _id: 1, book: 1, referrers: [ { domain: "g
 SELECT doc_update_one('book_refs', '{ book: 1, "referrers.domain": "google.com" }', '{ $inc: { "referrers.$.count": 1 } }');
 SELECT doc_update_one('book_refs', '{ book: 2 }', '{ $inc: { "referrers.bing_com": 1 } }', '{ upsert: true }') LIKE '%"upsertedId":{"$oid"%';
 SELECT doc_json(doc_project(doc, '{ _id: 0 }')) FROM book_refs;
-SELECT doc_check('books'), doc_check('loans'), doc_check('recommendations');
+SELECT doc_check('books'), doc_check('loans'), doc_check('recommendations'), doc_check('rec_ts'),
+       doc_check('rec_ts_nested'), doc_check('user_recs'), doc_check('book_refs');

@@ -39,7 +39,15 @@ SELECT doc_update_many('people', '{ tasks: 10 }', '{ $pull: { tasks: 10 } }');
 SELECT doc_update_one('people', '{ _id: 2 }', '{ $push: { tasks: 10 } }');
 COMMIT;
 SELECT doc_get(doc, 'name'), doc_get(doc, 'tasks') FROM people;
--- E.5 denormalization: the last 1000 messages kept in the host
+-- E.5 denormalization: the part name copied into the product, renamed in
+-- every product with one positional multi-document update
+UPDATE products SET doc = doc_update(doc, '{ $set: { parts: [
+  { id: ObjectId("AAAAAAAAAAAAAAAAAAAAAAAA"), name: "#4 grommet" },
+  { id: ObjectId("F17C1A5D2F2E4D5E6A7B8C9D"), name: "#4 washer" } ] } }') WHERE filter = '{ catalog_number: 1234 }';
+SELECT doc_update_many('products', '{ "parts.id": ObjectId("F17C1A5D2F2E4D5E6A7B8C9D") }',
+  '{ $set: { "parts.$.name": "#4 steel washer" } }');
+SELECT doc_get(doc, 'parts.name') FROM products;
+-- ... and the last 1000 messages kept in the host
 UPDATE hosts SET doc = doc_update(doc, '{ $push: { logmsgs: { $each: [ { time: new Date(0), msg: "boot" } ],
   $sort: { time: 1 }, $slice: -1000 } } }') WHERE _id = '{"$oid":"507f1f77bcf86cd799439011"}';
 SELECT doc FROM hosts('{ name: "goofy.example.com" }', '{ _id: 1 }');

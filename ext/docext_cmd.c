@@ -11,9 +11,10 @@
 ** ROLLBACK undoes the command too.
 **
 ** Upserts follow MongoDB: the new document starts from the filter's
-** equality conditions (top level and inside $and, dotted paths building
-** embedded documents, _id included), then the update applies with
-** $setOnInsert; a replacement keeps the filter's _id when it has none.
+** equality conditions (also $eq, a one-value $in or $all, inside $and or a
+** one-clause $or; dotted paths building embedded documents, _id
+** included), then the update applies with $setOnInsert; a replacement
+** takes only the filter's _id, when it has none.
 */
 #include "docextInt.h"
 
@@ -171,7 +172,16 @@ static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
 
 static int cmdSavepoint(Cmd *p){
   int rc = sqlite3_exec(p->db, "SAVEPOINT docext_command", 0, 0, 0);
-  if( rc==SQLITE_OK ) p->bSavepoint = 1;
+  if( rc==SQLITE_OK ){
+    p->bSavepoint = 1;
+  }else if( rc==SQLITE_BUSY ){
+    /* SQLite opens no savepoint while a statement that writes is running
+    ** ("SQL statements in progress"): INSERT … SELECT doc_update_many(…) */
+    p->zErr = sqlite3_mprintf("docext: a collection command cannot run inside a "
+                              "statement that writes (INSERT, UPDATE, DELETE): call it "
+                              "from a SELECT of its own");
+    rc = p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
   return rc;
 }
 
@@ -197,37 +207,75 @@ static void cmdResultError(sqlite3_context *ctx, Cmd *p, int rc){
   }
 }
 
+/* Is v an equality operand an upsert can copy (not a regex, which matches
+** rather than equals, nor an {$elemMatch: …} element of $all)? */
+static int upsertEqualValue(const DocValue *v){
+  DocIter it;
+  if( v->type==DOC_REGEX ) return 0;
+  if( v->type==DOC_DOCUMENT ){
+    docextIterInitValue(&it, v);
+    if( docextIterNext(&it) && it.zKey[0]=='$' ) return 0;
+  }
+  return 1;
+}
+
 /* Add the filter's equality conditions to a {$set: {...}} under
-** construction (top level and inside $and). */
-static void upsertEqualities(int *pRc, DocBuf *pSet, const u8 *aFilter){
+** construction, as MongoDB's upsert takes them: {a: v} (not a regex),
+** {a: {$eq: v}}, a one-value {$in: [v]}, each value of {$all: […]} (two
+** values on one path then conflict, an error as in MongoDB), at the top
+** level, inside $and and inside a one-clause $or. bIdOnly: only _id (a
+** replacement takes nothing else from the filter); *pbDottedId is set when
+** a path under _id is skipped for it. */
+static void upsertEqualities(int *pRc, DocBuf *pSet, const u8 *aFilter, int bIdOnly,
+                             int *pbDottedId){
   DocIter it;
   docextIterInit(&it, aFilter);
   while( docextIterNext(&it) ){
     if( it.zKey[0]=='$' ){
-      if( strcmp(it.zKey, "$and")==0 && it.v.type==DOC_ARRAY ){
+      if( it.v.type==DOC_ARRAY
+       && (strcmp(it.zKey, "$and")==0 || strcmp(it.zKey, "$or")==0) ){
         DocIter el;
+        int n = 0;
+        docextIterInitValue(&el, &it.v);
+        while( docextIterNext(&el) ) n++;
+        if( it.zKey[1]=='o' && n!=1 ) continue;    /* $or of several: none */
         docextIterInitValue(&el, &it.v);
         while( docextIterNext(&el) ){
-          if( el.v.type==DOC_DOCUMENT ) upsertEqualities(pRc, pSet, el.v.p);
+          if( el.v.type==DOC_DOCUMENT ){
+            upsertEqualities(pRc, pSet, el.v.p, bIdOnly, pbDottedId);
+          }
         }
       }
       continue;
     }
+    if( bIdOnly && !(it.nKey==3 && memcmp(it.zKey, "_id", 3)==0) ){
+      if( it.nKey>3 && memcmp(it.zKey, "_id.", 4)==0 ) *pbDottedId = 1;
+      continue;
+    }
     if( it.v.type==DOC_DOCUMENT ){
-      /* {a: {$eq: v}} counts; other operator documents do not. */
       DocIter op;
-      int bOps = 0;
-      DocValue eq;
-      int bEq = 0;
       docextIterInitValue(&op, &it.v);
-      while( docextIterNext(&op) ){
-        if( op.zKey[0]=='$' ){
-          bOps = 1;
-          if( strcmp(op.zKey, "$eq")==0 ){ eq = op.v; bEq = 1; }
+      if( docextIterNext(&op) && op.zKey[0]=='$' ){
+        /* operators: only $eq, a one-value $in and $all give values */
+        docextIterInitValue(&op, &it.v);
+        while( docextIterNext(&op) ){
+          DocIter el;
+          if( strcmp(op.zKey, "$eq")==0 ){
+            docextBsonAppendValue(pRc, pSet, it.zKey, it.nKey, &op.v);
+          }else if( op.v.type==DOC_ARRAY
+                 && (strcmp(op.zKey, "$in")==0 || strcmp(op.zKey, "$all")==0) ){
+            int n = 0;
+            docextIterInitValue(&el, &op.v);
+            while( docextIterNext(&el) ) n++;
+            if( op.zKey[1]=='i' && n!=1 ) continue;
+            docextIterInitValue(&el, &op.v);
+            while( docextIterNext(&el) ){
+              if( upsertEqualValue(&el.v) ){
+                docextBsonAppendValue(pRc, pSet, it.zKey, it.nKey, &el.v);
+              }
+            }
+          }
         }
-      }
-      if( bOps ){
-        if( bEq ) docextBsonAppendValue(pRc, pSet, it.zKey, it.nKey, &eq);
         continue;
       }
     }
@@ -240,20 +288,38 @@ static void upsertEqualities(int *pRc, DocBuf *pSet, const u8 *aFilter){
 static int cmdUpsertDoc(Cmd *p, DocBuf *pOut){
   DocBuf set, seed;
   DocUpdate *pSeed = 0;
-  int rc = SQLITE_OK, bChanged = 0;
+  int rc = SQLITE_OK, bChanged = 0, bDottedId = 0;
   i64 iOuter, iInner;
   static const u8 aEmpty[5] = {5,0,0,0,0};
   memset(&set, 0, sizeof(set));
   memset(&seed, 0, sizeof(seed));
   iOuter = docextBsonStartDoc(&rc, &set);
   iInner = docextBsonStartChild(&rc, &set, DOC_DOCUMENT, "$set", 4);
-  if( p->bFilter ) upsertEqualities(&rc, &set, p->filter.a);
+  if( p->bFilter ){
+    upsertEqualities(&rc, &set, p->filter.a, docextUpdateIsReplacement(p->pUpdate),
+                     &bDottedId);
+  }
   docextBsonEndDoc(&rc, &set, iInner);
   docextBsonEndDoc(&rc, &set, iOuter);
   if( rc!=SQLITE_OK ) goto done;
+  if( bDottedId ){
+    p->zErr = sqlite3_mprintf("docext: an upsert with a replacement document takes "
+                              "_id from the filter only as a whole ({_id: …}), not by "
+                              "its fields ('_id.x')");
+    rc = SQLITE_ERROR;
+    goto done;
+  }
   if( docextGetI32(set.a + iInner)>5 ){
     /* The equality fields, applied to {} so dotted paths nest. */
     rc = docextUpdateNew(set.a, 0, &pSeed, &p->zErr);
+    if( rc==SQLITE_ERROR && p->zErr ){
+      /* two equalities on one path, or on a path and a field under it */
+      char *z = sqlite3_mprintf("docext: cannot infer the upserted document's "
+                                "fields from the filter: %s", p->zErr+8);
+      sqlite3_free(p->zErr);
+      p->zErr = z;
+      if( z==0 ) rc = SQLITE_NOMEM;
+    }
     if( rc==SQLITE_OK ) rc = docextUpdateApply(pSeed, aEmpty, -1, 1, &seed, &bChanged, &p->zErr);
   }else{
     docextBufAppend(&rc, &seed, aEmpty, 5);
@@ -505,9 +571,9 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
                               "remove: true");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew) ){
+  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew || p->updateOpt.n) ){
     p->zErr = sqlite3_mprintf("docext: doc_find_and_modify cannot combine remove "
-                              "with upsert or new");
+                              "with upsert, new or arrayFilters");
     rc = SQLITE_ERROR;
   }
   return rc;

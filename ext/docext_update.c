@@ -1581,6 +1581,40 @@ static int updNodesCreate(UpdApply *pA, UpdNode **apNode, int nNode){
   return 0;
 }
 
+/* The first $pop, $pull or $pullAll leaf under pNode, or NULL. They create
+** nothing, but, unlike $unset, they need a path that could be created: a
+** scalar in the way, or a name that is not an index on an array, is an
+** error (MongoDB's checkViability). */
+static const UpdLeaf *updNodeCullLeaf(const UpdNode *pNode){
+  const UpdLeaf *pLeaf = 0;
+  int i;
+  if( pNode->eKind==UNODE_LEAF ){
+    int e = pNode->pLeaf->eOp;
+    return (e==UOP_POP || e==UOP_PULL || e==UOP_PULLALL) ? pNode->pLeaf : 0;
+  }
+  if( pNode->pPositional ) pLeaf = updNodeCullLeaf(pNode->pPositional);
+  for(i=0; i<pNode->nChild && pLeaf==0; i++) pLeaf = updNodeCullLeaf(pNode->apChild[i]);
+  return pLeaf;
+}
+
+/* "Cannot use the part (b) of (a.b) to traverse the element ({a: 5})" for
+** the first of apNode[0..nNode) that holds a $pop, $pull or $pullAll
+** leaf; nothing when none does. */
+static void updErrorNotViable(UpdApply *pA, UpdNode **apNode, int nNode, const char *zName,
+                              int nName, const char *zKey, int nKey, const DocValue *pOld){
+  const UpdLeaf *pLeaf = 0;
+  DocBuf msg;
+  int rc = SQLITE_OK, k;
+  for(k=0; k<nNode && pLeaf==0; k++) pLeaf = updNodeCullLeaf(apNode[k]);
+  if( pLeaf==0 ) return;
+  memset(&msg, 0, sizeof(msg));
+  docextBufAppendf(&rc, &msg, "docext: Cannot use the part (%.*s) of (%.*s) to traverse "
+                   "the element ({%.*s: ", nName, zName, pLeaf->nPath, pLeaf->zPath, nKey, zKey);
+  updMsgValue(&rc, &msg, pOld);
+  docextBufAppendStr(&rc, &msg, "})");
+  updApplyErrorMsg(pA, rc, &msg);
+}
+
 /* "Cannot create field 'x' in element {a: 1}" */
 static void updErrorCannotCreate(UpdApply *pA, const char *zName, int nName,
                               const char *zKey, int nKey, const DocValue *pOld){
@@ -1703,6 +1737,8 @@ static void updApplyObject(UpdApply *pA, UpdNode **apNode, int nNode, const DocV
       UpdEntry *pE = GRP_E(i);
       if( pE->iIdx<0 && updNodesCreate(pA, GRP_NODES(i), GRP_N(i)) ){
         updErrorCannotCreate(pA, pE->z, pE->n, zKey, nKey, pCont);
+      }else if( pE->iIdx<0 ){
+        updErrorNotViable(pA, GRP_NODES(i), GRP_N(i), pE->z, pE->n, zKey, nKey, pCont);
       }
     }
     docextIterInitValue(&it, pCont);
@@ -2169,7 +2205,8 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
     rc = SQLITE_OK;
     memset(&msg, 0, sizeof(msg));
     docextBufAppendf(&rc, &msg, "docext: Failed to apply %s operations to current "
-                     "value ((NumberLong)%lld) for document ", zOp, (long long)a.i);
+                     "value ((%s)%lld) for document ", zOp,
+                     a.type==DOC_INT32 ? "NumberInt" : "NumberLong", (long long)a.i);
     updMsgDocId(pA, &rc, &msg);
     updApplyErrorMsg(pA, rc, &msg);
     return;
@@ -2351,6 +2388,17 @@ static void updApplyNodes(UpdApply *pA, UpdNode **apNode, int nNode, const char 
             nName = pA->nPos;
           }
           if( pBad ) updErrorCannotCreate(pA, zName, nName, zKey, nKey, pOld);
+        }
+        for(k=0; k<nNode && pA->rc==SQLITE_OK; k++){
+          UpdNode *pN = apNode[k];
+          int i;
+          for(i=0; i<pN->nChild && pA->rc==SQLITE_OK; i++){
+            updErrorNotViable(pA, &pN->apChild[i], 1, pN->apChild[i]->zName,
+                              pN->apChild[i]->nName, zKey, nKey, pOld);
+          }
+          if( pN->pPositional ){
+            updErrorNotViable(pA, &pN->pPositional, 1, pA->zPos, pA->nPos, zKey, nKey, pOld);
+          }
         }
         updKeepValue(pA, zKey, nKey, pOld);
       }

@@ -192,3 +192,10 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 5)
 SELECT doc_update(doc_json('{"i": ' || i || '}'), '{$inc: {i: 100}, $push: {seen: "x"}}') FROM n;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3)
 SELECT doc_update('{a: [1, 5, 10]}', '{$set: {"a.$[x]": 0}}', '{arrayFilters: [{x: {$gte: ' || (i*4) || '}}]}') FROM n;
+
+-- 13. A NULL new document is an error, not a silent no-op (NULL in,
+--     NULL out: a NULL update gives a NULL document); DELETE removes rows.
+UPDATE books SET doc = doc_update(doc, NULL) WHERE _id = 2;
+UPDATE books SET doc = NULL WHERE _id = 2;
+UPDATE books SET bson = NULL WHERE _id = 2;
+SELECT doc FROM books WHERE _id = 2;

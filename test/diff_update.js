@@ -5,12 +5,14 @@
 //
 // Generates N seeded random (document, update[, arrayFilters]) cases —
 // nested documents, arrays of scalars and of documents, mixed types,
-// missing fields; updates of one to three operators over paths that exist,
-// that do not, that cross arrays by index or with $[] and $[<id>] — applies
+// missing fields; updates of one to three operators (all of MongoDB's, and
+// $pushAll) over paths that exist, that do not, that cross arrays by index,
+// with $[] and $[<id>], or with the positional $ and a query — applies
 // each with mingo's update() and with @seald-io/nedb's model.modify(), and
 // writes one JSON line per case:
 //   {"i": n, "doc": "<shell text>", "update": "<shell text>",
-//    "options": "<shell text>" | null, "ops": ["$set", ...],
+//    "options": "<shell text>" | null, "query": <query for $> | null,
+//    "ops": ["$set", ...],
 //    "docj": <document>, "updj": <update>,
 //    "mingo": <result> | "E: message", "nedb": <result> | "E: message"}
 // Results are JSON with dates as {"$date": ms}. Values are restricted to
@@ -20,6 +22,15 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
+
+// $currentDate: every library and docext read one frozen clock (the
+// checker freezes docext's with doc_config('clock', ...) at the same time).
+const FROZEN_NOW = Date.UTC(2013, 2, 1);
+const RealDate = Date;
+global.Date = class FrozenDate extends RealDate {
+  constructor(...a) { if (a.length === 0) super(FROZEN_NOW); else super(...a); }
+  static now() { return FROZEN_NOW; }
+};
 
 const modDir = process.env.DIFF_NODE_MODULES ||
   path.join(__dirname, "..", "build", "diffu", "node_modules");
@@ -149,11 +160,22 @@ function get(doc, p) {
 
 function numArg() { return pick([1, 2, -1, 0, 1.5, -2, 3]); }
 
+// $push's $sort by fields: one or two, sometimes dotted (x.y: the field of
+// an embedded document; never through an array but by index).
+function sortFields() {
+  const o = {};
+  const n = chance(0.7) ? 1 : 2;
+  for (let i = 0; i < n; i++) {
+    o[pick(SUBKEYS) + (chance(0.25) ? "." + pick(SUBKEYS.concat(["0"])) : "")] = pick([1, -1]);
+  }
+  return o;
+}
+
 function pushArg() {
   if (chance(0.4)) return value(2);
   const m = { $each: Array.from({ length: int(4) }, () => (chance(0.5) ? scalar() : subdoc(2))) };
   if (chance(0.3)) m.$position = pick([0, 1, -1, 5, -5]);
-  if (chance(0.4)) m.$sort = chance(0.6) ? pick([1, -1]) : { [pick(SUBKEYS)]: pick([1, -1]) };
+  if (chance(0.4)) m.$sort = chance(0.6) ? pick([1, -1]) : sortFields();
   if (chance(0.4)) m.$slice = pick([0, 1, 2, -1, -2, 10]);
   // the modifiers in a random order: MongoDB applies them in its own
   const keys = Object.keys(m).sort(() => rnd() - 0.5);
@@ -173,7 +195,8 @@ function pullArg() {
 }
 
 const OPS = ["$set", "$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push",
-  "$push", "$addToSet", "$pop", "$pull", "$pull", "$pullAll", "$bit", "$positional"];
+  "$push", "$addToSet", "$pop", "$pull", "$pull", "$pullAll", "$bit", "$positional",
+  "$setOnInsert", "$pushAll", "$currentDate", "$first"];
 
 const SKIP = {};
 
@@ -189,6 +212,7 @@ function randomUpdate(doc) {
   const u = {};
   const used = [];
   let filters = null;
+  let query = null;
   const keepClash = chance(0.1);
   const fresh = (gen) => {
     let p = gen();
@@ -200,6 +224,35 @@ function randomUpdate(doc) {
   const nOp = 1 + int(3);
   for (let i = 0; i < nOp; i++) {
     let op = pick(OPS);
+    if (op === "$first") {
+      // the positional $: the first element the query matches, an element
+      // equal to a scalar of the array or a document element by one field
+      if (query) continue;
+      const p = paths(doc).filter((q) => !/\.[0-9]/.test(q) && Array.isArray(get(doc, q))
+                                    && get(doc, q).length);
+      if (!p.length) continue;
+      let base;
+      try { base = fresh(() => pick(p)); } catch (e) { if (e !== SKIP) throw e; continue; }
+      const elem = pick(get(doc, base));
+      const isDoc = (v) => v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
+      let target = base + ".$";
+      if (isDoc(elem)) {
+        const ks = Object.keys(elem).filter((k) => elem[k] !== null && !Array.isArray(elem[k])
+                                                  && !isDoc(elem[k]));
+        if (!ks.length) continue;
+        const k = pick(ks);
+        query = { [base + "." + k]: elem[k] };
+        if (chance(0.7)) target += "." + pick(SUBKEYS);
+      } else if (Array.isArray(elem) || elem === null) {
+        continue;                  // (null would also match missing fields)
+      } else {
+        query = { [base]: elem };
+      }
+      op = pick(["$set", "$inc", "$unset", "$max", "$min"]);
+      u[op] = u[op] || {};
+      u[op][target] = op === "$inc" ? numArg() : op === "$unset" ? "" : scalar();
+      continue;
+    }
     if (op === "$positional") {
       // $[] or $[e] over an array of the document
       const p = paths(doc).filter((q) => Array.isArray(get(doc, q)));
@@ -227,7 +280,14 @@ function randomUpdate(doc) {
       let p, v;
       try {
       switch (op) {
-        case "$set": case "$min": case "$max": p = fresh(() => randomPath(doc)); v = value(2); break;
+        case "$set": case "$min": case "$max": case "$setOnInsert":
+          p = fresh(() => randomPath(doc)); v = value(2); break;
+        case "$currentDate":
+          p = fresh(() => randomPath(doc)); v = pick([true, { $type: "date" }]); break;
+        case "$pushAll":
+          p = fresh(() => arrayPath(doc));
+          v = Array.from({ length: int(3) }, () => (chance(0.6) ? scalar() : subdoc(2)));
+          break;
         case "$unset": p = fresh(() => randomPath(doc)); v = ""; break;
         case "$inc": case "$mul": p = fresh(() => numberPath(doc)); v = numArg(); break;
         case "$rename":
@@ -258,7 +318,7 @@ function randomUpdate(doc) {
   if (Object.keys(u).length === 0) u.$set = { a: 1 };
   // an arrayFilters identifier must be used: drop filters nobody uses
   if (filters && !JSON.stringify(u).includes("$[e]")) filters = null;
-  return { update: u, filters };
+  return { update: u, filters, query };
 }
 
 // Shell text that docext parses back to the same values (numbers: an
@@ -302,18 +362,20 @@ function clone(v) {
   return v;
 }
 
-function runMingo(doc, update, filters) {
+function runMingo(doc, update, filters, query) {
   try {
     const d = clone(doc);
-    mingo.update(d, clone(update), filters ? clone(filters) : undefined);
+    mingo.update(d, clone(update), filters ? clone(filters) : undefined,
+                 query ? clone(query) : undefined);
     return plain(d);
   } catch (e) {
     return "E: " + String(e && e.message).slice(0, 200);
   }
 }
 
-function runNedb(doc, update, filters) {
+function runNedb(doc, update, filters, query) {
   if (filters || JSON.stringify(update).includes("$[")) return "E: unsupported ($[])";
+  if (query) return "E: unsupported ($)";
   try {
     return plain(nedbModel.modify(clone(doc), clone(update)));
   } catch (e) {
@@ -324,17 +386,21 @@ function runNedb(doc, update, filters) {
 const lines = [];
 for (let i = 0; i < N; i++) {
   const doc = topdoc();
-  const { update, filters } = randomUpdate(doc);
+  const { update, filters, query } = randomUpdate(doc);
+  const options = {};
+  if (filters) options.arrayFilters = filters;
+  if (query) options.query = query;
   lines.push(JSON.stringify({
     i,
     doc: shell(doc),
     update: shell(update),
-    options: filters ? shell({ arrayFilters: filters }) : null,
+    options: Object.keys(options).length ? shell(options) : null,
+    query: query ? plain(query) : null,
     ops: Object.keys(update),
     docj: plain(doc),
     updj: plain(update),
-    mingo: runMingo(doc, update, filters),
-    nedb: runNedb(doc, update, filters),
+    mingo: runMingo(doc, update, filters, query),
+    nedb: runNedb(doc, update, filters, query),
   }));
 }
 fs.writeFileSync(out, lines.join("\n") + "\n");

@@ -9,6 +9,11 @@ evaluates SELECT doc_update(doc, update [, options]) for every case the
 generator wrote, and compares docext's result with mingo's update() and
 @seald-io/nedb's model.modify().
 
+docext's clock is frozen at 2013-03-01T00:00:00Z (doc_config('clock', ...)),
+the time the generator gives the libraries, so $currentDate compares too;
+a case's query (for the positional $) goes to doc_update as its "query"
+option and to mingo as its condition.
+
 Results are compared as values: numbers by value (JavaScript has one number
 type; docext keeps int32 and double apart), dates by their milliseconds,
 and field order counts. Two errors agree whatever their messages say.
@@ -16,7 +21,8 @@ and field order counts. Two errors agree whatever their messages say.
 There is a third oracle: a small model of MongoDB's documented update
 semantics, written here independently of docext (mongo_must_fail(): which
 updates MongoDB rejects; expected_at(): the value an operator leaves at a
-path; filter_match() and pull_match(): the query semantics of arrayFilters
+path, $setOnInsert none since this is not an insert; positional_index():
+the element the positional $ stands for; filter_match() and pull_match(): the query semantics of arrayFilters
 and $pull conditions; bson_cmp(): BSON comparison order). Every case must
 agree with it: docext fails exactly when the model says MongoDB fails, and
 otherwise holds the model's value at every path the update touches, with
@@ -147,8 +153,15 @@ def classify(lib, case, mine, theirs):
 # --- MongoDB's rules, written from its documentation, independently of
 # docext: must this update fail on this document?
 
-CREATORS = {"$set", "$inc", "$mul", "$min", "$max", "$push", "$addToSet", "$bit",
+CREATORS = {"$set", "$inc", "$mul", "$min", "$max", "$push", "$pushAll", "$addToSet", "$bit",
             "$currentDate", "$setOnInsert"}
+
+
+# Operators that fail on a path that could not be created (a scalar in the
+# way, a name that is not an index on an array): those that create it, and
+# $pop, $pull, $pullAll, which do not but check (MongoDB's checkViability;
+# only $unset passes).
+NEED_VIABLE = CREATORS | {"$pop", "$pull", "$pullAll"}
 
 
 def is_doc(v):
@@ -159,12 +172,45 @@ def is_num(v):
     return (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, dict) and "$negzero" in v)
 
 
+def positional_index(case, arr_path):
+    """The index the positional $ after arr_path stands for: the first
+    element of that array the query matches (the generator writes {p: v}
+    for an element equal to v, or {"p.k": v} for a document element whose
+    k is v or an array holding v; v is never null), or None."""
+    (key, val), = case["query"].items()
+    found, arr, _ = get_json(case["docj"], arr_path.split("."))
+    if not found or not isinstance(arr, list):
+        return None
+    for i, e in enumerate(arr):
+        if key == arr_path:
+            hit = bson_eq(e, val)
+        else:
+            k = key[len(arr_path) + 1:]
+            x = e.get(k) if is_doc(e) else None
+            hit = is_doc(e) and k in e and (bson_eq(x, val) or (
+                isinstance(x, list) and any(bson_eq(y, val) for y in x)))
+        if hit:
+            return i
+    return None
+
+
+def resolve_positional(case, path):
+    """path with its positional $ replaced by the index it stands for."""
+    comps = path.split(".")
+    if "$" not in comps or not case.get("query"):
+        return path
+    k = comps.index("$")
+    i = positional_index(case, ".".join(comps[:k]))
+    return path if i is None else ".".join(comps[:k] + [str(i)] + comps[k + 1:])
+
+
 def entries(case):
     """(operator, path, operand) of the update, $rename's destination
-    included as ("$rename>", to, from)."""
+    included as ("$rename>", to, from); a positional $ resolved."""
     out = []
     for op, fields in case["updj"].items():
         for path, arg in fields.items():
+            path = resolve_positional(case, path)
             out.append((op, path, arg))
             if op == "$rename":
                 out.append(("$rename>", arg, path))
@@ -204,7 +250,7 @@ def walk_fails(op, v, comps, arg, filters=None):
     if not comps:
         if op in ("$inc", "$mul") and not is_num(v):
             return "non-numeric %s" % op
-        if op in ("$push", "$addToSet") and not isinstance(v, list):
+        if op in ("$push", "$pushAll", "$addToSet") and not isinstance(v, list):
             return "%s on a non-array" % op
         if op in ("$pull", "$pullAll", "$pop") and not isinstance(v, list):
             return "%s on a non-array" % op
@@ -234,9 +280,9 @@ def walk_fails(op, v, comps, arg, filters=None):
             if i < len(v):
                 return walk_fails(op, v[i], comps[1:], arg, filters)
             return None
-        return "cannot create a field in an array" if op in CREATORS else None
+        return "cannot create a field in an array" if op in NEED_VIABLE else None
     # a scalar in the way
-    return "cannot create a field in a scalar" if op in CREATORS else None
+    return "cannot create a field in a scalar" if op in NEED_VIABLE else None
 
 
 def get_json(v, comps):
@@ -297,8 +343,8 @@ def mongo_must_fail(case):
                 if r:
                     return r
             continue
-        if op == "$rename>":
-            continue
+        if op in ("$rename>", "$setOnInsert"):
+            continue                  # (not an insert: $setOnInsert does nothing)
         if op in ("$inc", "$mul") and not is_num(arg):
             return "non-numeric operand"
         if "_id" == comps[0] and op != "$set":
@@ -313,7 +359,8 @@ def mongo_must_fail(case):
        "MongoDB rejects the update (its rules, checked independently above: "
        "conflicting paths, also once $[] and $[<id>] are resolved; $inc/$mul on a non-number or null; $push, $addToSet, "
        "$pull, $pullAll, $pop on a non-array; $bit on a non-integer; a field "
-       "created inside a scalar or as a non-index of an array; $rename from or "
+       "created (or, for $pop, $pull, $pullAll, reached) inside a scalar or as "
+       "a non-index of an array; $rename from or "
        "into an array); the library applies what it can or nothing")
 def rule_error_ignored(case, mine, theirs):
     return is_err(mine) and not is_err(theirs) and mongo_must_fail(case) is not None
@@ -479,13 +526,25 @@ def push_simulate(old, arg):
 
 
 @known("mingo", "array-filter-conflict",
-       "MongoDB detects a conflict between $[] and $[<id>] (or two identifiers) "
-       "only when both reach the same element while the update is applied; "
-       "mingo rejects such paths at once — checked: no two paths conflict as "
-       "written")
+       "MongoDB detects a conflict between $[] and $[<id>] (or two identifiers, "
+       "or the positional $ and an index) only when both reach the same element "
+       "while the update is applied; mingo rejects such paths at once — checked: "
+       "no two paths conflict as written, nor once $ is resolved")
 def rule_filter_conflict(case, mine, theirs):
+    upd = json.dumps(case["updj"])
     return (not is_err(mine) and is_err(theirs) and "conflict" in theirs
-            and "$[" in json.dumps(case["updj"]) and not paths_conflict(case))
+            and ("$[" in upd or '.$"' in upd or '.$.' in upd) and not paths_conflict(case))
+
+
+@known("mingo", "positional-dotted-array",
+       "mingo finds no element for the positional $ when the array is inside a "
+       "document (a dotted path such as d.x.$): it looks the query up on a field "
+       "literally named 'd.x' — checked: docext's result is the model's, with $ "
+       "the first element the query matches")
+def rule_positional_dotted(case, mine, theirs):
+    return (not is_err(mine) and is_err(theirs) and "positional operator found no match" in theirs
+            and bool(case.get("query")) and "." in next(iter(case["query"]))
+            and model_check(case, mine) is None)
 
 
 def bson_eq(a, b):
@@ -563,13 +622,16 @@ def case_filters(case):
         {"$date": int(datetime.fromisoformat(m.group(1).replace("Z", "+00:00")).timestamp() * 1000)}),
         case["options"])
     out = {}
-    for f in json.loads(text)["arrayFilters"]:
+    for f in json.loads(text).get("arrayFilters", []):
         out[list(f)[0].split(".")[0]] = f
     return out
 
 
 MISSING = object()
 UNKNOWN = object()
+# The clock docext reads (doc_config('clock', ...)) and the generator gives
+# the libraries: 2013-03-01T00:00:00Z.
+FROZEN_NOW = 1362096000000
 
 
 def expand(case, path):
@@ -597,6 +659,46 @@ def expand(case, path):
     return [".".join(p) for p, _ in results]
 
 
+def unmatched_elements(case, path):
+    """The paths of the array elements the first $[<id>] of path does not
+    select (its filter does not match them), in the original document; none
+    when another path of the update reaches into the same array."""
+    comps = path.split(".")
+    for k, c in enumerate(comps):
+        if c.startswith("$[") and c != "$[]":
+            break
+    else:
+        return []
+    prefix = ".".join(comps[:k])
+    if any(q != path and (q == prefix or q.startswith(prefix + ".")) for _, q, _ in entries(case)):
+        return []                     # another path reaches these elements too
+    filt = case_filters(case)[c[2:-1]]
+    out = []
+    for ap in (expand(case, ".".join(comps[:k])) or []):
+        found, arr, _ = get_json(case["docj"], ap.split("."))
+        if found and isinstance(arr, list):
+            out += [ap + "." + str(i) for i, e in enumerate(arr) if not filter_match(e, filt)]
+    return out
+
+
+def padded(case, cp):
+    """Is cp an index past the end of an array of the original document
+    that another path of the update creates a later index of, so that
+    MongoDB pads it with a null (what an operator that only removes, such as
+    $unset or $pull, then leaves there)?"""
+    comps = cp.split(".")
+    parent, last = comps[:-1], comps[-1]
+    found, arr, _ = get_json(case["docj"], parent)
+    if not found or not isinstance(arr, list) or not canonical_index(last) or int(last) < len(arr):
+        return False
+    for op, q, _ in entries(case):
+        qc = q.split(".")
+        if (op in CREATORS and len(qc) > len(parent) and qc[:len(parent)] == parent
+                and canonical_index(qc[len(parent)]) and int(qc[len(parent)]) > int(last)):
+            return True
+    return False
+
+
 def pull_match(e, arg):
     """Does $pull with operand arg remove element e (MongoDB's PullNode)?"""
     if is_doc(arg) and arg and list(arg)[0].startswith("$"):
@@ -621,8 +723,14 @@ def expected_at(case, op, path, arg):
     """MongoDB's value at concrete path after op (MISSING: no field), or
     UNKNOWN where the model does not decide."""
     found, old, _ = get_json(case["docj"], path.split("."))
-    if op in ("$set", "$setOnInsert"):
+    if op == "$set":
         return arg
+    if op == "$setOnInsert":
+        return old if found else MISSING      # an update, not an insert
+    if op == "$currentDate":
+        return {"$date": FROZEN_NOW}
+    if op == "$pushAll":
+        return (old if found else []) + arg
     if op == "$unset":
         if not found:
             return MISSING
@@ -728,9 +836,14 @@ def explain(case, mine, theirs):
             if paths is None:
                 return None
             conc = [(cp, expected_at(case, op, cp, arg)) for cp in paths]
+            # elements a $[<id>] filter leaves out keep their value: checked
+            # whole, so a library that picks other elements is explained
+            conc += [(ep, plain_at_or_missing(case, ep)) for ep in unmatched_elements(case, path)]
         for cp, w in conc:
             if w is UNKNOWN:
                 return None
+            if w is MISSING and padded(case, cp):
+                w = None
             w_norm = None if w is MISSING else as_norm(w)
             if get_path(mine, cp) != w_norm:
                 return None
@@ -871,6 +984,7 @@ def main():
     db = sqlite3.connect(":memory:")
     db.enable_load_extension(True)
     db.load_extension(so)
+    db.execute("SELECT doc_config('clock', '2013-03-01T00:00:00Z')")
 
     cases = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     passed = failed = unchecked = model_unknown = model_only = 0
@@ -898,7 +1012,7 @@ def main():
             if isinstance(raw, str) and raw.startswith("E: unsupported"):
                 continue
             theirs = raw if is_err(raw) else norm(json.loads(json.dumps(raw), object_pairs_hook=Doc))
-            if is_err(theirs) and re.match(r"E: Unknown modifier", theirs):
+            if is_err(theirs) and re.match(r"E: Unknown (modifier|update operator)", theirs):
                 continue           # the library lacks the operator
             answers += 1
             if is_err(mine) and is_err(theirs):

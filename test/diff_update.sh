@@ -4,7 +4,7 @@
 # @seald-io/nedb's model.modify(), and a model of MongoDB's documented
 # update semantics written in the checker.
 #
-#   make && test/diff_update.sh          3000 seeded cases
+#   make && test/diff_update.sh          10000 seeded cases
 #   DIFF_CASES=20000 DIFF_SEED=7 test/diff_update.sh
 #
 # 1. Installs mingo and @seald-io/nedb (pinned versions: the list of known
@@ -22,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-cases=${DIFF_CASES:-3000}
+cases=${DIFF_CASES:-10000}
 seed=${DIFF_SEED:-20240602}
 so=${DOCEXT_SO:-./docext}
 mods=${DIFF_NODE_MODULES:-build/diffu/node_modules}

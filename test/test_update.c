@@ -110,6 +110,13 @@ static const UpdCase aCase[] = {
   T("{_id: 1, a: NumberLong(\"9223372036854775807\")}", "{$inc: {a: 1}}",
     "docext: Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) "
     "for document {_id: 1}"),
+  /* the current value shown with its own type (an int32 here) */
+  T("{_id: 2, a: 2147483647}", "{$inc: {a: NumberLong(\"9223372036854775807\")}}",
+    "docext: Failed to apply $inc operations to current value ((NumberInt)2147483647) "
+    "for document {_id: 2}"),
+  T("{_id: 3, a: 3}", "{$mul: {a: NumberLong(\"9223372036854775807\")}}",
+    "docext: Failed to apply $mul operations to current value ((NumberInt)3) "
+    "for document {_id: 3}"),
   T("{}", "{$inc: {a: NumberLong(5)}}", "{a: NumberLong(5)}"),
   T("{}", "{$inc: {\"a.b\": -1.5}}", "{a: {b: -1.5}}"),
   TC("{a: 1}", "{$inc: {a: 0}}", "{a: 1}", 0),
@@ -335,7 +342,25 @@ static const UpdCase aCase[] = {
   T("{a: [1]}", "{$pop: {a: 1.0}}", "{a: []}"),
   TC("{a: []}", "{$pop: {a: 1}}", "{a: []}", 0),
   TC("{b: 1}", "{$pop: {a: 1}}", "{b: 1}", 0),
-  TC("{a: 5}", "{$pop: {\"a.b\": 1}}", "{a: 5}", 0),
+  /* a path that could not be created is an error for $pop, $pull and
+  ** $pullAll (MongoDB's checkViability), though they create nothing; only
+  ** $unset passes silently */
+  T("{a: 5}", "{$pop: {\"a.b\": 1}}",
+    "docext: Cannot use the part (b) of (a.b) to traverse the element ({a: 5})"),
+  T("{_id: 0, a: {b: 1}}", "{$pop: {\"a.b.c\": 1}}",
+    "docext: Cannot use the part (c) of (a.b.c) to traverse the element ({b: 1})"),
+  T("{_id: 0, a: {b: [1, 2]}}", "{$pop: {\"a.b.c\": 1}}",
+    "docext: Cannot use the part (c) of (a.b.c) to traverse the element ({b: [ 1, 2 ]})"),
+  TC("{_id: 0, a: {c: 1}}", "{$pop: {\"a.b\": 1}}", "{_id: 0, a: {c: 1}}", 0),
+  TC("{_id: 0, a: [{b: 0}, {b: 1}]}", "{$pop: {\"a.2.b\": 1}}", "{_id: 0, a: [{b: 0}, {b: 1}]}", 0),
+  T("{a: [{b: [1]}]}", "{$pull: {\"a.b\": 1}}",
+    "docext: Cannot use the part (b) of (a.b) to traverse the element ({a: [ { \"b\" : [ 1 ] } ]})"),
+  T("{a: {b: \"x\"}}", "{$pullAll: {\"a.b.c\": [1]}}",
+    "docext: Cannot use the part (c) of (a.b.c) to traverse the element ({b: \"x\"})"),
+  T("{a: {b: [1]}}", "{$pull: {\"a.b.$[]\": 1}}", "docext: Cannot apply $pull to a non-array value"),
+  TC("{a: {b: 1}}", "{$unset: {\"a.b.c\": 1}}", "{a: {b: 1}}", 0),
+  TC("{a: [1]}", "{$unset: {\"a.x\": 1}}", "{a: [1]}", 0),
+  TC("{a: {b: 1}}", "{$setOnInsert: {\"a.b.c\": 1}}", "{a: {b: 1}}", 0),
   T("{a: 1}", "{$pop: {a: 1}}", "docext: Path 'a' contains an element of non-array type 'int'"),
   T("{a: []}", "{$pop: {a: 2}}", "docext: $pop expects 1 or -1, found: 2"),
   T("{a: []}", "{$pop: {a: \"1\"}}", "docext: $pop expects 1 or -1, found: \"1\""),
