@@ -795,7 +795,8 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
       return SQLITE_OK;
     }
     return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(bUpdate
-        ? "docext: a document is required: UPDATE %s SET doc = …"
+        ? "docext: the new document is NULL: UPDATE %s SET doc = … needs a "
+          "document (DELETE removes one)"
         : "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
   }
