@@ -238,6 +238,9 @@ double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
 ** DOC_CODEWSCOPE): pointer and length without the NUL. */
 const char *docextValueStr(const DocValue *v, int *pn);
 int docextValueIsNumber(const DocValue *v);
+/* Levels of documents and arrays a value holds: 0 for a scalar, 1 for a
+** document of scalars, ... */
+int docextValueDepth(const DocValue *v);
 /* A number as a double (decimal128 rounded); 0.0 for non-numbers. */
 double docextValueToDouble(const DocValue *v);
 
@@ -519,6 +522,24 @@ int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,
                          const u8 *aOld, int nOld, const u8 *aDoc, int nDoc);
 int docextStorageDelete(DocStore *p, i64 iDoc);
 
+/* In-place edits of a paged document (docext_storage.c): reads through
+** the page list, insertions and overwrites in memory, then a commit that
+** writes only the pages that changed and the list. Open gives *ppDoc NULL
+** for an inline document (edit those whole). Offsets out of range are
+** SQLITE_CORRUPT_VTAB; a result over 16 MiB is SQLITE_TOOBIG. The aux
+** bytes travel with the page list (docext_coll.c keeps $push hints there)
+** and vanish when the document is written whole. */
+typedef struct DocPaged DocPaged;
+int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc);
+void docextPagedClose(DocPaged *p);
+i64 docextPagedSize(DocPaged *p);
+int docextPagedRead(DocPaged *p, i64 iOff, int n, u8 *aOut);
+int docextPagedOverwrite(DocPaged *p, i64 iOff, const u8 *a, int n);
+int docextPagedInsert(DocPaged *p, i64 iOff, const u8 *a, int n);
+const u8 *docextPagedAux(DocPaged *p, int *pn);
+int docextPagedSetAux(DocPaged *p, const u8 *a, int n);
+int docextPagedCommit(DocPaged *p);
+
 int docextReaderNew(DocStore *pStore, DocReader **ppReader);
 void docextReaderFree(DocReader *p);
 int docextReaderStart(DocReader *p, const DocScan *pScan);
@@ -667,6 +688,26 @@ typedef struct DocUpdate DocUpdate;
 ** bad operands, "$" misuse. The update keeps its own copies. */
 int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr);
 int docextUpdateIsReplacement(DocUpdate *p);
+/* Does the update use the positional "$" (so it needs the matched array
+** position of each document)? */
+int docextUpdateIsPositional(DocUpdate *p);
+/* An update made only of plain appends ($push or $pushAll with no
+** $position, $sort or $slice, on paths of field names) can be applied to a
+** large document in place (docext_coll.c). If p is one, fill aOut[0..n)
+** (pointing into p) and return n; else 0. */
+typedef struct DocAppend DocAppend;
+struct DocAppend {
+  const char *zPath;        /* dotted path of the array */
+  int nPath;
+  const DocValue *aVal;     /* the values to append, in order */
+  int nVal;
+};
+int docextUpdateAppends(DocUpdate *p, DocAppend *aOut, int nMax);
+/* Apply an update made of plain appends to a large document in place
+** (docext_coll.c), writing only the pages it changes. *pbDone = 0 when it
+** cannot (the caller then updates the usual way; nothing was written). */
+int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDone,
+                            char **pzErr);
 /* Apply to a validated document. iPos resolves the positional "$" (from
 ** docextMatcherMatch; -1 if none: using "$" is then an error). bInsert: the
 ** document is being upserted, so $setOnInsert applies. Writes the new

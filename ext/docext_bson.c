@@ -287,6 +287,20 @@ int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr){
 */
 
 
+int docextValueDepth(const DocValue *v){
+  DocIter it;
+  int nMax = 0;
+  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ) return 0;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
+      int d = docextValueDepth(&it.v);
+      if( d>nMax ) nMax = d;
+    }
+  }
+  return 1 + nMax;
+}
+
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
   docextIterInit(pIter, pVal->p);
 }

@@ -110,8 +110,9 @@ static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
 }
 
 /* Find the matching documents (at most nLimit, -1 for all), in sort order
-** when there is a sort. */
-static int cmdFind(Cmd *p, i64 nLimit){
+** when there is a sort. bIdsOnly: only their ids are wanted, not the
+** matched array positions, so an exact index plan need not read them. */
+static int cmdFind(Cmd *p, i64 nLimit, int bIdsOnly){
   DocQuerySpec spec;
   DocQuery *pQuery = 0;
   DocAccess access;
@@ -124,6 +125,7 @@ static int cmdFind(Cmd *p, i64 nLimit){
   if( p->bSort ) spec.aSort = p->sort.a;
   if( p->queryOpt.n ) spec.aOptions = p->queryOpt.a;
   spec.nLimit = nLimit;
+  spec.bCountOnly = bIdsOnly;
   docextAccessInit(&access);
   rc = docextQueryNew(p->pColl, &spec, &pQuery, &p->zErr);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, &p->zErr);
@@ -408,6 +410,16 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
   *pnModified = 0;
   for(i=0; rc==SQLITE_OK && i<p->nMatch; i++){
     int bChanged = 0;
+    if( pLast==0 ){
+      /* A $push onto a large document: only the pages it touches. */
+      int bDone = 0;
+      rc = docextCollAppendInPlace(p->pColl, p->aMatch[i].iDoc, p->pUpdate, &bDone, &p->zErr);
+      if( rc!=SQLITE_OK ) break;
+      if( bDone ){
+        (*pnModified)++;
+        continue;
+      }
+    }
     rc = cmdRead(p, p->aMatch[i].iDoc, &old);
     if( rc==SQLITE_OK ){
       rc = docextUpdateApply(p->pUpdate, old.a, p->aMatch[i].iPos, 0, &neu, &bChanged, &p->zErr);
@@ -453,7 +465,7 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
                              "not a replacement document (multi update only works with $ operators)");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, !docextUpdateIsPositional(c.pUpdate));
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK ){
     if( c.nMatch==0 && bUpsert ){
@@ -514,7 +526,7 @@ static void deleteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
     rc = cmdDocArg(&c, argv[2], "options", &c.options);
     if( rc==SQLITE_OK ) rc = cmdDeleteOptions(&c);
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, 1);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   for(i=0; rc==SQLITE_OK && i<c.nMatch; i++){
     rc = docextCollDelete(c.pColl, c.aMatch[i].iDoc, &c.zErr);
@@ -597,7 +609,7 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   if( rc==SQLITE_OK && bUpdate ){
     rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, 1);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, 1, 0);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK && c.nMatch==1 ){
     rc = cmdRead(&c, c.aMatch[0].iDoc, &before);

@@ -564,6 +564,343 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
   return rc;
 }
 
+/*------------------------------------------------------------------------
+** Appends in place.
+**
+** A $push onto an array of a large (paged) document is applied to the
+** pages it touches instead of to a copy of the whole document: the path is
+** followed element by element through the page list (reading a header and
+** skipping the value), the new elements go in before the array's closing
+** 0x00, and the length fields of the array and of every document around it
+** are rewritten where they are. The new element's name is the array's
+** length, which a walk over the array would cost as much as the copy; so
+** the page list's aux bytes keep a hint per array appended to this way
+** (PushHint: where the array is, its length, where its last element
+** starts), checked before use and rebuilt by a walk when it does not hold.
+** Only the fast path writes hints, and storage drops them whenever the
+** document is written whole, so a hint can only be stale by corruption.
+**
+** Anything else falls back to the ordinary update (which also reports the
+** errors): a path that is missing or crosses anything but documents, an
+** index or partial filter on a path the append changes, a TTL index (its
+** expiry reads the document), an inline document, a key this walk does not
+** read (over 255 bytes, after a regex value), a value that breaks the
+** stored-document rules.
+*/
+
+#define PUSH_MAX_HINT 4             /* arrays a document keeps hints for */
+
+typedef struct PushHint PushHint;
+struct PushHint {
+  i64 iArr;                 /* offset of the array's length field */
+  i64 nElem;                /* its elements */
+  i64 iLast;                /* offset of its last element (if any) */
+};
+
+/* One element of a paged document, read through its page list. */
+typedef struct PagedElem PagedElem;
+struct PagedElem {
+  int type;
+  char zKey[256];           /* the name, NUL-terminated */
+  int nKey;
+  i64 iVal;                 /* offset of the value */
+  i64 nVal;                 /* its size */
+};
+
+/* Read the element at iOff of a container whose closing 0x00 is at iEnd.
+** SQLITE_OK; SQLITE_DONE at iEnd; SQLITE_CORRUPT_VTAB for bytes that are
+** not BSON; SQLITE_MISMATCH for an element this reader leaves alone (a
+** name of 256 bytes or more, a regex), which sends the caller to the
+** ordinary update. */
+static int pagedElem(DocPaged *pDoc, i64 iOff, i64 iEnd, PagedElem *pE){
+  u8 a[262];
+  i64 nRest;
+  int nRead, i, rc;
+  if( iOff==iEnd ) return SQLITE_DONE;
+  if( iOff>iEnd ) return SQLITE_CORRUPT_VTAB;
+  nRead = iEnd-iOff < (i64)sizeof(a) ? (int)(iEnd-iOff) : (int)sizeof(a);
+  rc = docextPagedRead(pDoc, iOff, nRead, a);
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=1; i<nRead && a[i]; i++){}
+  if( i>=nRead ) return nRead==(int)sizeof(a) ? SQLITE_MISMATCH : SQLITE_CORRUPT_VTAB;
+  if( i-1>=(int)sizeof(pE->zKey) ) return SQLITE_MISMATCH;
+  pE->type = a[0];
+  pE->nKey = i-1;
+  memcpy(pE->zKey, a+1, pE->nKey+1);
+  pE->iVal = iOff + i + 1;
+  nRest = iEnd - pE->iVal;
+  switch( pE->type ){
+    case DOC_DOUBLE: case DOC_DATE: case DOC_TIMESTAMP: case DOC_INT64:
+      pE->nVal = 8; break;
+    case DOC_INT32:      pE->nVal = 4; break;
+    case DOC_DECIMAL128: pE->nVal = 16; break;
+    case DOC_OID:        pE->nVal = 12; break;
+    case DOC_BOOL:       pE->nVal = 1; break;
+    case DOC_UNDEFINED: case DOC_NULL: case DOC_MINKEY: case DOC_MAXKEY:
+      pE->nVal = 0; break;
+    case DOC_STRING: case DOC_CODE: case DOC_SYMBOL: case DOC_DOCUMENT:
+    case DOC_ARRAY: case DOC_BINARY: case DOC_CODEWSCOPE: case DOC_DBPOINTER: {
+      u8 aLen[4];
+      i64 n;
+      if( nRest<4 ) return SQLITE_CORRUPT_VTAB;
+      rc = docextPagedRead(pDoc, pE->iVal, 4, aLen);
+      if( rc!=SQLITE_OK ) return rc;
+      n = docextGetI32(aLen);
+      switch( pE->type ){
+        case DOC_DOCUMENT: case DOC_ARRAY: if( n<5 ) return SQLITE_CORRUPT_VTAB; break;
+        case DOC_CODEWSCOPE: if( n<14 ) return SQLITE_CORRUPT_VTAB; break;
+        case DOC_BINARY:     if( n<0 ) return SQLITE_CORRUPT_VTAB; n += 5; break;
+        case DOC_DBPOINTER:  if( n<1 ) return SQLITE_CORRUPT_VTAB; n += 16; break;
+        default:             if( n<1 ) return SQLITE_CORRUPT_VTAB; n += 4; break;
+      }
+      pE->nVal = n;
+      break;
+    }
+    case DOC_REGEX:
+      return SQLITE_MISMATCH;
+    default:
+      return SQLITE_CORRUPT_VTAB;
+  }
+  return pE->nVal<=nRest ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
+}
+
+/* Follow a dotted path of document fields to an array. On SQLITE_OK,
+** aiLen[0..*pnLen) are the offsets of the length fields of the documents
+** on the way (the root's, 0, first) and *piArr that of the array. Any
+** other outcome (SQLITE_MISMATCH: missing, not documents, not an array)
+** means "not in place". */
+static int pagedFindArray(DocPaged *pDoc, const char *zPath, int nPath,
+                          i64 *aiLen, int *pnLen, i64 *piArr, i64 *pnArr){
+  i64 iDoc = 0;                         /* the document being searched */
+  u8 aLen[4];
+  int nLen = 0, rc;
+  rc = docextPagedRead(pDoc, 0, 4, aLen);
+  if( rc==SQLITE_OK && docextGetI32(aLen)!=docextPagedSize(pDoc) ) rc = SQLITE_CORRUPT_VTAB;
+  while( rc==SQLITE_OK ){
+    const char *zDot = memchr(zPath, '.', nPath);
+    int nComp = zDot ? (int)(zDot - zPath) : nPath;
+    i64 iEnd, iOff;
+    PagedElem e;
+    rc = docextPagedRead(pDoc, iDoc, 4, aLen);
+    if( rc!=SQLITE_OK ) break;
+    if( nLen>=DOCEXT_MAX_DEPTH ) return SQLITE_MISMATCH;
+    aiLen[nLen++] = iDoc;
+    iEnd = iDoc + docextGetI32(aLen) - 1;
+    for(iOff=iDoc+4; (rc = pagedElem(pDoc, iOff, iEnd, &e))==SQLITE_OK; iOff = e.iVal + e.nVal){
+      if( e.nKey==nComp && memcmp(e.zKey, zPath, nComp)==0 ) break;
+    }
+    if( rc==SQLITE_DONE ) return SQLITE_MISMATCH;      /* missing */
+    if( rc!=SQLITE_OK ) break;
+    if( zDot==0 ){
+      if( e.type!=DOC_ARRAY ) return SQLITE_MISMATCH;
+      *pnLen = nLen;
+      *piArr = e.iVal;
+      *pnArr = e.nVal;
+      return SQLITE_OK;
+    }
+    if( e.type!=DOC_DOCUMENT ) return SQLITE_MISMATCH;
+    iDoc = e.iVal;
+    zPath = zDot + 1;
+    nPath -= nComp + 1;
+  }
+  return rc;
+}
+
+static void hintsRead(DocPaged *pDoc, PushHint *aHint, int *pnHint){
+  int n = 0, i;
+  const u8 *a = docextPagedAux(pDoc, &n);
+  *pnHint = 0;
+  for(i=0; i+24<=n && *pnHint<PUSH_MAX_HINT; i+=24){
+    aHint[*pnHint].iArr = docextGetI64(a+i);
+    aHint[*pnHint].nElem = docextGetI64(a+i+8);
+    aHint[*pnHint].iLast = docextGetI64(a+i+16);
+    (*pnHint)++;
+  }
+}
+
+static int hintsWrite(DocPaged *pDoc, const PushHint *aHint, int nHint){
+  u8 a[24*PUSH_MAX_HINT];
+  DocBuf b;
+  int rc = SQLITE_OK, i;
+  docextBufInit(&b, a, sizeof(a));
+  for(i=0; i<nHint; i++){
+    docextBufAppendI64(&rc, &b, aHint[i].iArr);
+    docextBufAppendI64(&rc, &b, aHint[i].nElem);
+    docextBufAppendI64(&rc, &b, aHint[i].iLast);
+  }
+  if( rc==SQLITE_OK ) rc = docextPagedSetAux(pDoc, b.a, (int)b.n);
+  docextBufFree(&b);
+  return rc;
+}
+
+/* The number of elements of the array at iArr (length nArr) and the offset
+** of the last one: from a hint when it checks out (its last element is
+** named nElem-1 and ends where the array does), else by a walk. */
+static int pagedArrayLength(DocPaged *pDoc, i64 iArr, i64 nArr, const PushHint *pHint,
+                            i64 *pnElem, i64 *piLast){
+  i64 iEnd = iArr + nArr - 1, iOff, n = 0, iLast = -1;
+  PagedElem e;
+  int rc;
+  if( pHint && pHint->nElem>0 && pHint->iLast>iArr && pHint->iLast<iEnd
+   && pagedElem(pDoc, pHint->iLast, iEnd, &e)==SQLITE_OK && e.iVal+e.nVal==iEnd ){
+    char zName[24];
+    int nName = docextBsonArrayKey(zName, (int)(pHint->nElem-1));
+    if( pHint->nElem-1<=0x7fffffff && nName==e.nKey && memcmp(zName, e.zKey, nName)==0 ){
+      *pnElem = pHint->nElem;
+      *piLast = pHint->iLast;
+      return SQLITE_OK;
+    }
+  }
+  for(iOff=iArr+4; (rc = pagedElem(pDoc, iOff, iEnd, &e))==SQLITE_OK; iOff = e.iVal+e.nVal){
+    iLast = iOff;
+    n++;
+  }
+  if( rc!=SQLITE_DONE ) return rc;
+  *pnElem = n;
+  *piLast = iLast;
+  return SQLITE_OK;
+}
+
+/* Does an index (or its partial filter) read a path an append to zPath
+** changes: zPath itself, a path under it, or one of its prefixes? */
+static int appendTouches(const char *zIdx, int nIdx, const char *zPath, int nPath){
+  int n = nIdx<nPath ? nIdx : nPath;
+  if( memcmp(zIdx, zPath, n)!=0 ) return 0;
+  return nIdx==nPath || (nIdx<nPath ? zPath[nIdx]=='.' : zIdx[nPath]=='.');
+}
+
+/* Can the appends go in place as far as the indexes are concerned? */
+static int appendIndexesOk(DocColl *p, const DocAppend *aApp, int nApp, int *pRc, char **pzErr){
+  DocIndex *aIdx = 0;
+  int nIdx = 0, i, j, k;
+  *pRc = docextCollIndexes(p, &aIdx, &nIdx, pzErr);
+  if( *pRc!=SQLITE_OK ) return 0;
+  for(i=1; i<nIdx; i++){
+    if( aIdx[i].nExpireAfter>=0 || aIdx[i].aPartial ) return 0;
+    for(j=0; j<aIdx[i].nField; j++){
+      const char *z = aIdx[i].azPath[j];
+      for(k=0; k<nApp; k++){
+        if( appendTouches(z, (int)strlen(z), aApp[k].zPath, aApp[k].nPath) ) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Append aApp->aVal to the array it names, in pDoc, with its hints. */
+static int pagedAppend(DocPaged *pDoc, const DocAppend *pApp, PushHint *aHint,
+                       int *pnHint, char **pzErr){
+  i64 aiLen[DOCEXT_MAX_DEPTH], iArr = 0, nArr = 0, nElem = 0, iLast = -1, iAt;
+  PushHint *pHint = 0;
+  const char *azPath[DOCEXT_MAX_DEPTH+1];
+  DocBuf add;
+  int nLen = 0, rc, i, nAdd;
+  rc = pagedFindArray(pDoc, pApp->zPath, pApp->nPath, aiLen, &nLen, &iArr, &nArr);
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=0; i<*pnHint; i++){
+    if( aHint[i].iArr==iArr ) pHint = &aHint[i];
+  }
+  rc = pagedArrayLength(pDoc, iArr, nArr, pHint, &nElem, &iLast);
+  if( rc!=SQLITE_OK ) return rc;
+
+  /* The new elements, under the stored-document rules. */
+  memset(&add, 0, sizeof(add));
+  iAt = iArr + nArr - 1;
+  for(i=0; rc==SQLITE_OK && i<pApp->nVal; i++){
+    const DocValue *v = &pApp->aVal[i];
+    char zName[24];
+    int nName;
+    if( nElem+i>0x7fffffff || nLen + docextValueDepth(v) > DOCEXT_MAX_DEPTH ){
+      rc = SQLITE_MISMATCH;
+      break;
+    }
+    if( v->type==DOC_DOCUMENT || v->type==DOC_ARRAY ){
+      rc = checkNames(v->p, v->type==DOC_ARRAY, azPath, 0, pzErr);
+      if( rc!=SQLITE_OK ){
+        sqlite3_free(*pzErr);        /* the ordinary update says it better */
+        *pzErr = 0;
+        rc = SQLITE_MISMATCH;
+        break;
+      }
+    }
+    iLast = iAt + add.n;
+    nName = docextBsonArrayKey(zName, (int)(nElem+i));
+    docextBsonAppendValue(&rc, &add, zName, nName, v);
+  }
+  nAdd = (int)add.n;
+  if( rc==SQLITE_OK && docextPagedSize(pDoc)+nAdd>DOCEXT_MAX_BSON ) rc = SQLITE_MISMATCH;
+  if( rc==SQLITE_OK ) rc = docextPagedInsert(pDoc, iAt, add.a, nAdd);
+  docextBufFree(&add);
+
+  /* Every length around the new bytes grows by nAdd. */
+  aiLen[nLen++] = iArr;
+  for(i=0; rc==SQLITE_OK && i<nLen; i++){
+    u8 a[4];
+    rc = docextPagedRead(pDoc, aiLen[i], 4, a);
+    if( rc==SQLITE_OK ){
+      docextPutI32(a, docextGetI32(a) + nAdd);
+      rc = docextPagedOverwrite(pDoc, aiLen[i], a, 4);
+    }
+  }
+
+  /* Hints after the insertion move; this array's is renewed (the oldest
+  ** gives way when there are too many). */
+  for(i=0; rc==SQLITE_OK && i<*pnHint; i++){
+    if( aHint[i].iArr>iAt ){
+      aHint[i].iArr += nAdd;
+      aHint[i].iLast += nAdd;
+    }
+  }
+  if( rc==SQLITE_OK ){
+    if( pHint==0 ){
+      if( *pnHint==PUSH_MAX_HINT ){
+        memmove(aHint, aHint+1, sizeof(PushHint)*(PUSH_MAX_HINT-1));
+        (*pnHint)--;
+      }
+      pHint = &aHint[(*pnHint)++];
+      pHint->iArr = iArr;
+    }
+    pHint->nElem = nElem + pApp->nVal;
+    pHint->iLast = iLast;
+  }
+  return rc;
+}
+
+int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDone,
+                            char **pzErr){
+  DocAppend aApp[8];
+  PushHint aHint[PUSH_MAX_HINT];
+  DocPaged *pDoc = 0;
+  int nApp, nHint = 0, rc = SQLITE_OK, i;
+  *pbDone = 0;
+  nApp = docextUpdateAppends(pUpdate, aApp, (int)(sizeof(aApp)/sizeof(aApp[0])));
+  if( nApp==0 ) return SQLITE_OK;
+  for(i=0; i<nApp; i++){
+    if( aApp[i].nPath>=3 && memcmp(aApp[i].zPath, "_id", 3)==0
+     && (aApp[i].nPath==3 || aApp[i].zPath[3]=='.') ){
+      return SQLITE_OK;                 /* _id: its error is the update's */
+    }
+  }
+  if( !appendIndexesOk(p, aApp, nApp, &rc, pzErr) ) return rc;
+  rc = docextPagedOpen(p->pStore, iDoc, &pDoc);
+  if( rc!=SQLITE_OK || pDoc==0 ) return rc;
+  hintsRead(pDoc, aHint, &nHint);
+  for(i=0; rc==SQLITE_OK && i<nApp; i++){
+    rc = pagedAppend(pDoc, &aApp[i], aHint, &nHint, pzErr);
+  }
+  if( rc==SQLITE_OK ) rc = hintsWrite(pDoc, aHint, nHint);
+  if( rc==SQLITE_OK ) rc = docextPagedCommit(pDoc);
+  if( rc==SQLITE_OK ){
+    *pbDone = 1;
+  }else if( rc==SQLITE_MISMATCH || rc==SQLITE_CORRUPT_VTAB ){
+    /* Not in place: the ordinary update reads the whole document (and
+    ** reports corruption in its words). Nothing was written. */
+    rc = SQLITE_OK;
+  }
+  docextPagedClose(pDoc);
+  return rc;
+}
+
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
   int rc = docextCollTtlSweep(p, 0, pzErr);
   if( rc==SQLITE_OK && hasIndexes(p, &rc, pzErr) ){

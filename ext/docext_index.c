@@ -2183,51 +2183,46 @@ static void *checkGrow(int *pRc, void *a, int n, int *pnAlloc, int nSize){
   return a;
 }
 
-static int idxGetVarint(const u8 *a, int n, int *pi, u64 *pv){
-  u64 v = 0;
-  int s = 0;
-  while( *pi<n && s<64 ){
-    u8 c = a[(*pi)++];
-    v |= (u64)(c & 0x7F) << s;
-    if( (c & 0x80)==0 ){ *pv = v; return 0; }
-    s += 7;
-  }
-  return 1;
-}
-
 /* Assemble document iDoc from its page list into pDoc; report problems. */
 static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 *aList,
                        int nList, i64 nSize, DocBuf *pDoc, int *pbOk){
-  int i = 0;
-  while( i<nList && pC->rc==SQLITE_OK ){
-    u64 pgno, nb;
-    if( idxGetVarint(aList, nList, &i, &pgno) || idxGetVarint(aList, nList, &i, &nb)
-     || pgno>(u64)0x7fffffffffffffffLL || nb>DOCEXT_MAX_BSON ){
-      checkProblem(pC, "document %lld: malformed page list", iDoc);
-      *pbOk = 0;
-      return;
-    }
+  DocPage *aPage = 0;
+  int nPage = 0, i;
+  i64 nTotal = 0;
+  int rc = docextPageListDecode(aList, nList, &aPage, &nPage, &nTotal);
+  if( rc==SQLITE_NOMEM ){
+    pC->rc = rc;
+    return;
+  }
+  if( rc!=SQLITE_OK ){
+    checkProblem(pC, "document %lld: malformed page list", iDoc);
+    *pbOk = 0;
+    return;
+  }
+  for(i=0; i<nPage && pC->rc==SQLITE_OK; i++){
+    i64 pgno = aPage[i].pgno;
     pC->aPage = checkGrow(&pC->rc, pC->aPage, pC->nPage*2+1, &pC->nPageAlloc, sizeof(i64));
-    if( pC->rc!=SQLITE_OK ) return;
-    pC->aPage[pC->nPage*2] = (i64)pgno;
+    if( pC->rc!=SQLITE_OK ) break;
+    pC->aPage[pC->nPage*2] = pgno;
     pC->aPage[pC->nPage*2+1] = iDoc;
     pC->nPage++;
-    sqlite3_bind_int64(pRead, 1, (i64)pgno);
+    sqlite3_bind_int64(pRead, 1, pgno);
     if( sqlite3_step(pRead)==SQLITE_ROW ){
       int n = sqlite3_column_bytes(pRead, 0);
-      if( (u64)n!=nb ){
-        checkProblem(pC, "document %lld: page %lld holds %d bytes, its page list says %lld",
-                iDoc, (i64)pgno, n, (i64)nb);
+      if( n!=aPage[i].n ){
+        checkProblem(pC, "document %lld: page %lld holds %d bytes, its page list says %d",
+                iDoc, pgno, n, aPage[i].n);
         *pbOk = 0;
       }else{
         docextBufAppend(&pC->rc, pDoc, sqlite3_column_blob(pRead, 0), n);
       }
     }else{
-      checkProblem(pC, "document %lld: page %lld is missing", iDoc, (i64)pgno);
+      checkProblem(pC, "document %lld: page %lld is missing", iDoc, pgno);
       *pbOk = 0;
     }
     if( sqlite3_reset(pRead)!=SQLITE_OK && pC->rc==SQLITE_OK ) pC->rc = SQLITE_ERROR;
   }
+  sqlite3_free(aPage);
   if( *pbOk && pDoc->n!=nSize ){
     checkProblem(pC, "document %lld: size is %lld but its pages hold %lld bytes",
             iDoc, nSize, pDoc->n);

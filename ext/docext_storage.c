@@ -61,6 +61,7 @@ enum {
   STMT_READ_PAGE,       /* SELECT data FROM pages WHERE pgno=? */
   STMT_COUNT_IDX,       /* entries of index ?1 with keys in [?2, ?3), at most ?4 */
   STMT_COUNT_ID,        /* documents with _id keys in [?1, ?2), at most ?3 */
+  STMT_UPDATE_LIST,     /* UPDATE docs SET size=?, pages=? WHERE id=? */
   STMT_ROWS_ALL,        /* readers: every document by id ... */
   STMT_ROWS_ALL_DESC,   /*   ... newest first */
   STMT_ROWS_DOCID,      /*   the document with id ?1 */
@@ -89,6 +90,7 @@ static const char *const azStmt[STMT_COUNT] = {
     " WHERE ix=?1 AND key>=?2 AND key<?3 LIMIT ?4)",
   "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_docs\""
     " WHERE idkey>=?1 AND idkey<?2 LIMIT ?3)",
+  "UPDATE \"%w\".\"%w_docs\" SET size=?1, pages=?2 WHERE id=?3",
   ROWS " ORDER BY id ASC",
   ROWS " ORDER BY id DESC",
   ROWS " WHERE id=?1",
@@ -676,6 +678,260 @@ int docextStorageDelete(DocStore *p, i64 iDoc){
 }
 
 /*------------------------------------------------------------------------
+** In-place edits of a paged document.
+**
+** A DocPaged reads a paged document through its page list, loading only
+** the pages it touches, takes insertions and overwrites into those pages
+** in memory, and on commit writes just the pages that changed (a page
+** that grew past the page size is split, its first piece keeping its
+** number) and the new list. Nothing is written before the commit, so an
+** edit abandoned halfway changes nothing. Pages read are checked against
+** the list (a length that differs is corruption); what the bytes mean is
+** the caller's business.
+*/
+struct DocPaged {
+  DocStore *pStore;
+  i64 iDoc;
+  int nPage;
+  DocPage *aPage;           /* the list: page numbers and current sizes */
+  i64 *aStart;              /* offset of each page's first byte */
+  u8 **aData;               /* each page's bytes once loaded, else NULL */
+  int *aAlloc;              /* bytes allocated at aData[i] */
+  u8 *aDirty;               /* each page: changed since loaded */
+  i64 nSize;                /* document size */
+  DocBuf aux;               /* the list's aux bytes */
+  int bChanged;             /* something to commit */
+};
+
+int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc){
+  sqlite3_stmt *pSel = 0;
+  DocPaged *p;
+  int rc, i, iAux = 0;
+  *ppDoc = 0;
+  p = sqlite3_malloc64(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pStore = pStore;
+  p->iDoc = iDoc;
+  rc = storeStmt(pStore, STMT_DOC_PAGES, &pSel);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pSel, 1, iDoc);
+    if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
+      const u8 *a = sqlite3_column_blob(pSel, 0);
+      int n = sqlite3_column_bytes(pSel, 0);
+      rc = pageListDecodeAux(a, n, &p->aPage, &p->nPage, &p->nSize, &iAux);
+      if( rc==SQLITE_OK ) docextBufAppend(&rc, &p->aux, a+iAux, n-iAux);
+    }
+    if( sqlite3_reset(pSel)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc==SQLITE_OK && p->nPage>0 ){
+    p->aStart = sqlite3_malloc64(sizeof(i64)*p->nPage);
+    p->aData = sqlite3_malloc64(sizeof(u8*)*p->nPage);
+    p->aAlloc = sqlite3_malloc64(sizeof(int)*p->nPage);
+    p->aDirty = sqlite3_malloc64(p->nPage);
+    if( !p->aStart || !p->aData || !p->aAlloc || !p->aDirty ){
+      rc = SQLITE_NOMEM;
+    }else{
+      i64 o = 0;
+      for(i=0; i<p->nPage; i++){
+        p->aStart[i] = o;
+        o += p->aPage[i].n;
+      }
+      memset(p->aData, 0, sizeof(u8*)*p->nPage);
+      memset(p->aAlloc, 0, sizeof(int)*p->nPage);
+      memset(p->aDirty, 0, p->nPage);
+    }
+  }
+  if( rc!=SQLITE_OK || p->nPage==0 ){
+    docextPagedClose(p);    /* an inline (or missing) document: no editor */
+    return rc;
+  }
+  *ppDoc = p;
+  return SQLITE_OK;
+}
+
+void docextPagedClose(DocPaged *p){
+  if( p ){
+    int i;
+    for(i=0; p->aData && i<p->nPage; i++) sqlite3_free(p->aData[i]);
+    sqlite3_free(p->aPage);
+    sqlite3_free(p->aStart);
+    sqlite3_free(p->aData);
+    sqlite3_free(p->aAlloc);
+    sqlite3_free(p->aDirty);
+    docextBufFree(&p->aux);
+    sqlite3_free(p);
+  }
+}
+
+i64 docextPagedSize(DocPaged *p){ return p->nSize; }
+
+/* The page holding byte iOff (0 <= iOff < nSize). */
+static int pagedFind(DocPaged *p, i64 iOff){
+  int lo = 0, hi = p->nPage-1;
+  while( lo<hi ){
+    int mid = (lo+hi+1)/2;
+    if( p->aStart[mid]<=iOff ) lo = mid; else hi = mid-1;
+  }
+  return lo;
+}
+
+/* Load page i's bytes, checking them against the list. */
+static int pagedLoad(DocPaged *p, int i){
+  sqlite3_stmt *pRead = 0;
+  int rc;
+  if( p->aData[i] ) return SQLITE_OK;
+  rc = storeStmt(p->pStore, STMT_READ_PAGE, &pRead);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pRead, 1, p->aPage[i].pgno);
+  if( sqlite3_step(pRead)==SQLITE_ROW && sqlite3_column_bytes(pRead, 0)==p->aPage[i].n ){
+    int n = p->aPage[i].n;
+    p->aData[i] = sqlite3_malloc64(n);
+    if( p->aData[i]==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      memcpy(p->aData[i], sqlite3_column_blob(pRead, 0), n);
+      p->aAlloc[i] = n;
+    }
+  }else{
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( sqlite3_reset(pRead)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+  return rc;
+}
+
+int docextPagedRead(DocPaged *p, i64 iOff, int n, u8 *aOut){
+  int rc = SQLITE_OK;
+  if( iOff<0 || n<0 || iOff+n>p->nSize ) return SQLITE_CORRUPT_VTAB;
+  while( n>0 && rc==SQLITE_OK ){
+    int i = pagedFind(p, iOff);
+    int k = (int)(iOff - p->aStart[i]);
+    int nThis = p->aPage[i].n - k < n ? p->aPage[i].n - k : n;
+    rc = pagedLoad(p, i);
+    if( rc==SQLITE_OK ){
+      memcpy(aOut, p->aData[i]+k, nThis);
+      aOut += nThis;
+      iOff += nThis;
+      n -= nThis;
+    }
+  }
+  return rc;
+}
+
+int docextPagedOverwrite(DocPaged *p, i64 iOff, const u8 *a, int n){
+  int rc = SQLITE_OK;
+  if( iOff<0 || n<0 || iOff+n>p->nSize ) return SQLITE_CORRUPT_VTAB;
+  while( n>0 && rc==SQLITE_OK ){
+    int i = pagedFind(p, iOff);
+    int k = (int)(iOff - p->aStart[i]);
+    int nThis = p->aPage[i].n - k < n ? p->aPage[i].n - k : n;
+    rc = pagedLoad(p, i);
+    if( rc==SQLITE_OK ){
+      if( memcmp(p->aData[i]+k, a, nThis) ){
+        memcpy(p->aData[i]+k, a, nThis);
+        p->aDirty[i] = 1;
+        p->bChanged = 1;
+      }
+      a += nThis;
+      iOff += nThis;
+      n -= nThis;
+    }
+  }
+  return rc;
+}
+
+int docextPagedInsert(DocPaged *p, i64 iOff, const u8 *a, int n){
+  int i, k, rc;
+  if( iOff<=0 || iOff>p->nSize || n<0 ) return SQLITE_CORRUPT_VTAB;
+  if( p->nSize+n>DOCEXT_MAX_BSON ) return SQLITE_TOOBIG;
+  /* The page that ends at iOff or holds it: bytes inserted at a page
+  ** boundary grow the page before it (an array's last page, for a $push). */
+  i = pagedFind(p, iOff-1);
+  k = (int)(iOff - p->aStart[i]);
+  rc = pagedLoad(p, i);
+  if( rc!=SQLITE_OK ) return rc;
+  if( p->aPage[i].n + n > p->aAlloc[i] ){
+    int nNew = p->aPage[i].n + n + p->aPage[i].n/2 + 64;
+    u8 *aNew = sqlite3_realloc64(p->aData[i], nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    p->aData[i] = aNew;
+    p->aAlloc[i] = nNew;
+  }
+  memmove(p->aData[i]+k+n, p->aData[i]+k, p->aPage[i].n - k);
+  memcpy(p->aData[i]+k, a, n);
+  p->aPage[i].n += n;
+  p->aDirty[i] = 1;
+  p->bChanged = 1;
+  for(k=i+1; k<p->nPage; k++) p->aStart[k] += n;
+  p->nSize += n;
+  return SQLITE_OK;
+}
+
+const u8 *docextPagedAux(DocPaged *p, int *pn){
+  *pn = (int)p->aux.n;
+  return p->aux.a;
+}
+
+int docextPagedSetAux(DocPaged *p, const u8 *a, int n){
+  int rc = SQLITE_OK;
+  if( p->aux.n==n && (n==0 || memcmp(p->aux.a, a, n)==0) ) return SQLITE_OK;
+  docextBufReset(&p->aux);
+  docextBufAppend(&rc, &p->aux, a, n);
+  p->bChanged = 1;
+  return rc;
+}
+
+int docextPagedCommit(DocPaged *p){
+  sqlite3_stmt *pUpd = 0, *pIns = 0, *pList = 0;
+  DocBuf list;
+  int i, rc;
+  if( !p->bChanged ) return SQLITE_OK;
+  memset(&list, 0, sizeof(list));
+  rc = storeStmt(p->pStore, STMT_UPDATE_PAGE, &pUpd);
+  if( rc==SQLITE_OK ) rc = storeStmt(p->pStore, STMT_INSERT_PAGE, &pIns);
+  if( rc==SQLITE_OK ) rc = storeStmt(p->pStore, STMT_UPDATE_LIST, &pList);
+  for(i=0; rc==SQLITE_OK && i<p->nPage; i++){
+    int n = p->aPage[i].n;
+    if( !p->aDirty[i] ){
+      storePutVarint(&rc, &list, (u64)p->aPage[i].pgno);
+      storePutVarint(&rc, &list, (u64)n);
+    }else{
+      /* A page past the limit becomes pieces of equal size. */
+      int nPiece = (n + p->pStore->nPageMax - 1) / p->pStore->nPageMax, k, iPos = 0;
+      for(k=0; rc==SQLITE_OK && k<nPiece; k++){
+        int nThis = (n - iPos) / (nPiece - k);
+        i64 pgno;
+        if( k==0 ){
+          sqlite3_bind_blob(pUpd, 1, p->aData[i]+iPos, nThis, SQLITE_STATIC);
+          sqlite3_bind_int64(pUpd, 2, p->aPage[i].pgno);
+          rc = docextStmtRun(pUpd);
+          pgno = p->aPage[i].pgno;
+        }else{
+          sqlite3_bind_blob(pIns, 1, p->aData[i]+iPos, nThis, SQLITE_STATIC);
+          rc = docextStmtRun(pIns);
+          pgno = sqlite3_last_insert_rowid(p->pStore->db);
+        }
+        storePutVarint(&rc, &list, (u64)pgno);
+        storePutVarint(&rc, &list, (u64)nThis);
+        iPos += nThis;
+      }
+    }
+  }
+  if( p->aux.n>0 ){
+    storePutVarint(&rc, &list, 0);
+    docextBufAppend(&rc, &list, p->aux.a, p->aux.n);
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_int64(pList, 1, p->nSize);
+    sqlite3_bind_blob(pList, 2, list.a, (int)list.n, SQLITE_STATIC);
+    sqlite3_bind_int64(pList, 3, p->iDoc);
+    rc = docextStmtRun(pList);
+  }
+  docextBufFree(&list);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
 ** Readers: a row source over X_docs plus the pages it needs.
 */
 
@@ -791,8 +1047,12 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
   sqlite3_stmt *pPage = 0;
   int nPage = 0, i, rc;
   i64 nTotal = 0;
-  rc = pageListDecode(sqlite3_column_blob(p->pRows, 3),
-                      sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
+  if( sqlite3_column_type(p->pRows, 3)!=SQLITE_BLOB ){
+    rc = SQLITE_CORRUPT_VTAB;     /* as the writers see it: no page list */
+  }else{
+    rc = pageListDecode(sqlite3_column_blob(p->pRows, 3),
+                        sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
+  }
   if( rc==SQLITE_OK && nTotal!=nSize ) rc = SQLITE_CORRUPT_VTAB;
   /* (shared: the pages are read here to the end, nothing else runs it
   ** meanwhile) */

@@ -1168,6 +1168,32 @@ int docextUpdateIsReplacement(DocUpdate *p){
   return p->bReplace;
 }
 
+int docextUpdateIsPositional(DocUpdate *p){
+  return p->bPositional;
+}
+
+int docextUpdateAppends(DocUpdate *p, DocAppend *aOut, int nMax){
+  UpdLeaf *pLeaf;
+  int n = 0;
+  if( p->bReplace || p->bPositional || p->nFilter>0 ) return 0;
+  for(pLeaf=p->pLeaves; pLeaf; pLeaf=pLeaf->pNext){
+    int i;
+    if( (pLeaf->eOp!=UOP_PUSH && pLeaf->eOp!=UOP_PUSHALL)
+     || pLeaf->iSort || pLeaf->bSlice || pLeaf->bPosition || n>=nMax ){
+      return 0;
+    }
+    for(i=0; i<pLeaf->nPath; i++){
+      if( pLeaf->zPath[i]=='$' && (i==0 || pLeaf->zPath[i-1]=='.') ) return 0;
+    }
+    aOut[n].zPath = pLeaf->zPath;
+    aOut[n].nPath = pLeaf->nPath;
+    aOut[n].aVal = pLeaf->aVal;
+    aOut[n].nVal = pLeaf->nVal;
+    n++;
+  }
+  return n;
+}
+
 /*------------------------------------------------------------------------
 ** Decimal128 arithmetic for $inc and $mul: exact on digit strings, then
 ** rounded once to 34 digits, half to even, as IEEE 754-2008 (and MongoDB,
@@ -1511,27 +1537,11 @@ static i64 updPathPush(UpdApply *pA, const char *z, int n){
   return nOld;
 }
 
-/* Nesting depth of a value: 0 for a scalar, 1 + its deepest child for a
-** document or an array. */
-static int updValueDepth(const DocValue *v){
-  DocIter it;
-  int nMax = 0;
-  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ) return 0;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
-      int d = updValueDepth(&it.v);
-      if( d>nMax ) nMax = d;
-    }
-  }
-  return 1 + nMax;
-}
-
 /* Does a value placed in a container at depth iDepth stay within the
 ** nesting limit? Sets the error if not. */
 static int updDepthOk(UpdApply *pA, const DocValue *v, int iDepth){
   if( (v->type==DOC_DOCUMENT || v->type==DOC_ARRAY)
-   && iDepth + updValueDepth(v) > DOCEXT_MAX_DEPTH ){
+   && iDepth + docextValueDepth(v) > DOCEXT_MAX_DEPTH ){
     updApplyError(pA, "docext: the update of '%s' would nest the document deeper "
                    "than %d levels", updCurPath(pA), DOCEXT_MAX_DEPTH);
     return 0;
