@@ -768,6 +768,7 @@ struct DocQuerySpec {
                             ** used when it still fits the filter, or NULL */
   int bCountOnly;           /* no document is read, only ids and counts: an
                             ** exact index plan need not fetch documents */
+  int bExplain;             /* planned for doc_explain: describe the bounds */
 };
 void docextQuerySpecInit(DocQuerySpec *p);
 /* Check that a hint names an index of the collection (name or keys). */
@@ -828,7 +829,8 @@ struct DocPlanScan {
   int nRange;
   int *aRange;              /* per range 4 ints: lo offset, lo size, hi offset,
                             ** hi size, in DocPlan.keys */
-  char *zBounds;            /* legacy explain indexBounds, relaxed JSON */
+  char *zBounds;            /* legacy explain indexBounds, relaxed JSON
+                            ** (only when planned for explain) */
   double nEst;              /* estimated entries in the ranges, or -1 */
 };
 
@@ -857,11 +859,12 @@ struct DocPlan {
 ** a sort (or NULL), a hint (the options' hint value, or NULL). zPrefer
 ** names an index to use if it fits (what EXPLAIN QUERY PLAN showed), and
 ** nWant is skip+limit (-1: all) for costing a plan that yields the sort's
-** order. Errors: an unknown hint ("docext: hint: no index named 'x' on
+** order. bBounds: also describe the bounds for explain (zBounds; else
+** NULL). Errors: an unknown hint ("docext: hint: no index named 'x' on
 ** books"), storage errors. */
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
-                  i64 nWant, DocPlan **ppPlan, char **pzErr);
+                  i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr);
 void docextPlanFree(DocPlan *p);
 /* Fill in nEst (-1 while unknown: a plan with a single candidate index is
 ** chosen without probing it) by counting entries in the plan's ranges. */

@@ -156,6 +156,7 @@ struct PlanCtx {
   char *zErr;
   DocBuf a;                 /* interval bytes */
   DocBuf disp;              /* display values: type, int32 size, bytes */
+  int bBounds;              /* describe bounds (zBounds) for explain */
 };
 
 /*------------------------------------------------------------------------
@@ -1393,6 +1394,29 @@ static int partialImplied(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *
   return bOk;
 }
 
+/* Could index pIdx be a candidate at all: a condition on its first field
+** (or inside an $elemMatch above it), a sort it might give under a limit,
+** or $exists on one of its fields? Saves building tries for the indexes a
+** filter does not mention. */
+static int tryWorthBuilding(const DocIndex *pIdx, const PlanConds *pConds, int nSort,
+                            i64 nWant){
+  const char *z0 = pIdx->azPath[0];
+  int n0 = (int)strlen(z0), k, j;
+  if( nSort>0 && nWant>=0 ) return 1;
+  for(k=0; k<pConds->n; k++){
+    const PlanCond *c = &pConds->a[k];
+    if( planPathIs(c->zPath, c->nPath, z0, n0) ) return 1;
+    if( c->eOp==PC_ELEMOBJ && planPathUnder(c->zPath, c->nPath, z0, n0) ) return 1;
+    if( c->eOp==PC_EXISTS ){
+      for(j=0; j<pIdx->nField; j++){
+        const char *zF = pIdx->azPath[j];
+        if( planPathIs(c->zPath, c->nPath, zF, (int)strlen(zF)) ) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 /* Best try for a conjunction among the indexes (iOnly >= 0: that index
 ** only, as a hint). Returns 1 and fills *pBest if there is one. Tries are
 ** costed (probing the index, docextStorageCountRange) only when there is a
@@ -1401,18 +1425,23 @@ static int partialImplied(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *
 static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int nIdx,
                        const PlanConds *pConds, const PlanSortField *aSort, int nSort,
                        int iOnly, const char *zPrefer, i64 nWant, PlanTry *pBest){
-  u8 *aExact = sqlite3_malloc64(pConds->n + 1);
-  PlanTry *aTry = sqlite3_malloc64(sizeof(PlanTry)*(nIdx+1));
+  u8 aExactSpace[64];
+  PlanTry aTrySpace[8];
+  u8 *aExact = pConds->n<(int)sizeof(aExactSpace)
+             ? aExactSpace : sqlite3_malloc64(pConds->n + 1);
+  PlanTry *aTry = nIdx<(int)(sizeof(aTrySpace)/sizeof(aTrySpace[0]))
+             ? aTrySpace : sqlite3_malloc64(sizeof(PlanTry)*(nIdx+1));
   int i, nTry = 0, iBest = -1, bPreferred = 0;
   if( aExact==0 || aTry==0 ){
-    sqlite3_free(aExact);
-    sqlite3_free(aTry);
+    if( aExact!=aExactSpace ) sqlite3_free(aExact);
+    if( aTry!=aTrySpace ) sqlite3_free(aTry);
     pCtx->rc = SQLITE_NOMEM;
     return 0;
   }
   for(i=0; i<nIdx && pCtx->rc==SQLITE_OK; i++){
     PlanTry *t = &aTry[nTry];
     if( iOnly>=0 && i!=iOnly ) continue;
+    if( iOnly<0 && !tryWorthBuilding(&aIdx[i], pConds, nSort, nWant) ) continue;
     tryBuild(pCtx, aIdx, i, pConds, aExact, aSort, nSort, t);
     if( pCtx->rc ){ tryFree(t); break; }
     if( iOnly<0 ){
@@ -1436,8 +1465,8 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
     if( i==iBest && pCtx->rc==SQLITE_OK ) *pBest = aTry[i];
     else tryFree(&aTry[i]);
   }
-  sqlite3_free(aTry);
-  sqlite3_free(aExact);
+  if( aTry!=aTrySpace ) sqlite3_free(aTry);
+  if( aExact!=aExactSpace ) sqlite3_free(aExact);
   return pCtx->rc==SQLITE_OK && iBest>=0;
 }
 
@@ -1601,7 +1630,7 @@ static void scanFromTry(PlanCtx *pCtx, DocPlan *pPlan, DocPlanScan *pScan,
     docextBufAppend(&pCtx->rc, &pPlan->keys, &pCtx->a.a[pIv->iHi], pIv->nHi);
   }
   pScan->nRange = t->ranges.n;
-  pScan->zBounds = boundsJson(pCtx, t);
+  if( pCtx->bBounds ) pScan->zBounds = boundsJson(pCtx, t);
 }
 
 /* Parse a sort document into fields (at most nMax). */
@@ -1625,13 +1654,14 @@ static int planSortFields(const u8 *aSort, PlanSortField *a, int nMax){
 
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
-                  i64 nWant, DocPlan **ppPlan, char **pzErr){
+                  i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr){
   DocPlan *pPlan;
   PlanCtx ctx;
   PlanConds conds;
   DocIndex *aIdx = 0;
   PlanSortField aSortF[32];
   PlanTry best, *aBranch = 0;
+  u8 aArena[1024], aDisp[512];
   int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
 
   *ppPlan = 0;
@@ -1641,6 +1671,11 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   memset(&ctx, 0, sizeof(ctx));
   memset(&conds, 0, sizeof(conds));
   memset(&best, 0, sizeof(best));
+  /* (most plans' bytes fit on the stack: allocations are a large share of
+  ** a point lookup) */
+  docextBufInit(&ctx.a, aArena, sizeof(aArena));
+  docextBufInit(&ctx.disp, aDisp, sizeof(aDisp));
+  ctx.bBounds = bBounds;
 
   rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
   if( rc==SQLITE_OK && pHint ){
@@ -1993,6 +2028,7 @@ static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     spec.aSort = aSort;
     spec.aOptions = optionsWithoutCount(&rc, aOpt, &aBuf[4], &bCount);
     spec.bCountOnly = bCount;
+    spec.bExplain = 1;
     if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, !bCount, &n, &out, &zErr);
     if( rc==SQLITE_OK ){
       docextBufResultText(ctx, &out);

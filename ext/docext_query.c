@@ -188,6 +188,7 @@ struct DocQuery {
   int iProjOff;             /* offset of the projection in specCopy, or -1 */
   char *zPlanIndex;         /* index xBestIndex named, or NULL */
   int bCountOnly;           /* the caller reads no document */
+  int bExplain;             /* the plan describes its bounds */
 
   /* The plan and its state. */
   DocPlan *pPlan;           /* when access is DOCEXT_ACCESS_PLAN */
@@ -287,6 +288,7 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   p->pColl = pColl;
   p->iSortOff = p->iOptOff = p->iProjOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
+  p->bExplain = pSpec->bExplain;
   docextAccessInit(&p->access);
   rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
@@ -771,7 +773,7 @@ static int queryPlan(DocQuery *p, char **pzErr){
     pHint = &hint;
   }
   rc = docextPlanNew(p->pColl, aaFilter, p->nFilter, aSort, pHint, p->zPlanIndex,
-                     nWant, &p->pPlan, pzErr);
+                     nWant, p->bExplain, &p->pPlan, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;

@@ -245,7 +245,7 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
   if( bOk ){
     char *zErr = 0;
     int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
-    if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1,
+    if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1, 0,
                       &pPlan, &zErr)==SQLITE_OK
      && docextPlanEstimate(p->pColl, pPlan)==SQLITE_OK ){
       zLabel = docextPlanLabel(pPlan);
