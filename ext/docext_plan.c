@@ -76,7 +76,8 @@
 ** SORTS. An index yields the sort's order when the sort's fields follow
 ** its fields, skipping leading fields bound to a single value, all in the
 ** index's directions (read forward) or all reversed (read backward), and
-** the index is neither multikey, sparse nor partial.
+** the index is neither multikey, sparse nor partial, and no sort field's
+** path has a numeric component.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -1089,7 +1090,9 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
     zF = pIdx->azPath[j];
     if( planPathIs(aSort[i].zPath, aSort[i].nPath, zF, (int)strlen(zF)) ){
       int iThis;
-      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 ) return;
+      /* "a.0": the key is the element whole (an array stays one value),
+      ** the sort reads the path as the matcher does */
+      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
       iThis = pIdx->aDir[j]==aSort[i].iDir ? 1 : -1;
       if( iRel && iThis!=iRel ) return;
       iRel = iThis;
