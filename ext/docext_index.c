@@ -1005,7 +1005,10 @@ static const char *idxTable(DocColl *p){ return docextStorageName(docextCollStor
 
 static int idxSqlError(DocColl *p, int rc, char **pzErr){
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && pzErr && *pzErr==0 ){
-    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(idxDb(p)));
+    sqlite3 *db = idxDb(p);
+    /* the connection may have moved on ("not an error"): then the code */
+    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
+                             ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   }
   return rc;
 }
@@ -1466,6 +1469,7 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{
+    if( zErr==0 ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
     sqlite3_result_error(ctx, zErr ? zErr : sqlite3_errstr(rc), -1);
     if( rc!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
   }
@@ -2090,7 +2094,10 @@ static sqlite3_module idxvModule = {
 ** exactly the entries its keys give in every index (and sets the multikey
 ** flag if it needs it), every entry belongs to an existing document that
 ** produces it, no two documents share a key of a unique index, and no
-** entry names an undefined index. "document N" is the document's id in
+** entry names an undefined index. Keys, bodies and document ids must have
+** the storage class every lookup uses (BLOB, BLOB, INTEGER): the same
+** bytes as TEXT are never found. The definitions are read again from
+** X_idxdef, not taken from the cache. "document N" is the document's id in
 ** X_docs (the collection's rowid).
 */
 typedef struct CheckEntry CheckEntry;
@@ -2247,6 +2254,9 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
   if( bBody && bPages ){
     checkProblem(pC, "document %lld has both a body and a page list", iDoc);
     bOk = 0;
+  }else if( bBody && sqlite3_column_type(pRow, 3)!=SQLITE_BLOB ){
+    checkProblem(pC, "document %lld: its body is not a BLOB", iDoc);
+    bOk = 0;
   }else if( bBody ){
     int n = sqlite3_column_bytes(pRow, 3);
     if( n!=nSize ){
@@ -2283,6 +2293,8 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
     docextIterInit(&it, aDoc);
     if( !docextIterNext(&it) || strcmp(it.zKey, "_id")!=0 ){
       checkProblem(pC, "document %lld: _id is not its first field", iDoc);
+    }else if( sqlite3_column_type(pRow, 1)!=SQLITE_BLOB ){
+      checkProblem(pC, "document %lld: its _id index key is not a BLOB", iDoc);
     }else{
       docextBufInit(&key, aSpace, sizeof(aSpace));
       docextKeyAppend(&pC->rc, &key, &it.v, 0);
@@ -2363,6 +2375,20 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
     const u8 *aKey = 0;
     int nKey = 0, cmp;
     i64 iDoc = 0;
+    if( bRow && (sqlite3_column_type(pStmt, 0)!=SQLITE_BLOB
+              || sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER) ){
+      /* SQLite orders these apart from the BLOB keys of every lookup
+      ** (they sort first): reported on their own, never matched */
+      if( sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
+        checkProblem(pC, "index %s: an entry's document id is not an integer",
+                     pIdx->zName);
+      }else{
+        checkProblem(pC, "index %s: an entry of document %lld has a key that is not a BLOB",
+                     pIdx->zName, sqlite3_column_int64(pStmt, 1));
+      }
+      bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+      continue;
+    }
     if( bRow ){
       aKey = sqlite3_column_blob(pStmt, 0);
       nKey = sqlite3_column_bytes(pStmt, 0);
@@ -2442,6 +2468,9 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   bSave = idxCmdBegin(idxDb(p));         /* one snapshot for every read */
+  /* the definitions too are read again: a damaged one must show even
+  ** when nothing told the cache that X_idxdef changed */
+  if( *docextCollIndexCache(p) ) (*docextCollIndexCache(p))->bLoaded = 0;
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_NOMEM ) goto done;
   if( rc!=SQLITE_OK ){

@@ -48,3 +48,43 @@ SELECT 'hint', group_concat(_id) FROM (SELECT _id FROM pos('{"a.0": {$gt: 2}}', 
 SELECT 'hint', group_concat(_id) FROM (SELECT _id FROM pos_plain('{"a.0": {$gt: 2}}') ORDER BY _id);
 SELECT json_extract(doc_explain('pos', '{}', NULL, '{"a.0": 1}', '{"limit": 3}'), '$.scanAndOrder');
 SELECT doc_check('pos');
+
+-- 3. doc_check reads everything from the shadow tables, definitions
+--    included, and judges the types SQLite compares by: a key or a body
+--    stored as TEXT holds the right bytes but is not found by a lookup.
+.dbconfig defensive off
+CREATE VIRTUAL TABLE chk USING docext;
+INSERT INTO chk(doc) VALUES ('{_id: 1, a: 1, b: "x"}'), ('{_id: 2, a: 2, b: "y"}'), ('{_id: 3, a: 3}');
+SELECT doc_create_index('chk', '{a: 1}');
+SELECT doc_create_index('chk', '{b: 1}', '{sparse: true}');
+SELECT doc_check('chk');
+-- a definition damaged in place (the cache's tag left alone)
+CREATE TEMP TABLE chk_saved AS SELECT * FROM chk_idxdef;
+UPDATE chk_idxdef SET spec = x'0102' WHERE name = 'a_1';
+SELECT doc_check('chk');
+SELECT count(*) FROM chk('{a: 2}');
+UPDATE chk_idxdef SET spec = (SELECT spec FROM chk_saved WHERE name = 'a_1') WHERE name = 'a_1';
+SELECT doc_check('chk');
+SELECT count(*) FROM chk('{a: 2}');
+-- keys of index a_1 stored as TEXT: the same bytes, but not found
+UPDATE chk_idx SET key = CAST(key AS TEXT) WHERE ix = (SELECT id FROM chk_idxdef WHERE name = 'a_1') AND docid = 2;
+SELECT doc_count('chk', '{a: 2}');
+SELECT doc_check('chk');
+UPDATE chk_idx SET key = CAST(key AS BLOB) WHERE typeof(key) = 'text';
+SELECT doc_count('chk', '{a: 2}');
+SELECT doc_check('chk');
+-- an entry's document id that is not an integer
+UPDATE chk_idx SET docid = 'two' WHERE ix = (SELECT id FROM chk_idxdef WHERE name = 'b_1') AND docid = 2;
+SELECT doc_check('chk');
+UPDATE chk_idx SET docid = 2 WHERE docid = 'two';
+SELECT doc_check('chk');
+-- a body and an _id key stored as TEXT
+UPDATE chk_docs SET body = CAST(body AS TEXT) WHERE id = 3;
+UPDATE chk_docs SET idkey = CAST(idkey AS TEXT) WHERE id = 1;
+SELECT doc_check('chk');
+SELECT count(*) FROM chk WHERE _id = 1;
+SELECT group_concat(_id) FROM chk('{a: {$gte: 0}}');
+UPDATE chk_docs SET body = CAST(body AS BLOB), idkey = CAST(idkey AS BLOB);
+SELECT count(*) FROM chk WHERE _id = 1;
+SELECT group_concat(_id) FROM chk('{a: {$gte: 0}}');
+SELECT doc_check('chk');
