@@ -1907,12 +1907,21 @@ static int planArgDoc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int 
   return rc;
 }
 
+/* An error without a message (from SQLite, under a damaged collection)
+** still gets one, "docext: " and what the connection says. */
 static void planResultErr(sqlite3_context *ctx, int rc, char *zErr){
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_free(zErr);
+  }else if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
   }else{
-    sqlite3_result_error_code(ctx, rc);
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    char *z = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
+                              ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, z ? z : sqlite3_errstr(rc), -1);
+    sqlite3_free(z);
+    if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
   }
 }
 
