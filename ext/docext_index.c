@@ -40,7 +40,9 @@
 ** docextKeyAppend() of the value normalized so that numerically equal
 ** values hash equal: every number (int32, int64, double, decimal128)
 ** becomes an int64 first — doubles and decimals truncated toward zero as
-** MongoDB does, NaN 0, out of range the nearest int64 bound. FNV-1a-64:
+** MongoDB does, NaN 0, out of range the nearest int64 bound (an integral
+** decimal within the int64 range is taken exactly, not through a double,
+** so that it hashes as the equal int64 does). FNV-1a-64:
 ** h = 0xcbf29ce484222325, then per byte h ^= b, h *= 0x100000001b3.
 ** The hash is part of the stored format: never change it.
 **
@@ -211,14 +213,44 @@ static int ksSortDistinct(KeySet *p){
 ** Hashed fields
 */
 
+/* An integral decimal128 within the int64 range: 1 and its value in *pv.
+** (Through a double, NumberDecimal("9007199254740993") would hash apart
+** from the equal NumberLong.) */
+static int idxDecimalInt64(const u8 *a, i64 *pv){
+  char zDigits[40];
+  int bNeg, iExp, n, i;
+  u64 u = 0;
+  if( docextDec128Parts(a, &bNeg, zDigits, &iExp)!=DOCEXT_DEC_FINITE ) return 0;
+  n = (int)strlen(zDigits);
+  while( n>1 && iExp<0 && zDigits[n-1]=='0' ){ n--; iExp++; }
+  if( iExp<0 && !(n==1 && zDigits[0]=='0') ) return 0;     /* a fraction */
+  if( zDigits[0]=='0' ){ *pv = 0; return 1; }
+  if( n+iExp>19 ) return 0;
+  for(i=0; i<n+iExp; i++){
+    u = u*10 + (u64)(i<n ? zDigits[i]-'0' : 0);
+  }
+  if( bNeg ){
+    if( u>(u64)1<<63 ) return 0;
+    *pv = (i64)(0 - u);
+  }else{
+    if( u>(u64)0x7fffffffffffffffLL ) return 0;
+    *pv = (i64)u;
+  }
+  return 1;
+}
+
 /* A number as MongoDB's hasher sees it: an int64, truncated toward zero. */
 static i64 idxHashNumber(const DocValue *v){
   double d;
+  i64 iDec;
   switch( v->type ){
     case DOC_INT32: return docextValueI32(v);
     case DOC_INT64: return docextValueI64(v);
     case DOC_DOUBLE: d = docextValueDouble(v); break;
-    default: d = docextDec128ToDouble(v->p); break;
+    default:
+      if( idxDecimalInt64(v->p, &iDec) ) return iDec;
+      d = docextDec128ToDouble(v->p);
+      break;
   }
   if( isnan(d) ) return 0;
   if( d>=9223372036854775807.0 ) return (i64)0x7fffffffffffffffLL;

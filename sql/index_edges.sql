@@ -88,3 +88,25 @@ UPDATE chk_docs SET body = CAST(body AS BLOB), idkey = CAST(idkey AS BLOB);
 SELECT count(*) FROM chk WHERE _id = 1;
 SELECT group_concat(_id) FROM chk('{a: {$gte: 0}}');
 SELECT doc_check('chk');
+
+-- 4. Hashed: numerically equal values hash equal, decimal128 included (an
+--    integral decimal beyond 2^53 is not rounded through a double).
+CREATE VIRTUAL TABLE hsh USING docext;
+CREATE VIRTUAL TABLE hsh_plain USING docext;
+INSERT INTO hsh(doc) VALUES ('{_id: 1, a: NumberDecimal("9007199254740993")}'),
+  ('{_id: 2, a: NumberLong("9007199254740993")}'), ('{_id: 3, a: NumberDecimal("-9223372036854775807")}'),
+  ('{_id: 4, a: NumberLong("-9223372036854775807")}'), ('{_id: 5, a: NumberDecimal("1.5")}'),
+  ('{_id: 6, a: 1}'), ('{_id: 7, a: NumberDecimal("9.007199254740993E+15")}'),
+  ('{_id: 8, a: NumberDecimal("1E+30")}'), ('{_id: 9, a: 1e30}'), ('{_id: 10, a: NumberDecimal("-0")}'), ('{_id: 11, a: 0}');
+INSERT INTO hsh_plain(doc) SELECT bson FROM hsh;
+SELECT doc_create_index('hsh', '{a: "hashed"}');
+SELECT 'long', group_concat(_id) FROM (SELECT _id FROM hsh('{a: NumberLong("9007199254740993")}') ORDER BY _id);
+SELECT 'long', group_concat(_id) FROM (SELECT _id FROM hsh_plain('{a: NumberLong("9007199254740993")}') ORDER BY _id);
+SELECT 'decimal', group_concat(_id) FROM (SELECT _id FROM hsh('{a: NumberDecimal("9007199254740993.0")}') ORDER BY _id);
+SELECT 'decimal', group_concat(_id) FROM (SELECT _id FROM hsh_plain('{a: NumberDecimal("9007199254740993.0")}') ORDER BY _id);
+SELECT 'min', group_concat(_id) FROM (SELECT _id FROM hsh('{a: NumberLong("-9223372036854775807")}') ORDER BY _id);
+SELECT 'min', group_concat(_id) FROM (SELECT _id FROM hsh_plain('{a: NumberLong("-9223372036854775807")}') ORDER BY _id);
+SELECT 'in', group_concat(_id) FROM (SELECT _id FROM hsh('{a: {$in: [1.5, 1e30, 0]}}') ORDER BY _id);
+SELECT 'in', group_concat(_id) FROM (SELECT _id FROM hsh_plain('{a: {$in: [1.5, 1e30, 0]}}') ORDER BY _id);
+SELECT json_extract(doc_explain('hsh', '{a: NumberLong("9007199254740993")}'), '$.cursor');
+SELECT doc_check('hsh');
