@@ -1766,7 +1766,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const u8 *aKeys = 0;
   const char *zName = 0;
   char *zErr = 0;
-  int rc, i, iFound = -1, bSave = 0;
+  int rc, i, iFound = -1, nFound = 0, bSave = 0;
   (void)argc;
 
   memset(&pat, 0, sizeof(pat));
@@ -1786,9 +1786,22 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
-      iFound = i;
-      break;
+      if( iFound>=0 ) nFound++; else{ iFound = i; nFound = 1; }
     }
+  }
+  if( rc==SQLITE_OK && nFound>1 ){
+    /* several indexes share the pattern (their partial filters differ):
+    ** MongoDB's AmbiguousIndexKeyPattern */
+    DocBuf msg;
+    memset(&msg, 0, sizeof(msg));
+    docextBufAppendf(&rc, &msg, "docext: %d indexes found for key: ", nFound);
+    docextJsonWriteDoc(&rc, &msg, pat.aKeys, DOCEXT_JSON_SHELL);
+    docextBufAppendStr(&rc, &msg, ", identify by name instead:");
+    for(i=iFound; rc==SQLITE_OK && i<c->nIdx; i++){
+      if( idxPatternSame(&c->aIdx[i], &pat) ) docextBufAppendf(&rc, &msg, " %s", c->aIdx[i].zName);
+    }
+    zErr = docextBufDetachText(&rc, &msg);
+    if( rc==SQLITE_OK ) rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && iFound<0 ){
     if( zName ){

@@ -225,3 +225,15 @@ SELECT 'prefix', group_concat(_id), json_extract(doc_explain('rx', '{s: /^ab/}')
 SELECT 'or', group_concat(_id), json_extract(doc_explain('rx', '{$or: [{s: "ab"}, {t: 1}]}'), '$.cursor')
   FROM (SELECT _id FROM rx('{$or: [{s: "ab"}, {t: 1}]}') ORDER BY _id);
 SELECT doc_check('rx');
+
+-- 9. Indexes that share a key pattern (different partial filters) are
+--    dropped by name: dropping by key pattern would be ambiguous.
+CREATE VIRTUAL TABLE amb USING docext;
+SELECT doc_create_index('amb', '{a: 1}', '{partialFilterExpression: {b: 1}}');
+SELECT doc_create_index('amb', '{a: 1}', '{name: "a_b2", partialFilterExpression: {b: 2}}');
+SELECT doc_drop_index('amb', '{a: 1}');
+SELECT group_concat(name) FROM doc_indexes('amb');
+SELECT doc_drop_index('amb', 'a_b2');
+SELECT doc_drop_index('amb', '{a: 1}');
+SELECT group_concat(name) FROM doc_indexes('amb');
+SELECT doc_check('amb');
