@@ -54,7 +54,8 @@
 **
 ** CHOICE. Candidates are the indexes with a bounded leading field (a sparse
 ** one only when the bounds of one of its fields exclude null, or $exists:
-** true is asked of one: it lacks documents without its fields; a partial
+** true is asked of one whose path has no numeric component: it lacks
+** documents without its fields; a partial
 ** one only when the filter implies its expression), and, under a limit, an
 ** index that yields the sort's order. Each is costed by
 ** the entries in its ranges (a bounded count per range, LIMIT
@@ -1186,6 +1187,9 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     if( pConds->a[k].eOp==PC_EXISTS ){
       for(j=0; j<nField; j++){
         const char *zF = pIdx->azPath[j];
+        /* "a.0.b": the matcher also reads field "0" of every element, the
+        ** key only element 0, so a sparse index may lack a match */
+        if( planPathHasNumber(zF) ) continue;
         if( planPathIs(pConds->a[k].zPath, pConds->a[k].nPath, zF, (int)strlen(zF)) ){
           p->bSparseOk = 1;
           if( pIdx->bSparse ){

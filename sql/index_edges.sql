@@ -48,6 +48,15 @@ SELECT 'hint', group_concat(_id) FROM (SELECT _id FROM pos('{"a.0": {$gt: 2}}', 
 SELECT 'hint', group_concat(_id) FROM (SELECT _id FROM pos_plain('{"a.0": {$gt: 2}}') ORDER BY _id);
 SELECT json_extract(doc_explain('pos', '{}', NULL, '{"a.0": 1}', '{"limit": 3}'), '$.scanAndOrder');
 SELECT doc_check('pos');
+-- nor can a sparse one answer $exists: "a.0.b" of [{x: 1}, {"0": {b: 1}}]
+-- exists for the matcher (field "0" of an element), not for the key
+CREATE VIRTUAL TABLE pos2 USING docext;
+INSERT INTO pos2(doc) VALUES ('{_id: 1, a: [{x: 1}, {"0": {b: 1}}]}'), ('{_id: 2, a: [{b: 1}]}'), ('{_id: 3, a: {"0": {b: 2}}}');
+SELECT 'plain', group_concat(_id) FROM pos2('{"a.0.b": {$exists: true}}');
+SELECT doc_create_index('pos2', '{"a.0.b": 1}', '{sparse: true}');
+SELECT 'sparse', group_concat(_id), json_extract(doc_explain('pos2', '{"a.0.b": {$exists: true}}'), '$.cursor')
+  FROM pos2('{"a.0.b": {$exists: true}}');
+SELECT doc_check('pos2');
 
 -- 3. doc_check reads everything from the shadow tables, definitions
 --    included, and judges the types SQLite compares by: a key or a body

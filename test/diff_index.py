@@ -68,6 +68,7 @@ INDEX_SETS = {
         ('{"u": 1}', '{"unique": true, "sparse": true}'),
         ('{"u": -1, "a": 1}', '{"unique": true, "partialFilterExpression": {"u": {"$exists": true}}}'),
         ('{"c": 1}', None), ('{"e": 1}', '{"sparse": true}'),
+        ('{"arr.0.x": 1}', '{"sparse": true}'),
     ],
     "ttl": [
         ('{"t": 1}', '{"expireAfterSeconds": 0}'), ('{"a": 1, "t": -1}', None),
@@ -82,12 +83,12 @@ EXPIRED = {"t": {"$lt": {"$date": CLOCK}}}
 
 # Sparse and partial indexes: a hint of one of them may miss documents.
 INCOMPLETE = {"special": ("b_1", "n_1", "c.d_-1_s_1", "s_-1"),
-              "special2": ("s_hashed", "a_1_n_-1", "b_1", "u_1", "e_1", "u_-1_a_1"),
+              "special2": ("s_hashed", "a_1_n_-1", "b_1", "u_1", "e_1", "u_-1_a_1", "arr.0.x_1"),
               "ttl": ()}
 
 FIELDS = ["a", "b", "s", "n", "arr", "c", "e"]
 PATHS = ["a", "b", "s", "n", "arr", "arr.x", "arr.y", "c", "c.d", "c.e", "e", "_id", "zz",
-         "arr.0", "c.d.f", "u", "e.d", "t"]
+         "arr.0", "c.d.f", "u", "e.d", "t", "arr.0.x", "c.0.d"]
 STRINGS = ["", "a", "ab", "abc", "abd", "b", "ba", "B", "a\u0000b", "a\u0001", "\u00e9t\u00e9",
            "x y", "ab\n", "~", "a.b", "^a", "[a]"]
 NUMS = ["0", "1", "-1", "2", "2.5", "-2.5", "3", "5", "10", "100", "1e300", "-0.0"]
@@ -134,6 +135,9 @@ def subdoc(rnd, depth):
     for k in ["d", "e", "x", "y"]:
         if rnd.random() < 0.5:
             d[k] = value(rnd, depth + 1)
+    if rnd.random() < 0.1:
+        # a field named like an array position: "arr.0.x" reads it too
+        d["0"] = subdoc(rnd, depth + 1) if depth < 3 else scalar(rnd)
     return d
 
 
