@@ -204,7 +204,10 @@ static void cmdResultError(sqlite3_context *ctx, Cmd *p, int rc){
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{
-    sqlite3_result_error(ctx, p->zErr ? p->zErr : sqlite3_errstr(rc), -1);
+    char *z = p->zErr ? 0 : sqlite3_mprintf("docext: %s", sqlite3_errcode(p->db)!=SQLITE_OK
+                                            ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, p->zErr ? p->zErr : z ? z : sqlite3_errstr(rc), -1);
+    sqlite3_free(z);
     if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
   }
 }

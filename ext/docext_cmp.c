@@ -28,6 +28,9 @@
 **                 (also symbol, code, regex pattern and flags)
 **   object     := { element-class-byte escaped-name payload } 0x00
 **   array      := { element-class-byte payload } 0x00
+**                 (an element's class byte is by type only: a bool element
+**                 is class 0x6E with a payload byte 0 or 1, so that the
+**                 name decides before the value, as MongoDB orders them)
 **   binary     := 4-byte big-endian length, subtype, bytes
 **   ObjectId   := 12 bytes;  bool := class 0x6E (false) or 0x6F (true)
 **   date       := int64 big-endian with the sign bit flipped
@@ -326,13 +329,21 @@ static u8 keyClass(const DocValue *v){
 
 static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v);
 
+/* Elements order by (type, name, value), as MongoDB compares them: false
+** and true are one type, so an element's class byte is KEY_FALSE for both
+** and its value byte (0 or 1) follows the name ({b: false} > {a: true}). */
 static void appendElements(int *pRc, DocBuf *pBuf, const u8 *aDoc, int bNames){
   DocIter it;
   docextIterInit(&it, aDoc);
   while( docextIterNext(&it) && *pRc==SQLITE_OK ){
-    docextBufAppendByte(pRc, pBuf, keyClass(&it.v));
+    int bBool = it.v.type==DOC_BOOL;
+    docextBufAppendByte(pRc, pBuf, bBool ? KEY_FALSE : keyClass(&it.v));
     if( bNames ) appendEscaped(pRc, pBuf, (const u8*)it.zKey, it.nKey);
-    appendPayload(pRc, pBuf, &it.v);
+    if( bBool ){
+      docextBufAppendByte(pRc, pBuf, it.v.p[0] ? 0x01 : 0x00);
+    }else{
+      appendPayload(pRc, pBuf, &it.v);
+    }
   }
   docextBufAppendByte(pRc, pBuf, 0x00);
 }

@@ -40,7 +40,9 @@
 ** docextKeyAppend() of the value normalized so that numerically equal
 ** values hash equal: every number (int32, int64, double, decimal128)
 ** becomes an int64 first — doubles and decimals truncated toward zero as
-** MongoDB does, NaN 0, out of range the nearest int64 bound. FNV-1a-64:
+** MongoDB does, NaN 0, out of range the nearest int64 bound (an integral
+** decimal within the int64 range is taken exactly, not through a double,
+** so that it hashes as the equal int64 does). FNV-1a-64:
 ** h = 0xcbf29ce484222325, then per byte h ^= b, h *= 0x100000001b3.
 ** The hash is part of the stored format: never change it.
 **
@@ -211,14 +213,44 @@ static int ksSortDistinct(KeySet *p){
 ** Hashed fields
 */
 
+/* An integral decimal128 within the int64 range: 1 and its value in *pv.
+** (Through a double, NumberDecimal("9007199254740993") would hash apart
+** from the equal NumberLong.) */
+static int idxDecimalInt64(const u8 *a, i64 *pv){
+  char zDigits[40];
+  int bNeg, iExp, n, i;
+  u64 u = 0;
+  if( docextDec128Parts(a, &bNeg, zDigits, &iExp)!=DOCEXT_DEC_FINITE ) return 0;
+  n = (int)strlen(zDigits);
+  while( n>1 && iExp<0 && zDigits[n-1]=='0' ){ n--; iExp++; }
+  if( iExp<0 && !(n==1 && zDigits[0]=='0') ) return 0;     /* a fraction */
+  if( zDigits[0]=='0' ){ *pv = 0; return 1; }
+  if( n+iExp>19 ) return 0;
+  for(i=0; i<n+iExp; i++){
+    u = u*10 + (u64)(i<n ? zDigits[i]-'0' : 0);
+  }
+  if( bNeg ){
+    if( u>(u64)1<<63 ) return 0;
+    *pv = (i64)(0 - u);
+  }else{
+    if( u>(u64)0x7fffffffffffffffLL ) return 0;
+    *pv = (i64)u;
+  }
+  return 1;
+}
+
 /* A number as MongoDB's hasher sees it: an int64, truncated toward zero. */
 static i64 idxHashNumber(const DocValue *v){
   double d;
+  i64 iDec;
   switch( v->type ){
     case DOC_INT32: return docextValueI32(v);
     case DOC_INT64: return docextValueI64(v);
     case DOC_DOUBLE: d = docextValueDouble(v); break;
-    default: d = docextDec128ToDouble(v->p); break;
+    default:
+      if( idxDecimalInt64(v->p, &iDec) ) return iDec;
+      d = docextDec128ToDouble(v->p);
+      break;
   }
   if( isnan(d) ) return 0;
   if( d>=9223372036854775807.0 ) return (i64)0x7fffffffffffffffLL;
@@ -1043,7 +1075,10 @@ static const char *idxTable(DocColl *p){ return docextStorageName(docextCollStor
 
 static int idxSqlError(DocColl *p, int rc, char **pzErr){
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && pzErr && *pzErr==0 ){
-    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(idxDb(p)));
+    sqlite3 *db = idxDb(p);
+    /* the connection may have moved on ("not an error"): then the code */
+    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
+                             ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   }
   return rc;
 }
@@ -1504,6 +1539,7 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{
+    if( zErr==0 ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
     sqlite3_result_error(ctx, zErr ? zErr : sqlite3_errstr(rc), -1);
     if( rc!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
   }
@@ -1768,7 +1804,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const u8 *aKeys = 0;
   const char *zName = 0;
   char *zErr = 0;
-  int rc, i, iFound = -1, bSave = 0;
+  int rc, i, iFound = -1, nFound = 0, bSave = 0;
   (void)argc;
 
   memset(&pat, 0, sizeof(pat));
@@ -1788,9 +1824,22 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
-      iFound = i;
-      break;
+      if( iFound>=0 ) nFound++; else{ iFound = i; nFound = 1; }
     }
+  }
+  if( rc==SQLITE_OK && nFound>1 ){
+    /* several indexes share the pattern (their partial filters differ):
+    ** MongoDB's AmbiguousIndexKeyPattern */
+    DocBuf msg;
+    memset(&msg, 0, sizeof(msg));
+    docextBufAppendf(&rc, &msg, "docext: %d indexes found for key: ", nFound);
+    docextJsonWriteDoc(&rc, &msg, pat.aKeys, DOCEXT_JSON_SHELL);
+    docextBufAppendStr(&rc, &msg, ", identify by name instead:");
+    for(i=iFound; rc==SQLITE_OK && i<c->nIdx; i++){
+      if( idxPatternSame(&c->aIdx[i], &pat) ) docextBufAppendf(&rc, &msg, " %s", c->aIdx[i].zName);
+    }
+    zErr = docextBufDetachText(&rc, &msg);
+    if( rc==SQLITE_OK ) rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && iFound<0 ){
     if( zName ){
@@ -2128,7 +2177,10 @@ static sqlite3_module idxvModule = {
 ** exactly the entries its keys give in every index (and sets the multikey
 ** flag if it needs it), every entry belongs to an existing document that
 ** produces it, no two documents share a key of a unique index, and no
-** entry names an undefined index. "document N" is the document's id in
+** entry names an undefined index. Keys, bodies and document ids must have
+** the storage class every lookup uses (BLOB, BLOB, INTEGER): the same
+** bytes as TEXT are never found. The definitions are read again from
+** X_idxdef, not taken from the cache. "document N" is the document's id in
 ** X_docs (the collection's rowid).
 */
 typedef struct CheckEntry CheckEntry;
@@ -2280,6 +2332,9 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
   if( bBody && bPages ){
     checkProblem(pC, "document %lld has both a body and a page list", iDoc);
     bOk = 0;
+  }else if( bBody && sqlite3_column_type(pRow, 3)!=SQLITE_BLOB ){
+    checkProblem(pC, "document %lld: its body is not a BLOB", iDoc);
+    bOk = 0;
   }else if( bBody ){
     int n = sqlite3_column_bytes(pRow, 3);
     if( n!=nSize ){
@@ -2316,6 +2371,8 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
     docextIterInit(&it, aDoc);
     if( !docextIterNext(&it) || strcmp(it.zKey, "_id")!=0 ){
       checkProblem(pC, "document %lld: _id is not its first field", iDoc);
+    }else if( sqlite3_column_type(pRow, 1)!=SQLITE_BLOB ){
+      checkProblem(pC, "document %lld: its _id index key is not a BLOB", iDoc);
     }else{
       docextBufInit(&key, aSpace, sizeof(aSpace));
       docextKeyAppend(&pC->rc, &key, &it.v, 0);
@@ -2396,6 +2453,20 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
     const u8 *aKey = 0;
     int nKey = 0, cmp;
     i64 iDoc = 0;
+    if( bRow && (sqlite3_column_type(pStmt, 0)!=SQLITE_BLOB
+              || sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER) ){
+      /* SQLite orders these apart from the BLOB keys of every lookup
+      ** (they sort first): reported on their own, never matched */
+      if( sqlite3_column_type(pStmt, 1)!=SQLITE_INTEGER ){
+        checkProblem(pC, "index %s: an entry's document id is not an integer",
+                     pIdx->zName);
+      }else{
+        checkProblem(pC, "index %s: an entry of document %lld has a key that is not a BLOB",
+                     pIdx->zName, sqlite3_column_int64(pStmt, 1));
+      }
+      bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+      continue;
+    }
     if( bRow ){
       aKey = sqlite3_column_blob(pStmt, 0);
       nKey = sqlite3_column_bytes(pStmt, 0);
@@ -2475,6 +2546,9 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   bSave = idxCmdBegin(idxDb(p));         /* one snapshot for every read */
+  /* the definitions too are read again: a damaged one must show even
+  ** when nothing told the cache that X_idxdef changed */
+  if( *docextCollIndexCache(p) ) (*docextCollIndexCache(p))->bLoaded = 0;
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_NOMEM ) goto done;
   if( rc!=SQLITE_OK ){

@@ -54,7 +54,8 @@
 **
 ** CHOICE. Candidates are the indexes with a bounded leading field (a sparse
 ** one only when the bounds of one of its fields exclude null, or $exists:
-** true is asked of one: it lacks documents without its fields; a partial
+** true is asked of one whose path has no numeric component: it lacks
+** documents without its fields; a partial
 ** one only when the filter implies its expression), and, under a limit, an
 ** index that yields the sort's order. Each is costed by
 ** the entries in its ranges (a bounded count per range, LIMIT
@@ -79,7 +80,8 @@
 ** SORTS. An index yields the sort's order when the sort's fields follow
 ** its fields, skipping leading fields bound to a single value, all in the
 ** index's directions (read forward) or all reversed (read backward), and
-** the index is neither multikey, sparse nor partial.
+** the index is neither multikey, sparse nor partial, and no sort field's
+** path has a numeric component.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -1104,7 +1106,9 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
     zF = pIdx->azPath[j];
     if( planPathIs(aSort[i].zPath, aSort[i].nPath, zF, (int)strlen(zF)) ){
       int iThis;
-      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 ) return;
+      /* "a.0": the key is the element whole (an array stays one value),
+      ** the sort reads the path as the matcher does */
+      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
       iThis = pIdx->aDir[j]==aSort[i].iDir ? 1 : -1;
       if( iRel && iThis!=iRel ) return;
       iRel = iThis;
@@ -1198,6 +1202,9 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     if( pConds->a[k].eOp==PC_EXISTS ){
       for(j=0; j<nField; j++){
         const char *zF = pIdx->azPath[j];
+        /* "a.0.b": the matcher also reads field "0" of every element, the
+        ** key only element 0, so a sparse index may lack a match */
+        if( planPathHasNumber(zF) ) continue;
         if( planPathIs(pConds->a[k].zPath, pConds->a[k].nPath, zF, (int)strlen(zF)) ){
           p->bSparseOk = 1;
           if( pIdx->bSparse ){
@@ -1997,12 +2004,21 @@ static int planArgDoc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int 
   return rc;
 }
 
+/* An error without a message (from SQLite, under a damaged collection)
+** still gets one, "docext: " and what the connection says. */
 static void planResultErr(sqlite3_context *ctx, int rc, char *zErr){
   if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_free(zErr);
+  }else if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
   }else{
-    sqlite3_result_error_code(ctx, rc);
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    char *z = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
+                              ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, z ? z : sqlite3_errstr(rc), -1);
+    sqlite3_free(z);
+    if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
   }
 }
 

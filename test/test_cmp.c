@@ -122,7 +122,7 @@ static int cmpIdx(int i, int j){
 }
 
 int main(void){
-  int i, j, iBase;
+  int i, j, iBase, iFalse;
   u8 aOid1[12] = {0}, aOid2[12] = {0,0,0,0,0,0,0,0,0,0,0,1};
   u8 aTrue = 1, aFalse = 0;
   u8 aDate[8], aTs[8];
@@ -159,6 +159,7 @@ int main(void){
   { u8 b1[] = {1,0,0,0, 0, 7}; u8 b2[] = {1,0,0,0, 4, 7}; u8 b3[] = {2,0,0,0, 0, 0,0}; u8 b0[] = {0,0,0,0,0};
     addRaw(DOC_BINARY, b0, 5); addRaw(DOC_BINARY, b1, 6); addRaw(DOC_BINARY, b2, 6); addRaw(DOC_BINARY, b3, 7); }
   addRaw(DOC_OID, aOid1, 12); addRaw(DOC_OID, aOid2, 12);
+  iFalse = nVal;
   addRaw(DOC_BOOL, &aFalse, 1); addRaw(DOC_BOOL, &aTrue, 1);
   { i64 v = -5; int k; for(k=0;k<8;k++) aDate[k] = (u8)((u64)v>>(8*k)); addRaw(DOC_DATE, aDate, 8);
     v = 5; for(k=0;k<8;k++) aDate[k] = (u8)((u64)v>>(8*k)); addRaw(DOC_DATE, aDate, 8);
@@ -180,6 +181,20 @@ int main(void){
     addContainer(DOC_ARRAY, 0, two, 2);
     addContainer(DOC_ARRAY, 0, str, 1);
     { int nest[] = {iBase+2}; addContainer(DOC_ARRAY, 0, nest, 1); addContainer(DOC_DOCUMENT, az1, nest, 1); }
+    /* Booleans inside: MongoDB orders elements by (type, name, value), and
+    ** false and true are one type, so {b: false} > {a: true}. */
+    { int f[] = {iFalse}, t[] = {iFalse+1}, ft[] = {iFalse, iFalse+1}, tf[] = {iFalse+1, iFalse};
+      addContainer(DOC_DOCUMENT, az1, f, 1);
+      addContainer(DOC_DOCUMENT, az1, t, 1);
+      addContainer(DOC_DOCUMENT, az3, f, 1);
+      addContainer(DOC_DOCUMENT, az3, t, 1);
+      addContainer(DOC_DOCUMENT, az2, ft, 2);
+      addContainer(DOC_DOCUMENT, az2, tf, 2);
+      addContainer(DOC_ARRAY, 0, f, 1);
+      addContainer(DOC_ARRAY, 0, t, 1);
+      addContainer(DOC_ARRAY, 0, tf, 2);
+      check(cmpIdx(nVal-7, nVal-8)>0, "{b: false} > {a: true}");
+    }
   }
 
   /* Every pair: comparison and keys agree, ascending, descending, and as
