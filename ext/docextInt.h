@@ -306,6 +306,11 @@ void docextDec128FromDouble(double v, u8 *aOut);
 ** returns SQLITE_ERROR and *pzErr is "docext: <what> at line L column C".
 ** bTop: 1 if the text must hold exactly one document and nothing else. */
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr);
+/* As docextJsonParse of one whole document, for the document arguments of
+** deterministic functions: a literal that makes a new value at each
+** reading (ObjectId(), new Date(), ISODate() with no argument) is an error,
+** as the same text must always give the same document. */
+int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr);
 
 /* A sequence of documents in text, read one at a time (doc_each): JSON
 ** Lines (documents one after another, separated by white space, comments
@@ -894,6 +899,9 @@ int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn);
 ** argument (BLOB) or into pBuf (TEXT). zWhat names the argument in errors
 ** ("document", "filter", ...). On error returns non-zero and sets *pzErr. */
 int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
+/* The same for a deterministic function's document argument: TEXT through
+** docextJsonParseFixed. */
+int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
 /* Return the document in pDoc as the function's result in the form its
 ** document argument pArg had: BLOB in, BSON out; TEXT in, relaxed JSON. */
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc);

@@ -8,16 +8,22 @@
 **
 ** Flags: functions whose result depends only on their arguments are
 ** SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, so they can serve in expression
-** indexes, generated columns and views of untrusted schemas. (Text that
-** says ObjectId() or new Date() is evaluated when parsed; a deterministic
-** function may be evaluated once per statement, so such a literal names one
-** value per statement — as a constant would.) doc_oid() reads the clock and
+** indexes, generated columns and views of untrusted schemas. So their
+** document argument, as text, may not use ObjectId(), new Date() or
+** ISODate() without an argument (docextArgToBsonFixed): the same text
+** would give another document at each reading, and an index on
+** doc_get(x, 'a') would no longer find its own entries. (Filters and
+** projections may: doc_match() parses its filter once per statement.)
+** doc_valid() only says whether text parses. doc_oid() reads the clock and
 ** randomness: innocuous but not deterministic. doc_config() changes the
 ** process's clock: SQLITE_DIRECTONLY.
 */
 #include "docextInt.h"
 
-int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
+/* An argument as a validated document; bFixed: text must give the same
+** document at every reading (docextJsonParseFixed). */
+static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bFixed,
+                     char **pzErr){
   int nUsed = 0;
   switch( sqlite3_value_type(pArg) ){
     case SQLITE_BLOB: {
@@ -38,7 +44,11 @@ int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **
       int rc;
       if( z==0 ) return SQLITE_NOMEM;
       docextBufReset(pBuf);
-      rc = docextJsonParse(z, n, 1, pBuf, &nUsed, pzErr);
+      if( bFixed ){
+        rc = docextJsonParseFixed(z, n, pBuf, pzErr);
+      }else{
+        rc = docextJsonParse(z, n, 1, pBuf, &nUsed, pzErr);
+      }
       if( rc==SQLITE_OK ) *paDoc = pBuf->a;
       return rc;
     }
@@ -50,6 +60,14 @@ int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **
                                "JSON TEXT), got a number");
       return SQLITE_MISMATCH;
   }
+}
+
+int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
+  return argToBson(pArg, pBuf, paDoc, 0, pzErr);
+}
+
+int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
+  return argToBson(pArg, pBuf, paDoc, 1, pzErr);
 }
 
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc){
@@ -89,7 +107,7 @@ static int argDoc(sqlite3_context *ctx, sqlite3_value **argv, int i,
   char *zErr = 0;
   int rc;
   if( sqlite3_value_type(argv[i])==SQLITE_NULL ) return 0;
-  rc = docextArgToBson(argv[i], pBuf, paDoc, &zErr);
+  rc = docextArgToBsonFixed(argv[i], pBuf, paDoc, &zErr);
   if( rc!=SQLITE_OK ){
     resultError(ctx, rc, zErr);
     return 0;

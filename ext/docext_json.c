@@ -96,6 +96,8 @@ struct JsonParse {
   int bInWrapper;     /* the value about to be parsed is inside a document
                       ** that names a type wrapper ({"$binary": {…}}) */
   i64 iRoot;          /* offset of the root document in pOut */
+  int bFixed;         /* refuse literals that make a new value at each
+                      ** reading: ObjectId(), new Date(), ISODate() */
   DocBuf *pOut;       /* the BSON being written */
   DocBuf tmp;         /* scratch: call arguments, rebuilt wrapper values */
 };
@@ -1288,6 +1290,16 @@ static int jsonArgInt(JsonParse *p, const JsonArg *pA, i64 *pv){
   return 0;
 }
 
+/* A literal that makes a new value at each reading, where the text must
+** always give the same document: a deterministic SQL function (doc_get(x,
+** 'a') in an index over stored text '{a: ObjectId()}' would find a new id
+** each time, and SQLite may evaluate such a function once per statement). */
+static void jsonNotFixed(JsonParse *p, int iAt, const char *zName, int nName, int bNew){
+  jsonErr(p, iAt, "%s%.*s() gives a new value each time it is read, which a "
+          "deterministic function cannot use: write the value itself (or insert "
+          "the text into a collection)", bNew ? "new " : "", nName, zName);
+}
+
 /* A bare word in value position: a literal or a shell call. */
 static int jsonWord(JsonParse *p){
   const char *z = p->z;
@@ -1373,6 +1385,7 @@ static int jsonWord(JsonParse *p){
     nArg = jsonArgs(p, zName, nName, aArg, 1);
     if( nArg<0 ) return 0;
     if( nArg==0 ){
+      if( p->bFixed ){ jsonNotFixed(p, iStart, zName, nName, bNew); return 0; }
       docextOidNew(aOid);
     }else if( aArg[0].eKind!=JARG_STRING
            || !jsonParseOid(jsonArgStr(p, &aArg[0]), aArg[0].nStr, aOid) ){
@@ -1387,6 +1400,7 @@ static int jsonWord(JsonParse *p){
     nArg = jsonArgs(p, zName, nName, aArg, 1);
     if( nArg<0 ) return 0;
     if( nArg==0 ){
+      if( p->bFixed ){ jsonNotFixed(p, iStart, zName, nName, bNew); return 0; }
       ms = docextClockNowMs();
     }else if( aArg[0].eKind==JARG_STRING ){
       if( docextIsoDateParse(jsonArgStr(p, &aArg[0]), aArg[0].nStr, &ms)!=SQLITE_OK ){
@@ -1752,6 +1766,15 @@ int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, c
   if( pzErr ) *pzErr = 0;
   jsonDocument(&s, bTop);
   return jsonFinish(&s, pnUsed, pzErr);
+}
+
+int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr){
+  JsonParse s;
+  jsonInit(&s, z, n, pOut);
+  s.bFixed = 1;
+  *pzErr = 0;
+  jsonDocument(&s, 1);
+  return jsonFinish(&s, 0, pzErr);
 }
 
 void docextJsonSeqInit(DocJsonSeq *q, const char *z, int n){
