@@ -780,6 +780,10 @@ void docextQuerySpecInit(DocQuerySpec *p);
 int docextQueryCheckHint(DocColl *pColl, const DocValue *v, char **pzErr);
 int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr);
 void docextQueryFree(DocQuery *p);
+/* Recompile a query for another spec, keeping what it allocated (its
+** reader, index cursor and buffers): a cursor's xFilter runs once per
+** execution of a prepared statement. On error the query is at its end. */
+int docextQueryReuse(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr);
 /* Run the query over the candidates of pAccess (taken over by the query:
 ** pAccess is left empty). Positions on the first result. */
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);

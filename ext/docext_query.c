@@ -278,19 +278,15 @@ static int specKeep(int *pRc, DocQuery *p, const u8 *aDoc){
   return iOff;
 }
 
-int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr){
-  DocQuery *p = sqlite3_malloc64(sizeof(*p));
+static void queryReset(DocQuery *p);
+
+/* Compile the spec into p (whose compiled parts are empty). */
+static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
-  int rc, i;
-  *ppQuery = 0;
-  if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->pColl = pColl;
+  int rc = SQLITE_OK, i;
   p->iSortOff = p->iOptOff = p->iProjOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
   p->bExplain = pSpec->bExplain;
-  docextAccessInit(&p->access);
-  rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
     rc = docextMatcherNew(pSpec->aaFilter[i], &p->apFilter[i], pzErr);
     if( rc==SQLITE_OK ){
@@ -318,18 +314,57 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
     p->zPlanIndex = sqlite3_mprintf("%s", pSpec->zPlanIndex);
     if( p->zPlanIndex==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ) rc = docextIdxCursorNew(docextCollStore(pColl), &p->pIdxCur);
-  if( rc!=SQLITE_OK ){
-    docextQueryFree(p);
-    return rc;
-  }
   /* MongoDB's skip/limit first, then SQL's OFFSET/LIMIT over that. */
   p->nSkip = nSkip + (pSpec->nOffset>0 ? pSpec->nOffset : 0);
   p->nMax = nLimit>0 ? nLimit - (pSpec->nOffset>0 ? pSpec->nOffset : 0) : -1;
   if( nLimit>0 && p->nMax<0 ) p->nMax = 0;
   if( pSpec->nLimit>=0 && (p->nMax<0 || pSpec->nLimit<p->nMax) ) p->nMax = pSpec->nLimit;
+  return rc;
+}
+
+/* Free what queryCompile made. */
+static void queryUncompile(DocQuery *p){
+  int i;
+  for(i=0; i<p->nFilter; i++) docextMatcherFree(p->apFilter[i]);
+  p->nFilter = 0;
+  docextProjectionFree(p->pProj);
+  p->pProj = 0;
+  docextSortFree(p->pSort);
+  p->pSort = 0;
+  sqlite3_free(p->zPlanIndex);
+  p->zPlanIndex = 0;
+  docextBufReset(&p->specCopy);
+}
+
+int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr){
+  DocQuery *p = sqlite3_malloc64(sizeof(*p));
+  int rc;
+  *ppQuery = 0;
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pColl = pColl;
+  docextAccessInit(&p->access);
+  rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
+  if( rc==SQLITE_OK ) rc = docextIdxCursorNew(docextCollStore(pColl), &p->pIdxCur);
+  if( rc==SQLITE_OK ) rc = queryCompile(p, pSpec, pzErr);
+  if( rc!=SQLITE_OK ){
+    docextQueryFree(p);
+    return rc;
+  }
   *ppQuery = p;
   return SQLITE_OK;
+}
+
+int docextQueryReuse(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
+  int rc;
+  queryReset(p);
+  queryUncompile(p);
+  rc = queryCompile(p, pSpec, pzErr);
+  if( rc!=SQLITE_OK ){
+    queryUncompile(p);
+    p->bEof = 1;
+  }
+  return rc;
 }
 
 static void idsetClear(DocIdSet *p){
@@ -395,18 +430,15 @@ static void queryReset(DocQuery *p){
 
 void docextQueryFree(DocQuery *p){
   if( p ){
-    int i;
     queryReset(p);
+    queryUncompile(p);
     docextReaderFree(p->pReader);
     docextIdxCursorFree(p->pIdxCur);
-    for(i=0; i<p->nFilter; i++) docextMatcherFree(p->apFilter[i]);
-    docextProjectionFree(p->pProj);
-    docextSortFree(p->pSort);
     docextBufFree(&p->result);
     docextBufFree(&p->vals);
     docextBufFree(&p->sortKeys);
     docextBufFree(&p->specCopy);
-    sqlite3_free(p->zPlanIndex);
+    docextAccessClear(&p->access);
     sqlite3_free(p);
   }
 }

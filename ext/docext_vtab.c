@@ -562,8 +562,6 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   char *zErr = 0, *zPlanIndex = 0;
   int i, rc = SQLITE_OK;
 
-  docextQueryFree(pCur->pQuery);
-  pCur->pQuery = 0;
   docextBufReset(&pCur->spec);
   docextQuerySpecInit(&spec);
   docextAccessInit(&access);
@@ -652,7 +650,11 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
     }
     spec.zPlanIndex = zPlanIndex;
   }
-  rc = docextQueryNew(pTab->pColl, &spec, &pCur->pQuery, &zErr);
+  if( pCur->pQuery ){
+    rc = docextQueryReuse(pCur->pQuery, &spec, &zErr);
+  }else{
+    rc = docextQueryNew(pTab->pColl, &spec, &pCur->pQuery, &zErr);
+  }
   sqlite3_free(zPlanIndex);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, &access, &zErr);
   docextAccessClear(&access);
