@@ -784,6 +784,9 @@ void docextQueryFree(DocQuery *p);
 ** reader, index cursor and buffers): a cursor's xFilter runs once per
 ** execution of a prepared statement. On error the query is at its end. */
 int docextQueryReuse(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr);
+/* Let go of what a finished query holds (plan, compiled filters, the row
+** it was on) but keep its allocations for docextQueryReuse. */
+void docextQueryIdle(DocQuery *p);
 /* Run the query over the candidates of pAccess (taken over by the query:
 ** pAccess is left empty). Positions on the first result. */
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);

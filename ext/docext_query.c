@@ -355,6 +355,12 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   return SQLITE_OK;
 }
 
+void docextQueryIdle(DocQuery *p){
+  queryReset(p);
+  queryUncompile(p);
+  p->bEof = 1;
+}
+
 int docextQueryReuse(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   int rc;
   queryReset(p);

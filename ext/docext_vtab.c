@@ -63,6 +63,7 @@
 #define COL_BSON        6
 #define COL_COUNT       7
 
+typedef struct DocCursor DocCursor;
 typedef struct DocVtab DocVtab;
 struct DocVtab {
   sqlite3_vtab base;
@@ -71,6 +72,7 @@ struct DocVtab {
   DocConn *pConn;           /* the connection's registry */
   char *zDb, *zName;        /* schema and collection name */
   DocVtab *pNext;           /* next in pConn's list */
+  DocCursor *pSpare;        /* a closed cursor kept for the next xOpen */
 };
 
 /* The connection's open collections. */
@@ -79,7 +81,6 @@ struct DocConn {
   DocVtab *pList;
 };
 
-typedef struct DocCursor DocCursor;
 struct DocCursor {
   sqlite3_vtab_cursor base;
   DocQuery *pQuery;         /* the running find() */
@@ -154,9 +155,18 @@ static int xConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   return vtabInit(db, (DocConn*)pAux, argc, argv, ppVtab, pzErr, 0);
 }
 
+static void cursorFree(DocCursor *pCur);
+
+/* Free the spare cursor (before the storage changes under it). */
+static void vtabDropSpare(DocVtab *p){
+  cursorFree(p->pSpare);
+  p->pSpare = 0;
+}
+
 static int xDisconnect(sqlite3_vtab *pVtab){
   DocVtab *p = (DocVtab*)pVtab;
   DocVtab **pp;
+  vtabDropSpare(p);
   for(pp=&p->pConn->pList; *pp; pp=&(*pp)->pNext){
     if( *pp==p ){ *pp = p->pNext; break; }
   }
@@ -169,14 +179,18 @@ static int xDisconnect(sqlite3_vtab *pVtab){
 
 static int xDestroy(sqlite3_vtab *pVtab){
   DocVtab *p = (DocVtab*)pVtab;
-  int rc = docextCollDestroy(p->pColl);
+  int rc;
+  vtabDropSpare(p);
+  rc = docextCollDestroy(p->pColl);
   if( rc!=SQLITE_OK ) return rc;
   return xDisconnect(pVtab);
 }
 
 static int xRename(sqlite3_vtab *pVtab, const char *zNew){
   DocVtab *p = (DocVtab*)pVtab;
-  int rc = docextCollRename(p->pColl, zNew);
+  int rc;
+  vtabDropSpare(p);
+  rc = docextCollRename(p->pColl, zNew);
   if( rc==SQLITE_OK ){
     char *z = sqlite3_mprintf("%s", zNew);
     if( z==0 ) return SQLITE_NOMEM;
@@ -409,22 +423,43 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 ** Cursors
 */
 
+/* A statement's cursors close when it is reset, so a prepared lookup opens
+** one per execution: the last one closed is kept, with its query's reader,
+** index cursor and buffers, for the next. */
 static int xOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
-  DocCursor *pCur = sqlite3_malloc64(sizeof(*pCur));
-  (void)pVtab;
+  DocVtab *p = (DocVtab*)pVtab;
+  DocCursor *pCur = p->pSpare;
   *ppCursor = 0;
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
+  if( pCur ){
+    p->pSpare = 0;
+  }else{
+    pCur = sqlite3_malloc64(sizeof(*pCur));
+    if( pCur==0 ) return SQLITE_NOMEM;
+    memset(pCur, 0, sizeof(*pCur));
+  }
   *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
 
+static void cursorFree(DocCursor *pCur){
+  if( pCur ){
+    docextQueryFree(pCur->pQuery);
+    docextBufFree(&pCur->json);
+    docextBufFree(&pCur->spec);
+    sqlite3_free(pCur);
+  }
+}
+
 static int xClose(sqlite3_vtab_cursor *pCursor){
   DocCursor *pCur = (DocCursor*)pCursor;
-  docextQueryFree(pCur->pQuery);
-  docextBufFree(&pCur->json);
-  docextBufFree(&pCur->spec);
-  sqlite3_free(pCur);
+  DocVtab *p = (DocVtab*)pCursor->pVtab;
+  if( p->pSpare==0 && pCur->pQuery ){
+    docextQueryIdle(pCur->pQuery);
+    memset(&pCur->base, 0, sizeof(pCur->base));
+    p->pSpare = pCur;
+  }else{
+    cursorFree(pCur);
+  }
   return SQLITE_OK;
 }
 
