@@ -483,7 +483,8 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
                      c.nMatch, nModified);
     if( id.n ) docextBufAppend(&rc, &out, id.a, id.n);
     else docextBufAppendStr(&rc, &out, "null");
-    docextBufAppendByte(&rc, &out, '}');
+    /* (upsertedId alone cannot tell "none" from an upserted _id of null) */
+    docextBufAppendf(&rc, &out, ",\"upsertedCount\":%d}", id.n ? 1 : 0);
   }
   if( rc==SQLITE_OK ) docextBufResultText(ctx, &out);
   else cmdResultError(ctx, &c, rc);

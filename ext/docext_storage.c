@@ -843,6 +843,7 @@ int docextPagedOverwrite(DocPaged *p, i64 iOff, const u8 *a, int n){
 int docextPagedInsert(DocPaged *p, i64 iOff, const u8 *a, int n){
   int i, k, rc;
   if( iOff<=0 || iOff>p->nSize || n<0 ) return SQLITE_CORRUPT_VTAB;
+  if( n==0 ) return SQLITE_OK;
   if( p->nSize+n>DOCEXT_MAX_BSON ) return SQLITE_TOOBIG;
   /* The page that ends at iOff or holds it: bytes inserted at a page
   ** boundary grow the page before it (an array's last page, for a $push). */

@@ -45,7 +45,7 @@ INSERT INTO refs(doc) VALUES ('{_id: 1, book: 1, referrers: [{domain: "google.co
 SELECT doc_update_one('refs', '{book: 1, "referrers.domain": "bing.com"}', '{$inc: {"referrers.$.count": 1}}');
 SELECT doc FROM refs;
 CREATE VIRTUAL TABLE refmap USING docext;
-SELECT doc_update_one('refmap', '{book: 7}', '{$inc: {"referrers.bing_com": 1}}', '{upsert: true}') LIKE '{"matchedCount":0,"modifiedCount":0,"upsertedId":{"$oid":"%"}}';
+SELECT doc_update_one('refmap', '{book: 7}', '{$inc: {"referrers.bing_com": 1}}', '{upsert: true}') LIKE '{"matchedCount":0,"modifiedCount":0,"upsertedId":{"$oid":"%"},"upsertedCount":1}';
 SELECT doc_update_one('refmap', '{book: 7}', '{$inc: {"referrers.bing_com": 1}}', '{upsert: true}');
 SELECT doc_get(doc, 'book'), doc_get(doc, 'referrers') FROM refmap;
 
@@ -192,3 +192,10 @@ SELECT doc_count('atom', '{tags: "new"}'), doc_count('atom', '{n: {$gt: 1000}}')
        doc_count('atom', '{tags: "t499"}');
 SELECT doc_update_many('atom', '{n: {$type: "number"}}', '{$inc: {n: 1000}, $push: {tags: "new"}}');
 SELECT doc_count('atom', '{tags: "new"}'), doc_count('atom', '{n: {$gt: 1000}}'), doc_check('atom');
+
+-- 14. upsertedCount tells an upserted _id of null from nothing upserted
+CREATE VIRTUAL TABLE nullid USING docext;
+SELECT doc_update_one('nullid', '{_id: null}', '{$unset: {a: ""}}', '{upsert: true}');
+SELECT doc_update_one('nullid', '{_id: null}', '{$set: {a: 1}}', '{upsert: true}');
+SELECT doc_update_one('nullid', '{_id: 5}', '{$set: {a: 1}}');
+SELECT doc, doc_check('nullid') FROM nullid;

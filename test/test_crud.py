@@ -492,11 +492,8 @@ class TestRun(object):
                           (coll, arg(a["filter"]), arg(u), arg(options or None)))
         r = ejson(json.loads(text))
         res = {"matchedCount": r["matchedCount"], "modifiedCount": r["modifiedCount"]}
-        # upsertedId is null when nothing was upserted (INTERFACE.md §5); a
-        # null _id can be upserted too, but then nothing matched and upsert
-        # was asked for, which always upserts (or fails).
-        upserted = r["upsertedId"] is not None or \
-            (bool(a.get("upsert")) and r["matchedCount"].v == 0)
+        # upsertedCount tells an upserted null _id from none
+        upserted = r["upsertedCount"].v == 1
         res["upsertedCount"] = Num(1 if upserted else 0, "int")
         if upserted:
             res["upsertedId"] = r["upsertedId"]
