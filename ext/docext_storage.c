@@ -1085,10 +1085,15 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     i64 nSize = sqlite3_column_int64(p->pRows, 1);
     const u8 *a;
     int rc;
-    if( sqlite3_column_type(p->pRows, 2)==SQLITE_BLOB ){
+    int eBody = sqlite3_column_type(p->pRows, 2);
+    if( eBody==SQLITE_BLOB ){
       a = sqlite3_column_blob(p->pRows, 2);
       if( a==0 ) return SQLITE_NOMEM;
       if( sqlite3_column_bytes(p->pRows, 2)!=nSize ) nSize = -1;
+    }else if( eBody!=SQLITE_NULL ){
+      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
+                               "not a BLOB", docextReaderDocid(p), p->pStore->zName);
+      return SQLITE_CORRUPT_VTAB;
     }else{
       rc = readPages(p, nSize, pzErr);
       if( rc!=SQLITE_OK ) return rc;
