@@ -193,7 +193,7 @@ struct DocQuery {
   /* The plan and its state. */
   DocPlan *pPlan;           /* when access is DOCEXT_ACCESS_PLAN */
   int bTtl;                 /* the collection has a TTL index */
-  int bSkipFilter;          /* count over an exact plan: no filter check */
+  int bSkipFilter;          /* exact plan: the filter need not be checked */
   int bIndexOrder;          /* the plan yields the sort's order */
   int bNaturalDesc;         /* collection scan newest first */
   DocIdxCursor *pIdxCur;    /* entries of the current range */
@@ -816,8 +816,10 @@ static int queryPlan(DocQuery *p, char **pzErr){
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
     p->bIndexOrder = p->pPlan->bSorted;
-    p->bSkipFilter = p->bCountOnly && p->pPlan->bExact && !p->bTtl;
-    if( p->bSkipFilter && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && !p->pPlan->bDedup ){
+    /* An exact plan's entries are the matches: no filter to check again,
+    ** unless a projection wants the matched array position ("$"). */
+    p->bSkipFilter = p->pPlan->bExact && !p->bTtl && (p->bCountOnly || p->pProj==0);
+    if( p->bSkipFilter && p->bCountOnly && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && !p->pPlan->bDedup ){
       rc = queryPrecount(p);
       if( rc!=SQLITE_OK ) return rc;
     }
@@ -956,7 +958,7 @@ void docextQueryStats(DocQuery *p, DocQueryStats *pStats){
   pStats->nDocs = p->nDocs;
   pStats->nReturned = p->nReturned;
   pStats->bSortInMemory = p->pSort!=0 && !p->bIndexOrder;
-  pStats->bIndexOnly = p->bSkipFilter && p->nDocs==0;
+  pStats->bIndexOnly = p->bSkipFilter && (p->bCountOnly || p->bCovered) && p->nDocs==0;
 }
 
 const DocPlan *docextQueryPlan(DocQuery *p){
