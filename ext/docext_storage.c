@@ -800,7 +800,9 @@ static int pagedLoad(DocPaged *p, int i){
   return rc;
 }
 
-int docextPagedRead(DocPaged *p, i64 iOff, int n, u8 *aOut){
+/* Copy bytes [iOff, iOff+n) of the document out to a (bWrite 0), or in
+** from a (bWrite 1: pages whose bytes change become dirty). */
+static int pagedCopy(DocPaged *p, i64 iOff, int n, u8 *a, int bWrite){
   int rc = SQLITE_OK;
   if( iOff<0 || n<0 || iOff+n>p->nSize ) return SQLITE_CORRUPT_VTAB;
   while( n>0 && rc==SQLITE_OK ){
@@ -808,36 +810,27 @@ int docextPagedRead(DocPaged *p, i64 iOff, int n, u8 *aOut){
     int k = (int)(iOff - p->aStart[i]);
     int nThis = p->aPage[i].n - k < n ? p->aPage[i].n - k : n;
     rc = pagedLoad(p, i);
-    if( rc==SQLITE_OK ){
-      memcpy(aOut, p->aData[i]+k, nThis);
-      aOut += nThis;
-      iOff += nThis;
-      n -= nThis;
+    if( rc!=SQLITE_OK ) break;
+    if( !bWrite ){
+      memcpy(a, p->aData[i]+k, nThis);
+    }else if( memcmp(p->aData[i]+k, a, nThis) ){
+      memcpy(p->aData[i]+k, a, nThis);
+      p->aDirty[i] = 1;
+      p->bChanged = 1;
     }
+    a += nThis;
+    iOff += nThis;
+    n -= nThis;
   }
   return rc;
 }
 
+int docextPagedRead(DocPaged *p, i64 iOff, int n, u8 *aOut){
+  return pagedCopy(p, iOff, n, aOut, 0);
+}
+
 int docextPagedOverwrite(DocPaged *p, i64 iOff, const u8 *a, int n){
-  int rc = SQLITE_OK;
-  if( iOff<0 || n<0 || iOff+n>p->nSize ) return SQLITE_CORRUPT_VTAB;
-  while( n>0 && rc==SQLITE_OK ){
-    int i = pagedFind(p, iOff);
-    int k = (int)(iOff - p->aStart[i]);
-    int nThis = p->aPage[i].n - k < n ? p->aPage[i].n - k : n;
-    rc = pagedLoad(p, i);
-    if( rc==SQLITE_OK ){
-      if( memcmp(p->aData[i]+k, a, nThis) ){
-        memcpy(p->aData[i]+k, a, nThis);
-        p->aDirty[i] = 1;
-        p->bChanged = 1;
-      }
-      a += nThis;
-      iOff += nThis;
-      n -= nThis;
-    }
-  }
-  return rc;
+  return pagedCopy(p, iOff, n, (u8*)a, 1);
 }
 
 int docextPagedInsert(DocPaged *p, i64 iOff, const u8 *a, int n){
