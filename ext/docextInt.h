@@ -504,6 +504,17 @@ struct DocPage {
 int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal);
 
 int docextStorageIsShadow(const char *zSuffix);
+/* The savepoint a collection command writes in: open it, release it, or
+** roll back to it (statements prepared once per collection, all before
+** the savepoint opens). */
+#define DOCEXT_SP_OPEN     0
+#define DOCEXT_SP_RELEASE  1
+#define DOCEXT_SP_ROLLBACK 2
+int docextStorageSavepoint(DocStore *p, int eOp);
+/* Close the savepoint: release it when rc is SQLITE_OK, else (or when the
+** release fails) roll back to it and release it. Returns rc, or the
+** release's error. */
+int docextStorageSavepointEnd(DocStore *p, int rc);
 /* Step a write statement to completion (a row, if any, is ignored) and
 ** reset it; the first error code. */
 int docextStmtRun(sqlite3_stmt *pStmt);

@@ -173,7 +173,7 @@ static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
 }
 
 static int cmdSavepoint(Cmd *p){
-  int rc = sqlite3_exec(p->db, "SAVEPOINT docext_command", 0, 0, 0);
+  int rc = docextStorageSavepoint(docextCollStore(p->pColl), DOCEXT_SP_OPEN);
   if( rc==SQLITE_OK ){
     p->bSavepoint = 1;
   }else if( rc==SQLITE_BUSY ){
@@ -187,13 +187,18 @@ static int cmdSavepoint(Cmd *p){
   return rc;
 }
 
-/* Release the savepoint, or roll it back when rc is an error. */
+/* Release the savepoint, or roll it back when rc is an error. Whatever the
+** command returns is built before this, so that once the changes are
+** released nothing can fail; and a RELEASE that fails (out of memory)
+** rolls them back, so an error never leaves them made. */
 static int cmdFinish(Cmd *p, int rc){
   if( p->bSavepoint ){
-    if( rc!=SQLITE_OK ) sqlite3_exec(p->db, "ROLLBACK TO docext_command", 0, 0, 0);
-    if( sqlite3_exec(p->db, "RELEASE docext_command", 0, 0, 0)!=SQLITE_OK && rc==SQLITE_OK ){
-      rc = sqlite3_extended_errcode(p->db);
-      if( p->zErr==0 ) p->zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(p->db));
+    int rc2 = docextStorageSavepointEnd(docextCollStore(p->pColl), rc);
+    if( rc==SQLITE_OK && rc2!=SQLITE_OK ){
+      rc = rc2;
+      if( p->zErr==0 && (rc & 0xff)!=SQLITE_NOMEM ){
+        p->zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(p->db));
+      }
     }
     p->bSavepoint = 0;
   }
@@ -477,7 +482,6 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
       rc = cmdApplyUpdates(&c, &nModified, 0);
     }
   }
-  rc = cmdFinish(&c, rc);
   if( rc==SQLITE_OK ){
     docextBufAppendf(&rc, &out, "{\"matchedCount\":%d,\"modifiedCount\":%d,\"upsertedId\":",
                      c.nMatch, nModified);
@@ -486,6 +490,7 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
     /* (upsertedId alone cannot tell "none" from an upserted _id of null) */
     docextBufAppendf(&rc, &out, ",\"upsertedCount\":%d}", id.n ? 1 : 0);
   }
+  rc = cmdFinish(&c, rc);
   if( rc==SQLITE_OK ) docextBufResultText(ctx, &out);
   else cmdResultError(ctx, &c, rc);
   docextBufFree(&newDoc);
@@ -627,7 +632,6 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     rc = cmdUpsert(&c, &after, &id);
     pResult = bNew ? &after : 0;
   }
-  rc = cmdFinish(&c, rc);
   if( rc==SQLITE_OK && pResult ){
     const u8 *aOut = pResult->a;
     if( c.bFields ){
@@ -639,7 +643,10 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
       aOut = proj.a;
     }
     if( rc==SQLITE_OK ) docextJsonWriteDoc(&rc, &txt, aOut, DOCEXT_JSON_RELAXED);
-    if( rc==SQLITE_OK ) docextBufResultText(ctx, &txt);
+  }
+  rc = cmdFinish(&c, rc);
+  if( rc==SQLITE_OK && pResult ){
+    docextBufResultText(ctx, &txt);
   }else if( rc==SQLITE_OK ){
     sqlite3_result_null(ctx);
   }

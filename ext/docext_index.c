@@ -546,8 +546,12 @@ static int idxValsCompute(const DocIndex *pIdx, KeySet *pOwner, KeySet *pSet,
     }
     if( !bId ) docextBsonAppendInt32(&rc, &spec, "_id", 3, 0);
     docextBsonEndDoc(&rc, &spec, iStart);
-    if( rc==SQLITE_OK && docextProjectionNew(spec.a, &pOwner->pVals, &zErr)!=SQLITE_OK ){
-      pOwner->pVals = 0;          /* colliding paths: no vals */
+    if( rc==SQLITE_OK ){
+      rc = docextProjectionNew(spec.a, &pOwner->pVals, &zErr);
+      if( rc!=SQLITE_OK ){
+        pOwner->pVals = 0;
+        if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;   /* colliding paths: no vals */
+      }
     }
     sqlite3_free(zErr);
     zErr = 0;
@@ -1579,21 +1583,15 @@ static int idxPrepare(DocColl *p, sqlite3_stmt **ppStmt, char **pzErr, const cha
 ** commit alone). SQLite refuses SAVEPOINT while a write statement runs
 ** (the command was called from an INSERT, say): then the command runs in
 ** that statement's transaction and undoes its own writes on error. */
-static int idxCmdBegin(sqlite3 *db){
-  return sqlite3_exec(db, "SAVEPOINT docext_command", 0, 0, 0)==SQLITE_OK;
+/* The savepoint of an index command (docextStorageSavepoint): 1 if it is
+** open. None opens inside a statement that writes; then the command works
+** unguarded (and cleans up after itself where it can). */
+static int idxCmdBegin(DocColl *p){
+  return docextStorageSavepoint(docextCollStore(p), DOCEXT_SP_OPEN)==SQLITE_OK;
 }
-
-static int idxCmdEnd(sqlite3 *db, int bSavepoint, int rc){
+static int idxCmdEnd(DocColl *p, int bSavepoint, int rc){
   if( !bSavepoint ) return rc;
-  if( rc!=SQLITE_OK ) sqlite3_exec(db, "ROLLBACK TO docext_command", 0, 0, 0);
-  if( sqlite3_exec(db, "RELEASE docext_command", 0, 0, 0)!=SQLITE_OK ){
-    /* The commit failed (SQLITE_BUSY, say): undo, so that no transaction
-    ** is left open behind the caller's back. */
-    if( rc==SQLITE_OK ) rc = sqlite3_errcode(db);
-    sqlite3_exec(db, "ROLLBACK TO docext_command", 0, 0, 0);
-    sqlite3_exec(db, "RELEASE docext_command", 0, 0, 0);
-  }
-  return rc;
+  return docextStorageSavepointEnd(docextCollStore(p), rc);
 }
 
 /*------------------------------------------------------------------------
@@ -1762,12 +1760,12 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   if( rc==SQLITE_OK ) rc = idxFinish(&cand, &zErr);
   if( rc!=SQLITE_OK ) goto done;
 
-  bSave = idxCmdBegin(idxDb(p));
+  bSave = idxCmdBegin(p);
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, &zErr);
   if( rc==SQLITE_DONE ){
     sqlite3_result_text(ctx, zExisting, -1, SQLITE_TRANSIENT);
-    rc = idxCmdEnd(idxDb(p), bSave, SQLITE_OK);
+    rc = idxCmdEnd(p, bSave, SQLITE_OK);
     goto done;
   }
   if( rc==SQLITE_OK ){
@@ -1778,7 +1776,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
       idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", cand.iId);
     }
   }
-  rc = idxCmdEnd(idxDb(p), bSave, rc);
+  rc = idxCmdEnd(p, bSave, rc);
   if( rc!=SQLITE_OK && c ) c->bLoaded = 0;
   if( rc==SQLITE_OK ) sqlite3_result_text(ctx, cand.zName, -1, SQLITE_TRANSIENT);
 
@@ -1859,11 +1857,11 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK ){
     i64 iId = c->aIdx[iFound].iId;
-    bSave = idxCmdBegin(idxDb(p));
+    bSave = idxCmdBegin(p);
     rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
-    rc = idxCmdEnd(idxDb(p), bSave, rc);
+    rc = idxCmdEnd(p, bSave, rc);
     c->bLoaded = 0;
   }
   if( rc==SQLITE_OK ){
@@ -1946,21 +1944,26 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     docextBufFree(&list);
     return;
   }
-  bSave = idxCmdBegin(db);
   if( p ){
+    bSave = idxCmdBegin(p);
     rc = docextCollTtlSweep(p, &nTotal, &zErr);
+    rc = idxCmdEnd(p, bSave, rc);
   }else{
+    /* each collection in its own savepoint (a sweep can be repeated) */
     i64 i = 0;
     while( rc==SQLITE_OK && i<list.n ){
       const char *zSpec = (const char*)&list.a[i];
       i64 n = 0;
       i += (i64)strlen(zSpec) + 1;
       rc = docextCollFind(pConn, zSpec, &p, &zErr);
-      if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &n, &zErr);
+      if( rc==SQLITE_OK ){
+        bSave = idxCmdBegin(p);
+        rc = docextCollTtlSweep(p, &n, &zErr);
+        rc = idxCmdEnd(p, bSave, rc);
+      }
       nTotal += n;
     }
   }
-  rc = idxCmdEnd(db, bSave, rc);
   if( rc==SQLITE_OK ){
     sqlite3_result_int64(ctx, nTotal);
     sqlite3_free(zErr);
@@ -2545,7 +2548,7 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     idxResultError(ctx, rc, zErr);
     return;
   }
-  bSave = idxCmdBegin(idxDb(p));         /* one snapshot for every read */
+  bSave = idxCmdBegin(p);         /* one snapshot for every read */
   /* the definitions too are read again: a damaged one must show even
   ** when nothing told the cache that X_idxdef changed */
   if( *docextCollIndexCache(p) ) (*docextCollIndexCache(p))->bLoaded = 0;
@@ -2634,7 +2637,7 @@ done:
   sqlite3_finalize(pStmt);
   sqlite3_finalize(pRow);
   sqlite3_finalize(pRead);
-  rc = idxCmdEnd(idxDb(p), bSave, rc);
+  rc = idxCmdEnd(p, bSave, rc);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
   }else{
@@ -2723,7 +2726,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   db = idxDb(p);
   zDb = idxSchema(p);
-  bSave = idxCmdBegin(db);
+  bSave = idxCmdBegin(p);
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
     aBytes = sqlite3_malloc64(sizeof(i64)*c->nIdx);
@@ -2806,7 +2809,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
     docextBufAppendf(&rc, &out, "},\"totalIndexSize\":%lld}", nTotalIdx);
   }
-  rc = idxCmdEnd(db, bSave, rc);
+  rc = idxCmdEnd(p, bSave, rc);
   if( rc==SQLITE_OK ){
     docextBufResultText(ctx, &out);
     sqlite3_free(zErr);

@@ -62,6 +62,9 @@ enum {
   STMT_COUNT_IDX,       /* entries of index ?1 with keys in [?2, ?3), at most ?4 */
   STMT_COUNT_ID,        /* documents with _id keys in [?1, ?2), at most ?3 */
   STMT_UPDATE_LIST,     /* UPDATE docs SET size=?, pages=? WHERE id=? */
+  STMT_SP_OPEN,         /* SAVEPOINT docext_command (docextStorageSavepoint) */
+  STMT_SP_RELEASE,      /* RELEASE docext_command */
+  STMT_SP_ROLLBACK,     /* ROLLBACK TO docext_command */
   STMT_ROWS_ALL,        /* readers: every document by id ... */
   STMT_ROWS_ALL_DESC,   /*   ... newest first */
   STMT_ROWS_DOCID,      /*   the document with id ?1 */
@@ -91,6 +94,9 @@ static const char *const azStmt[STMT_COUNT] = {
   "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_docs\""
     " WHERE idkey>=?1 AND idkey<?2 LIMIT ?3)",
   "UPDATE \"%w\".\"%w_docs\" SET size=?1, pages=?2 WHERE id=?3",
+  "SAVEPOINT docext_command",
+  "RELEASE docext_command",
+  "ROLLBACK TO docext_command",
   ROWS " ORDER BY id ASC",
   ROWS " ORDER BY id DESC",
   ROWS " WHERE id=?1",
@@ -350,6 +356,35 @@ static void storeGiveBack(DocStore *p, int i, sqlite3_stmt *pStmt){
   }else{
     sqlite3_finalize(pStmt);
   }
+}
+
+int docextStorageSavepoint(DocStore *p, int eOp){
+  sqlite3_stmt *pStmt = 0;
+  int rc = SQLITE_OK, i;
+  /* All three are prepared before the savepoint opens: one that had to be
+  ** prepared after a change could fail to, out of memory, and leave the
+  ** change in place. */
+  for(i=STMT_SP_OPEN; rc==SQLITE_OK && i<=STMT_SP_ROLLBACK; i++){
+    rc = storeStmt(p, i, &pStmt);
+  }
+  if( rc==SQLITE_OK ){
+    rc = storeStmt(p, eOp==DOCEXT_SP_OPEN ? STMT_SP_OPEN
+                    : eOp==DOCEXT_SP_RELEASE ? STMT_SP_RELEASE : STMT_SP_ROLLBACK, &pStmt);
+  }
+  if( rc==SQLITE_OK ) rc = docextStmtRun(pStmt);
+  return rc;
+}
+
+int docextStorageSavepointEnd(DocStore *p, int rc){
+  if( rc==SQLITE_OK ){
+    rc = docextStorageSavepoint(p, DOCEXT_SP_RELEASE);
+    if( rc==SQLITE_OK ) return SQLITE_OK;
+  }
+  /* An error, or a RELEASE that failed (out of memory, busy): undo, so that
+  ** an error never leaves the changes made. */
+  docextStorageSavepoint(p, DOCEXT_SP_ROLLBACK);
+  docextStorageSavepoint(p, DOCEXT_SP_RELEASE);
+  return rc;
 }
 
 /* Step a write statement to completion and reset it. */
@@ -729,6 +764,7 @@ int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc){
     p->aData = sqlite3_malloc64(sizeof(u8*)*p->nPage);
     p->aAlloc = sqlite3_malloc64(sizeof(int)*p->nPage);
     p->aDirty = sqlite3_malloc64(p->nPage);
+    if( p->aData ) memset(p->aData, 0, sizeof(u8*)*p->nPage);   /* (Close frees them) */
     if( !p->aStart || !p->aData || !p->aAlloc || !p->aDirty ){
       rc = SQLITE_NOMEM;
     }else{
@@ -737,7 +773,6 @@ int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc){
         p->aStart[i] = o;
         o += p->aPage[i].n;
       }
-      memset(p->aData, 0, sizeof(u8*)*p->nPage);
       memset(p->aAlloc, 0, sizeof(int)*p->nPage);
       memset(p->aDirty, 0, p->nPage);
     }

@@ -925,24 +925,39 @@ static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
   char *zFound = 0;
   int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
                                   " ORDER BY name<>'temp', seq", -1, &pList, 0);
-  while( rc==SQLITE_OK && zFound==0 && sqlite3_step(pList)==SQLITE_ROW ){
-    const char *zDb = (const char*)sqlite3_column_text(pList, 0);
+  while( rc==SQLITE_OK && zFound==0 ){
+    const char *zDb;
     sqlite3_stmt *pHas = 0;
-    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
-                                 " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb);
+    char *zSql;
+    int rcStep = sqlite3_step(pList), rc2;
+    if( rcStep!=SQLITE_ROW ){
+      if( rcStep!=SQLITE_DONE ) rc = rcStep;
+      break;
+    }
+    zDb = (const char*)sqlite3_column_text(pList, 0);
+    zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
+                                 " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb) : 0;
     if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pHas, 0);
     sqlite3_free(zSql);
     if( rc==SQLITE_OK ){
       sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
-      if( sqlite3_step(pHas)==SQLITE_ROW ){
+      rcStep = sqlite3_step(pHas);
+      if( rcStep==SQLITE_ROW ){
         zFound = sqlite3_mprintf("%s", zDb);
         if( zFound==0 ) rc = SQLITE_NOMEM;
+      }else if( rcStep!=SQLITE_DONE ){
+        rc = rcStep;
       }
-      rc = sqlite3_finalize(pHas)==SQLITE_OK ? rc : SQLITE_ERROR;
+      rc2 = sqlite3_finalize(pHas);
+      if( rc==SQLITE_OK ) rc = rc2;
     }
   }
-  sqlite3_finalize(pList);
+  if( sqlite3_finalize(pList)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(db);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(zFound);
+    zFound = 0;
+  }
   *pRc = rc;
   return zFound;
 }
@@ -976,6 +991,10 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     sqlite3_free(zSql);
     sqlite3_finalize(pStmt);
     if( rc==SQLITE_OK ) p = registryLookup(pConn, zDb, zName);
+    if( (rc & 0xff)==SQLITE_NOMEM ){
+      sqlite3_free(zDb);
+      return SQLITE_NOMEM;
+    }
   }
   sqlite3_free(zDb);
   if( p==0 ){

@@ -1,0 +1,269 @@
+/*
+** test_oom.c — every SQL surface of docext under out-of-memory.
+**
+** For each statement: run it once to learn its result and the collection's
+** state after it; then again with allocation N failing, for N = 1, 2, ...
+** until a run no longer reaches N. Each run must give either that same
+** result and state, or SQLITE_NOMEM with the collection exactly as before
+** (and doc_check 'ok'); never another error, a crash or (under ASan) a
+** leak. Each run happens inside a transaction that is then rolled back, so
+** all start from the same data.
+**
+** The statements cover inserts (inline and paged documents), finds through
+** every kind of plan, counts, updates in place and the ordinary way, the
+** collection commands, index creation, explain and doc_check.
+**
+** The commands are called from a statement that reads a table ("FROM
+** one"). A command writes inside a savepoint and rolls back to it on any
+** error; but once an allocation fails inside SQLite itself, SQLite refuses
+** every further statement until the outermost one ends (its mallocFailed
+** flag), the rollback included. SQLite then rolls back the transaction
+** when that outer statement ends, but only if it read the database: a bare
+** "SELECT doc_update_one(…)" reads nothing, and SQLite leaves the half-made
+** command in the transaction (README, "Limits").
+*/
+#include "docextInt.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
+
+static int nPass = 0;
+static int nFail = 0;
+
+static void check(int bOk, const char *zWhat, const char *zDetail){
+  if( bOk ){
+    nPass++;
+  }else{
+    nFail++;
+    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
+  }
+}
+
+/*------------------------------------------------------------------------
+** Failing allocation N (once).
+*/
+static sqlite3_mem_methods defMem;
+static int nFailAt = 0;       /* fail the allocation when this reaches 1 */
+static int bFailed = 0;       /* an allocation was failed */
+
+/* A place for a debugger's breakpoint: the allocation that fails. */
+static void oomHit(void){ bFailed = 1; }
+
+static void *oomMalloc(int n){
+  if( nFailAt>0 && --nFailAt==0 ){ oomHit(); return 0; }
+  return defMem.xMalloc(n);
+}
+static void *oomRealloc(void *p, int n){
+  if( nFailAt>0 && --nFailAt==0 ){ oomHit(); return 0; }
+  return defMem.xRealloc(p, n);
+}
+
+static void installOom(void){
+  sqlite3_mem_methods m;
+  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defMem);
+  m = defMem;
+  m.xMalloc = oomMalloc;
+  m.xRealloc = oomRealloc;
+  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+}
+
+/*------------------------------------------------------------------------
+** Running SQL
+*/
+
+/* Set when the statement ran but reading a row's column as text ran out
+** of memory (SQLite copying the value to add its terminator): the
+** statement's writes then stand, as they would for any function. */
+static int bReadOom = 0;
+
+/* Run zSql, every statement in it, appending each row's columns (as text)
+** to pOut. Returns the first error code. */
+static int run(sqlite3 *db, const char *zSql, DocBuf *pOut){
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK && zSql && zSql[0] ){
+    sqlite3_stmt *pStmt = 0;
+    const char *zTail = 0;
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, &zTail);
+    if( rc!=SQLITE_OK ) break;
+    while( pStmt && (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+      int i, rc2 = SQLITE_OK;
+      for(i=0; i<sqlite3_column_count(pStmt); i++){
+        const char *z = (const char*)sqlite3_column_text(pStmt, i);
+        if( z==0 && sqlite3_errcode(db)==SQLITE_NOMEM ){ rc2 = SQLITE_NOMEM; bReadOom = 1; break; }
+        if( pOut ){
+          docextBufAppendStr(&rc2, pOut, z ? z : "NULL");
+          docextBufAppendByte(&rc2, pOut, '|');
+        }
+      }
+      if( pOut ) docextBufAppendByte(&rc2, pOut, '\n');
+      /* (this test's own buffer may be what ran out: the row was read) */
+      if( rc2!=SQLITE_OK ){ rc = rc2; bReadOom = 1; break; }
+    }
+    if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+    if( sqlite3_finalize(pStmt)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(db);
+    zSql = zTail;
+  }
+  return rc;
+}
+
+/* The collections' contents, for comparing states. */
+static const char zState[] =
+  "SELECT 'c', _id, hex(bson) FROM c ORDER BY rowid;"
+  "SELECT 'big', _id, hex(bson) FROM big ORDER BY rowid;"
+  "SELECT name, key, entries FROM doc_indexes('c');"
+  "SELECT doc_check('c'), doc_check('big');";
+
+static void state(sqlite3 *db, DocBuf *pOut){
+  docextBufReset(pOut);
+  if( run(db, zState, pOut)!=SQLITE_OK ){
+    check(0, "reading the state", sqlite3_errmsg(db));
+  }
+}
+
+static int sameBuf(const DocBuf *a, const DocBuf *b){
+  return a->n==b->n && (a->n==0 || memcmp(a->a, b->a, a->n)==0);
+}
+
+/* The OOM loop for one statement. */
+static void tOom(sqlite3 *db, const char *zSql){
+  DocBuf before, refOut, refState, out, after;
+  int iFail, nRuns = 0, nBad = 0, rc;
+  char zMsg[160];
+  memset(&before, 0, sizeof(before));
+  memset(&refOut, 0, sizeof(refOut));
+  memset(&refState, 0, sizeof(refState));
+  memset(&out, 0, sizeof(out));
+  memset(&after, 0, sizeof(after));
+
+  state(db, &before);
+  run(db, "BEGIN", 0);
+  rc = run(db, zSql, &refOut);
+  if( rc!=SQLITE_OK ) check(0, zSql, sqlite3_errmsg(db));
+  state(db, &refState);
+  run(db, "ROLLBACK", 0);
+
+  /* DOCEXT_OOM_AT=N starts at N (for a debugger: break on oomHit) */
+  for(iFail=getenv("DOCEXT_OOM_AT") ? atoi(getenv("DOCEXT_OOM_AT")) : 1;
+      rc==SQLITE_OK && iFail<100000; iFail++){
+    int rc2;
+    docextBufReset(&out);
+    run(db, "BEGIN", 0);
+    bFailed = 0;
+    nFailAt = iFail;
+    bReadOom = 0;
+    rc2 = run(db, zSql, &out);
+    nFailAt = 0;
+    nRuns++;
+    if( bReadOom ){
+      /* the statement's work stands, or SQLite, meeting the failure as
+      ** the statement ended, rolled back the whole transaction */
+      int bRolledBack = sqlite3_get_autocommit(db);
+      state(db, &after);
+      if( !sameBuf(&after, bRolledBack ? &before : &refState) ){
+        if( nBad++==0 ) printf("  %s: run %d: reading the result failed, but not after the change\n", zSql, iFail);
+      }
+    }else if( rc2==SQLITE_OK ){
+      state(db, &after);
+      if( !sameBuf(&out, &refOut) || !sameBuf(&after, &refState) ){
+        if( nBad++==0 ) printf("  %s: run %d gave another result\n", zSql, iFail);
+      }
+    }else if( (rc2 & 0xff)!=SQLITE_NOMEM || !bFailed ){
+      if( nBad++==0 ) printf("  %s: run %d: error %d %s\n", zSql, iFail, rc2, sqlite3_errmsg(db));
+    }else{
+      /* The failed statement changed nothing (SQLite undoes a statement
+      ** that fails; docext must not have written around it). */
+      if( getenv("DOCEXT_OOM_AC") ) printf("run %d rc %d (%s) autocommit %d\n", iFail, rc2, sqlite3_errmsg(db), sqlite3_get_autocommit(db));
+      sqlite3_exec(db, "SELECT 1", 0, 0, 0);   /* clear the error */
+
+      state(db, &after);
+      if( !sameBuf(&after, &before) ){
+        if( nBad++==0 ){
+          printf("  %s: run %d: NOMEM left changes\n", zSql, iFail);
+          if( getenv("DOCEXT_OOM_SHOW") ){
+            FILE *f1 = fopen("/tmp/oom_before", "w"), *f2 = fopen("/tmp/oom_after", "w");
+            if( f1 ){ fwrite(before.a, 1, (size_t)before.n, f1); fclose(f1); }
+            if( f2 ){ fwrite(after.a, 1, (size_t)after.n, f2); fclose(f2); }
+            exit(1);
+          }
+        }
+      }
+    }
+    run(db, "ROLLBACK", 0);
+    if( !bFailed ) break;
+  }
+  snprintf(zMsg, sizeof(zMsg), "%d bad of %d runs", nBad, nRuns);
+  check(nBad==0 && nRuns>1, zSql, nBad ? zMsg : 0);
+  docextBufFree(&before);
+  docextBufFree(&refOut);
+  docextBufFree(&refState);
+  docextBufFree(&out);
+  docextBufFree(&after);
+}
+
+int main(void){
+  sqlite3 *db = 0;
+  char *zErr = 0;
+  static const char *azSql[] = {
+    /* writes */
+    "INSERT INTO c(doc) VALUES ('{_id: 100, a: 5, tags: [\"x\", \"y\"], s: \"hello\"}')",
+    "INSERT INTO big(doc) VALUES (json_object('_id', 2, 'list', json_array(1, 2), 'pad', printf('%.9000c', 'p')))",
+    "UPDATE c SET doc = doc_update(bson, '{$inc: {a: 1}, $push: {tags: \"z\"}}') WHERE _id = 3",
+    "DELETE FROM c WHERE filter = '{a: {$gt: 7}}'",
+    "INSERT OR REPLACE INTO c(doc) VALUES ('{_id: 1, a: 99}')",
+    /* finds */
+    "SELECT doc FROM c('{a: 4}')",
+    "SELECT doc FROM c('{tags: \"t3\"}', '{a: 1, _id: 0}')",
+    "SELECT doc FROM c('{a: {$gte: 2, $lt: 9}}', NULL, '{a: -1}') LIMIT 3",
+    "SELECT doc FROM c('{$or: [{a: 1}, {tags: \"t5\"}]}', NULL, '{s: 1}')",
+    "SELECT count(*) FROM c('{a: {$gt: 3}}')",
+    "SELECT count(*) FROM c('{tags: \"t2\"}')",
+    "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
+    "SELECT doc FROM big",
+    "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
+    "SELECT doc_explain('c', '{a: 3}') IS NOT NULL",
+    /* commands */
+    "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: {$each: [7, 8]}}}') FROM one",
+    "SELECT doc_update_one('big', '{_id: 1}', '{$set: {n: 1}, $push: {list: 9}}') FROM one",
+    "SELECT doc_update_many('c', '{a: {$lt: 4}}', '{$set: {low: true}}') FROM one",
+    "SELECT doc_update_one('c', '{_id: 50}', '{$set: {a: 1}}', '{upsert: true}') FROM one",
+    "SELECT doc_delete_many('c', '{tags: \"t1\"}') FROM one",
+    "SELECT doc_find_and_modify('c', '{query: {a: {$gt: 1}}, sort: {a: -1}, update: {$inc: {a: 10}}, new: true}') FROM one",
+    "SELECT doc_create_index('c', '{s: 1, a: -1}') FROM one",
+    "SELECT doc_check('c'), doc_check('big')",
+  };
+  size_t i;
+
+  installOom();
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK
+   || sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
+    printf("FAIL cannot open: %s\n", zErr ? zErr : "?");
+    return 1;
+  }
+  /* c: small documents with two indexes (one multikey); big: one paged
+  ** document with an array appended to in place. */
+  if( run(db,
+      "CREATE TABLE one(x); INSERT INTO one VALUES (1);"
+      "CREATE VIRTUAL TABLE c USING docext;"
+      "CREATE VIRTUAL TABLE big USING docext;"
+      "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<40)"
+      " INSERT INTO c(doc) SELECT json_object('_id', value, 'a', value % 9,"
+      "  'tags', json_array('t' || (value % 7), 't' || (value % 5)), 's', 'str' || value)"
+      "  FROM n;"
+      "SELECT doc_create_index('c', '{a: 1}');"
+      "SELECT doc_create_index('c', '{tags: 1}');"
+      "INSERT INTO big(doc) VALUES (json_object('_id', 1, 'list', json_array(),"
+      "  'pad', printf('%.9000c', 'p')));"
+      "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: 1}}');", 0)!=SQLITE_OK ){
+    printf("FAIL setup: %s\n", sqlite3_errmsg(db));
+    return 1;
+  }
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    /* DOCEXT_OOM_ONLY=text: only the statements that contain it */
+    const char *zOnly = getenv("DOCEXT_OOM_ONLY");
+    if( zOnly==0 || strstr(azSql[i], zOnly) ) tOom(db, azSql[i]);
+  }
+  sqlite3_close(db);
+  printf("%d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
