@@ -114,7 +114,7 @@ static int accessNormalizeKeys(DocAccess *p){
   }
   memset(&sorted, 0, sizeof(sorted));
   aOff[0] = 0;
-  for(i=0; i<p->nKey; i++){
+  for(i=0; rc==SQLITE_OK && i<p->nKey; i++){
     int nk;
     const u8 *k = accessKey(p, aOrder[i], &nk);
     if( !accessInRange(p, k, nk) ) continue;

@@ -264,8 +264,8 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
      && docextPlanEstimate(p->pColl, pPlan)==SQLITE_OK ){
       zLabel = docextPlanLabel(pPlan);
       *pnEst = pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ? -1.0 : pPlan->nEst;
-      docextPlanFree(pPlan);
     }
+    docextPlanFree(pPlan);
     sqlite3_free(zErr);
   }
   for(i=0; i<nCons; i++) docextBufFree(&aBuf[i]);
