@@ -2675,17 +2675,22 @@ done:
 */
 
 /* sum(pgsize) of the B-tree zName of schema zDb; -1 if dbstat is missing. */
-static i64 idxBtreeSize(sqlite3 *db, const char *zDb, const char *zName){
+/* Bytes of B-tree zName in schema zDb (dbstat); *pn = -1 when SQLite was
+** built without dbstat. zName NULL is out of memory. */
+static int idxBtreeSize(sqlite3 *db, const char *zDb, const char *zName, i64 *pn){
   sqlite3_stmt *pStmt = 0;
-  i64 n = -1;
-  if( sqlite3_prepare_v2(db, "SELECT sum(pgsize) FROM dbstat(?1) WHERE name=?2",
-                         -1, &pStmt, 0)==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, zDb, -1, SQLITE_STATIC);
-    sqlite3_bind_text(pStmt, 2, zName, -1, SQLITE_STATIC);
-    if( sqlite3_step(pStmt)==SQLITE_ROW ) n = sqlite3_column_int64(pStmt, 0);
-  }
-  sqlite3_finalize(pStmt);
-  return n;
+  int rc;
+  *pn = -1;
+  if( zName==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, "SELECT sum(pgsize) FROM dbstat(?1) WHERE name=?2",
+                          -1, &pStmt, 0);
+  if( rc==SQLITE_ERROR ) return SQLITE_OK;          /* no dbstat */
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_text(pStmt, 1, zDb, -1, SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 2, zName, -1, SQLITE_STATIC);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) *pn = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_finalize(pStmt);
+  return rc;
 }
 
 static void idxJsonString(int *pRc, DocBuf *p, const char *z){
@@ -2713,7 +2718,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocBuf out;
   char *zErr = 0, *zName = 0;
   const char *zDb;
-  i64 nCount = 0, nSize = 0, nStorage, nIdSize, nIdxTree, nTotalIdx = 0;
+  i64 nCount = 0, nSize = 0, nStorage = 0, nIdSize = 0, nIdxTree = 0, nTotalIdx = 0;
   i64 *aBytes = 0, nBytesAll = 0;
   int rc, bSave, i, bStat;
   (void)argc;
@@ -2765,23 +2770,25 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( zName==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ){
-    i64 nDocs = idxBtreeSize(db, zDb, zName);
+    i64 nDocs = -1;
+    rc = idxBtreeSize(db, zDb, zName, &nDocs);
     bStat = nDocs>=0;
-    if( bStat ){
-      i64 nPages;
+    if( rc==SQLITE_OK && bStat ){
+      i64 nPages = 0;
       sqlite3_free(zName);
       zName = sqlite3_mprintf("%s_pages", idxTable(p));
-      nPages = zName ? idxBtreeSize(db, zDb, zName) : 0;
+      rc = idxBtreeSize(db, zDb, zName, &nPages);
       nStorage = nDocs + (nPages>0 ? nPages : 0);
       /* X_docs's only index is the UNIQUE one on idkey. */
       sqlite3_free(zName);
       zName = sqlite3_mprintf("sqlite_autoindex_%s_docs_1", idxTable(p));
-      nIdSize = zName ? idxBtreeSize(db, zDb, zName) : 0;
+      if( rc==SQLITE_OK ) rc = idxBtreeSize(db, zDb, zName, &nIdSize);
       sqlite3_free(zName);
       zName = sqlite3_mprintf("%s_idx", idxTable(p));
-      nIdxTree = zName ? idxBtreeSize(db, zDb, zName) : 0;
-      if( zName==0 ) rc = SQLITE_NOMEM;
-    }else{
+      if( rc==SQLITE_OK ) rc = idxBtreeSize(db, zDb, zName, &nIdxTree);
+      if( nIdSize<0 ) nIdSize = 0;
+      if( nIdxTree<0 ) nIdxTree = 0;
+    }else if( rc==SQLITE_OK ){
       nStorage = nSize + nCount*16;
       nIdSize = aBytes[0];
       nIdxTree = nBytesAll;

@@ -549,7 +549,7 @@ static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal){
   DocBuf *pB = bUpper ? &pA->hi : &pA->lo;
   int rc = SQLITE_OK;
   docextBufReset(pB);
-  if( !sqlValueKey(&rc, pB, pVal) ){
+  if( !sqlValueKey(&rc, pB, pVal) || rc!=SQLITE_OK ){
     if( rc==SQLITE_OK ) pA->eAccess = DOCEXT_ACCESS_NONE;
     return rc;
   }

@@ -231,6 +231,15 @@ int main(void){
     "SELECT doc_find_and_modify('c', '{query: {a: {$gt: 1}}, sort: {a: -1}, update: {$inc: {a: 10}}, new: true}') FROM one",
     "SELECT doc_create_index('c', '{s: 1, a: -1}') FROM one",
     "SELECT doc_check('c'), doc_check('big')",
+    /* functions on any value */
+    "SELECT doc_json(doc, 'shell'), doc_json(bson, 'canonical'), doc_get(doc, 'tags'), doc_type(doc, 's') FROM c WHERE _id < 4",
+    "SELECT doc_match(doc, '{a: {$in: [1, 2]}, s: /^str/}'), doc_project(doc, '{tags: {$slice: 1}}') FROM c WHERE _id < 4",
+    "SELECT doc_update('{a: [1, 2, 3], b: {c: 1}}', '{$push: {a: {$each: [4], $sort: -1, $slice: 2}}, $inc: {\"b.c\": 2}}')",
+    "SELECT count(*), sum(length(doc)) FROM doc_each('[{a: 1}, {b: [2, 3]}, {c: ISODate(\"2012-10-10\")}]')",
+    "SELECT _id FROM c('{s: {$regex: \"^str1\"}}')",
+    "SELECT doc_drop_index('c', 'a_1') FROM one",
+    "SELECT doc_stats('c') IS NOT NULL FROM one",
+    "SELECT doc_ttl_sweep() FROM one",
   };
   size_t i;
 
