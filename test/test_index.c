@@ -15,6 +15,7 @@
 #include "docextInt.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include "oomfail.h"
 
 static int nPass = 0, nFail = 0;
 
@@ -305,27 +306,6 @@ static void testHashed(void){
 ** runs without reaching N. Each run gives the reference keys or
 ** SQLITE_NOMEM: never another error, a crash or (under ASan) a leak.
 */
-static sqlite3_mem_methods defMem;
-static int nFailAt = 0;     /* fail the allocation when this reaches 1 */
-static int bFailed = 0;     /* an allocation was failed */
-
-static void *oomMalloc(int n){
-  if( nFailAt>0 && --nFailAt==0 ){ bFailed = 1; return 0; }
-  return defMem.xMalloc(n);
-}
-static void *oomRealloc(void *p, int n){
-  if( nFailAt>0 && --nFailAt==0 ){ bFailed = 1; return 0; }
-  return defMem.xRealloc(p, n);
-}
-
-static void installOom(void){
-  sqlite3_mem_methods m;
-  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defMem);
-  m = defMem;
-  m.xMalloc = oomMalloc;
-  m.xRealloc = oomRealloc;
-  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
-}
 
 static void tOom(const char *zWhat, const char *zPattern, const char *zPartial, const char *zDoc){
   TestIndex t;

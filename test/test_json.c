@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
+#include "oomfail.h"
 
 static int nPass = 0;
 static int nFail = 0;
@@ -887,27 +888,6 @@ static void testSeq(void){
 ** runs without reaching N. Each run must give the reference result or
 ** SQLITE_NOMEM (never another error, a crash or a leak).
 */
-static sqlite3_mem_methods defMem;
-static int nFailAt = 0;     /* fail the allocation when this reaches 1 */
-static int bFailed = 0;     /* an allocation was failed */
-
-static void *oomMalloc(int n){
-  if( nFailAt>0 && --nFailAt==0 ){ bFailed = 1; return 0; }
-  return defMem.xMalloc(n);
-}
-static void *oomRealloc(void *p, int n){
-  if( nFailAt>0 && --nFailAt==0 ){ bFailed = 1; return 0; }
-  return defMem.xRealloc(p, n);
-}
-
-static void installOom(void){
-  sqlite3_mem_methods m;
-  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defMem);
-  m = defMem;
-  m.xMalloc = oomMalloc;
-  m.xRealloc = oomRealloc;
-  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
-}
 
 static void tOom(const char *zText, int bValue, int rcExpect){
   DocBuf ref, b;

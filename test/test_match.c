@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "oomfail.h"
 
 static int nPass = 0, nFail = 0;
 
@@ -741,18 +742,6 @@ static void checkEmpty(const char *zFilter, int bExpect){
 /*------------------------------------------------------------------------
 ** Out-of-memory: fail the N-th allocation for every N.
 */
-static sqlite3_mem_methods sDefaultMem;
-static int nAllocCountdown = -1;     /* fail when it reaches 0; -1: never */
-static int bAllocFailed = 0;
-
-static void *oomMalloc(int n){
-  if( nAllocCountdown>=0 && nAllocCountdown--==0 ){ bAllocFailed = 1; return 0; }
-  return sDefaultMem.xMalloc(n);
-}
-static void *oomRealloc(void *p, int n){
-  if( nAllocCountdown>=0 && nAllocCountdown--==0 ){ bAllocFailed = 1; return 0; }
-  return sDefaultMem.xRealloc(p, n);
-}
 
 static void checkOom(const char *zDoc, const char *zFilter){
   DocBuf doc, filter;
@@ -765,11 +754,11 @@ static void checkOom(const char *zDoc, const char *zFilter){
   for(i=0; i<10000; i++){
     char zGot[512];
     int iPos2;
-    bAllocFailed = 0;
-    nAllocCountdown = i;
+    bFailed = 0;
+    nFailAt = i+1;
     runMatch(doc.a, filter.a, zGot, sizeof(zGot), &iPos2);
-    nAllocCountdown = -1;
-    if( !bAllocFailed ){
+    nFailAt = 0;
+    if( !bFailed ){
       if( strcmp(zGot, zWant)!=0 ){ bOk = 0; printf("FAIL: OOM run %d: %s\n", i, zGot); }
       break;
     }
@@ -787,12 +776,7 @@ done:
 
 int main(void){
   int i;
-  sqlite3_mem_methods m;
-  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &sDefaultMem);
-  m = sDefaultMem;
-  m.xMalloc = oomMalloc;
-  m.xRealloc = oomRealloc;
-  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+  installOom();
   sqlite3_initialize();
 
   for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){

@@ -25,6 +25,7 @@
 #include "docextInt.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include "oomfail.h"
 
 int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
 
@@ -40,33 +41,6 @@ static void check(int bOk, const char *zWhat, const char *zDetail){
   }
 }
 
-/*------------------------------------------------------------------------
-** Failing allocation N (once).
-*/
-static sqlite3_mem_methods defMem;
-static int nFailAt = 0;       /* fail the allocation when this reaches 1 */
-static int bFailed = 0;       /* an allocation was failed */
-
-/* A place for a debugger's breakpoint: the allocation that fails. */
-static void oomHit(void){ bFailed = 1; }
-
-static void *oomMalloc(int n){
-  if( nFailAt>0 && --nFailAt==0 ){ oomHit(); return 0; }
-  return defMem.xMalloc(n);
-}
-static void *oomRealloc(void *p, int n){
-  if( nFailAt>0 && --nFailAt==0 ){ oomHit(); return 0; }
-  return defMem.xRealloc(p, n);
-}
-
-static void installOom(void){
-  sqlite3_mem_methods m;
-  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defMem);
-  m = defMem;
-  m.xMalloc = oomMalloc;
-  m.xRealloc = oomRealloc;
-  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
-}
 
 /*------------------------------------------------------------------------
 ** Running SQL

@@ -20,6 +20,7 @@
 #include "docextInt.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include "oomfail.h"
 
 static int nPass = 0, nFail = 0;
 
@@ -1003,17 +1004,6 @@ static void checkReuse(void){
 }
 
 /* Out-of-memory: fail allocation N for every N. */
-static int nAllocCountdown = -1;
-static int bAllocFailed = 0;
-static sqlite3_mem_methods sDefaultMem;
-static void *oomMalloc(int n){
-  if( nAllocCountdown>=0 && nAllocCountdown--==0 ){ bAllocFailed = 1; return 0; }
-  return sDefaultMem.xMalloc(n);
-}
-static void *oomRealloc(void *p, int n){
-  if( nAllocCountdown>=0 && nAllocCountdown--==0 ){ bAllocFailed = 1; return 0; }
-  return sDefaultMem.xRealloc(p, n);
-}
 
 static void oomRun(const u8 *aDoc, const u8 *aUpd, const u8 *aOpt, char *zOut, int nOut){
   DocBuf out;
@@ -1022,8 +1012,8 @@ static void oomRun(const u8 *aDoc, const u8 *aUpd, const u8 *aOpt, char *zOut, i
   int rc, nSave;
   memset(&out, 0, sizeof(out));
   rc = runUpdate(aDoc, aUpd, aOpt, 1, 0, &out, &bChanged, &zErr);
-  nSave = nAllocCountdown;            /* describing is not under test */
-  nAllocCountdown = -1;
+  nSave = nFailAt;            /* describing is not under test */
+  nFailAt = 0;
   if( rc==SQLITE_OK ){
     describe(out.a, zOut, nOut);
   }else if( rc==SQLITE_NOMEM ){
@@ -1031,7 +1021,7 @@ static void oomRun(const u8 *aDoc, const u8 *aUpd, const u8 *aOpt, char *zOut, i
   }else{
     snprintf(zOut, nOut, "error %d: %s", rc, zErr ? zErr : "");
   }
-  nAllocCountdown = nSave;
+  nFailAt = nSave;
   sqlite3_free(zErr);
   docextBufFree(&out);
 }
@@ -1048,11 +1038,11 @@ static void checkOom(const char *zDoc, const char *zUpd, const char *zOpt){
   oomRun(doc.a, upd.a, zOpt ? opt.a : 0, zWant, sizeof(zWant));
   for(i=0; i<100000; i++){
     char zGot[2048];
-    bAllocFailed = 0;
-    nAllocCountdown = i;
+    bFailed = 0;
+    nFailAt = i+1;
     oomRun(doc.a, upd.a, zOpt ? opt.a : 0, zGot, sizeof(zGot));
-    nAllocCountdown = -1;
-    if( !bAllocFailed ){
+    nFailAt = 0;
+    if( !bFailed ){
       if( strcmp(zGot, zWant)!=0 ){ bOk = 0; printf("FAIL: OOM run %d: %s\n", i, zGot); }
       break;
     }
@@ -1071,12 +1061,7 @@ done:
 
 int main(void){
   int i;
-  sqlite3_mem_methods m;
-  sqlite3_config(SQLITE_CONFIG_GETMALLOC, &sDefaultMem);
-  m = sDefaultMem;
-  m.xMalloc = oomMalloc;
-  m.xRealloc = oomRealloc;
-  sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+  installOom();
   sqlite3_initialize();
   docextClockSet(1, 1362096000500LL);     /* 2013-03-01T00:00:00.500Z */
 
