@@ -629,39 +629,17 @@ static int pagedElem(DocPaged *pDoc, i64 iOff, i64 iEnd, PagedElem *pE){
   memcpy(pE->zKey, a+1, pE->nKey+1);
   pE->iVal = iOff + i + 1;
   nRest = iEnd - pE->iVal;
-  switch( pE->type ){
-    case DOC_DOUBLE: case DOC_DATE: case DOC_TIMESTAMP: case DOC_INT64:
-      pE->nVal = 8; break;
-    case DOC_INT32:      pE->nVal = 4; break;
-    case DOC_DECIMAL128: pE->nVal = 16; break;
-    case DOC_OID:        pE->nVal = 12; break;
-    case DOC_BOOL:       pE->nVal = 1; break;
-    case DOC_UNDEFINED: case DOC_NULL: case DOC_MINKEY: case DOC_MAXKEY:
-      pE->nVal = 0; break;
-    case DOC_STRING: case DOC_CODE: case DOC_SYMBOL: case DOC_DOCUMENT:
-    case DOC_ARRAY: case DOC_BINARY: case DOC_CODEWSCOPE: case DOC_DBPOINTER: {
-      u8 aLen[4];
-      i64 n;
-      if( nRest<4 ) return SQLITE_CORRUPT_VTAB;
-      rc = docextPagedRead(pDoc, pE->iVal, 4, aLen);
-      if( rc!=SQLITE_OK ) return rc;
-      n = docextGetI32(aLen);
-      switch( pE->type ){
-        case DOC_DOCUMENT: case DOC_ARRAY: if( n<5 ) return SQLITE_CORRUPT_VTAB; break;
-        case DOC_CODEWSCOPE: if( n<14 ) return SQLITE_CORRUPT_VTAB; break;
-        case DOC_BINARY:     if( n<0 ) return SQLITE_CORRUPT_VTAB; n += 5; break;
-        case DOC_DBPOINTER:  if( n<1 ) return SQLITE_CORRUPT_VTAB; n += 16; break;
-        default:             if( n<1 ) return SQLITE_CORRUPT_VTAB; n += 4; break;
-      }
-      pE->nVal = n;
-      break;
-    }
-    case DOC_REGEX:
-      return SQLITE_MISMATCH;
-    default:
-      return SQLITE_CORRUPT_VTAB;
+  if( pE->type==DOC_REGEX ) return SQLITE_MISMATCH;   /* (two strings to scan) */
+  {
+    /* Every other size is fixed or in the value's first 4 bytes, which is
+    ** all docextBsonValueSize reads of it: only those are fetched. */
+    u8 aLen[4] = {0, 0, 0, 0};
+    int nLen = nRest<4 ? (int)nRest : 4;
+    rc = docextPagedRead(pDoc, pE->iVal, nLen, aLen);
+    if( rc!=SQLITE_OK ) return rc;
+    pE->nVal = docextBsonValueSize(pE->type, aLen, nRest);
   }
-  return pE->nVal<=nRest ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
+  return pE->nVal>=0 ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
 }
 
 /* Follow a dotted path of document fields to an array. On SQLITE_OK,

@@ -464,12 +464,8 @@ static int pageListDecodeAux(const u8 *a, int n, DocPage **paPage, int *pnPage,
   return SQLITE_OK;
 }
 
-static int pageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
-  return pageListDecodeAux(a, n, paPage, pnPage, pnTotal, 0);
-}
-
 int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal){
-  return pageListDecode(a, n, paPage, pnPage, pnTotal);
+  return pageListDecodeAux(a, n, paPage, pnPage, pnTotal, 0);
 }
 
 /* Write aDoc[0..nDoc) as new pages; append their list to pList. */
@@ -501,7 +497,7 @@ static int pagesDelete(DocStore *p, i64 iDoc){
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pSel, 1, iDoc);
   if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
-    rc = pageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
+    rc = docextPageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
                         &aPage, &nPage, &nTotal);
   }
   rc = rc==SQLITE_OK ? sqlite3_reset(pSel) : (sqlite3_reset(pSel), rc);
@@ -580,7 +576,7 @@ static int pageListLoad(DocStore *p, i64 iDoc, DocPage **paPage, int *pnPage, i6
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_int64(pSel, 1, iDoc);
   if( sqlite3_step(pSel)==SQLITE_ROW && sqlite3_column_type(pSel, 0)==SQLITE_BLOB ){
-    rc = pageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
+    rc = docextPageListDecode(sqlite3_column_blob(pSel, 0), sqlite3_column_bytes(pSel, 0),
                         paPage, pnPage, pnTotal);
   }
   if( sqlite3_reset(pSel)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
@@ -1079,7 +1075,7 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
   if( sqlite3_column_type(p->pRows, 3)!=SQLITE_BLOB ){
     rc = SQLITE_CORRUPT_VTAB;     /* as the writers see it: no page list */
   }else{
-    rc = pageListDecode(sqlite3_column_blob(p->pRows, 3),
+    rc = docextPageListDecode(sqlite3_column_blob(p->pRows, 3),
                         sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
   }
   if( rc==SQLITE_OK && nTotal!=nSize ) rc = SQLITE_CORRUPT_VTAB;
