@@ -708,6 +708,22 @@ int docextStorageDelete(DocStore *p, i64 iDoc){
   return rc;
 }
 
+/* Read page pgno, which must hold exactly n bytes (as its page list says),
+** into a. The statement is shared: it is stepped and reset here. */
+static int storeReadPage(DocStore *p, i64 pgno, int n, u8 *a){
+  sqlite3_stmt *pRead = 0;
+  int rc = storeStmt(p, STMT_READ_PAGE, &pRead);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_int64(pRead, 1, pgno);
+  if( sqlite3_step(pRead)==SQLITE_ROW && sqlite3_column_bytes(pRead, 0)==n ){
+    memcpy(a, sqlite3_column_blob(pRead, 0), n);
+  }else{
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( sqlite3_reset(pRead)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+  return rc;
+}
+
 /*------------------------------------------------------------------------
 ** In-place edits of a paged document.
 **
@@ -809,25 +825,16 @@ static int pagedFind(DocPaged *p, i64 iOff){
 
 /* Load page i's bytes, checking them against the list. */
 static int pagedLoad(DocPaged *p, int i){
-  sqlite3_stmt *pRead = 0;
-  int rc;
+  int n = p->aPage[i].n, rc;
   if( p->aData[i] ) return SQLITE_OK;
-  rc = storeStmt(p->pStore, STMT_READ_PAGE, &pRead);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_int64(pRead, 1, p->aPage[i].pgno);
-  if( sqlite3_step(pRead)==SQLITE_ROW && sqlite3_column_bytes(pRead, 0)==p->aPage[i].n ){
-    int n = p->aPage[i].n;
-    p->aData[i] = sqlite3_malloc64(n);
-    if( p->aData[i]==0 ){
-      rc = SQLITE_NOMEM;
-    }else{
-      memcpy(p->aData[i], sqlite3_column_blob(pRead, 0), n);
-      p->aAlloc[i] = n;
-    }
-  }else{
-    rc = SQLITE_CORRUPT_VTAB;
+  p->aData[i] = sqlite3_malloc64(n);
+  if( p->aData[i]==0 ) return SQLITE_NOMEM;
+  p->aAlloc[i] = n;
+  rc = storeReadPage(p->pStore, p->aPage[i].pgno, n, p->aData[i]);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(p->aData[i]);
+    p->aData[i] = 0;
   }
-  if( sqlite3_reset(pRead)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
   return rc;
 }
 
@@ -1069,7 +1076,6 @@ i64 docextReaderDocid(DocReader *p){
 static int readPages(DocReader *p, i64 nSize, char **pzErr){
   DocStore *pS = p->pStore;
   DocPage *aPage = 0;
-  sqlite3_stmt *pPage = 0;
   int nPage = 0, i, rc;
   i64 nTotal = 0;
   if( sqlite3_column_type(p->pRows, 3)!=SQLITE_BLOB ){
@@ -1079,20 +1085,11 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
                         sqlite3_column_bytes(p->pRows, 3), &aPage, &nPage, &nTotal);
   }
   if( rc==SQLITE_OK && nTotal!=nSize ) rc = SQLITE_CORRUPT_VTAB;
-  /* (shared: the pages are read here to the end, nothing else runs it
-  ** meanwhile) */
-  if( rc==SQLITE_OK ) rc = storeStmt(pS, STMT_READ_PAGE, &pPage);
   docextBufReset(&p->buf);
   if( rc==SQLITE_OK ) docextBufGrow(&rc, &p->buf, nTotal);
   for(i=0; rc==SQLITE_OK && i<nPage; i++){
-    sqlite3_bind_int64(pPage, 1, aPage[i].pgno);
-    if( sqlite3_step(pPage)==SQLITE_ROW
-     && sqlite3_column_bytes(pPage, 0)==aPage[i].n ){
-      docextBufAppend(&rc, &p->buf, sqlite3_column_blob(pPage, 0), aPage[i].n);
-    }else{
-      rc = SQLITE_CORRUPT_VTAB;
-    }
-    if( sqlite3_reset(pPage)!=SQLITE_OK && rc==SQLITE_OK ) rc = SQLITE_CORRUPT_VTAB;
+    rc = storeReadPage(pS, aPage[i].pgno, aPage[i].n, p->buf.a + p->buf.n);
+    if( rc==SQLITE_OK ) p->buf.n += aPage[i].n;
   }
   sqlite3_free(aPage);
   if( rc==SQLITE_CORRUPT_VTAB ){
