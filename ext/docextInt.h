@@ -578,6 +578,9 @@ void docextIdxCursorFree(DocIdxCursor *p);
 int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
                          const u8 *aHi, int nHi, int bDesc);
 int docextIdxCursorStep(DocIdxCursor *p);
+/* Stop reading: the statement goes back to the store, reset, so no read
+** outlives the user's statement. Start may follow. */
+void docextIdxCursorStop(DocIdxCursor *p);
 i64 docextIdxCursorDocid(DocIdxCursor *p);
 /* The current entry's vals (docext_index.c: the document projected onto
 ** the index's fields), or NULL when the entry has none; valid until the

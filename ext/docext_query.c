@@ -432,6 +432,9 @@ static void queryReset(DocQuery *p){
   p->bOnRow = p->bCounted = 0;
   p->nKeys = p->nDocs = 0;
   if( p->pReader ) docextReaderReset(p->pReader);
+  /* A scan stopped early (LIMIT) must not leave its statement running: it
+  ** would hold the read transaction open after the user's statement. */
+  if( p->pIdxCur ) docextIdxCursorStop(p->pIdxCur);
 }
 
 void docextQueryFree(DocQuery *p){

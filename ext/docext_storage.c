@@ -1183,14 +1183,14 @@ int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur){
 }
 
 /* Give the running statement back to the store. */
-static void idxCursorRelease(DocIdxCursor *p){
+void docextIdxCursorStop(DocIdxCursor *p){
   storeGiveBack(p->pStore, p->iStmt, p->pCur);
   p->pCur = 0;
 }
 
 void docextIdxCursorFree(DocIdxCursor *p){
   if( p ){
-    idxCursorRelease(p);
+    docextIdxCursorStop(p);
     docextBufFree(&p->bound);
     sqlite3_free(p);
   }
@@ -1201,7 +1201,7 @@ int docextIdxCursorStart(DocIdxCursor *p, i64 iIx, const u8 *aLo, int nLo,
   int iStmt = iIx==0 ? (bDesc ? STMT_ID_RANGE_DESC : STMT_ID_RANGE)
                      : (bDesc ? STMT_IDX_RANGE_DESC : STMT_IDX_RANGE);
   int iArg = 1, rc = SQLITE_OK;
-  idxCursorRelease(p);
+  docextIdxCursorStop(p);
   docextBufReset(&p->bound);
   docextBufAppend(&rc, &p->bound, aLo, nLo);
   docextBufAppend(&rc, &p->bound, aHi, nHi);
@@ -1224,7 +1224,7 @@ int docextIdxCursorStep(DocIdxCursor *p){
   rc = sqlite3_step(p->pCur);
   if( rc!=SQLITE_ROW ){
     int rc2 = sqlite3_reset(p->pCur);
-    idxCursorRelease(p);
+    docextIdxCursorStop(p);
     if( rc==SQLITE_DONE && rc2!=SQLITE_OK ) rc = rc2;
   }
   return rc;
