@@ -484,12 +484,14 @@ typedef struct DocScan DocScan;       /* which rows a reader yields */
 #define DOCEXT_SCAN_DOCID  1   /* the document with id iDoc */
 #define DOCEXT_SCAN_KEY    2   /* the document whose _id key is aLo */
 #define DOCEXT_SCAN_RANGE  3   /* _id keys between aLo and aHi */
+#define DOCEXT_SCAN_INDEX  4   /* entries of index iIx in [aLo, aHi) */
 struct DocScan {
   int eScan;                /* DOCEXT_SCAN_* */
   int bDesc;                /* reverse order */
   i64 iDoc;                 /* DOCID */
-  const u8 *aLo; int nLo;   /* KEY, RANGE lower bound */
-  const u8 *aHi; int nHi;   /* RANGE upper bound */
+  i64 iIx;                  /* INDEX: the index's id (not 0, the _id index) */
+  const u8 *aLo; int nLo;   /* KEY, RANGE, INDEX lower bound */
+  const u8 *aHi; int nHi;   /* RANGE, INDEX upper bound */
   int bLoIncl, bHiIncl;     /* RANGE: bounds inclusive */
 };
 

@@ -198,7 +198,9 @@ struct DocQuery {
   int bNaturalDesc;         /* collection scan newest first */
   DocIdxCursor *pIdxCur;    /* entries of the current range */
   int iScan, iRange;        /* current scan of the plan, next range */
-  int bRangeOpen;           /* pIdxCur is reading a range */
+  int bRangeOpen;           /* pIdxCur (or pReader) is reading a range */
+  int bWithDocs;            /* ranges are read with their documents, by
+                            ** pReader in one statement, not by pIdxCur */
   DocIdSet seen;            /* ids returned so far, when de-duplicating */
   int bPrecount;            /* count over an exact single-index plan: the
                             ** rows were counted (docextStorageCountRange)
@@ -425,7 +427,7 @@ static void queryReset(DocQuery *p){
   p->bTtl = p->bSkipFilter = p->bIndexOrder = p->bNaturalDesc = 0;
   p->bPrecount = 0;
   p->nPrecount = 0;
-  p->iScan = p->iRange = p->bRangeOpen = 0;
+  p->iScan = p->iRange = p->bRangeOpen = p->bWithDocs = 0;
   idsetClear(&p->seen);
   p->bCovered = p->bVals = 0;
   p->iCur = 0;
@@ -499,8 +501,41 @@ static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
   return docextReaderDoc(p->pReader, paDoc, pzErr);
 }
 
+/* Open range aR (lo offset and length, hi offset and length in the plan's
+** keys) of pScan: through pIdxCur for the entries alone, or through
+** pReader with their documents. */
+static int planStartRange(DocQuery *p, const DocPlanScan *pScan, const int *aR){
+  const u8 *aKeys = p->pPlan->keys.a;
+  DocScan scan;
+  if( !p->bWithDocs ){
+    return docextIdxCursorStart(p->pIdxCur, pScan->iIx, &aKeys[aR[0]], aR[1],
+                                &aKeys[aR[2]], aR[3], pScan->bDesc);
+  }
+  memset(&scan, 0, sizeof(scan));
+  scan.eScan = pScan->iIx ? DOCEXT_SCAN_INDEX : DOCEXT_SCAN_RANGE;
+  scan.iIx = pScan->iIx;
+  scan.bDesc = pScan->bDesc;
+  scan.aLo = &aKeys[aR[0]]; scan.nLo = aR[1];
+  scan.aHi = &aKeys[aR[2]]; scan.nHi = aR[3];
+  scan.bLoIncl = 1;          /* the plan's ranges are [lo, hi) */
+  return docextReaderStart(p->pReader, &scan);
+}
+
+/* The next entry of the open range: SQLITE_ROW with *piDoc set. */
+static int planStepRange(DocQuery *p, i64 *piDoc){
+  int rc;
+  if( p->bWithDocs ){
+    rc = docextReaderStep(p->pReader);
+    if( rc==SQLITE_ROW ) *piDoc = docextReaderDocid(p->pReader);
+  }else{
+    rc = docextIdxCursorStep(p->pIdxCur);
+    if( rc==SQLITE_ROW ) *piDoc = docextIdxCursorDocid(p->pIdxCur);
+  }
+  return rc;
+}
+
 /* The next entry of the plan's index scans: SQLITE_ROW with p->iCur set
-** (the document not yet read), SQLITE_DONE, or an error. */
+** (and the document at hand when bWithDocs), SQLITE_DONE, or an error. */
 static int planNext(DocQuery *p){
   const DocPlan *pPlan = p->pPlan;
   for(;;){
@@ -508,9 +543,9 @@ static int planNext(DocQuery *p){
     const int *aR;
     int rc, iR;
     if( p->bRangeOpen ){
-      rc = docextIdxCursorStep(p->pIdxCur);
+      i64 iDoc = 0;
+      rc = planStepRange(p, &iDoc);
       if( rc==SQLITE_ROW ){
-        i64 iDoc = docextIdxCursorDocid(p->pIdxCur);
         p->nKeys++;
         if( pPlan->bDedup ){
           int bNew = 0;
@@ -519,7 +554,7 @@ static int planNext(DocQuery *p){
           if( !bNew ) continue;
         }
         p->iCur = iDoc;
-        p->bOnRow = 0;
+        p->bOnRow = p->bWithDocs;
         p->bCounted = 0;
         p->bVals = 0;
         if( p->bCovered ){
@@ -552,8 +587,7 @@ static int planNext(DocQuery *p){
     iR = pScan->bDesc ? pScan->nRange-1-p->iRange : p->iRange;
     aR = &pScan->aRange[4*iR];
     p->iRange++;
-    rc = docextIdxCursorStart(p->pIdxCur, pScan->iIx, &pPlan->keys.a[aR[0]], aR[1],
-                              &pPlan->keys.a[aR[2]], aR[3], pScan->bDesc);
+    rc = planStartRange(p, pScan, aR);
     if( rc!=SQLITE_OK ) return rc;
     p->bRangeOpen = 1;
   }
@@ -844,6 +878,9 @@ static int queryPlan(DocQuery *p, char **pzErr){
         break;
       }
     }
+    /* Whoever reads the rows will want their documents, unless the
+    ** entries alone are the answer: read both in one statement. */
+    p->bWithDocs = !p->bCovered && !(p->bCountOnly && p->bSkipFilter);
   }else{
     p->bNaturalDesc = p->pPlan->bNaturalDesc;
   }

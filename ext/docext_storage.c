@@ -71,6 +71,8 @@ enum {
   STMT_ROWS_KEY,        /*   the document with _id key ?1 */
   STMT_ROWS_RANGE,      /*   _id keys in [?1, ?2), in key order ... */
   STMT_ROWS_RANGE_DESC, /*   ... backward */
+  STMT_ROWS_INDEX,      /*   entries of index ?1 in [?2, ?3), key order ... */
+  STMT_ROWS_INDEX_DESC, /*   ... backward */
   STMT_ID_RANGE,        /* index cursors: ids of _id keys in [?1, ?2) ... */
   STMT_ID_RANGE_DESC,   /*   ... backward */
   STMT_IDX_RANGE,       /*   entries of index ?1 with keys in [?2, ?3) ... */
@@ -79,6 +81,13 @@ enum {
 };
 
 #define ROWS "SELECT id,size,body,pages FROM \"%w\".\"%w_docs\""
+/* An index's entries with their documents, in one statement: the seek by
+** document id happens inside SQLite, not as a statement per entry. LEFT
+** JOIN, so that an entry without its document shows (size NULL) rather
+** than vanishing. */
+#define ROWS_OF_INDEX "SELECT i.docid,d.size,d.body,d.pages FROM \"%w\".\"%w_idx\" AS i" \
+  " LEFT JOIN \"%w\".\"%w_docs\" AS d ON d.id=i.docid" \
+  " WHERE i.ix=?1 AND i.key>=?2 AND i.key<?3"
 static const char *const azStmt[STMT_COUNT] = {
   "SELECT id FROM \"%w\".\"%w_docs\" WHERE idkey=?1",
   "INSERT INTO \"%w\".\"%w_docs\"(idkey,size,body,pages) VALUES(?1,?2,?3,?4)",
@@ -103,6 +112,8 @@ static const char *const azStmt[STMT_COUNT] = {
   ROWS " WHERE idkey=?1",
   ROWS " WHERE idkey>=?1 AND idkey<?2 ORDER BY idkey ASC",
   ROWS " WHERE idkey>=?1 AND idkey<?2 ORDER BY idkey DESC",
+  ROWS_OF_INDEX " ORDER BY i.key ASC, i.docid ASC",
+  ROWS_OF_INDEX " ORDER BY i.key DESC, i.docid DESC",
   "SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
     " ORDER BY idkey ASC",
   "SELECT id, NULL FROM \"%w\".\"%w_docs\" WHERE idkey>=?1 AND idkey<?2"
@@ -113,6 +124,7 @@ static const char *const azStmt[STMT_COUNT] = {
     " ORDER BY key DESC, docid DESC",
 };
 #undef ROWS
+#undef ROWS_OF_INDEX
 
 struct DocStore {
   sqlite3 *db;
@@ -317,7 +329,8 @@ static int storePrepare(DocStore *p, int i, sqlite3_stmt **ppStmt){
       : "SELECT docid, NULL FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2"
         " AND key<?3 ORDER BY key DESC, docid DESC";
   }
-  zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName);
+  /* (a statement over two tables names the schema and collection twice) */
+  zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, p->zDb, p->zName);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, 0);
   sqlite3_free(zSql);
@@ -1001,6 +1014,10 @@ void docextReaderFree(DocReader *p){
 **   DOCEXT_SCAN_KEY     the document whose idkey is aLo
 **   DOCEXT_SCAN_RANGE   idkey between aLo and aHi (bounds inclusive when
 **                       bLoIncl / bHiIncl), in key order (reverse if bDesc)
+**   DOCEXT_SCAN_INDEX   the documents of index iIx's entries with keys in
+**                       [aLo, aHi), in key then id order (reverse if
+**                       bDesc); a document with several entries (multikey)
+**                       comes once for each
 ** A range is read as the half-open [lo, hi): the smallest key above a key
 ** K is K followed by a 0x00 byte, so "> K" is ">= K.00" and "<= K" is
 ** "< K.00".
@@ -1013,6 +1030,7 @@ int docextReaderStart(DocReader *p, const DocScan *pScan){
     case DOCEXT_SCAN_DOCID: iStmt = STMT_ROWS_DOCID; break;
     case DOCEXT_SCAN_KEY:   iStmt = STMT_ROWS_KEY; break;
     case DOCEXT_SCAN_RANGE: iStmt = pScan->bDesc ? STMT_ROWS_RANGE_DESC : STMT_ROWS_RANGE; break;
+    case DOCEXT_SCAN_INDEX: iStmt = pScan->bDesc ? STMT_ROWS_INDEX_DESC : STMT_ROWS_INDEX; break;
     default:                iStmt = pScan->bDesc ? STMT_ROWS_ALL_DESC : STMT_ROWS_ALL; break;
   }
   if( p->pRows && p->iStmt==iStmt ){
@@ -1046,6 +1064,18 @@ int docextReaderStart(DocReader *p, const DocScan *pScan){
       sqlite3_bind_blob(p->pRows, 2, p->bounds.a+nLo, (int)p->bounds.n-nLo, SQLITE_STATIC);
       break;
     }
+    case DOCEXT_SCAN_INDEX:
+      docextBufReset(&p->bounds);
+      docextBufAppend(&rc, &p->bounds, pScan->aLo, pScan->nLo);
+      docextBufAppend(&rc, &p->bounds, pScan->aHi, pScan->nHi);
+      if( rc!=SQLITE_OK ) return rc;
+      /* (an empty bound binds an empty blob: a NULL pointer would bind NULL) */
+      sqlite3_bind_int64(p->pRows, 1, pScan->iIx);
+      sqlite3_bind_blob(p->pRows, 2, pScan->nLo ? p->bounds.a : (const u8*)"",
+                        pScan->nLo, SQLITE_STATIC);
+      sqlite3_bind_blob(p->pRows, 3, pScan->nHi ? p->bounds.a+pScan->nLo : (const u8*)"",
+                        pScan->nHi, SQLITE_STATIC);
+      break;
   }
   return SQLITE_OK;
 }
@@ -1107,6 +1137,13 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     const u8 *a;
     int rc;
     int eBody = sqlite3_column_type(p->pRows, 2);
+    /* size is NOT NULL: only an index entry's LEFT JOIN gives NULL */
+    if( sqlite3_column_type(p->pRows, 1)==SQLITE_NULL ){
+      *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
+                               "which does not exist (see doc_check)",
+                               p->pStore->zName, docextReaderDocid(p));
+      return SQLITE_CORRUPT_VTAB;
+    }
     if( eBody==SQLITE_BLOB ){
       a = sqlite3_column_blob(p->pRows, 2);
       if( a==0 ) return SQLITE_NOMEM;

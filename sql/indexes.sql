@@ -351,6 +351,8 @@ INSERT INTO users_idx(ix, key, docid) VALUES ((SELECT id FROM users_idxdef WHERE
 INSERT INTO users_idx(ix, key, docid) VALUES ((SELECT id FROM users_idxdef WHERE name = 'email_1'), x'3C7A7A00', 999);
 INSERT INTO users_idx(ix, key, docid) VALUES (77, x'14', 1);
 SELECT doc_check('users');
+-- a find through the damaged index reports the missing document
+SELECT _id FROM users('{email: "zz"}');
 DELETE FROM users_idx WHERE key = x'3C7A7A00' OR ix = 77;
 INSERT INTO users_idx SELECT * FROM saved;
 SELECT doc_check('users');
