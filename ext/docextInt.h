@@ -192,7 +192,10 @@ static inline int docextIterNext(DocIter *pIter){
   pIter->iElem = i;
   pIter->v.type = a[i++];
   pIter->zKey = (const char*)&a[i];
-  while( a[i+n] ) n++;              /* keys are short: no strlen() call */
+  /* Keys are short: no strlen() call (written two bytes a step so that
+  ** the compiler does not turn the loop back into one). */
+  while( a[i+n] && a[i+n+1] ) n += 2;
+  if( a[i+n] ) n++;
   pIter->nKey = n;
   i += n + 1;
   pIter->v.p = &a[i];

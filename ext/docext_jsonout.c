@@ -26,7 +26,8 @@
 
 static const char aHex[] = "0123456789abcdef";
 
-static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eMode);
+static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
+                         int bArray, int eMode);
 
 /* Bytes a JSON string must escape: control characters, '"' and '\\'. */
 static const u8 aNeedsEscape[256] = {
@@ -148,6 +149,34 @@ static void writeString(int *pRc, DocBuf *p, const char *z, int n){
   writeStringThen(pRc, p, z, n, 0);
 }
 
+/* writeStringThen for a string inside a document that ends at aEnd (the
+** end of the top-level document: bytes up to there may be read). A string
+** of at most 16 bytes with nothing to escape, the common case (keys,
+** names), is checked and copied as one 16-byte block. */
+static void writeDocString(int *pRc, DocBuf *p, const u8 *a, int n, const u8 *aEnd,
+                           char cAfter){
+#if defined(__SSE2__)
+  if( n<=16 && aEnd-a>=16 && docextBufReserve(pRc, p, 20) ){
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
+    __m128i x = _mm_loadu_si128((const __m128i*)a);
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)),
+                               _mm_cmpeq_epi8(_mm_max_epu8(x, c), c));
+    if( (_mm_movemask_epi8(bad) & ((1<<n)-1))==0 ){
+      u8 *pOut = &p->a[p->n];
+      pOut[0] = '"';
+      _mm_storeu_si128((__m128i*)(pOut+1), x);   /* (past n: overwritten) */
+      pOut[n+1] = '"';
+      pOut[n+2] = (u8)cAfter;
+      p->n += n + 2 + (cAfter!=0);
+      return;
+    }
+  }
+#else
+  (void)aEnd;
+#endif
+  writeStringThen(pRc, p, (const char*)a, n, cAfter);
+}
+
 /* Decimal digits, two at a time. */
 static const char aDigitPairs[] =
   "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -171,7 +200,10 @@ static void writeInt(int *pRc, DocBuf *p, i64 v){
     aTmp[--k] = (char)('0' + u);
   }
   if( v<0 ) aTmp[--k] = '-';
-  docextBufAppend(pRc, p, &aTmp[k], 24-k);
+  if( docextBufReserve(pRc, p, 24) ){
+    memcpy(&p->a[p->n], &aTmp[k], 24-k);
+    p->n += 24-k;
+  }
 }
 
 /* The shortest decimal form of a finite double that reads back exactly,
@@ -364,10 +396,10 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
       writeString(pRc, p, z, n);
       break;
     case DOC_DOCUMENT:
-      writeDocBody(pRc, p, v->p, 0, eMode);
+      writeDocBody(pRc, p, v->p, v->p + v->n, 0, eMode);
       break;
     case DOC_ARRAY:
-      writeDocBody(pRc, p, v->p, 1, eMode);
+      writeDocBody(pRc, p, v->p, v->p + v->n, 1, eMode);
       break;
     case DOC_BINARY:
       writeBinary(pRc, p, v, eMode);
@@ -442,7 +474,7 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
       docextBufAppendStr(pRc, p, bShell ? "{ \"$code\" : " : "{\"$code\":");
       writeString(pRc, p, z, n);
       docextBufAppendStr(pRc, p, bShell ? ", \"$scope\" : " : ",\"$scope\":");
-      writeDocBody(pRc, p, v->p + 8 + n + 1, 0, eMode);
+      writeDocBody(pRc, p, v->p + 8 + n + 1, v->p + v->n, 0, eMode);
       docextBufAppendStr(pRc, p, bShell ? " }" : "}");
       break;
     case DOC_INT32:
@@ -498,7 +530,8 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
 /* The elements of a document ({…}) or array ([…]). This loop is every
 ** read's hot path (SELECT doc FROM c), so it writes the commonest values
 ** itself and leaves the rest to docextJsonWriteValue. */
-static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eMode){
+static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
+                         int bArray, int eMode){
   DocIter it;
   int bShell = eMode==DOCEXT_JSON_SHELL;
   int bFirst = 1;
@@ -514,16 +547,16 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eM
         writeString(pRc, p, it.zKey, it.nKey);
         docextBufAppend(pRc, p, " : ", 3);
       }else{
-        writeStringThen(pRc, p, it.zKey, it.nKey, ':');
+        writeDocString(pRc, p, (const u8*)it.zKey, it.nKey, aEnd, ':');
       }
     }
     switch( it.v.type ){
       case DOC_STRING:
-        writeString(pRc, p, (const char*)it.v.p+4, it.v.n-5);
+        writeDocString(pRc, p, it.v.p+4, it.v.n-5, aEnd, 0);
         break;
       case DOC_DOCUMENT:
       case DOC_ARRAY:
-        writeDocBody(pRc, p, it.v.p, it.v.type==DOC_ARRAY, eMode);
+        writeDocBody(pRc, p, it.v.p, aEnd, it.v.type==DOC_ARRAY, eMode);
         break;
       case DOC_INT32:
         if( eMode!=DOCEXT_JSON_CANONICAL ){
@@ -548,5 +581,5 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, int bArray, int eM
 void docextJsonWriteDoc(int *pRc, DocBuf *p, const u8 *aDoc, int eMode){
   /* Text is usually a little longer than its BSON: grow once up front. */
   docextBufGrow(pRc, p, docextGetI32(aDoc) + docextGetI32(aDoc)/4 + 16);
-  writeDocBody(pRc, p, aDoc, 0, eMode);
+  writeDocBody(pRc, p, aDoc, aDoc + docextGetI32(aDoc), 0, eMode);
 }
