@@ -511,14 +511,20 @@ int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 
 int docextStorageIsShadow(const char *zSuffix);
 /* The savepoint a collection command writes in: open it, release it, or
 ** roll back to it (statements prepared once per collection, all before
-** the savepoint opens). */
+** the savepoint opens). A command that writes takes the write lock
+** (DOCEXT_SP_LOCK) right after opening it, before it reads: outside a
+** transaction that makes it atomic, as one UPDATE statement is, and lets
+** the busy handler wait for the lock (nothing when the user's transaction
+** is open: SQLite takes the lock at the first write). */
 #define DOCEXT_SP_OPEN     0
 #define DOCEXT_SP_RELEASE  1
 #define DOCEXT_SP_ROLLBACK 2
+#define DOCEXT_SP_LOCK     3
 int docextStorageSavepoint(DocStore *p, int eOp);
 /* Close the savepoint: release it when rc is SQLITE_OK, else (or when the
-** release fails) roll back to it and release it. Returns rc, or the
-** release's error. */
+** release fails) roll back to it and release it; a savepoint that began
+** the transaction leaves none open, even when that fails (busy,
+** interrupted). Returns rc, or the release's error. */
 int docextStorageSavepointEnd(DocStore *p, int rc);
 /* Step a write statement to completion (a row, if any, is ignored) and
 ** reset it; the first error code. */

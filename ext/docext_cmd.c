@@ -3,9 +3,11 @@
 ** doc_update_one, doc_update_many, doc_delete_one, doc_delete_many and
 ** doc_find_and_modify (INTERFACE.md §5).
 **
-** Every command is atomic: the matching documents are found first (so a
-** write never disturbs the scan that found it), then all writes happen
-** inside a SAVEPOINT that is rolled back on any error — a unique violation
+** Every command is atomic: it opens a SAVEPOINT (outside a transaction
+** also taking the write lock, so that no other connection can change the
+** documents between the finding and the writing), finds the matching
+** documents first (so a write never disturbs the scan that found it), then
+** writes them; the savepoint is rolled back on any error — a unique violation
 ** on the 500th document leaves the first 499 as they were, index entries
 ** included. Inside an enclosing transaction the savepoint nests, so a later
 ** ROLLBACK undoes the command too.
@@ -176,6 +178,7 @@ static int cmdSavepoint(Cmd *p){
   int rc = docextStorageSavepoint(docextCollStore(p->pColl), DOCEXT_SP_OPEN);
   if( rc==SQLITE_OK ){
     p->bSavepoint = 1;
+    rc = docextStorageSavepoint(docextCollStore(p->pColl), DOCEXT_SP_LOCK);
   }else if( rc==SQLITE_BUSY ){
     /* SQLite opens no savepoint while a statement that writes is running
     ** ("SQL statements in progress"): INSERT … SELECT doc_update_many(…) */
@@ -197,7 +200,9 @@ static int cmdFinish(Cmd *p, int rc){
     if( rc==SQLITE_OK && rc2!=SQLITE_OK ){
       rc = rc2;
       if( p->zErr==0 && (rc & 0xff)!=SQLITE_NOMEM ){
-        p->zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(p->db));
+        /* (the rollback may have cleared the connection's error) */
+        p->zErr = sqlite3_mprintf("docext: %s", sqlite3_errcode(p->db)!=SQLITE_OK
+                                  ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
       }
     }
     p->bSavepoint = 0;
@@ -473,8 +478,8 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
                              "not a replacement document (multi update only works with $ operators)");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, !docextUpdateIsPositional(c.pUpdate));
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, !docextUpdateIsPositional(c.pUpdate));
   if( rc==SQLITE_OK ){
     if( c.nMatch==0 && bUpsert ){
       rc = cmdUpsert(&c, &newDoc, &id);
@@ -535,8 +540,8 @@ static void deleteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
     rc = cmdDocArg(&c, argv[2], "options", &c.options);
     if( rc==SQLITE_OK ) rc = cmdDeleteOptions(&c);
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, 1);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, 1);
   for(i=0; rc==SQLITE_OK && i<c.nMatch; i++){
     rc = docextCollDelete(c.pColl, c.aMatch[i].iDoc, &c.zErr);
   }
@@ -618,8 +623,8 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   if( rc==SQLITE_OK && bUpdate ){
     rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
   }
-  if( rc==SQLITE_OK ) rc = cmdFind(&c, 1, 0);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
+  if( rc==SQLITE_OK ) rc = cmdFind(&c, 1, 0);
   if( rc==SQLITE_OK && c.nMatch==1 ){
     rc = cmdRead(&c, c.aMatch[0].iDoc, &before);
     if( rc==SQLITE_OK && bRemove ){

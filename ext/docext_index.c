@@ -1589,6 +1589,12 @@ static int idxPrepare(DocColl *p, sqlite3_stmt **ppStmt, char **pzErr, const cha
 static int idxCmdBegin(DocColl *p){
   return docextStorageSavepoint(docextCollStore(p), DOCEXT_SP_OPEN)==SQLITE_OK;
 }
+/* An index command that writes takes the write lock before it reads
+** (DOCEXT_SP_LOCK), as an UPDATE statement would. */
+static int idxCmdLock(DocColl *p, int bSavepoint){
+  if( !bSavepoint ) return SQLITE_OK;
+  return docextStorageSavepoint(docextCollStore(p), DOCEXT_SP_LOCK);
+}
 static int idxCmdEnd(DocColl *p, int bSavepoint, int rc){
   if( !bSavepoint ) return rc;
   return docextStorageSavepointEnd(docextCollStore(p), rc);
@@ -1761,7 +1767,8 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   if( rc!=SQLITE_OK ) goto done;
 
   bSave = idxCmdBegin(p);
-  rc = idxCacheGet(p, 1, &c, &zErr);
+  rc = idxCmdLock(p, bSave);
+  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, &zErr);
   if( rc==SQLITE_DONE ){
     sqlite3_result_text(ctx, zExisting, -1, SQLITE_TRANSIENT);
@@ -1858,7 +1865,8 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==SQLITE_OK ){
     i64 iId = c->aIdx[iFound].iId;
     bSave = idxCmdBegin(p);
-    rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
+    rc = idxCmdLock(p, bSave);
+    if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
     rc = idxCmdEnd(p, bSave, rc);

@@ -65,6 +65,8 @@ enum {
   STMT_SP_OPEN,         /* SAVEPOINT docext_command (docextStorageSavepoint) */
   STMT_SP_RELEASE,      /* RELEASE docext_command */
   STMT_SP_ROLLBACK,     /* ROLLBACK TO docext_command */
+  STMT_SP_LOCK,         /* takes the write lock, changing nothing */
+  STMT_SP_ABORT,        /* ROLLBACK (the transaction the savepoint began) */
   STMT_ROWS_ALL,        /* readers: every document by id ... */
   STMT_ROWS_ALL_DESC,   /*   ... newest first */
   STMT_ROWS_DOCID,      /*   the document with id ?1 */
@@ -106,6 +108,8 @@ static const char *const azStmt[STMT_COUNT] = {
   "SAVEPOINT docext_command",
   "RELEASE docext_command",
   "ROLLBACK TO docext_command",
+  "DELETE FROM \"%w\".\"%w_config\" WHERE 0",
+  "ROLLBACK",
   ROWS " ORDER BY id ASC",
   ROWS " ORDER BY id DESC",
   ROWS " WHERE id=?1",
@@ -134,6 +138,7 @@ struct DocStore {
   int bNoVals;                    /* X_idx lacks the vals column */
   sqlite3_stmt *aStmt[STMT_COUNT];
   u64 mBorrowed;                  /* bit i: aStmt[i] is lent out */
+  int bTxn;                       /* the open savepoint began the transaction */
 };
 
 /* Names of the shadow tables, for xShadowName and DROP/RENAME. */
@@ -373,30 +378,56 @@ static void storeGiveBack(DocStore *p, int i, sqlite3_stmt *pStmt){
 
 int docextStorageSavepoint(DocStore *p, int eOp){
   sqlite3_stmt *pStmt = 0;
-  int rc = SQLITE_OK, i;
-  /* All three are prepared before the savepoint opens: one that had to be
+  int rc = SQLITE_OK, i, bAuto;
+  /* All are prepared before the savepoint opens: one that had to be
   ** prepared after a change could fail to, out of memory, and leave the
   ** change in place. */
-  for(i=STMT_SP_OPEN; rc==SQLITE_OK && i<=STMT_SP_ROLLBACK; i++){
+  for(i=STMT_SP_OPEN; rc==SQLITE_OK && i<=STMT_SP_ABORT; i++){
     rc = storeStmt(p, i, &pStmt);
   }
-  if( rc==SQLITE_OK ){
-    rc = storeStmt(p, eOp==DOCEXT_SP_OPEN ? STMT_SP_OPEN
-                    : eOp==DOCEXT_SP_RELEASE ? STMT_SP_RELEASE : STMT_SP_ROLLBACK, &pStmt);
+  if( rc!=SQLITE_OK ) return rc;
+  switch( eOp ){
+    case DOCEXT_SP_OPEN:
+      bAuto = sqlite3_get_autocommit(p->db);
+      rc = docextStmtRun(p->aStmt[STMT_SP_OPEN]);
+      if( rc==SQLITE_OK ) p->bTxn = bAuto;
+      return rc;
+    case DOCEXT_SP_LOCK:
+      /* As an UPDATE outside a transaction takes the write lock before it
+      ** reads (waiting for it through the busy handler, and never finding
+      ** its snapshot stale when it comes to write). Inside the user's
+      ** transaction the lock is taken on the first write, as SQLite does. */
+      return p->bTxn ? docextStmtRun(p->aStmt[STMT_SP_LOCK]) : SQLITE_OK;
+    case DOCEXT_SP_RELEASE:
+      rc = docextStmtRun(p->aStmt[STMT_SP_RELEASE]);
+      if( rc==SQLITE_OK ) p->bTxn = 0;
+      return rc;
+    default:
+      return docextStmtRun(p->aStmt[STMT_SP_ROLLBACK]);
   }
-  if( rc==SQLITE_OK ) rc = docextStmtRun(pStmt);
-  return rc;
 }
 
 int docextStorageSavepointEnd(DocStore *p, int rc){
+  int rcUndo;
   if( rc==SQLITE_OK ){
     rc = docextStorageSavepoint(p, DOCEXT_SP_RELEASE);
     if( rc==SQLITE_OK ) return SQLITE_OK;
   }
   /* An error, or a RELEASE that failed (out of memory, busy): undo, so that
   ** an error never leaves the changes made. */
-  docextStorageSavepoint(p, DOCEXT_SP_ROLLBACK);
-  docextStorageSavepoint(p, DOCEXT_SP_RELEASE);
+  rcUndo = docextStorageSavepoint(p, DOCEXT_SP_ROLLBACK);
+  if( rcUndo==SQLITE_OK ) rcUndo = docextStorageSavepoint(p, DOCEXT_SP_RELEASE);
+  if( (rcUndo!=SQLITE_OK || p->bTxn) && !sqlite3_get_autocommit(p->db) ){
+    /* Undoing failed (the connection was interrupted: every statement now
+    ** fails), or the transaction this savepoint began could not end (its
+    ** commit found the database busy). End the whole transaction, as SQLite
+    ** does for a write statement that fails so: ROLLBACK, and if even that
+    ** is interrupted, a write statement, whose interruption makes SQLite
+    ** roll the transaction back itself (see sqlite3_interrupt()). */
+    docextStmtRun(p->aStmt[STMT_SP_ABORT]);
+    if( !sqlite3_get_autocommit(p->db) ) docextStmtRun(p->aStmt[STMT_SP_LOCK]);
+  }
+  p->bTxn = 0;
   return rc;
 }
 

@@ -917,6 +917,34 @@ static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zNam
   return 0;
 }
 
+/* Does schema zDb have a table zName (*pbHas)? Reading its schema table
+** also brings the connection's copy of that schema up to date: when
+** another connection changed it (dropped and recreated the collection, say),
+** the old virtual tables are disconnected here, before the registry is
+** searched, and not later while a statement of theirs runs. */
+static int schemaHasTable(sqlite3 *db, const char *zDb, const char *zName, int *pbHas){
+  sqlite3_stmt *pHas = 0;
+  char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
+                               " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb);
+  int rc, rcStep;
+  *pbHas = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pHas, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
+    rcStep = sqlite3_step(pHas);
+    if( rcStep==SQLITE_ROW ){
+      *pbHas = 1;
+    }else if( rcStep!=SQLITE_DONE ){
+      rc = rcStep;
+    }
+    rcStep = sqlite3_finalize(pHas);
+    if( rc==SQLITE_OK ) rc = rcStep;
+  }
+  return rc;
+}
+
 /* The schema an unqualified table name resolves to, as SQLite resolves it:
 ** temp, then main, then attached databases in the order attached. NULL
 ** (and SQLITE_OK in *pRc) if no schema has such a table. */
@@ -927,30 +955,17 @@ static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
                                   " ORDER BY name<>'temp', seq", -1, &pList, 0);
   while( rc==SQLITE_OK && zFound==0 ){
     const char *zDb;
-    sqlite3_stmt *pHas = 0;
-    char *zSql;
-    int rcStep = sqlite3_step(pList), rc2;
+    int rcStep = sqlite3_step(pList), bHas = 0;
     if( rcStep!=SQLITE_ROW ){
       if( rcStep!=SQLITE_DONE ) rc = rcStep;
       break;
     }
     zDb = (const char*)sqlite3_column_text(pList, 0);
-    zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
-                                 " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb) : 0;
-    if( zSql==0 ){ rc = SQLITE_NOMEM; break; }
-    rc = sqlite3_prepare_v2(db, zSql, -1, &pHas, 0);
-    sqlite3_free(zSql);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
-      rcStep = sqlite3_step(pHas);
-      if( rcStep==SQLITE_ROW ){
-        zFound = sqlite3_mprintf("%s", zDb);
-        if( zFound==0 ) rc = SQLITE_NOMEM;
-      }else if( rcStep!=SQLITE_DONE ){
-        rc = rcStep;
-      }
-      rc2 = sqlite3_finalize(pHas);
-      if( rc==SQLITE_OK ) rc = rc2;
+    if( zDb==0 ){ rc = SQLITE_NOMEM; break; }
+    rc = schemaHasTable(db, zDb, zName, &bHas);
+    if( rc==SQLITE_OK && bHas ){
+      zFound = sqlite3_mprintf("%s", zDb);
+      if( zFound==0 ) rc = SQLITE_NOMEM;
     }
   }
   if( sqlite3_finalize(pList)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(db);
@@ -975,9 +990,22 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     return SQLITE_ERROR;
   }
   if( zDot ){
+    int bHas = 0;
     zDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);
     if( zDb==0 ) return SQLITE_NOMEM;
     zName = zDot+1;
+    /* (as resolveSchema does for each schema it tries; an unknown schema
+    ** is "no collection named", below) */
+    rc = schemaHasTable(pConn->db, zDb, zName, &bHas);
+    if( (rc & 0xff)==SQLITE_NOMEM ){
+      sqlite3_free(zDb);
+      return SQLITE_NOMEM;
+    }
+    if( rc!=SQLITE_OK && (rc & 0xff)!=SQLITE_ERROR ){
+      sqlite3_free(zDb);
+      return rc;
+    }
+    rc = SQLITE_OK;
   }else{
     zDb = resolveSchema(pConn->db, zName, &rc);
     if( rc!=SQLITE_OK ) return rc;

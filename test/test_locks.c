@@ -11,6 +11,8 @@
 **      reset it; then step it to the end and reset it again;
 **   2. after each, no statement of the connection may be busy, and a
 **      second connection must be able to write at once (no busy timeout).
+** In WAL mode (each test runs in both), the second connection's
+** checkpoint must also complete, which no reader allows.
 ** The statements cover every kind of plan (collection scan, _id point and
 ** range, index point, range, descending, multikey, $in, $or, sort from an
 ** index and in memory, covered counts), the functions that read
@@ -25,6 +27,7 @@ int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
 
 static int nPass = 0;
 static int nFail = 0;
+static int bWal = 0;          /* the database is in WAL mode */
 
 static void check(int bOk, const char *zWhat, const char *zDetail){
   if( bOk ){
@@ -74,7 +77,7 @@ static void checkReleased(sqlite3 *db, sqlite3 *dbOther, const char *zSql,
   sqlite3_stmt *pBusy = busyStatement(db);
   char *zErr = 0;
   int rc;
-  snprintf(zWhat, sizeof(zWhat), "%s (%s)", zSql, zWhen);
+  snprintf(zWhat, sizeof(zWhat), "%s (%s%s)", zSql, zWhen, bWal ? ", WAL" : "");
   check(pBusy==0, zWhat, pBusy ? sqlite3_sql(pBusy) : 0);
   check(sqlite3_get_autocommit(db), zWhat, "a transaction is still open");
   rc = sqlite3_exec(dbOther, "BEGIN IMMEDIATE; INSERT INTO other VALUES (1); COMMIT",
@@ -82,6 +85,17 @@ static void checkReleased(sqlite3 *db, sqlite3 *dbOther, const char *zSql,
   check(rc==SQLITE_OK, zWhat, zErr);
   if( rc!=SQLITE_OK ) sqlite3_exec(dbOther, "ROLLBACK", 0, 0, 0);
   sqlite3_free(zErr);
+  if( bWal ){
+    /* no reader left: the other connection's checkpoint completes */
+    sqlite3_stmt *pCkpt = 0;
+    int bBusy = 1;
+    if( sqlite3_prepare_v2(dbOther, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &pCkpt, 0)==SQLITE_OK
+     && sqlite3_step(pCkpt)==SQLITE_ROW ){
+      bBusy = sqlite3_column_int(pCkpt, 0);
+    }
+    sqlite3_finalize(pCkpt);
+    check(bBusy==0, zWhat, "a checkpoint could not complete");
+  }
 }
 
 static void testStatement(sqlite3 *db, sqlite3 *dbOther, const char *zSql){
@@ -130,6 +144,11 @@ static const char *azRead[] = {
   "SELECT doc_stats('c')",
   "SELECT doc_check('c')",
   "SELECT * FROM doc_each('[{\"a\": 1}, {\"a\": 2}]')",
+  "SELECT (SELECT count(*) FROM c('{u: 2}') WHERE _id > o.x) FROM"
+  " (SELECT 1 AS x UNION SELECT 30) AS o",
+  "SELECT o.x, c.doc FROM (SELECT 2 AS x UNION SELECT 3) AS o, c"
+  " WHERE c.filter = json_object('u', o.x)",
+  "SELECT a.doc, b.doc FROM c('{u: 2}') a, c('{u: {$gte: 3}}') b",
 };
 
 /* Statements that write, each inside a transaction rolled back after it
@@ -151,7 +170,7 @@ static const char *azWrite[] = {
   "SELECT doc_ttl_sweep('c')",
 };
 
-int main(void){
+static void testMode(void){
   char zPath[] = "/tmp/docext-test-locks-XXXXXX";
   char zDb[64], zJournal[80];
   sqlite3 *db, *dbOther;
@@ -159,13 +178,14 @@ int main(void){
   int fd = mkstemp(zPath);
   if( fd<0 ){
     printf("cannot create a temporary file\n");
-    return 1;
+    exit(1);
   }
   close(fd);
   snprintf(zDb, sizeof(zDb), "%s", zPath);
   snprintf(zJournal, sizeof(zJournal), "%s-journal", zPath);
 
   db = openDb(zDb, 1);
+  if( bWal ) exec(db, "PRAGMA journal_mode=WAL");
   exec(db, "CREATE VIRTUAL TABLE c USING docext");
   exec(db, "CREATE TABLE other(x)");
   exec(db, "BEGIN");
@@ -211,6 +231,15 @@ int main(void){
   sqlite3_close(db);
   unlink(zDb);
   unlink(zJournal);
+  snprintf(zJournal, sizeof(zJournal), "%s-wal", zPath); unlink(zJournal);
+  snprintf(zJournal, sizeof(zJournal), "%s-shm", zPath); unlink(zJournal);
+}
+
+int main(void){
+  bWal = 0;
+  testMode();
+  bWal = 1;
+  testMode();
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
 }

@@ -1,0 +1,310 @@
+/*
+** test_busy.c — docext's writes meet other connections' locks and
+** interrupts as an ordinary SQLite statement does.
+**
+** A write of docext (a command such as doc_update_many, an index command,
+** an INSERT into a collection) runs statements of its own. On a file
+** database, in rollback-journal and in WAL mode, with a second connection B:
+**   1. B holds the write lock: the write fails with SQLITE_BUSY, changes
+**      nothing, and leaves no statement running and no transaction open;
+**   2. the same with a busy handler that lets B finish: the handler is
+**      called (so busy_timeout works) and the write succeeds;
+**   3. (rollback journal) B is reading, so the write cannot commit: it
+**      fails with SQLITE_BUSY, changes nothing, leaves nothing open;
+**   4. a progress handler interrupts the write after 1, 2, 4, ... steps:
+**      each time it succeeds or fails with SQLITE_INTERRUPT, leaving
+**      nothing open and the write done wholly or not at all (SQLite itself
+**      may report the interruption of a statement that completed) —
+**      outside a transaction, and inside one (where, as SQLite does for its
+**      own statements, the interruption may end the whole transaction);
+**   5. a command is atomic: B, trying to change a document at every point
+**      where one of A's statements starts, either changes it before A's
+**      command reads it or after A's command committed, never in between.
+*/
+#include "docextInt.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
+
+static int nPass = 0;
+static int nFail = 0;
+
+static void check(int bOk, const char *zWhat, const char *zDetail){
+  if( bOk ){
+    nPass++;
+  }else{
+    nFail++;
+    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
+  }
+}
+
+static void exec(sqlite3 *db, const char *zSql){
+  char *zErr = 0;
+  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    printf("cannot run %s: %s\n", zSql, zErr);
+    exit(1);
+  }
+}
+
+static sqlite3 *openDb(const char *zPath){
+  sqlite3 *db = 0;
+  char *zErr = 0;
+  if( sqlite3_open(zPath, &db)!=SQLITE_OK ){
+    printf("cannot open %s\n", zPath);
+    exit(1);
+  }
+  if( sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
+    printf("cannot load docext: %s\n", zErr);
+    exit(1);
+  }
+  return db;
+}
+
+/* Run zSql to the end; its result code (SQLITE_DONE when it worked). */
+static int runStmt(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *pStmt = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if( rc!=SQLITE_OK ) return rc;
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){}
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* The whole content of the collection and its indexes, as text. */
+static char *content(sqlite3 *db){
+  sqlite3_stmt *pStmt = 0;
+  char *z = 0;
+  if( sqlite3_prepare_v2(db, "SELECT (SELECT group_concat(doc, ',') FROM c) || '/' ||"
+                             " (SELECT group_concat(name) FROM doc_indexes('c')) || '/' ||"
+                             " (SELECT count(*) FROM c('{u: 2}')) || '/' || doc_check('c')",
+                         -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    z = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+  }else{
+    z = sqlite3_mprintf("error: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return z;
+}
+
+/* Nothing of db runs and no transaction is open. */
+static void checkIdle(sqlite3 *db, const char *zWhat){
+  sqlite3_stmt *p;
+  for(p=sqlite3_next_stmt(db, 0); p; p=sqlite3_next_stmt(db, p)){
+    if( sqlite3_stmt_busy(p) ) break;
+  }
+  check(p==0, zWhat, p ? sqlite3_sql(p) : 0);
+  check(sqlite3_get_autocommit(db), zWhat, "a transaction is still open");
+}
+
+static const char *azWrite[] = {
+  "SELECT doc_update_one('c', '{u: 2}', '{$set: {w: 0}}')",
+  "SELECT doc_update_many('c', '{u: 2}', '{$inc: {w: 1}}')",
+  "SELECT doc_update_many('c', '{_id: 77, u: 9}', '{$inc: {w: 1}}', '{upsert: true}')",
+  "SELECT doc_delete_one('c', '{u: 3}')",
+  "SELECT doc_delete_many('c', '{u: {$gt: 2}}')",
+  "SELECT doc_find_and_modify('c', '{query: {u: 1}, update: {$set: {v: 1}}}')",
+  "SELECT doc_create_index('c', '{w: 1}')",
+  "SELECT doc_drop_index('c', 'u_1')",
+  "INSERT INTO c(doc) VALUES ('{_id: 1000, u: 2}')",
+  "UPDATE c SET doc = doc_update(bson, '{$set: {x: 1}}') WHERE _id < 5",
+  "DELETE FROM c WHERE _id > 40",
+};
+#define N_WRITE (int)(sizeof(azWrite)/sizeof(azWrite[0]))
+
+/* Put the collection back as it was (c, its u_1 index, 50 documents). */
+static void refill(sqlite3 *db){
+  exec(db, "DROP TABLE IF EXISTS c; CREATE VIRTUAL TABLE c USING docext;"
+           " INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL"
+           " SELECT x+1 FROM s WHERE x<50) SELECT json_object('_id', x, 'u', x%5,"
+           " 'w', x%7) FROM s;"
+           " SELECT doc_create_index('c', '{u: 1}')");
+}
+
+typedef struct Busy Busy;
+struct Busy {
+  sqlite3 *dbB;
+  int nCall;
+};
+
+/* A busy handler that lets B end its transaction, then has A retry. */
+static int busyRelease(void *pArg, int nPrior){
+  Busy *p = (Busy*)pArg;
+  (void)nPrior;
+  p->nCall++;
+  if( !sqlite3_get_autocommit(p->dbB) ) exec(p->dbB, "ROLLBACK");
+  return p->nCall<100;
+}
+
+static int nProgress, nProgressStop;
+static int progressStop(void *pArg){
+  (void)pArg;
+  return ++nProgress>=nProgressStop;
+}
+
+/* 5: B moves document 1 out of {u: 2} when A starts its k-th statement. */
+typedef struct Race Race;
+struct Race {
+  sqlite3 *dbB;
+  int k, n;
+  int bDone;                  /* B's change went through */
+  int wBefore;                /* w of document 1 as B found it */
+};
+static int raceTrace(unsigned eType, void *pArg, void *p, void *x){
+  Race *r = (Race*)pArg;
+  (void)p; (void)x;
+  if( eType==SQLITE_TRACE_STMT && ++r->n==r->k ){
+    sqlite3_stmt *pStmt = 0;
+    if( sqlite3_prepare_v2(r->dbB, "SELECT doc_find_and_modify('c', '{query: {_id: 1},"
+                                   " update: {$set: {u: 3}}}')->>'w'", -1, &pStmt, 0)==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      r->bDone = 1;
+      r->wBefore = sqlite3_column_int(pStmt, 0);
+    }
+    sqlite3_finalize(pStmt);
+  }
+  return 0;
+}
+
+static void testMode(int bWal){
+  char zPath[] = "/tmp/docext-test-busy-XXXXXX";
+  char zAux[80], zWhat[400];
+  const char *zMode = bWal ? "WAL" : "rollback journal";
+  sqlite3 *dbA, *dbB;
+  int i, k, rc;
+  int fd = mkstemp(zPath);
+  if( fd<0 ){
+    printf("cannot create a temporary file\n");
+    exit(1);
+  }
+  close(fd);
+  dbA = openDb(zPath);
+  if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
+  exec(dbA, "CREATE TABLE other(x); INSERT INTO other VALUES (1), (2)");
+  refill(dbA);
+  dbB = openDb(zPath);
+
+  for(i=0; i<N_WRITE; i++){
+    char *zBefore = content(dbA), *zAfter, *zDone;
+    Busy busy;
+
+    /* 1. B holds the write lock. */
+    exec(dbB, "BEGIN IMMEDIATE; INSERT INTO other VALUES (3)");
+    rc = runStmt(dbA, azWrite[i]);
+    snprintf(zWhat, sizeof(zWhat), "%s while B writes (%s)", azWrite[i], zMode);
+    check(rc==SQLITE_BUSY, zWhat, rc==SQLITE_DONE ? "it worked" : sqlite3_errmsg(dbA));
+    checkIdle(dbA, zWhat);
+    zAfter = content(dbA);
+    check(strcmp(zBefore, zAfter)==0, zWhat, "it changed something");
+    sqlite3_free(zAfter);
+
+    /* 2. The same, with a busy handler that lets B finish. */
+    memset(&busy, 0, sizeof(busy));
+    busy.dbB = dbB;
+    sqlite3_busy_handler(dbA, busyRelease, &busy);
+    rc = runStmt(dbA, azWrite[i]);
+    sqlite3_busy_handler(dbA, 0, 0);
+    snprintf(zWhat, sizeof(zWhat), "%s while B writes, with a busy handler (%s)",
+             azWrite[i], zMode);
+    check(rc==SQLITE_DONE, zWhat, sqlite3_errmsg(dbA));
+    check(busy.nCall>0, zWhat, "the busy handler was not called");
+    checkIdle(dbA, zWhat);
+    if( !sqlite3_get_autocommit(dbB) ) exec(dbB, "ROLLBACK");
+    refill(dbA);
+
+    /* 3. B reads: in rollback-journal mode A cannot commit. */
+    if( !bWal ){
+      sqlite3_stmt *pRead = 0;
+      sqlite3_prepare_v2(dbB, "SELECT x FROM other", -1, &pRead, 0);
+      sqlite3_step(pRead);
+      rc = runStmt(dbA, azWrite[i]);
+      snprintf(zWhat, sizeof(zWhat), "%s while B reads (%s)", azWrite[i], zMode);
+      check(rc==SQLITE_BUSY, zWhat, rc==SQLITE_DONE ? "it worked" : sqlite3_errmsg(dbA));
+      checkIdle(dbA, zWhat);
+      sqlite3_finalize(pRead);
+      zAfter = content(dbA);
+      check(strcmp(zBefore, zAfter)==0, zWhat, "it changed something");
+      sqlite3_free(zAfter);
+    }
+
+    /* 4. Interrupted after 1, 2, 4, ... steps, outside a transaction and
+    ** inside one. */
+    rc = runStmt(dbA, azWrite[i]);
+    zDone = content(dbA);
+    refill(dbA);
+    for(k=0; k<2; k++){
+      for(nProgressStop=1; nProgressStop<(1<<20); nProgressStop*=2){
+        nProgress = 0;
+        if( k ) exec(dbA, "BEGIN; INSERT INTO other VALUES (4)");
+        sqlite3_progress_handler(dbA, 1, progressStop, 0);
+        rc = runStmt(dbA, azWrite[i]);
+        sqlite3_progress_handler(dbA, 0, 0, 0);
+        snprintf(zWhat, sizeof(zWhat), "%s interrupted after %d steps%s (%s)", azWrite[i],
+                 nProgressStop, k ? " in a transaction" : "", zMode);
+        check(rc==SQLITE_DONE || rc==SQLITE_INTERRUPT, zWhat, sqlite3_errmsg(dbA));
+        if( k && !sqlite3_get_autocommit(dbA) ) exec(dbA, "COMMIT");
+        checkIdle(dbA, zWhat);
+        zAfter = content(dbA);
+        check(strcmp(zBefore, zAfter)==0 || strcmp(zDone, zAfter)==0, zWhat,
+              "half done");
+        if( strcmp(zBefore, zAfter)!=0 ) refill(dbA);
+        sqlite3_free(zAfter);
+        if( rc==SQLITE_DONE ) break;
+      }
+    }
+    sqlite3_free(zBefore);
+    sqlite3_free(zDone);
+  }
+
+  /* 5. Atomic commands: B tries its change at every statement A starts. */
+  for(k=1; k<200; k++){
+    static const char *azCmd[] = {
+      "SELECT doc_update_many('c', '{u: 2}', '{$inc: {w: 100}}')",
+      "SELECT doc_find_and_modify('c', '{query: {u: 2}, sort: {_id: 1},"
+      " update: {$inc: {w: 100}}}')",
+    };
+    Race race;
+    int j, w = -1, bReached = 0;
+    for(j=0; j<2; j++){
+      sqlite3_stmt *pStmt = 0;
+      exec(dbA, "SELECT doc_update_one('c', '{_id: 1}', '{$set: {u: 2, w: 0}}')");
+      memset(&race, 0, sizeof(race));
+      race.dbB = dbB;
+      race.k = k;
+      sqlite3_trace_v2(dbA, SQLITE_TRACE_STMT, raceTrace, &race);
+      rc = runStmt(dbA, azCmd[j]);
+      sqlite3_trace_v2(dbA, 0, 0, 0);
+      bReached |= race.n>=k;
+      if( sqlite3_prepare_v2(dbA, "SELECT doc->>'w' FROM c WHERE _id = 1", -1, &pStmt, 0)
+            ==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+        w = sqlite3_column_int(pStmt, 0);
+      }
+      sqlite3_finalize(pStmt);
+      snprintf(zWhat, sizeof(zWhat), "%s with B's change at statement %d (%s)",
+               azCmd[j], k, zMode);
+      check(rc==SQLITE_DONE, zWhat, sqlite3_errmsg(dbA));
+      /* B first: A must not touch the document B moved out of {u: 2};
+      ** A first: B found it changed. */
+      check(!race.bDone || (race.wBefore==0 ? w==0 : w==100), zWhat,
+            "B changed the document between A's find and A's write");
+      checkIdle(dbA, zWhat);
+    }
+    if( !bReached ) break;
+  }
+
+  sqlite3_close(dbB);
+  sqlite3_close(dbA);
+  unlink(zPath);
+  snprintf(zAux, sizeof(zAux), "%s-journal", zPath); unlink(zAux);
+  snprintf(zAux, sizeof(zAux), "%s-wal", zPath); unlink(zAux);
+  snprintf(zAux, sizeof(zAux), "%s-shm", zPath); unlink(zAux);
+}
+
+int main(void){
+  testMode(0);
+  testMode(1);
+  printf("%d passed, %d failed\n", nPass, nFail);
+  return nFail>0;
+}

@@ -1,0 +1,260 @@
+/*
+** test_stale.c — a connection's caches follow changes it did not make.
+**
+** docext keeps, per connection, prepared statements, each collection's
+** index list (with multikey and TTL flags) and a spare cursor. Another
+** connection may change any of it between two statements (create or drop
+** an index, insert a multikey document, drop and recreate or rename the
+** collection), and a transaction of this connection may be rolled back
+** after changing it. After each such change, on a file database in
+** rollback-journal and in WAL mode, every query of a fixed list must give
+** on the long-lived connection A exactly what it gives on a connection
+** opened afresh (which has no cache to be stale): the same rows, the same
+** errors. The queries reach the collection every way docext offers: the
+** table with a filter (literal, and bound when the statement runs), sort
+** and projection, _id lookups, count(*), and the functions that take the
+** collection's name, qualified or not, called from statements that read no
+** table (so no transaction is open when they plan).
+*/
+#include "docextInt.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
+
+static int nPass = 0;
+static int nFail = 0;
+
+static void check(int bOk, const char *zWhat, const char *zDetail){
+  if( bOk ){
+    nPass++;
+  }else{
+    nFail++;
+    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
+  }
+}
+
+static void exec(sqlite3 *db, const char *zSql){
+  char *zErr = 0;
+  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
+    printf("cannot run %s: %s\n", zSql, zErr);
+    exit(1);
+  }
+}
+
+static sqlite3 *openDb(const char *zPath){
+  sqlite3 *db = 0;
+  char *zErr = 0;
+  if( sqlite3_open(zPath, &db)!=SQLITE_OK ){
+    printf("cannot open %s\n", zPath);
+    exit(1);
+  }
+  if( sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
+    printf("cannot load docext: %s\n", zErr);
+    exit(1);
+  }
+  return db;
+}
+
+/* Every row of zSql (one parameter, bound to zArg when it has one) as
+** text, or its error; sqlite3_malloc'd. */
+static char *run(sqlite3 *db, const char *zSql, const char *zArg){
+  sqlite3_stmt *pStmt = 0;
+  DocBuf out;
+  int rc = SQLITE_OK, i;
+  memset(&out, 0, sizeof(out));
+  if( sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+    docextBufAppendf(&rc, &out, "error: %s", sqlite3_errmsg(db));
+  }else{
+    int rcStep;
+    if( sqlite3_bind_parameter_count(pStmt)>0 ){
+      sqlite3_bind_text(pStmt, 1, zArg, -1, SQLITE_STATIC);
+    }
+    while( (rcStep = sqlite3_step(pStmt))==SQLITE_ROW ){
+      for(i=0; i<sqlite3_column_count(pStmt); i++){
+        const char *z = (const char*)sqlite3_column_text(pStmt, i);
+        docextBufAppendf(&rc, &out, "%s%s", i ? "|" : "", z ? z : "NULL");
+      }
+      docextBufAppendByte(&rc, &out, '\n');
+    }
+    if( rcStep!=SQLITE_DONE ) docextBufAppendf(&rc, &out, "error: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  docextBufAppendByte(&rc, &out, 0);
+  if( rc!=SQLITE_OK ){
+    printf("out of memory\n");
+    exit(1);
+  }
+  return (char*)out.a;
+}
+
+/* The queries, each with the text bound to its parameter (if any). */
+static const char *azQuery[][2] = {
+  /* first, while A has no transaction that could have seen the change */
+  { "SELECT doc_count('main.c', '{u: 2}')", 0 },
+  { "SELECT doc_count('main.c', '{w: 3}')", 0 },
+  { "SELECT doc_count('main.c', '{u: 7}')", 0 },
+  { "SELECT doc_explain('main.c', '{u: 2}')->>'indexName'", 0 },
+  { "SELECT doc_explain('main.c', '{w: 3}')->>'indexName'", 0 },
+  { "SELECT doc_count('main.d', '{u: 2}')", 0 },
+  { "SELECT _id FROM c('{u: 2}')", 0 },
+  { "SELECT count(*) FROM c('{u: 2}')", 0 },
+  { "SELECT count(*) FROM c WHERE filter = ?", "{u: 2}" },
+  { "SELECT doc FROM c('{u: {$gte: 2}}', '{u: 1, _id: 0}')", 0 },
+  { "SELECT doc FROM c('{u: 7}', '{u: 1, _id: 0}')", 0 },
+  { "SELECT _id FROM c('{w: 3}')", 0 },
+  { "SELECT _id FROM c('{}', NULL, '{u: -1, _id: 1}') LIMIT 5", 0 },
+  { "SELECT _id FROM c('{}', NULL, NULL, '{hint: \"u_1\"}') LIMIT 3", 0 },
+  { "SELECT _id FROM c WHERE _id > 45", 0 },
+  { "SELECT count(*) FROM c", 0 },
+  { "SELECT doc_count('c', '{u: 2}')", 0 },
+  { "SELECT name, multikey FROM doc_indexes('main.c')", 0 },
+  { "SELECT _id FROM d('{u: 2}')", 0 },
+};
+#define N_QUERY (int)(sizeof(azQuery)/sizeof(azQuery[0]))
+
+/* Each query on A (whose caches may be stale) and on a new connection. */
+static void compare(sqlite3 *dbA, const char *zDb, const char *zAfter){
+  sqlite3 *dbNew = openDb(zDb);
+  int i;
+  for(i=0; i<N_QUERY; i++){
+    char *zA = run(dbA, azQuery[i][0], azQuery[i][1]);
+    char *zNew = run(dbNew, azQuery[i][0], azQuery[i][1]);
+    char zWhat[300];
+    snprintf(zWhat, sizeof(zWhat), "%s, after %s", azQuery[i][0], zAfter);
+    check(strcmp(zA, zNew)==0, zWhat, 0);
+    if( strcmp(zA, zNew)!=0 ) printf("  stale connection:\n%s  new connection:\n%s", zA, zNew);
+    sqlite3_free(zA);
+    sqlite3_free(zNew);
+  }
+  sqlite3_close(dbNew);
+}
+
+static void fill(sqlite3 *db){
+  exec(db, "CREATE VIRTUAL TABLE c USING docext");
+  exec(db, "INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1"
+           " FROM s WHERE x<50) SELECT json_object('_id', x, 'u', x%5, 'w', x%7) FROM s");
+  exec(db, "SELECT doc_create_index('c', '{u: 1}')");
+}
+
+/* A statement prepared before a change, stepped after it. */
+static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
+                         const char *zSql, const char *zAfter){
+  sqlite3_stmt *pStmt = 0;
+  sqlite3 *dbNew;
+  char *zNew;
+  DocBuf got;
+  int rc = SQLITE_OK, rcStep;
+  char zWhat[300];
+  memset(&got, 0, sizeof(got));
+  if( sqlite3_prepare_v2(dbA, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+    check(0, zSql, sqlite3_errmsg(dbA));
+    return;
+  }
+  exec(dbB, zChange);
+  while( (rcStep = sqlite3_step(pStmt))==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    docextBufAppendf(&rc, &got, "%s\n", z ? z : "NULL");
+  }
+  if( rcStep!=SQLITE_DONE ) docextBufAppendf(&rc, &got, "error: %s", sqlite3_errmsg(dbA));
+  docextBufAppendByte(&rc, &got, 0);
+  sqlite3_finalize(pStmt);
+  dbNew = openDb(sqlite3_db_filename(dbA, "main"));
+  zNew = run(dbNew, zSql, 0);
+  sqlite3_close(dbNew);
+  snprintf(zWhat, sizeof(zWhat), "%s prepared before %s", zSql, zAfter);
+  check(rc==SQLITE_OK && strcmp((char*)got.a, zNew)==0, zWhat, 0);
+  if( rc==SQLITE_OK && strcmp((char*)got.a, zNew)!=0 ){
+    printf("  prepared before:\n%s  new connection:\n%s", (char*)got.a, zNew);
+  }
+  docextBufFree(&got);
+  sqlite3_free(zNew);
+}
+
+static void testMode(int bWal){
+  char zPath[] = "/tmp/docext-test-stale-XXXXXX";
+  char zAux[80];
+  sqlite3 *dbA, *dbB;
+  const char *zMode = bWal ? "WAL" : "rollback journal";
+  char zAfter[200];
+  int fd = mkstemp(zPath);
+  if( fd<0 ){
+    printf("cannot create a temporary file\n");
+    exit(1);
+  }
+  close(fd);
+  dbA = openDb(zPath);
+  if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
+  fill(dbA);
+  dbB = openDb(zPath);
+
+#define STEP(zChangeB, zWhy) do{ \
+    compare(dbA, zPath, "nothing (warming the caches)"); \
+    exec(dbB, zChangeB); \
+    snprintf(zAfter, sizeof(zAfter), "%s (%s)", zWhy, zMode); \
+    compare(dbA, zPath, zAfter); }while(0)
+
+  /* Another connection changes the indexes and the documents. */
+  STEP("SELECT doc_drop_index('c', 'u_1')", "B dropped u_1");
+  STEP("SELECT doc_create_index('c', '{u: 1}')", "B created u_1");
+  STEP("INSERT INTO c(doc) VALUES ('{_id: 100, u: 2, w: 3}')", "B inserted a document");
+  STEP("SELECT doc_create_index('c', '{w: 1}')", "B created w_1");
+  STEP("INSERT INTO c(doc) VALUES ('{_id: 101, u: [2, 7], w: 3}')", "B inserted a multikey document");
+  STEP("SELECT doc_drop_index('c', 'w_1'); SELECT doc_update_many('c', '{w: 3}', '{$inc: {w: 1}}')",
+       "B dropped w_1 and updated");
+  STEP("DROP TABLE c; CREATE VIRTUAL TABLE c USING docext;"
+       " INSERT INTO c(doc) VALUES ('{_id: 1, u: 2, w: 3}'), ('{_id: 2, u: [7, 2]}');"
+       " SELECT doc_create_index('c', '{w: 1}')",
+       "B dropped and recreated c");
+  STEP("ALTER TABLE c RENAME TO d", "B renamed c to d");
+  STEP("ALTER TABLE d RENAME TO c; SELECT doc_create_index('c', '{u: 1}')",
+       "B renamed d back to c");
+
+  /* Statements prepared (with their plans) before the change. */
+  testPrepared(dbA, dbB, "SELECT doc_drop_index('c', 'u_1')",
+               "SELECT _id FROM c('{u: 2}')", "B dropped u_1");
+  testPrepared(dbA, dbB, "SELECT doc_create_index('c', '{u: 1}');"
+               " INSERT INTO c(doc) VALUES ('{_id: 3, u: 2}')",
+               "SELECT _id FROM c('{u: 2}')", "B created u_1 and inserted");
+  testPrepared(dbA, dbB, "DROP TABLE c; CREATE VIRTUAL TABLE c USING docext;"
+               " INSERT INTO c(doc) VALUES ('{_id: 9, u: 2}')",
+               "SELECT _id FROM c('{u: 2}')", "B dropped and recreated c");
+  testPrepared(dbA, dbA, "DROP TABLE c",
+               "SELECT _id FROM c('{u: 2}')", "A dropped c");
+  fill(dbA);
+
+  /* A's own work, rolled back. */
+  snprintf(zAfter, sizeof(zAfter), "A's rolled-back index (%s)", zMode);
+  compare(dbA, zPath, "nothing (warming the caches)");
+  exec(dbA, "BEGIN; SELECT doc_create_index('c', '{w: 1}'); SELECT doc_count('c', '{w: 3}');"
+            " ROLLBACK");
+  compare(dbA, zPath, zAfter);
+  snprintf(zAfter, sizeof(zAfter), "A's rolled-back multikey insert (%s)", zMode);
+  exec(dbA, "BEGIN; INSERT INTO c(doc) VALUES ('{_id: 200, u: [2, 7]}');"
+            " SELECT doc_count('c', '{u: 7}'); ROLLBACK");
+  compare(dbA, zPath, zAfter);
+  snprintf(zAfter, sizeof(zAfter), "A's rolled-back savepoint (%s)", zMode);
+  exec(dbA, "BEGIN; SAVEPOINT s; SELECT doc_drop_index('c', 'u_1');"
+            " INSERT INTO c(doc) VALUES ('{_id: 201, u: [2, 7]}'); ROLLBACK TO s;"
+            " SELECT doc_count('c', '{u: 2}'); COMMIT");
+  compare(dbA, zPath, zAfter);
+  snprintf(zAfter, sizeof(zAfter), "A's rolled-back rename (%s)", zMode);
+  exec(dbA, "BEGIN; ALTER TABLE c RENAME TO d; SELECT doc_count('d', '{u: 2}'); ROLLBACK");
+  compare(dbA, zPath, zAfter);
+#undef STEP
+
+  sqlite3_close(dbB);
+  sqlite3_close(dbA);
+  unlink(zPath);
+  snprintf(zAux, sizeof(zAux), "%s-journal", zPath); unlink(zAux);
+  snprintf(zAux, sizeof(zAux), "%s-wal", zPath); unlink(zAux);
+  snprintf(zAux, sizeof(zAux), "%s-shm", zPath); unlink(zAux);
+}
+
+int main(void){
+  testMode(0);
+  testMode(1);
+  printf("%d passed, %d failed\n", nPass, nFail);
+  return nFail>0;
+}
