@@ -1826,6 +1826,12 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &pat, 0, &zErr);
     }
   }
+  /* The lock before the lookup: another connection must not drop the index
+  ** found, and create one that takes its id, before this one deletes it. */
+  if( rc==SQLITE_OK ){
+    bSave = idxCmdBegin(p);
+    rc = idxCmdLock(p, bSave);
+  }
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
@@ -1864,14 +1870,12 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK ){
     i64 iId = c->aIdx[iFound].iId;
-    bSave = idxCmdBegin(p);
-    rc = idxCmdLock(p, bSave);
-    if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
+    rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
     if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
-    rc = idxCmdEnd(p, bSave, rc);
     c->bLoaded = 0;
   }
+  if( p ) rc = idxCmdEnd(p, bSave, rc);
   if( rc==SQLITE_OK ){
     sqlite3_result_int(ctx, 1);
     sqlite3_free(zErr);
@@ -1954,7 +1958,8 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( p ){
     bSave = idxCmdBegin(p);
-    rc = docextCollTtlSweep(p, &nTotal, &zErr);
+    rc = idxCmdLock(p, bSave);
+    if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &nTotal, &zErr);
     rc = idxCmdEnd(p, bSave, rc);
   }else{
     /* each collection in its own savepoint (a sweep can be repeated) */
@@ -1966,7 +1971,8 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       rc = docextCollFind(pConn, zSpec, &p, &zErr);
       if( rc==SQLITE_OK ){
         bSave = idxCmdBegin(p);
-        rc = docextCollTtlSweep(p, &n, &zErr);
+        rc = idxCmdLock(p, bSave);
+        if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &n, &zErr);
         rc = idxCmdEnd(p, bSave, rc);
       }
       nTotal += n;

@@ -1908,10 +1908,20 @@ static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
   DocQuery *pQuery = 0;
   DocAccess access;
   DocQueryStats st;
+  DocStore *pStore = docextCollStore(pColl);
   double t0 = planNowMs();
-  int rc;
+  int rc, bSave = 0;
   docextAccessInit(&access);
-  rc = docextQueryNew(pColl, pSpec, &pQuery, pzErr);
+  /* One snapshot for the whole run. Called outside a transaction, from a
+  ** statement that reads no table, each statement the query runs (the
+  ** index list, then each range of an $or) would otherwise see the
+  ** database as it is at that moment, and a change another connection
+  ** commits in between could be counted half. (BUSY: no savepoint inside
+  ** a statement that writes, which holds the transaction anyway.) */
+  rc = docextStorageSavepoint(pStore, DOCEXT_SP_OPEN);
+  if( rc==SQLITE_OK ) bSave = 1;
+  if( rc==SQLITE_BUSY ) rc = SQLITE_OK;
+  if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, pSpec, &pQuery, pzErr);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, pzErr);
   while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
     if( bRead ){
@@ -1962,6 +1972,7 @@ static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
   }
   docextQueryFree(pQuery);
   docextAccessClear(&access);
+  if( bSave ) rc = docextStorageSavepointEnd(pStore, rc);
   return rc;
 }
 

@@ -19,7 +19,13 @@
 **      own statements, the interruption may end the whole transaction);
 **   5. a command is atomic: B, trying to change a document at every point
 **      where one of A's statements starts, either changes it before A's
-**      command reads it or after A's command committed, never in between.
+**      command reads it or after A's command committed, never in between;
+**   6. a read (doc_count, doc_explain) sees one snapshot: B moving a
+**      document between the branches of an $or at any of those points
+**      does not change the count;
+**   7. doc_drop_index drops the index it found: B dropping that index and
+**      creating another (which takes its id) at any of those points makes
+**      A's drop fail or wait, never drop B's new index.
 */
 #include "docextInt.h"
 #include <stdio.h>
@@ -151,11 +157,14 @@ struct Race {
   int k, n;
   int bDone;                  /* B's change went through */
   int wBefore;                /* w of document 1 as B found it */
+  const char *zSql;           /* B's change, if not the one of 5 */
 };
 static int raceTrace(unsigned eType, void *pArg, void *p, void *x){
   Race *r = (Race*)pArg;
   (void)p; (void)x;
-  if( eType==SQLITE_TRACE_STMT && ++r->n==r->k ){
+  if( eType==SQLITE_TRACE_STMT && ++r->n==r->k && r->zSql ){
+    r->bDone = runStmt(r->dbB, r->zSql)==SQLITE_DONE;
+  }else if( eType==SQLITE_TRACE_STMT && r->n==r->k ){
     sqlite3_stmt *pStmt = 0;
     if( sqlite3_prepare_v2(r->dbB, "SELECT doc_find_and_modify('c', '{query: {_id: 1},"
                                    " update: {$set: {u: 3}}}')->>'w'", -1, &pStmt, 0)==SQLITE_OK
@@ -164,6 +173,25 @@ static int raceTrace(unsigned eType, void *pArg, void *p, void *x){
       r->wBefore = sqlite3_column_int(pStmt, 0);
     }
     sqlite3_finalize(pStmt);
+  }
+  return 0;
+}
+
+/* 6: B moves document iDoc to u = iTo when A starts its k-th statement. */
+typedef struct Move Move;
+struct Move {
+  sqlite3 *dbB;
+  int k, n;
+  int iDoc, iTo;
+};
+static int moveTrace(unsigned eType, void *pArg, void *p, void *x){
+  Move *m = (Move*)pArg;
+  (void)p; (void)x;
+  if( eType==SQLITE_TRACE_STMT && ++m->n==m->k ){
+    char *zSql = sqlite3_mprintf("SELECT doc_update_one('c', '{_id: %d}', '{$set: {u: %d}}')",
+                                 m->iDoc, m->iTo);
+    runStmt(m->dbB, zSql);   /* (BUSY when A holds its snapshot: fine) */
+    sqlite3_free(zSql);
   }
   return 0;
 }
@@ -292,6 +320,75 @@ static void testMode(int bWal){
       checkIdle(dbA, zWhat);
     }
     if( !bReached ) break;
+  }
+
+  /* 6. Reads in one snapshot: {u: 2} or {u: 3} counts 20 whichever
+  ** branch document 3 (u 3) or 2 (u 2) is moved across, and whenever. */
+  refill(dbA);
+  for(k=1; k<100; k++){
+    static const char *azRead[] = {
+      "SELECT doc_count('c', '{$or: [{u: 2}, {u: 3}]}')",
+      "SELECT doc_explain('c', '{$or: [{u: 2}, {u: 3}]}')->>'n'",
+      "SELECT count(*) FROM c('{$or: [{u: 2}, {u: 3}]}')",
+      "SELECT count(*) FROM c WHERE doc_match(doc, '{$or: [{u: 2}, {u: 3}]}')",
+    };
+    int j, d, bReached = 0;
+    for(j=0; j<(int)(sizeof(azRead)/sizeof(azRead[0])); j++){
+      for(d=0; d<2; d++){
+        Move move;
+        sqlite3_stmt *pStmt = 0;
+        int n = -1;
+        memset(&move, 0, sizeof(move));
+        move.dbB = dbB;
+        move.k = k;
+        move.iDoc = d ? 3 : 2;           /* (u is _id % 5) */
+        move.iTo = d ? 2 : 3;
+        sqlite3_trace_v2(dbA, SQLITE_TRACE_STMT, moveTrace, &move);
+        if( sqlite3_prepare_v2(dbA, azRead[j], -1, &pStmt, 0)==SQLITE_OK
+         && sqlite3_step(pStmt)==SQLITE_ROW ){
+          n = sqlite3_column_int(pStmt, 0);
+        }
+        snprintf(zWhat, sizeof(zWhat), "%s with B moving %d to u %d at statement %d (%s)",
+                 azRead[j], move.iDoc, move.iTo, k, zMode);
+        check(n==20, zWhat, n<0 ? sqlite3_errmsg(dbA) : "a count neither before nor after");
+        sqlite3_finalize(pStmt);
+        sqlite3_trace_v2(dbA, 0, 0, 0);
+        bReached |= move.n>=k;
+        checkIdle(dbA, zWhat);
+        exec(dbA, "SELECT doc_update_one('c', '{_id: 2}', '{$set: {u: 2}}'),"
+                  " doc_update_one('c', '{_id: 3}', '{$set: {u: 3}}')");
+      }
+    }
+    if( !bReached ) break;
+  }
+
+  /* 7. doc_drop_index against B's drop-and-create at A's k-th statement. */
+  for(k=1; k<100; k++){
+    Race race;
+    int rcA, bDropped = 0, bNew = 0;
+    sqlite3_stmt *pStmt = 0;
+    refill(dbA);
+    exec(dbA, "SELECT doc_create_index('c', '{v: 1}')");
+    memset(&race, 0, sizeof(race));
+    race.dbB = dbB;
+    race.k = k;
+    race.zSql = "SELECT doc_drop_index('c', 'v_1'), doc_create_index('c', '{z: 1}')";
+    sqlite3_trace_v2(dbA, SQLITE_TRACE_STMT, raceTrace, &race);
+    rcA = runStmt(dbA, "SELECT doc_drop_index('c', 'v_1')");
+    sqlite3_trace_v2(dbA, 0, 0, 0);
+    if( sqlite3_prepare_v2(dbA, "SELECT sum(name = 'v_1'), sum(name = 'z_1') FROM doc_indexes('c')",
+                           -1, &pStmt, 0)==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      bDropped = sqlite3_column_int(pStmt, 0)==0;
+      bNew = sqlite3_column_int(pStmt, 1)==1;
+    }
+    sqlite3_finalize(pStmt);
+    snprintf(zWhat, sizeof(zWhat), "doc_drop_index with B's drop and create at statement %d (%s)",
+             k, zMode);
+    check(bDropped, zWhat, "v_1 is still there");
+    check(race.bDone ? bNew && rcA!=SQLITE_DONE : rcA==SQLITE_DONE && !bNew, zWhat,
+          race.bDone ? "A dropped B's new index" : sqlite3_errmsg(dbA));
+    checkIdle(dbA, zWhat);
+    if( race.n<k ) break;
   }
 
   sqlite3_close(dbB);
