@@ -31,42 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
-
-static int nPass = 0;
-static int nFail = 0;
-
-static void check(int bOk, const char *zWhat, const char *zDetail){
-  if( bOk ){
-    nPass++;
-  }else{
-    nFail++;
-    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
-  }
-}
-
-static void exec(sqlite3 *db, const char *zSql){
-  char *zErr = 0;
-  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
-    printf("cannot run %s: %s\n", zSql, zErr);
-    exit(1);
-  }
-}
-
-static sqlite3 *openDb(const char *zPath){
-  sqlite3 *db = 0;
-  char *zErr = 0;
-  if( sqlite3_open(zPath, &db)!=SQLITE_OK ){
-    printf("cannot open %s\n", zPath);
-    exit(1);
-  }
-  if( sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
-    printf("cannot load docext: %s\n", zErr);
-    exit(1);
-  }
-  return db;
-}
+#include "testdb.h"
 
 /* Run zSql to the end; its result code (SQLITE_DONE when it worked). */
 static int runStmt(sqlite3 *db, const char *zSql){
@@ -93,16 +58,6 @@ static char *content(sqlite3 *db){
   }
   sqlite3_finalize(pStmt);
   return z;
-}
-
-/* Nothing of db runs and no transaction is open. */
-static void checkIdle(sqlite3 *db, const char *zWhat){
-  sqlite3_stmt *p;
-  for(p=sqlite3_next_stmt(db, 0); p; p=sqlite3_next_stmt(db, p)){
-    if( sqlite3_stmt_busy(p) ) break;
-  }
-  check(p==0, zWhat, p ? sqlite3_sql(p) : 0);
-  check(sqlite3_get_autocommit(db), zWhat, "a transaction is still open");
 }
 
 static const char *azWrite[] = {
@@ -198,21 +153,16 @@ static int moveTrace(unsigned eType, void *pArg, void *p, void *x){
 
 static void testMode(int bWal){
   char zPath[] = "/tmp/docext-test-busy-XXXXXX";
-  char zAux[80], zWhat[400];
+  char zWhat[400];
   const char *zMode = bWal ? "WAL" : "rollback journal";
   sqlite3 *dbA, *dbB;
   int i, k, rc;
-  int fd = mkstemp(zPath);
-  if( fd<0 ){
-    printf("cannot create a temporary file\n");
-    exit(1);
-  }
-  close(fd);
-  dbA = openDb(zPath);
+  makeTempDb(zPath);
+  dbA = openDb(zPath, 1);
   if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
   exec(dbA, "CREATE TABLE other(x); INSERT INTO other VALUES (1), (2)");
   refill(dbA);
-  dbB = openDb(zPath);
+  dbB = openDb(zPath, 1);
 
   for(i=0; i<N_WRITE; i++){
     char *zBefore = content(dbA), *zAfter, *zDone;
@@ -393,10 +343,7 @@ static void testMode(int bWal){
 
   sqlite3_close(dbB);
   sqlite3_close(dbA);
-  unlink(zPath);
-  snprintf(zAux, sizeof(zAux), "%s-journal", zPath); unlink(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-wal", zPath); unlink(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-shm", zPath); unlink(zAux);
+  removeDb(zPath);
 }
 
 int main(void){

@@ -22,64 +22,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "testdb.h"
 
-int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
-
-static int nPass = 0;
-static int nFail = 0;
 static int bWal = 0;          /* the database is in WAL mode */
-
-static void check(int bOk, const char *zWhat, const char *zDetail){
-  if( bOk ){
-    nPass++;
-  }else{
-    nFail++;
-    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
-  }
-}
-
-static void exec(sqlite3 *db, const char *zSql){
-  char *zErr = 0;
-  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
-    printf("cannot run %s: %s\n", zSql, zErr);
-    exit(1);
-  }
-}
-
-static sqlite3 *openDb(const char *zPath, int bDocext){
-  sqlite3 *db = 0;
-  char *zErr = 0;
-  if( sqlite3_open(zPath, &db)!=SQLITE_OK ){
-    printf("cannot open %s\n", zPath);
-    exit(1);
-  }
-  if( bDocext && sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
-    printf("cannot load docext: %s\n", zErr);
-    exit(1);
-  }
-  return db;
-}
-
-/* The first busy statement of db's, or NULL. */
-static sqlite3_stmt *busyStatement(sqlite3 *db){
-  sqlite3_stmt *p;
-  for(p=sqlite3_next_stmt(db, 0); p; p=sqlite3_next_stmt(db, p)){
-    if( sqlite3_stmt_busy(p) ) return p;
-  }
-  return 0;
-}
 
 /* After zSql (on the first connection) was reset: nothing of it runs and
 ** the other connection can write. */
 static void checkReleased(sqlite3 *db, sqlite3 *dbOther, const char *zSql,
                           const char *zWhen){
   char zWhat[600];
-  sqlite3_stmt *pBusy = busyStatement(db);
   char *zErr = 0;
   int rc;
   snprintf(zWhat, sizeof(zWhat), "%s (%s%s)", zSql, zWhen, bWal ? ", WAL" : "");
-  check(pBusy==0, zWhat, pBusy ? sqlite3_sql(pBusy) : 0);
-  check(sqlite3_get_autocommit(db), zWhat, "a transaction is still open");
+  checkIdle(db, zWhat);
   rc = sqlite3_exec(dbOther, "BEGIN IMMEDIATE; INSERT INTO other VALUES (1); COMMIT",
                     0, 0, &zErr);
   check(rc==SQLITE_OK, zWhat, zErr);
@@ -172,19 +127,11 @@ static const char *azWrite[] = {
 
 static void testMode(void){
   char zPath[] = "/tmp/docext-test-locks-XXXXXX";
-  char zDb[64], zJournal[80];
   sqlite3 *db, *dbOther;
   size_t i;
-  int fd = mkstemp(zPath);
-  if( fd<0 ){
-    printf("cannot create a temporary file\n");
-    exit(1);
-  }
-  close(fd);
-  snprintf(zDb, sizeof(zDb), "%s", zPath);
-  snprintf(zJournal, sizeof(zJournal), "%s-journal", zPath);
 
-  db = openDb(zDb, 1);
+  makeTempDb(zPath);
+  db = openDb(zPath, 1);
   if( bWal ) exec(db, "PRAGMA journal_mode=WAL");
   exec(db, "CREATE VIRTUAL TABLE c USING docext");
   exec(db, "CREATE TABLE other(x)");
@@ -203,7 +150,7 @@ static void testMode(void){
   exec(db, "SELECT doc_create_index('c', '{tags: 1}')");
   exec(db, "SELECT doc_create_index('c', '{w: 1}')");
   exec(db, "SELECT doc_create_index('c', '{t: 1}', '{expireAfterSeconds: 60}')");
-  dbOther = openDb(zDb, 0);
+  dbOther = openDb(zPath, 0);
 
   for(i=0; i<sizeof(azRead)/sizeof(azRead[0]); i++){
     testStatement(db, dbOther, azRead[i]);
@@ -229,10 +176,7 @@ static void testMode(void){
 
   sqlite3_close(dbOther);
   sqlite3_close(db);
-  unlink(zDb);
-  unlink(zJournal);
-  snprintf(zJournal, sizeof(zJournal), "%s-wal", zPath); unlink(zJournal);
-  snprintf(zJournal, sizeof(zJournal), "%s-shm", zPath); unlink(zJournal);
+  removeDb(zPath);
 }
 
 int main(void){

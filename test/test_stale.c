@@ -20,42 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
-
-static int nPass = 0;
-static int nFail = 0;
-
-static void check(int bOk, const char *zWhat, const char *zDetail){
-  if( bOk ){
-    nPass++;
-  }else{
-    nFail++;
-    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
-  }
-}
-
-static void exec(sqlite3 *db, const char *zSql){
-  char *zErr = 0;
-  if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
-    printf("cannot run %s: %s\n", zSql, zErr);
-    exit(1);
-  }
-}
-
-static sqlite3 *openDb(const char *zPath){
-  sqlite3 *db = 0;
-  char *zErr = 0;
-  if( sqlite3_open(zPath, &db)!=SQLITE_OK ){
-    printf("cannot open %s\n", zPath);
-    exit(1);
-  }
-  if( sqlite3_docext_init(db, &zErr, 0)!=SQLITE_OK ){
-    printf("cannot load docext: %s\n", zErr);
-    exit(1);
-  }
-  return db;
-}
+#include "testdb.h"
 
 /* Every row of zSql (one parameter, bound to zArg when it has one) as
 ** text, or its error; sqlite3_malloc'd. */
@@ -116,7 +81,7 @@ static const char *azQuery[][2] = {
 
 /* Each query on A (whose caches may be stale) and on a new connection. */
 static void compare(sqlite3 *dbA, const char *zDb, const char *zAfter){
-  sqlite3 *dbNew = openDb(zDb);
+  sqlite3 *dbNew = openDb(zDb, 1);
   int i;
   for(i=0; i<N_QUERY; i++){
     char *zA = run(dbA, azQuery[i][0], azQuery[i][1]);
@@ -160,7 +125,7 @@ static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
   if( rcStep!=SQLITE_DONE ) docextBufAppendf(&rc, &got, "error: %s", sqlite3_errmsg(dbA));
   docextBufAppendByte(&rc, &got, 0);
   sqlite3_finalize(pStmt);
-  dbNew = openDb(sqlite3_db_filename(dbA, "main"));
+  dbNew = openDb(sqlite3_db_filename(dbA, "main"), 1);
   zNew = run(dbNew, zSql, 0);
   sqlite3_close(dbNew);
   snprintf(zWhat, sizeof(zWhat), "%s prepared before %s", zSql, zAfter);
@@ -174,20 +139,14 @@ static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
 
 static void testMode(int bWal){
   char zPath[] = "/tmp/docext-test-stale-XXXXXX";
-  char zAux[80];
   sqlite3 *dbA, *dbB;
   const char *zMode = bWal ? "WAL" : "rollback journal";
   char zAfter[200];
-  int fd = mkstemp(zPath);
-  if( fd<0 ){
-    printf("cannot create a temporary file\n");
-    exit(1);
-  }
-  close(fd);
-  dbA = openDb(zPath);
+  makeTempDb(zPath);
+  dbA = openDb(zPath, 1);
   if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
   fill(dbA);
-  dbB = openDb(zPath);
+  dbB = openDb(zPath, 1);
 
 #define STEP(zChangeB, zWhy) do{ \
     compare(dbA, zPath, "nothing (warming the caches)"); \
@@ -246,10 +205,7 @@ static void testMode(int bWal){
 
   sqlite3_close(dbB);
   sqlite3_close(dbA);
-  unlink(zPath);
-  snprintf(zAux, sizeof(zAux), "%s-journal", zPath); unlink(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-wal", zPath); unlink(zAux);
-  snprintf(zAux, sizeof(zAux), "%s-shm", zPath); unlink(zAux);
+  removeDb(zPath);
 }
 
 int main(void){
