@@ -543,6 +543,10 @@ sqlite3 *docextStorageDb(DocStore *p);
 int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc);
 int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
                         const u8 *aDoc, int nDoc, i64 *piDoc);
+/* Whether a document of nDoc bytes with an _id key of nKey bytes is stored
+** inline: then docextStorageInsert is one INSERT, which fails with
+** SQLITE_CONSTRAINT_UNIQUE (and changes nothing) when the key exists. */
+int docextStorageIsInline(DocStore *p, int nKey, int nDoc);
 /* aOld/nOld: the document's current bytes, or NULL. With them, a paged
 ** document rewrites only the pages whose bytes changed. */
 int docextStorageReplace(DocStore *p, i64 iDoc, const u8 *aKey, int nKey,

@@ -458,7 +458,20 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char
   rc = docextCollTtlSweep(p, 0, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollPrepare(aDoc, &doc, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = idKey(aStore, &key, &id);
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && eConflict!=SQLITE_IGNORE && eConflict!=SQLITE_REPLACE
+   && docextStorageIsInline(p->pStore, (int)key.n, docextGetI32(aStore)) ){
+    /* No look-up first: the INSERT's UNIQUE(idkey) finds a duplicate _id,
+    ** and the failed statement leaves nothing behind. */
+    rc = docextStorageInsert(p->pStore, key.a, (int)key.n,
+                             aStore, docextGetI32(aStore), piDoc);
+    if( rc==SQLITE_CONSTRAINT
+     && sqlite3_extended_errcode(docextStorageDb(p->pStore))==SQLITE_CONSTRAINT_UNIQUE ){
+      *pzErr = idDupMessage(p, &id);
+    }else if( rc==SQLITE_OK ){
+      rc = docextIndexUpdate(p, *piDoc, 0, aStore, pzErr);
+      if( rc!=SQLITE_OK ) docextStorageDelete(p->pStore, *piDoc);
+    }
+  }else if( rc==SQLITE_OK ){
     rc = docextStorageFindKey(p->pStore, key.a, (int)key.n, &iOld);
     if( rc==SQLITE_DONE ){
       rc = docextStorageInsert(p->pStore, key.a, (int)key.n,

@@ -78,6 +78,9 @@
 ** Errors are "docext: <what> at line L column C", 1-based, columns in bytes.
 */
 #include "docextInt.h"
+#if defined(__SSE2__)
+# include <emmintrin.h>
+#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <math.h>
@@ -100,6 +103,9 @@ struct JsonParse {
                       ** reading: ObjectId(), new Date(), ISODate() */
   DocBuf *pOut;       /* the BSON being written */
   DocBuf tmp;         /* scratch: call arguments, rebuilt wrapper values */
+  int nNulEscape;     /* \u0000 escapes decoded so far (the only way a
+                      ** NUL byte gets into a string: keys must not have
+                      ** one) */
 };
 
 /* One argument of a shell call such as NumberLong(…). */
@@ -242,8 +248,27 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
   while( p->rc==SQLITE_OK ){
     int i = p->i;
     int c;
-    /* Eight plain bytes at a time: none a quote, a backslash, a control
-    ** character or non-ASCII (the "has a zero byte" bit trick). */
+    /* Sixteen plain bytes at a time (then eight): none a quote, a
+    ** backslash, a control character or non-ASCII. */
+#if defined(__SSE2__)
+    {
+      const __m128i vq = _mm_set1_epi8('"'), vs = _mm_set1_epi8('\''),
+                    vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
+      while( i+16<=p->n ){
+        __m128i x = _mm_loadu_si128((const __m128i*)&z[i]);
+        __m128i bad = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vs)),
+            _mm_or_si128(_mm_cmpeq_epi8(x, vb), _mm_cmpeq_epi8(_mm_max_epu8(x, vc), vc)));
+        /* (bytes >= 0x80 have their top bit set: movemask finds them too) */
+        int m = _mm_movemask_epi8(_mm_or_si128(bad, x));
+        if( m ){
+          i += __builtin_ctz((unsigned)m);
+          break;
+        }
+        i += 16;
+      }
+    }
+#endif
     while( i+8<=p->n ){
       u64 w, d, s1, b;
       memcpy(&w, &z[i], 8);
@@ -317,6 +342,7 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
           jsonPutUtf8(&p->rc, pBuf, 0x10000 + (((uint32_t)v-0xD800)<<10) + ((uint32_t)v2-0xDC00));
           p->i += 6;
         }else{
+          if( v==0 ) p->nNulEscape++;
           jsonPutUtf8(&p->rc, pBuf, (uint32_t)v);
         }
         p->i += 4;
@@ -981,6 +1007,7 @@ static int jsonObject(JsonParse *p, int bRoot){
     while( p->rc==SQLITE_OK ){
       int c = jsonPeek(p);
       int iKeyText = p->i;
+      int nNulBefore = p->nNulEscape;
       i64 iType, iKey;
       int eVal, eKey;
       iType = p->pOut->n;
@@ -1012,7 +1039,7 @@ static int jsonObject(JsonParse *p, int bRoot){
         break;
       }
       if( p->rc ) break;
-      if( memchr(&p->pOut->a[iKey], 0, (size_t)(p->pOut->n - iKey)) ){
+      if( p->nNulEscape!=nNulBefore ){
         jsonErr(p, iKeyText, "NUL byte in key");
         break;
       }
@@ -1760,10 +1787,17 @@ static void jsonDocument(JsonParse *p, int bTop){
   }
 }
 
+/* A whole text that is one document: its BSON is about as long as the
+** text, so make room once rather than in a series of doublings. */
+static void jsonReserve(JsonParse *p){
+  docextBufReserve(&p->rc, p->pOut, (i64)p->n + p->n/8 + 64);
+}
+
 int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr){
   JsonParse s;
   jsonInit(&s, z, n, pOut);
   if( pzErr ) *pzErr = 0;
+  if( bTop ) jsonReserve(&s);
   jsonDocument(&s, bTop);
   return jsonFinish(&s, pnUsed, pzErr);
 }
@@ -1773,6 +1807,7 @@ int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr){
   jsonInit(&s, z, n, pOut);
   s.bFixed = 1;
   *pzErr = 0;
+  jsonReserve(&s);
   jsonDocument(&s, 1);
   return jsonFinish(&s, 0, pzErr);
 }

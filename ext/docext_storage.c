@@ -573,6 +573,10 @@ int docextStorageFindKey(DocStore *p, const u8 *aKey, int nKey, i64 *piDoc){
   return rc;
 }
 
+int docextStorageIsInline(DocStore *p, int nKey, int nDoc){
+  return nDoc + nKey + 16 <= p->nPageMax;
+}
+
 /* Bind idkey, size, body, pages for an INSERT or UPDATE of docs, writing
 ** the pages first when the document does not fit inline. */
 static int docBind(DocStore *p, sqlite3_stmt *pStmt, const u8 *aKey, int nKey,
@@ -580,7 +584,7 @@ static int docBind(DocStore *p, sqlite3_stmt *pStmt, const u8 *aKey, int nKey,
   int rc = SQLITE_OK;
   sqlite3_bind_blob(pStmt, 1, aKey, nKey, SQLITE_STATIC);
   sqlite3_bind_int(pStmt, 2, nDoc);
-  if( nDoc + nKey + 16 <= p->nPageMax ){
+  if( docextStorageIsInline(p, nKey, nDoc) ){
     sqlite3_bind_blob(pStmt, 3, aDoc, nDoc, SQLITE_STATIC);
     sqlite3_bind_null(pStmt, 4);
   }else{
