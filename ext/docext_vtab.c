@@ -588,7 +588,9 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
                    int argc, sqlite3_value **argv){
   DocCursor *pCur = (DocCursor*)pCursor;
   DocVtab *pTab = (DocVtab*)pCursor->pVtab;
-  const char *zCodes = idxStr ? strchr(idxStr, '|') : 0;
+  /* the last '|': an index name may hold one, the codes never do */
+  const char *zBar = idxStr ? strrchr(idxStr, '|') : 0;
+  const char *zCodes = zBar ? zBar+1 : "";
   i64 aOff[4] = {-1, -1, -1, -1};         /* P S O, unused, in pCur->spec */
   i64 aFilterOff[DOCEXT_MAX_FILTERS];     /* F and M arguments */
   int nFilter = 0;
@@ -600,7 +602,6 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   docextBufReset(&pCur->spec);
   docextQuerySpecInit(&spec);
   docextAccessInit(&access);
-  zCodes = zCodes ? zCodes+1 : "";
   for(i=0; rc==SQLITE_OK && i<argc && zCodes[i]; i++){
     sqlite3_value *pVal = argv[i];
     switch( zCodes[i] ){
@@ -677,8 +678,8 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   spec.bCountOnly = (idxNum & 1)!=0;
   /* The index EXPLAIN QUERY PLAN named ("IXSCAN name|..."; not _id_, whose
   ** constraints choose the rows themselves). */
-  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && strchr(idxStr, '|') ){
-    zPlanIndex = sqlite3_mprintf("%.*s", (int)(strchr(idxStr, '|')-(idxStr+7)), idxStr+7);
+  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && zBar ){
+    zPlanIndex = sqlite3_mprintf("%.*s", (int)(zBar-(idxStr+7)), idxStr+7);
     if( zPlanIndex==0 ){
       docextAccessClear(&access);
       return SQLITE_NOMEM;
