@@ -1552,9 +1552,7 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
 
 /* The collection named by an argument. */
 static int idxCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
-  const char *z = (const char*)sqlite3_value_text(pArg);
-  if( z==0 && sqlite3_value_type(pArg)!=SQLITE_NULL ) return SQLITE_NOMEM;
-  return docextCollFind(pConn, z, ppColl, pzErr);
+  return docextCollFindArg(pConn, pArg, ppColl, pzErr);
 }
 
 /* Run SQL on the collection's shadow tables: %w arguments are the schema
@@ -1896,8 +1894,8 @@ static int idxUsesDocext(const char *z){
   return 0;
 }
 
-/* Every docext collection of the connection, as "schema.name" strings
-** separated by NULs in *pList. */
+/* Every docext collection of the connection, as '"schema"."name"'
+** strings (quoted: either may hold a '.') separated by NULs in *pList. */
 static int idxListCollections(sqlite3 *db, DocBuf *pList){
   sqlite3_stmt *pDbs = 0;
   int rc = sqlite3_prepare_v2(db, "PRAGMA database_list", -1, &pDbs, 0);
@@ -1911,7 +1909,8 @@ static int idxListCollections(sqlite3 *db, DocBuf *pList){
     sqlite3_free(zSql);
     while( rc==SQLITE_OK && sqlite3_step(pTab)==SQLITE_ROW ){
       if( idxUsesDocext((const char*)sqlite3_column_text(pTab, 1)) ){
-        docextBufAppendf(&rc, pList, "%s.%s", zDb, sqlite3_column_text(pTab, 0));
+        docextBufAppendf(&rc, pList, "\"%w\".\"%w\"", zDb,
+                         (const char*)sqlite3_column_text(pTab, 0));
         docextBufAppendByte(&rc, pList, 0);
       }
     }

@@ -22,3 +22,104 @@ SELECT doc_explain('ix', '{b: 1}') ->> 'cursor';
 SELECT json_valid(doc_stats('ix')), json_extract(doc_stats('ix'), '$.nindexes');
 SELECT name FROM doc_indexes('ix') ORDER BY name;
 SELECT doc_check('ix');
+
+-- 2. Collection names with quotes, brackets, backticks, spaces, printf
+--    specifiers: every command reaches the collection, nothing else.
+CREATE VIRTUAL TABLE "q""'] `x` 100% %s%w%q%z" USING docext;
+INSERT INTO "q""'] `x` 100% %s%w%q%z"(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');
+SELECT doc_count('q"''] `x` 100% %s%w%q%z'), doc_count('q"''] `x` 100% %s%w%q%z', '{a: 2}');
+SELECT doc_count('"q""''] `x` 100% %s%w%q%z"'), doc_count('main."q""''] `x` 100% %s%w%q%z"');
+SELECT doc_create_index('q"''] `x` 100% %s%w%q%z', '{a: 1}', '{unique: true}');
+SELECT name, key, "unique", entries FROM doc_indexes('q"''] `x` 100% %s%w%q%z');
+SELECT doc_explain('q"''] `x` 100% %s%w%q%z', '{a: 1}') ->> 'cursor';
+SELECT doc_update_one('q"''] `x` 100% %s%w%q%z', '{a: 1}', '{$set: {b: 1}}');
+SELECT doc_update_many('q"''] `x` 100% %s%w%q%z', '{}', '{$inc: {n: 1}}');
+SELECT doc_find_and_modify('q"''] `x` 100% %s%w%q%z', '{query: {a: 2}, update: {$set: {c: 1}}, new: true}');
+SELECT doc_delete_one('q"''] `x` 100% %s%w%q%z', '{a: 2}');
+-- the E11000 message names the collection as it is
+INSERT INTO "q""'] `x` 100% %s%w%q%z"(doc) VALUES ('{_id: 3, a: 1}');
+SELECT json_extract(doc_stats('q"''] `x` 100% %s%w%q%z'), '$.count', '$.nindexes');
+SELECT doc_ttl_sweep('q"''] `x` 100% %s%w%q%z'), doc_ttl_sweep();
+SELECT doc_drop_index('q"''] `x` 100% %s%w%q%z', 'a_1');
+SELECT doc_delete_many('q"''] `x` 100% %s%w%q%z', '{}');
+SELECT doc_check('q"''] `x` 100% %s%w%q%z');
+SELECT name FROM sqlite_schema WHERE name LIKE 'q%' ORDER BY name;
+DROP TABLE "q""'] `x` 100% %s%w%q%z";
+SELECT count(*) FROM sqlite_schema WHERE name LIKE 'q%';
+
+-- 3. Unicode, keywords, a long name, and case: SQLite's identifiers ignore
+--    ASCII case only, and so does every command.
+CREATE VIRTUAL TABLE "bücher ☃" USING docext;
+INSERT INTO "BÜCHER ☃"(doc) VALUES ('{_id: 1}');
+INSERT INTO "Bücher ☃"(doc) VALUES ('{_id: 1}');
+SELECT doc_count('bücher ☃'), doc_count('BüCHER ☃');
+SELECT doc_count('BÜCHER ☃');
+CREATE VIRTUAL TABLE "select" USING docext;
+CREATE VIRTUAL TABLE "from.where" USING docext;
+INSERT INTO "select"(doc) VALUES ('{_id: 1, "order": 1}');
+SELECT doc_create_index('select', '{"order": 1}'), doc_count('SELECT', '{"order": 1}');
+SELECT doc_count('from.where'), doc_count('"from.where"'), doc_count('main.from.where');
+CREATE VIRTUAL TABLE Books USING docext;
+INSERT INTO books(doc) VALUES ('{_id: 1, t: "a"}');
+SELECT doc_count('books'), doc_count('BOOKS'), doc_count('MAIN.books'), doc_count('"bOOKS"');
+SELECT doc_create_index('BOOKS', '{t: 1}'), doc_update_one('books', '{_id: 1}', '{$set: {u: 1}}');
+SELECT name FROM doc_indexes('bOoKs');
+SELECT doc_find_and_modify('Books', '{query: {}, update: {$inc: {u: 1}}, new: true}');
+SELECT doc_delete_one('BOOKS', '{u: 2}'), doc_count('books'), doc_check('BoOkS');
+CREATE VIRTUAL TABLE "BOOKS" USING docext;
+CREATE TABLE plain(x);
+INSERT INTO plain VALUES (1);
+CREATE VIEW v AS SELECT 1 AS x;
+CREATE VIRTUAL TABLE ft USING fts5(x);
+CREATE VIRTUAL TABLE "books.v2" USING docext;
+
+-- 4. A name that is not a docext collection: an ordinary table, a view,
+--    another module's table, a shadow table, a missing table, NULL, a
+--    number, a BLOB, a NUL inside: a docext: error and no change.
+SELECT doc_count('plain');
+SELECT doc_count('v');
+SELECT doc_count('ft');
+SELECT doc_count('ft_data');
+SELECT doc_count('books_docs');
+SELECT doc_count('books_idx');
+SELECT doc_count('nope');
+SELECT doc_count('nosuch.books');
+SELECT doc_count(NULL);
+SELECT doc_count('');
+SELECT doc_count(42);
+SELECT doc_count(x'626f6f6b73');
+SELECT doc_count(CAST(x'626f6f6b7300' AS TEXT));
+SELECT doc_count('"books');
+SELECT doc_count('"books"x');
+SELECT doc_update_one('plain', '{}', '{$set: {a: 1}}');
+SELECT doc_update_many('v', '{}', '{$set: {a: 1}}');
+SELECT doc_delete_one('ft', '{}');
+SELECT doc_delete_many('books_docs', '{}');
+SELECT doc_find_and_modify('plain', '{query: {}, remove: true}');
+SELECT doc_explain('v', '{}');
+SELECT doc_create_index('ft', '{a: 1}');
+SELECT doc_drop_index('plain', 'a_1');
+SELECT * FROM doc_indexes('v');
+SELECT * FROM doc_indexes(x'626f6f6b73');
+SELECT doc_stats('ft');
+SELECT doc_check('books_pages');
+SELECT doc_ttl_sweep('plain');
+SELECT doc_ttl_sweep(NULL);
+SELECT doc_update_one(NULL, '{}', '{$set: {a: 1}}');
+SELECT doc_delete_many(1.5, '{}');
+SELECT doc_find_and_modify(x'00', '{query: {}, remove: true}');
+SELECT doc_config(NULL);
+SELECT doc_config('books');
+SELECT count(*) FROM plain;
+SELECT count(*) FROM books;
+
+-- 5. A collection whose name collides with another's shadow tables.
+CREATE VIRTUAL TABLE books_docs USING docext;
+CREATE TABLE d_idx(x);
+CREATE VIRTUAL TABLE d USING docext;
+SELECT name FROM sqlite_schema WHERE name LIKE 'd%' ORDER BY name;
+ALTER TABLE books RENAME TO d;
+SELECT doc_count('books'), doc_check('books');
+-- an empty name: MongoDB has none, and its shadow tables would be "_docs"…
+CREATE VIRTUAL TABLE "" USING docext;
+SELECT count(*) FROM sqlite_schema WHERE name LIKE '\_%' ESCAPE '\';
