@@ -123,3 +123,80 @@ SELECT doc_count('books'), doc_check('books');
 -- an empty name: MongoDB has none, and its shadow tables would be "_docs"…
 CREATE VIRTUAL TABLE "" USING docext;
 SELECT count(*) FROM sqlite_schema WHERE name LIKE '\_%' ESCAPE '\';
+
+-- 6. Schemas: an unqualified name resolves as SQL resolves it (temp, then
+--    main, then attached schemas in order); qualified and quoted forms.
+ATTACH ':memory:' AS aux;
+ATTACH ':memory:' AS "my.db";
+CREATE VIRTUAL TABLE "my.db".c USING docext;
+INSERT INTO "my.db".c(doc) VALUES ('{_id: 1}'), ('{_id: 2}'), ('{_id: 3}'), ('{_id: 4}');
+CREATE VIRTUAL TABLE aux.c USING docext;
+INSERT INTO aux.c(doc) VALUES ('{_id: 1}'), ('{_id: 2}'), ('{_id: 3}');
+SELECT 'aux first', doc_count('c'), (SELECT count(*) FROM c);
+CREATE VIRTUAL TABLE main.c USING docext;
+INSERT INTO main.c(doc) VALUES ('{_id: 1}'), ('{_id: 2}');
+SELECT 'main first', doc_count('c'), (SELECT count(*) FROM c);
+CREATE VIRTUAL TABLE temp.c USING docext;
+INSERT INTO temp.c(doc) VALUES ('{_id: 1}');
+SELECT 'temp first', doc_count('c'), (SELECT count(*) FROM c);
+SELECT doc_count('temp.c'), doc_count('main.c'), doc_count('aux.c'), doc_count('AUX.C'),
+       doc_count('"aux"."c"'), doc_count('[aux].c'), doc_count('"my.db".c'), doc_count('"my.db"."c"');
+SELECT doc_count('my.db.c');
+SELECT doc_update_many('c', '{}', '{$set: {t: 1}}'), doc_update_many('"my.db".c', '{}', '{$set: {m: 1}}');
+SELECT doc FROM temp.c;
+SELECT count(*) FROM "my.db".c WHERE doc->>'m' = 1;
+SELECT doc_create_index('aux.c', '{t: 1}', '{name: "aux t"}');
+SELECT name FROM doc_indexes('c');
+SELECT name FROM doc_indexes('aux.c');
+-- a view (or an ordinary table) in an earlier schema hides the collection
+CREATE TEMP VIEW cv AS SELECT 1;
+CREATE VIRTUAL TABLE cv USING docext;
+SELECT doc_count('cv');
+SELECT doc_count('main.cv');
+DROP VIEW temp.cv;
+SELECT doc_count('cv');
+DROP TABLE temp.c;
+SELECT 'temp dropped', doc_count('c'), (SELECT count(*) FROM c);
+SELECT doc_count('temp.c');
+SELECT doc_ttl_sweep();
+-- DETACH: the collection is gone; another attached under the same name
+-- is a different one
+DETACH aux;
+SELECT doc_count('aux.c');
+ATTACH ':memory:' AS aux;
+CREATE TABLE aux.c(x);
+SELECT doc_count('aux.c');
+DETACH aux;
+ATTACH ':memory:' AS aux;
+CREATE VIRTUAL TABLE aux.c USING docext;
+SELECT doc_count('aux.c'), (SELECT count(*) FROM doc_indexes('aux.c'));
+DETACH aux;
+SELECT doc_check('"my.db".c'), doc_check('c');
+DETACH "my.db";
+
+-- 7. ALTER TABLE … RENAME to odd names: every command follows the new
+--    name; the old one is gone.
+CREATE VIRTUAL TABLE r USING docext;
+INSERT INTO r(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');
+SELECT doc_create_index('r', '{a: 1}', '{unique: true}');
+ALTER TABLE r RENAME TO "n""e w.%s'";
+SELECT name FROM sqlite_schema WHERE name LIKE 'n%' AND type = 'table' ORDER BY name;
+SELECT doc_count('r');
+SELECT doc_update_one('r', '{}', '{$set: {b: 1}}');
+SELECT doc_create_index('r', '{b: 1}');
+SELECT * FROM doc_indexes('r');
+SELECT doc_count('"n""e w.%s''"'), doc_count('n"e w.%s'''), doc_count('main.n"e w.%s''');
+SELECT doc_update_one('n"e w.%s''', '{a: 1}', '{$set: {b: 1}}');
+SELECT doc_delete_one('n"e w.%s''', '{a: 2}');
+SELECT doc_find_and_modify('n"e w.%s''', '{query: {a: 1}, update: {$inc: {b: 1}}, new: true}');
+SELECT doc_explain('n"e w.%s''', '{a: 1}') ->> 'cursor';
+SELECT doc_create_index('n"e w.%s''', '{b: 1}'), doc_drop_index('n"e w.%s''', 'b_1');
+SELECT name FROM doc_indexes('n"e w.%s''');
+INSERT INTO "n""e w.%s'"(doc) VALUES ('{_id: 3, a: 1}');
+SELECT doc FROM "n""e w.%s'"('{a: 1}');
+SELECT doc_check('n"e w.%s'''), json_extract(doc_stats('n"e w.%s'''), '$.count');
+-- renamed again, to a name with a dot
+ALTER TABLE "n""e w.%s'" RENAME TO "x.y";
+SELECT doc_count('x.y'), doc_count('"x.y"'), doc_count('main.x.y');
+SELECT doc_count('n"e w.%s''');
+SELECT doc_check('x.y');
