@@ -658,13 +658,16 @@ static u8 *idxBsonCopy(const u8 *a){
   return p;
 }
 
-/* Is z a usable indexed path: non-empty components, no leading '$'? */
-static int idxPathOk(const char *z, int n){
+/* Is z a usable indexed path: non-empty components, the first not
+** starting with '$'; with bNew none starting with '$' (as in MongoDB: "a.$"
+** and "a.$b" name no stored field). Definitions stored by versions that
+** checked only the first are read with bNew 0, so they can be dropped. */
+static int idxPathOk(const char *z, int n, int bNew){
   int i, iStart = 0;
   if( n==0 || z[0]=='$' ) return 0;
   for(i=0; i<=n; i++){
     if( i==n || z[i]=='.' ){
-      if( i==iStart ) return 0;
+      if( i==iStart || (bNew && z[iStart]=='$') ) return 0;
       iStart = i+1;
     }
   }
@@ -672,8 +675,8 @@ static int idxPathOk(const char *z, int n){
 }
 
 /* Check a key pattern and fill pIdx's nField, azPath, aDir, bHashed and
-** aKeys (the normalized pattern). When pName is not NULL the default name
-** (slug_1, book_1_user_1, _id_hashed) is appended to it. */
+** aKeys (the normalized pattern). When pName is not NULL (a new index) the
+** default name (slug_1, book_1_user_1, _id_hashed) is appended to it. */
 static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char **pzErr){
   DocIter it;
   DocBuf norm;
@@ -685,7 +688,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   while( docextIterNext(&it) ){
     nField++;
     nPath += it.nKey + 1;
-    if( !idxPathOk(it.zKey, it.nKey) ){
+    if( !idxPathOk(it.zKey, it.nKey, pName!=0) ){
       *pzErr = sqlite3_mprintf("docext: bad field name '%s' in an index key pattern", it.zKey);
       return SQLITE_ERROR;
     }

@@ -200,3 +200,42 @@ ALTER TABLE "n""e w.%s'" RENAME TO "x.y";
 SELECT doc_count('x.y'), doc_count('"x.y"'), doc_count('main.x.y');
 SELECT doc_count('n"e w.%s''');
 SELECT doc_check('x.y');
+
+-- 8. Field names: a stored name may not start with '$' or hold '.', also
+--    when it comes as BSON through the bson column or from an update; an
+--    empty name may be stored but is no path; a key pattern's components
+--    may not start with '$'.
+CREATE VIRTUAL TABLE fld USING docext;
+INSERT INTO fld(doc) VALUES ('{_id: 1, "a.b": 1}');
+INSERT INTO fld(doc) VALUES ('{_id: 1, x: [{"$a": 1}]}');
+INSERT INTO fld(bson) VALUES (x'16000000105f69640001000000102461000100000000');
+INSERT INTO fld(bson) VALUES (x'1f000000105f696400010000000378000e00000010612e6200010000000000');
+INSERT INTO fld(bson) VALUES (x'17000000105f6964000100000010610062000100000000');
+INSERT INTO fld(bson) VALUES (x'0c0000001061626364656667');
+INSERT INTO fld(bson) VALUES (x'14000000105f6964000100000010000200000000');
+INSERT INTO fld(doc) VALUES ('{_id: 2, a: {$oid: "507f1f77bcf86cd799439011"}, b: {$numberLong: "5"}}');
+INSERT INTO fld(doc) VALUES ('{_id: 3, a: {$foo: 1}}');
+SELECT doc FROM fld;
+SELECT doc_update_one('fld', '{_id: 1}', '{$set: {"a.$x": 1}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{$set: {x: {"y.z": 1}}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{$push: {arr: {"$y": 1}}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{$rename: {"": "$y"}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{$set: {"a..b": 1}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{$set: {"": 1}}');
+SELECT doc_update_one('fld', '{_id: 1}', '{"y.z": 1}');
+SELECT doc_update_one('fld', '{_id: 4, "a.b": 1}', '{$set: {c: 1}}', '{upsert: true}');
+SELECT doc_find_and_modify('fld', '{query: {_id: 5}, update: {x: {"$a": 1}}, upsert: true}');
+UPDATE fld SET bson = x'16000000105f69640001000000102461000100000000' WHERE _id = 1;
+UPDATE fld SET doc = doc_update(doc, '{$set: {"x.$a": 1}}') WHERE _id = 1;
+SELECT doc FROM fld('{"": 2}');
+SELECT doc FROM fld(NULL, '{"": 1}');
+SELECT doc FROM fld(NULL, '{"$a": 1}');
+SELECT doc FROM fld(NULL, NULL, '{"": 1}');
+SELECT doc_create_index('fld', '{"": 1}');
+SELECT doc_create_index('fld', '{"a..b": 1}');
+SELECT doc_create_index('fld', '{"$a": 1}');
+SELECT doc_create_index('fld', '{"a.$": 1}');
+SELECT doc_create_index('fld', '{"a.$b.c": 1}');
+SELECT doc_create_index('fld', '{"a.b": 1}');
+SELECT doc FROM fld;
+SELECT doc_check('fld');
