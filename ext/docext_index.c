@@ -1809,18 +1809,24 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&pat, 0, sizeof(pat));
   memset(&buf, 0, sizeof(buf));
   rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
+    /* TEXT is a name unless it reads as a document: '{a: 1}' is a key
+    ** pattern, except when an index is named exactly that. */
     if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){
       const char *z = (const char*)sqlite3_value_text(argv[1]);
+      zName = z;
       while( z && (*z==' ' || *z=='\t' || *z=='\n' || *z=='\r') ) z++;
-      if( z && *z!='{' ) zName = (const char*)sqlite3_value_text(argv[1]);
+      if( z && *z=='{' ){
+        for(i=0; i<c->nIdx && strcmp(c->aIdx[i].zName, zName)!=0; i++){}
+        if( i==c->nIdx ) zName = 0;
+      }
     }
     if( zName==0 ){
       rc = docextArgToBson(argv[1], &buf, &aKeys, &zErr);
       if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &pat, 0, &zErr);
     }
   }
-  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
       if( iFound>=0 ) nFound++; else{ iFound = i; nFound = 1; }
@@ -1842,7 +1848,9 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK && iFound<0 ){
     if( zName ){
-      zErr = sqlite3_mprintf("docext: index not found with name [%s]", zName);
+      zErr = sqlite3_mprintf(strcmp(zName, "*")==0
+          ? "docext: index not found with name [%s] (doc_drop_index drops one index)"
+          : "docext: index not found with name [%s]", zName);
     }else{
       DocBuf msg;
       memset(&msg, 0, sizeof(msg));

@@ -239,3 +239,30 @@ SELECT doc_create_index('fld', '{"a.$b.c": 1}');
 SELECT doc_create_index('fld', '{"a.b": 1}');
 SELECT doc FROM fld;
 SELECT doc_check('fld');
+
+-- 9. doc_drop_index: a name, a key pattern, '*', a missing name; an index
+--    named like a key pattern can still be dropped by its name.
+CREATE VIRTUAL TABLE dr USING docext;
+INSERT INTO dr(doc) VALUES ('{_id: 1, a: 1, b: 1, c: 1}');
+SELECT doc_create_index('dr', '{a: 1}', '{name: "{b: 1}"}');
+SELECT doc_create_index('dr', '{b: 1}', '{name: " {a: 1}"}');
+SELECT doc_create_index('dr', '{c: 1}', '{name: "*"}');
+SELECT doc_create_index('dr', '{c: -1}', '{name: "C"}');
+SELECT doc_create_index('dr', '{a: -1}', '{name: "c"}');
+SELECT doc_create_index('dr', '{c: 1}', '{name: "c"}');
+SELECT doc_drop_index('dr', '{b: 1}');
+SELECT name, key FROM doc_indexes('dr');
+SELECT doc_drop_index('dr', '{b: 1}');
+SELECT doc_drop_index('dr', '{a: 1}');
+SELECT doc_drop_index('dr', ' {a: 1}');
+SELECT doc_drop_index('dr', '*');
+SELECT doc_drop_index('dr', '*');
+SELECT doc_drop_index('dr', 'C');
+SELECT doc_drop_index('dr', 'C');
+SELECT doc_drop_index('dr', 'nope');
+SELECT doc_drop_index('dr', '{a: ');
+SELECT doc_drop_index('dr', '{"a.$": 1}');
+SELECT doc_drop_index('dr', NULL);
+SELECT doc_drop_index('dr', '_id_');
+SELECT name, key FROM doc_indexes('dr');
+SELECT doc_check('dr');
