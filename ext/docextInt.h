@@ -956,9 +956,13 @@ const char *docextTypeAlias(int type);
 /* Create the connection's registry and register the "docext" module with
 ** it; *ppConn is owned by the module (freed when the connection closes). */
 int docextRegisterVtab(sqlite3 *db, DocConn **ppConn);
-/* The collection named zSpec ("books" or "aux.books"), connecting the
+/* The collection named zSpec ("books", "aux.books", or quoted as SQL
+** quotes names: '"x.y"', 'aux."my books"'), connecting the
 ** virtual table if this connection has not used it yet. Error (with
 ** message) if there is no such docext collection. */
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr);
+/* The same for a function's argument: TEXT only (a BLOB, or a name with a
+** NUL inside, is an error). */
+int docextCollFindArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr);
 
 #endif /* DOCEXT_INT_H */

@@ -105,10 +105,9 @@ static int valueTruthy(const DocValue *v){
 /* Start: find the collection, open the savepoint later. */
 static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
-  const char *zName = (const char*)sqlite3_value_text(pName);
   memset(p, 0, sizeof(*p));
   p->db = sqlite3_context_db_handle(ctx);
-  return docextCollFind(pConn, zName, &p->pColl, &p->zErr);
+  return docextCollFindArg(pConn, pName, &p->pColl, &p->zErr);
 }
 
 /* Find the matching documents (at most nLimit, -1 for all), in sort order

@@ -658,13 +658,16 @@ static u8 *idxBsonCopy(const u8 *a){
   return p;
 }
 
-/* Is z a usable indexed path: non-empty components, no leading '$'? */
-static int idxPathOk(const char *z, int n){
+/* Is z a usable indexed path: non-empty components, the first not
+** starting with '$'; with bNew none starting with '$' (as in MongoDB: "a.$"
+** and "a.$b" name no stored field). Definitions stored by versions that
+** checked only the first are read with bNew 0, so they can be dropped. */
+static int idxPathOk(const char *z, int n, int bNew){
   int i, iStart = 0;
   if( n==0 || z[0]=='$' ) return 0;
   for(i=0; i<=n; i++){
     if( i==n || z[i]=='.' ){
-      if( i==iStart ) return 0;
+      if( i==iStart || (bNew && z[iStart]=='$') ) return 0;
       iStart = i+1;
     }
   }
@@ -672,8 +675,8 @@ static int idxPathOk(const char *z, int n){
 }
 
 /* Check a key pattern and fill pIdx's nField, azPath, aDir, bHashed and
-** aKeys (the normalized pattern). When pName is not NULL the default name
-** (slug_1, book_1_user_1, _id_hashed) is appended to it. */
+** aKeys (the normalized pattern). When pName is not NULL (a new index) the
+** default name (slug_1, book_1_user_1, _id_hashed) is appended to it. */
 static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char **pzErr){
   DocIter it;
   DocBuf norm;
@@ -685,7 +688,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   while( docextIterNext(&it) ){
     nField++;
     nPath += it.nKey + 1;
-    if( !idxPathOk(it.zKey, it.nKey) ){
+    if( !idxPathOk(it.zKey, it.nKey, pName!=0) ){
       *pzErr = sqlite3_mprintf("docext: bad field name '%s' in an index key pattern", it.zKey);
       return SQLITE_ERROR;
     }
@@ -1552,9 +1555,7 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
 
 /* The collection named by an argument. */
 static int idxCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
-  const char *z = (const char*)sqlite3_value_text(pArg);
-  if( z==0 && sqlite3_value_type(pArg)!=SQLITE_NULL ) return SQLITE_NOMEM;
-  return docextCollFind(pConn, z, ppColl, pzErr);
+  return docextCollFindArg(pConn, pArg, ppColl, pzErr);
 }
 
 /* Run SQL on the collection's shadow tables: %w arguments are the schema
@@ -1815,17 +1816,6 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&pat, 0, sizeof(pat));
   memset(&buf, 0, sizeof(buf));
   rc = idxCollArg(pConn, argv[0], &p, &zErr);
-  if( rc==SQLITE_OK ){
-    if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){
-      const char *z = (const char*)sqlite3_value_text(argv[1]);
-      while( z && (*z==' ' || *z=='\t' || *z=='\n' || *z=='\r') ) z++;
-      if( z && *z!='{' ) zName = (const char*)sqlite3_value_text(argv[1]);
-    }
-    if( zName==0 ){
-      rc = docextArgToBson(argv[1], &buf, &aKeys, &zErr);
-      if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &pat, 0, &zErr);
-    }
-  }
   /* The lock before the lookup: another connection must not drop the index
   ** found, and create one that takes its id, before this one deletes it. */
   if( rc==SQLITE_OK ){
@@ -1833,6 +1823,23 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = idxCmdLock(p, bSave);
   }
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc==SQLITE_OK ){
+    /* TEXT is a name unless it reads as a document: '{a: 1}' is a key
+    ** pattern, except when an index is named exactly that. */
+    if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){
+      const char *z = (const char*)sqlite3_value_text(argv[1]);
+      zName = z;
+      while( z && (*z==' ' || *z=='\t' || *z=='\n' || *z=='\r') ) z++;
+      if( z && *z=='{' ){
+        for(i=0; i<c->nIdx && strcmp(c->aIdx[i].zName, zName)!=0; i++){}
+        if( i==c->nIdx ) zName = 0;
+      }
+    }
+    if( zName==0 ){
+      rc = docextArgToBson(argv[1], &buf, &aKeys, &zErr);
+      if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &pat, 0, &zErr);
+    }
+  }
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     if( zName ? strcmp(c->aIdx[i].zName, zName)==0 : idxPatternSame(&c->aIdx[i], &pat) ){
       if( iFound>=0 ) nFound++; else{ iFound = i; nFound = 1; }
@@ -1854,7 +1861,9 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK && iFound<0 ){
     if( zName ){
-      zErr = sqlite3_mprintf("docext: index not found with name [%s]", zName);
+      zErr = sqlite3_mprintf(strcmp(zName, "*")==0
+          ? "docext: index not found with name [%s] (doc_drop_index drops one index)"
+          : "docext: index not found with name [%s]", zName);
     }else{
       DocBuf msg;
       memset(&msg, 0, sizeof(msg));
@@ -1908,8 +1917,8 @@ static int idxUsesDocext(const char *z){
   return 0;
 }
 
-/* Every docext collection of the connection, as "schema.name" strings
-** separated by NULs in *pList. */
+/* Every docext collection of the connection, as '"schema"."name"'
+** strings (quoted: either may hold a '.') separated by NULs in *pList. */
 static int idxListCollections(sqlite3 *db, DocBuf *pList){
   sqlite3_stmt *pDbs = 0;
   int rc = sqlite3_prepare_v2(db, "PRAGMA database_list", -1, &pDbs, 0);
@@ -1923,7 +1932,8 @@ static int idxListCollections(sqlite3 *db, DocBuf *pList){
     sqlite3_free(zSql);
     while( rc==SQLITE_OK && sqlite3_step(pTab)==SQLITE_ROW ){
       if( idxUsesDocext((const char*)sqlite3_column_text(pTab, 1)) ){
-        docextBufAppendf(&rc, pList, "%s.%s", zDb, sqlite3_column_text(pTab, 0));
+        docextBufAppendf(&rc, pList, "\"%w\".\"%w\"", zDb,
+                         (const char*)sqlite3_column_text(pTab, 0));
         docextBufAppendByte(&rc, pList, 0);
       }
     }

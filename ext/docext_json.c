@@ -249,24 +249,30 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
     int i = p->i;
     int c;
     /* Sixteen plain bytes at a time (then eight): none a quote, a
-    ** backslash, a control character or non-ASCII. */
+    ** backslash, a control character or non-ASCII. Each block is stored
+    ** as it is checked; the output keeps only its plain bytes. */
 #if defined(__SSE2__)
     {
       const __m128i vq = _mm_set1_epi8('"'), vs = _mm_set1_epi8('\''),
                     vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
-      while( i+16<=p->n ){
+      while( i+16<=p->n && docextBufReserve(&p->rc, pBuf, 16) ){
         __m128i x = _mm_loadu_si128((const __m128i*)&z[i]);
         __m128i bad = _mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vs)),
             _mm_or_si128(_mm_cmpeq_epi8(x, vb), _mm_cmpeq_epi8(_mm_max_epu8(x, vc), vc)));
         /* (bytes >= 0x80 have their top bit set: movemask finds them too) */
         int m = _mm_movemask_epi8(_mm_or_si128(bad, x));
+        _mm_storeu_si128((__m128i*)&pBuf->a[pBuf->n], x);
         if( m ){
-          i += __builtin_ctz((unsigned)m);
+          int k = __builtin_ctz((unsigned)m);
+          pBuf->n += k;
+          i += k;
           break;
         }
+        pBuf->n += 16;
         i += 16;
       }
+      p->i = i;
     }
 #endif
     while( i+8<=p->n ){

@@ -1979,9 +1979,8 @@ static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
 /* The collection named by argument 0. */
 static int planArgColl(sqlite3_context *ctx, sqlite3_value *pArg, DocColl **ppColl){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
-  const char *z = (const char*)sqlite3_value_text(pArg);
   char *zErr = 0;
-  int rc = docextCollFind(pConn, z, ppColl, &zErr);
+  int rc = docextCollFindArg(pConn, pArg, ppColl, &zErr);
   if( rc!=SQLITE_OK ){
     if( zErr ){
       sqlite3_result_error(ctx, zErr, -1);

@@ -120,6 +120,11 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
                              "TABLE %s USING docext(%s)", argv[2], argv[3]);
     return SQLITE_ERROR;
   }
+  if( bCreate && argv[2][0]==0 ){
+    /* As in MongoDB; its shadow tables would be "_docs", "_pages", ... */
+    *pzErr = sqlite3_mprintf("docext: a collection name cannot be empty");
+    return SQLITE_ERROR;
+  }
   rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
@@ -588,7 +593,9 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
                    int argc, sqlite3_value **argv){
   DocCursor *pCur = (DocCursor*)pCursor;
   DocVtab *pTab = (DocVtab*)pCursor->pVtab;
-  const char *zCodes = idxStr ? strchr(idxStr, '|') : 0;
+  /* the last '|': an index name may hold one, the codes never do */
+  const char *zBar = idxStr ? strrchr(idxStr, '|') : 0;
+  const char *zCodes = zBar ? zBar+1 : "";
   i64 aOff[4] = {-1, -1, -1, -1};         /* P S O, unused, in pCur->spec */
   i64 aFilterOff[DOCEXT_MAX_FILTERS];     /* F and M arguments */
   int nFilter = 0;
@@ -600,7 +607,6 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   docextBufReset(&pCur->spec);
   docextQuerySpecInit(&spec);
   docextAccessInit(&access);
-  zCodes = zCodes ? zCodes+1 : "";
   for(i=0; rc==SQLITE_OK && i<argc && zCodes[i]; i++){
     sqlite3_value *pVal = argv[i];
     switch( zCodes[i] ){
@@ -677,8 +683,8 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   spec.bCountOnly = (idxNum & 1)!=0;
   /* The index EXPLAIN QUERY PLAN named ("IXSCAN name|..."; not _id_, whose
   ** constraints choose the rows themselves). */
-  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && strchr(idxStr, '|') ){
-    zPlanIndex = sqlite3_mprintf("%.*s", (int)(strchr(idxStr, '|')-(idxStr+7)), idxStr+7);
+  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && zBar ){
+    zPlanIndex = sqlite3_mprintf("%.*s", (int)(zBar-(idxStr+7)), idxStr+7);
     if( zPlanIndex==0 ){
       docextAccessClear(&access);
       return SQLITE_NOMEM;
@@ -917,7 +923,7 @@ static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zNam
   return 0;
 }
 
-/* Does schema zDb have a table zName (*pbHas)? Reading its schema table
+/* Does schema zDb have a table or view zName (*pbHas)? Reading its schema table
 ** also brings the connection's copy of that schema up to date: when
 ** another connection changed it (dropped and recreated the collection, say),
 ** the old virtual tables are disconnected here, before the registry is
@@ -925,7 +931,7 @@ static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zNam
 static int schemaHasTable(sqlite3 *db, const char *zDb, const char *zName, int *pbHas){
   sqlite3_stmt *pHas = 0;
   char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
-                               " WHERE type='table' AND name=?1 COLLATE NOCASE", zDb);
+                               " WHERE type IN ('table','view') AND name=?1 COLLATE NOCASE", zDb);
   int rc, rcStep;
   *pbHas = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -947,7 +953,8 @@ static int schemaHasTable(sqlite3 *db, const char *zDb, const char *zName, int *
 
 /* The schema an unqualified table name resolves to, as SQLite resolves it:
 ** temp, then main, then attached databases in the order attached. NULL
-** (and SQLITE_OK in *pRc) if no schema has such a table. */
+** (and SQLITE_OK in *pRc) if no schema has such a table. A view counts:
+** it hides a collection of the same name in a later schema, as in SQL. */
 static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
   sqlite3_stmt *pList = 0;
   char *zFound = 0;
@@ -977,10 +984,92 @@ static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
   return zFound;
 }
 
+/* 1 if zDb[0..nDb) names a schema of the connection ("main" and "temp"
+** always do), else 0 (also on an error, which the lookup that follows
+** then meets again). */
+static int isSchema(sqlite3 *db, const char *zDb, int nDb){
+  sqlite3_stmt *pStmt = 0;
+  int bFound = 0;
+  if( (nDb==4 && sqlite3_strnicmp(zDb, "main", 4)==0)
+   || (nDb==4 && sqlite3_strnicmp(zDb, "temp", 4)==0) ){
+    return 1;
+  }
+  if( sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name=?1"
+                             " COLLATE NOCASE", -1, &pStmt, 0)==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, zDb, nDb, SQLITE_STATIC);
+    bFound = sqlite3_step(pStmt)==SQLITE_ROW;
+  }
+  sqlite3_finalize(pStmt);
+  return bFound;
+}
+
+/* If z starts with an identifier quoted as SQL quotes them ("a""b",
+** `a``b`, [a b]), its unquoted text (sqlite3_malloc'd) and *pzEnd just past
+** it; else NULL, *pzEnd = z. *pRc = SQLITE_NOMEM on OOM. */
+static char *quotedIdent(const char *z, const char **pzEnd, int *pRc){
+  char cEnd = z[0]=='"' ? '"' : z[0]=='`' ? '`' : z[0]=='[' ? ']' : 0;
+  DocBuf b;
+  int i;
+  *pzEnd = z;
+  if( cEnd==0 ) return 0;
+  memset(&b, 0, sizeof(b));
+  for(i=1; z[i]; i++){
+    if( z[i]==cEnd ){
+      if( cEnd!=']' && z[i+1]==cEnd ){ i++; }else break;
+    }
+    docextBufAppendByte(pRc, &b, (u8)z[i]);
+  }
+  if( z[i]!=cEnd ){ docextBufFree(&b); return 0; }
+  *pzEnd = &z[i+1];
+  return docextBufDetachText(pRc, &b);
+}
+
+/* Split a collection name as the collection commands take it into its
+** schema (*pzDb, NULL when unqualified) and name (*pzName), both
+** sqlite3_malloc'd. The forms, as SQL writes them:
+**   books  "books"  aux.books  "aux".books  aux."x.y"  "my db"."x.y"
+** An unquoted prefix before the first '.' is a schema only if the
+** connection has one of that name: 'x.y' is the collection named "x.y"
+** unless a schema x is attached. Text that is not a quoted identifier,
+** alone or followed by '.', is a name as it stands. */
+static int splitCollName(sqlite3 *db, const char *zSpec, char **pzDb, char **pzName){
+  const char *zEnd = 0, *zRest = 0;
+  int rc = SQLITE_OK;
+  char *zFirst = quotedIdent(zSpec, &zEnd, &rc);
+  *pzDb = *pzName = 0;
+  if( zFirst && zEnd[0]==0 ){
+    *pzName = zFirst;                     /* "name" */
+    return SQLITE_OK;
+  }
+  if( zFirst && zEnd[0]=='.' ){
+    *pzDb = zFirst;                       /* "schema".rest */
+    zRest = zEnd+1;
+  }else{
+    const char *zDot = strchr(zSpec, '.');
+    sqlite3_free(zFirst);
+    if( rc!=SQLITE_OK ) return rc;
+    if( zDot && isSchema(db, zSpec, (int)(zDot-zSpec)) ){
+      *pzDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);   /* schema.rest */
+      if( *pzDb==0 ) return SQLITE_NOMEM;
+      zRest = zDot+1;
+    }else{
+      *pzName = sqlite3_mprintf("%s", zSpec);                       /* name */
+      return *pzName ? SQLITE_OK : SQLITE_NOMEM;
+    }
+  }
+  *pzName = quotedIdent(zRest, &zEnd, &rc);
+  if( *pzName && zEnd[0]!=0 ){ sqlite3_free(*pzName); *pzName = 0; }
+  if( *pzName==0 && rc==SQLITE_OK ) *pzName = sqlite3_mprintf("%s", zRest);
+  if( *pzName==0 ){
+    sqlite3_free(*pzDb);
+    *pzDb = 0;
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr){
-  const char *zDot = zSpec ? strchr(zSpec, '.') : 0;
-  char *zDb = 0, *zSql;
-  const char *zName = zSpec;
+  char *zDb = 0, *zName = 0, *zSql;
   DocVtab *p = 0;
   sqlite3_stmt *pStmt = 0;
   int rc = SQLITE_OK;
@@ -989,48 +1078,56 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     *pzErr = sqlite3_mprintf("docext: a collection name is required");
     return SQLITE_ERROR;
   }
-  if( zDot ){
+  rc = splitCollName(pConn->db, zSpec, &zDb, &zName);
+  if( rc==SQLITE_OK && zDb ){
     int bHas = 0;
-    zDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);
-    if( zDb==0 ) return SQLITE_NOMEM;
-    zName = zDot+1;
     /* (as resolveSchema does for each schema it tries; an unknown schema
     ** is "no collection named", below) */
     rc = schemaHasTable(pConn->db, zDb, zName, &bHas);
-    if( (rc & 0xff)==SQLITE_NOMEM ){
-      sqlite3_free(zDb);
-      return SQLITE_NOMEM;
-    }
-    if( rc!=SQLITE_OK && (rc & 0xff)!=SQLITE_ERROR ){
-      sqlite3_free(zDb);
-      return rc;
-    }
-    rc = SQLITE_OK;
-  }else{
+    if( (rc & 0xff)==SQLITE_ERROR ) rc = SQLITE_OK;
+  }else if( rc==SQLITE_OK ){
     zDb = resolveSchema(pConn->db, zName, &rc);
-    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(zDb);
+    sqlite3_free(zName);
+    return rc;
   }
   if( zDb ) p = registryLookup(pConn, zDb, zName);
   if( zDb && p==0 ){
     /* Preparing a statement that names the table connects it. */
     zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", zDb, zName);
-    if( zSql==0 ){ sqlite3_free(zDb); return SQLITE_NOMEM; }
-    rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, 0);
+    if( zSql==0 ) rc = SQLITE_NOMEM;
+    if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
     sqlite3_finalize(pStmt);
     if( rc==SQLITE_OK ) p = registryLookup(pConn, zDb, zName);
-    if( (rc & 0xff)==SQLITE_NOMEM ){
-      sqlite3_free(zDb);
-      return SQLITE_NOMEM;
-    }
   }
   sqlite3_free(zDb);
+  sqlite3_free(zName);
+  if( (rc & 0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
   if( p==0 ){
     *pzErr = sqlite3_mprintf("docext: no collection named %s", zSpec);
     return SQLITE_ERROR;
   }
   *ppColl = p->pColl;
   return SQLITE_OK;
+}
+
+int docextCollFindArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
+  const char *z;
+  *ppColl = 0;
+  if( sqlite3_value_type(pArg)==SQLITE_BLOB ){   /* (before it reads as TEXT) */
+    *pzErr = sqlite3_mprintf("docext: a collection name is TEXT, not a BLOB");
+    return SQLITE_ERROR;
+  }
+  z = (const char*)sqlite3_value_text(pArg);
+  if( z==0 && sqlite3_value_type(pArg)!=SQLITE_NULL ) return SQLITE_NOMEM;
+  if( z && (int)strlen(z)!=sqlite3_value_bytes(pArg) ){
+    *pzErr = sqlite3_mprintf("docext: a collection name cannot hold a NUL character");
+    return SQLITE_ERROR;
+  }
+  return docextCollFind(pConn, z, ppColl, pzErr);
 }
 
 int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){
