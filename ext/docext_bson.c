@@ -377,7 +377,7 @@ void docextBsonEndDoc(int *pRc, DocBuf *p, i64 iStart){
 }
 
 void docextBsonAppendKey(int *pRc, DocBuf *p, int type, const char *zKey, int nKey){
-  if( docextBufGrow(pRc, p, nKey+2) ){
+  if( docextBufReserve(pRc, p, nKey+2) ){
     p->a[p->n++] = (u8)type;
     memcpy(&p->a[p->n], zKey, nKey);
     p->n += nKey;

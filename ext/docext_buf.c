@@ -80,14 +80,14 @@ void docextPutI32(u8 *p, int32_t v){
 }
 
 void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v){
-  if( docextBufGrow(pRc, p, 4) ){
+  if( docextBufReserve(pRc, p, 4) ){
     docextPutI32(&p->a[p->n], v);
     p->n += 4;
   }
 }
 
 void docextBufAppendI64(int *pRc, DocBuf *p, i64 v){
-  if( docextBufGrow(pRc, p, 8) ){
+  if( docextBufReserve(pRc, p, 8) ){
     u64 u = (u64)v;
     int i;
     for(i=0; i<8; i++){ p->a[p->n++] = (u8)u; u >>= 8; }

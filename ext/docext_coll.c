@@ -107,6 +107,15 @@ static char *namePath(const char *const *azPath, int nPath, const char *zKey){
   return docextBufDetachText(&rc, &b);
 }
 
+/* Is there a '.' in the key? (Keys are short: a loop, not a memchr() call.) */
+static int keyHasDot(const char *z, int n){
+  int i;
+  for(i=0; i<n; i++){
+    if( z[i]=='.' ) return 1;
+  }
+  return 0;
+}
+
 /* Field names of stored documents may not start with '$' nor contain '.',
 ** at any depth, in MongoDB's words ("The dollar ($) prefixed field '$x' in
 ** 'a.0.$x' is not valid for storage."). A DBRef's $ref, $id and $db are
@@ -133,7 +142,7 @@ static int checkNames(const u8 *aDoc, int bArray, const char **azPath, int nPath
       }else{
         zWhy = "";
       }
-    }else if( !bArray && memchr(it.zKey, '.', it.nKey) ){
+    }else if( !bArray && keyHasDot(it.zKey, it.nKey) ){
       zWhy = ".";
     }
     if( zWhy ){
