@@ -991,9 +991,84 @@ static void testWriteEscapes(void){
   }
 }
 
+/* The parser's and the writer's string fast paths (sixteen bytes at a
+** time, the 16-byte block for short strings) on random strings: ASCII,
+** quotes of both kinds, backslashes, control characters and 2-, 3- and
+** 4-byte UTF-8, of every length up to 70, as keys and as values, with
+** other fields after them (so that the blocks are read in full). Each is
+** written as JSON by a byte-at-a-time reference (refEscape, then UTF-8 as
+** it is), parsed, and must give the same bytes; the document is then
+** written by docext and parsed again, and must be the same BSON. */
+static void testStringRoundTrip(void){
+  static const char *azPiece[] = {
+    "a", "b", "z", " ", "'", "\"", "\\", "\n", "\t", "\x01", "\x1f", "/",
+    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "0", "$", ".",
+  };
+  unsigned int seed = 777;
+  int iter, nBad = 0;
+  for(iter=0; iter<4000; iter++){
+    char zStr[300], zEsc[2000], zText[4200];
+    int n = 0, nWant = 1 + (int)((seed = seed*1103515245u + 12345u)>>16) % 70;
+    int bKey = iter & 1;
+    DocBuf b1, b2, out;
+    DocValue v;
+    char *zErr = 0;
+    int rc = SQLITE_OK, rc2;
+    while( n<nWant ){
+      const char *zP = azPiece[((seed = seed*1103515245u + 12345u)>>16)
+                               % (sizeof(azPiece)/sizeof(azPiece[0]))];
+      int nP = (int)strlen(zP);
+      if( bKey && (zP[0]=='$' || zP[0]=='.' || zP[0]<0x20) ) continue;
+      memcpy(&zStr[n], zP, nP);
+      n += nP;
+    }
+    zStr[n] = 0;
+    refEscape(zStr, n, zEsc);
+    if( bKey ){
+      snprintf(zText, sizeof(zText), "{%s: 1, \"after\": \"0123456789abcdef0123\"}", zEsc);
+    }else{
+      snprintf(zText, sizeof(zText), "{\"s\": %s, \"after\": \"0123456789abcdef0123\"}", zEsc);
+    }
+    memset(&b1, 0, sizeof(b1));
+    memset(&b2, 0, sizeof(b2));
+    memset(&out, 0, sizeof(out));
+    rc = parseN(zText, (int)strlen(zText), 1, 0, &b1, 0, &zErr);
+    if( rc==SQLITE_OK ){
+      DocIter it;
+      docextIterInit(&it, b1.a);
+      if( !docextIterNext(&it) ){
+        rc = SQLITE_ERROR;
+      }else if( bKey ){
+        if( it.nKey!=n || memcmp(it.zKey, zStr, n)!=0 ) rc = SQLITE_ERROR;
+      }else{
+        v = it.v;
+        if( v.type!=DOC_STRING || v.n-5!=n || memcmp(v.p+4, zStr, n)!=0 ) rc = SQLITE_ERROR;
+      }
+    }
+    if( rc==SQLITE_OK ){
+      docextJsonWriteDoc(&rc, &out, b1.a, DOCEXT_JSON_RELAXED);
+      sqlite3_free(zErr);
+      zErr = 0;
+      rc2 = parseN((const char*)out.a, (int)out.n, 1, 0, &b2, 0, &zErr);
+      if( rc==SQLITE_OK && (rc2!=SQLITE_OK || b1.n!=b2.n || memcmp(b1.a, b2.a, b1.n)!=0) ){
+        rc = SQLITE_ERROR;
+      }
+    }
+    if( rc!=SQLITE_OK ){
+      if( nBad++<3 ) check(0, "string round trip", zText, zErr ? zErr : "bytes differ");
+    }
+    sqlite3_free(zErr);
+    docextBufFree(&b1);
+    docextBufFree(&b2);
+    docextBufFree(&out);
+  }
+  check(nBad==0, "string round trips", 0, 0);
+}
+
 int main(void){
   installOom();
   testWriteEscapes();
+  testStringRoundTrip();
   testNumbers();
   testStrings();
   testShell();
