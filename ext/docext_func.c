@@ -343,6 +343,11 @@ static void docOidFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static void docConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
   char zBuf[48];
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ){
+    resultError(ctx, SQLITE_ERROR,
+                sqlite3_mprintf("docext: doc_config needs a setting name (known: clock)"));
+    return;
+  }
   if( zName==0 || sqlite3_stricmp(zName, "clock")!=0 ){
     char *z = sqlite3_mprintf("docext: unknown setting '%s' in doc_config "
                               "(known: clock)", zName ? zName : "");
