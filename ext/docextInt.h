@@ -314,6 +314,11 @@ int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, c
 ** reading (ObjectId(), new Date(), ISODate() with no argument) is an error,
 ** as the same text must always give the same document. */
 int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr);
+/* As docextJsonParse of one whole document that is to be stored:
+** *pbNamesChecked = 1 when no field name needs docextCollPrepare's check
+** (none starts with '$' but a type wrapper's, none has a '.'). */
+int docextJsonParseStored(const char *z, int n, DocBuf *pOut, int *pbNamesChecked,
+                          char **pzErr);
 
 /* A sequence of documents in text, read one at a time (doc_each): JSON
 ** Lines (documents one after another, separated by white space, comments
@@ -618,11 +623,16 @@ int docextCollRename(DocColl *p, const char *zNew);
 DocStore *docextCollStore(DocColl *p);
 const char *docextCollName(DocColl *p);   /* "books" or "aux.books" */
 /* Check a document against the stored-document limits and put _id first
-** (new ObjectId if missing); *paOut is aDoc or a copy built in pOut. */
-int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzErr);
+** (new ObjectId if missing); *paOut is aDoc or a copy built in pOut.
+** bNamesChecked: the parser found no field name to check
+** (docextJsonParseStored), so the walk over every name is skipped. */
+int docextCollPrepare(const u8 *aDoc, int bNamesChecked, DocBuf *pOut, const u8 **paOut,
+                      char **pzErr);
 /* eConflict: SQLITE_ABORT (E11000 error), SQLITE_IGNORE or SQLITE_REPLACE. */
-int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char **pzErr);
-int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr);
+int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflict,
+                     i64 *piDoc, char **pzErr);
+int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
+                      char **pzErr);
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 
 /**************************************************************************
@@ -938,6 +948,10 @@ int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **
 /* The same for a deterministic function's document argument: TEXT through
 ** docextJsonParseFixed. */
 int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
+/* The same for a document to store: TEXT through docextJsonParseStored,
+** which sets *pbNamesChecked (BLOB: 0). */
+int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
+                          int *pbNamesChecked, char **pzErr);
 /* Return the document in pDoc as the function's result in the form its
 ** document argument pArg had: BLOB in, BSON out; TEXT in, relaxed JSON. */
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc);

@@ -374,7 +374,7 @@ static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
   DocBuf stored;
   int rc = cmdUpsertDoc(p, pNewDoc);
   memset(&stored, 0, sizeof(stored));
-  if( rc==SQLITE_OK ) rc = docextCollInsert(p->pColl, pNewDoc->a, SQLITE_ABORT, &iDoc, &p->zErr);
+  if( rc==SQLITE_OK ) rc = docextCollInsert(p->pColl, pNewDoc->a, 0, SQLITE_ABORT, &iDoc, &p->zErr);
   if( rc==SQLITE_OK ) rc = cmdRead(p, iDoc, &stored);     /* _id first, maybe new */
   if( rc==SQLITE_OK ){
     DocValue id;
@@ -437,7 +437,7 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
       rc = docextUpdateApply(p->pUpdate, old.a, p->aMatch[i].iPos, 0, &neu, &bChanged, &p->zErr);
     }
     if( rc==SQLITE_OK && bChanged ){
-      rc = docextCollReplace(p->pColl, p->aMatch[i].iDoc, neu.a, &p->zErr);
+      rc = docextCollReplace(p->pColl, p->aMatch[i].iDoc, neu.a, 0, &p->zErr);
       if( rc==SQLITE_OK ) (*pnModified)++;
     }
     if( rc==SQLITE_OK && pLast ){

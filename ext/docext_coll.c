@@ -187,13 +187,14 @@ static const char *typeName(int type){
 /* Make aDoc storable: check the limits, and make _id the first field,
 ** generating an ObjectId when there is none. The result is *paOut: aDoc
 ** itself when nothing moved, else a document built in pOut. */
-int docextCollPrepare(const u8 *aDoc, DocBuf *pOut, const u8 **paOut, char **pzErr){
+int docextCollPrepare(const u8 *aDoc, int bNamesChecked, DocBuf *pOut, const u8 **paOut,
+                      char **pzErr){
   DocIter it;
   DocValue id;
   int rc = SQLITE_OK;
   int bFirst = 0, bHasId;
 
-  {
+  if( !bNamesChecked ){
     const char *azPath[DOCEXT_MAX_DEPTH+1];
     rc = checkNames(aDoc, 0, azPath, 0, pzErr);
     if( rc ) return rc;
@@ -454,7 +455,8 @@ static int readDoc(DocColl *p, i64 iDoc, const u8 **paDoc, char **pzErr){
   return rc;
 }
 
-int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char **pzErr){
+int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflict,
+                     i64 *piDoc, char **pzErr){
   DocBuf doc, key;
   u8 aKeySpace[128];
   const u8 *aStore = 0;
@@ -465,7 +467,7 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char
   memset(&doc, 0, sizeof(doc));
   docextBufInit(&key, aKeySpace, sizeof(aKeySpace));
   rc = docextCollTtlSweep(p, 0, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollPrepare(aDoc, &doc, &aStore, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollPrepare(aDoc, bNamesChecked, &doc, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = idKey(aStore, &key, &id);
   if( rc==SQLITE_OK && eConflict!=SQLITE_IGNORE && eConflict!=SQLITE_REPLACE
    && docextStorageIsInline(p->pStore, (int)key.n, docextGetI32(aStore)) ){
@@ -522,7 +524,8 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int eConflict, i64 *piDoc, char
   return rc;
 }
 
-int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
+int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
+                      char **pzErr){
   DocBuf doc, keyOld, keyNew;
   const u8 *aOld = 0, *aStore = 0;
   DocValue idOld, idNew;
@@ -558,7 +561,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, char **pzErr){
   if( rc==SQLITE_OK ){
     DocBuf prepared;
     memset(&prepared, 0, sizeof(prepared));
-    rc = docextCollPrepare(aNew, &prepared, &aStore, pzErr);
+    rc = docextCollPrepare(aNew, bNamesChecked, &prepared, &aStore, pzErr);
     if( rc==SQLITE_OK ) rc = idKey(aStore, &keyNew, &idNew);
     if( rc==SQLITE_OK && (keyNew.n!=keyOld.n || memcmp(keyNew.a, keyOld.a, keyNew.n)) ){
       DocBuf msg;

@@ -23,8 +23,9 @@
 /* An argument as a validated document; bFixed: text must give the same
 ** document at every reading (docextJsonParseFixed). */
 static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bFixed,
-                     char **pzErr){
+                     int *pbNamesChecked, char **pzErr){
   int nUsed = 0;
+  if( pbNamesChecked ) *pbNamesChecked = 0;
   switch( sqlite3_value_type(pArg) ){
     case SQLITE_BLOB: {
       const u8 *a = sqlite3_value_blob(pArg);
@@ -46,6 +47,8 @@ static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bF
       docextBufReset(pBuf);
       if( bFixed ){
         rc = docextJsonParseFixed(z, n, pBuf, pzErr);
+      }else if( pbNamesChecked ){
+        rc = docextJsonParseStored(z, n, pBuf, pbNamesChecked, pzErr);
       }else{
         rc = docextJsonParse(z, n, 1, pBuf, &nUsed, pzErr);
       }
@@ -63,11 +66,16 @@ static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bF
 }
 
 int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
-  return argToBson(pArg, pBuf, paDoc, 0, pzErr);
+  return argToBson(pArg, pBuf, paDoc, 0, 0, pzErr);
 }
 
 int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
-  return argToBson(pArg, pBuf, paDoc, 1, pzErr);
+  return argToBson(pArg, pBuf, paDoc, 1, 0, pzErr);
+}
+
+int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
+                          int *pbNamesChecked, char **pzErr){
+  return argToBson(pArg, pBuf, paDoc, 0, pbNamesChecked, pzErr);
 }
 
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc){

@@ -103,6 +103,8 @@ struct JsonParse {
                       ** reading: ObjectId(), new Date(), ISODate() */
   DocBuf *pOut;       /* the BSON being written */
   DocBuf tmp;         /* scratch: call arguments, rebuilt wrapper values */
+  int bOddName;       /* a field name starts with '$' (not a type
+                      ** wrapper's) or has a '.' (docextJsonParseStored) */
   int nNulEscape;     /* \u0000 escapes decoded so far (the only way a
                       ** NUL byte gets into a string: keys must not have
                       ** one) */
@@ -643,7 +645,9 @@ static int jsonWrapKey(const char *z, int n){
   int k;
   if( n<2 || z[0]!='$' ) return 0;
   for(k=0; k<(int)(sizeof(aWrapKey)/sizeof(aWrapKey[0])); k++){
-    if( (int)strlen(aWrapKey[k].zKey)==n && memcmp(aWrapKey[k].zKey, z, n)==0 ){
+    /* (the letter after '$' first: most keys are told apart by it) */
+    if( aWrapKey[k].zKey[1]==z[1] && (int)strlen(aWrapKey[k].zKey)==n
+     && memcmp(aWrapKey[k].zKey, z, n)==0 ){
       return aWrapKey[k].eKey;
     }
   }
@@ -1045,6 +1049,11 @@ static int jsonObject(JsonParse *p, int bRoot){
         break;
       }
       if( p->rc ) break;
+      if( !p->bOddName ){
+        i64 k;
+        for(k=iKey; k<p->pOut->n && p->pOut->a[k]!='.'; k++){}
+        if( k<p->pOut->n ) p->bOddName = 1;
+      }
       if( p->nNulEscape!=nNulBefore ){
         jsonErr(p, iKeyText, "NUL byte in key");
         break;
@@ -1093,9 +1102,11 @@ static int jsonObject(JsonParse *p, int bRoot){
   }
   docextBsonEndDoc(&p->rc, p->pOut, iDoc);
   if( p->rc ) return 0;
+  if( bRoot && bDollar ) p->bOddName = 1;
   if( !bRoot ){
     if( bDollar ){
       eType = jsonWrap(p, iDoc, iWrapAt>=0 ? iWrapAt : iOpen);
+      if( eType==DOC_DOCUMENT ) p->bOddName = 1;   /* '$' keys, not a wrapper */
     }
     if( eType==DOC_DOCUMENT && bLevel && p->nLevel>DOCEXT_MAX_DEPTH ){
       jsonErr(p, iOpen, "nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
@@ -1816,6 +1827,19 @@ int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr){
   jsonReserve(&s);
   jsonDocument(&s, 1);
   return jsonFinish(&s, 0, pzErr);
+}
+
+int docextJsonParseStored(const char *z, int n, DocBuf *pOut, int *pbNamesChecked,
+                          char **pzErr){
+  JsonParse s;
+  int rc;
+  jsonInit(&s, z, n, pOut);
+  *pzErr = 0;
+  jsonReserve(&s);
+  jsonDocument(&s, 1);
+  *pbNamesChecked = s.rc==SQLITE_OK && !s.bOddName;
+  rc = jsonFinish(&s, 0, pzErr);
+  return rc;
 }
 
 void docextJsonSeqInit(DocJsonSeq *q, const char *z, int n){

@@ -802,7 +802,7 @@ static int xFindFunction(sqlite3_vtab *pVtab, int nArg, const char *zName,
 /* The new document of an INSERT or UPDATE: from the doc column or the bson
 ** column (whichever was given), validated, in pBuf or the argument. */
 static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
-                       DocBuf *pBuf, const u8 **paDoc){
+                       DocBuf *pBuf, const u8 **paDoc, int *pbNamesChecked){
   sqlite3_value *pDoc = argv[2+COL_DOC];
   sqlite3_value *pBson = argv[2+COL_BSON];
   int bDoc = !(bUpdate && sqlite3_value_nochange(pDoc))
@@ -843,7 +843,7 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
         : "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
   }
-  rc = docextArgToBson(bDoc ? pDoc : pBson, pBuf, paDoc, &zErr);
+  rc = docextArgToBsonStored(bDoc ? pDoc : pBson, pBuf, paDoc, pbNamesChecked, &zErr);
   if( rc!=SQLITE_OK ) return vtabError(&p->base, rc, zErr);
   return SQLITE_OK;
 }
@@ -854,7 +854,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   DocBuf buf;
   const u8 *aDoc = 0;
   char *zErr = 0;
-  int rc;
+  int rc, bNamesChecked = 0;
 
   if( argc==1 ){
     rc = docextCollDelete(p->pColl, sqlite3_value_int64(argv[0]), &zErr);
@@ -866,10 +866,10 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       return vtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be set: it is assigned"));
     }
-    rc = newDocument(p, argv, 0, &buf, &aDoc);
+    rc = newDocument(p, argv, 0, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK ){
       int eConflict = sqlite3_vtab_on_conflict(p->db);
-      rc = docextCollInsert(p->pColl, aDoc, eConflict, pRowid, &zErr);
+      rc = docextCollInsert(p->pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }else{
@@ -879,9 +879,9 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       return vtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be changed"));
     }
-    rc = newDocument(p, argv, 1, &buf, &aDoc);
+    rc = newDocument(p, argv, 1, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK && aDoc ){
-      rc = docextCollReplace(p->pColl, iOld, aDoc, &zErr);
+      rc = docextCollReplace(p->pColl, iOld, aDoc, bNamesChecked, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }
