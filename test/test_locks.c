@@ -12,7 +12,9 @@
 **   2. after each, no statement of the connection may be busy, and a
 **      second connection must be able to write at once (no busy timeout).
 ** In WAL mode (each test runs in both), the second connection's
-** checkpoint must also complete, which no reader allows.
+** checkpoint must also complete, which no reader allows. Both modes run
+** twice: with the collection in the main database, and in a database
+** attached to a connection whose main database is another file.
 ** The statements cover every kind of plan (collection scan, _id point and
 ** range, index point, range, descending, multikey, $in, $or, sort from an
 ** index and in memory, covered counts), the functions that read
@@ -33,7 +35,8 @@ static void checkReleased(sqlite3 *db, sqlite3 *dbOther, const char *zSql,
   char zWhat[600];
   char *zErr = 0;
   int rc;
-  snprintf(zWhat, sizeof(zWhat), "%s (%s%s)", zSql, zWhen, bWal ? ", WAL" : "");
+  snprintf(zWhat, sizeof(zWhat), "%s (%s%s%s)", zSql, zWhen, bWal ? ", WAL" : "",
+           sqlite3_db_filename(db, "aux") ? ", attached" : "");
   checkIdle(db, zWhat);
   rc = sqlite3_exec(dbOther, "BEGIN IMMEDIATE; INSERT INTO other VALUES (1); COMMIT",
                     0, 0, &zErr);
@@ -125,16 +128,32 @@ static const char *azWrite[] = {
   "SELECT doc_ttl_sweep('c')",
 };
 
-static void testMode(void){
+/* bAttached: the collection lives in a database attached as "aux" to a
+** connection whose main database is another file; the statements name it
+** unqualified, as SQLite resolves such names through attached databases. */
+static void testMode(int bAttached){
   char zPath[] = "/tmp/docext-test-locks-XXXXXX";
+  char zMain[] = "/tmp/docext-test-locks-main-XXXXXX";
   sqlite3 *db, *dbOther;
   size_t i;
 
   makeTempDb(zPath);
-  db = openDb(zPath, 1);
-  if( bWal ) exec(db, "PRAGMA journal_mode=WAL");
-  exec(db, "CREATE VIRTUAL TABLE c USING docext");
-  exec(db, "CREATE TABLE other(x)");
+  if( bAttached ){
+    char *zAttach;
+    makeTempDb(zMain);
+    db = openDb(zMain, 1);
+    zAttach = sqlite3_mprintf("ATTACH %Q AS aux", zPath);
+    exec(db, zAttach);
+    sqlite3_free(zAttach);
+    if( bWal ) exec(db, "PRAGMA aux.journal_mode=WAL");
+    exec(db, "CREATE VIRTUAL TABLE aux.c USING docext");
+    exec(db, "CREATE TABLE aux.other(x)");
+  }else{
+    db = openDb(zPath, 1);
+    if( bWal ) exec(db, "PRAGMA journal_mode=WAL");
+    exec(db, "CREATE VIRTUAL TABLE c USING docext");
+    exec(db, "CREATE TABLE other(x)");
+  }
   exec(db, "BEGIN");
   for(i=1; i<=50; i++){
     char zIns[200];
@@ -177,13 +196,17 @@ static void testMode(void){
   sqlite3_close(dbOther);
   sqlite3_close(db);
   removeDb(zPath);
+  if( bAttached ) removeDb(zMain);
 }
 
 int main(void){
-  bWal = 0;
-  testMode();
-  bWal = 1;
-  testMode();
+  int bAttached;
+  for(bAttached=0; bAttached<2; bAttached++){
+    bWal = 0;
+    testMode(bAttached);
+    bWal = 1;
+    testMode(bAttached);
+  }
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
 }
