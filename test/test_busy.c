@@ -4,7 +4,9 @@
 **
 ** A write of docext (a command such as doc_update_many, an index command,
 ** an INSERT into a collection) runs statements of its own. On a file
-** database, in rollback-journal and in WAL mode, with a second connection B:
+** database, in rollback-journal and in WAL mode, with the collection in
+** A's main database and again in a database attached to A, with a second
+** connection B:
 **   1. B holds the write lock: the write fails with SQLITE_BUSY, changes
 **      nothing, and leaves no statement running and no transaction open;
 **   2. the same with a busy handler that lets B finish: the handler is
@@ -75,13 +77,21 @@ static const char *azWrite[] = {
 };
 #define N_WRITE (int)(sizeof(azWrite)/sizeof(azWrite[0]))
 
+/* "aux." when A's collection lives in a database attached to it (A's main
+** database is then another file, and A names the collection unqualified,
+** as SQLite resolves such names through attached databases); else "". */
+static const char *zSchema = "";
+
 /* Put the collection back as it was (c, its u_1 index, 50 documents). */
 static void refill(sqlite3 *db){
-  exec(db, "DROP TABLE IF EXISTS c; CREATE VIRTUAL TABLE c USING docext;"
-           " INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL"
-           " SELECT x+1 FROM s WHERE x<50) SELECT json_object('_id', x, 'u', x%5,"
-           " 'w', x%7) FROM s;"
-           " SELECT doc_create_index('c', '{u: 1}')");
+  char *zSql = sqlite3_mprintf(
+      "DROP TABLE IF EXISTS %sc; CREATE VIRTUAL TABLE %sc USING docext;"
+      " INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL"
+      " SELECT x+1 FROM s WHERE x<50) SELECT json_object('_id', x, 'u', x%%5,"
+      " 'w', x%%7) FROM s;"
+      " SELECT doc_create_index('c', '{u: 1}')", zSchema, zSchema);
+  exec(db, zSql);
+  sqlite3_free(zSql);
 }
 
 typedef struct Busy Busy;
@@ -151,16 +161,31 @@ static int moveTrace(unsigned eType, void *pArg, void *p, void *x){
   return 0;
 }
 
-static void testMode(int bWal){
+static void testMode(int bWal, int bAttached){
   char zPath[] = "/tmp/docext-test-busy-XXXXXX";
+  char zMain[] = "/tmp/docext-test-busy-main-XXXXXX";
   char zWhat[400];
-  const char *zMode = bWal ? "WAL" : "rollback journal";
+  const char *zMode = bWal ? (bAttached ? "WAL, attached" : "WAL")
+                           : (bAttached ? "rollback journal, attached" : "rollback journal");
   sqlite3 *dbA, *dbB;
   int i, k, rc;
+  char *zSql;
   makeTempDb(zPath);
-  dbA = openDb(zPath, 1);
-  if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
-  exec(dbA, "CREATE TABLE other(x); INSERT INTO other VALUES (1), (2)");
+  zSchema = bAttached ? "aux." : "";
+  if( bAttached ){
+    makeTempDb(zMain);
+    dbA = openDb(zMain, 1);
+    zSql = sqlite3_mprintf("ATTACH %Q AS aux", zPath);
+    exec(dbA, zSql);
+    sqlite3_free(zSql);
+  }else{
+    dbA = openDb(zPath, 1);
+  }
+  zSql = sqlite3_mprintf("%s%sjournal_mode=%s; CREATE TABLE %sother(x);"
+                         " INSERT INTO other VALUES (1), (2)",
+                         "PRAGMA ", zSchema, bWal ? "WAL" : "DELETE", zSchema);
+  exec(dbA, zSql);
+  sqlite3_free(zSql);
   refill(dbA);
   dbB = openDb(zPath, 1);
 
@@ -344,11 +369,14 @@ static void testMode(int bWal){
   sqlite3_close(dbB);
   sqlite3_close(dbA);
   removeDb(zPath);
+  if( bAttached ) removeDb(zMain);
 }
 
 int main(void){
-  testMode(0);
-  testMode(1);
+  testMode(0, 0);
+  testMode(1, 0);
+  testMode(0, 1);
+  testMode(1, 1);
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
 }
