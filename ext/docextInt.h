@@ -185,6 +185,15 @@ void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
 /* Step to the next element; 1 if there is one, 0 at the end. Inline, with
 ** the common sizes worked out here: it is the inner loop of every read,
 ** match and write. (The document is validated, so lengths are sound.) */
+/* The length of the NUL-terminated key at z. Keys are short: no strlen()
+** call (the loop takes two bytes a step so that the compiler does not turn
+** it back into one). */
+static inline int docextKeyLen(const u8 *z){
+  int n = 0;
+  while( z[n] && z[n+1] ) n += 2;
+  if( z[n] ) n++;
+  return n;
+}
 static inline int docextIterNext(DocIter *pIter){
   const u8 *a = pIter->aDoc;
   int i = pIter->iNext, n = 0;
@@ -192,10 +201,7 @@ static inline int docextIterNext(DocIter *pIter){
   pIter->iElem = i;
   pIter->v.type = a[i++];
   pIter->zKey = (const char*)&a[i];
-  /* Keys are short: no strlen() call (written two bytes a step so that
-  ** the compiler does not turn the loop back into one). */
-  while( a[i+n] && a[i+n+1] ) n += 2;
-  if( a[i+n] ) n++;
+  n = docextKeyLen(&a[i]);
   pIter->nKey = n;
   i += n + 1;
   pIter->v.p = &a[i];

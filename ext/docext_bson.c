@@ -206,11 +206,8 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
     int rc;
     const u8 *pType = &a[i];
     i++;
-    /* a[nDoc-1] is 0, so the scan stops there at the latest (two bytes a
-    ** step, so that the compiler does not make it a strlen() call) */
-    j = i;
-    while( a[j] && a[j+1] ) j += 2;
-    if( a[j] ) j++;
+    /* a[nDoc-1] is 0, so the scan stops there at the latest */
+    j = i + docextKeyLen(&a[i]);
     if( j>=nDoc-1 ) return checkFail(pCk, pType, "key not terminated");
     if( pCk->bText && !utf8Valid(&a[i], j-i) ){
       return checkFail(pCk, &a[i], "invalid UTF-8 in key");

@@ -1804,42 +1804,34 @@ static void jsonDocument(JsonParse *p, int bTop){
   }
 }
 
-/* A whole text that is one document: its BSON is about as long as the
-** text, so make room once rather than in a series of doublings. */
-static void jsonReserve(JsonParse *p){
-  docextBufReserve(&p->rc, p->pOut, (i64)p->n + p->n/8 + 64);
-}
-
-int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr){
+/* Parse z[0..n) as one whole document (bTop) or the document it starts
+** with. bFixed: refuse literals that make a new value at each reading.
+** pbNamesChecked, if not NULL: set as docextJsonParseStored says. */
+static int jsonParseDoc(const char *z, int n, int bTop, int bFixed, DocBuf *pOut,
+                        int *pnUsed, int *pbNamesChecked, char **pzErr){
   JsonParse s;
   jsonInit(&s, z, n, pOut);
+  s.bFixed = bFixed;
   if( pzErr ) *pzErr = 0;
-  if( bTop ) jsonReserve(&s);
+  /* A whole text that is one document: its BSON is about as long as the
+  ** text, so make room once rather than in a series of doublings. */
+  if( bTop ) docextBufReserve(&s.rc, pOut, (i64)s.n + s.n/8 + 64);
   jsonDocument(&s, bTop);
+  if( pbNamesChecked ) *pbNamesChecked = s.rc==SQLITE_OK && !s.bOddName;
   return jsonFinish(&s, pnUsed, pzErr);
 }
 
+int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, char **pzErr){
+  return jsonParseDoc(z, n, bTop, 0, pOut, pnUsed, 0, pzErr);
+}
+
 int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr){
-  JsonParse s;
-  jsonInit(&s, z, n, pOut);
-  s.bFixed = 1;
-  *pzErr = 0;
-  jsonReserve(&s);
-  jsonDocument(&s, 1);
-  return jsonFinish(&s, 0, pzErr);
+  return jsonParseDoc(z, n, 1, 1, pOut, 0, 0, pzErr);
 }
 
 int docextJsonParseStored(const char *z, int n, DocBuf *pOut, int *pbNamesChecked,
                           char **pzErr){
-  JsonParse s;
-  int rc;
-  jsonInit(&s, z, n, pOut);
-  *pzErr = 0;
-  jsonReserve(&s);
-  jsonDocument(&s, 1);
-  *pbNamesChecked = s.rc==SQLITE_OK && !s.bOddName;
-  rc = jsonFinish(&s, 0, pzErr);
-  return rc;
+  return jsonParseDoc(z, n, 1, 0, pOut, 0, pbNamesChecked, pzErr);
 }
 
 void docextJsonSeqInit(DocJsonSeq *q, const char *z, int n){

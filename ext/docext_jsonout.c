@@ -78,18 +78,23 @@ static void writeStringEscaped(int *pRc, DocBuf *p, const u8 *a, int i, int n){
   docextBufAppend(pRc, p, a+iRun, n-iRun);
 }
 
+#if defined(__SSE2__)
+/* Bit i set: byte i of x needs escaping ('"', '\\' or <= 0x1F). */
+static int escapeMask16(__m128i x){
+  const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
+  return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)),
+                                        _mm_cmpeq_epi8(_mm_max_epu8(x, c), c)));
+}
+#endif
+
 /* Copy a[*pi..n) to pOut[*pi..) while no byte needs escaping, eight or
 ** sixteen bytes at a time; *pi stops at the first byte to escape, or n. */
 static void copyUnescaped(const u8 *a, int n, u8 *pOut, int *pi){
   int i = *pi;
 #if defined(__SSE2__)
-  /* A byte to escape is '"', '\\' or <= 0x1F. */
-  const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
   while( i+16<=n ){
     __m128i x = _mm_loadu_si128((const __m128i*)(a+i));
-    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)),
-                               _mm_cmpeq_epi8(_mm_max_epu8(x, c), c));
-    if( _mm_movemask_epi8(bad) ) break;
+    if( escapeMask16(x) ) break;
     _mm_storeu_si128((__m128i*)(pOut+i), x);
     i += 16;
   }
@@ -157,11 +162,8 @@ static void writeDocString(int *pRc, DocBuf *p, const u8 *a, int n, const u8 *aE
                            char cAfter){
 #if defined(__SSE2__)
   if( n<=16 && aEnd-a>=16 && docextBufReserve(pRc, p, 20) ){
-    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
     __m128i x = _mm_loadu_si128((const __m128i*)a);
-    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)),
-                               _mm_cmpeq_epi8(_mm_max_epu8(x, c), c));
-    if( (_mm_movemask_epi8(bad) & ((1<<n)-1))==0 ){
+    if( (escapeMask16(x) & ((1<<n)-1))==0 ){
       u8 *pOut = &p->a[p->n];
       pOut[0] = '"';
       _mm_storeu_si128((__m128i*)(pOut+1), x);   /* (past n: overwritten) */

@@ -719,6 +719,33 @@ static void testTruncations(void){
 
 /* Random mutations of valid texts: any result, but never a crash, an
 ** invalid BSON result or a leak. */
+/* The tests' pseudo-random numbers: 16 bits from a linear congruential
+** generator whose state is *pSeed. */
+static unsigned rnd16(unsigned int *pSeed){
+  *pSeed = *pSeed*1103515245u + 12345u;
+  return *pSeed>>16;
+}
+
+/* Make one to four random edits to the text z[0..n) (room for nMax
+** bytes): overwrite a byte, delete one, or insert one of zInsert's.
+** Returns the new length. */
+static int mutate(char *z, int n, int nMax, unsigned int *pSeed, const char *zInsert){
+  int m = 1 + (int)(rnd16(pSeed) % 4), j;
+  for(j=0; j<m; j++){
+    int pos = (int)(rnd16(pSeed) % (unsigned)n);
+    int op = (int)(rnd16(pSeed) % 3);
+    u8 c = (u8)rnd16(pSeed);
+    if( op==0 ){
+      z[pos] = (char)c;
+    }else if( op==1 && n>1 ){
+      memmove(&z[pos], &z[pos+1], n-pos-1); n--;
+    }else if( n<nMax-1 ){
+      memmove(&z[pos+1], &z[pos], n-pos); z[pos] = zInsert[c % strlen(zInsert)]; n++;
+    }
+  }
+  return n;
+}
+
 static void testFuzz(void){
   static const char *azSeed[] = {
     "{a: 1, b: [1.5, -2, 'x', \"y\\u00e9\"], c: {d: null, $gt: 5}}",
@@ -732,21 +759,9 @@ static void testFuzz(void){
   for(k=0; k<4; k++){
     int n0 = (int)strlen(azSeed[k]);
     for(iter=0; iter<3000; iter++){
-      int n = n0, m, j;
+      int n = n0;
       memcpy(z, azSeed[k], n0);
-      m = 1 + (int)((seed = seed*1103515245u + 12345u)>>16) % 4;
-      for(j=0; j<m; j++){
-        int pos = (int)((seed = seed*1103515245u + 12345u)>>16) % n;
-        int op = (int)((seed = seed*1103515245u + 12345u)>>16) % 3;
-        u8 c = (u8)((seed = seed*1103515245u + 12345u)>>16);
-        if( op==0 ){
-          z[pos] = (char)c;
-        }else if( op==1 && n>1 ){
-          memmove(&z[pos], &z[pos+1], n-pos-1); n--;
-        }else if( n<(int)sizeof(z)-1 ){
-          memmove(&z[pos+1], &z[pos], n-pos); z[pos] = "{}[]\"',:/\\$0"[c%12]; n++;
-        }
-      }
+      n = mutate(z, n, (int)sizeof(z), &seed, "{}[]\"',:/\\$0");
       {
         DocBuf b; char *zErr = 0; int rc;
         memset(&b, 0, sizeof(b));
@@ -857,21 +872,9 @@ static void testSeq(void){
   for(k=0; k<2; k++){
     int n0 = (int)strlen(azSeed[k]);
     for(iter=0; iter<3000; iter++){
-      int n = n0, m, j;
+      int n = n0;
       memcpy(z, azSeed[k], n0);
-      m = 1 + (int)((seed = seed*1103515245u + 12345u)>>16) % 4;
-      for(j=0; j<m; j++){
-        int pos = (int)((seed = seed*1103515245u + 12345u)>>16) % n;
-        int op = (int)((seed = seed*1103515245u + 12345u)>>16) % 3;
-        u8 c = (u8)((seed = seed*1103515245u + 12345u)>>16);
-        if( op==0 ){
-          z[pos] = (char)c;
-        }else if( op==1 && n>1 ){
-          memmove(&z[pos], &z[pos+1], n-pos-1); n--;
-        }else if( n<(int)sizeof(z)-1 ){
-          memmove(&z[pos+1], &z[pos], n-pos); z[pos] = "{}[]\"',:/*\n\\$0"[c%14]; n++;
-        }
-      }
+      n = mutate(z, n, (int)sizeof(z), &seed, "{}[]\"',:/*\n\\$0");
       seqRead(z, n, zGot, sizeof(zGot));
       if( strncmp(zGot, "invalid", 7)==0
        || (strstr(zGot, "error")!=0 && strstr(zGot, "error: docext: ")==0) ){
@@ -1008,14 +1011,14 @@ static void testStringRoundTrip(void){
   int iter, nBad = 0;
   for(iter=0; iter<4000; iter++){
     char zStr[300], zEsc[2000], zText[4200];
-    int n = 0, nWant = 1 + (int)((seed = seed*1103515245u + 12345u)>>16) % 70;
+    int n = 0, nWant = 1 + (int)(rnd16(&seed) % 70);
     int bKey = iter & 1;
     DocBuf b1, b2, out;
     DocValue v;
     char *zErr = 0;
     int rc = SQLITE_OK, rc2;
     while( n<nWant ){
-      const char *zP = azPiece[((seed = seed*1103515245u + 12345u)>>16)
+      const char *zP = azPiece[rnd16(&seed)
                                % (sizeof(azPiece)/sizeof(azPiece[0]))];
       int nP = (int)strlen(zP);
       if( bKey && (zP[0]=='$' || zP[0]=='.' || zP[0]<0x20) ) continue;

@@ -26,21 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "oomfail.h"
-
-int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
-
-static int nPass = 0;
-static int nFail = 0;
-
-static void check(int bOk, const char *zWhat, const char *zDetail){
-  if( bOk ){
-    nPass++;
-  }else{
-    nFail++;
-    printf("FAIL %s%s%s\n", zWhat, zDetail ? ": " : "", zDetail ? zDetail : "");
-  }
-}
-
+#include "testdb.h"
 
 /*------------------------------------------------------------------------
 ** Running SQL

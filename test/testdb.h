@@ -1,9 +1,9 @@
 /*
 ** testdb.h — what the C tests that drive docext through SQL connections
-** share (test_locks, test_busy, test_stale): the pass/fail count, running
-** SQL that must work, opening a connection with docext, and the check that
-** a connection has nothing running and no transaction open, making and
-** removing a database's files. Included by
+** share (test_locks, test_busy, test_stale; test_oom uses its counts):
+** the pass/fail count, running SQL that must work, opening a connection
+** with docext, the check that a connection has nothing running and no
+** transaction open, making and removing a database's files. Included by
 ** each such program (all of it static: one copy per program; inline, so
 ** that a program may leave one unused).
 */
