@@ -29,6 +29,9 @@ SQLITE_EXTENSION_INIT3
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+# include <emmintrin.h>
+#endif
 
 typedef sqlite3_int64 i64;
 typedef struct DocConn DocConn;   /* a connection's open collections (docext_vtab.c) */
@@ -182,18 +185,31 @@ static inline void docextIterInit(DocIter *pIter, const u8 *aDoc){
 }
 /* Iterate the document or array held by a value (type DOCUMENT/ARRAY). */
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
-/* Step to the next element; 1 if there is one, 0 at the end. Inline, with
-** the common sizes worked out here: it is the inner loop of every read,
-** match and write. (The document is validated, so lengths are sound.) */
-/* The length of the NUL-terminated key at z. Keys are short: no strlen()
-** call (the loop takes two bytes a step so that the compiler does not turn
-** it back into one). */
-static inline int docextKeyLen(const u8 *z){
+/* The length of the NUL-terminated key at z, nAvail bytes of which may be
+** read (its document's last byte is a NUL, so the scan stops there at the
+** latest). Keys are short and this is on every read: sixteen bytes are
+** searched at once where sixteen may be read; else no strlen() call (the
+** loop takes two bytes a step so that the compiler does not turn it back
+** into one). */
+static inline int docextKeyLen(const u8 *z, i64 nAvail){
   int n = 0;
+#if defined(__SSE2__) && defined(__GNUC__)
+  if( nAvail>=16 ){
+    int m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)z),
+                                             _mm_setzero_si128()));
+    if( m ) return __builtin_ctz((unsigned)m);
+    n = 16;
+  }
+#else
+  (void)nAvail;
+#endif
   while( z[n] && z[n+1] ) n += 2;
   if( z[n] ) n++;
   return n;
 }
+/* Step to the next element; 1 if there is one, 0 at the end. Inline, with
+** the common sizes worked out here: it is the inner loop of every read,
+** match and write. (The document is validated, so lengths are sound.) */
 static inline int docextIterNext(DocIter *pIter){
   const u8 *a = pIter->aDoc;
   int i = pIter->iNext, n = 0;
@@ -201,7 +217,7 @@ static inline int docextIterNext(DocIter *pIter){
   pIter->iElem = i;
   pIter->v.type = a[i++];
   pIter->zKey = (const char*)&a[i];
-  n = docextKeyLen(&a[i]);
+  n = docextKeyLen(&a[i], pIter->nDoc - i);
   pIter->nKey = n;
   i += n + 1;
   pIter->v.p = &a[i];
@@ -880,7 +896,7 @@ typedef struct DocPlanScan DocPlanScan;
 ** reverse order, each backward, when bDesc). */
 struct DocPlanScan {
   i64 iIx;                  /* X_idx ix, or 0 for _id_ (X_docs.idkey) */
-  char *zIndex;             /* index name */
+  char *zIndex;             /* index name (in aRange's allocation) */
   int bMultikey;            /* the index is multikey */
   int bDesc;                /* read backward */
   int nRange;
@@ -899,7 +915,8 @@ struct DocPlan {
   int ePlan;                /* DOCEXT_PLAN_* */
   int bNaturalDesc;         /* COLLSCAN newest first ({$natural: -1}) */
   int nScan;
-  DocPlanScan *aScan;
+  DocPlanScan *aScan;       /* nScan scans: &one when there is one */
+  DocPlanScan one;
   int bDedup;               /* a document may be reached more than once */
   int bSorted;              /* documents come in the order of the sort */
   int bExact;               /* the entries alone answer the filters: every

@@ -129,7 +129,7 @@ static int checkFail(DocCheck *pCk, const u8 *p, const char *zWhy){
 static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth);
 
 /* A length-prefixed string: int32 n, n-1 bytes of UTF-8, NUL. */
-static int checkString(DocCheck *pCk, const u8 *p, int nVal){
+static inline int checkString(DocCheck *pCk, const u8 *p, int nVal){
   i64 n = nVal - 4;   /* docextBsonValueSize() made nVal = 4 + length >= 5 */
   if( p[4+n-1]!=0 ) return checkFail(pCk, p+4+n-1, "string not terminated");
   if( pCk->bText && !utf8Valid(p+4, n-1) ){
@@ -138,18 +138,12 @@ static int checkString(DocCheck *pCk, const u8 *p, int nVal){
   return SQLITE_OK;
 }
 
+/* The checks of the rarer types (checkDoc does strings, documents, arrays
+** and bools itself). */
 static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth){
   switch( type ){
-    case DOC_STRING: case DOC_CODE: case DOC_SYMBOL:
+    case DOC_CODE: case DOC_SYMBOL:
       return checkString(pCk, p, nVal);
-    case DOC_DOCUMENT: case DOC_ARRAY:
-      if( iDepth>=DOCEXT_MAX_DEPTH ){
-        return checkFail(pCk, p, "nesting deeper than 100 levels");
-      }
-      return checkDoc(pCk, p, nVal, iDepth+1);
-    case DOC_BOOL:
-      if( p[0]>1 ) return checkFail(pCk, p, "bool byte is not 0 or 1");
-      return SQLITE_OK;
     case DOC_BINARY:
       /* Subtype 2 (old binary) repeats the length inside the payload. */
       if( p[4]==0x02 ){
@@ -191,8 +185,8 @@ static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth
 }
 
 /* Check the document at a, which must be exactly nAvail bytes long. Every
-** stored document is checked so on each read, so the common cases are
-** worked out inline: short keys scanned here, not by memchr(). */
+** stored document is checked so on each read, so the common types are sized
+** and checked here, in one switch; checkValue() has the rest. */
 static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
   i64 nDoc, i;
   if( nAvail<5 ) return checkFail(pCk, a, "document shorter than 5 bytes");
@@ -203,11 +197,10 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
   while( i<nDoc-1 ){
     int type = a[i];
     i64 j, nVal, nRest;
-    int rc;
+    int rc = SQLITE_OK;
     const u8 *pType = &a[i];
     i++;
-    /* a[nDoc-1] is 0, so the scan stops there at the latest */
-    j = i + docextKeyLen(&a[i]);
+    j = i + docextKeyLen(&a[i], nDoc-i);
     if( j>=nDoc-1 ) return checkFail(pCk, pType, "key not terminated");
     if( pCk->bText && !utf8Valid(&a[i], j-i) ){
       return checkFail(pCk, &a[i], "invalid UTF-8 in key");
@@ -218,6 +211,7 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
       case DOC_STRING:
         nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) + 4 : -1;
         if( nVal<5 || nVal>nRest ) nVal = -1;
+        else rc = checkString(pCk, &a[i], (int)nVal);
         break;
       case DOC_INT32:
         nVal = nRest>=4 ? 4 : -1;
@@ -225,18 +219,33 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
       case DOC_DOUBLE: case DOC_INT64: case DOC_DATE:
         nVal = nRest>=8 ? 8 : -1;
         break;
+      case DOC_NULL:
+        nVal = 0;
+        break;
+      case DOC_BOOL:
+        nVal = nRest>=1 ? 1 : -1;
+        if( nVal>0 && a[i]>1 ) return checkFail(pCk, &a[i], "bool byte is not 0 or 1");
+        break;
+      case DOC_DOCUMENT: case DOC_ARRAY:
+        nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) : -1;
+        if( nVal<5 || nVal>nRest ){
+          nVal = -1;
+        }else if( iDepth>=DOCEXT_MAX_DEPTH ){
+          return checkFail(pCk, &a[i], "nesting deeper than 100 levels");
+        }else{
+          rc = checkDoc(pCk, &a[i], nVal, iDepth+1);
+        }
+        break;
       default:
         nVal = docextBsonValueSize(type, &a[i], nRest);
+        if( nVal>=0 ) rc = checkValue(pCk, type, &a[i], (int)nVal, iDepth);
         break;
     }
     if( nVal<0 ){
       if( !typeKnown(type) ) return checkFail(pCk, pType, "unknown element type");
       return checkFail(pCk, &a[i], "value runs past the end of its document");
     }
-    if( type!=DOC_INT32 && type!=DOC_DOUBLE && type!=DOC_INT64 && type!=DOC_DATE ){
-      rc = checkValue(pCk, type, &a[i], (int)nVal, iDepth);
-      if( rc ) return rc;
-    }
+    if( rc ) return rc;
     i += nVal;
   }
   if( i!=nDoc-1 ) return checkFail(pCk, a+i, "elements overrun the document");

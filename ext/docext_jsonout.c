@@ -565,15 +565,22 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
           writeInt(pRc, p, docextGetI32(it.v.p));
           break;
         }
-        docextJsonWriteValue(pRc, p, &it.v, eMode);
+        {
+          DocValue v = it.v;
+          docextJsonWriteValue(pRc, p, &v, eMode);
+        }
         break;
       case DOC_BOOL:
         if( it.v.p[0] ) docextBufAppend(pRc, p, "true", 4);
         else docextBufAppend(pRc, p, "false", 5);
         break;
-      default:
-        docextJsonWriteValue(pRc, p, &it.v, eMode);
+      default: {
+        /* (a copy: the iterator's address is never taken, so the compiler
+        ** can keep it in registers) */
+        DocValue v = it.v;
+        docextJsonWriteValue(pRc, p, &v, eMode);
         break;
+      }
     }
   }
   if( bShell ) docextBufAppendByte(pRc, p, ' ');

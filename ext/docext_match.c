@@ -105,8 +105,10 @@ struct DocMatchNode {
 };
 
 struct DocMatcher {
-  u8 *aFilter;            /* private copy of the filter; nodes point in */
-  DocMatchNode *pRoot;    /* an MN_AND */
+  u8 *aFilter;            /* private copy of the filter (after the struct,
+                          ** in the same allocation); nodes point in */
+  DocMatchNode *pRoot;    /* an MN_AND: &root */
+  DocMatchNode root;
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -141,17 +143,26 @@ static void parsePathError(DocMatchParse *pParse, const char *zPath, int nPath,
   parseError(pParse, "docext: %s in filter at '%.*s'", zWhat, nPath, zPath);
 }
 
-static void nodeFree(DocMatchNode *p){
+/* Free what node p holds, not p itself. */
+static void nodeClear(DocMatchNode *p){
   int i;
-  if( p==0 ) return;
-  for(i=0; i<p->nChild; i++) nodeFree(p->apChild[i]);
+  for(i=0; i<p->nChild; i++){
+    nodeClear(p->apChild[i]);
+    sqlite3_free(p->apChild[i]);
+  }
   sqlite3_free(p->apChild);
   docextRegexFree(p->re.pRe);
   for(i=0; i<p->nRe; i++) docextRegexFree(p->aRe[i].pRe);
   sqlite3_free(p->aRe);
   sqlite3_free(p->aVal);
   sqlite3_free(p->aBit);
-  sqlite3_free(p);
+}
+
+static void nodeFree(DocMatchNode *p){
+  if( p ){
+    nodeClear(p);
+    sqlite3_free(p);
+  }
 }
 
 static DocMatchNode *nodeNew(DocMatchParse *pParse, int eType){
@@ -1252,18 +1263,16 @@ int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr){
   DocMatchParse sParse;
   int nFilter = docextGetI32(aFilter);
   *ppOut = 0;
-  p = sqlite3_malloc64(sizeof(*p));
+  /* the matcher, its root and its copy of the filter: one allocation */
+  p = sqlite3_malloc64(sizeof(*p) + nFilter);
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
-  p->aFilter = sqlite3_malloc64(nFilter);
-  if( p->aFilter==0 ){
-    sqlite3_free(p);
-    return SQLITE_NOMEM;
-  }
+  p->aFilter = (u8*)&p[1];
   memcpy(p->aFilter, aFilter, nFilter);
   memset(&sParse, 0, sizeof(sParse));
-  p->pRoot = nodeNew(&sParse, MN_AND);
-  if( p->pRoot ) parseFilter(&sParse, p->aFilter, p->pRoot);
+  p->pRoot = &p->root;
+  p->root.eType = MN_AND;
+  parseFilter(&sParse, p->aFilter, p->pRoot);
   if( sParse.rc ){
     docextMatcherFree(p);
     if( sParse.zErr ){
@@ -1296,8 +1305,7 @@ int docextMatcherIsEmpty(DocMatcher *p){
 
 void docextMatcherFree(DocMatcher *p){
   if( p ){
-    nodeFree(p->pRoot);
-    sqlite3_free(p->aFilter);
+    nodeClear(p->pRoot);
     sqlite3_free(p);
   }
 }

@@ -151,6 +151,13 @@ struct IvSet {
   PlanIv *a;
 };
 
+/* A heap block of scratch memory (see planAlloc). */
+typedef struct PlanChunk PlanChunk;
+struct PlanChunk {
+  PlanChunk *pNext;
+  i64 nPad;                 /* (keeps what follows 16-byte aligned) */
+};
+
 /* Build state. */
 typedef struct PlanCtx PlanCtx;
 struct PlanCtx {
@@ -159,7 +166,80 @@ struct PlanCtx {
   DocBuf a;                 /* interval bytes */
   DocBuf disp;              /* display values: type, int32 size, bytes */
   int bBounds;              /* describe bounds (zBounds) for explain */
+  u8 *aScratch;             /* free scratch memory: nScratch bytes */
+  i64 nScratch;
+  PlanChunk *pChunk;        /* heap blocks of scratch memory */
 };
+
+/*------------------------------------------------------------------------
+** Scratch memory. Every temporary of one planning (conditions, interval
+** sets, tries and their arrays) lives until the plan is built, so it is
+** carved from a block on the stack, then from heap blocks, and given back
+** all at once (planScratchEnd): a point lookup's planning otherwise spends
+** much of its time in the allocator. Under AddressSanitizer each piece is
+** a heap block of its own, so overruns are still caught.
+*/
+
+#define PLAN_CHUNK_MIN 8192
+
+static void planScratchInit(PlanCtx *pCtx, u8 *aSpace, int nSpace){
+  pCtx->aScratch = aSpace;
+  pCtx->nScratch = nSpace;
+  pCtx->pChunk = 0;
+}
+
+static void planScratchEnd(PlanCtx *pCtx){
+  while( pCtx->pChunk ){
+    PlanChunk *pNext = pCtx->pChunk->pNext;
+    sqlite3_free(pCtx->pChunk);
+    pCtx->pChunk = pNext;
+  }
+  pCtx->aScratch = 0;
+  pCtx->nScratch = 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+# define PLAN_SCRATCH_SEPARATE 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define PLAN_SCRATCH_SEPARATE 1
+# endif
+#endif
+
+/* n bytes of scratch memory, 16-byte aligned; 0 (and pCtx->rc set) when
+** out of memory. */
+static void *planAlloc(PlanCtx *pCtx, i64 n){
+  void *pRet;
+  if( pCtx->rc ) return 0;
+  n = (n + 15) & ~(i64)15;
+#ifdef PLAN_SCRATCH_SEPARATE
+  pCtx->nScratch = 0;
+#endif
+  if( n>pCtx->nScratch ){
+    i64 nChunk = n;
+    PlanChunk *pChunk;
+#ifndef PLAN_SCRATCH_SEPARATE
+    if( nChunk<PLAN_CHUNK_MIN ) nChunk = PLAN_CHUNK_MIN;
+#endif
+    pChunk = sqlite3_malloc64(sizeof(PlanChunk) + nChunk);
+    if( pChunk==0 ){ pCtx->rc = SQLITE_NOMEM; return 0; }
+    pChunk->pNext = pCtx->pChunk;
+    pCtx->pChunk = pChunk;
+    pCtx->aScratch = (u8*)&pChunk[1];
+    pCtx->nScratch = nChunk;
+  }
+  pRet = pCtx->aScratch;
+  pCtx->aScratch += n;
+  pCtx->nScratch -= n;
+  return pRet;
+}
+
+/* planAlloc for nNew bytes holding the first nOld bytes of pOld. */
+static void *planGrow(PlanCtx *pCtx, const void *pOld, i64 nOld, i64 nNew){
+  void *pNew = planAlloc(pCtx, nNew);
+  if( pNew && nOld>0 ) memcpy(pNew, pOld, (size_t)nOld);
+  return pNew;
+}
 
 /*------------------------------------------------------------------------
 ** Flattening filters into conditions
@@ -186,9 +266,9 @@ static void condAdd(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
   PlanCond *c;
   if( pCtx->rc ) return;
   if( p->n==p->nAlloc ){
-    int nNew = p->nAlloc ? p->nAlloc*2 : 16;
-    PlanCond *aNew = sqlite3_realloc64(p->a, nNew*sizeof(PlanCond));
-    if( aNew==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+    int nNew = p->nAlloc ? p->nAlloc*2 : 8;
+    PlanCond *aNew = planGrow(pCtx, p->a, p->n*sizeof(PlanCond), nNew*sizeof(PlanCond));
+    if( aNew==0 ) return;
     p->a = aNew;
     p->nAlloc = nNew;
   }
@@ -422,8 +502,8 @@ static int ivCmpLo(PlanCtx *pCtx, const PlanIv *x, const PlanIv *y){
 ** Interval sets
 */
 
+/* (Its array is scratch memory: forgetting it is enough.) */
 static void ivsFree(IvSet *p){
-  sqlite3_free(p->a);
   memset(p, 0, sizeof(*p));
 }
 
@@ -435,9 +515,9 @@ static void ivsFull(IvSet *p){
 static PlanIv *ivsAppend(PlanCtx *pCtx, IvSet *p){
   if( pCtx->rc ) return 0;
   if( p->n==p->nAlloc ){
-    int nNew = p->nAlloc ? p->nAlloc*2 : 8;
-    PlanIv *aNew = sqlite3_realloc64(p->a, nNew*sizeof(PlanIv));
-    if( aNew==0 ){ pCtx->rc = SQLITE_NOMEM; return 0; }
+    int nNew = p->nAlloc ? p->nAlloc*2 : 4;
+    PlanIv *aNew = planGrow(pCtx, p->a, p->n*sizeof(PlanIv), nNew*sizeof(PlanIv));
+    if( aNew==0 ) return 0;
     p->a = aNew;
     p->nAlloc = nNew;
   }
@@ -497,8 +577,8 @@ static void ivsSort(PlanCtx *pCtx, PlanIv *a, int n){
   PlanIv *aTmp;
   int w, i;
   if( n<2 ) return;
-  aTmp = sqlite3_malloc64(sizeof(PlanIv)*n);
-  if( aTmp==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  aTmp = planAlloc(pCtx, sizeof(PlanIv)*n);
+  if( aTmp==0 ) return;
   for(w=1; w<n; w*=2){
     for(i=0; i<n; i+=2*w){
       int l = i, m = i+w<n ? i+w : n, r = i+2*w<n ? i+2*w : n, k = i, j = m;
@@ -509,7 +589,6 @@ static void ivsSort(PlanCtx *pCtx, PlanIv *a, int n){
     }
     memcpy(a, aTmp, sizeof(PlanIv)*n);
   }
-  sqlite3_free(aTmp);
 }
 
 /* Sort by lo and merge overlapping intervals (identical ones included;
@@ -740,14 +819,10 @@ static void regexSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
     nK--;                                   /* drop the terminator */
     dLo = dispString(pCtx, zPrefix, nPrefix);
     if( nPrefix>0 && (u8)zPrefix[nPrefix-1]<0x7F ){
-      char *z = sqlite3_malloc64(nPrefix);
-      if( z==0 ){
-        pCtx->rc = SQLITE_NOMEM;
-      }else{
-        memcpy(z, zPrefix, nPrefix);
+      char *z = planGrow(pCtx, zPrefix, nPrefix, nPrefix);
+      if( z ){
         z[nPrefix-1]++;
         dHi = dispString(pCtx, z, nPrefix);
-        sqlite3_free(z);
       }
     }else{
       dHi = dispEmptyDoc(pCtx);
@@ -772,8 +847,8 @@ static void regexSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
   ivsNormalize(pCtx, p);
 }
 
+/* (Its array is scratch memory: forgetting it is enough.) */
 static void condsFree(PlanConds *p){
-  sqlite3_free(p->a);
   memset(p, 0, sizeof(*p));
 }
 
@@ -1030,13 +1105,8 @@ struct PlanTry {
   double cost;
 };
 
+/* (Its arrays are scratch memory: forgetting them is enough.) */
 static void tryFree(PlanTry *p){
-  int i;
-  if( p->aField ){
-    for(i=0; i<p->pIdx->nField; i++) ivsFree(&p->aField[i]);
-    sqlite3_free(p->aField);
-  }
-  ivsFree(&p->ranges);
   memset(p, 0, sizeof(*p));
 }
 
@@ -1135,8 +1205,8 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
   memset(p, 0, sizeof(*p));
   p->iIdx = iIdx;
   p->pIdx = pIdx;
-  p->aField = sqlite3_malloc64(sizeof(IvSet)*nField);
-  if( p->aField==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  p->aField = planAlloc(pCtx, sizeof(IvSet)*nField);
+  if( p->aField==0 ) return;
   memset(p->aField, 0, sizeof(IvSet)*nField);
   memset(aExact, 0, pConds->n);
 
@@ -1182,14 +1252,13 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     }else{
       /* aExact[k] = j+2: condition k is answered exactly by field j (the
       ** caller later keeps only the fields that made it into the bounds) */
-      u8 *aTmp = sqlite3_malloc64(pConds->n+1);
-      if( aTmp==0 ){ pCtx->rc = SQLITE_NOMEM; break; }
+      u8 *aTmp = planAlloc(pCtx, pConds->n+1);
+      if( aTmp==0 ) break;
       memset(aTmp, 0, pConds->n+1);
       fieldSet(pCtx, pConds, zF, nF, pIdx->aDir[j]<0, pIdx->bMultikey, aTmp, s);
       if( !s->bFull ){
         for(k=0; k<pConds->n; k++) if( aTmp[k] ) aExact[k] = (u8)(j+2);
       }
-      sqlite3_free(aTmp);
     }
     if( pIdx->aDir[j]!=0 && !s->bFull && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_NULL)
      && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_UNDEFINED) ){
@@ -1220,8 +1289,8 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
   if( pCtx->rc ) return;
 
   /* Key prefixes from the leading point fields. */
-  aPre = sqlite3_malloc64(sizeof(int)*2);
-  if( aPre==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  aPre = planAlloc(pCtx, sizeof(int)*2);
+  if( aPre==0 ) return;
   aPre[0] = (int)pCtx->a.n;
   aPre[1] = 0;
   for(j=0; j<nField; j++){
@@ -1229,8 +1298,8 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     int iP, iV, n = 0;
     if( s->bFull || !ivsAllPoints(s) ) break;
     if( (i64)nPrefix * s->n > PLAN_MAX_PREFIX ) break;
-    aPreNew = sqlite3_malloc64(sizeof(int)*2*((i64)nPrefix*s->n + 1));
-    if( aPreNew==0 ){ pCtx->rc = SQLITE_NOMEM; break; }
+    aPreNew = planAlloc(pCtx, sizeof(int)*2*((i64)nPrefix*s->n + 1));
+    if( aPreNew==0 ) break;
     for(iP=0; iP<nPrefix; iP++){
       for(iV=0; iV<s->n; iV++){
         int iNew = (int)pCtx->a.n;
@@ -1243,14 +1312,13 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
         n++;
       }
     }
-    sqlite3_free(aPre);
     aPre = aPreNew;
     aPreNew = 0;
     nPrefix = n;
     p->nPointField++;
     if( pCtx->rc ) break;
   }
-  if( pCtx->rc ){ sqlite3_free(aPre); return; }
+  if( pCtx->rc ) return;
   j = p->nPointField;
   p->bRangeField = j<nField && !p->aField[j].bFull
                 && (i64)nPrefix * p->aField[j].n <= PLAN_MAX_RANGES;
@@ -1276,7 +1344,6 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
       rangeAdd(pCtx, &p->ranges, aPre[2*k], aPre[2*k+1], 0);
     }
   }
-  sqlite3_free(aPre);
   ivsNormalize(pCtx, &p->ranges);
 
   /* Exact: every condition answered by a field inside the bounds. On a
@@ -1432,19 +1499,10 @@ static int tryWorthBuilding(const DocIndex *pIdx, const PlanConds *pConds, int n
 static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int nIdx,
                        const PlanConds *pConds, const PlanSortField *aSort, int nSort,
                        int iOnly, const char *zPrefer, i64 nWant, PlanTry *pBest){
-  u8 aExactSpace[64];
-  PlanTry aTrySpace[8];
-  u8 *aExact = pConds->n<(int)sizeof(aExactSpace)
-             ? aExactSpace : sqlite3_malloc64(pConds->n + 1);
-  PlanTry *aTry = nIdx<(int)(sizeof(aTrySpace)/sizeof(aTrySpace[0]))
-             ? aTrySpace : sqlite3_malloc64(sizeof(PlanTry)*(nIdx+1));
+  u8 *aExact = planAlloc(pCtx, pConds->n + 1);
+  PlanTry *aTry = planAlloc(pCtx, sizeof(PlanTry)*(nIdx+1));
   int i, nTry = 0, iBest = -1, bPreferred = 0;
-  if( aExact==0 || aTry==0 ){
-    if( aExact!=aExactSpace ) sqlite3_free(aExact);
-    if( aTry!=aTrySpace ) sqlite3_free(aTry);
-    pCtx->rc = SQLITE_NOMEM;
-    return 0;
-  }
+  if( aExact==0 || aTry==0 ) return 0;
   for(i=0; i<nIdx && pCtx->rc==SQLITE_OK; i++){
     PlanTry *t = &aTry[nTry];
     if( iOnly>=0 && i!=iOnly ) continue;
@@ -1472,8 +1530,6 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
     if( i==iBest && pCtx->rc==SQLITE_OK ) *pBest = aTry[i];
     else tryFree(&aTry[i]);
   }
-  if( aTry!=aTrySpace ) sqlite3_free(aTry);
-  if( aExact!=aExactSpace ) sqlite3_free(aExact);
   return pCtx->rc==SQLITE_OK && iBest>=0;
 }
 
@@ -1556,11 +1612,10 @@ void docextPlanFree(DocPlan *p){
   if( p ){
     int i;
     for(i=0; i<p->nScan; i++){
-      sqlite3_free(p->aScan[i].zIndex);
       sqlite3_free(p->aScan[i].aRange);
       sqlite3_free(p->aScan[i].zBounds);
     }
-    sqlite3_free(p->aScan);
+    if( p->aScan!=&p->one ) sqlite3_free(p->aScan);
     docextBufFree(&p->keys);
     sqlite3_free(p);
   }
@@ -1621,12 +1676,16 @@ static void scanFromTry(PlanCtx *pCtx, DocPlan *pPlan, DocPlanScan *pScan,
                         const PlanTry *t, int bUseSort){
   int i;
   pScan->iIx = t->pIdx->iId;
-  pScan->zIndex = sqlite3_mprintf("%s", t->pIdx->zName);
+  i64 nRangeBytes = sizeof(int)*4*(t->ranges.n+1);
+  i64 nName = (i64)strlen(t->pIdx->zName) + 1;
   pScan->bMultikey = t->pIdx->bMultikey;
   pScan->bDesc = bUseSort && t->bSorted && t->bDesc;
   pScan->nEst = t->bCosted ? t->nEst : -1.0;
-  pScan->aRange = sqlite3_malloc64(sizeof(int)*4*(t->ranges.n+1));
-  if( pScan->zIndex==0 || pScan->aRange==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  /* the ranges and the index name: one allocation */
+  pScan->aRange = sqlite3_malloc64(nRangeBytes + nName);
+  if( pScan->aRange==0 ){ pCtx->rc = SQLITE_NOMEM; return; }
+  pScan->zIndex = (char*)pScan->aRange + nRangeBytes;
+  memcpy(pScan->zIndex, t->pIdx->zName, nName);
   for(i=0; i<t->ranges.n; i++){
     const PlanIv *pIv = &t->ranges.a[i];
     pScan->aRange[4*i] = (int)pPlan->keys.n;
@@ -1669,6 +1728,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   PlanSortField aSortF[32];
   PlanTry best, *aBranch = 0;
   u8 aArena[1024], aDisp[512];
+  u64 aScratch[512];        /* (u64: aligned) */
   int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
 
   *ppPlan = 0;
@@ -1682,6 +1742,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   ** a point lookup) */
   docextBufInit(&ctx.a, aArena, sizeof(aArena));
   docextBufInit(&ctx.disp, aDisp, sizeof(aDisp));
+  planScratchInit(&ctx, (u8*)aScratch, sizeof(aScratch));
   ctx.bBounds = bBounds;
 
   rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
@@ -1714,8 +1775,8 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
     if( pOr->eOp!=PC_OR ) continue;
     docextIterInitValue(&it, &pOr->v);
     while( docextIterNext(&it) ) nArr++;
-    aBranch = sqlite3_malloc64(sizeof(PlanTry)*(nArr+1));
-    if( aBranch==0 ){ ctx.rc = SQLITE_NOMEM; break; }
+    aBranch = planAlloc(&ctx, sizeof(PlanTry)*(nArr+1));
+    if( aBranch==0 ) break;
     docextIterInitValue(&it, &pOr->v);
     while( bAll && ctx.rc==SQLITE_OK && docextIterNext(&it) ){
       PlanConds sub;
@@ -1748,7 +1809,6 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
     }else{
       int k;
       for(k=0; k<nBranch; k++) tryFree(&aBranch[k]);
-      sqlite3_free(aBranch);
       aBranch = 0;
       nBranch = 0;
     }
@@ -1757,7 +1817,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
 
   if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
     int nScan = bBest ? 1 : nBranch;
-    pPlan->aScan = sqlite3_malloc64(sizeof(DocPlanScan)*nScan);
+    pPlan->aScan = nScan==1 ? &pPlan->one : sqlite3_malloc64(sizeof(DocPlanScan)*nScan);
     if( pPlan->aScan==0 ){
       ctx.rc = SQLITE_NOMEM;
     }else{
@@ -1786,10 +1846,10 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
 
   if( bBest ) tryFree(&best);
   for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
-  sqlite3_free(aBranch);
   condsFree(&conds);
   docextBufFree(&ctx.a);
   docextBufFree(&ctx.disp);
+  planScratchEnd(&ctx);
   if( ctx.rc!=SQLITE_OK ){
     docextPlanFree(pPlan);
     if( ctx.zErr ){ *pzErr = ctx.zErr; }

@@ -186,7 +186,8 @@ struct DocQuery {
   int aFilterOff[DOCEXT_MAX_FILTERS];
   int iSortOff, iOptOff;    /* offsets in specCopy, or -1 */
   int iProjOff;             /* offset of the projection in specCopy, or -1 */
-  char *zPlanIndex;         /* index xBestIndex named, or NULL */
+  int iPlanIndexOff;        /* offset in specCopy of the name of the index
+                            ** xBestIndex named (NUL-terminated), or -1 */
   int bCountOnly;           /* the caller reads no document */
   int bExplain;             /* the plan describes its bounds */
 
@@ -286,7 +287,7 @@ static void queryReset(DocQuery *p);
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
   int rc = SQLITE_OK, i;
-  p->iSortOff = p->iOptOff = p->iProjOff = -1;
+  p->iSortOff = p->iOptOff = p->iProjOff = p->iPlanIndexOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
   p->bExplain = pSpec->bExplain;
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
@@ -313,8 +314,8 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
     if( rc==SQLITE_OK ) p->iOptOff = specKeep(&rc, p, pSpec->aOptions);
   }
   if( rc==SQLITE_OK && pSpec->zPlanIndex ){
-    p->zPlanIndex = sqlite3_mprintf("%s", pSpec->zPlanIndex);
-    if( p->zPlanIndex==0 ) rc = SQLITE_NOMEM;
+    p->iPlanIndexOff = (int)p->specCopy.n;
+    docextBufAppend(&rc, &p->specCopy, pSpec->zPlanIndex, (i64)strlen(pSpec->zPlanIndex)+1);
   }
   /* MongoDB's skip/limit first, then SQL's OFFSET/LIMIT over that. */
   p->nSkip = nSkip + (pSpec->nOffset>0 ? pSpec->nOffset : 0);
@@ -333,8 +334,6 @@ static void queryUncompile(DocQuery *p){
   p->pProj = 0;
   docextSortFree(p->pSort);
   p->pSort = 0;
-  sqlite3_free(p->zPlanIndex);
-  p->zPlanIndex = 0;
   docextBufReset(&p->specCopy);
 }
 
@@ -847,7 +846,8 @@ static int queryPlan(DocQuery *p, char **pzErr){
   if( p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint) ){
     pHint = &hint;
   }
-  rc = docextPlanNew(p->pColl, aaFilter, p->nFilter, aSort, pHint, p->zPlanIndex,
+  rc = docextPlanNew(p->pColl, aaFilter, p->nFilter, aSort, pHint,
+                     p->iPlanIndexOff>=0 ? (const char*)p->specCopy.a + p->iPlanIndexOff : 0,
                      nWant, p->bExplain, &p->pPlan, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){

@@ -602,6 +602,7 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   DocQuerySpec spec;
   DocAccess access;
   char *zErr = 0, *zPlanIndex = 0;
+  char zPlanIndexSpace[64];
   int i, rc = SQLITE_OK;
 
   docextBufReset(&pCur->spec);
@@ -684,12 +685,19 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   /* The index EXPLAIN QUERY PLAN named ("IXSCAN name|..."; not _id_, whose
   ** constraints choose the rows themselves). */
   if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && zBar ){
-    zPlanIndex = sqlite3_mprintf("%.*s", (int)(zBar-(idxStr+7)), idxStr+7);
-    if( zPlanIndex==0 ){
-      docextAccessClear(&access);
-      return SQLITE_NOMEM;
+    int nName = (int)(zBar-(idxStr+7));
+    if( nName<(int)sizeof(zPlanIndexSpace) ){
+      memcpy(zPlanIndexSpace, idxStr+7, nName);
+      zPlanIndexSpace[nName] = 0;
+      spec.zPlanIndex = zPlanIndexSpace;
+    }else{
+      zPlanIndex = sqlite3_mprintf("%.*s", nName, idxStr+7);
+      if( zPlanIndex==0 ){
+        docextAccessClear(&access);
+        return SQLITE_NOMEM;
+      }
+      spec.zPlanIndex = zPlanIndex;
     }
-    spec.zPlanIndex = zPlanIndex;
   }
   if( pCur->pQuery ){
     rc = docextQueryReuse(pCur->pQuery, &spec, &zErr);
