@@ -154,14 +154,15 @@ static void writeString(int *pRc, DocBuf *p, const char *z, int n){
   writeStringThen(pRc, p, z, n, 0);
 }
 
-/* writeStringThen for a string inside a document that ends at aEnd (the
-** end of the top-level document: bytes up to there may be read). A string
-** of at most 16 bytes with nothing to escape, the common case (keys,
-** names), is checked and copied as one 16-byte block. */
-static void writeDocString(int *pRc, DocBuf *p, const u8 *a, int n, const u8 *aEnd,
-                           char cAfter){
+/* The fast path of writeStringThen: a string a[0..n) inside a document that
+** ends at aEnd (bytes up to there may be read) of at most 16 bytes with
+** nothing to escape, the common case (keys, names), checked and copied as
+** one 16-byte block, then cAfter (if not 0). The caller has reserved 20
+** bytes. 0 (nothing written) when the string does not qualify. */
+static inline int putShortString(DocBuf *p, const u8 *a, int n, const u8 *aEnd,
+                                 char cAfter){
 #if defined(__SSE2__)
-  if( n<=16 && aEnd-a>=16 && docextBufReserve(pRc, p, 20) ){
+  if( n<=16 && aEnd-a>=16 ){
     __m128i x = _mm_loadu_si128((const __m128i*)a);
     if( (escapeMask16(x) & ((1<<n)-1))==0 ){
       u8 *pOut = &p->a[p->n];
@@ -170,13 +171,13 @@ static void writeDocString(int *pRc, DocBuf *p, const u8 *a, int n, const u8 *aE
       pOut[n+1] = '"';
       pOut[n+2] = (u8)cAfter;
       p->n += n + 2 + (cAfter!=0);
-      return;
+      return 1;
     }
   }
 #else
-  (void)aEnd;
+  (void)p; (void)a; (void)n; (void)aEnd; (void)cAfter;
 #endif
-  writeStringThen(pRc, p, (const char*)a, n, cAfter);
+  return 0;
 }
 
 /* Decimal digits, two at a time. */
@@ -185,15 +186,29 @@ static const char aDigitPairs[] =
   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
   "8081828384858687888990919293949596979899";
 
+/* v in decimal. The digits are made right to left in aTmp[k..24), then 24
+** bytes from aTmp[k] are copied at once (a fixed-size copy, no call); the
+** bytes past the digits land in reserved space that later writes cover. */
 static void writeInt(int *pRc, DocBuf *p, i64 v){
-  char aTmp[24];
+  char aTmp[48];
   int k = 24;
   u64 u = v<0 ? (u64)0 - (u64)v : (u64)v;
-  while( u>=100 ){
-    int d = (int)(u%100)*2;
-    u /= 100;
-    aTmp[--k] = aDigitPairs[d+1];
-    aTmp[--k] = aDigitPairs[d];
+  if( u<=0xFFFFFFFFULL ){
+    uint32_t w = (uint32_t)u;               /* (32-bit arithmetic is cheaper) */
+    while( w>=100 ){
+      uint32_t d = (w%100)*2;
+      w /= 100;
+      aTmp[--k] = aDigitPairs[d+1];
+      aTmp[--k] = aDigitPairs[d];
+    }
+    u = w;
+  }else{
+    while( u>=100 ){
+      int d = (int)(u%100)*2;
+      u /= 100;
+      aTmp[--k] = aDigitPairs[d+1];
+      aTmp[--k] = aDigitPairs[d];
+    }
   }
   if( u>=10 ){
     aTmp[--k] = aDigitPairs[u*2+1];
@@ -203,7 +218,7 @@ static void writeInt(int *pRc, DocBuf *p, i64 v){
   }
   if( v<0 ) aTmp[--k] = '-';
   if( docextBufReserve(pRc, p, 24) ){
-    memcpy(&p->a[p->n], &aTmp[k], 24-k);
+    memcpy(&p->a[p->n], &aTmp[k], 24);
     p->n += 24-k;
   }
 }
@@ -540,7 +555,9 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
   docextBufAppendByte(pRc, p, bArray ? '[' : '{');
   docextIterInit(&it, aDoc);
   while( docextIterNext(&it) && *pRc==SQLITE_OK ){
-    if( !docextBufReserve(pRc, p, 2) ) break;
+    /* One reservation per element: the separator, a short key, and a short
+    ** string value (putShortString: 20 bytes each). */
+    if( !docextBufReserve(pRc, p, 42) ) break;
     if( !bFirst ) p->a[p->n++] = ',';
     if( bShell ) p->a[p->n++] = ' ';
     bFirst = 0;
@@ -548,13 +565,16 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
       if( bShell ){
         writeString(pRc, p, it.zKey, it.nKey);
         docextBufAppend(pRc, p, " : ", 3);
-      }else{
-        writeDocString(pRc, p, (const u8*)it.zKey, it.nKey, aEnd, ':');
+      }else if( !putShortString(p, (const u8*)it.zKey, it.nKey, aEnd, ':') ){
+        writeStringThen(pRc, p, it.zKey, it.nKey, ':');
+        if( !docextBufReserve(pRc, p, 20) ) break;
       }
     }
     switch( it.v.type ){
       case DOC_STRING:
-        writeDocString(pRc, p, it.v.p+4, it.v.n-5, aEnd, 0);
+        if( !putShortString(p, it.v.p+4, it.v.n-5, aEnd, 0) ){
+          writeStringThen(pRc, p, (const char*)it.v.p+4, it.v.n-5, 0);
+        }
         break;
       case DOC_DOCUMENT:
       case DOC_ARRAY:
