@@ -204,7 +204,7 @@ static int jsonPeek(JsonParse *p){
 }
 
 /* Skip white space and comments. */
-static void jsonWs(JsonParse *p){
+static void jsonWsSlow(JsonParse *p){
   const char *z = p->z;
   while( p->i<p->n ){
     char c = z[p->i];
@@ -226,6 +226,16 @@ static void jsonWs(JsonParse *p){
       break;
     }
   }
+}
+
+/* Skip whitespace and comments. Text without them (the usual case) takes
+** one test per token here, not a call. */
+static inline void jsonWs(JsonParse *p){
+  if( p->i<p->n ){
+    u8 c = (u8)p->z[p->i];
+    if( c>' ' && c!='/' ) return;
+  }
+  jsonWsSlow(p);
 }
 
 /* Four hex digits at z[i..) as a number, or -1. */
@@ -392,11 +402,22 @@ static int jsonNumber(JsonParse *p, i64 *piVal, double *prVal){
     jsonErr(p, iStart, "invalid number (leading zero)");
     return JNUM_ERROR;
   }
-  while( i<n && jsonIsDigit((u8)z[i]) ){
-    int d = z[i] - '0';
-    if( u > (UINT64_MAX - (u64)d)/10 ) bOver = 1;
-    else u = u*10 + (u64)d;
-    i++;
+  {
+    /* Up to 19 digits cannot overflow a u64; more are scanned again with
+    ** a check on each step. */
+    int iDigit = i;
+    while( i<n && jsonIsDigit((u8)z[i]) ){
+      u = u*10 + (u64)(z[i] - '0');
+      i++;
+    }
+    if( i-iDigit>19 ){
+      u = 0;
+      for(i=iDigit; i<n && jsonIsDigit((u8)z[i]); i++){
+        int d = z[i] - '0';
+        if( u > (UINT64_MAX - (u64)d)/10 ) bOver = 1;
+        else u = u*10 + (u64)d;
+      }
+    }
   }
   if( i<n && z[i]=='.' ){
     bInt = 0;
