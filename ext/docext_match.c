@@ -99,9 +99,10 @@ struct DocMatchNode {
   i64 nSize;              /* MN_SIZE */
   int *aBit;              /* MN_ALLSET..MN_ANYCLEAR: bit positions */
   int nBit;
-  DocMatchNode **apChild; /* children */
+  DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
+  DocMatchNode *apInline[2];
 };
 
 struct DocMatcher {
@@ -150,7 +151,7 @@ static void nodeClear(DocMatchNode *p){
     nodeClear(p->apChild[i]);
     sqlite3_free(p->apChild[i]);
   }
-  sqlite3_free(p->apChild);
+  if( p->apChild!=p->apInline ) sqlite3_free(p->apChild);
   docextRegexFree(p->re.pRe);
   for(i=0; i<p->nRe; i++) docextRegexFree(p->aRe[i].pRe);
   sqlite3_free(p->aRe);
@@ -193,12 +194,18 @@ static DocMatchNode *leafNew(DocMatchParse *pParse, int eType,
 /* Append pChild to pParent (taking ownership; freed on failure). */
 static void nodeAdd(DocMatchParse *pParse, DocMatchNode *pParent, DocMatchNode *pChild){
   if( pChild==0 ) return;
+  if( pParse->rc==SQLITE_OK && pParent->nChildAlloc==0 ){
+    pParent->apChild = pParent->apInline;
+    pParent->nChildAlloc = (int)(sizeof(pParent->apInline)/sizeof(pParent->apInline[0]));
+  }
   if( pParse->rc==SQLITE_OK && pParent->nChild==pParent->nChildAlloc ){
-    int nNew = pParent->nChildAlloc ? pParent->nChildAlloc*2 : 4;
-    DocMatchNode **aNew = sqlite3_realloc64(pParent->apChild, nNew*sizeof(DocMatchNode*));
+    int nNew = pParent->nChildAlloc*2;
+    DocMatchNode **aNew = sqlite3_malloc64(nNew*sizeof(DocMatchNode*));
     if( aNew==0 ){
       pParse->rc = SQLITE_NOMEM;
     }else{
+      memcpy(aNew, pParent->apChild, pParent->nChild*sizeof(DocMatchNode*));
+      if( pParent->apChild!=pParent->apInline ) sqlite3_free(pParent->apChild);
       pParent->apChild = aNew;
       pParent->nChildAlloc = nNew;
     }

@@ -569,12 +569,13 @@ static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal){
 ** starts, or -1 for NULL (none). */
 static int queryArg(DocCursor *pCur, sqlite3_value *pVal, const char *zWhat, i64 *piOff){
   DocBuf tmp;
+  u8 aSpace[512];           /* (most filters fit: no allocation) */
   const u8 *aDoc;
   char *zErr = 0;
   int rc;
   *piOff = -1;
   if( sqlite3_value_type(pVal)==SQLITE_NULL ) return SQLITE_OK;
-  memset(&tmp, 0, sizeof(tmp));
+  docextBufInit(&tmp, aSpace, sizeof(aSpace));
   rc = docextArgToBson(pVal, &tmp, &aDoc, &zErr);
   if( rc==SQLITE_OK ){
     *piOff = pCur->spec.n;
