@@ -276,10 +276,11 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
         int m = _mm_movemask_epi8(_mm_or_si128(bad, x));
         _mm_storeu_si128((__m128i*)&pBuf->a[pBuf->n], x);
         if( m ){
+          /* z[i+k] needs a look: the scans below would only find it again */
           int k = __builtin_ctz((unsigned)m);
           pBuf->n += k;
-          i += k;
-          break;
+          p->i = i + k;
+          goto special_byte;
         }
         pBuf->n += 16;
         i += 16;
@@ -303,6 +304,10 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
     while( i<p->n && (c = (u8)z[i])!=q && c!='\\' && c>=0x20 && c<0x80 ) i++;
     docextBufAppend(&p->rc, pBuf, &z[p->i], i - p->i);
     p->i = i;
+#if defined(__SSE2__)
+ special_byte:
+    i = p->i;
+#endif
     if( i>=p->n ){
       jsonErr(p, iStart, "unterminated string");
       return;
@@ -311,6 +316,12 @@ static void jsonString(JsonParse *p, DocBuf *pBuf){
     if( c==q ){
       p->i++;
       return;
+    }
+    if( c=='"' || c=='\'' ){
+      /* the other quote: an ordinary character here */
+      docextBufAppendByte(&p->rc, pBuf, (u8)c);
+      p->i++;
+      continue;
     }
     if( c<0x20 ){
       jsonErr(p, i, "control character in string (use an escape)");

@@ -949,18 +949,23 @@ static void testOom(void){
 ** overlapping last word) against a byte-at-a-time reference: strings of
 ** every length up to 40 with one byte to escape at every position, as a
 ** value and as a key. */
-static void refEscape(const char *z, int n, char *zOut){
+/* z[0..n) as a string literal quoted by q (the other quote stays as it is). */
+static void refEscapeQ(const char *z, int n, char q, char *zOut){
   int i, k = 0;
-  zOut[k++] = '"';
+  zOut[k++] = q;
   for(i=0; i<n; i++){
     unsigned char c = (unsigned char)z[i];
-    if( c=='"' || c=='\\' ){ zOut[k++] = '\\'; zOut[k++] = (char)c; }
+    if( c==(unsigned char)q || c=='\\' ){ zOut[k++] = '\\'; zOut[k++] = (char)c; }
     else if( c=='\n' ){ zOut[k++] = '\\'; zOut[k++] = 'n'; }
     else if( c<0x20 ){ k += sprintf(&zOut[k], "\\u%04x", c); }
     else zOut[k++] = (char)c;
   }
-  zOut[k++] = '"';
+  zOut[k++] = q;
   zOut[k] = 0;
+}
+
+static void refEscape(const char *z, int n, char *zOut){
+  refEscapeQ(z, n, '"', zOut);
 }
 
 static void testWriteEscapes(void){
@@ -1031,7 +1036,8 @@ static void testStringRoundTrip(void){
       n += nP;
     }
     zStr[n] = 0;
-    refEscape(zStr, n, zEsc);
+    /* a quarter in single quotes, where '"' is an ordinary character */
+    refEscapeQ(zStr, n, (iter & 2) && (iter & 4) ? '\'' : '"', zEsc);
     if( bKey ){
       snprintf(zText, sizeof(zText), "{%s: 1, \"after\": \"0123456789abcdef0123\"}", zEsc);
     }else{
