@@ -112,7 +112,6 @@ static inline void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){
   docextBufAppend(pRc, p, z, (i64)strlen(z));
 }
 void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...);
-void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v);   /* little-endian */
 void docextBufAppendI64(int *pRc, DocBuf *p, i64 v);       /* little-endian */
 void docextBufAppendDouble(int *pRc, DocBuf *p, double v); /* little-endian */
 /* Hand the content to SQLite as a result (the buffer is left empty). */
@@ -139,7 +138,18 @@ static inline double docextGetDouble(const u8 *p){
   memcpy(&d, &v, 8);
   return d;
 }
-void docextPutI32(u8 *p, int32_t v);
+/* Little-endian writers (inline: every document and string ends with one;
+** compilers turn each into one store). */
+static inline void docextPutI32(u8 *p, int32_t v){
+  uint32_t u = (uint32_t)v;
+  p[0] = (u8)u; p[1] = (u8)(u>>8); p[2] = (u8)(u>>16); p[3] = (u8)(u>>24);
+}
+static inline void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v){
+  if( docextBufReserve(pRc, p, 4) ){
+    docextPutI32(&p->a[p->n], v);
+    p->n += 4;
+  }
+}
 
 /**************************************************************************
 ** Interface to docext_bson.c — validate, iterate, write.

@@ -74,18 +74,6 @@ void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...){
   sqlite3_free(z);
 }
 
-void docextPutI32(u8 *p, int32_t v){
-  u64 u = (uint32_t)v;
-  p[0] = (u8)u; p[1] = (u8)(u>>8); p[2] = (u8)(u>>16); p[3] = (u8)(u>>24);
-}
-
-void docextBufAppendI32(int *pRc, DocBuf *p, int32_t v){
-  if( docextBufReserve(pRc, p, 4) ){
-    docextPutI32(&p->a[p->n], v);
-    p->n += 4;
-  }
-}
-
 void docextBufAppendI64(int *pRc, DocBuf *p, i64 v){
   if( docextBufReserve(pRc, p, 8) ){
     u64 u = (u64)v;
