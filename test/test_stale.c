@@ -14,7 +14,9 @@
 ** table with a filter (literal, and bound when the statement runs), sort
 ** and projection, _id lookups, count(*), and the functions that take the
 ** collection's name, qualified or not, called from statements that read no
-** table (so no transaction is open when they plan).
+** table (so no transaction is open when they plan). All of it twice more
+** with the collection in a database attached as "aux" to connections whose
+** main databases are another file.
 */
 #include "docextInt.h"
 #include <stdio.h>
@@ -22,12 +24,61 @@
 #include <unistd.h>
 #include "testdb.h"
 
+/* Where the collection is: "main", or "aux" (attached). SQL below writes
+** "@S" for it. */
+static const char *zSchema = "main";
+static const char *zMainPath = 0;     /* aux mode: the main database file */
+
+/* zSql with every "@S" replaced by zSchema; sqlite3_malloc'd. */
+static char *sub(const char *zSql){
+  DocBuf out;
+  int rc = SQLITE_OK;
+  memset(&out, 0, sizeof(out));
+  while( *zSql ){
+    if( zSql[0]=='@' && zSql[1]=='S' ){
+      docextBufAppendStr(&rc, &out, zSchema);
+      zSql += 2;
+    }else{
+      docextBufAppendByte(&rc, &out, (u8)*zSql++);
+    }
+  }
+  docextBufAppendByte(&rc, &out, 0);
+  if( rc!=SQLITE_OK ){
+    printf("out of memory\n");
+    exit(1);
+  }
+  return (char*)out.a;
+}
+
+/* exec() of sub(zSql). */
+static void execS(sqlite3 *db, const char *zSql){
+  char *z = sub(zSql);
+  exec(db, z);
+  sqlite3_free(z);
+}
+
+/* A connection to the collection's database: the file itself, or (aux
+** mode) the main database file with it attached as "aux". */
+static sqlite3 *openConn(const char *zPath){
+  sqlite3 *db;
+  if( zMainPath ){
+    char *zAttach = sqlite3_mprintf("ATTACH %Q AS aux", zPath);
+    db = openDb(zMainPath, 1);
+    exec(db, zAttach);
+    sqlite3_free(zAttach);
+  }else{
+    db = openDb(zPath, 1);
+  }
+  return db;
+}
+
 /* Every row of zSql (one parameter, bound to zArg when it has one) as
 ** text, or its error; sqlite3_malloc'd. */
-static char *run(sqlite3 *db, const char *zSql, const char *zArg){
+static char *run(sqlite3 *db, const char *zSqlS, const char *zArg){
   sqlite3_stmt *pStmt = 0;
   DocBuf out;
   int rc = SQLITE_OK, i;
+  char *zSql = sub(zSqlS);
   memset(&out, 0, sizeof(out));
   if( sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
     docextBufAppendf(&rc, &out, "error: %s", sqlite3_errmsg(db));
@@ -46,6 +97,7 @@ static char *run(sqlite3 *db, const char *zSql, const char *zArg){
     if( rcStep!=SQLITE_DONE ) docextBufAppendf(&rc, &out, "error: %s", sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
   docextBufAppendByte(&rc, &out, 0);
   if( rc!=SQLITE_OK ){
     printf("out of memory\n");
@@ -57,12 +109,12 @@ static char *run(sqlite3 *db, const char *zSql, const char *zArg){
 /* The queries, each with the text bound to its parameter (if any). */
 static const char *azQuery[][2] = {
   /* first, while A has no transaction that could have seen the change */
-  { "SELECT doc_count('main.c', '{u: 2}')", 0 },
-  { "SELECT doc_count('main.c', '{w: 3}')", 0 },
-  { "SELECT doc_count('main.c', '{u: 7}')", 0 },
-  { "SELECT doc_explain('main.c', '{u: 2}')->>'indexName'", 0 },
-  { "SELECT doc_explain('main.c', '{w: 3}')->>'indexName'", 0 },
-  { "SELECT doc_count('main.d', '{u: 2}')", 0 },
+  { "SELECT doc_count('@S.c', '{u: 2}')", 0 },
+  { "SELECT doc_count('@S.c', '{w: 3}')", 0 },
+  { "SELECT doc_count('@S.c', '{u: 7}')", 0 },
+  { "SELECT doc_explain('@S.c', '{u: 2}')->>'indexName'", 0 },
+  { "SELECT doc_explain('@S.c', '{w: 3}')->>'indexName'", 0 },
+  { "SELECT doc_count('@S.d', '{u: 2}')", 0 },
   { "SELECT _id FROM c('{u: 2}')", 0 },
   { "SELECT count(*) FROM c('{u: 2}')", 0 },
   { "SELECT count(*) FROM c WHERE filter = ?", "{u: 2}" },
@@ -74,20 +126,20 @@ static const char *azQuery[][2] = {
   { "SELECT _id FROM c WHERE _id > 45", 0 },
   { "SELECT count(*) FROM c", 0 },
   { "SELECT doc_count('c', '{u: 2}')", 0 },
-  { "SELECT name, multikey FROM doc_indexes('main.c')", 0 },
+  { "SELECT name, multikey FROM doc_indexes('@S.c')", 0 },
   { "SELECT _id FROM d('{u: 2}')", 0 },
 };
 #define N_QUERY (int)(sizeof(azQuery)/sizeof(azQuery[0]))
 
 /* Each query on A (whose caches may be stale) and on a new connection. */
 static void compare(sqlite3 *dbA, const char *zDb, const char *zAfter){
-  sqlite3 *dbNew = openDb(zDb, 1);
+  sqlite3 *dbNew = openConn(zDb);
   int i;
   for(i=0; i<N_QUERY; i++){
     char *zA = run(dbA, azQuery[i][0], azQuery[i][1]);
     char *zNew = run(dbNew, azQuery[i][0], azQuery[i][1]);
     char zWhat[300];
-    snprintf(zWhat, sizeof(zWhat), "%s, after %s", azQuery[i][0], zAfter);
+    snprintf(zWhat, sizeof(zWhat), "%s, after %s (in %s)", azQuery[i][0], zAfter, zSchema);
     check(strcmp(zA, zNew)==0, zWhat, 0);
     if( strcmp(zA, zNew)!=0 ) printf("  stale connection:\n%s  new connection:\n%s", zA, zNew);
     sqlite3_free(zA);
@@ -97,7 +149,7 @@ static void compare(sqlite3 *dbA, const char *zDb, const char *zAfter){
 }
 
 static void fill(sqlite3 *db){
-  exec(db, "CREATE VIRTUAL TABLE c USING docext");
+  execS(db, "CREATE VIRTUAL TABLE @S.c USING docext");
   exec(db, "INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1"
            " FROM s WHERE x<50) SELECT json_object('_id', x, 'u', x%5, 'w', x%7) FROM s");
   exec(db, "SELECT doc_create_index('c', '{u: 1}')");
@@ -117,7 +169,7 @@ static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
     check(0, zSql, sqlite3_errmsg(dbA));
     return;
   }
-  exec(dbB, zChange);
+  execS(dbB, zChange);
   while( (rcStep = sqlite3_step(pStmt))==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(pStmt, 0);
     docextBufAppendf(&rc, &got, "%s\n", z ? z : "NULL");
@@ -125,10 +177,10 @@ static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
   if( rcStep!=SQLITE_DONE ) docextBufAppendf(&rc, &got, "error: %s", sqlite3_errmsg(dbA));
   docextBufAppendByte(&rc, &got, 0);
   sqlite3_finalize(pStmt);
-  dbNew = openDb(sqlite3_db_filename(dbA, "main"), 1);
+  dbNew = openConn(sqlite3_db_filename(dbA, zSchema));
   zNew = run(dbNew, zSql, 0);
   sqlite3_close(dbNew);
-  snprintf(zWhat, sizeof(zWhat), "%s prepared before %s", zSql, zAfter);
+  snprintf(zWhat, sizeof(zWhat), "%s prepared before %s (in %s)", zSql, zAfter, zSchema);
   check(rc==SQLITE_OK && strcmp((char*)got.a, zNew)==0, zWhat, 0);
   if( rc==SQLITE_OK && strcmp((char*)got.a, zNew)!=0 ){
     printf("  prepared before:\n%s  new connection:\n%s", (char*)got.a, zNew);
@@ -137,20 +189,28 @@ static void testPrepared(sqlite3 *dbA, sqlite3 *dbB, const char *zChange,
   sqlite3_free(zNew);
 }
 
-static void testMode(int bWal){
+static void testMode(int bWal, int bAttached){
   char zPath[] = "/tmp/docext-test-stale-XXXXXX";
+  char zMain[] = "/tmp/docext-test-stale-main-XXXXXX";
   sqlite3 *dbA, *dbB;
   const char *zMode = bWal ? "WAL" : "rollback journal";
   char zAfter[200];
   makeTempDb(zPath);
-  dbA = openDb(zPath, 1);
-  if( bWal ) exec(dbA, "PRAGMA journal_mode=WAL");
+  zSchema = "main";
+  zMainPath = 0;
+  if( bAttached ){
+    makeTempDb(zMain);
+    zSchema = "aux";
+    zMainPath = zMain;
+  }
+  dbA = openConn(zPath);
+  if( bWal ) execS(dbA, "PRAGMA @S.journal_mode=WAL");
   fill(dbA);
-  dbB = openDb(zPath, 1);
+  dbB = openConn(zPath);
 
 #define STEP(zChangeB, zWhy) do{ \
     compare(dbA, zPath, "nothing (warming the caches)"); \
-    exec(dbB, zChangeB); \
+    execS(dbB, zChangeB); \
     snprintf(zAfter, sizeof(zAfter), "%s (%s)", zWhy, zMode); \
     compare(dbA, zPath, zAfter); }while(0)
 
@@ -162,7 +222,7 @@ static void testMode(int bWal){
   STEP("INSERT INTO c(doc) VALUES ('{_id: 101, u: [2, 7], w: 3}')", "B inserted a multikey document");
   STEP("SELECT doc_drop_index('c', 'w_1'); SELECT doc_update_many('c', '{w: 3}', '{$inc: {w: 1}}')",
        "B dropped w_1 and updated");
-  STEP("DROP TABLE c; CREATE VIRTUAL TABLE c USING docext;"
+  STEP("DROP TABLE c; CREATE VIRTUAL TABLE @S.c USING docext;"
        " INSERT INTO c(doc) VALUES ('{_id: 1, u: 2, w: 3}'), ('{_id: 2, u: [7, 2]}');"
        " SELECT doc_create_index('c', '{w: 1}')",
        "B dropped and recreated c");
@@ -176,7 +236,7 @@ static void testMode(int bWal){
   testPrepared(dbA, dbB, "SELECT doc_create_index('c', '{u: 1}');"
                " INSERT INTO c(doc) VALUES ('{_id: 3, u: 2}')",
                "SELECT _id FROM c('{u: 2}')", "B created u_1 and inserted");
-  testPrepared(dbA, dbB, "DROP TABLE c; CREATE VIRTUAL TABLE c USING docext;"
+  testPrepared(dbA, dbB, "DROP TABLE c; CREATE VIRTUAL TABLE @S.c USING docext;"
                " INSERT INTO c(doc) VALUES ('{_id: 9, u: 2}')",
                "SELECT _id FROM c('{u: 2}')", "B dropped and recreated c");
   testPrepared(dbA, dbA, "DROP TABLE c",
@@ -186,31 +246,34 @@ static void testMode(int bWal){
   /* A's own work, rolled back. */
   snprintf(zAfter, sizeof(zAfter), "A's rolled-back index (%s)", zMode);
   compare(dbA, zPath, "nothing (warming the caches)");
-  exec(dbA, "BEGIN; SELECT doc_create_index('c', '{w: 1}'); SELECT doc_count('c', '{w: 3}');"
+  execS(dbA, "BEGIN; SELECT doc_create_index('c', '{w: 1}'); SELECT doc_count('c', '{w: 3}');"
             " ROLLBACK");
   compare(dbA, zPath, zAfter);
   snprintf(zAfter, sizeof(zAfter), "A's rolled-back multikey insert (%s)", zMode);
-  exec(dbA, "BEGIN; INSERT INTO c(doc) VALUES ('{_id: 200, u: [2, 7]}');"
+  execS(dbA, "BEGIN; INSERT INTO c(doc) VALUES ('{_id: 200, u: [2, 7]}');"
             " SELECT doc_count('c', '{u: 7}'); ROLLBACK");
   compare(dbA, zPath, zAfter);
   snprintf(zAfter, sizeof(zAfter), "A's rolled-back savepoint (%s)", zMode);
-  exec(dbA, "BEGIN; SAVEPOINT s; SELECT doc_drop_index('c', 'u_1');"
+  execS(dbA, "BEGIN; SAVEPOINT s; SELECT doc_drop_index('c', 'u_1');"
             " INSERT INTO c(doc) VALUES ('{_id: 201, u: [2, 7]}'); ROLLBACK TO s;"
             " SELECT doc_count('c', '{u: 2}'); COMMIT");
   compare(dbA, zPath, zAfter);
   snprintf(zAfter, sizeof(zAfter), "A's rolled-back rename (%s)", zMode);
-  exec(dbA, "BEGIN; ALTER TABLE c RENAME TO d; SELECT doc_count('d', '{u: 2}'); ROLLBACK");
+  execS(dbA, "BEGIN; ALTER TABLE c RENAME TO d; SELECT doc_count('d', '{u: 2}'); ROLLBACK");
   compare(dbA, zPath, zAfter);
 #undef STEP
 
   sqlite3_close(dbB);
   sqlite3_close(dbA);
   removeDb(zPath);
+  if( bAttached ) removeDb(zMain);
 }
 
 int main(void){
-  testMode(0);
-  testMode(1);
+  testMode(0, 0);
+  testMode(1, 0);
+  testMode(0, 1);
+  testMode(1, 1);
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
 }
