@@ -390,8 +390,11 @@ static int updCompKind(const char *z, int n){
 
 /* Check the syntax of an update path: no empty path or component, "$"
 ** not first nor twice, "$[<id>]" naming an array filter (marked used), no
-** other "$"-prefixed component. Sets p->bPositional when "$" is used. */
-static void updPathCheck(UpdParse *pP, const char *zPath, int nPath){
+** other "$"-prefixed component unless bInsertOnly (a $setOnInsert path:
+** such a field is refused by the insert's own check of its names, and when
+** no insert happens nothing is written, as in MongoDB). Sets
+** p->bPositional when "$" is used. */
+static void updPathCheck(UpdParse *pP, const char *zPath, int nPath, int bInsertOnly){
   int i = 0, nPos = 0, iComp = 0;
   if( nPath==0 ){
     updParseError(pP, "docext: An empty update path is not valid.");
@@ -437,7 +440,7 @@ static void updPathCheck(UpdParse *pP, const char *zPath, int nPath){
           pP->p->aFilter[j].bUsed = 1;
         }
       }
-    }else if( z[0]=='$' ){
+    }else if( z[0]=='$' && !bInsertOnly ){
       updParseError(pP, "docext: The dollar ($) prefixed field '%.*s' in '%.*s' "
                      "is not valid for storage.", n, z, nPath, zPath);
     }
@@ -778,7 +781,7 @@ static void updParseEntry(UpdParse *pP, int eOp, const char *zOp, DocIter *pIt){
   UpdLeaf *pLeaf;
   double d;
 
-  updPathCheck(pP, zPath, nPath);
+  updPathCheck(pP, zPath, nPath, eOp==UOP_SETONINSERT);
   if( pP->rc!=SQLITE_OK ) return;
   switch( eOp ){
     case UOP_INC: case UOP_MUL:
@@ -859,7 +862,7 @@ static void updParseEntry(UpdParse *pP, int eOp, const char *zOp, DocIter *pIt){
         updParseError(pP, "docext: The 'to' field for $rename contains a NUL byte");
         return;
       }
-      updPathCheck(pP, zTo, nTo);
+      updPathCheck(pP, zTo, nTo, 0);
       if( pP->rc!=SQLITE_OK ) return;
       {
         int i;

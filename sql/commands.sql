@@ -67,6 +67,13 @@ SELECT doc_update_one('ups', '{_id: 5}', '{$set: {x: 2}, $setOnInsert: {created:
 SELECT doc FROM ups;
 SELECT doc_update_one('ups', '{_id: 6}', '{y: 1}', '{upsert: true}');
 SELECT doc FROM ups WHERE _id = 6;
+-- a "$"-prefixed field in $setOnInsert matters only when it inserts: then
+-- the new document's names are refused, and nothing is written
+SELECT doc_update_one('ups', '{_id: 5}', '{$set: {x: 3}, $setOnInsert: {"$bad": 1, "a.$bad": 1}}', '{upsert: true}');
+SELECT doc_update_one('ups', '{_id: 7}', '{$set: {x: 3}, $setOnInsert: {"a.$bad": 1}}', '{upsert: true}');
+SELECT doc_update_one('ups', '{_id: 7}', '{$set: {"$bad": 3}, $setOnInsert: {a: 1}}', '{upsert: true}');
+SELECT count(*) FROM ups WHERE _id = 7;
+SELECT doc FROM ups WHERE _id = 5;
 
 -- 6. doc_update_many / delete, counts
 CREATE VIRTUAL TABLE nums USING docext;
