@@ -155,7 +155,8 @@ struct IvSet {
 typedef struct PlanChunk PlanChunk;
 struct PlanChunk {
   PlanChunk *pNext;
-  i64 nPad;                 /* (keeps what follows 16-byte aligned) */
+  i64 nPad;                 /* (what follows is 8-byte aligned, as the
+                            ** allocation is) */
 };
 
 /* Build state. */
@@ -206,7 +207,8 @@ static void planScratchEnd(PlanCtx *pCtx){
 # endif
 #endif
 
-/* n bytes of scratch memory, 16-byte aligned; 0 (and pCtx->rc set) when
+/* n bytes of scratch memory, 8-byte aligned (every block starts so and
+** every size is rounded up to a multiple of 16); 0 (and pCtx->rc set) when
 ** out of memory. */
 static void *planAlloc(PlanCtx *pCtx, i64 n){
   void *pRet;
@@ -1728,7 +1730,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   PlanSortField aSortF[32];
   PlanTry best, *aBranch = 0;
   u8 aArena[1024], aDisp[512];
-  u64 aScratch[512];        /* (u64: aligned) */
+  u64 aScratch[512];        /* (u64: 8-byte aligned) */
   int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
 
   *ppPlan = 0;
