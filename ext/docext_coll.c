@@ -19,6 +19,8 @@ struct DocColl {
   char *zDisplay;           /* "books", or "aux.books" outside main */
   DocReader *pOld;          /* reads a document before it is replaced */
   DocIndexCache *pIdxCache; /* index definitions etc. (docext_index.c) */
+  int nHold;                /* functions using it (docextCollHold) */
+  int bClosed;              /* closed while held: free on the last release */
 };
 
 int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
@@ -49,13 +51,23 @@ int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
 }
 
 void docextCollClose(DocColl *p){
-  if( p ){
+  if( p && p->nHold>0 ){
+    p->bClosed = 1;
+  }else if( p ){
     docextIndexCacheFree(p->pIdxCache);
     docextReaderFree(p->pOld);
     docextStorageClose(p->pStore);
     sqlite3_free(p->zDisplay);
     sqlite3_free(p);
   }
+}
+
+void docextCollHold(DocColl *p){
+  p->nHold++;
+}
+
+void docextCollRelease(DocColl *p){
+  if( --p->nHold==0 && p->bClosed ) docextCollClose(p);
 }
 
 int docextCollDestroy(DocColl *p){

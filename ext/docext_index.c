@@ -1553,9 +1553,12 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
-/* The collection named by an argument. */
-static int idxCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
-  return docextCollFindArg(pConn, pArg, ppColl, pzErr);
+/* The collection named by an argument (argument 0 of the function of ctx,
+** which holds it for the call; ctx is NULL in doc_indexes, which never
+** rolls back). */
+static int idxCollArg(DocConn *pConn, sqlite3_context *ctx, sqlite3_value *pArg,
+                      DocColl **ppColl, char **pzErr){
+  return docextCollFindArg(pConn, ctx, 0, pArg, ppColl, pzErr);
 }
 
 /* Run SQL on the collection's shadow tables: %w arguments are the schema
@@ -1739,7 +1742,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   memset(&name, 0, sizeof(name));
   memset(&cand, 0, sizeof(cand));
   cand.nExpireAfter = -1;
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
@@ -1815,7 +1818,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&pat, 0, sizeof(pat));
   memset(&buf, 0, sizeof(buf));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   /* The lock before the lookup: another connection must not drop the index
   ** found, and create one that takes its id, before this one deletes it. */
   if( rc==SQLITE_OK ){
@@ -1954,7 +1957,7 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&list, 0, sizeof(list));
   if( argc>0 ){
-    rc = idxCollArg(pConn, argv[0], &p, &zErr);
+    rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   }else{
     rc = idxListCollections(db, &list);
     if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -1980,10 +1983,12 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       i += (i64)strlen(zSpec) + 1;
       rc = docextCollFind(pConn, zSpec, &p, &zErr);
       if( rc==SQLITE_OK ){
+        docextCollHold(p);
         bSave = idxCmdBegin(p);
         rc = idxCmdLock(p, bSave);
         if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &n, &zErr);
         rc = idxCmdEnd(p, bSave, rc);
+        docextCollRelease(p);
       }
       nTotal += n;
     }
@@ -2123,7 +2128,7 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     return idxvError(pCur, SQLITE_ERROR,
                      sqlite3_mprintf("docext: doc_indexes needs a collection name"));
   }
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, 0, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
     pC->aRow = sqlite3_malloc64(sizeof(IdxvRow)*c->nIdx);
@@ -2567,7 +2572,7 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&ck, 0, sizeof(ck));
   memset(&doc, 0, sizeof(doc));
   memset(&ks, 0, sizeof(ks));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;
@@ -2748,7 +2753,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
 
   memset(&out, 0, sizeof(out));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;

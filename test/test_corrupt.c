@@ -359,6 +359,15 @@ static const Surface aSurface[] = {
   { "SELECT doc_config('clock', '2031-01-01T00:00:00Z'), doc_ttl_sweep()", 1 },
   { "BEGIN; SELECT doc_update_many('c', '{a: 1}', '{$set: {q: 1}}');"
     " INSERT INTO c(doc) VALUES ('{_id: 1003}'); SELECT count(*) FROM c('{q: 1}'); COMMIT", 3 },
+  /* a command failing in a transaction that changed the schema */
+  { "BEGIN; CREATE TABLE side(x); SELECT doc_update_one('c', '{_id: 3}', '{$inc: {s: 1}}'); ROLLBACK", 1 },
+  { "BEGIN; CREATE TABLE side(x); SELECT doc_create_index('c', '{a: 1}', '{unique: true, name: \"au\"}');"
+    " ROLLBACK", 1 },
+  { "BEGIN; CREATE TABLE side(x); INSERT INTO c(doc) VALUES ('{_id: 8}'); ROLLBACK", 1 },
+  { "BEGIN; CREATE TABLE side(x); UPDATE c SET doc = doc_update(doc, '{$inc: {s: 1}}') WHERE _id = 3;"
+    " ROLLBACK", 1 },
+  { "BEGIN; ALTER TABLE c RENAME TO c2; SELECT count(*), doc_check('c2') FROM c2;"
+    " SELECT doc_update_one('c2', '{_id: 3}', '{$set: {x: 2}}'); ROLLBACK", 1 },
   { "ALTER TABLE c RENAME TO c2; ALTER TABLE c2 RENAME TO c;"
     " SELECT count(*), doc_check('c') FROM c", 2 },
   { "DROP TABLE c", 2 },
