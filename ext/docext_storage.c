@@ -19,9 +19,10 @@
 **   CREATE TABLE S."X_idx"(ix INTEGER NOT NULL, key BLOB NOT NULL,
 **       docid INTEGER NOT NULL, vals BLOB, PRIMARY KEY(ix, key, docid))
 **       WITHOUT ROWID;             -- vals: see docext_index.c (covering)
-**   A collection made before vals existed gets the column when it is
-**   opened (ALTER TABLE ... ADD COLUMN); when that is impossible (a
-**   read-only database), entries are written and read without it.
+**   A collection made before vals existed is used as it is: its entries
+**   are written and read without vals. (It does not gain the column when
+**   opened: a schema change while a statement connects the table makes
+**   SQLite disconnect and free the collection in use.)
 **
 ** PAGED BLOBS. A document that fits in one page is stored inline in
 ** X_docs.body. A larger one is the concatenation of the data of the pages
@@ -203,21 +204,18 @@ int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **
   return rc;
 }
 
-/* Does X_idx have its vals column? Add it to a collection made before it
-** existed; when that fails (read-only database, ...) work without it. */
+/* Does X_idx have its vals column? A collection made before it existed
+** works without it: no ALTER TABLE here, as a schema change while the
+** table connects makes SQLite free it under the statement that uses it. */
 static void storeCheckVals(DocStore *p){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf("SELECT vals FROM \"%w\".\"%w_idx\" LIMIT 0",
                                p->zDb, p->zName);
-  int rc;
-  if( zSql==0 ){ p->bNoVals = 1; return; }
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  if( zSql==0 || sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+    p->bNoVals = 1;
+  }
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
-  if( rc==SQLITE_OK ) return;
-  rc = execf(p->db, 0, "ALTER TABLE \"%w\".\"%w_idx\" ADD COLUMN vals BLOB",
-             p->zDb, p->zName);
-  if( rc!=SQLITE_OK ) p->bNoVals = 1;
 }
 
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,

@@ -801,6 +801,7 @@ static const Damage aDamage[] = {
   { "every definition gone", "DELETE FROM c_idxdef", 1, 0, 0 },
   { "definitions table gone", "DROP TABLE c_idxdef", 1, 0, 0 },
   { "entries table gone", "DROP TABLE c_idx", 1, 0, 0 },
+  { "entries table without vals", "ALTER TABLE c_idx DROP COLUMN vals", 0, 0, 0 },
   { "pages table gone", "DROP TABLE c_pages", 1, 0, 0 },
   { "docs table gone", "DROP TABLE c_docs", 1, 0, 0 },
   /* settings */
