@@ -952,12 +952,12 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
   }
   if( rc!=SQLITE_OK ) return rc;
   if( p->access.eAccess==DOCEXT_ACCESS_KEYS ){
-    /* An empty reader: the first nextCandidate() moves to key 0. */
-    DocScan none;
-    memset(&none, 0, sizeof(none));
-    none.eScan = DOCEXT_SCAN_DOCID;
-    none.iDoc = -1;   /* no document has id -1: docids are positive */
-    rc = docextReaderStart(p->pReader, &none);
+    /* The first key (normalized: there is one); nextCandidate() moves on
+    ** to the others. (No "empty" scan of an id no document has: a damaged
+    ** X_docs may hold any id.) */
+    scan.eScan = DOCEXT_SCAN_KEY;
+    scan.aLo = accessKey(&p->access, p->iKey++, &scan.nLo);
+    rc = docextReaderStart(p->pReader, &scan);
     if( rc!=SQLITE_OK ) return rc;
   }
   if( p->pSort && !p->bIndexOrder ){

@@ -672,6 +672,8 @@ static const Damage aDamage[] = {
   { "idkey of another _id", "UPDATE c_docs SET idkey = (SELECT idkey FROM c_docs WHERE id = 10) || x'00' WHERE id = 9", 1, 0, 0 },
   { "docid negative", "UPDATE c_docs SET id = -5 WHERE id = 5; UPDATE c_idx SET docid = -5 WHERE docid = 5", 0,
     "SELECT group_concat(_id) FROM c WHERE _id IN (3, 4, 5)", "3,4,5" },
+  { "docid -1", "UPDATE c_docs SET id = -1 WHERE id = 9; UPDATE c_idx SET docid = -1 WHERE docid = 9", 0,
+    "SELECT group_concat(_id) FROM c WHERE _id IN (3, 4)", "3,4" },
   { "docid huge", "UPDATE c_docs SET id = 9223372036854775807 WHERE id = 5;"
     " UPDATE c_idx SET docid = 9223372036854775807 WHERE docid = 5", 0, 0, 0 },
   /* pages */
