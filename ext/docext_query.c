@@ -148,12 +148,14 @@ struct SortEntry {
   int iPos;                 /* matched array position, for projections */
 };
 
-/* A set of document ids (open addressing; ids are positive, 0 is empty). */
+/* A set of document ids (open addressing, 0 an empty slot: SQLite gives
+** positive ids, but a damaged X_docs may hold 0, kept apart). */
 typedef struct DocIdSet DocIdSet;
 struct DocIdSet {
   i64 *a;
   int nSlot;                /* a power of two, or 0 */
   int nUsed;
+  int bZero;                /* id 0 is in the set */
 };
 
 struct DocQuery {
@@ -383,6 +385,11 @@ static void idsetClear(DocIdSet *p){
 /* Add id to the set; *pbNew = 0 if it was there already. */
 static int idsetAdd(DocIdSet *p, i64 id, int *pbNew){
   unsigned h;
+  if( id==0 ){
+    *pbNew = !p->bZero;
+    p->bZero = 1;
+    return SQLITE_OK;
+  }
   if( p->nUsed*2 >= p->nSlot ){
     int nNew = p->nSlot ? p->nSlot*2 : 256, i;
     i64 *aNew = sqlite3_malloc64(sizeof(i64)*nNew);

@@ -674,6 +674,8 @@ static const Damage aDamage[] = {
     "SELECT group_concat(_id) FROM c WHERE _id IN (3, 4, 5)", "3,4,5" },
   { "docid -1", "UPDATE c_docs SET id = -1 WHERE id = 9; UPDATE c_idx SET docid = -1 WHERE docid = 9", 0,
     "SELECT group_concat(_id) FROM c WHERE _id IN (3, 4)", "3,4" },
+  { "docid 0", "UPDATE c_docs SET id = 0 WHERE id = 5; UPDATE c_idx SET docid = 0 WHERE docid = 5", 0,
+    "SELECT group_concat(_id) FROM c('{$or: [{a: 0}, {s: \"s5\"}]}')", "5,10,15,20" },
   { "docid huge", "UPDATE c_docs SET id = 9223372036854775807 WHERE id = 5;"
     " UPDATE c_idx SET docid = 9223372036854775807 WHERE docid = 5", 0, 0, 0 },
   /* pages */
