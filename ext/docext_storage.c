@@ -5,7 +5,8 @@
 ** database file, its transactions and its journal with the collection):
 **
 **   CREATE TABLE S."X_config"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
-**       ('version', 1), ('pagesize', N): the largest page, in bytes.
+**       ('version', 1), ('pagesize', N): the largest page, in bytes
+**       (64 to 16 MiB; anything else is a damaged collection).
 **   CREATE TABLE S."X_docs"(
 **       id INTEGER PRIMARY KEY,        -- document id; insertion order
 **       idkey BLOB NOT NULL UNIQUE,    -- the _id index: docextKeyAppend(_id)
@@ -223,7 +224,8 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
   DocStore *p;
   sqlite3_stmt *pStmt = 0;
   char *zSql;
-  int rc, nVersion = 0;
+  int rc;
+  i64 nVersion = 0, nPageMax = 0;
 
   *ppStore = 0;
   p = sqlite3_malloc64(sizeof(*p));
@@ -241,11 +243,14 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
   sqlite3_free(zSql);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *zKey = (const char*)sqlite3_column_text(pStmt, 0);
-    if( zKey && strcmp(zKey, "version")==0 ) nVersion = sqlite3_column_int(pStmt, 1);
-    if( zKey && strcmp(zKey, "pagesize")==0 ) p->nPageMax = sqlite3_column_int(pStmt, 1);
+    if( zKey && strcmp(zKey, "version")==0 ) nVersion = sqlite3_column_int64(pStmt, 1);
+    if( zKey && strcmp(zKey, "pagesize")==0 ) nPageMax = sqlite3_column_int64(pStmt, 1);
   }
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-  if( rc==SQLITE_OK && (nVersion!=DOCEXT_STORAGE_VERSION || p->nPageMax<64) ){
+  /* (no page is larger than a document may be; nor is the sum of a page
+  ** and the page size, in an int) */
+  if( rc==SQLITE_OK && (nVersion!=DOCEXT_STORAGE_VERSION || nPageMax<64
+                        || nPageMax>DOCEXT_MAX_BSON) ){
     *pzErr = sqlite3_mprintf("docext: collection %s has an unknown storage "
                              "version or a damaged %s_config table", zName, zName);
     rc = SQLITE_CORRUPT_VTAB;
@@ -253,7 +258,10 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
     *pzErr = sqlite3_mprintf("docext: cannot open collection %s: %s",
                              zName, sqlite3_errmsg(db));
   }
-  if( rc==SQLITE_OK ) storeCheckVals(p);
+  if( rc==SQLITE_OK ){
+    p->nPageMax = (int)nPageMax;
+    storeCheckVals(p);
+  }
   if( rc!=SQLITE_OK ){
     docextStorageClose(p);
     return rc;
