@@ -1165,6 +1165,14 @@ static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
     aIdx[nIdx-1].iId = sqlite3_column_int64(pStmt, 0);
     aIdx[nIdx-1].zName = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 1));
     if( aIdx[nIdx-1].zName==0 ){ rc = SQLITE_NOMEM; break; }
+    if( aIdx[nIdx-1].iId<=0 ){
+      /* SQLite never gives one; 0 would be taken for _id_, -1 for a sort */
+      *pzErr = sqlite3_mprintf("docext: corrupt index definition %lld (%s) in %s: "
+                               "its id is not positive", aIdx[nIdx-1].iId,
+                               aIdx[nIdx-1].zName, docextCollName(p));
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
     rc = idxSpecDecode(sqlite3_column_blob(pStmt, 2), sqlite3_column_bytes(pStmt, 2),
                     docextCollName(p), &aIdx[nIdx-1], pzErr);
   }

@@ -797,6 +797,7 @@ static const Damage aDamage[] = {
   { "spec multikey set", "UPDATE c_idxdef SET spec = doc_update(spec, '{$set: {multikey: true}}') WHERE name = 'a_1'", 0, 0, 0 },
   { "spec version 2", "UPDATE c_idxdef SET spec = doc_update(spec, '{$set: {v: 2}}') WHERE name = 'a_1'", 0, 0, 0 },
   { "definition id 0", "UPDATE c_idx SET ix = 0 WHERE ix = " IX("a_1") "; UPDATE c_idxdef SET id = 0 WHERE name = 'a_1'", 1, 0, 0 },
+  { "definition id -1", "UPDATE c_idx SET ix = -1 WHERE ix = " IX("a_1") "; UPDATE c_idxdef SET id = -1 WHERE name = 'a_1'", 1, 0, 0 },
   { "definition id huge", "UPDATE c_idxdef SET id = 9223372036854775807 WHERE name = 'a_1'", 1, 0, 0 },
   { "definition twice",
     "INSERT INTO c_idxdef(name, spec) SELECT 'a_1_dup', doc_update(spec, '{$set: {name: \"a_1_dup\"}}')"
