@@ -651,6 +651,7 @@ static const Damage aDamage[] = {
   { "size huge", "UPDATE c_docs SET size = 1099511627776 WHERE id = 8", 1, 0, 0 },
   { "size INT64_MAX", "UPDATE c_docs SET size = 9223372036854775807 WHERE id = " L1, 1, 0, 0 },
   { "size TEXT", "UPDATE c_docs SET size = 'abc' WHERE id = 8", 1, 0, 0 },
+  { "size REAL", "UPDATE c_docs SET size = size + 0.5 WHERE id = 8", 1, 0, 0 },
   { "body of another document",
     "UPDATE c_docs SET body = (SELECT body FROM c_docs WHERE id = 4),"
     " size = (SELECT size FROM c_docs WHERE id = 4) WHERE id = 3", 1, 0, 0 },
@@ -685,6 +686,7 @@ static const Damage aDamage[] = {
   { "page length field", "UPDATE c_pages SET data = x'10000000' || substr(data, 5) WHERE pgno = " PG1, 1, 0, 0 },
   { "page byte not UTF-8",
     "UPDATE c_pages SET data = substr(data, 1, 300) || x'ff' || substr(data, 302) WHERE pgno = " PG1 "+1", 1, 0, 0 },
+  { "page TEXT", "UPDATE c_pages SET data = CAST(data AS TEXT) WHERE pgno = " PG1 "+1", 1, 0, 0 },
   { "page INTEGER", "UPDATE c_pages SET data = 7 WHERE pgno = " PG1 "+1", 1, 0, 0 },
   { "page missing", "DELETE FROM c_pages WHERE pgno = " PG1 "+1", 1, 0, 0 },
   { "page of no document", "INSERT INTO c_pages(data) VALUES (x'00112233')", 1, 0, 0 },
@@ -709,6 +711,7 @@ static const Damage aDamage[] = {
   { "page number too large", "UPDATE c_docs SET pages = t_list(pages, 7, 0) WHERE id = " L1, 1, 0, 0 },
   { "page size 0", "UPDATE c_docs SET pages = t_list(pages, 8, 0) WHERE id = " L1, 1, 0, 0 },
   { "empty page list", "UPDATE c_docs SET pages = t_list(pages, 9, 0) WHERE id = " L1, 1, 0, 0 },
+  { "page list TEXT", "UPDATE c_docs SET pages = CAST(pages AS TEXT) WHERE id = " L1, 1, 0, 0 },
   { "page list INTEGER", "UPDATE c_docs SET pages = 99 WHERE id = " L1, 1, 0, 0 },
   { "page list garbage", "UPDATE c_docs SET pages = x'ffffffffffffffffffffff' WHERE id = " L1, 1, 0, 0 },
   { "pages of another document",
@@ -730,6 +733,7 @@ static const Damage aDamage[] = {
   { "entry docid NULL-ish", "UPDATE c_idx SET docid = x'00' WHERE ix = " IX("a_1") " AND docid = 3", 1, 0, 0 },
   { "vals garbage", "UPDATE c_idx SET vals = x'0b000000ff' WHERE ix = " IX("a_1") " AND docid = 3", 1, 0, 0 },
   { "vals length huge", "UPDATE c_idx SET vals = x'ffffff7f00' WHERE ix = " IX("a_1"), 1, 0, 0 },
+  { "vals TEXT", "UPDATE c_idx SET vals = CAST(vals AS TEXT) WHERE ix = " IX("a_1"), 1, 0, 0 },
   { "vals INTEGER", "UPDATE c_idx SET vals = 1 WHERE ix = " IX("n.m_-1_a_1"), 1, 0, 0 },
   { "vals of other fields", "UPDATE c_idx SET vals = doc_bson('{z: 99, q: {r: 1}}') WHERE ix = " IX("a_1"), 1, 0, 0 },
   { "vals empty document", "UPDATE c_idx SET vals = doc_bson('{}') WHERE ix = " IX("n.m_-1_a_1"), 1, 0, 0 },
@@ -746,6 +750,7 @@ static const Damage aDamage[] = {
   { "every entry gone", "DELETE FROM c_idx", 1, 0, 0 },
   /* index definitions */
   { "spec garbage", "UPDATE c_idxdef SET spec = x'00' WHERE name = 'a_1'", 1, 0, 0 },
+  { "spec TEXT", "UPDATE c_idxdef SET spec = CAST(spec AS TEXT) WHERE name = 'a_1'", 1, 0, 0 },
   { "spec INTEGER", "UPDATE c_idxdef SET spec = 4 WHERE name = 'b_1'", 1, 0, 0 },
   { "spec without key", "UPDATE c_idxdef SET spec = doc_update(spec, '{$unset: {key: 1}}') WHERE name = 'a_1'", 1, 0, 0 },
   { "spec key empty", "UPDATE c_idxdef SET spec = doc_update(spec, '{$set: {key: {}}}') WHERE name = 'a_1'", 1, 0, 0 },
@@ -770,6 +775,9 @@ static const Damage aDamage[] = {
     " WHERE name = 'a_1'", 1, 0, 0 },
   { "spec name differs", "UPDATE c_idxdef SET spec = doc_update(spec, '{$set: {name: \"zz\"}}') WHERE name = 'a_1'", 1, 0, 0 },
   { "name INTEGER", "UPDATE c_idxdef SET name = 123 WHERE name = 'a_1'", 1, 0, 0 },
+  { "name BLOB", "UPDATE c_idxdef SET name = CAST(name AS BLOB) WHERE name = 'a_1'", 1, 0, 0 },
+  { "name _id_", "UPDATE c_idxdef SET name = '_id_', spec = doc_update(spec, '{$set: {name: \"_id_\"}}')"
+    " WHERE name = 'a_1'", 1, 0, 0 },
   { "spec unknown option", "UPDATE c_idxdef SET spec = doc_update(spec, '{$set: {weights: 1}}') WHERE name = 'a_1'", 1, 0, 0 },
   { "spec bad partial filter", "UPDATE c_idxdef SET spec = doc_update(spec,"
     " '{$set: {partialFilterExpression: {a: {$bogus: 1}}}}') WHERE name = 's_1_a_1'", 1, 0, 0 },
