@@ -1187,8 +1187,9 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     }
     if( eBody==SQLITE_BLOB ){
       a = sqlite3_column_blob(p->pRows, 2);
-      if( a==0 ) return SQLITE_NOMEM;
-      if( sqlite3_column_bytes(p->pRows, 2)!=nSize ) nSize = -1;
+      /* (an empty BLOB reads as NULL: bad size, not out of memory) */
+      if( sqlite3_column_bytes(p->pRows, 2)!=nSize || nSize<5 ) nSize = -1;
+      else if( a==0 ) return SQLITE_NOMEM;
     }else if( eBody!=SQLITE_NULL ){
       *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
                                "not a BLOB", docextReaderDocid(p), p->pStore->zName);

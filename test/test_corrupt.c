@@ -640,6 +640,8 @@ static const Damage aDamage[] = {
     "UPDATE c_docs SET body = substr(body, 1, length(body)-3), size = size-3 WHERE id = 3", 1, 0, 0 },
   { "body extended", "UPDATE c_docs SET body = body || x'0000', size = size+2 WHERE id = 3", 1, 0, 0 },
   { "body length field garbage", "UPDATE c_docs SET body = x'ffffff7f' || substr(body, 5) WHERE id = 4", 1, 0, 0 },
+  { "body empty", "UPDATE c_docs SET body = x'' WHERE id = 4", 1, 0, 0 },
+  { "body and size empty", "UPDATE c_docs SET body = x'', size = 0 WHERE id = 4", 1, 0, 0 },
   { "body all garbage", "UPDATE c_docs SET body = CAST(printf('%.*c', size, 'A') AS BLOB) WHERE id = 4", 1, 0, 0 },
   { "body of zeros", "UPDATE c_docs SET body = zeroblob(size) WHERE id = 4", 1, 0, 0 },
   { "body TEXT", "UPDATE c_docs SET body = CAST(body AS TEXT) WHERE id = 6", 1, 0, 0 },
