@@ -551,6 +551,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
   if( rc==SQLITE_OK ) rc = readDoc(p, iDoc, &aOld, pzErr);
   if( rc==SQLITE_ERROR && nSwept>0 ){
     /* The document expired and the sweep just removed it: nothing to do. */
+    docextReaderReset(p->pOld);
     sqlite3_free(*pzErr);
     *pzErr = 0;
     return SQLITE_OK;
@@ -592,9 +593,11 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
       rc = docextStorageReplace(p->pStore, iDoc, keyNew.a, (int)keyNew.n,
                                 aOld, docextGetI32(aOld), aStore, docextGetI32(aStore));
     }
-    docextReaderReset(p->pOld);
     docextBufFree(&prepared);
   }
+  /* (also after an error reading the old document: the reader must not
+  ** stay on its row, a statement running past the user's) */
+  docextReaderReset(p->pOld);
   docextBufFree(&doc);
   docextBufFree(&keyOld);
   docextBufFree(&keyNew);

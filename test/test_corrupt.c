@@ -322,6 +322,8 @@ static const Surface aSurface[] = {
   { "UPDATE c SET doc = '{_id: 101, a: 2, s: \"t101\"}' WHERE _id = 101", 1 },
   { "UPDATE c SET doc = '{_id: 3, a: 2, s: \"t3\"}' WHERE _id = 3", 1 },
   { "UPDATE c SET doc = '{_id: 3, a: 2, s: \"s4\"}' WHERE _id = 3", 1 },
+  { "BEGIN; " NO_TTL "UPDATE c SET doc = '{_id: 3, a: 2, s: \"t3\"}' WHERE _id = 3; COMMIT", 1 },
+  { "BEGIN; " NO_TTL "UPDATE c SET doc = '{_id: 101, a: 2}' WHERE _id = 101; COMMIT", 1 },
   { "UPDATE c SET doc = doc_update(doc, '{$set: {b: 1}}') WHERE filter = '{a: 2}'", 1 },
   /* appends in place: not with a TTL or a partial index */
   { "SELECT doc_update_one('c', '{_id: 101}', '{$push: {log: \"x\"}}')", 1 },
