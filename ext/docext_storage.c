@@ -41,7 +41,9 @@
 ** end of a large array without reading it (DocPaged, below). Any write of a
 ** whole document writes a list without them.
 **
-** Every document read back is validated before anyone trusts it.
+** Every document read back is validated before anyone trusts it: its
+** structure (lengths, terminators, types) and _id first, which is all the
+** readers and writers rely on (text was checked when it was stored).
 */
 #include "docextInt.h"
 #include <stdarg.h>
@@ -1212,6 +1214,17 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
                                zWhy ? zWhy+8 : "invalid BSON");
       sqlite3_free(zWhy);
       return SQLITE_CORRUPT_VTAB;
+    }
+    /* Writers rely on _id coming first (a document stored without it is
+    ** not one docext wrote): one look at the first element. */
+    {
+      DocIter it;
+      docextIterInit(&it, a);
+      if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
+        *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: _id is not "
+                                 "its first field", docextReaderDocid(p), p->pStore->zName);
+        return SQLITE_CORRUPT_VTAB;
+      }
     }
     p->aDoc = a;
     p->bLoaded = 1;

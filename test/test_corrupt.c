@@ -665,6 +665,7 @@ static const Damage aDamage[] = {
   { "nested 150 levels", "UPDATE c_docs SET body = NULL, pages = NULL, size = 0 WHERE id = 3;"
     " UPDATE c_docs SET body = t_raw(3, 3), size = length(t_raw(3, 3)) WHERE id = 3", 1, 0, 0 },
   { "nested 100 levels", "UPDATE c_docs SET body = t_raw(4, 3), size = length(t_raw(4, 3)) WHERE id = 3", 1, 0, 0 },
+  { "empty document", "UPDATE c_docs SET body = t_raw(5, 3), size = 5 WHERE id = 3", 1, 0, 0 },
   { "no _id", "UPDATE c_docs SET body = t_raw(6, 3), size = length(t_raw(6, 3)) WHERE id = 3", 1, 0, 0 },
   { "_id an array", "UPDATE c_docs SET body = t_raw(7, 3), size = length(t_raw(7, 3)) WHERE id = 3", 1, 0, 0 },
   { "unknown element type", "UPDATE c_docs SET body = t_raw(8, 3), size = length(t_raw(8, 3)) WHERE id = 3", 1, 0, 0 },
