@@ -724,15 +724,20 @@ static int pagedFindArray(DocPaged *pDoc, const char *zPath, int nPath,
   return rc;
 }
 
+/* The hints of the aux bytes; those that cannot hold (offsets outside
+** the document: damage) are dropped, so that offsets stay small. */
 static void hintsRead(DocPaged *pDoc, PushHint *aHint, int *pnHint){
   int n = 0, i;
   const u8 *a = docextPagedAux(pDoc, &n);
+  i64 nSize = docextPagedSize(pDoc);
   *pnHint = 0;
   for(i=0; i+24<=n && *pnHint<PUSH_MAX_HINT; i+=24){
-    aHint[*pnHint].iArr = docextGetI64(a+i);
-    aHint[*pnHint].nElem = docextGetI64(a+i+8);
-    aHint[*pnHint].iLast = docextGetI64(a+i+16);
-    (*pnHint)++;
+    PushHint h;
+    h.iArr = docextGetI64(a+i);
+    h.nElem = docextGetI64(a+i+8);
+    h.iLast = docextGetI64(a+i+16);
+    if( h.iArr<0 || h.iArr>=nSize || h.iLast<0 || h.iLast>=nSize || h.nElem<0 ) continue;
+    aHint[(*pnHint)++] = h;
   }
 }
 

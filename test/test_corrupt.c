@@ -712,6 +712,8 @@ static const Damage aDamage[] = {
   { "aux garbage", "UPDATE c_docs SET pages = t_list(pages, 6, 3) WHERE id = " L1, 0, 0, 0 },
   { "aux pointing far", "UPDATE c_docs SET pages = t_list(pages, 6, 1234567890123) WHERE id = " L1, 0, 0, 0 },
   { "aux negative", "UPDATE c_docs SET pages = t_list(pages, 6, -9) WHERE id = " L1, 0, 0, 0 },
+  { "aux at INT64_MAX", "UPDATE c_docs SET pages = t_list(pages, 11, 0) WHERE id = " L1, 0, 0, 0 },
+  { "aux at INT64_MAX, 2nd", "UPDATE c_docs SET pages = t_list(pages, 11, 3) WHERE id = " L2, 0, 0, 0 },
   { "aux short", "UPDATE c_docs SET pages = t_list(pages, 10, 5) WHERE id = " L1, 0, 0, 0 },
   { "page number too large", "UPDATE c_docs SET pages = t_list(pages, 7, 0) WHERE id = " L1, 1, 0, 0 },
   { "page size 0", "UPDATE c_docs SET pages = t_list(pages, 8, 0) WHERE id = " L1, 1, 0, 0 },
