@@ -13,21 +13,27 @@
 **
 ** A collection with small and large (paged) documents and one index of
 ** each kind (single, multikey, unique, compound with a descending field,
-** hashed, TTL, partial) is built once in a file database. Then each
-** damage of a fixed list (BSON bytes of bodies and pages, sizes, page
-** lists and their aux hints, index entries and their vals, definitions,
-** settings, whole tables, wrong storage classes, odd document ids) is
-** applied to a fresh copy of the file; doc_check must report it when it
-** can see it, a few must still answer a query right; the reads run on one
-** connection and each write on a fresh copy of the damaged file (so each
-** also reopens it).
+** hashed, TTL, partial) is built once in a file database. Then:
+**   1. Each damage of a fixed list (BSON bytes of bodies and pages, sizes,
+**      page lists and their aux hints, index entries and their vals,
+**      definitions, settings, whole tables, wrong storage classes, odd
+**      document ids) is applied to a fresh copy of the file; doc_check must
+**      report it when it can see it, a few must still answer a query
+**      right; the reads run on one connection and each write on a fresh
+**      copy of the damaged file (so each also reopens it).
+**   2. Seeded random damage (bytes flipped, set, swapped, values truncated,
+**      extended, length fields rewritten, values taken from another row,
+**      retyped, rows deleted or duplicated) followed by a random mix of
+**      surfaces on one connection, in autocommit mode.
 ** Besides the error's words, every surface is checked for statements left
 ** running and transactions left open; a write that fails must leave the
 ** shadow tables as they were (byte for byte); one that works must not
 ** damage a document that held together before it (this test's own reading
 ** of the tables, soundDocs).
 **
-**   CORRUPT_TRACE=1 prints each surface as it runs.
+**   build/plain/test_corrupt [random-cases [seed]]     (default 1200)
+**   CORRUPT_TRACE=1 prints each surface and damage; CORRUPT_NOLIST=1 skips
+**   the fixed list.
 */
 #include "docextInt.h"
 #include <stdio.h>
@@ -36,6 +42,14 @@
 #include "testdb.h"
 
 static char zPath[] = "/tmp/docext-test-corrupt-XXXXXX";
+static u64 rngState = 0x9E3779B97F4A7C15ULL;
+
+static u64 rnd(u64 n){
+  rngState ^= rngState << 13;
+  rngState ^= rngState >> 7;
+  rngState ^= rngState << 17;
+  return n ? rngState % n : 0;
+}
 
 /*------------------------------------------------------------------------
 ** Files
@@ -915,13 +929,178 @@ static void damageList(const u8 *aTemplate, long nTemplate){
   }
 }
 
-int main(void){
+/*------------------------------------------------------------------------
+** 2. Random damage
+*/
+
+typedef struct ShadowTab ShadowTab;
+struct ShadowTab {
+  const char *zName;
+  int nCol, nKey;           /* columns; the first nKey are the key */
+  const char *azCol[5];
+};
+static const ShadowTab aTab[] = {
+  { "docs",   5, 1, { "id", "idkey", "size", "body", "pages" } },
+  { "pages",  2, 1, { "pgno", "data" } },
+  { "idx",    4, 3, { "ix", "key", "docid", "vals" } },
+  { "idxdef", 3, 1, { "id", "name", "spec" } },
+  { "config", 2, 1, { "k", "v" } },
+};
+
+/* A random row of a table: its values (sqlite3_value_dup'd), or 0 rows. */
+static int randomRow(sqlite3 *db, const ShadowTab *pT, sqlite3_value **apVal, int *pnRow){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT * FROM \"c_%s\" LIMIT 1 OFFSET"
+                               " abs(?1) %% max(1, (SELECT count(*) FROM \"c_%s\"))",
+                               pT->zName, pT->zName);
+  int i, bRow = 0;
+  *pnRow = 0;
+  if( sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)==SQLITE_OK ){
+    sqlite3_bind_int64(pStmt, 1, (i64)rnd(1000000));
+    if( sqlite3_step(pStmt)==SQLITE_ROW && sqlite3_column_count(pStmt)>=pT->nCol ){
+      for(i=0; i<pT->nCol; i++) apVal[i] = sqlite3_value_dup(sqlite3_column_value(pStmt, i));
+      bRow = 1;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  *pnRow = bRow;
+  return bRow;
+}
+
+/* A damaged copy of value v, bound to parameter iParam of pStmt. */
+static void bindDamaged(sqlite3_stmt *pStmt, int iParam, sqlite3_value *v, sqlite3_value *vOther){
+  static const i64 aInt[] = { 0, -1, 1, 5, 63, 64, 4096, 2147483647LL, 2147483648LL,
+                              4294967296LL, 1099511627776LL, 9223372036854775807LL,
+                              (i64)(-9223372036854775807LL - 1) };
+  int eType = sqlite3_value_type(v);
+  int eHow = (int)rnd(10);
+  if( eHow==0 ){ sqlite3_bind_null(pStmt, iParam); return; }
+  if( eHow==1 && vOther ){ sqlite3_bind_value(pStmt, iParam, vOther); return; }
+  if( eType==SQLITE_BLOB || eType==SQLITE_TEXT ){
+    int n = sqlite3_value_bytes(v), m, k, nOps;
+    const u8 *a = eType==SQLITE_BLOB ? sqlite3_value_blob(v) : sqlite3_value_text(v);
+    u8 *b = malloc(n + 64);
+    memcpy(b, a, n);
+    m = n;
+    nOps = 1 + (int)rnd(3);
+    for(k=0; k<nOps; k++){
+      switch( rnd(7) ){
+        case 0: if( m ) b[rnd(m)] ^= (u8)(1 << rnd(8)); break;
+        case 1: if( m ) b[rnd(m)] = (u8)rnd(256); break;
+        case 2: m = (int)rnd(m+1); break;
+        case 3: if( m<n+56 ){ int j, e = 1+(int)rnd(8); for(j=0; j<e && m<n+64; j++) b[m++] = (u8)rnd(256); } break;
+        case 4: if( m>=4 ){
+                  static const int32_t aLen[] = { 0, -1, 4, 5, 0x7fffffff, 200, 1 };
+                  int o = (int)rnd(m-3);
+                  int32_t x = rnd(2) ? (int32_t)m - o + (int)rnd(5) - 2 : aLen[rnd(7)];
+                  docextPutI32(b+o, x);
+                } break;
+        case 5: if( m ){ int o = (int)rnd(m); b[o] = (u8)(b[o]==0 ? 1 : 0); } break;
+        default: if( m>1 ){ int o = (int)rnd(m-1); u8 t = b[o]; b[o] = b[o+1]; b[o+1] = t; } break;
+      }
+    }
+    if( eType==SQLITE_TEXT || rnd(12)==0 ){
+      sqlite3_bind_text(pStmt, iParam, (const char*)b, m, SQLITE_TRANSIENT);
+    }else{
+      sqlite3_bind_blob(pStmt, iParam, b, m, SQLITE_TRANSIENT);
+    }
+    free(b);
+    return;
+  }
+  switch( rnd(5) ){
+    case 0: sqlite3_bind_int64(pStmt, iParam, aInt[rnd(sizeof(aInt)/sizeof(aInt[0]))]); break;
+    case 1: sqlite3_bind_int64(pStmt, iParam, sqlite3_value_int64(v) + (i64)rnd(5) - 2); break;
+    case 2: sqlite3_bind_text(pStmt, iParam, "12", 2, SQLITE_STATIC); break;
+    case 3: sqlite3_bind_double(pStmt, iParam, sqlite3_value_double(v) + 0.5); break;
+    default: sqlite3_bind_blob(pStmt, iParam, "\x01\x02", 2, SQLITE_STATIC); break;
+  }
+}
+
+/* One random damage; returns 1 if a row changed. */
+static int randomDamage(sqlite3 *db){
+  static const int aWeight[] = { 4, 3, 4, 1, 1 };   /* docs, pages, idx, idxdef, config */
+  const ShadowTab *pT;
+  sqlite3_value *apVal[5], *apOther[5];
+  sqlite3_stmt *pStmt = 0;
+  DocBuf sql;
+  int i, nRow = 0, nOther = 0, iCol, rc = SQLITE_OK, eOp, w = (int)rnd(13), bDone = 0;
+  for(i=0; w>=aWeight[i]; i++) w -= aWeight[i];
+  pT = &aTab[i];
+  if( !randomRow(db, pT, apVal, &nRow) ) return 0;
+  randomRow(db, pT, apOther, &nOther);
+  memset(&sql, 0, sizeof(sql));
+  iCol = (int)rnd(pT->nCol);
+  eOp = (int)rnd(10);
+  if( eOp==0 ){
+    docextBufAppendf(&rc, &sql, "DELETE FROM \"c_%s\" WHERE ", pT->zName);
+  }else if( eOp==1 ){
+    docextBufAppendf(&rc, &sql, "INSERT INTO \"c_%s\" SELECT ", pT->zName);
+    for(i=0; i<pT->nCol; i++){
+      docextBufAppendf(&rc, &sql, "%s%s", i ? ", " : "", i==iCol ? "?1" : pT->azCol[i]);
+    }
+    docextBufAppendf(&rc, &sql, " FROM \"c_%s\" WHERE ", pT->zName);
+  }else{
+    docextBufAppendf(&rc, &sql, "UPDATE \"c_%s\" SET %s = ?1 WHERE ", pT->zName, pT->azCol[iCol]);
+  }
+  for(i=0; i<pT->nKey; i++){
+    docextBufAppendf(&rc, &sql, "%s%s IS ?%d", i ? " AND " : "", pT->azCol[i], i+2);
+  }
+  docextBufAppendByte(&rc, &sql, 0);
+  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, (const char*)sql.a, -1, &pStmt, 0)==SQLITE_OK ){
+    if( eOp!=0 ) bindDamaged(pStmt, 1, apVal[iCol], nOther ? apOther[iCol] : 0);
+    for(i=0; i<pT->nKey; i++) sqlite3_bind_value(pStmt, i+2, apVal[i]);
+    bDone = sqlite3_step(pStmt)==SQLITE_DONE && sqlite3_changes(db)>0;
+    if( bDone && getenv("CORRUPT_TRACE") ){
+      char *z = sqlite3_expanded_sql(pStmt);
+      fprintf(stderr, "damage: %s\n", z);
+      sqlite3_free(z);
+    }
+  }
+  sqlite3_finalize(pStmt);
+  docextBufFree(&sql);
+  for(i=0; i<pT->nCol; i++){
+    sqlite3_value_free(apVal[i]);
+    if( nOther ) sqlite3_value_free(apOther[i]);
+  }
+  return bDone;
+}
+
+static void damageRandom(const u8 *aTemplate, long nTemplate, int nCase){
+  int i, k;
+  for(i=0; i<nCase; i++){
+    sqlite3 *db;
+    char zCase[64];
+    int nDamage = 1 + (int)rnd(3), nDone = 0, nTry;
+    writeFile(zPath, aTemplate, nTemplate);
+    db = openWork();
+    for(nTry=0; nDone<nDamage && nTry<20; nTry++) nDone += randomDamage(db);
+    snprintf(zCase, sizeof(zCase), "random case %d", i);
+    for(k=0; k<6; k++){
+      int iSurface = (int)rnd(N_SURFACE);
+      runSurface(db, iSurface, zCase, 0);
+      if( aSurface[iSurface].bWrite==2 ) break;   /* (the collection may be gone) */
+    }
+    if( k==6 && rnd(4)==0 ){
+      /* and once more, reopened */
+      sqlite3_close(db);
+      db = openWork();
+      runSurface(db, (int)rnd(N_SURFACE), zCase, 0);
+    }
+    sqlite3_close(db);
+  }
+}
+
+int main(int argc, char **argv){
+  int nCase = argc>1 ? atoi(argv[1]) : 1200;
+  if( argc>2 ) rngState ^= (u64)strtoull(argv[2], 0, 0) * 0x2545F4914F6CDD1DULL;
   u8 *aTemplate;
   long nTemplate;
   buildTemplate();
   checkTemplate();
   aTemplate = readFile(zPath, &nTemplate);
-  damageList(aTemplate, nTemplate);
+  if( getenv("CORRUPT_NOLIST")==0 ) damageList(aTemplate, nTemplate);
+  damageRandom(aTemplate, nTemplate, nCase);
   free(aTemplate);
   removeDb(zPath);
   printf("%d passed, %d failed\n", nPass, nFail);
