@@ -1010,7 +1010,7 @@ static void bindDamaged(sqlite3_stmt *pStmt, int iParam, sqlite3_value *v, sqlit
   }
   switch( rnd(5) ){
     case 0: sqlite3_bind_int64(pStmt, iParam, aInt[rnd(sizeof(aInt)/sizeof(aInt[0]))]); break;
-    case 1: sqlite3_bind_int64(pStmt, iParam, sqlite3_value_int64(v) + (i64)rnd(5) - 2); break;
+    case 1: sqlite3_bind_int64(pStmt, iParam, (i64)((u64)sqlite3_value_int64(v) + rnd(5) - 2)); break;
     case 2: sqlite3_bind_text(pStmt, iParam, "12", 2, SQLITE_STATIC); break;
     case 3: sqlite3_bind_double(pStmt, iParam, sqlite3_value_double(v) + 0.5); break;
     default: sqlite3_bind_blob(pStmt, iParam, "\x01\x02", 2, SQLITE_STATIC); break;
