@@ -649,7 +649,14 @@ typedef struct DocColl DocColl;
 int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
 int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
                    DocColl **ppColl, char **pzErr);
+/* Close, or when the collection is held, mark it to be closed on its last
+** release. */
 void docextCollClose(DocColl *p);
+/* Hold a collection a function is using: SQLite may disconnect its table
+** (a ROLLBACK TO over a schema change of the transaction resets every
+** schema), and a held collection outlives that until released. */
+void docextCollHold(DocColl *p);
+void docextCollRelease(DocColl *p);
 int docextCollDestroy(DocColl *p);
 int docextCollRename(DocColl *p, const char *zNew);
 DocStore *docextCollStore(DocColl *p);
@@ -1010,6 +1017,10 @@ int docextRegisterVtab(sqlite3 *db, DocConn **ppConn);
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr);
 /* The same for a function's argument: TEXT only (a BLOB, or a name with a
 ** NUL inside, is an error). */
-int docextCollFindArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr);
+/* With ctx, the collection is also held (docextCollHold) as argument
+** iArg's auxiliary data: until the call returns, or to the end of the
+** statement when the argument is a constant. */
+int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
+                      DocColl **ppColl, char **pzErr);
 
 #endif /* DOCEXT_INT_H */

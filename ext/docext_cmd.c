@@ -102,12 +102,13 @@ static int valueTruthy(const DocValue *v){
   return v->type!=DOC_NULL && v->type!=DOC_UNDEFINED;
 }
 
-/* Start: find the collection, open the savepoint later. */
+/* Start: find the collection (argument 0, held for the call), open the
+** savepoint later. */
 static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   memset(p, 0, sizeof(*p));
   p->db = sqlite3_context_db_handle(ctx);
-  return docextCollFindArg(pConn, pName, &p->pColl, &p->zErr);
+  return docextCollFindArg(pConn, ctx, 0, pName, &p->pColl, &p->zErr);
 }
 
 /* Find the matching documents (at most nLimit, -1 for all), in sort order

@@ -19,6 +19,8 @@ struct DocColl {
   char *zDisplay;           /* "books", or "aux.books" outside main */
   DocReader *pOld;          /* reads a document before it is replaced */
   DocIndexCache *pIdxCache; /* index definitions etc. (docext_index.c) */
+  int nHold;                /* functions using it (docextCollHold) */
+  int bClosed;              /* closed while held: free on the last release */
 };
 
 int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
@@ -49,13 +51,23 @@ int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
 }
 
 void docextCollClose(DocColl *p){
-  if( p ){
+  if( p && p->nHold>0 ){
+    p->bClosed = 1;
+  }else if( p ){
     docextIndexCacheFree(p->pIdxCache);
     docextReaderFree(p->pOld);
     docextStorageClose(p->pStore);
     sqlite3_free(p->zDisplay);
     sqlite3_free(p);
   }
+}
+
+void docextCollHold(DocColl *p){
+  p->nHold++;
+}
+
+void docextCollRelease(DocColl *p){
+  if( --p->nHold==0 && p->bClosed ) docextCollClose(p);
 }
 
 int docextCollDestroy(DocColl *p){
@@ -539,6 +551,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
   if( rc==SQLITE_OK ) rc = readDoc(p, iDoc, &aOld, pzErr);
   if( rc==SQLITE_ERROR && nSwept>0 ){
     /* The document expired and the sweep just removed it: nothing to do. */
+    docextReaderReset(p->pOld);
     sqlite3_free(*pzErr);
     *pzErr = 0;
     return SQLITE_OK;
@@ -580,9 +593,11 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
       rc = docextStorageReplace(p->pStore, iDoc, keyNew.a, (int)keyNew.n,
                                 aOld, docextGetI32(aOld), aStore, docextGetI32(aStore));
     }
-    docextReaderReset(p->pOld);
     docextBufFree(&prepared);
   }
+  /* (also after an error reading the old document: the reader must not
+  ** stay on its row, a statement running past the user's) */
+  docextReaderReset(p->pOld);
   docextBufFree(&doc);
   docextBufFree(&keyOld);
   docextBufFree(&keyNew);
@@ -709,15 +724,20 @@ static int pagedFindArray(DocPaged *pDoc, const char *zPath, int nPath,
   return rc;
 }
 
+/* The hints of the aux bytes; those that cannot hold (offsets outside
+** the document: damage) are dropped, so that offsets stay small. */
 static void hintsRead(DocPaged *pDoc, PushHint *aHint, int *pnHint){
   int n = 0, i;
   const u8 *a = docextPagedAux(pDoc, &n);
+  i64 nSize = docextPagedSize(pDoc);
   *pnHint = 0;
   for(i=0; i+24<=n && *pnHint<PUSH_MAX_HINT; i+=24){
-    aHint[*pnHint].iArr = docextGetI64(a+i);
-    aHint[*pnHint].nElem = docextGetI64(a+i+8);
-    aHint[*pnHint].iLast = docextGetI64(a+i+16);
-    (*pnHint)++;
+    PushHint h;
+    h.iArr = docextGetI64(a+i);
+    h.nElem = docextGetI64(a+i+8);
+    h.iLast = docextGetI64(a+i+16);
+    if( h.iArr<0 || h.iArr>=nSize || h.iLast<0 || h.iLast>=nSize || h.nElem<0 ) continue;
+    aHint[(*pnHint)++] = h;
   }
 }
 

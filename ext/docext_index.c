@@ -1165,6 +1165,14 @@ static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
     aIdx[nIdx-1].iId = sqlite3_column_int64(pStmt, 0);
     aIdx[nIdx-1].zName = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 1));
     if( aIdx[nIdx-1].zName==0 ){ rc = SQLITE_NOMEM; break; }
+    if( aIdx[nIdx-1].iId<=0 ){
+      /* SQLite never gives one; 0 would be taken for _id_, -1 for a sort */
+      *pzErr = sqlite3_mprintf("docext: corrupt index definition %lld (%s) in %s: "
+                               "its id is not positive", aIdx[nIdx-1].iId,
+                               aIdx[nIdx-1].zName, docextCollName(p));
+      rc = SQLITE_CORRUPT_VTAB;
+      break;
+    }
     rc = idxSpecDecode(sqlite3_column_blob(pStmt, 2), sqlite3_column_bytes(pStmt, 2),
                     docextCollName(p), &aIdx[nIdx-1], pzErr);
   }
@@ -1553,9 +1561,12 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
-/* The collection named by an argument. */
-static int idxCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
-  return docextCollFindArg(pConn, pArg, ppColl, pzErr);
+/* The collection named by an argument (argument 0 of the function of ctx,
+** which holds it for the call; ctx is NULL in doc_indexes, which never
+** rolls back). */
+static int idxCollArg(DocConn *pConn, sqlite3_context *ctx, sqlite3_value *pArg,
+                      DocColl **ppColl, char **pzErr){
+  return docextCollFindArg(pConn, ctx, 0, pArg, ppColl, pzErr);
 }
 
 /* Run SQL on the collection's shadow tables: %w arguments are the schema
@@ -1739,7 +1750,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   memset(&name, 0, sizeof(name));
   memset(&cand, 0, sizeof(cand));
   cand.nExpireAfter = -1;
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
@@ -1815,7 +1826,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&pat, 0, sizeof(pat));
   memset(&buf, 0, sizeof(buf));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   /* The lock before the lookup: another connection must not drop the index
   ** found, and create one that takes its id, before this one deletes it. */
   if( rc==SQLITE_OK ){
@@ -1954,7 +1965,7 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&list, 0, sizeof(list));
   if( argc>0 ){
-    rc = idxCollArg(pConn, argv[0], &p, &zErr);
+    rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   }else{
     rc = idxListCollections(db, &list);
     if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -1980,10 +1991,12 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       i += (i64)strlen(zSpec) + 1;
       rc = docextCollFind(pConn, zSpec, &p, &zErr);
       if( rc==SQLITE_OK ){
+        docextCollHold(p);
         bSave = idxCmdBegin(p);
         rc = idxCmdLock(p, bSave);
         if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &n, &zErr);
         rc = idxCmdEnd(p, bSave, rc);
+        docextCollRelease(p);
       }
       nTotal += n;
     }
@@ -2123,7 +2136,7 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     return idxvError(pCur, SQLITE_ERROR,
                      sqlite3_mprintf("docext: doc_indexes needs a collection name"));
   }
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, 0, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
     pC->aRow = sqlite3_malloc64(sizeof(IdxvRow)*c->nIdx);
@@ -2206,9 +2219,13 @@ static sqlite3_module idxvModule = {
 ** produces it, no two documents share a key of a unique index, and no
 ** entry names an undefined index. Keys, bodies and document ids must have
 ** the storage class every lookup uses (BLOB, BLOB, INTEGER): the same
-** bytes as TEXT are never found. The definitions are read again from
-** X_idxdef, not taken from the cache. "document N" is the document's id in
-** X_docs (the collection's rowid).
+** bytes as TEXT are never found; and so must what docext writes as BLOBs
+** or integers and reads back leniently (sizes, page lists, pages, vals,
+** specs; names are TEXT). The definitions are read again from X_idxdef,
+** not taken from the cache, and must be ones doc_create_index could have
+** made: no second _id_, no two with the same key pattern and partial
+** filter. "document N" is the document's id in X_docs (the collection's
+** rowid).
 */
 typedef struct CheckEntry CheckEntry;
 struct CheckEntry {
@@ -2288,6 +2305,9 @@ static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 
     sqlite3_bind_int64(pRead, 1, pgno);
     if( sqlite3_step(pRead)==SQLITE_ROW ){
       int n = sqlite3_column_bytes(pRead, 0);
+      if( sqlite3_column_type(pRead, 0)!=SQLITE_BLOB ){
+        checkProblem(pC, "document %lld: page %lld is not a BLOB", iDoc, pgno);
+      }
       if( n!=aPage[i].n ){
         checkProblem(pC, "document %lld: page %lld holds %d bytes, its page list says %d",
                 iDoc, pgno, n, aPage[i].n);
@@ -2356,11 +2376,17 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
   if( pC->rc!=SQLITE_OK ) return;
   pC->aDocid[pC->nDocid++] = iDoc;
   docextBufReset(pDoc);
+  if( sqlite3_column_type(pRow, 2)!=SQLITE_INTEGER ){
+    checkProblem(pC, "document %lld: its size is not an integer", iDoc);
+  }
   if( bBody && bPages ){
     checkProblem(pC, "document %lld has both a body and a page list", iDoc);
     bOk = 0;
   }else if( bBody && sqlite3_column_type(pRow, 3)!=SQLITE_BLOB ){
     checkProblem(pC, "document %lld: its body is not a BLOB", iDoc);
+    bOk = 0;
+  }else if( bPages && sqlite3_column_type(pRow, 4)!=SQLITE_BLOB ){
+    checkProblem(pC, "document %lld: its page list is not a BLOB", iDoc);
     bOk = 0;
   }else if( bBody ){
     int n = sqlite3_column_bytes(pRow, 3);
@@ -2523,7 +2549,11 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
       }
     }else{
       /* stored vals (NULL is always allowed) must be the document's */
-      if( pE->nVal>=-1 && sqlite3_column_type(pStmt, 2)!=SQLITE_NULL ){
+      int eVals = sqlite3_column_type(pStmt, 2);
+      if( eVals!=SQLITE_NULL && eVals!=SQLITE_BLOB ){
+        checkProblem(pC, "index %s: the entry of document %lld holds values that are "
+                "not a BLOB", pIdx->zName, iDoc);
+      }else if( pE->nVal>=-1 && eVals!=SQLITE_NULL ){
         int nV = sqlite3_column_bytes(pStmt, 2);
         const u8 *aV = sqlite3_column_blob(pStmt, 2);
         if( pE->nVal<0 || nV!=pE->nVal
@@ -2567,7 +2597,7 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&ck, 0, sizeof(ck));
   memset(&doc, 0, sizeof(doc));
   memset(&ks, 0, sizeof(ks));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;
@@ -2586,8 +2616,33 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = SQLITE_OK;
   }
 
+  /* Definitions: the storage classes every reader expects, no second
+  ** _id_, no two alike (doc_create_index refuses both). */
+  if( c ){
+    ck.rc = idxPrepare(p, &pStmt, &zErr, "SELECT id, typeof(name)<>'text' FROM"
+                       " \"%w\".\"%w_idxdef\" WHERE typeof(name)<>'text' OR typeof(spec)<>'blob'");
+    while( ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+      checkProblem(&ck, "index definition %lld: its %s", sqlite3_column_int64(pStmt, 0),
+                   sqlite3_column_int(pStmt, 1) ? "name is not TEXT" : "spec is not a BLOB");
+    }
+    sqlite3_finalize(pStmt);
+    pStmt = 0;
+    for(i=1; i<c->nIdx; i++){
+      if( strcmp(c->aIdx[i].zName, "_id_")==0 ){
+        checkProblem(&ck, "index definition %lld has the name of the _id index, _id_",
+                     c->aIdx[i].iId);
+      }
+      for(j=1; j<i; j++){
+        if( idxPatternSame(&c->aIdx[j], &c->aIdx[i]) && idxPartialSame(&c->aIdx[j], &c->aIdx[i]) ){
+          checkProblem(&ck, "indexes %s and %s have the same key pattern",
+                       c->aIdx[j].zName, c->aIdx[i].zName);
+        }
+      }
+    }
+  }
+
   /* Documents and their pages. */
-  ck.rc = idxPrepare(p, &pRow, &zErr,
+  if( ck.rc==SQLITE_OK ) ck.rc = idxPrepare(p, &pRow, &zErr,
       "SELECT id, idkey, size, body, pages FROM \"%w\".\"%w_docs\" ORDER BY id");
   if( ck.rc==SQLITE_OK ){
     ck.rc = idxPrepare(p, &pRead, &zErr, "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1");
@@ -2748,7 +2803,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
 
   memset(&out, 0, sizeof(out));
-  rc = idxCollArg(pConn, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;

@@ -2042,7 +2042,7 @@ static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
 static int planArgColl(sqlite3_context *ctx, sqlite3_value *pArg, DocColl **ppColl){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   char *zErr = 0;
-  int rc = docextCollFindArg(pConn, pArg, ppColl, &zErr);
+  int rc = docextCollFindArg(pConn, ctx, 0, pArg, ppColl, &zErr);
   if( rc!=SQLITE_OK ){
     if( zErr ){
       sqlite3_result_error(ctx, zErr, -1);

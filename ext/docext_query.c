@@ -148,12 +148,14 @@ struct SortEntry {
   int iPos;                 /* matched array position, for projections */
 };
 
-/* A set of document ids (open addressing; ids are positive, 0 is empty). */
+/* A set of document ids (open addressing, 0 an empty slot: SQLite gives
+** positive ids, but a damaged X_docs may hold 0, kept apart). */
 typedef struct DocIdSet DocIdSet;
 struct DocIdSet {
   i64 *a;
   int nSlot;                /* a power of two, or 0 */
   int nUsed;
+  int bZero;                /* id 0 is in the set */
 };
 
 struct DocQuery {
@@ -382,6 +384,11 @@ static void idsetClear(DocIdSet *p){
 /* Add id to the set; *pbNew = 0 if it was there already. */
 static int idsetAdd(DocIdSet *p, i64 id, int *pbNew){
   unsigned h;
+  if( id==0 ){
+    *pbNew = !p->bZero;
+    p->bZero = 1;
+    return SQLITE_OK;
+  }
   if( p->nUsed*2 >= p->nSlot ){
     int nNew = p->nSlot ? p->nSlot*2 : 256, i;
     i64 *aNew = sqlite3_malloc64(sizeof(i64)*nNew);
@@ -952,12 +959,12 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
   }
   if( rc!=SQLITE_OK ) return rc;
   if( p->access.eAccess==DOCEXT_ACCESS_KEYS ){
-    /* An empty reader: the first nextCandidate() moves to key 0. */
-    DocScan none;
-    memset(&none, 0, sizeof(none));
-    none.eScan = DOCEXT_SCAN_DOCID;
-    none.iDoc = -1;   /* no document has id -1: docids are positive */
-    rc = docextReaderStart(p->pReader, &none);
+    /* The first key (normalized: there is one); nextCandidate() moves on
+    ** to the others. (No "empty" scan of an id no document has: a damaged
+    ** X_docs may hold any id.) */
+    scan.eScan = DOCEXT_SCAN_KEY;
+    scan.aLo = accessKey(&p->access, p->iKey++, &scan.nLo);
+    rc = docextReaderStart(p->pReader, &scan);
     if( rc!=SQLITE_OK ) return rc;
   }
   if( p->pSort && !p->bIndexOrder ){

@@ -5,7 +5,8 @@
 ** database file, its transactions and its journal with the collection):
 **
 **   CREATE TABLE S."X_config"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
-**       ('version', 1), ('pagesize', N): the largest page, in bytes.
+**       ('version', 1), ('pagesize', N): the largest page, in bytes
+**       (64 to 16 MiB; anything else is a damaged collection).
 **   CREATE TABLE S."X_docs"(
 **       id INTEGER PRIMARY KEY,        -- document id; insertion order
 **       idkey BLOB NOT NULL UNIQUE,    -- the _id index: docextKeyAppend(_id)
@@ -19,9 +20,10 @@
 **   CREATE TABLE S."X_idx"(ix INTEGER NOT NULL, key BLOB NOT NULL,
 **       docid INTEGER NOT NULL, vals BLOB, PRIMARY KEY(ix, key, docid))
 **       WITHOUT ROWID;             -- vals: see docext_index.c (covering)
-**   A collection made before vals existed gets the column when it is
-**   opened (ALTER TABLE ... ADD COLUMN); when that is impossible (a
-**   read-only database), entries are written and read without it.
+**   A collection made before vals existed is used as it is: its entries
+**   are written and read without vals. (It does not gain the column when
+**   opened: a schema change while a statement connects the table makes
+**   SQLite disconnect and free the collection in use.)
 **
 ** PAGED BLOBS. A document that fits in one page is stored inline in
 ** X_docs.body. A larger one is the concatenation of the data of the pages
@@ -39,7 +41,9 @@
 ** end of a large array without reading it (DocPaged, below). Any write of a
 ** whole document writes a list without them.
 **
-** Every document read back is validated before anyone trusts it.
+** Every document read back is validated before anyone trusts it: its
+** structure (lengths, terminators, types) and _id first, which is all the
+** readers and writers rely on (text was checked when it was stored).
 */
 #include "docextInt.h"
 #include <stdarg.h>
@@ -203,21 +207,18 @@ int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **
   return rc;
 }
 
-/* Does X_idx have its vals column? Add it to a collection made before it
-** existed; when that fails (read-only database, ...) work without it. */
+/* Does X_idx have its vals column? A collection made before it existed
+** works without it: no ALTER TABLE here, as a schema change while the
+** table connects makes SQLite free it under the statement that uses it. */
 static void storeCheckVals(DocStore *p){
   sqlite3_stmt *pStmt = 0;
   char *zSql = sqlite3_mprintf("SELECT vals FROM \"%w\".\"%w_idx\" LIMIT 0",
                                p->zDb, p->zName);
-  int rc;
-  if( zSql==0 ){ p->bNoVals = 1; return; }
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  if( zSql==0 || sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+    p->bNoVals = 1;
+  }
   sqlite3_finalize(pStmt);
   sqlite3_free(zSql);
-  if( rc==SQLITE_OK ) return;
-  rc = execf(p->db, 0, "ALTER TABLE \"%w\".\"%w_idx\" ADD COLUMN vals BLOB",
-             p->zDb, p->zName);
-  if( rc!=SQLITE_OK ) p->bNoVals = 1;
 }
 
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
@@ -225,7 +226,8 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
   DocStore *p;
   sqlite3_stmt *pStmt = 0;
   char *zSql;
-  int rc, nVersion = 0;
+  int rc;
+  i64 nVersion = 0, nPageMax = 0;
 
   *ppStore = 0;
   p = sqlite3_malloc64(sizeof(*p));
@@ -243,11 +245,14 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
   sqlite3_free(zSql);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *zKey = (const char*)sqlite3_column_text(pStmt, 0);
-    if( zKey && strcmp(zKey, "version")==0 ) nVersion = sqlite3_column_int(pStmt, 1);
-    if( zKey && strcmp(zKey, "pagesize")==0 ) p->nPageMax = sqlite3_column_int(pStmt, 1);
+    if( zKey && strcmp(zKey, "version")==0 ) nVersion = sqlite3_column_int64(pStmt, 1);
+    if( zKey && strcmp(zKey, "pagesize")==0 ) nPageMax = sqlite3_column_int64(pStmt, 1);
   }
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt);
-  if( rc==SQLITE_OK && (nVersion!=DOCEXT_STORAGE_VERSION || p->nPageMax<64) ){
+  /* (no page is larger than a document may be; nor is the sum of a page
+  ** and the page size, in an int) */
+  if( rc==SQLITE_OK && (nVersion!=DOCEXT_STORAGE_VERSION || nPageMax<64
+                        || nPageMax>DOCEXT_MAX_BSON) ){
     *pzErr = sqlite3_mprintf("docext: collection %s has an unknown storage "
                              "version or a damaged %s_config table", zName, zName);
     rc = SQLITE_CORRUPT_VTAB;
@@ -255,7 +260,10 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
     *pzErr = sqlite3_mprintf("docext: cannot open collection %s: %s",
                              zName, sqlite3_errmsg(db));
   }
-  if( rc==SQLITE_OK ) storeCheckVals(p);
+  if( rc==SQLITE_OK ){
+    p->nPageMax = (int)nPageMax;
+    storeCheckVals(p);
+  }
   if( rc!=SQLITE_OK ){
     docextStorageClose(p);
     return rc;
@@ -1181,8 +1189,9 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     }
     if( eBody==SQLITE_BLOB ){
       a = sqlite3_column_blob(p->pRows, 2);
-      if( a==0 ) return SQLITE_NOMEM;
-      if( sqlite3_column_bytes(p->pRows, 2)!=nSize ) nSize = -1;
+      /* (an empty BLOB reads as NULL: bad size, not out of memory) */
+      if( sqlite3_column_bytes(p->pRows, 2)!=nSize || nSize<5 ) nSize = -1;
+      else if( a==0 ) return SQLITE_NOMEM;
     }else if( eBody!=SQLITE_NULL ){
       *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
                                "not a BLOB", docextReaderDocid(p), p->pStore->zName);
@@ -1205,6 +1214,17 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
                                zWhy ? zWhy+8 : "invalid BSON");
       sqlite3_free(zWhy);
       return SQLITE_CORRUPT_VTAB;
+    }
+    /* Writers rely on _id coming first (a document stored without it is
+    ** not one docext wrote): one look at the first element. */
+    {
+      DocIter it;
+      docextIterInit(&it, a);
+      if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
+        *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: _id is not "
+                                 "its first field", docextReaderDocid(p), p->pStore->zName);
+        return SQLITE_CORRUPT_VTAB;
+      }
     }
     p->aDoc = a;
     p->bLoaded = 1;

@@ -1123,8 +1123,15 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
   return SQLITE_OK;
 }
 
-int docextCollFindArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
+/* The destructor of the auxiliary data that holds a collection. */
+static void collRelease(void *p){
+  docextCollRelease((DocColl*)p);
+}
+
+int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
+                      DocColl **ppColl, char **pzErr){
   const char *z;
+  int rc;
   *ppColl = 0;
   if( sqlite3_value_type(pArg)==SQLITE_BLOB ){   /* (before it reads as TEXT) */
     *pzErr = sqlite3_mprintf("docext: a collection name is TEXT, not a BLOB");
@@ -1136,7 +1143,17 @@ int docextCollFindArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, cha
     *pzErr = sqlite3_mprintf("docext: a collection name cannot hold a NUL character");
     return SQLITE_ERROR;
   }
-  return docextCollFind(pConn, z, ppColl, pzErr);
+  rc = docextCollFind(pConn, z, ppColl, pzErr);
+  if( rc==SQLITE_OK && ctx && sqlite3_get_auxdata(ctx, iArg)!=(void*)*ppColl ){
+    /* (a collection held already, by an earlier row, is let go of here) */
+    docextCollHold(*ppColl);
+    sqlite3_set_auxdata(ctx, iArg, *ppColl, collRelease);
+    if( sqlite3_get_auxdata(ctx, iArg)!=(void*)*ppColl ){
+      *ppColl = 0;                /* out of memory: released already */
+      return SQLITE_NOMEM;
+    }
+  }
+  return rc;
 }
 
 int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){

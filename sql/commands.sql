@@ -206,3 +206,19 @@ SELECT doc_update_one('nullid', '{_id: null}', '{$unset: {a: ""}}', '{upsert: tr
 SELECT doc_update_one('nullid', '{_id: null}', '{$set: {a: 1}}', '{upsert: true}');
 SELECT doc_update_one('nullid', '{_id: 5}', '{$set: {a: 1}}');
 SELECT doc, doc_check('nullid') FROM nullid;
+
+-- 15. A command that fails in a transaction that changed the schema: its
+--     ROLLBACK TO makes SQLite reset every schema (disconnecting the
+--     collection's table) while the command still uses the collection,
+--     which stays alive until the command returns
+CREATE VIRTUAL TABLE ddl USING docext;
+INSERT INTO ddl(doc) VALUES ('{_id: 1, a: "x", u: 1}'), ('{_id: 2, a: 2, u: 1}');
+BEGIN;
+CREATE TABLE ddl_side(x);
+SELECT doc_update_one('ddl', '{_id: 1}', '{$inc: {a: 1}}');
+SELECT doc_update_many('ddl', '{}', '{$inc: {a: 1}}');
+SELECT doc_create_index('ddl', '{u: 1}', '{unique: true}');
+SELECT doc_count('ddl', '{a: 2}'), doc_check('ddl');
+ROLLBACK;
+SELECT doc FROM ddl;
+SELECT count(*) FROM sqlite_schema WHERE name = 'ddl_side';

@@ -278,7 +278,8 @@ SELECT doc_check('dmg');
 SELECT count(*), group_concat(doc->>'a') FROM dmg('{a: 1}');
 UPDATE dmg_docs SET body = (SELECT body FROM dmg_docs_saved AS s WHERE s.id = dmg_docs.id),
                     pages = (SELECT pages FROM dmg_docs_saved AS s WHERE s.id = dmg_docs.id);
--- invalid BSON; _id not first (valid BSON, same size)
+-- invalid BSON; _id not first (valid BSON, same size): corrupt to readers
+-- too, as writers rely on _id first
 UPDATE dmg_docs SET body = zeroblob(size) WHERE id = 1;
 UPDATE dmg_docs SET body = doc_bson('{a: 3, _id: 3}') WHERE id = 3;
 SELECT doc_check('dmg');
