@@ -571,6 +571,8 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
                       DocStore **ppStore, char **pzErr);
 void docextStorageClose(DocStore *p);
 int docextStorageDestroy(DocStore *p);          /* drops the shadow tables */
+/* The same for a collection that cannot be opened (a damaged X_config). */
+int docextStorageDrop(sqlite3 *db, const char *zDb, const char *zName);
 int docextStorageRename(DocStore *p, const char *zNew);
 const char *docextStorageName(DocStore *p);
 const char *docextStorageSchema(DocStore *p);
@@ -658,6 +660,8 @@ void docextCollClose(DocColl *p);
 void docextCollHold(DocColl *p);
 void docextCollRelease(DocColl *p);
 int docextCollDestroy(DocColl *p);
+/* Drop the shadow tables of a collection that could not be opened. */
+int docextCollDrop(sqlite3 *db, const char *zDb, const char *zName);
 int docextCollRename(DocColl *p, const char *zNew);
 DocStore *docextCollStore(DocColl *p);
 const char *docextCollName(DocColl *p);   /* "books" or "aux.books" */
@@ -715,6 +719,9 @@ int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr
 ** changed; checks unique indexes (E11000 in MongoDB's words) and parallel
 ** arrays before writing anything. */
 int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, char **pzErr);
+/* Remove every entry of document iDoc, whatever its keys (a scan: for a
+** document too damaged to read). */
+int docextIndexRemoveDoc(DocColl *pColl, i64 iDoc, char **pzErr);
 /* The keys one document produces for one index (one per distinct array
 ** element for a multikey path; none when sparse or partial exclude it).
 ** Appends them to pKeys back to back; offsets in *paOff (sqlite3_free),

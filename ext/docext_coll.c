@@ -78,6 +78,10 @@ int docextCollDestroy(DocColl *p){
   return docextStorageDestroy(p->pStore);
 }
 
+int docextCollDrop(sqlite3 *db, const char *zDb, const char *zName){
+  return docextStorageDrop(db, zDb, zName);
+}
+
 int docextCollRename(DocColl *p, const char *zNew){
   int rc;
   docextIndexCacheFree(p->pIdxCache);   /* its statements name the old tables */
@@ -924,8 +928,13 @@ int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDon
   return rc;
 }
 
+/* Its index entries go first, found through the keys of the old document.
+** A document too damaged to read can still be deleted (how a user gets rid
+** of it): its entries are then found by document id, a scan of the index
+** table, once the document is gone (which fails, changing nothing, when
+** its page list is damaged too). */
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
-  int rc = docextCollTtlSweep(p, 0, pzErr);
+  int rc = docextCollTtlSweep(p, 0, pzErr), bUnreadable = 0;
   if( rc==SQLITE_OK && hasIndexes(p, &rc, pzErr) ){
     DocScan scan;
     memset(&scan, 0, sizeof(scan));
@@ -937,10 +946,18 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
     if( rc==SQLITE_ROW ){
       const u8 *aOld = 0;
       rc = docextReaderDoc(p->pOld, &aOld, pzErr);
-      if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iDoc, aOld, 0, pzErr);
+      if( rc==SQLITE_OK ){
+        rc = docextIndexUpdate(p, iDoc, aOld, 0, pzErr);
+      }else if( (rc & 0xff)==SQLITE_CORRUPT ){
+        sqlite3_free(*pzErr);
+        *pzErr = 0;
+        rc = SQLITE_OK;
+        bUnreadable = 1;
+      }
     }
     docextReaderReset(p->pOld);
   }
   if( rc==SQLITE_OK ) rc = docextStorageDelete(p->pStore, iDoc);
+  if( rc==SQLITE_OK && bUnreadable ) rc = docextIndexRemoveDoc(p, iDoc, pzErr);
   return rc;
 }

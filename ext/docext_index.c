@@ -1580,6 +1580,10 @@ static int idxExec(DocColl *p, char **pzErr, const char *zFmt, i64 iArg){
   return idxSqlError(p, rc, pzErr);
 }
 
+int docextIndexRemoveDoc(DocColl *p, i64 iDoc, char **pzErr){
+  return idxExec(p, pzErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE docid=%lld", iDoc);
+}
+
 static int idxPrepare(DocColl *p, sqlite3_stmt **ppStmt, char **pzErr, const char *zFmt){
   char *zSql = sqlite3_mprintf(zFmt, idxSchema(p), idxTable(p));
   int rc;

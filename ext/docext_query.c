@@ -632,6 +632,14 @@ static int candidateMatches(DocQuery *p, int *pbMatch, char **pzErr){
   if( p->bTtl ){
     int bExpired = 0;
     rc = queryDoc(p, &aDoc, pzErr);
+    if( (rc & 0xff)==SQLITE_CORRUPT && p->nFilter==0 ){
+      /* A document too damaged to read cannot be known expired: it is a
+      ** row, as it would be without a TTL index, so count(*) counts it
+      ** and a DELETE by rowid or _id removes it; reading it fails. */
+      sqlite3_free(*pzErr);
+      *pzErr = 0;
+      return SQLITE_OK;
+    }
     if( rc==SQLITE_OK ) rc = docextCollExpired(p->pColl, aDoc, &bExpired);
     if( rc!=SQLITE_OK ) return rc;
     if( bExpired ){ *pbMatch = 0; return SQLITE_OK; }

@@ -296,15 +296,19 @@ void docextStorageClose(DocStore *p){
   }
 }
 
-int docextStorageDestroy(DocStore *p){
+int docextStorageDrop(sqlite3 *db, const char *zDb, const char *zName){
   size_t i;
   int rc = SQLITE_OK;
-  finalizeAll(p);
   for(i=0; rc==SQLITE_OK && i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
-    rc = execf(p->db, 0, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
-               p->zDb, p->zName, azShadow[i]);
+    rc = execf(db, 0, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
+               zDb, zName, azShadow[i]);
   }
   return rc;
+}
+
+int docextStorageDestroy(DocStore *p){
+  finalizeAll(p);
+  return docextStorageDrop(p->db, p->zDb, p->zName);
 }
 
 int docextStorageRename(DocStore *p, const char *zNew){

@@ -68,7 +68,7 @@ typedef struct DocVtab DocVtab;
 struct DocVtab {
   sqlite3_vtab base;
   sqlite3 *db;
-  DocColl *pColl;
+  DocColl *pColl;           /* 0 while it cannot be opened (vtabColl) */
   DocConn *pConn;           /* the connection's registry */
   char *zDb, *zName;        /* schema and collection name */
   DocVtab *pNext;           /* next in pConn's list */
@@ -138,6 +138,15 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   if( p->zDb==0 || p->zName==0 ) rc = SQLITE_NOMEM;
   if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, argv[1], argv[2], pzErr);
   if( rc==SQLITE_OK ) rc = docextCollOpen(db, argv[1], argv[2], &p->pColl, pzErr);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && !bCreate ){
+    /* A collection whose shadow tables cannot be opened (a damaged or
+    ** missing X_config, a lock) still connects, so that DROP TABLE can
+    ** remove it; every other use tries again and reports why it cannot
+    ** (vtabColl). */
+    sqlite3_free(*pzErr);
+    *pzErr = 0;
+    rc = SQLITE_OK;
+  }
   if( rc!=SQLITE_OK ){
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
@@ -148,6 +157,22 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   pConn->pList = p;
   *ppVtab = &p->base;
   return SQLITE_OK;
+}
+
+/* The vtab's collection, opened now if it could not be when the table
+** connected; else the reason in *pzErr. */
+static int vtabCollOpen(DocVtab *p, DocColl **ppColl, char **pzErr){
+  int rc = SQLITE_OK;
+  if( p->pColl==0 ) rc = docextCollOpen(p->db, p->zDb, p->zName, &p->pColl, pzErr);
+  *ppColl = p->pColl;
+  return rc;
+}
+
+/* The same, the reason as the vtab's error. */
+static int vtabColl(DocVtab *p, DocColl **ppColl){
+  char *zErr = 0;
+  int rc = vtabCollOpen(p, ppColl, &zErr);
+  return rc==SQLITE_OK ? rc : vtabError(&p->base, rc, zErr);
 }
 
 static int xCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -186,16 +211,18 @@ static int xDestroy(sqlite3_vtab *pVtab){
   DocVtab *p = (DocVtab*)pVtab;
   int rc;
   vtabDropSpare(p);
-  rc = docextCollDestroy(p->pColl);
+  rc = p->pColl ? docextCollDestroy(p->pColl) : docextCollDrop(p->db, p->zDb, p->zName);
   if( rc!=SQLITE_OK ) return rc;
   return xDisconnect(pVtab);
 }
 
 static int xRename(sqlite3_vtab *pVtab, const char *zNew){
   DocVtab *p = (DocVtab*)pVtab;
-  int rc;
+  DocColl *pColl;
+  int rc = vtabColl(p, &pColl);
+  if( rc!=SQLITE_OK ) return rc;
   vtabDropSpare(p);
-  rc = docextCollRename(p->pColl, zNew);
+  rc = docextCollRename(pColl, zNew);
   if( rc==SQLITE_OK ){
     char *z = sqlite3_mprintf("%s", zNew);
     if( z==0 ) return SQLITE_NOMEM;
@@ -261,7 +288,7 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
     if( anKind[i]=='S' ) aSort = aDoc;
     if( anKind[i]=='O' ) aOpt = aDoc;
   }
-  if( bOk ){
+  if( bOk && p->pColl ){
     char *zErr = 0;
     int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
     if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1, 0,
@@ -703,7 +730,14 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   if( pCur->pQuery ){
     rc = docextQueryReuse(pCur->pQuery, &spec, &zErr);
   }else{
-    rc = docextQueryNew(pTab->pColl, &spec, &pCur->pQuery, &zErr);
+    DocColl *pColl;
+    rc = vtabColl(pTab, &pColl);
+    if( rc!=SQLITE_OK ){
+      sqlite3_free(zPlanIndex);
+      docextAccessClear(&access);
+      return rc;
+    }
+    rc = docextQueryNew(pColl, &spec, &pCur->pQuery, &zErr);
   }
   sqlite3_free(zPlanIndex);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, &access, &zErr);
@@ -863,10 +897,12 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   DocBuf buf;
   const u8 *aDoc = 0;
   char *zErr = 0;
-  int rc, bNamesChecked = 0;
+  DocColl *pColl;
+  int rc = vtabColl(p, &pColl), bNamesChecked = 0;
 
+  if( rc!=SQLITE_OK ) return rc;
   if( argc==1 ){
-    rc = docextCollDelete(p->pColl, sqlite3_value_int64(argv[0]), &zErr);
+    rc = docextCollDelete(pColl, sqlite3_value_int64(argv[0]), &zErr);
     return rc==SQLITE_OK ? rc : vtabError(pVtab, rc, zErr);
   }
   memset(&buf, 0, sizeof(buf));
@@ -878,7 +914,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     rc = newDocument(p, argv, 0, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK ){
       int eConflict = sqlite3_vtab_on_conflict(p->db);
-      rc = docextCollInsert(p->pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
+      rc = docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }else{
@@ -890,7 +926,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     rc = newDocument(p, argv, 1, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK && aDoc ){
-      rc = docextCollReplace(p->pColl, iOld, aDoc, bNamesChecked, &zErr);
+      rc = docextCollReplace(pColl, iOld, aDoc, bNamesChecked, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }
@@ -1119,8 +1155,7 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     *pzErr = sqlite3_mprintf("docext: no collection named %s", zSpec);
     return SQLITE_ERROR;
   }
-  *ppColl = p->pColl;
-  return SQLITE_OK;
+  return vtabCollOpen(p, ppColl, pzErr);
 }
 
 /* The destructor of the auxiliary data that holds a collection. */

@@ -866,6 +866,77 @@ static const Damage aDamage[] = {
 };
 #define N_DAMAGE (int)(sizeof(aDamage)/sizeof(aDamage[0]))
 
+/* Whatever the damage, a new connection can DROP TABLE the collection,
+** and that removes every shadow table. */
+static void dropDamaged(const u8 *aDamaged, long nDamaged, const char *zCase){
+  sqlite3 *db;
+  sqlite3_stmt *pStmt = 0;
+  char *zMsg = 0;
+  char zWhat[200];
+  int rc;
+  writeFile(zPath, aDamaged, nDamaged);
+  db = openWork();
+  snprintf(zWhat, sizeof(zWhat), "[%s] DROP TABLE c on a new connection", zCase);
+  rc = runSql(db, "DROP TABLE c", &zMsg);
+  check(rc==SQLITE_OK, zWhat, zMsg);
+  sqlite3_free(zMsg);
+  rc = sqlite3_prepare_v2(db, "SELECT group_concat(name) FROM sqlite_schema"
+                              " WHERE name LIKE 'c!_%' ESCAPE '!'", -1, &pStmt, 0);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    check(z==0, zWhat, z ? z : "");
+  }else{
+    check(0, zWhat, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  checkIdle(db, zWhat);
+  sqlite3_close(db);
+}
+
+/* A document whose bytes are damaged (its page list and row are sound) can
+** be deleted, index entries and all: afterwards doc_check finds nothing. */
+static void deleteDamaged(const u8 *aTemplate, long nTemplate){
+  static const struct { const char *zDamage, *zDelete; } aCase[] = {
+    { "UPDATE c_docs SET body = substr(body, 1, length(body)-3) WHERE id = 3",
+      "DELETE FROM c WHERE _id = 3" },
+    { "UPDATE c_docs SET body = t_raw(8, 3), size = length(t_raw(8, 3)) WHERE id = 3",
+      "DELETE FROM c WHERE rowid = 3" },
+    { "UPDATE c_docs SET body = zeroblob(size) WHERE id = 4",
+      "DELETE FROM c WHERE _id IN (4, 5)" },
+    { "UPDATE c_pages SET data = zeroblob(length(data)) WHERE pgno = " PG1,
+      "DELETE FROM c WHERE rowid = " L1 },
+    { "UPDATE c_pages SET data = substr(data, 1, 300) || x'ff' || substr(data, 302)"
+      " WHERE pgno = " PG1 "+1", "DELETE FROM c WHERE rowid = " L1 },
+  };
+  int i;
+  for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
+    sqlite3 *db;
+    sqlite3_stmt *pStmt = 0;
+    char *zMsg = 0;
+    char zWhat[300];
+    int rc;
+    writeFile(zPath, aTemplate, nTemplate);
+    db = openWork();
+    exec(db, aCase[i].zDamage);
+    sqlite3_close(db);
+    db = openWork();
+    snprintf(zWhat, sizeof(zWhat), "[%s] %s", aCase[i].zDamage, aCase[i].zDelete);
+    rc = runSql(db, aCase[i].zDelete, &zMsg);
+    check(rc==SQLITE_OK, zWhat, zMsg);
+    sqlite3_free(zMsg);
+    if( sqlite3_prepare_v2(db, "SELECT doc_check('c')", -1, &pStmt, 0)==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+      check(z && strcmp(z, "ok")==0, zWhat, z);
+    }else{
+      check(0, zWhat, sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(pStmt);
+    checkIdle(db, zWhat);
+    sqlite3_close(db);
+  }
+}
+
 static void damageList(const u8 *aTemplate, long nTemplate){
   int i, k;
   for(i=0; i<N_DAMAGE; i++){
@@ -924,6 +995,7 @@ static void damageList(const u8 *aTemplate, long nTemplate){
       runSurface(db, k, pD->zName, &before);
       sqlite3_close(db);
     }
+    dropDamaged(aDamaged, nDamaged, pD->zName);
     beforeFree(&before);
     free(aDamaged);
   }
@@ -1099,7 +1171,10 @@ int main(int argc, char **argv){
   buildTemplate();
   checkTemplate();
   aTemplate = readFile(zPath, &nTemplate);
-  if( getenv("CORRUPT_NOLIST")==0 ) damageList(aTemplate, nTemplate);
+  if( getenv("CORRUPT_NOLIST")==0 ){
+    damageList(aTemplate, nTemplate);
+    deleteDamaged(aTemplate, nTemplate);
+  }
   damageRandom(aTemplate, nTemplate, nCase);
   free(aTemplate);
   removeDb(zPath);
