@@ -937,6 +937,40 @@ static void deleteDamaged(const u8 *aTemplate, long nTemplate){
   }
 }
 
+/* A collection that connected while its settings were damaged opens once
+** they are repaired, on the same connection (each use tries again). */
+static void repairedSettings(const u8 *aTemplate, long nTemplate){
+  sqlite3 *db;
+  sqlite3_stmt *pStmt = 0;
+  const char *zWhat = "[version 2, then repaired] the same connection reads again";
+  char *zMsg = 0;
+  int rc;
+  writeFile(zPath, aTemplate, nTemplate);
+  db = openWork();
+  exec(db, "UPDATE c_config SET v = 2 WHERE k = 'version'");
+  sqlite3_close(db);
+  db = openWork();
+  rc = runSql(db, "SELECT count(*) FROM c", &zMsg);
+  check(rc!=SQLITE_OK && zMsg && strstr(zMsg, "c_config"), zWhat, zMsg);
+  sqlite3_free(zMsg);
+  rc = runSql(db, "SELECT doc_count('c')", &zMsg);
+  check(rc!=SQLITE_OK && zMsg && strstr(zMsg, "c_config"), zWhat, zMsg);
+  sqlite3_free(zMsg);
+  exec(db, "UPDATE c_config SET v = 1 WHERE k = 'version'");
+  exec(db, CLOCK_NOW);                  /* (two documents have expired) */
+  if( sqlite3_prepare_v2(db, "SELECT count(*) || ' ' || doc_count('c') || ' ' || doc_check('c')"
+                             " FROM c", -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    check(z && strcmp(z, "27 27 ok")==0, zWhat, z);
+  }else{
+    check(0, zWhat, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  checkIdle(db, zWhat);
+  sqlite3_close(db);
+}
+
 static void damageList(const u8 *aTemplate, long nTemplate){
   int i, k;
   for(i=0; i<N_DAMAGE; i++){
@@ -1174,6 +1208,7 @@ int main(int argc, char **argv){
   if( getenv("CORRUPT_NOLIST")==0 ){
     damageList(aTemplate, nTemplate);
     deleteDamaged(aTemplate, nTemplate);
+    repairedSettings(aTemplate, nTemplate);
   }
   damageRandom(aTemplate, nTemplate, nCase);
   free(aTemplate);
