@@ -544,6 +544,8 @@ struct DocPage {
 /* Decode a page list (X_docs.pages) into a heap array (sqlite3_free it);
 ** SQLITE_CORRUPT_VTAB if it is malformed. For doc_check. */
 int docextPageListDecode(const u8 *a, int n, DocPage **paPage, int *pnPage, i64 *pnTotal);
+/* Append v to a page list as a varint (7 bits a byte, low first). */
+void docextPageListPutVarint(int *pRc, DocBuf *p, u64 v);
 
 int docextStorageIsShadow(const char *zSuffix);
 /* The savepoint a collection command writes in: open it, release it, or

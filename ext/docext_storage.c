@@ -456,7 +456,7 @@ int docextStmtRun(sqlite3_stmt *pStmt){
 ** Page lists
 */
 
-static void storePutVarint(int *pRc, DocBuf *p, u64 v){
+void docextPageListPutVarint(int *pRc, DocBuf *p, u64 v){
   do{
     u8 c = v & 0x7F;
     v >>= 7;
@@ -534,8 +534,8 @@ static int pagesWrite(DocStore *p, const u8 *aDoc, int nDoc, DocBuf *pList){
     sqlite3_bind_blob(pIns, 1, &aDoc[i], n, SQLITE_STATIC);
     rc = docextStmtRun(pIns);
     if( rc==SQLITE_OK ){
-      storePutVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
-      storePutVarint(&rc, pList, (u64)n);
+      docextPageListPutVarint(&rc, pList, (u64)sqlite3_last_insert_rowid(p->db));
+      docextPageListPutVarint(&rc, pList, (u64)n);
     }
     i += n;
   }
@@ -683,8 +683,8 @@ static int pagesRewrite(DocStore *p, const DocPage *aPage, int nPage,
       sqlite3_bind_int64(pDel, 1, aPage[i].pgno);
       rc = docextStmtRun(pDel);
     }else if( n==aPage[i].n && memcmp(&aOld[o], &aNew[g], n)==0 ){
-      storePutVarint(&rc, pList, (u64)aPage[i].pgno);    /* unchanged */
-      storePutVarint(&rc, pList, (u64)n);
+      docextPageListPutVarint(&rc, pList, (u64)aPage[i].pgno);    /* unchanged */
+      docextPageListPutVarint(&rc, pList, (u64)n);
     }else{
       /* Rewrite in place; a page that grew past the limit becomes several
       ** pages of equal size, the first keeping its number. */
@@ -703,8 +703,8 @@ static int pagesRewrite(DocStore *p, const DocPage *aPage, int nPage,
           rc = docextStmtRun(pIns);
           pgno = sqlite3_last_insert_rowid(p->db);
         }
-        storePutVarint(&rc, pList, (u64)pgno);
-        storePutVarint(&rc, pList, (u64)nThis);
+        docextPageListPutVarint(&rc, pList, (u64)pgno);
+        docextPageListPutVarint(&rc, pList, (u64)nThis);
         iPos += nThis;
       }
     }
@@ -985,8 +985,8 @@ int docextPagedCommit(DocPaged *p){
   for(i=0; rc==SQLITE_OK && i<p->nPage; i++){
     int n = p->aPage[i].n;
     if( !p->aDirty[i] ){
-      storePutVarint(&rc, &list, (u64)p->aPage[i].pgno);
-      storePutVarint(&rc, &list, (u64)n);
+      docextPageListPutVarint(&rc, &list, (u64)p->aPage[i].pgno);
+      docextPageListPutVarint(&rc, &list, (u64)n);
     }else{
       /* A page past the limit becomes pieces of equal size. */
       int nPiece = (n + p->pStore->nPageMax - 1) / p->pStore->nPageMax, k, iPos = 0;
@@ -1003,14 +1003,14 @@ int docextPagedCommit(DocPaged *p){
           rc = docextStmtRun(pIns);
           pgno = sqlite3_last_insert_rowid(p->pStore->db);
         }
-        storePutVarint(&rc, &list, (u64)pgno);
-        storePutVarint(&rc, &list, (u64)nThis);
+        docextPageListPutVarint(&rc, &list, (u64)pgno);
+        docextPageListPutVarint(&rc, &list, (u64)nThis);
         iPos += nThis;
       }
     }
   }
   if( p->aux.n>0 ){
-    storePutVarint(&rc, &list, 0);
+    docextPageListPutVarint(&rc, &list, 0);
     docextBufAppend(&rc, &list, p->aux.a, p->aux.n);
   }
   if( rc==SQLITE_OK ){

@@ -81,14 +81,6 @@ static void writeFile(const char *z, const u8 *a, long n){
 ** SQL helpers the damage uses
 */
 
-static void putVarint(int *pRc, DocBuf *p, u64 v){
-  do{
-    u8 c = v & 0x7F;
-    v >>= 7;
-    docextBufAppendByte(pRc, p, v ? (c|0x80) : c);
-  }while( v );
-}
-
 /* t_list(pages, op, arg): a page list changed by op (see the switch). */
 static void tListFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   const u8 *a = sqlite3_value_blob(argv[0]);
@@ -114,24 +106,24 @@ static void tListFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     case 9: nPage = 0; break;
   }
   for(i=0; i<nPage; i++){
-    putVarint(&rc, &out, op==7 && i==0 ? 0xFFFFFFFFFFFFFFF0ULL : (u64)aPage[i].pgno);
-    putVarint(&rc, &out, (u64)aPage[i].n);
+    docextPageListPutVarint(&rc, &out, op==7 && i==0 ? 0xFFFFFFFFFFFFFFF0ULL : (u64)aPage[i].pgno);
+    docextPageListPutVarint(&rc, &out, (u64)aPage[i].n);
   }
   if( op==5 ) out.n--;                                      /* mid-varint */
   if( op==6 ){                                              /* aux bytes */
-    putVarint(&rc, &out, 0);
+    docextPageListPutVarint(&rc, &out, 0);
     docextBufAppendI64(&rc, &out, arg);
     docextBufAppendI64(&rc, &out, arg*7+1);
     docextBufAppendI64(&rc, &out, arg*13+5);
   }
   if( op==11 ){                                             /* a hint at the end */
-    putVarint(&rc, &out, 0);
+    docextPageListPutVarint(&rc, &out, 0);
     docextBufAppendI64(&rc, &out, 0x7fffffffffffffffLL);
     docextBufAppendI64(&rc, &out, 1);
     docextBufAppendI64(&rc, &out, 0x7fffffffffffffffLL - (arg & 0xff));
   }
   if( op==10 ){                                             /* a short hint */
-    putVarint(&rc, &out, 0);
+    docextPageListPutVarint(&rc, &out, 0);
     docextBufAppendI64(&rc, &out, arg);
   }
   sqlite3_free(aPage);
@@ -866,11 +858,25 @@ static const Damage aDamage[] = {
 };
 #define N_DAMAGE (int)(sizeof(aDamage)/sizeof(aDamage[0]))
 
+/* zSql's first row must hold zExpect as text in its first column (zExpect
+** NULL: SQL NULL). */
+static void checkAnswer(sqlite3 *db, const char *zSql, const char *zExpect,
+                        const char *zWhat){
+  sqlite3_stmt *pStmt = 0;
+  if( sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)==SQLITE_OK
+   && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    check(zExpect ? z && strcmp(z, zExpect)==0 : z==0, zWhat, z ? z : "NULL");
+  }else{
+    check(0, zWhat, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+}
+
 /* Whatever the damage, a new connection can DROP TABLE the collection,
 ** and that removes every shadow table. */
 static void dropDamaged(const u8 *aDamaged, long nDamaged, const char *zCase){
   sqlite3 *db;
-  sqlite3_stmt *pStmt = 0;
   char *zMsg = 0;
   char zWhat[200];
   int rc;
@@ -880,15 +886,8 @@ static void dropDamaged(const u8 *aDamaged, long nDamaged, const char *zCase){
   rc = runSql(db, "DROP TABLE c", &zMsg);
   check(rc==SQLITE_OK, zWhat, zMsg);
   sqlite3_free(zMsg);
-  rc = sqlite3_prepare_v2(db, "SELECT group_concat(name) FROM sqlite_schema"
-                              " WHERE name LIKE 'c!_%' ESCAPE '!'", -1, &pStmt, 0);
-  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
-    check(z==0, zWhat, z ? z : "");
-  }else{
-    check(0, zWhat, sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
+  checkAnswer(db, "SELECT group_concat(name) FROM sqlite_schema"
+                  " WHERE name LIKE 'c!_%' ESCAPE '!'", 0, zWhat);
   checkIdle(db, zWhat);
   sqlite3_close(db);
 }
@@ -911,7 +910,6 @@ static void deleteDamaged(const u8 *aTemplate, long nTemplate){
   int i;
   for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
     sqlite3 *db;
-    sqlite3_stmt *pStmt = 0;
     char *zMsg = 0;
     char zWhat[300];
     int rc;
@@ -924,14 +922,7 @@ static void deleteDamaged(const u8 *aTemplate, long nTemplate){
     rc = runSql(db, aCase[i].zDelete, &zMsg);
     check(rc==SQLITE_OK, zWhat, zMsg);
     sqlite3_free(zMsg);
-    if( sqlite3_prepare_v2(db, "SELECT doc_check('c')", -1, &pStmt, 0)==SQLITE_OK
-     && sqlite3_step(pStmt)==SQLITE_ROW ){
-      const char *z = (const char*)sqlite3_column_text(pStmt, 0);
-      check(z && strcmp(z, "ok")==0, zWhat, z);
-    }else{
-      check(0, zWhat, sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(pStmt);
+    checkAnswer(db, "SELECT doc_check('c')", "ok", zWhat);
     checkIdle(db, zWhat);
     sqlite3_close(db);
   }
@@ -940,33 +931,25 @@ static void deleteDamaged(const u8 *aTemplate, long nTemplate){
 /* A collection that connected while its settings were damaged opens once
 ** they are repaired, on the same connection (each use tries again). */
 static void repairedSettings(const u8 *aTemplate, long nTemplate){
-  sqlite3 *db;
-  sqlite3_stmt *pStmt = 0;
+  static const char *const azUse[] = { "SELECT count(*) FROM c", "SELECT doc_count('c')" };
   const char *zWhat = "[version 2, then repaired] the same connection reads again";
-  char *zMsg = 0;
-  int rc;
+  sqlite3 *db;
+  int i;
   writeFile(zPath, aTemplate, nTemplate);
   db = openWork();
   exec(db, "UPDATE c_config SET v = 2 WHERE k = 'version'");
   sqlite3_close(db);
   db = openWork();
-  rc = runSql(db, "SELECT count(*) FROM c", &zMsg);
-  check(rc!=SQLITE_OK && zMsg && strstr(zMsg, "c_config"), zWhat, zMsg);
-  sqlite3_free(zMsg);
-  rc = runSql(db, "SELECT doc_count('c')", &zMsg);
-  check(rc!=SQLITE_OK && zMsg && strstr(zMsg, "c_config"), zWhat, zMsg);
-  sqlite3_free(zMsg);
+  for(i=0; i<2; i++){
+    char *zMsg = 0;
+    int rc = runSql(db, azUse[i], &zMsg);
+    check(rc!=SQLITE_OK && zMsg && strstr(zMsg, "c_config"), zWhat, zMsg);
+    sqlite3_free(zMsg);
+  }
   exec(db, "UPDATE c_config SET v = 1 WHERE k = 'version'");
   exec(db, CLOCK_NOW);                  /* (two documents have expired) */
-  if( sqlite3_prepare_v2(db, "SELECT count(*) || ' ' || doc_count('c') || ' ' || doc_check('c')"
-                             " FROM c", -1, &pStmt, 0)==SQLITE_OK
-   && sqlite3_step(pStmt)==SQLITE_ROW ){
-    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
-    check(z && strcmp(z, "27 27 ok")==0, zWhat, z);
-  }else{
-    check(0, zWhat, sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
+  checkAnswer(db, "SELECT count(*) || ' ' || doc_count('c') || ' ' || doc_check('c') FROM c",
+              "27 27 ok", zWhat);
   checkIdle(db, zWhat);
   sqlite3_close(db);
 }
@@ -1002,15 +985,8 @@ static void damageList(const u8 *aTemplate, long nTemplate){
     }
     if( pD->zProbe ){
       char zWhat[200];
-      sqlite3_stmt *pStmt = 0;
-      const char *z = 0;
       snprintf(zWhat, sizeof(zWhat), "[%s] %s", pD->zName, pD->zProbe);
-      if( sqlite3_prepare_v2(db, pD->zProbe, -1, &pStmt, 0)==SQLITE_OK
-       && sqlite3_step(pStmt)==SQLITE_ROW ){
-        z = (const char*)sqlite3_column_text(pStmt, 0);
-      }
-      check(z && strcmp(z, pD->zExpect)==0, zWhat, z ? z : sqlite3_errmsg(db));
-      sqlite3_finalize(pStmt);
+      checkAnswer(db, pD->zProbe, pD->zExpect, zWhat);
     }
     sqlite3_close(db);
     aDamaged = readFile(zPath, &nDamaged);
