@@ -117,7 +117,9 @@ counted() {
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   if sanitizer_report "$log" && [ "$f" -eq 0 ]; then f=1; fi
   passed=$((passed + p)); failed=$((failed + f))
-  if [ "$f" -eq 0 ]; then
+  if [ "$f" -eq 0 ] && grep -q '^skipped: ' "$log"; then
+    echo "skip $name ($(grep -m1 '^skipped: ' "$log" | cut -c10-))"
+  elif [ "$f" -eq 0 ]; then
     echo "ok   $name ($p passed)"
   else
     echo "FAIL $name ($p passed, $f failed, exit $rc)"

@@ -709,7 +709,7 @@ def run_test(fname, doc, test):
 
 def main(argv):
     if not os.path.isdir(TESTS):
-        print("skip: %s is absent (MongoDB's CRUD spec tests are read from ../shared, "
+        print("skipped: %s is absent (MongoDB's CRUD spec tests are read from ../shared, "
               "never copied here)" % os.path.normpath(TESTS))
         print("0 passed, 0 failed")
         return 0
