@@ -114,9 +114,11 @@ static inline void docextBufAppendStr(int *pRc, DocBuf *p, const char *z){
 void docextBufAppendf(int *pRc, DocBuf *p, const char *zFmt, ...);
 void docextBufAppendI64(int *pRc, DocBuf *p, i64 v);       /* little-endian */
 void docextBufAppendDouble(int *pRc, DocBuf *p, double v); /* little-endian */
-/* Hand the content to SQLite as a result (the buffer is left empty). */
+/* Hand the content to SQLite as a result (the buffer is left empty). Text
+** results must hold no NUL byte: JSON, or docext's own messages. */
 void docextBufResultBlob(sqlite3_context *ctx, DocBuf *p);
-void docextBufResultText(sqlite3_context *ctx, DocBuf *p);
+void docextBufResultText(sqlite3_context *ctx, DocBuf *p);     /* p's memory goes */
+void docextBufResultTextCopy(sqlite3_context *ctx, DocBuf *p); /* copied; p kept */
 /* Detach the content as a NUL-terminated heap string owned by the caller
 ** (sqlite3_free it); NULL on OOM. The buffer is left empty. */
 char *docextBufDetachText(int *pRc, DocBuf *p);

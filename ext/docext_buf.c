@@ -100,15 +100,38 @@ void docextBufResultBlob(sqlite3_context *ctx, DocBuf *p){
   }
 }
 
+/* Set the result to p's text, xDel as for sqlite3_result_text(). The text
+** holds no NUL byte (JSON escapes it; docext's messages have none), so it
+** goes with a terminator after it and length -1: SQLite then marks it
+** NUL-terminated, and sqlite3_column_text() does not copy it once more to
+** add one. */
+static void resultText(sqlite3_context *ctx, DocBuf *p, void (*xDel)(void*)){
+  int rc = SQLITE_OK;
+  if( p->n==0 ){
+    sqlite3_result_text(ctx, "", 0, SQLITE_STATIC);
+  }else if( p->n < 0x7fffffff && docextBufReserve(&rc, p, 1) ){
+    p->a[p->n] = 0;
+    sqlite3_result_text(ctx, (const char*)p->a, -1, xDel);
+  }else{
+    sqlite3_result_text64(ctx, (const char*)p->a, (sqlite3_uint64)p->n, xDel, SQLITE_UTF8);
+  }
+}
+
+/* Give the buffer's memory to SQLite when it is on the heap, as
+** docextBufResultBlob does; p is left empty either way. */
 void docextBufResultText(sqlite3_context *ctx, DocBuf *p){
-  if( p->bHeap ){
-    sqlite3_result_text64(ctx, (char*)p->a, p->n, sqlite3_free, SQLITE_UTF8);
+  if( p->bHeap && p->n>0 ){
+    resultText(ctx, p, sqlite3_free);
     memset(p, 0, sizeof(*p));
   }else{
-    sqlite3_result_text64(ctx, p->n ? (char*)p->a : "", p->n,
-                          SQLITE_TRANSIENT, SQLITE_UTF8);
-    p->n = 0;
+    docextBufResultTextCopy(ctx, p);
+    docextBufFree(p);
   }
+}
+
+void docextBufResultTextCopy(sqlite3_context *ctx, DocBuf *p){
+  resultText(ctx, p, SQLITE_TRANSIENT);
+  p->n = 0;
 }
 
 char *docextBufDetachText(int *pRc, DocBuf *p){

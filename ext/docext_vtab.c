@@ -787,7 +787,7 @@ static void resultId(sqlite3_context *ctx, const u8 *aDoc, DocBuf *pTmp){
   docextBufReset(pTmp);
   docextJsonWriteValue(&rc, pTmp, &id, DOCEXT_JSON_RELAXED);
   if( rc==SQLITE_OK ){
-    sqlite3_result_text64(ctx, (const char*)pTmp->a, pTmp->n, SQLITE_TRANSIENT, SQLITE_UTF8);
+    docextBufResultTextCopy(ctx, pTmp);
   }else{
     sqlite3_result_error_code(ctx, rc);
   }
@@ -815,8 +815,7 @@ static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol)
       docextBufReset(&pCur->json);
       docextJsonWriteDoc(&rc, &pCur->json, aDoc, DOCEXT_JSON_RELAXED);
       if( rc!=SQLITE_OK ) return rc;
-      sqlite3_result_text64(ctx, (const char*)pCur->json.a, pCur->json.n,
-                            SQLITE_TRANSIENT, SQLITE_UTF8);
+      docextBufResultTextCopy(ctx, &pCur->json);
       break;
     case COL_BSON:
       sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
