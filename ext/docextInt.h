@@ -618,6 +618,7 @@ int docextReaderNew(DocStore *pStore, DocReader **ppReader);
 void docextReaderFree(DocReader *p);
 int docextReaderStart(DocReader *p, const DocScan *pScan);
 int docextReaderStep(DocReader *p);              /* SQLITE_ROW / SQLITE_DONE */
+int docextReaderSeek(DocReader *p, i64 iDoc);    /* start on document iDoc, step */
 void docextReaderReset(DocReader *p);            /* release the current row */
 i64 docextReaderDocid(DocReader *p);
 int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr);

@@ -456,13 +456,7 @@ static int idKey(const u8 *aDoc, DocBuf *pKey, DocValue *pId){
 
 /* Load document iDoc through the collection's own reader. */
 static int readDoc(DocColl *p, i64 iDoc, const u8 **paDoc, char **pzErr){
-  DocScan scan;
-  int rc;
-  memset(&scan, 0, sizeof(scan));
-  scan.eScan = DOCEXT_SCAN_DOCID;
-  scan.iDoc = iDoc;
-  rc = docextReaderStart(p->pOld, &scan);
-  if( rc==SQLITE_OK ) rc = docextReaderStep(p->pOld);
+  int rc = docextReaderSeek(p->pOld, iDoc);
   if( rc==SQLITE_ROW ) return docextReaderDoc(p->pOld, paDoc, pzErr);
   if( rc==SQLITE_DONE ){
     *pzErr = sqlite3_mprintf("docext: no document %lld in %s", iDoc, p->zDisplay);
@@ -936,12 +930,7 @@ int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDon
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr){
   int rc = docextCollTtlSweep(p, 0, pzErr), bUnreadable = 0;
   if( rc==SQLITE_OK && hasIndexes(p, &rc, pzErr) ){
-    DocScan scan;
-    memset(&scan, 0, sizeof(scan));
-    scan.eScan = DOCEXT_SCAN_DOCID;
-    scan.iDoc = iDoc;
-    rc = docextReaderStart(p->pOld, &scan);
-    if( rc==SQLITE_OK ) rc = docextReaderStep(p->pOld);
+    rc = docextReaderSeek(p->pOld, iDoc);
     if( rc==SQLITE_DONE ) return SQLITE_OK;   /* gone already (a TTL sweep) */
     if( rc==SQLITE_ROW ){
       const u8 *aOld = 0;

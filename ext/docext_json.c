@@ -1016,6 +1016,29 @@ static void jsonCheckSize(JsonParse *p){
   }
 }
 
+/* After a member of the document or array opened at iOpen: ',' and the
+** next member, or cClose. A ',' right before cClose (a trailing comma) is
+** allowed. 1 when the container has ended (or on an error), 0 when another
+** member follows. */
+static inline int jsonAfterMember(JsonParse *p, int iOpen, char cClose){
+  int c;
+  jsonWs(p);
+  c = jsonPeek(p);
+  if( c==',' ){
+    p->i++;
+    jsonWs(p);
+    if( jsonPeek(p)!=cClose ) return 0;
+  }else if( c<0 ){
+    jsonErr(p, iOpen, cClose=='}' ? "unterminated document" : "unterminated array");
+    return 1;
+  }else if( c!=cClose ){
+    jsonErr(p, p->i, "expected ',' or '%c'", cClose);
+    return 1;
+  }
+  p->i++;
+  return 1;
+}
+
 /* Parse a document at the cursor ('{') into pOut. bRoot: the top-level
 ** document (never a type wrapper). Returns the type written. */
 static int jsonObject(JsonParse *p, int bRoot){
@@ -1116,20 +1139,7 @@ static int jsonObject(JsonParse *p, int bRoot){
       if( p->rc ) break;
       p->pOut->a[iType] = (u8)eVal;
       jsonCheckSize(p);
-      jsonWs(p);
-      c = jsonPeek(p);
-      if( c==',' ){
-        p->i++;
-        jsonWs(p);
-        if( jsonPeek(p)=='}' ){ p->i++; break; }
-      }else if( c=='}' ){
-        p->i++;
-        break;
-      }else if( c<0 ){
-        jsonErr(p, iOpen, "unterminated document");
-      }else{
-        jsonErr(p, p->i, "expected ',' or '}'");
-      }
+      if( jsonAfterMember(p, iOpen, '}') ) break;
     }
   }
   docextBsonEndDoc(&p->rc, p->pOut, iDoc);
@@ -1170,7 +1180,7 @@ static int jsonArray(JsonParse *p){
       char zKey[16];
       int nKey = docextBsonArrayKey(zKey, iElem++);
       i64 iType = p->pOut->n;
-      int c, eVal;
+      int eVal;
       if( p->i>=p->n ){
         jsonErr(p, iOpen, "unterminated array");
         break;
@@ -1181,20 +1191,7 @@ static int jsonArray(JsonParse *p){
       if( p->rc ) break;
       p->pOut->a[iType] = (u8)eVal;
       jsonCheckSize(p);
-      jsonWs(p);
-      c = jsonPeek(p);
-      if( c==',' ){
-        p->i++;
-        jsonWs(p);
-        if( jsonPeek(p)==']' ){ p->i++; break; }
-      }else if( c==']' ){
-        p->i++;
-        break;
-      }else if( c<0 ){
-        jsonErr(p, iOpen, "unterminated array");
-      }else{
-        jsonErr(p, p->i, "expected ',' or ']'");
-      }
+      if( jsonAfterMember(p, iOpen, ']') ) break;
     }
   }
   docextBsonEndDoc(&p->rc, p->pOut, iDoc);

@@ -484,13 +484,7 @@ static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
     if( rc!=SQLITE_OK ) return rc;
   }
   if( !p->bOnRow ){
-    DocScan scan;
-    int rc;
-    memset(&scan, 0, sizeof(scan));
-    scan.eScan = DOCEXT_SCAN_DOCID;
-    scan.iDoc = p->iCur;
-    rc = docextReaderStart(p->pReader, &scan);
-    if( rc==SQLITE_OK ) rc = docextReaderStep(p->pReader);
+    int rc = docextReaderSeek(p->pReader, p->iCur);
     if( rc==SQLITE_DONE ){
       *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
                                "which does not exist (see doc_check)",

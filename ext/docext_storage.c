@@ -1145,6 +1145,18 @@ int docextReaderStep(DocReader *p){
   return rc;
 }
 
+/* Start on the document with id iDoc: SQLITE_ROW when it is there (read it
+** with docextReaderDoc), SQLITE_DONE when there is none. */
+int docextReaderSeek(DocReader *p, i64 iDoc){
+  DocScan scan;
+  int rc;
+  memset(&scan, 0, sizeof(scan));
+  scan.eScan = DOCEXT_SCAN_DOCID;
+  scan.iDoc = iDoc;
+  rc = docextReaderStart(p, &scan);
+  return rc==SQLITE_OK ? docextReaderStep(p) : rc;
+}
+
 i64 docextReaderDocid(DocReader *p){
   return sqlite3_column_int64(p->pRows, 0);
 }
