@@ -249,6 +249,11 @@ static inline int docextIterNext(DocIter *pIter){
   pIter->iNext = i + n;
   return 1;
 }
+
+/* Is the iterator's current key z? */
+static inline int docextIterKeyIs(const DocIter *pIt, const char *z){
+  return pIt->nKey==(int)strlen(z) && memcmp(pIt->zKey, z, (size_t)pIt->nKey)==0;
+}
 /* Find key zKey (nKey bytes) in a validated document; 1 if found. */
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
 
@@ -475,6 +480,9 @@ typedef struct DocMatcher DocMatcher;
 ** array in filter at 'tags'", "docext: $where is not supported". The
 ** matcher keeps its own copy of the filter. */
 int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr);
+/* Is v a document of operators ({$gt: 1}) rather than a value to compare
+** with: its first key starts with '$' and it is not a DBRef? */
+int docextIsOperatorDoc(const DocValue *v);
 /* Does the validated document match? *pbMatch = 1/0. *piPos (may be NULL)
 ** receives the index of the array element that satisfied the filter's
 ** condition on an array field (for the positional $ of projections and

@@ -713,9 +713,9 @@ static int jsonTwoKeys(const DocValue *v, const char *zA, DocValue *pA,
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     nElem++;
-    if( it.nKey==(int)strlen(zA) && memcmp(it.zKey, zA, it.nKey)==0 ){
+    if( docextIterKeyIs(&it, zA) ){
       *pA = it.v; bA = 1;
-    }else if( it.nKey==(int)strlen(zB) && memcmp(it.zKey, zB, it.nKey)==0 ){
+    }else if( docextIterKeyIs(&it, zB) ){
       *pB = it.v; bB = 1;
     }
   }

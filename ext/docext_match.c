@@ -228,20 +228,16 @@ static DocMatchNode *notNew(DocMatchParse *pParse, DocMatchNode *pChild){
   return p;
 }
 
-static int keyIs(const DocIter *pIt, const char *z){
-  return pIt->nKey==(int)strlen(z) && memcmp(pIt->zKey, z, pIt->nKey)==0;
-}
-
 /* Is v a document of operators ({$gt: 1, ...}) rather than a value to
 ** compare with? As MongoDB: its first key starts with '$' and it is not a
 ** DBRef ({$ref: ..., $id: ...}). */
-static int isOperatorDoc(const DocValue *v){
+int docextIsOperatorDoc(const DocValue *v){
   DocIter it;
   if( v->type!=DOC_DOCUMENT ) return 0;
   docextIterInitValue(&it, v);
   if( !docextIterNext(&it) ) return 0;
   if( it.nKey==0 || it.zKey[0]!='$' ) return 0;
-  if( keyIs(&it, "$ref") || keyIs(&it, "$id") || keyIs(&it, "$db") ) return 0;
+  if( docextIterKeyIs(&it, "$ref") || docextIterKeyIs(&it, "$id") || docextIterKeyIs(&it, "$db") ) return 0;
   return 1;
 }
 
@@ -328,7 +324,7 @@ static DocMatchNode *parseIn(DocMatchParse *pParse, const char *zOp, const char 
       parseError(pParse, "docext: %s cannot contain undefined in filter at '%.*s'", zOp, nPath, zPath);
       return 0;
     }
-    if( isOperatorDoc(&it.v) ){
+    if( docextIsOperatorDoc(&it.v) ){
       parseError(pParse, "docext: cannot nest $ under %s in filter at '%.*s'", zOp, nPath, zPath);
       return 0;
     }
@@ -627,14 +623,14 @@ static DocMatchNode *parseElemMatch(DocMatchParse *pParse, const char *zPath, in
     parsePathError(pParse, zPath, nPath, "$elemMatch needs a document");
     return 0;
   }
-  if( isOperatorDoc(v) ){
+  if( docextIsOperatorDoc(v) ){
     DocIter it;
     docextIterInitValue(&it, v);
     docextIterNext(&it);
-    if( !keyIs(&it, "$and") && !keyIs(&it, "$or") && !keyIs(&it, "$nor")
-     && !keyIs(&it, "$where") && !keyIs(&it, "$expr") && !keyIs(&it, "$text")
-     && !keyIs(&it, "$comment") && !keyIs(&it, "$jsonSchema")
-     && !keyIs(&it, "$alwaysTrue") && !keyIs(&it, "$alwaysFalse") ){
+    if( !docextIterKeyIs(&it, "$and") && !docextIterKeyIs(&it, "$or") && !docextIterKeyIs(&it, "$nor")
+     && !docextIterKeyIs(&it, "$where") && !docextIterKeyIs(&it, "$expr") && !docextIterKeyIs(&it, "$text")
+     && !docextIterKeyIs(&it, "$comment") && !docextIterKeyIs(&it, "$jsonSchema")
+     && !docextIterKeyIs(&it, "$alwaysTrue") && !docextIterKeyIs(&it, "$alwaysFalse") ){
       p = leafNew(pParse, MN_ELEMVAL, zPath, nPath, bValue);
       if( p ){
         p->bNoLeafElems = 1;
@@ -666,11 +662,11 @@ static void parseAll(DocMatchParse *pParse, const char *zPath, int nPath, int bV
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     nElem++;
-    if( isOperatorDoc(&it.v) ){
+    if( docextIsOperatorDoc(&it.v) ){
       DocIter it2;
       docextIterInitValue(&it2, &it.v);
       docextIterNext(&it2);
-      if( !keyIs(&it2, "$elemMatch") ){
+      if( !docextIterKeyIs(&it2, "$elemMatch") ){
         parsePathError(pParse, zPath, nPath, "no $ expressions in $all");
         return;
       }
@@ -716,7 +712,7 @@ static DocMatchNode *parseNot(DocMatchParse *pParse, const char *zPath, int nPat
     parsePathError(pParse, zPath, nPath, "$not cannot be empty");
     return 0;
   }
-  if( !isOperatorDoc(v) ){
+  if( !docextIsOperatorDoc(v) ){
     parsePathError(pParse, zPath, nPath, "$not needs operators, not a document to compare with");
     return 0;
   }
@@ -765,14 +761,14 @@ static int isGeoOp(const DocIter *pIt){
   };
   int i;
   for(i=0; i<(int)(sizeof(azGeo)/sizeof(azGeo[0])); i++){
-    if( keyIs(pIt, azGeo[i]) ) return 1;
+    if( docextIterKeyIs(pIt, azGeo[i]) ) return 1;
   }
   return 0;
 }
 
 static int isUnsupportedTop(const DocIter *pIt){
-  return keyIs(pIt, "$expr") || keyIs(pIt, "$where") || keyIs(pIt, "$text")
-      || keyIs(pIt, "$jsonSchema");
+  return docextIterKeyIs(pIt, "$expr") || docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text")
+      || docextIterKeyIs(pIt, "$jsonSchema");
 }
 
 /* The operators of {path: {$op: operand, ...}}, appended to pParent as
@@ -786,8 +782,8 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
   memset(&vOpts, 0, sizeof(vOpts));
   docextIterInitValue(&it, pOps);
   while( docextIterNext(&it) ){
-    if( keyIs(&it, "$regex") ){ vRegex = it.v; bRegex = 1; }
-    if( keyIs(&it, "$options") ){ vOpts = it.v; bOpts = 1; }
+    if( docextIterKeyIs(&it, "$regex") ){ vRegex = it.v; bRegex = 1; }
+    if( docextIterKeyIs(&it, "$options") ){ vOpts = it.v; bOpts = 1; }
   }
   if( bOpts && !bRegex ){
     parsePathError(pParse, zPath, nPath, "$options needs a $regex");
@@ -801,14 +797,14 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
   while( pParse->rc==SQLITE_OK && docextIterNext(&it) ){
     DocMatchNode *p = 0;
     int eCmp = 0;
-    if( keyIs(&it, "$regex") || keyIs(&it, "$options") ) continue;
-    if( it.v.type==DOC_UNDEFINED && (keyIs(&it, "$eq") || keyIs(&it, "$ne")
-     || keyIs(&it, "$lt") || keyIs(&it, "$lte") || keyIs(&it, "$gt") || keyIs(&it, "$gte")) ){
+    if( docextIterKeyIs(&it, "$regex") || docextIterKeyIs(&it, "$options") ) continue;
+    if( it.v.type==DOC_UNDEFINED && (docextIterKeyIs(&it, "$eq") || docextIterKeyIs(&it, "$ne")
+     || docextIterKeyIs(&it, "$lt") || docextIterKeyIs(&it, "$lte") || docextIterKeyIs(&it, "$gt") || docextIterKeyIs(&it, "$gte")) ){
       parsePathError(pParse, zPath, nPath, "cannot compare to undefined");
-    }else if( keyIs(&it, "$eq") ){
+    }else if( docextIterKeyIs(&it, "$eq") ){
       p = leafNew(pParse, MN_EQ, zPath, nPath, bValue);
       if( p ) p->rhs = it.v;
-    }else if( keyIs(&it, "$ne") ){
+    }else if( docextIterKeyIs(&it, "$ne") ){
       if( it.v.type==DOC_REGEX ){
         parsePathError(pParse, zPath, nPath, "$ne cannot take a regex");
       }else{
@@ -816,10 +812,10 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
         if( p ) p->rhs = it.v;
         p = notNew(pParse, p);
       }
-    }else if( (keyIs(&it, "$lt") && (eCmp = MN_LT))
-           || (keyIs(&it, "$lte") && (eCmp = MN_LTE))
-           || (keyIs(&it, "$gt") && (eCmp = MN_GT))
-           || (keyIs(&it, "$gte") && (eCmp = MN_GTE)) ){
+    }else if( (docextIterKeyIs(&it, "$lt") && (eCmp = MN_LT))
+           || (docextIterKeyIs(&it, "$lte") && (eCmp = MN_LTE))
+           || (docextIterKeyIs(&it, "$gt") && (eCmp = MN_GT))
+           || (docextIterKeyIs(&it, "$gte") && (eCmp = MN_GTE)) ){
       if( it.v.type==DOC_REGEX ){
         parseError(pParse, "docext: %s cannot take a regex in filter at '%.*s'",
                    it.zKey, nPath, zPath);
@@ -827,32 +823,32 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
         p = leafNew(pParse, eCmp, zPath, nPath, bValue);
         if( p ) p->rhs = it.v;
       }
-    }else if( keyIs(&it, "$in") ){
+    }else if( docextIterKeyIs(&it, "$in") ){
       p = parseIn(pParse, "$in", zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$nin") ){
+    }else if( docextIterKeyIs(&it, "$nin") ){
       p = notNew(pParse, parseIn(pParse, "$nin", zPath, nPath, bValue, &it.v));
-    }else if( keyIs(&it, "$exists") ){
+    }else if( docextIterKeyIs(&it, "$exists") ){
       p = leafNew(pParse, MN_EXISTS, zPath, nPath, bValue);
       if( !valueTruth(&it.v) ) p = notNew(pParse, p);
-    }else if( keyIs(&it, "$type") ){
+    }else if( docextIterKeyIs(&it, "$type") ){
       p = parseType(pParse, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$mod") ){
+    }else if( docextIterKeyIs(&it, "$mod") ){
       p = parseMod(pParse, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$size") ){
+    }else if( docextIterKeyIs(&it, "$size") ){
       p = parseSize(pParse, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$all") ){
+    }else if( docextIterKeyIs(&it, "$all") ){
       parseAll(pParse, zPath, nPath, bValue, &it.v, pParent);
-    }else if( keyIs(&it, "$elemMatch") ){
+    }else if( docextIterKeyIs(&it, "$elemMatch") ){
       p = parseElemMatch(pParse, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$not") ){
+    }else if( docextIterKeyIs(&it, "$not") ){
       p = parseNot(pParse, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$bitsAllSet") ){
+    }else if( docextIterKeyIs(&it, "$bitsAllSet") ){
       p = parseBits(pParse, MN_ALLSET, it.zKey, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$bitsAnySet") ){
+    }else if( docextIterKeyIs(&it, "$bitsAnySet") ){
       p = parseBits(pParse, MN_ANYSET, it.zKey, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$bitsAllClear") ){
+    }else if( docextIterKeyIs(&it, "$bitsAllClear") ){
       p = parseBits(pParse, MN_ALLCLEAR, it.zKey, zPath, nPath, bValue, &it.v);
-    }else if( keyIs(&it, "$bitsAnyClear") ){
+    }else if( docextIterKeyIs(&it, "$bitsAnyClear") ){
       p = parseBits(pParse, MN_ANYCLEAR, it.zKey, zPath, nPath, bValue, &it.v);
     }else if( isGeoOp(&it) || isUnsupportedTop(&it) ){
       parseError(pParse, "docext: %s is not supported", it.zKey);
@@ -895,22 +891,22 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
   docextIterInit(&it, aDoc);
   while( pParse->rc==SQLITE_OK && docextIterNext(&it) ){
     if( it.nKey>0 && it.zKey[0]=='$' ){
-      if( keyIs(&it, "$and") ){
+      if( docextIterKeyIs(&it, "$and") ){
         parseLogical(pParse, MN_AND, &it, pAnd);
-      }else if( keyIs(&it, "$or") ){
+      }else if( docextIterKeyIs(&it, "$or") ){
         parseLogical(pParse, MN_OR, &it, pAnd);
-      }else if( keyIs(&it, "$nor") ){
+      }else if( docextIterKeyIs(&it, "$nor") ){
         parseLogical(pParse, MN_NOR, &it, pAnd);
-      }else if( keyIs(&it, "$comment") ){
+      }else if( docextIterKeyIs(&it, "$comment") ){
         /* ignored, as by MongoDB */
-      }else if( keyIs(&it, "$alwaysTrue") || keyIs(&it, "$alwaysFalse") ){
+      }else if( docextIterKeyIs(&it, "$alwaysTrue") || docextIterKeyIs(&it, "$alwaysFalse") ){
         nodeAdd(pParse, pAnd, nodeNew(pParse, it.zKey[7]=='T' ? MN_TRUE : MN_FALSE));
       }else if( isUnsupportedTop(&it) || isGeoOp(&it) ){
         parseError(pParse, "docext: %s is not supported", it.zKey);
       }else{
         parseError(pParse, "docext: unknown operator %s in filter", it.zKey);
       }
-    }else if( isOperatorDoc(&it.v) ){
+    }else if( docextIsOperatorDoc(&it.v) ){
       parseOps(pParse, it.zKey, it.nKey, 0, &it.v, pAnd);
     }else{
       nodeAdd(pParse, pAnd, eqLeaf(pParse, it.zKey, it.nKey, 0, &it.v));

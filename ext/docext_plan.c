@@ -247,21 +247,6 @@ static void *planGrow(PlanCtx *pCtx, const void *pOld, i64 nOld, i64 nNew){
 ** Flattening filters into conditions
 */
 
-static int planKeyIs(const DocIter *pIt, const char *z){
-  return pIt->nKey==(int)strlen(z) && memcmp(pIt->zKey, z, pIt->nKey)==0;
-}
-
-/* As the matcher: a document whose first key starts with '$' and is not a
-** DBRef's. */
-static int planIsOpDoc(const DocValue *v){
-  DocIter it;
-  if( v->type!=DOC_DOCUMENT ) return 0;
-  docextIterInitValue(&it, v);
-  if( !docextIterNext(&it) ) return 0;
-  if( it.nKey==0 || it.zKey[0]!='$' ) return 0;
-  if( planKeyIs(&it, "$ref") || planKeyIs(&it, "$id") || planKeyIs(&it, "$db") ) return 0;
-  return 1;
-}
 
 static void condAdd(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
                     int eOp, const DocValue *v){
@@ -301,8 +286,8 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
   int bRegex = 0, bOpts = 0;
   docextIterInitValue(&it, pOps);
   while( docextIterNext(&it) ){
-    if( planKeyIs(&it, "$regex") ){ vRegex = it.v; bRegex = 1; }
-    if( planKeyIs(&it, "$options") ){ vOpts = it.v; bOpts = 1; }
+    if( docextIterKeyIs(&it, "$regex") ){ vRegex = it.v; bRegex = 1; }
+    if( docextIterKeyIs(&it, "$options") ){ vOpts = it.v; bOpts = 1; }
   }
   if( bRegex ){
     const char *zPat = 0, *zFlags = "";
@@ -324,15 +309,15 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
   docextIterInitValue(&it, pOps);
   while( docextIterNext(&it) ){
     int eOp = PC_OTHER;
-    if( planKeyIs(&it, "$regex") || planKeyIs(&it, "$options") ) continue;
-    if( planKeyIs(&it, "$eq") ) eOp = PC_EQ;
-    else if( planKeyIs(&it, "$gt") ) eOp = PC_GT;
-    else if( planKeyIs(&it, "$gte") ) eOp = PC_GTE;
-    else if( planKeyIs(&it, "$lt") ) eOp = PC_LT;
-    else if( planKeyIs(&it, "$lte") ) eOp = PC_LTE;
-    else if( planKeyIs(&it, "$in") ) eOp = PC_IN;
-    else if( planKeyIs(&it, "$all") ) eOp = PC_ALL;
-    else if( planKeyIs(&it, "$exists") ){
+    if( docextIterKeyIs(&it, "$regex") || docextIterKeyIs(&it, "$options") ) continue;
+    if( docextIterKeyIs(&it, "$eq") ) eOp = PC_EQ;
+    else if( docextIterKeyIs(&it, "$gt") ) eOp = PC_GT;
+    else if( docextIterKeyIs(&it, "$gte") ) eOp = PC_GTE;
+    else if( docextIterKeyIs(&it, "$lt") ) eOp = PC_LT;
+    else if( docextIterKeyIs(&it, "$lte") ) eOp = PC_LTE;
+    else if( docextIterKeyIs(&it, "$in") ) eOp = PC_IN;
+    else if( docextIterKeyIs(&it, "$all") ) eOp = PC_ALL;
+    else if( docextIterKeyIs(&it, "$exists") ){
       /* MongoDB's truth: false, 0, null and undefined are false. */
       int b = 1;
       switch( it.v.type ){
@@ -342,16 +327,16 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
           b = docextValueToDouble(&it.v)!=0.0; break;
       }
       eOp = b ? PC_EXISTS : PC_OTHER;
-    }else if( planKeyIs(&it, "$elemMatch") ){
+    }else if( docextIterKeyIs(&it, "$elemMatch") ){
       if( it.v.type==DOC_DOCUMENT ){
         eOp = PC_ELEMOBJ;
-        if( planIsOpDoc(&it.v) ){
+        if( docextIsOperatorDoc(&it.v) ){
           DocIter it2;
           docextIterInitValue(&it2, &it.v);
           docextIterNext(&it2);
-          if( !planKeyIs(&it2, "$and") && !planKeyIs(&it2, "$or") && !planKeyIs(&it2, "$nor")
-           && !planKeyIs(&it2, "$where") && !planKeyIs(&it2, "$expr") && !planKeyIs(&it2, "$text")
-           && !planKeyIs(&it2, "$comment") && !planKeyIs(&it2, "$jsonSchema") ){
+          if( !docextIterKeyIs(&it2, "$and") && !docextIterKeyIs(&it2, "$or") && !docextIterKeyIs(&it2, "$nor")
+           && !docextIterKeyIs(&it2, "$where") && !docextIterKeyIs(&it2, "$expr") && !docextIterKeyIs(&it2, "$text")
+           && !docextIterKeyIs(&it2, "$comment") && !docextIterKeyIs(&it2, "$jsonSchema") ){
             eOp = PC_ELEMVAL;
           }
         }
@@ -367,7 +352,7 @@ static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
   docextIterInit(&it, aDoc);
   while( pCtx->rc==SQLITE_OK && docextIterNext(&it) ){
     if( it.nKey>0 && it.zKey[0]=='$' ){
-      if( planKeyIs(&it, "$and") && it.v.type==DOC_ARRAY ){
+      if( docextIterKeyIs(&it, "$and") && it.v.type==DOC_ARRAY ){
         DocIter it2;
         docextIterInitValue(&it2, &it.v);
         while( docextIterNext(&it2) ){
@@ -377,14 +362,14 @@ static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
             condAdd(pCtx, p, "", 0, PC_OTHER, 0);
           }
         }
-      }else if( planKeyIs(&it, "$or") && it.v.type==DOC_ARRAY ){
+      }else if( docextIterKeyIs(&it, "$or") && it.v.type==DOC_ARRAY ){
         condAdd(pCtx, p, "", 0, PC_OR, &it.v);
-      }else if( planKeyIs(&it, "$comment") || planKeyIs(&it, "$alwaysTrue") ){
+      }else if( docextIterKeyIs(&it, "$comment") || docextIterKeyIs(&it, "$alwaysTrue") ){
         /* no condition */
       }else{
         condAdd(pCtx, p, "", 0, PC_OTHER, 0);
       }
-    }else if( planIsOpDoc(&it.v) ){
+    }else if( docextIsOperatorDoc(&it.v) ){
       flattenOps(pCtx, p, it.zKey, it.nKey, &it.v);
     }else if( it.v.type==DOC_REGEX ){
       const char *zPat = (const char*)it.v.p;
@@ -900,7 +885,7 @@ static void condSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
       p->bFull = 1;
       if( c->v.type==DOC_ARRAY ){
         docextIterInitValue(&it, &c->v);
-        if( docextIterNext(&it) && it.v.type!=DOC_REGEX && !planIsOpDoc(&it.v) ){
+        if( docextIterNext(&it) && it.v.type!=DOC_REGEX && !docextIsOperatorDoc(&it.v) ){
           p->bFull = 0;
           eqSet(pCtx, &it.v, bDesc, p);
           p->bExact = 0;
@@ -1559,7 +1544,7 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
   if( v->type==DOC_DOCUMENT ){
     DocIter it;
     docextIterInitValue(&it, v);
-    if( docextIterNext(&it) && planKeyIs(&it, "$natural") && docextValueIsNumber(&it.v) ){
+    if( docextIterNext(&it) && docextIterKeyIs(&it, "$natural") && docextValueIsNumber(&it.v) ){
       *pbDesc = docextValueToDouble(&it.v)<0;
       return SQLITE_OK;
     }
