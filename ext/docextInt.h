@@ -428,6 +428,10 @@ int docextValueCompare(const DocValue *a, const DocValue *b);
 /* Append the order-preserving key of v (memcmp order == BSON order, equal
 ** values give equal keys). bDesc inverts it for descending index fields. */
 void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
+/* The one sort: stable, a[0..n) of elements of sz bytes, in the order of
+** xCmp(pCtx, x, y) (<0: x before y); aTmp has room for n elements. */
+typedef int (*DocSortCmp)(void *pCtx, const void *x, const void *y);
+void docextSort(void *a, int n, int sz, void *aTmp, DocSortCmp xCmp, void *pCtx);
 
 /**************************************************************************
 ** Interface to docext_path.c — the one path walker.

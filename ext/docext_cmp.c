@@ -552,3 +552,42 @@ int docextValueCompare(const DocValue *a, const DocValue *b){
   }
   return 0;   /* MinKey, MaxKey, null, undefined */
 }
+
+/*------------------------------------------------------------------------
+** The one sort
+**
+** Stable, and with a context argument for the comparison: qsort() is
+** neither (and qsort_r() is not portable), and a global for the context
+** would be shared by connections in different threads.
+*/
+
+/* Sort a[0..n) (elements of sz bytes); aTmp has room for n of them. Top
+** down: halves sorted, then merged through aTmp; short runs by insertion,
+** with aTmp (unused at that point) holding the element being placed. */
+void docextSort(void *a, int n, int sz, void *aTmp, DocSortCmp xCmp, void *pCtx){
+  u8 *p = (u8*)a, *t = (u8*)aTmp;
+  int i, j, k, h;
+  if( n<2 ) return;
+  if( n<8 ){
+    for(i=1; i<n; i++){
+      memcpy(t, p + (size_t)i*sz, sz);
+      for(j=i; j>0 && xCmp(pCtx, p + (size_t)(j-1)*sz, t)>0; j--){
+        memcpy(p + (size_t)j*sz, p + (size_t)(j-1)*sz, sz);
+      }
+      memcpy(p + (size_t)j*sz, t, sz);
+    }
+    return;
+  }
+  h = n/2;
+  docextSort(p, h, sz, aTmp, xCmp, pCtx);
+  docextSort(p + (size_t)h*sz, n-h, sz, aTmp, xCmp, pCtx);
+  for(i=0, j=h, k=0; i<h || j<n; k++){
+    /* (<= takes the left one first on a tie: stable) */
+    if( j>=n || (i<h && xCmp(pCtx, p + (size_t)i*sz, p + (size_t)j*sz)<=0) ){
+      memcpy(t + (size_t)k*sz, p + (size_t)(i++)*sz, sz);
+    }else{
+      memcpy(t + (size_t)k*sz, p + (size_t)(j++)*sz, sz);
+    }
+  }
+  memcpy(p, t, (size_t)n*sz);
+}

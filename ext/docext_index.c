@@ -64,32 +64,6 @@ static const u8 idxNoBytes[8] = {0};
 static const DocValue idxNullValue = { DOC_NULL, idxNoBytes, 0 };
 static const DocValue idxUndefinedValue = { DOC_UNDEFINED, idxNoBytes, 0 };
 
-/*------------------------------------------------------------------------
-** Sorting: a merge sort of an int permutation with a context comparator.
-*/
-typedef int (*SortCmp)(void *pCtx, int a, int b);
-
-static void idxSort(int *a, int n, int *aTmp, SortCmp xCmp, void *pCtx){
-  int i, j, k, h;
-  if( n<2 ) return;
-  if( n<8 ){
-    for(i=1; i<n; i++){
-      int x = a[i];
-      for(j=i; j>0 && xCmp(pCtx, a[j-1], x)>0; j--) a[j] = a[j-1];
-      a[j] = x;
-    }
-    return;
-  }
-  h = n/2;
-  idxSort(a, h, aTmp, xCmp, pCtx);
-  idxSort(a+h, n-h, aTmp, xCmp, pCtx);
-  for(i=0, j=h, k=0; i<h || j<n; ){
-    if( j>=n || (i<h && xCmp(pCtx, a[i], a[j])<=0) ) aTmp[k++] = a[i++];
-    else aTmp[k++] = a[j++];
-  }
-  memcpy(a, aTmp, sizeof(int)*n);
-}
-
 /* memcmp order, shorter first on a tie: SQLite's order for BLOBs. */
 static int idxBlobCmp(const u8 *a, int na, const u8 *b, int nb){
   int c = memcmp(a, b, na<nb ? na : nb);
@@ -148,9 +122,10 @@ static int ksCompare(const KeySet *p, int i, const KeySet *q, int j){
   return idxBlobCmp(&p->buf.a[p->aOff[i]], p->aLen[i], &q->buf.a[q->aOff[j]], q->aLen[j]);
 }
 
-static int ksCmpCb(void *pCtx, int a, int b){
+/* For docextSort of key numbers. */
+static int ksCmpCb(void *pCtx, const void *x, const void *y){
   KeySet *p = (KeySet*)pCtx;
-  return ksCompare(p, a, p, b);
+  return ksCompare(p, *(const int*)x, p, *(const int*)y);
 }
 
 /* Register the key that occupies buf.a[iStart..buf.n) with its values. */
@@ -190,7 +165,7 @@ static int ksSortDistinct(KeySet *p){
   aOff = &aPerm[p->nKey*2];
   aLen = &aPerm[p->nKey*3];
   for(i=0; i<p->nKey; i++) aPerm[i] = i;
-  idxSort(aPerm, p->nKey, &aPerm[p->nKey], ksCmpCb, p);
+  docextSort(aPerm, p->nKey, sizeof(int), &aPerm[p->nKey], ksCmpCb, p);
   for(i=0; i<p->nKey; i++){
     int k = aPerm[i];
     if( n>0 && idxBlobCmp(&p->buf.a[aOff[n-1]], aLen[n-1],
@@ -1467,8 +1442,10 @@ int docextCollExpired(DocColl *pColl, const u8 *aDoc, int *pbExpired){
   return SQLITE_OK;
 }
 
-static int idxCmpI64(void *pCtx, int a, int b){
+/* For docextSort of positions in the i64 array pCtx, by value. */
+static int idxCmpI64(void *pCtx, const void *x, const void *y){
   const i64 *aVal = (const i64*)pCtx;
+  int a = *(const int*)x, b = *(const int*)y;
   return aVal[a]<aVal[b] ? -1 : aVal[a]>aVal[b];
 }
 
@@ -1531,7 +1508,7 @@ int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr){
   }
   if( rc==SQLITE_OK && nDoc>0 ){
     for(i=0; i<nDoc; i++) aPerm[i] = i;
-    idxSort(aPerm, nDoc, &aPerm[nDoc], idxCmpI64, aDoc);
+    docextSort(aPerm, nDoc, sizeof(int), &aPerm[nDoc], idxCmpI64, aDoc);
     c->bSweeping = 1;
     for(i=0; rc==SQLITE_OK && i<nDoc; i++){
       if( i>0 && aDoc[aPerm[i]]==aDoc[aPerm[i-1]] ) continue;
@@ -2333,9 +2310,9 @@ static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 
   }
 }
 
-static int idxCmpEntry(void *pCtx, int a, int b){
+static int idxCmpEntry(void *pCtx, const void *pA, const void *pB){
   CheckCtx *pC = (CheckCtx*)pCtx;
-  const CheckEntry *x = &pC->aEntry[a], *y = &pC->aEntry[b];
+  const CheckEntry *x = &pC->aEntry[*(const int*)pA], *y = &pC->aEntry[*(const int*)pB];
   int c;
   if( x->iIdx!=y->iIdx ) return x->iIdx - y->iIdx;
   c = idxBlobCmp(&pC->keys.a[x->iOff], x->nKey, &pC->keys.a[y->iOff], y->nKey);
@@ -2343,8 +2320,9 @@ static int idxCmpEntry(void *pCtx, int a, int b){
   return x->iDoc<y->iDoc ? -1 : x->iDoc>y->iDoc;
 }
 
-static int idxCmpPage(void *pCtx, int a, int b){
+static int idxCmpPage(void *pCtx, const void *x, const void *y){
   const i64 *aPage = (const i64*)pCtx;
+  int a = *(const int*)x, b = *(const int*)y;
   if( aPage[a*2]!=aPage[b*2] ) return aPage[a*2]<aPage[b*2] ? -1 : 1;
   return aPage[a*2+1]<aPage[b*2+1] ? -1 : aPage[a*2+1]>aPage[b*2+1];
 }
@@ -2664,7 +2642,9 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     aPerm = sqlite3_malloc64(sizeof(int)*(ck.nPage*2+1));
     if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
     for(i=0; ck.rc==SQLITE_OK && i<ck.nPage; i++) aPerm[i] = i;
-    if( ck.rc==SQLITE_OK ) idxSort(aPerm, ck.nPage, &aPerm[ck.nPage], idxCmpPage, ck.aPage);
+    if( ck.rc==SQLITE_OK ){
+      docextSort(aPerm, ck.nPage, sizeof(int), &aPerm[ck.nPage], idxCmpPage, ck.aPage);
+    }
     j = 0;
     bRow = ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW;
     while( ck.rc==SQLITE_OK && (bRow || j<ck.nPage) ){
@@ -2696,7 +2676,9 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     aPerm = sqlite3_malloc64(sizeof(int)*(ck.nEntry*2+1));
     if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
     for(i=0; ck.rc==SQLITE_OK && i<ck.nEntry; i++) aPerm[i] = i;
-    if( ck.rc==SQLITE_OK ) idxSort(aPerm, ck.nEntry, &aPerm[ck.nEntry], idxCmpEntry, &ck);
+    if( ck.rc==SQLITE_OK ){
+      docextSort(aPerm, ck.nEntry, sizeof(int), &aPerm[ck.nEntry], idxCmpEntry, &ck);
+    }
     j = 0;
     for(i=1; ck.rc==SQLITE_OK && i<c->nIdx; i++){
       idxCheckEntries(&ck, p, &c->aIdx[i], i, aPerm, &j, &zErr);

@@ -481,7 +481,10 @@ static int planBytesCmp(const u8 *a, int na, const u8 *b, int nb){
   return c ? c : na-nb;
 }
 
-static int ivCmpLo(PlanCtx *pCtx, const PlanIv *x, const PlanIv *y){
+/* For docextSort of intervals, by lo. */
+static int ivCmpLo(void *pArg, const void *pX, const void *pY){
+  const PlanCtx *pCtx = (const PlanCtx*)pArg;
+  const PlanIv *x = (const PlanIv*)pX, *y = (const PlanIv*)pY;
   return planBytesCmp(&pCtx->a.a[x->iLo], x->nLo, &pCtx->a.a[y->iLo], y->nLo);
 }
 
@@ -558,24 +561,10 @@ static void ivsAddNull(PlanCtx *pCtx, IvSet *p, int bDesc){
   ivsAddPoint(pCtx, p, bDesc, &v);
 }
 
-/* Sort intervals by lo: a merge sort (stable; no global context, so
-** connections in different threads never share one). */
+/* Sort intervals by lo. */
 static void ivsSort(PlanCtx *pCtx, PlanIv *a, int n){
-  PlanIv *aTmp;
-  int w, i;
-  if( n<2 ) return;
-  aTmp = planAlloc(pCtx, sizeof(PlanIv)*n);
-  if( aTmp==0 ) return;
-  for(w=1; w<n; w*=2){
-    for(i=0; i<n; i+=2*w){
-      int l = i, m = i+w<n ? i+w : n, r = i+2*w<n ? i+2*w : n, k = i, j = m;
-      while( l<m || j<r ){
-        if( j>=r || (l<m && ivCmpLo(pCtx, &a[l], &a[j])<=0) ) aTmp[k++] = a[l++];
-        else aTmp[k++] = a[j++];
-      }
-    }
-    memcpy(a, aTmp, sizeof(PlanIv)*n);
-  }
+  PlanIv *aTmp = planAlloc(pCtx, sizeof(PlanIv)*n);
+  if( aTmp ) docextSort(a, n, sizeof(PlanIv), aTmp, ivCmpLo, pCtx);
 }
 
 /* Sort by lo and merge overlapping intervals (identical ones included;

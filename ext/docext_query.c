@@ -702,24 +702,18 @@ static void heapUp(DocQuery *p, int i){
   }
 }
 
-/* Sort aEntry[0..nEntry): a merge sort, as qsort() would need a global
-** for its context (and connections may run in several threads). */
+/* For docextSort of the entries. */
+static int sortEntryCmpCb(void *pCtx, const void *x, const void *y){
+  return sortEntryCmp((DocQuery*)pCtx, (const SortEntry*)x, (const SortEntry*)y);
+}
+
+/* Sort aEntry[0..nEntry). */
 static int sortEntries(DocQuery *p){
-  SortEntry *a = p->aEntry, *aTmp;
-  int n = p->nEntry, w, i;
-  if( n<2 ) return SQLITE_OK;
-  aTmp = sqlite3_malloc64(sizeof(SortEntry)*n);
+  SortEntry *aTmp;
+  if( p->nEntry<2 ) return SQLITE_OK;
+  aTmp = sqlite3_malloc64(sizeof(SortEntry)*p->nEntry);
   if( aTmp==0 ) return SQLITE_NOMEM;
-  for(w=1; w<n; w*=2){
-    for(i=0; i<n; i+=2*w){
-      int l = i, m = i+w<n ? i+w : n, r = i+2*w<n ? i+2*w : n, k = i, j = m;
-      while( l<m || j<r ){
-        if( j>=r || (l<m && sortEntryCmp(p, &a[l], &a[j])<=0) ) aTmp[k++] = a[l++];
-        else aTmp[k++] = a[j++];
-      }
-    }
-    memcpy(a, aTmp, sizeof(SortEntry)*n);
-  }
+  docextSort(p->aEntry, p->nEntry, sizeof(SortEntry), aTmp, sortEntryCmpCb, p);
   sqlite3_free(aTmp);
   return SQLITE_OK;
 }

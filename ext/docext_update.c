@@ -1641,30 +1641,23 @@ static void updErrorCannotCreate(UpdApply *pA, const char *zName, int nName,
   updApplyErrorMsg(pA, rc, &msg);
 }
 
-static int updEntryCmp(const UpdEntry *a, const UpdEntry *b){
+/* For docextSort of entries, by name. */
+static int updEntryCmp(void *pCtx, const void *x, const void *y){
+  const UpdEntry *a = (const UpdEntry*)x, *b = (const UpdEntry*)y;
+  (void)pCtx;
   return updNameCmp(a->z, a->n, b->z, b->n);
 }
 
-/* Stable merge sort of entries (a few per node; allocation-free for the
-** sizes that occur, else through a temporary array). */
+/* Sort entries by name (a few per node: no allocation for the sizes that
+** occur). */
 static int updEntrySort(UpdEntry *a, int n){
   UpdEntry aSpace[32], *t = aSpace;
-  int w, i;
   if( n<2 ) return SQLITE_OK;
   if( n>(int)(sizeof(aSpace)/sizeof(aSpace[0])) ){
     t = sqlite3_malloc64(sizeof(UpdEntry)*(i64)n);
     if( t==0 ) return SQLITE_NOMEM;
   }
-  for(w=1; w<n; w*=2){
-    for(i=0; i<n; i+=2*w){
-      int lo = i, mid = i+w<n ? i+w : n, hi = i+2*w<n ? i+2*w : n;
-      int x = lo, y = mid, k = lo;
-      while( x<mid && y<hi ) t[k++] = updEntryCmp(&a[y], &a[x])<0 ? a[y++] : a[x++];
-      while( x<mid ) t[k++] = a[x++];
-      while( y<hi ) t[k++] = a[y++];
-    }
-    memcpy(a, t, sizeof(UpdEntry)*n);
-  }
+  docextSort(a, n, sizeof(UpdEntry), t, updEntryCmp, 0);
   if( t!=aSpace ) sqlite3_free(t);
   return SQLITE_OK;
 }
@@ -1720,7 +1713,7 @@ static void updApplyObject(UpdApply *pA, UpdNode **apNode, int nNode, const DocV
   /* Groups: runs of entries with one name (more than one entry when nodes
   ** were merged). aEnt[aGrpStart[g]] describes group g. */
   for(i=0; i<nEnt; i++){
-    if( i==0 || updEntryCmp(&aEnt[i-1], &aEnt[i])!=0 ){
+    if( i==0 || updEntryCmp(0, &aEnt[i-1], &aEnt[i])!=0 ){
       aGrpStart[nGrp++] = i;
     }
     apGrp[i] = aEnt[i].pNode;
@@ -1994,23 +1987,18 @@ static int updPushCmp(const UpdLeaf *pLeaf, const DocValue *a, const DocValue *b
   return 0;
 }
 
-/* Stable merge sort of values by updPushCmp. */
+/* For docextSort of values by updPushCmp. */
+static int updPushCmpCb(void *pCtx, const void *x, const void *y){
+  return updPushCmp((const UpdLeaf*)pCtx, (const DocValue*)x, (const DocValue*)y);
+}
+
+/* Sort the values of a $push by its $sort (stable, as MongoDB's). */
 static int updPushSort(const UpdLeaf *pLeaf, DocValue *a, int n){
   DocValue *t;
-  int w, i;
   if( n<2 ) return SQLITE_OK;
   t = sqlite3_malloc64(sizeof(DocValue)*(i64)n);
   if( t==0 ) return SQLITE_NOMEM;
-  for(w=1; w<n; w*=2){
-    for(i=0; i<n; i+=2*w){
-      int lo = i, mid = i+w<n ? i+w : n, hi = i+2*w<n ? i+2*w : n;
-      int x = lo, y = mid, k = lo;
-      while( x<mid && y<hi ) t[k++] = updPushCmp(pLeaf, &a[y], &a[x])<0 ? a[y++] : a[x++];
-      while( x<mid ) t[k++] = a[x++];
-      while( y<hi ) t[k++] = a[y++];
-    }
-    memcpy(a, t, sizeof(DocValue)*n);
-  }
+  docextSort(a, n, sizeof(DocValue), t, updPushCmpCb, (void*)pLeaf);
   sqlite3_free(t);
   return SQLITE_OK;
 }

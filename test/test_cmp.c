@@ -121,6 +121,39 @@ static int cmpIdx(int i, int j){
   return docextValueCompare(&a, &b);
 }
 
+/* docextSort: random arrays of every length up to 300 (and one of 5000),
+** few distinct keys so that ties are common; the result must be ordered,
+** keep tied elements in their first order, and be a permutation. */
+typedef struct SortItem { int key; int pos; double pad; } SortItem;
+static int sortItemCmp(void *pCtx, const void *x, const void *y){
+  int a = ((const SortItem*)x)->key, b = ((const SortItem*)y)->key;
+  ++*(int*)pCtx;
+  return a<b ? -1 : a>b;
+}
+static void testSort(void){
+  static SortItem a[5000], aTmp[5000];
+  static int aSeen[5000];
+  unsigned s = 12345;
+  int n;
+  for(n=0; n<=301; n++){
+    int len = n<=300 ? n : 5000, i, bOk = 1, nCmp = 0;
+    for(i=0; i<len; i++){
+      s = s*1103515245u + 12345u;
+      a[i].key = (int)((s>>16) % (unsigned)(len/3 + 2));
+      a[i].pos = i;
+      a[i].pad = 0;
+      aSeen[i] = 0;
+    }
+    docextSort(a, len, sizeof(SortItem), aTmp, sortItemCmp, &nCmp);
+    for(i=0; i<len; i++){
+      if( a[i].pos<0 || a[i].pos>=len || aSeen[a[i].pos]++ ) bOk = 0;
+      if( i>0 && (a[i-1].key>a[i].key || (a[i-1].key==a[i].key && a[i-1].pos>a[i].pos)) ) bOk = 0;
+    }
+    check(bOk, "docextSort: ordered, stable, a permutation");
+    check(len<2 || nCmp>0, "docextSort: compares through the callback");
+  }
+}
+
 int main(void){
   int i, j, iBase, iFalse;
   u8 aOid1[12] = {0}, aOid2[12] = {0,0,0,0,0,0,0,0,0,0,0,1};
@@ -237,6 +270,7 @@ int main(void){
   check(cmpIdx(15, 45)==0 && cmpIdx(46, 15)>0 && cmpIdx(46, 26)==0,
         "int64 max == decimal; 2^63 decimal == double 2^63 > int64 max");
 
+  testSort();
   for(i=0; i<nVal; i++) docextBufFree(&aVal[i]);
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
