@@ -1242,14 +1242,12 @@ int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr
 ** Maintenance
 */
 
-/* Set the multikey flag of index i, in memory and in its spec. */
-static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
-  DocIndex *pIdx = &c->aIdx[i];
+/* Write pIdx's spec (as it is now in memory) over the stored one. */
+static int idxSpecSave(DocColl *p, DocIndexCache *c, const DocIndex *pIdx){
   sqlite3_stmt *pStmt = 0;
   DocBuf spec;
   int rc;
   memset(&spec, 0, sizeof(spec));
-  pIdx->bMultikey = 1;
   rc = idxSpecEncode(pIdx, &spec);
   if( rc==SQLITE_OK ) rc = idxStmt(p, c, IS_DEF_SPEC, &pStmt);
   if( rc==SQLITE_OK ){
@@ -1259,6 +1257,14 @@ static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
     sqlite3_clear_bindings(pStmt);
   }
   docextBufFree(&spec);
+  return rc;
+}
+
+/* Set the multikey flag of index i, in memory and in its spec. */
+static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
+  int rc;
+  c->aIdx[i].bMultikey = 1;
+  rc = idxSpecSave(p, c, &c->aIdx[i]);
   if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 1);
   if( rc!=SQLITE_OK ) c->bLoaded = 0;
   return rc;
@@ -1621,6 +1627,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
     if( rc==SQLITE_OK ) pIdx->iId = sqlite3_last_insert_rowid(idxDb(p));
   }
   sqlite3_finalize(pIns);
+  docextBufFree(&spec);
 
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(p), &pReader);
   memset(&scan, 0, sizeof(scan));
@@ -1662,18 +1669,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
   docextReaderFree(pReader);
   ksFree(&ks);
 
-  if( rc==SQLITE_OK && pIdx->bMultikey ){
-    sqlite3_stmt *pUpd = 0;
-    rc = idxSpecEncode(pIdx, &spec);
-    if( rc==SQLITE_OK ) rc = idxStmt(p, c, IS_DEF_SPEC, &pUpd);
-    if( rc==SQLITE_OK ){
-      sqlite3_bind_int64(pUpd, 1, pIdx->iId);
-      sqlite3_bind_blob(pUpd, 2, spec.a, (int)spec.n, SQLITE_STATIC);
-      rc = docextStmtRun(pUpd);
-      sqlite3_clear_bindings(pUpd);
-    }
-  }
-  docextBufFree(&spec);
+  if( rc==SQLITE_OK && pIdx->bMultikey ) rc = idxSpecSave(p, c, pIdx);
   if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
   return idxSqlError(p, rc, pzErr);
 }
