@@ -79,6 +79,7 @@ struct DocBuf {
   int bHeap;      /* 1 if a was allocated by sqlite3_malloc */
 };
 
+void *docextMallocZero(i64 n);        /* sqlite3_malloc64, zeroed */
 void docextBufInit(DocBuf *p, u8 *aSpace, int nSpace);
 void docextBufFree(DocBuf *p);        /* frees heap memory; leaves p empty */
 void docextBufReset(DocBuf *p);       /* n = 0, keeps memory */

@@ -1,5 +1,6 @@
 /*
-** docext_buf.c — the one growable byte buffer, and little-endian helpers.
+** docext_buf.c — the one growable byte buffer, zeroed allocations, and
+** little-endian helpers.
 **
 ** Every builder in docext (BSON writer, JSON writer, key encoder, page
 ** assembler) appends to a DocBuf. Calls take a sticky return code: once
@@ -8,6 +9,13 @@
 */
 #include "docextInt.h"
 #include <stdarg.h>
+
+/* sqlite3_malloc64() of n bytes, all zero; NULL when out of memory. */
+void *docextMallocZero(i64 n){
+  void *p = sqlite3_malloc64((sqlite3_uint64)n);
+  if( p ) memset(p, 0, (size_t)n);
+  return p;
+}
 
 void docextBufInit(DocBuf *p, u8 *aSpace, int nSpace){
   p->a = aSpace;

@@ -29,11 +29,10 @@ int docextCollCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzE
 
 int docextCollOpen(sqlite3 *db, const char *zDb, const char *zName,
                    DocColl **ppColl, char **pzErr){
-  DocColl *p = sqlite3_malloc64(sizeof(*p));
+  DocColl *p = docextMallocZero(sizeof(*p));
   int rc;
   *ppColl = 0;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   rc = docextStorageOpen(db, zDb, zName, &p->pStore, pzErr);
   if( rc==SQLITE_OK ){
     p->zDisplay = sqlite3_stricmp(zDb, "main")==0

@@ -508,9 +508,8 @@ static int eachConnect(sqlite3 *db, void *pAux, int argc, const char *const *arg
   rc = sqlite3_declare_vtab(db, "CREATE TABLE x(doc, x HIDDEN)");
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   *ppVtab = p;
   return SQLITE_OK;
 }
@@ -540,10 +539,9 @@ static int eachBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 }
 
 static int eachOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  EachCursor *p = sqlite3_malloc64(sizeof(*p));
+  EachCursor *p = docextMallocZero(sizeof(*p));
   (void)pVtab;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   *ppCur = &p->base;
   return SQLITE_OK;
 }

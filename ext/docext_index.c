@@ -584,9 +584,8 @@ int docextIndexFirstKey(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKey,
   DocIndexScratch *p = *ppScratch;
   int rc, i, iMin = 0;
   if( p==0 ){
-    p = sqlite3_malloc64(sizeof(*p));
+    p = docextMallocZero(sizeof(*p));
     if( p==0 ) return SQLITE_NOMEM;
-    memset(p, 0, sizeof(*p));
     *ppScratch = p;
   }
   rc = idxKeysGenerate(pIdx, aDoc, &p->ks, 0, pzErr);
@@ -1200,9 +1199,8 @@ static int idxCacheGet(DocColl *p, int bForce, DocIndexCache **ppC, char **pzErr
   i64 iTag = 0;
 
   if( c==0 ){
-    c = sqlite3_malloc64(sizeof(*c));
+    c = docextMallocZero(sizeof(*c));
     if( c==0 ) return SQLITE_NOMEM;
-    memset(c, 0, sizeof(*c));
     *pp = c;
   }
   bVersion = sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &v)==SQLITE_OK;
@@ -2022,9 +2020,8 @@ static int idxvConnect(sqlite3 *db, void *pAux, int argc, const char *const *arg
   /* It reads any collection it is named: see the function flags below. */
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
 #endif
-  p = sqlite3_malloc64(sizeof(*p) + sizeof(void*));
+  p = docextMallocZero(sizeof(*p) + sizeof(void*));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   *(void**)&p[1] = pAux;
   *ppVtab = p;
   return SQLITE_OK;
@@ -2055,10 +2052,9 @@ static int idxvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 }
 
 static int idxvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
-  IdxvCursor *p = sqlite3_malloc64(sizeof(*p));
+  IdxvCursor *p = docextMallocZero(sizeof(*p));
   (void)pVtab;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   *ppCur = &p->base;
   return SQLITE_OK;
 }
@@ -2116,9 +2112,8 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   rc = idxCollArg(pConn, 0, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
-    pC->aRow = sqlite3_malloc64(sizeof(IdxvRow)*c->nIdx);
+    pC->aRow = docextMallocZero(sizeof(IdxvRow)*c->nIdx);
     if( pC->aRow==0 ) rc = SQLITE_NOMEM;
-    else memset(pC->aRow, 0, sizeof(IdxvRow)*c->nIdx);
   }
   for(i=0; rc==SQLITE_OK && i<c->nIdx; i++){
     const DocIndex *pIdx = &c->aIdx[i];
@@ -2795,9 +2790,8 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   bSave = idxCmdBegin(p);
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
-    aBytes = sqlite3_malloc64(sizeof(i64)*c->nIdx);
+    aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
     if( aBytes==0 ) rc = SQLITE_NOMEM;
-    else memset(aBytes, 0, sizeof(i64)*c->nIdx);
   }
   if( rc==SQLITE_OK ){
     rc = idxPrepare(p, &pStmt, &zErr, "SELECT count(*), total(size), "

@@ -333,8 +333,7 @@ static DocMatchNode *parseIn(DocMatchParse *pParse, const char *zOp, const char 
   if( p==0 ) return 0;
   if( nVal ) p->aVal = sqlite3_malloc64(nVal*sizeof(DocValue));
   if( nRe ){
-    p->aRe = sqlite3_malloc64(nRe*sizeof(DocMatchRe));
-    if( p->aRe ) memset(p->aRe, 0, nRe*sizeof(DocMatchRe));
+    p->aRe = docextMallocZero(nRe*sizeof(DocMatchRe));
   }
   if( (nVal && p->aVal==0) || (nRe && p->aRe==0) ){
     pParse->rc = SQLITE_NOMEM;
@@ -1267,9 +1266,8 @@ int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr){
   int nFilter = docextGetI32(aFilter);
   *ppOut = 0;
   /* the matcher, its root and its copy of the filter: one allocation */
-  p = sqlite3_malloc64(sizeof(*p) + nFilter);
+  p = docextMallocZero(sizeof(*p) + nFilter);
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->aFilter = (u8*)&p[1];
   memcpy(p->aFilter, aFilter, nFilter);
   memset(&sParse, 0, sizeof(sParse));

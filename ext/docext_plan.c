@@ -1708,9 +1708,8 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
 
   *ppPlan = 0;
-  pPlan = sqlite3_malloc64(sizeof(*pPlan));
+  pPlan = docextMallocZero(sizeof(*pPlan));
   if( pPlan==0 ) return SQLITE_NOMEM;
-  memset(pPlan, 0, sizeof(*pPlan));
   memset(&ctx, 0, sizeof(ctx));
   memset(&conds, 0, sizeof(conds));
   memset(&best, 0, sizeof(best));

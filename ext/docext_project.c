@@ -478,9 +478,8 @@ int docextProjectionNew(const u8 *aProj, DocProjection **ppOut, char **pzErr){
   DocProjection *p;
   int nProj = docextGetI32(aProj);
   *ppOut = 0;
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->aCopy = sqlite3_malloc64(nProj);
   if( p->aCopy==0 ){
     sqlite3_free(p);
@@ -779,9 +778,8 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
   }
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->aCopy = sqlite3_malloc64(nSort);
   if( p->aCopy==0 ){
     sqlite3_free(p);

@@ -340,11 +340,10 @@ static void queryUncompile(DocQuery *p){
 }
 
 int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr){
-  DocQuery *p = sqlite3_malloc64(sizeof(*p));
+  DocQuery *p = docextMallocZero(sizeof(*p));
   int rc;
   *ppQuery = 0;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->pColl = pColl;
   docextAccessInit(&p->access);
   rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
@@ -391,9 +390,8 @@ static int idsetAdd(DocIdSet *p, i64 id, int *pbNew){
   }
   if( p->nUsed*2 >= p->nSlot ){
     int nNew = p->nSlot ? p->nSlot*2 : 256, i;
-    i64 *aNew = sqlite3_malloc64(sizeof(i64)*nNew);
+    i64 *aNew = docextMallocZero(sizeof(i64)*nNew);
     if( aNew==0 ) return SQLITE_NOMEM;
-    memset(aNew, 0, sizeof(i64)*nNew);
     for(i=0; i<p->nSlot; i++){
       if( p->a[i] ){
         h = (unsigned)((u64)p->a[i] * 0x9E3779B97F4A7C15ULL >> 32) & (nNew-1);

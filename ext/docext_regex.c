@@ -106,9 +106,8 @@ int docextRegexCompile(const char *z, int n, const char *zOptions,
   pcre2_compile_context *pCompCtx = 0;
 
   *ppRe = 0;
-  pRe = sqlite3_malloc64(sizeof(*pRe));
+  pRe = docextMallocZero(sizeof(*pRe));
   if( pRe==0 ) return SQLITE_NOMEM;
-  memset(pRe, 0, sizeof(*pRe));
   pRe->zShow = reShow(z, n);
   if( pRe->zShow==0 ) goto nomem;
 

@@ -230,9 +230,8 @@ int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
   i64 nVersion = 0, nPageMax = 0;
 
   *ppStore = 0;
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   p->zName = sqlite3_mprintf("%s", zName);
@@ -815,9 +814,8 @@ int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc){
   DocPaged *p;
   int rc, i, iAux = 0;
   *ppDoc = 0;
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->pStore = pStore;
   p->iDoc = iDoc;
   rc = storeStmt(pStore, STMT_DOC_PAGES, &pSel);
@@ -833,10 +831,9 @@ int docextPagedOpen(DocStore *pStore, i64 iDoc, DocPaged **ppDoc){
   }
   if( rc==SQLITE_OK && p->nPage>0 ){
     p->aStart = sqlite3_malloc64(sizeof(i64)*p->nPage);
-    p->aData = sqlite3_malloc64(sizeof(u8*)*p->nPage);
+    p->aData = docextMallocZero(sizeof(u8*)*p->nPage);   /* (Close frees them) */
     p->aAlloc = sqlite3_malloc64(sizeof(int)*p->nPage);
     p->aDirty = sqlite3_malloc64(p->nPage);
-    if( p->aData ) memset(p->aData, 0, sizeof(u8*)*p->nPage);   /* (Close frees them) */
     if( !p->aStart || !p->aData || !p->aAlloc || !p->aDirty ){
       rc = SQLITE_NOMEM;
     }else{
@@ -1038,10 +1035,9 @@ struct DocReader {
 };
 
 int docextReaderNew(DocStore *pStore, DocReader **ppReader){
-  DocReader *p = sqlite3_malloc64(sizeof(*p));
+  DocReader *p = docextMallocZero(sizeof(*p));
   *ppReader = p;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->pStore = pStore;
   return SQLITE_OK;
 }
@@ -1282,10 +1278,9 @@ struct DocIdxCursor {
 };
 
 int docextIdxCursorNew(DocStore *pStore, DocIdxCursor **ppCur){
-  DocIdxCursor *p = sqlite3_malloc64(sizeof(*p));
+  DocIdxCursor *p = docextMallocZero(sizeof(*p));
   *ppCur = p;
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->pStore = pStore;
   return SQLITE_OK;
 }

@@ -980,9 +980,8 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
   docextIterInitValue(&it, &arr);
   while( docextIterNext(&it) ) n++;
   if( n==0 ) return;
-  p->aFilter = sqlite3_malloc64(sizeof(UpdFilter)*(i64)n);
+  p->aFilter = docextMallocZero(sizeof(UpdFilter)*(i64)n);
   if( p->aFilter==0 ){ pP->rc = SQLITE_NOMEM; return; }
-  memset(p->aFilter, 0, sizeof(UpdFilter)*(i64)n);
   docextIterInitValue(&it, &arr);
   while( docextIterNext(&it) && pP->rc==SQLITE_OK ){
     UpdFilter *pF;
@@ -1053,9 +1052,8 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
 
   *ppOut = 0;
   memset(&parse, 0, sizeof(parse));
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   parse.p = p;
   p->aUpdate = sqlite3_malloc64(nUpdate);
   if( p->aUpdate==0 ){
@@ -2557,11 +2555,10 @@ int docextUpdateApply(DocUpdate *p, const u8 *aDoc, int iPos, int bInsert,
     }
     a.nPos = iPos>=0 ? docextBsonArrayKey(a.zPos, iPos) : 0;
     if( p->nRename ){
-      a.aRename = sqlite3_malloc64(sizeof(UpdRename)*(i64)p->nRename);
+      a.aRename = docextMallocZero(sizeof(UpdRename)*(i64)p->nRename);
       if( a.aRename==0 ){
         a.rc = SQLITE_NOMEM;
       }else{
-        memset(a.aRename, 0, sizeof(UpdRename)*(i64)p->nRename);
         updResolveRenames(&a);
       }
     }
@@ -2727,9 +2724,8 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
       return SQLITE_OK;
     }
   }
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   memset(&buf, 0, sizeof(buf));
   rc = docextArgToBson(argv[1], &buf, &aUpd, pzErr);
   if( rc==SQLITE_OK ) rc = docextUpdateNew(aUpd, aOpt, &p->pUpdate, pzErr);

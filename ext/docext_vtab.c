@@ -128,9 +128,8 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
   p->db = db;
   p->pConn = pConn;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
@@ -465,9 +464,8 @@ static int xOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
   if( pCur ){
     p->pSpare = 0;
   }else{
-    pCur = sqlite3_malloc64(sizeof(*pCur));
+    pCur = docextMallocZero(sizeof(*pCur));
     if( pCur==0 ) return SQLITE_NOMEM;
-    memset(pCur, 0, sizeof(*pCur));
   }
   *ppCursor = &pCur->base;
   return SQLITE_OK;
@@ -1191,10 +1189,9 @@ int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_va
 }
 
 int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){
-  DocConn *pConn = sqlite3_malloc64(sizeof(*pConn));
+  DocConn *pConn = docextMallocZero(sizeof(*pConn));
   *ppConn = 0;
   if( pConn==0 ) return SQLITE_NOMEM;
-  memset(pConn, 0, sizeof(*pConn));
   pConn->db = db;
   *ppConn = pConn;
   /* The module owns the registry: SQLite frees it when the connection
