@@ -41,6 +41,7 @@ typedef unsigned char u8;
 /* Limits (INTERFACE.md §2). */
 #define DOCEXT_MAX_BSON   (16*1024*1024)  /* largest document, bytes */
 #define DOCEXT_MAX_DEPTH  100             /* nested documents/arrays below the root */
+#define DOCEXT_COUNT(a)   ((int)(sizeof(a)/sizeof((a)[0])))   /* elements of an array */
 
 /* BSON element types (bsonspec.org 1.1). */
 #define DOC_DOUBLE      0x01
@@ -1021,6 +1022,16 @@ int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
 ** document argument pArg had: BLOB in, BSON out; TEXT in, relaxed JSON. */
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc);
 int docextRegisterFunctions(sqlite3 *db);
+/* One row of a table of SQL functions, registered by docextCreateFunctions
+** with pApp as their user data. */
+typedef struct DocFuncDef DocFuncDef;
+struct DocFuncDef {
+  const char *zName;
+  int nArg;
+  int eFlags;             /* SQLITE_UTF8 | SQLITE_DETERMINISTIC | ... */
+  void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+};
+int docextCreateFunctions(sqlite3 *db, void *pApp, const DocFuncDef *aDef, int nDef);
 /* doc_match(d, filter), also handed to collections by xFindFunction. */
 void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* The alias $type uses for a BSON type ("double", "objectId", ...). */

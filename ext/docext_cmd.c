@@ -665,27 +665,18 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
 }
 
 int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn){
-  static const struct {
-    const char *zName;
-    int nArg;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "doc_update_one",      3, updateOneFunc },
-    { "doc_update_one",      4, updateOneFunc },
-    { "doc_update_many",     3, updateManyFunc },
-    { "doc_update_many",     4, updateManyFunc },
-    { "doc_delete_one",      2, deleteOneFunc },
-    { "doc_delete_one",      3, deleteOneFunc },
-    { "doc_delete_many",     2, deleteManyFunc },
-    { "doc_delete_many",     3, deleteManyFunc },
-    { "doc_find_and_modify", 2, findAndModifyFunc },
-  };
-  size_t i;
-  int rc = SQLITE_OK;
   /* They write: never from triggers or views of an untrusted schema. */
-  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
-                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn, aFunc[i].xFunc, 0, 0);
-  }
-  return rc;
+  enum { F = SQLITE_UTF8|SQLITE_DIRECTONLY };
+  static const DocFuncDef aFunc[] = {
+    { "doc_update_one",      3, F, updateOneFunc },
+    { "doc_update_one",      4, F, updateOneFunc },
+    { "doc_update_many",     3, F, updateManyFunc },
+    { "doc_update_many",     4, F, updateManyFunc },
+    { "doc_delete_one",      2, F, deleteOneFunc },
+    { "doc_delete_one",      3, F, deleteOneFunc },
+    { "doc_delete_many",     2, F, deleteManyFunc },
+    { "doc_delete_many",     3, F, deleteManyFunc },
+    { "doc_find_and_modify", 2, F, findAndModifyFunc },
+  };
+  return docextCreateFunctions(db, pConn, aFunc, DOCEXT_COUNT(aFunc));
 }

@@ -893,7 +893,7 @@ int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDon
   DocPaged *pDoc = 0;
   int nApp, nHint = 0, rc = SQLITE_OK, i;
   *pbDone = 0;
-  nApp = docextUpdateAppends(pUpdate, aApp, (int)(sizeof(aApp)/sizeof(aApp[0])));
+  nApp = docextUpdateAppends(pUpdate, aApp, DOCEXT_COUNT(aApp));
   if( nApp==0 ) return SQLITE_OK;
   for(i=0; i<nApp; i++){
     if( aApp[i].nPath>=3 && memcmp(aApp[i].zPath, "_id", 3)==0

@@ -664,12 +664,7 @@ static sqlite3_module eachModule = {
 #define PURE (SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS)
 
 int docextRegisterFunctions(sqlite3 *db){
-  static const struct {
-    const char *zName;
-    int nArg;
-    int eFlags;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
+  static const DocFuncDef aFunc[] = {
     { "doc_json",   1, PURE, docJsonFunc },
     { "doc_json",   2, PURE, docJsonFunc },
     { "doc_bson",   1, PURE, docBsonFunc },
@@ -682,12 +677,7 @@ int docextRegisterFunctions(sqlite3 *db){
     { "doc_config", 1, SQLITE_UTF8|SQLITE_DIRECTONLY, docConfigFunc },
     { "doc_config", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, docConfigFunc },
   };
-  size_t i;
-  int rc = SQLITE_OK;
-  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].eFlags,
-                                 0, aFunc[i].xFunc, 0, 0);
-  }
+  int rc = docextCreateFunctions(db, 0, aFunc, DOCEXT_COUNT(aFunc));
   if( rc==SQLITE_OK ) rc = sqlite3_create_module(db, "doc_each", &eachModule, 0);
   return rc;
 }

@@ -2897,26 +2897,17 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** deterministic: their result changes with the data.)
 */
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn){
-  static const struct {
-    const char *zName;
-    int nArg;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "doc_create_index", 2, createIndexFunc },
-    { "doc_create_index", 3, createIndexFunc },
-    { "doc_drop_index",   2, dropIndexFunc },
-    { "doc_check",        1, checkFunc },
-    { "doc_stats",        1, statsFunc },
-    { "doc_ttl_sweep",    0, ttlSweepFunc },
-    { "doc_ttl_sweep",    1, ttlSweepFunc },
+  enum { F = SQLITE_UTF8|SQLITE_DIRECTONLY };
+  static const DocFuncDef aFunc[] = {
+    { "doc_create_index", 2, F, createIndexFunc },
+    { "doc_create_index", 3, F, createIndexFunc },
+    { "doc_drop_index",   2, F, dropIndexFunc },
+    { "doc_check",        1, F, checkFunc },
+    { "doc_stats",        1, F, statsFunc },
+    { "doc_ttl_sweep",    0, F, ttlSweepFunc },
+    { "doc_ttl_sweep",    1, F, ttlSweepFunc },
   };
-  size_t i;
-  int rc = SQLITE_OK;
-  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
-                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                 aFunc[i].xFunc, 0, 0);
-  }
+  int rc = docextCreateFunctions(db, pConn, aFunc, DOCEXT_COUNT(aFunc));
   if( rc==SQLITE_OK ) rc = sqlite3_create_module(db, "doc_indexes", &idxvModule, pConn);
   return rc;
 }

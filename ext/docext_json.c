@@ -676,7 +676,7 @@ static const struct { const char *zKey; int eKey; } aWrapKey[] = {
 static int jsonWrapKey(const char *z, int n){
   int k;
   if( n<2 || z[0]!='$' ) return 0;
-  for(k=0; k<(int)(sizeof(aWrapKey)/sizeof(aWrapKey[0])); k++){
+  for(k=0; k<DOCEXT_COUNT(aWrapKey); k++){
     /* (the letter after '$' first: most keys are told apart by it) */
     if( aWrapKey[k].zKey[1]==z[1] && (int)strlen(aWrapKey[k].zKey)==n
      && memcmp(aWrapKey[k].zKey, z, n)==0 ){

@@ -1,9 +1,10 @@
 /*
 ** docext_main.c — the extension's entry point.
 **
-** sqlite3_docext_init() is the only symbol docext exports. It registers the
-** SQL functions (docext_func.c) and the "docext" virtual-table module
-** (docext_vtab.c) on one connection.
+** sqlite3_docext_init() is the only symbol docext exports. It registers, on
+** one connection, the SQL functions (each file registers its own, through
+** docextCreateFunctions) and the "docext" virtual-table module
+** (docext_vtab.c).
 */
 #include "docextInt.h"
 #ifndef SQLITE_CORE
@@ -15,6 +16,15 @@ SQLITE_EXTENSION_INIT1
 #else
 # define DOCEXT_EXPORT
 #endif
+
+int docextCreateFunctions(sqlite3 *db, void *pApp, const DocFuncDef *aDef, int nDef){
+  int i, rc = SQLITE_OK;
+  for(i=0; rc==SQLITE_OK && i<nDef; i++){
+    rc = sqlite3_create_function(db, aDef[i].zName, aDef[i].nArg, aDef[i].eFlags,
+                                 pApp, aDef[i].xFunc, 0, 0);
+  }
+  return rc;
+}
 
 DOCEXT_EXPORT int sqlite3_docext_init(
   sqlite3 *db,

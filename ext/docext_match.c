@@ -759,7 +759,7 @@ static int isGeoOp(const DocIter *pIt){
     "$centerSphere", "$polygon", "$uniqueDocs"
   };
   int i;
-  for(i=0; i<(int)(sizeof(azGeo)/sizeof(azGeo[0])); i++){
+  for(i=0; i<DOCEXT_COUNT(azGeo); i++){
     if( docextIterKeyIs(pIt, azGeo[i]) ) return 1;
   }
   return 0;

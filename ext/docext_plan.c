@@ -1733,7 +1733,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
     docextPlanFree(pPlan);
     return rc;
   }
-  nSort = planSortFields(aSort, aSortF, (int)(sizeof(aSortF)/sizeof(aSortF[0])));
+  nSort = planSortFields(aSort, aSortF, DOCEXT_COUNT(aSortF));
   for(i=0; i<nFilter && ctx.rc==SQLITE_OK; i++) flattenFilter(&ctx, &conds, aaFilter[i]);
 
   if( ctx.rc==SQLITE_OK ){
@@ -2127,23 +2127,14 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){
-  static const struct {
-    const char *zName;
-    int nArg;
-    void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
-  } aFunc[] = {
-    { "doc_explain", 2, planExplainFunc },
-    { "doc_explain", 3, planExplainFunc },
-    { "doc_explain", 4, planExplainFunc },
-    { "doc_explain", 5, planExplainFunc },
-    { "doc_count",   1, planCountFunc },
-    { "doc_count",   2, planCountFunc },
+  enum { F = SQLITE_UTF8|SQLITE_DIRECTONLY };
+  static const DocFuncDef aFunc[] = {
+    { "doc_explain", 2, F, planExplainFunc },
+    { "doc_explain", 3, F, planExplainFunc },
+    { "doc_explain", 4, F, planExplainFunc },
+    { "doc_explain", 5, F, planExplainFunc },
+    { "doc_count",   1, F, planCountFunc },
+    { "doc_count",   2, F, planCountFunc },
   };
-  int i, rc = SQLITE_OK;
-  for(i=0; rc==SQLITE_OK && i<(int)(sizeof(aFunc)/sizeof(aFunc[0])); i++){
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg,
-                                 SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                 aFunc[i].xFunc, 0, 0);
-  }
-  return rc;
+  return docextCreateFunctions(db, pConn, aFunc, DOCEXT_COUNT(aFunc));
 }

@@ -1651,7 +1651,7 @@ static int updEntryCmp(void *pCtx, const void *x, const void *y){
 static int updEntrySort(UpdEntry *a, int n){
   UpdEntry aSpace[32], *t = aSpace;
   if( n<2 ) return SQLITE_OK;
-  if( n>(int)(sizeof(aSpace)/sizeof(aSpace[0])) ){
+  if( n>DOCEXT_COUNT(aSpace) ){
     t = sqlite3_malloc64(sizeof(UpdEntry)*(i64)n);
     if( t==0 ) return SQLITE_NOMEM;
   }
@@ -2791,11 +2791,9 @@ static void updDocUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
 int docextRegisterUpdateFunctions(sqlite3 *db){
   /* Not SQLITE_DETERMINISTIC: $currentDate reads the clock (see the top of
   ** this file). Innocuous: it reads nothing but its arguments and the clock. */
-  int rc = sqlite3_create_function(db, "doc_update", 2, SQLITE_UTF8|SQLITE_INNOCUOUS,
-                                   0, updDocUpdateFunc, 0, 0);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function(db, "doc_update", 3, SQLITE_UTF8|SQLITE_INNOCUOUS,
-                                 0, updDocUpdateFunc, 0, 0);
-  }
-  return rc;
+  static const DocFuncDef aFunc[] = {
+    { "doc_update", 2, SQLITE_UTF8|SQLITE_INNOCUOUS, updDocUpdateFunc },
+    { "doc_update", 3, SQLITE_UTF8|SQLITE_INNOCUOUS, updDocUpdateFunc },
+  };
+  return docextCreateFunctions(db, 0, aFunc, DOCEXT_COUNT(aFunc));
 }
