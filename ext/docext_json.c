@@ -1373,44 +1373,331 @@ static void jsonNotFixed(JsonParse *p, int iAt, const char *zName, int nName, in
           "the text into a collection)", bNew ? "new " : "", nName, zName);
 }
 
-/* A bare word in value position: a literal or a shell call. */
-static int jsonWord(JsonParse *p){
-  const char *z = p->z;
-  int iStart = p->i;
-  int i = iStart;
-  const char *zName;
+/*
+** Shell calls: ObjectId("…"), ISODate("…"), NumberLong(1), … One function
+** per constructor, found by name in aShellCall[] below. Each is called with
+** the cursor at '(' and returns the BSON type it wrote, or 0 on an error.
+*/
+typedef struct JsonCall JsonCall;
+struct JsonCall {
+  const char *zName;  /* the constructor's name, as written */
   int nName;
-  int bNew = 0;
-  JsonArg aArg[2];
+  int iStart;         /* offset of the call (of "new", if there) */
+  int bNew;           /* written as "new Name(…)" */
+  JsonArg aArg[2];    /* its arguments, read by jsonWord() (see aShellCall) */
   int nArg;
+};
+
+static int shellObjectId(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  u8 aOid[12];
+  if( nArg==0 ){
+    if( p->bFixed ){ jsonNotFixed(p, pC->iStart, pC->zName, pC->nName, pC->bNew); return 0; }
+    docextOidNew(aOid);
+  }else if( aArg[0].eKind!=JARG_STRING
+         || !jsonParseOid(jsonArgStr(p, &aArg[0]), aArg[0].nStr, aOid) ){
+    jsonErr(p, aArg[0].iText, "invalid ObjectId (need 24 hex digits)");
+    return 0;
+  }
+  docextBufAppend(&p->rc, p->pOut, aOid, 12);
+  return DOC_OID;
+}
+
+/* ISODate("…") and Date(…): an ISO-8601 string, or milliseconds since
+** the epoch; no argument: now. */
+static int shellDate(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  i64 ms = 0;
+  if( nArg==0 ){
+    if( p->bFixed ){ jsonNotFixed(p, pC->iStart, pC->zName, pC->nName, pC->bNew); return 0; }
+    ms = docextClockNowMs();
+  }else if( aArg[0].eKind==JARG_STRING ){
+    if( docextIsoDateParse(jsonArgStr(p, &aArg[0]), aArg[0].nStr, &ms)!=SQLITE_OK ){
+      jsonErr(p, aArg[0].iText, "invalid date (not an ISO-8601 date)");
+      return 0;
+    }
+  }else if( aArg[0].eKind==JARG_INT ){
+    ms = aArg[0].iVal;
+  }else if( aArg[0].eKind==JARG_DOUBLE && aArg[0].rVal>=-9.2e18 && aArg[0].rVal<=9.2e18 ){
+    ms = (i64)aArg[0].rVal;
+  }else{
+    jsonErr(p, aArg[0].iText, "invalid date");
+    return 0;
+  }
+  docextBufAppendI64(&p->rc, p->pOut, ms);
+  return DOC_DATE;
+}
+
+static int shellInt32(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  i64 v = 0;
+  if( nArg==1 && (!jsonArgInt(p, &aArg[0], &v) || v<INT32_MIN || v>INT32_MAX) ){
+    jsonErr(p, aArg[0].iText, "invalid %.*s (need a 32-bit integer)", pC->nName, pC->zName);
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, p->pOut, (int32_t)v);
+  return DOC_INT32;
+}
+
+static int shellInt64(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  i64 v = 0;
+  if( nArg==1 && !jsonArgInt(p, &aArg[0], &v) ){
+    jsonErr(p, aArg[0].iText, "invalid %.*s (need a 64-bit integer)", pC->nName, pC->zName);
+    return 0;
+  }
+  docextBufAppendI64(&p->rc, p->pOut, v);
+  return DOC_INT64;
+}
+
+/* NumberDecimal("1.5") or Decimal128(1.5): the digits as written. */
+static int shellDecimal(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  u8 aDec[16];
+  int rc;
+  if( nArg==0 ){
+    rc = docextDec128FromString("0", 1, aDec);
+  }else if( aArg[0].eKind==JARG_STRING ){
+    rc = docextDec128FromString(jsonArgStr(p, &aArg[0]), aArg[0].nStr, aDec);
+  }else{
+    rc = docextDec128FromString(&p->z[aArg[0].iText], aArg[0].nText, aDec);
+  }
+  if( rc!=SQLITE_OK ){
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart, "invalid %.*s", pC->nName, pC->zName);
+    return 0;
+  }
+  docextBufAppend(&p->rc, p->pOut, aDec, 16);
+  return DOC_DECIMAL128;
+}
+
+/* Timestamp({t: 1412180887, i: 1}), as mongosh prints one; the cursor is
+** at '{'. */
+static int shellTimestampDoc(JsonParse *p, int iOpen){
   DocBuf *pOut = p->pOut;
-  int *pRc = &p->rc;
-
-  while( i<p->n && jsonIsWordChar((u8)z[i]) ) i++;
-  if( i-iStart==6 && memcmp(&z[iStart], "Binary", 6)==0 && i<p->n && z[i]=='.' ){
-    i++;     /* mongosh's Binary.createFromBase64(…) */
-    while( i<p->n && jsonIsWordChar((u8)z[i]) ) i++;
+  i64 iDoc = pOut->n, t = 0, iInc = 0;
+  int iArg = p->i;
+  DocValue v, vT, vI;
+  p->bInWrapper = 1;      /* {t, i} becomes the value: not a level */
+  if( jsonObject(p, 0)!=DOC_DOCUMENT ){
+    if( p->rc==SQLITE_OK ) jsonErr(p, iArg, "invalid Timestamp (need {t: uint32, i: uint32})");
+    return 0;
   }
-  zName = &z[iStart];
-  nName = i - iStart;
-  p->i = i;
-
-  if( jsonWordIs(zName, nName, "true") ){
-    docextBufAppendByte(pRc, pOut, 1);
-    return DOC_BOOL;
+  v.type = DOC_DOCUMENT;
+  v.p = &pOut->a[iDoc];
+  v.n = (int)(pOut->n - iDoc);
+  if( !jsonTwoKeys(&v, "t", &vT, "i", &vI) || !jsonU32Of(&vT, &t) || !jsonU32Of(&vI, &iInc) ){
+    jsonErr(p, iArg, "invalid Timestamp (need {t: uint32, i: uint32})");
+    return 0;
   }
-  if( jsonWordIs(zName, nName, "false") ){
-    docextBufAppendByte(pRc, pOut, 0);
+  pOut->n = iDoc;
+  jsonWs(p);
+  if( jsonPeek(p)!=')' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end Timestamp()");
+    return 0;
+  }
+  p->i++;
+  docextBufAppendI64(&p->rc, pOut, (i64)(((u64)t<<32) | (u64)iInc));
+  return DOC_TIMESTAMP;
+}
+
+/* Timestamp(t, i), Timestamp({t, i}) or Timestamp() (zero). */
+static int shellTimestamp(JsonParse *p, const JsonCall *pC){
+  JsonArg aArg[2];       /* (read here: the argument may be a document) */
+  i64 t = 0, iInc = 0;
+  int iOpen = p->i, nArg;
+  p->i++;
+  jsonWs(p);
+  if( jsonPeek(p)=='{' ) return shellTimestampDoc(p, iOpen);
+  p->i = iOpen;
+  nArg = jsonArgs(p, pC->zName, pC->nName, aArg, 2);
+  if( nArg<0 ) return 0;
+  if( nArg==1 || (nArg==2 && (aArg[0].eKind!=JARG_INT || aArg[1].eKind!=JARG_INT
+      || aArg[0].iVal<0 || aArg[0].iVal>0xFFFFFFFFLL
+      || aArg[1].iVal<0 || aArg[1].iVal>0xFFFFFFFFLL)) ){
+    jsonErr(p, aArg[0].iText, "invalid Timestamp (need two unsigned 32-bit integers)");
+    return 0;
+  }
+  if( nArg==2 ){ t = aArg[0].iVal; iInc = aArg[1].iVal; }
+  docextBufAppendI64(&p->rc, p->pOut, (i64)(((u64)t<<32) | (u64)iInc));
+  return DOC_TIMESTAMP;
+}
+
+/* Decode the base64 or hex string argument pData into tmp, after the
+** argument text, and write it as binary of subtype iSub; zBad is the error
+** for a string that does not decode. The room is made first: the argument
+** is in tmp too and must not move while it is read. */
+static int shellPutBinary(JsonParse *p, const JsonArg *pData, int bHex, int iSub,
+                          const char *zBad){
+  i64 iBin = p->tmp.n;
+  if( !docextBufGrow(&p->rc, &p->tmp, pData->nStr + 1) ) return 0;
+  if( bHex ){
+    const char *zHex = jsonArgStr(p, pData);
+    int k;
+    for(k=0; k<pData->nStr; k+=2){
+      if( k+1>=pData->nStr || !jsonIsHex((u8)zHex[k]) || !jsonIsHex((u8)zHex[k+1]) ){
+        jsonErr(p, pData->iText, "%s", zBad);
+        return 0;
+      }
+      docextBufAppendByte(&p->rc, &p->tmp,
+                          (u8)(jsonHexVal((u8)zHex[k])*16 + jsonHexVal((u8)zHex[k+1])));
+    }
+  }else if( !jsonBase64Decode(&p->rc, &p->tmp, jsonArgStr(p, pData), pData->nStr) ){
+    jsonErr(p, pData->iText, "%s", zBad);
+    return 0;
+  }
+  if( p->rc ) return 0;
+  jsonPutBinary(&p->rc, p->pOut, iSub, &p->tmp.a[iBin], (int)(p->tmp.n - iBin));
+  return DOC_BINARY;
+}
+
+static int shellBinData(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  if( nArg!=2 || aArg[0].eKind!=JARG_INT || aArg[0].iVal<0 || aArg[0].iVal>255
+   || aArg[1].eKind!=JARG_STRING ){
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart,
+            "invalid BinData (need a subtype 0-255 and a base64 string)");
+    return 0;
+  }
+  return shellPutBinary(p, &aArg[1], 0, (int)aArg[0].iVal, "invalid base64 in BinData");
+}
+
+/* Binary.createFromBase64("base64"[, subtype]) and HexData(subtype, "hex") */
+static int shellBinaryOrHex(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg, *pData, *pSub;
+  int nArg = pC->nArg;
+  int bHex = pC->zName[0]=='H';
+  pData = bHex ? &aArg[1] : &aArg[0];
+  pSub = bHex ? &aArg[0] : &aArg[1];
+  if( nArg<(bHex ? 2 : 1) || pData->eKind!=JARG_STRING
+   || (nArg==2 && (pSub->eKind!=JARG_INT || pSub->iVal<0 || pSub->iVal>255)) ){
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart,
+            bHex ? "invalid HexData (need a subtype 0-255 and a hex string)"
+                 : "invalid Binary.createFromBase64 (need a base64 string and a subtype 0-255)");
+    return 0;
+  }
+  return shellPutBinary(p, pData, bHex, nArg==2 ? (int)pSub->iVal : 0,
+                        bHex ? "invalid hex string in HexData"
+                             : "invalid base64 in Binary.createFromBase64()");
+}
+
+static int shellDouble(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  double r = 0.0;
+  if( nArg==1 && aArg[0].eKind==JARG_INT ){
+    r = (double)aArg[0].iVal;
+  }else if( nArg==1 && aArg[0].eKind==JARG_DOUBLE ){
+    r = aArg[0].rVal;
+  }else if( nArg==1 && aArg[0].eKind==JARG_STRING ){
+    /* copy the string: jsonParseDouble() reuses tmp */
+    char zNum[64];
+    int nNum = aArg[0].nStr;
+    if( nNum>=(int)sizeof(zNum) ) nNum = 0;
+    memcpy(zNum, jsonArgStr(p, &aArg[0]), nNum);
+    if( nNum==0 || !jsonParseDouble(p, zNum, nNum, &r) ){
+      if( p->rc==SQLITE_OK ) jsonErr(p, aArg[0].iText, "invalid Double (need a number)");
+      return 0;
+    }
+  }else{
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart, "invalid Double (need a number)");
+    return 0;
+  }
+  docextBufAppendDouble(&p->rc, p->pOut, r);
+  return DOC_DOUBLE;
+}
+
+static int shellUuid(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  u8 a[16];
+  if( nArg!=1 || aArg[0].eKind!=JARG_STRING
+   || !jsonParseUuid(jsonArgStr(p, &aArg[0]), aArg[0].nStr, a) ){
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart,
+            "invalid UUID (need 32 hex digits, optionally 8-4-4-4-12)");
+    return 0;
+  }
+  jsonPutBinary(&p->rc, p->pOut, 4, a, 16);
+  return DOC_BINARY;
+}
+
+static int jsonWord(JsonParse *p);
+
+/* DBPointer("ns", ObjectId("…")), as the shell prints one: the value bytes
+** are the namespace string then the ObjectId's 12 bytes. */
+static int shellDBPointer(JsonParse *p, const JsonCall *pC){
+  DocBuf *pOut = p->pOut;
+  i64 iLen = pOut->n;
+  int iOpen = p->i;
+  (void)pC;
+  p->i++;
+  jsonWs(p);
+  if( jsonPeek(p)!='"' && jsonPeek(p)!='\'' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBPointer (need a string and an ObjectId)");
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, pOut, 0);
+  jsonString(p, pOut);
+  docextBufAppendByte(&p->rc, pOut, 0);
+  if( p->rc ) return 0;
+  docextPutI32(&pOut->a[iLen], (int32_t)(pOut->n - iLen - 4));
+  jsonWs(p);
+  if( jsonPeek(p)==',' ){
+    p->i++;
+    jsonWs(p);
+  }
+  if( jsonPeek(p)<0 || !jsonIsWordChar(jsonPeek(p)) || jsonWord(p)!=DOC_OID ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBPointer (need a string and an ObjectId)");
+    return 0;
+  }
+  jsonWs(p);
+  if( jsonPeek(p)!=')' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end DBPointer()");
+    return 0;
+  }
+  p->i++;
+  return DOC_DBPOINTER;
+}
+
+/* nArg: at most so many arguments, strings or numbers, which jsonWord()
+** reads before the call; -1: the function reads its own (the cursor is then
+** at '('). */
+static const struct {
+  const char *zName;
+  int nArg;
+  int (*xCall)(JsonParse*, const JsonCall*);
+} aShellCall[] = {
+  { "ObjectId", 1, shellObjectId },      { "ObjectID", 1, shellObjectId },
+  { "ISODate", 1, shellDate },           { "Date", 1, shellDate },
+  { "NumberInt", 1, shellInt32 },        { "Int32", 1, shellInt32 },
+  { "NumberLong", 1, shellInt64 },       { "Long", 1, shellInt64 },
+  { "NumberDecimal", 1, shellDecimal },  { "Decimal128", 1, shellDecimal },
+  { "Timestamp", -1, shellTimestamp },
+  { "BinData", 2, shellBinData },
+  { "Binary.createFromBase64", 2, shellBinaryOrHex },
+  { "HexData", 2, shellBinaryOrHex },
+  { "Double", 1, shellDouble },
+  { "UUID", 1, shellUuid },
+  { "DBPointer", -1, shellDBPointer },
+};
+
+/* The literal words that stand for a value: true, false, null, undefined,
+** NaN, Infinity, MinKey and MaxKey (the last two also as calls: MinKey()).
+** Returns the type written, or -1 if the word is none of them. */
+static int jsonLiteral(JsonParse *p, const char *zName, int nName){
+  if( jsonWordIs(zName, nName, "true") || jsonWordIs(zName, nName, "false") ){
+    docextBufAppendByte(&p->rc, p->pOut, zName[0]=='t');
     return DOC_BOOL;
   }
   if( jsonWordIs(zName, nName, "null") ) return DOC_NULL;
   if( jsonWordIs(zName, nName, "undefined") ) return DOC_UNDEFINED;
-  if( jsonWordIs(zName, nName, "NaN") ){
-    docextBufAppendDouble(pRc, pOut, NAN);
-    return DOC_DOUBLE;
-  }
-  if( jsonWordIs(zName, nName, "Infinity") ){
-    docextBufAppendDouble(pRc, pOut, INFINITY);
+  if( jsonWordIs(zName, nName, "NaN") || jsonWordIs(zName, nName, "Infinity") ){
+    docextBufAppendDouble(&p->rc, p->pOut, zName[0]=='N' ? NAN : INFINITY);
     return DOC_DOUBLE;
   }
   if( jsonWordIs(zName, nName, "MinKey") || jsonWordIs(zName, nName, "MaxKey") ){
@@ -1429,14 +1716,40 @@ static int jsonWord(JsonParse *p){
     }
     return zName[1]=='i' ? DOC_MINKEY : DOC_MAXKEY;
   }
-  if( jsonWordIs(zName, nName, "new") ){
-    bNew = 1;
+  return -1;
+}
+
+/* The end of the word that starts at z[i]: word characters, and for
+** mongosh's Binary.createFromBase64(…) one '.' after "Binary". */
+static int jsonWordEnd(JsonParse *p, int i){
+  int iStart = i;
+  while( i<p->n && jsonIsWordChar((u8)p->z[i]) ) i++;
+  if( i-iStart==6 && memcmp(&p->z[iStart], "Binary", 6)==0 && i<p->n && p->z[i]=='.' ){
+    i++;
+    while( i<p->n && jsonIsWordChar((u8)p->z[i]) ) i++;
+  }
+  return i;
+}
+
+/* A bare word in value position: a literal or a shell call. */
+static int jsonWord(JsonParse *p){
+  JsonCall call;
+  int eType, i;
+  call.iStart = p->i;
+  call.bNew = 0;
+  call.zName = &p->z[p->i];
+  p->i = jsonWordEnd(p, p->i);
+  call.nName = p->i - call.iStart;
+  eType = jsonLiteral(p, call.zName, call.nName);
+  if( eType>=0 ) return eType;
+  if( jsonWordIs(call.zName, call.nName, "new") ){
+    call.bNew = 1;
     jsonWs(p);
+    call.zName = &p->z[p->i];
     i = p->i;
-    while( i<p->n && jsonIsWordChar((u8)z[i]) ) i++;
-    zName = &z[p->i];
-    nName = i - p->i;
-    if( nName==0 ){
+    while( i<p->n && jsonIsWordChar((u8)p->z[i]) ) i++;
+    call.nName = i - p->i;
+    if( call.nName==0 ){
       jsonErr(p, p->i, "expected a name after 'new'");
       return 0;
     }
@@ -1445,279 +1758,24 @@ static int jsonWord(JsonParse *p){
   jsonWs(p);
   if( p->rc ) return 0;
   if( jsonPeek(p)!='(' ){
-    if( bNew ){
-      jsonErr(p, p->i, "expected '(' after new %.*s", nName, zName);
+    if( call.bNew ){
+      jsonErr(p, p->i, "expected '(' after new %.*s", call.nName, call.zName);
     }else{
-      jsonErr(p, iStart, "unexpected '%.*s'", nName, zName);
+      jsonErr(p, call.iStart, "unexpected '%.*s'", call.nName, call.zName);
     }
     return 0;
   }
-
-  if( jsonWordIs(zName, nName, "ObjectId") || jsonWordIs(zName, nName, "ObjectID") ){
-    u8 aOid[12];
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==0 ){
-      if( p->bFixed ){ jsonNotFixed(p, iStart, zName, nName, bNew); return 0; }
-      docextOidNew(aOid);
-    }else if( aArg[0].eKind!=JARG_STRING
-           || !jsonParseOid(jsonArgStr(p, &aArg[0]), aArg[0].nStr, aOid) ){
-      jsonErr(p, aArg[0].iText, "invalid ObjectId (need 24 hex digits)");
-      return 0;
-    }
-    docextBufAppend(pRc, pOut, aOid, 12);
-    return DOC_OID;
-  }
-  if( jsonWordIs(zName, nName, "ISODate") || jsonWordIs(zName, nName, "Date") ){
-    i64 ms = 0;
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==0 ){
-      if( p->bFixed ){ jsonNotFixed(p, iStart, zName, nName, bNew); return 0; }
-      ms = docextClockNowMs();
-    }else if( aArg[0].eKind==JARG_STRING ){
-      if( docextIsoDateParse(jsonArgStr(p, &aArg[0]), aArg[0].nStr, &ms)!=SQLITE_OK ){
-        jsonErr(p, aArg[0].iText, "invalid date (not an ISO-8601 date)");
-        return 0;
+  for(i=0; i<DOCEXT_COUNT(aShellCall); i++){
+    if( jsonWordIs(call.zName, call.nName, aShellCall[i].zName) ){
+      call.nArg = 0;
+      if( aShellCall[i].nArg>=0 ){
+        call.nArg = jsonArgs(p, call.zName, call.nName, call.aArg, aShellCall[i].nArg);
+        if( call.nArg<0 ) return 0;
       }
-    }else if( aArg[0].eKind==JARG_INT ){
-      ms = aArg[0].iVal;
-    }else if( aArg[0].eKind==JARG_DOUBLE && aArg[0].rVal>=-9.2e18 && aArg[0].rVal<=9.2e18 ){
-      ms = (i64)aArg[0].rVal;
-    }else{
-      jsonErr(p, aArg[0].iText, "invalid date");
-      return 0;
+      return aShellCall[i].xCall(p, &call);
     }
-    docextBufAppendI64(pRc, pOut, ms);
-    return DOC_DATE;
   }
-  if( jsonWordIs(zName, nName, "NumberInt") || jsonWordIs(zName, nName, "Int32") ){
-    i64 v;
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==0 ){
-      v = 0;
-    }else if( !jsonArgInt(p, &aArg[0], &v) || v<INT32_MIN || v>INT32_MAX ){
-      jsonErr(p, aArg[0].iText, "invalid %.*s (need a 32-bit integer)", nName, zName);
-      return 0;
-    }
-    docextBufAppendI32(pRc, pOut, (int32_t)v);
-    return DOC_INT32;
-  }
-  if( jsonWordIs(zName, nName, "NumberLong") || jsonWordIs(zName, nName, "Long") ){
-    i64 v;
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==0 ){
-      v = 0;
-    }else if( !jsonArgInt(p, &aArg[0], &v) ){
-      jsonErr(p, aArg[0].iText, "invalid %.*s (need a 64-bit integer)", nName, zName);
-      return 0;
-    }
-    docextBufAppendI64(pRc, pOut, v);
-    return DOC_INT64;
-  }
-  if( jsonWordIs(zName, nName, "NumberDecimal") || jsonWordIs(zName, nName, "Decimal128") ){
-    u8 aDec[16];
-    int rc;
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==0 ){
-      rc = docextDec128FromString("0", 1, aDec);
-    }else if( aArg[0].eKind==JARG_STRING ){
-      rc = docextDec128FromString(jsonArgStr(p, &aArg[0]), aArg[0].nStr, aDec);
-    }else{
-      rc = docextDec128FromString(&z[aArg[0].iText], aArg[0].nText, aDec);
-    }
-    if( rc!=SQLITE_OK ){
-      jsonErr(p, nArg ? aArg[0].iText : iStart, "invalid %.*s", nName, zName);
-      return 0;
-    }
-    docextBufAppend(pRc, pOut, aDec, 16);
-    return DOC_DECIMAL128;
-  }
-  if( jsonWordIs(zName, nName, "Timestamp") ){
-    i64 t = 0, iInc = 0;
-    int iOpen = p->i;
-    p->i++;
-    jsonWs(p);
-    if( jsonPeek(p)=='{' ){
-      /* mongosh prints Timestamp({ t: 1412180887, i: 1 }) */
-      i64 iDoc = pOut->n;
-      int iArg = p->i;
-      DocValue v, vT, vI;
-      p->bInWrapper = 1;      /* {t, i} becomes the value: not a level */
-      if( jsonObject(p, 0)!=DOC_DOCUMENT ){
-        if( p->rc==SQLITE_OK ) jsonErr(p, iArg, "invalid Timestamp (need {t: uint32, i: uint32})");
-        return 0;
-      }
-      v.type = DOC_DOCUMENT;
-      v.p = &pOut->a[iDoc];
-      v.n = (int)(pOut->n - iDoc);
-      if( !jsonTwoKeys(&v, "t", &vT, "i", &vI) || !jsonU32Of(&vT, &t) || !jsonU32Of(&vI, &iInc) ){
-        jsonErr(p, iArg, "invalid Timestamp (need {t: uint32, i: uint32})");
-        return 0;
-      }
-      pOut->n = iDoc;
-      jsonWs(p);
-      if( jsonPeek(p)!=')' ){
-        jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end Timestamp()");
-        return 0;
-      }
-      p->i++;
-      docextBufAppendI64(pRc, pOut, (i64)(((u64)t<<32) | (u64)iInc));
-      return DOC_TIMESTAMP;
-    }
-    p->i = iOpen;
-    nArg = jsonArgs(p, zName, nName, aArg, 2);
-    if( nArg<0 ) return 0;
-    if( nArg==1 || (nArg==2 && (aArg[0].eKind!=JARG_INT || aArg[1].eKind!=JARG_INT
-        || aArg[0].iVal<0 || aArg[0].iVal>0xFFFFFFFFLL
-        || aArg[1].iVal<0 || aArg[1].iVal>0xFFFFFFFFLL)) ){
-      jsonErr(p, aArg[0].iText, "invalid Timestamp (need two unsigned 32-bit integers)");
-      return 0;
-    }
-    if( nArg==2 ){ t = aArg[0].iVal; iInc = aArg[1].iVal; }
-    docextBufAppendI64(pRc, pOut, (i64)(((u64)t<<32) | (u64)iInc));
-    return DOC_TIMESTAMP;
-  }
-  if( jsonWordIs(zName, nName, "BinData") ){
-    i64 iBin;
-    nArg = jsonArgs(p, zName, nName, aArg, 2);
-    if( nArg<0 ) return 0;
-    if( nArg!=2 || aArg[0].eKind!=JARG_INT || aArg[0].iVal<0 || aArg[0].iVal>255
-     || aArg[1].eKind!=JARG_STRING ){
-      jsonErr(p, nArg ? aArg[0].iText : iStart,
-              "invalid BinData (need a subtype 0-255 and a base64 string)");
-      return 0;
-    }
-    /* Decode into tmp after the argument text, then copy. The room is made
-    ** first: the source string is in tmp too and must not move. */
-    iBin = p->tmp.n;
-    if( !docextBufGrow(pRc, &p->tmp, aArg[1].nStr/4*3 + 1) ) return 0;
-    if( !jsonBase64Decode(pRc, &p->tmp, jsonArgStr(p, &aArg[1]), aArg[1].nStr) ){
-      jsonErr(p, aArg[1].iText, "invalid base64 in BinData");
-      return 0;
-    }
-    if( p->rc ) return 0;
-    jsonPutBinary(pRc, pOut, (int)aArg[0].iVal, &p->tmp.a[iBin], (int)(p->tmp.n - iBin));
-    return DOC_BINARY;
-  }
-  if( jsonWordIs(zName, nName, "Double") ){
-    double r = 0.0;
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg==1 && aArg[0].eKind==JARG_INT ){
-      r = (double)aArg[0].iVal;
-    }else if( nArg==1 && aArg[0].eKind==JARG_DOUBLE ){
-      r = aArg[0].rVal;
-    }else if( nArg==1 && aArg[0].eKind==JARG_STRING ){
-      /* copy the string: jsonParseDouble() reuses tmp */
-      char zNum[64];
-      int nNum = aArg[0].nStr;
-      if( nNum>=(int)sizeof(zNum) ) nNum = 0;
-      memcpy(zNum, jsonArgStr(p, &aArg[0]), nNum);
-      if( nNum==0 || !jsonParseDouble(p, zNum, nNum, &r) ){
-        if( p->rc==SQLITE_OK ) jsonErr(p, aArg[0].iText, "invalid Double (need a number)");
-        return 0;
-      }
-    }else{
-      jsonErr(p, nArg ? aArg[0].iText : iStart, "invalid Double (need a number)");
-      return 0;
-    }
-    docextBufAppendDouble(pRc, pOut, r);
-    return DOC_DOUBLE;
-  }
-  if( jsonWordIs(zName, nName, "Binary.createFromBase64") || jsonWordIs(zName, nName, "HexData") ){
-    /* Binary.createFromBase64("base64"[, subtype]) and HexData(subtype, "hex") */
-    int bHex = zName[0]=='H';
-    JsonArg *pData, *pSub;
-    i64 iBin, iSub = 0;
-    nArg = jsonArgs(p, zName, nName, aArg, 2);
-    if( nArg<0 ) return 0;
-    pData = bHex ? &aArg[1] : &aArg[0];
-    pSub = bHex ? &aArg[0] : &aArg[1];
-    if( nArg<(bHex ? 2 : 1) || pData->eKind!=JARG_STRING
-     || (nArg==2 && (pSub->eKind!=JARG_INT || pSub->iVal<0 || pSub->iVal>255)) ){
-      jsonErr(p, nArg ? aArg[0].iText : iStart,
-              bHex ? "invalid HexData (need a subtype 0-255 and a hex string)"
-                   : "invalid Binary.createFromBase64 (need a base64 string and a subtype 0-255)");
-      return 0;
-    }
-    if( nArg==2 ) iSub = pSub->iVal;
-    /* The payload goes to tmp after the argument text; room is made first
-    ** so that the argument (in tmp too) does not move while it is read. */
-    iBin = p->tmp.n;
-    if( !docextBufGrow(pRc, &p->tmp, pData->nStr + 1) ) return 0;
-    if( bHex ){
-      const char *zHex = jsonArgStr(p, pData);
-      int k;
-      if( pData->nStr%2 ){
-        jsonErr(p, pData->iText, "invalid hex string in HexData");
-        return 0;
-      }
-      for(k=0; k<pData->nStr; k+=2){
-        if( !jsonIsHex((u8)zHex[k]) || !jsonIsHex((u8)zHex[k+1]) ){
-          jsonErr(p, pData->iText, "invalid hex string in HexData");
-          return 0;
-        }
-        docextBufAppendByte(pRc, &p->tmp, (u8)(jsonHexVal((u8)zHex[k])*16 + jsonHexVal((u8)zHex[k+1])));
-      }
-    }else if( !jsonBase64Decode(pRc, &p->tmp, jsonArgStr(p, pData), pData->nStr) ){
-      jsonErr(p, pData->iText, "invalid base64 in %.*s()", nName, zName);
-      return 0;
-    }
-    if( p->rc ) return 0;
-    jsonPutBinary(pRc, pOut, (int)iSub, &p->tmp.a[iBin], (int)(p->tmp.n - iBin));
-    return DOC_BINARY;
-  }
-  if( jsonWordIs(zName, nName, "UUID") ){
-    u8 a[16];
-    nArg = jsonArgs(p, zName, nName, aArg, 1);
-    if( nArg<0 ) return 0;
-    if( nArg!=1 || aArg[0].eKind!=JARG_STRING
-     || !jsonParseUuid(jsonArgStr(p, &aArg[0]), aArg[0].nStr, a) ){
-      jsonErr(p, nArg ? aArg[0].iText : iStart,
-              "invalid UUID (need 32 hex digits, optionally 8-4-4-4-12)");
-      return 0;
-    }
-    jsonPutBinary(pRc, pOut, 4, a, 16);
-    return DOC_BINARY;
-  }
-  if( jsonWordIs(zName, nName, "DBPointer") ){
-    /* DBPointer("ns", ObjectId("…")), as the shell prints one: the value
-    ** bytes are the namespace string then the ObjectId's 12 bytes. */
-    i64 iLen = pOut->n;
-    int iOpen = p->i;
-    p->i++;
-    jsonWs(p);
-    if( jsonPeek(p)!='"' && jsonPeek(p)!='\'' ){
-      jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBPointer (need a string and an ObjectId)");
-      return 0;
-    }
-    docextBufAppendI32(pRc, pOut, 0);
-    jsonString(p, pOut);
-    docextBufAppendByte(pRc, pOut, 0);
-    if( p->rc ) return 0;
-    docextPutI32(&pOut->a[iLen], (int32_t)(pOut->n - iLen - 4));
-    jsonWs(p);
-    if( jsonPeek(p)==',' ){
-      p->i++;
-      jsonWs(p);
-    }
-    if( jsonPeek(p)<0 || !jsonIsWordChar(jsonPeek(p)) || jsonWord(p)!=DOC_OID ){
-      jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBPointer (need a string and an ObjectId)");
-      return 0;
-    }
-    jsonWs(p);
-    if( jsonPeek(p)!=')' ){
-      jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end DBPointer()");
-      return 0;
-    }
-    p->i++;
-    return DOC_DBPOINTER;
-  }
-  jsonErr(p, iStart, "unknown function %.*s()", nName, zName);
+  jsonErr(p, call.iStart, "unknown function %.*s()", call.nName, call.zName);
   return 0;
 }
 
