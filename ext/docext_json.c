@@ -722,285 +722,328 @@ static int jsonTwoKeys(const DocValue *v, const char *zA, DocValue *pA,
   return bA && bB && nElem==2;
 }
 
+/*
+** Extended JSON type wrappers: {"$oid": "…"}, {"$date": …}, … One function
+** per wrapper key, indexed by its JW_ code in axWrap[] below. Each writes
+** the wrapped value's bytes to p->tmp (empty on entry) and returns its BSON
+** type, or 0 on an error.
+*/
+typedef struct JsonWrapped JsonWrapped;
+struct JsonWrapped {
+  DocValue aV[JW_SCOPE+1];  /* the value of each wrapper key, where seen */
+  u8 abSeen[JW_SCOPE+1];
+  const char *zName;        /* the main key, as written */
+  int iAt;                  /* where errors point */
+};
+
+static int wrapOid(JsonParse *p, const JsonWrapped *w){
+  u8 aOid[12];
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_OID], &n);
+  if( z==0 || !jsonParseOid(z, n, aOid) ){
+    jsonErr(p, w->iAt, "invalid $oid (need 24 hex digits)");
+    return 0;
+  }
+  docextBufAppend(&p->rc, &p->tmp, aOid, 12);
+  return DOC_OID;
+}
+
+static int wrapSymbol(JsonParse *p, const JsonWrapped *w){
+  const DocValue *v = &w->aV[JW_SYMBOL];
+  if( v->type!=DOC_STRING ){
+    jsonErr(p, w->iAt, "invalid $symbol (need a string)");
+    return 0;
+  }
+  docextBufAppend(&p->rc, &p->tmp, v->p, v->n);
+  return DOC_SYMBOL;
+}
+
+static int wrapInt32(JsonParse *p, const JsonWrapped *w){
+  i64 v;
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_NUMINT], &n);
+  if( z==0 || !jsonParseI64(z, n, &v) || v<INT32_MIN || v>INT32_MAX ){
+    jsonErr(p, w->iAt, "invalid $numberInt (need a 32-bit integer as a string)");
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, &p->tmp, (int32_t)v);
+  return DOC_INT32;
+}
+
+static int wrapInt64(JsonParse *p, const JsonWrapped *w){
+  i64 v;
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_NUMLONG], &n);
+  if( z==0 || !jsonParseI64(z, n, &v) ){
+    jsonErr(p, w->iAt, "invalid $numberLong (need a 64-bit integer as a string)");
+    return 0;
+  }
+  docextBufAppendI64(&p->rc, &p->tmp, v);
+  return DOC_INT64;
+}
+
+static int wrapDouble(JsonParse *p, const JsonWrapped *w){
+  double r;
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_NUMDOUBLE], &n);
+  if( z==0 || !jsonParseDouble(p, z, n, &r) ){
+    if( p->rc ) return 0;
+    jsonErr(p, w->iAt, "invalid $numberDouble (need a number as a string)");
+    return 0;
+  }
+  docextBufReset(&p->tmp);     /* (jsonParseDouble may have used it) */
+  docextBufAppendDouble(&p->rc, &p->tmp, r);
+  return DOC_DOUBLE;
+}
+
+static int wrapDecimal(JsonParse *p, const JsonWrapped *w){
+  u8 aDec[16];
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_NUMDECIMAL], &n);
+  if( z==0 || docextDec128FromString(z, n, aDec)!=SQLITE_OK ){
+    jsonErr(p, w->iAt, "invalid $numberDecimal");
+    return 0;
+  }
+  docextBufAppend(&p->rc, &p->tmp, aDec, 16);
+  return DOC_DECIMAL128;
+}
+
+/* {$binary: {base64, subType}}, or legacy {$binary: base64, $type: hex}. */
+static int wrapBinary(JsonParse *p, const JsonWrapped *w){
+  DocBuf *pT = &p->tmp;
+  DocValue vData, vSub;
+  const char *z, *zSub;
+  int n, nSub, iSub = 0, k;
+  if( w->abSeen[JW_TYPE] ){
+    vData = w->aV[JW_BINARY];
+    vSub = w->aV[JW_TYPE];
+  }else if( !jsonTwoKeys(&w->aV[JW_BINARY], "base64", &vData, "subType", &vSub) ){
+    jsonErr(p, w->iAt, "invalid $binary (need {base64: string, subType: hex})");
+    return 0;
+  }
+  z = jsonStrOf(&vData, &n);
+  zSub = jsonStrOf(&vSub, &nSub);
+  if( z==0 || zSub==0 || nSub<1 || nSub>2 ){
+    jsonErr(p, w->iAt, "invalid $binary (need {base64: string, subType: hex})");
+    return 0;
+  }
+  for(k=0; k<nSub; k++){
+    if( !jsonIsHex((u8)zSub[k]) ){
+      jsonErr(p, w->iAt, "invalid $binary subType (need 1 or 2 hex digits)");
+      return 0;
+    }
+    iSub = iSub*16 + jsonHexVal((u8)zSub[k]);
+  }
+  /* Decode after the header, then fill the header's lengths in. */
+  docextBufAppendI32(&p->rc, pT, 0);
+  docextBufAppendByte(&p->rc, pT, (u8)iSub);
+  if( iSub==0x02 ) docextBufAppendI32(&p->rc, pT, 0);
+  if( !jsonBase64Decode(&p->rc, pT, z, n) ){
+    jsonErr(p, w->iAt, "invalid base64 in $binary");
+    return 0;
+  }
+  if( p->rc==SQLITE_OK ){
+    int nData = (int)pT->n - (iSub==0x02 ? 9 : 5);
+    if( iSub==0x02 ){
+      docextPutI32(pT->a, nData+4);
+      docextPutI32(pT->a+5, nData);
+    }else{
+      docextPutI32(pT->a, nData);
+    }
+  }
+  return DOC_BINARY;
+}
+
+static int wrapUuid(JsonParse *p, const JsonWrapped *w){
+  u8 a[16];
+  int n;
+  const char *z = jsonStrOf(&w->aV[JW_UUID], &n);
+  if( z==0 || !jsonParseUuid(z, n, a) ){
+    jsonErr(p, w->iAt, "invalid $uuid (need 32 hex digits, optionally 8-4-4-4-12)");
+    return 0;
+  }
+  jsonPutBinary(&p->rc, &p->tmp, 4, a, 16);
+  return DOC_BINARY;
+}
+
+/* {$code: s}, or {$code: s, $scope: {…}}. */
+static int wrapCode(JsonParse *p, const JsonWrapped *w){
+  const DocValue *pCode = &w->aV[JW_CODE], *pScope = &w->aV[JW_SCOPE];
+  if( pCode->type!=DOC_STRING ){
+    jsonErr(p, w->iAt, "invalid $code (need a string)");
+    return 0;
+  }
+  if( !w->abSeen[JW_SCOPE] ){
+    docextBufAppend(&p->rc, &p->tmp, pCode->p, pCode->n);
+    return DOC_CODE;
+  }
+  if( pScope->type!=DOC_DOCUMENT ){
+    jsonErr(p, w->iAt, "invalid $scope (need a document)");
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, &p->tmp, 4 + pCode->n + pScope->n);
+  docextBufAppend(&p->rc, &p->tmp, pCode->p, pCode->n);
+  docextBufAppend(&p->rc, &p->tmp, pScope->p, pScope->n);
+  return DOC_CODEWSCOPE;
+}
+
+static int wrapTimestamp(JsonParse *p, const JsonWrapped *w){
+  DocValue vT, vI;
+  i64 t, iInc;
+  if( !jsonTwoKeys(&w->aV[JW_TIMESTAMP], "t", &vT, "i", &vI)
+   || !jsonU32Of(&vT, &t) || !jsonU32Of(&vI, &iInc)
+  ){
+    jsonErr(p, w->iAt, "invalid $timestamp (need {t: uint32, i: uint32})");
+    return 0;
+  }
+  docextBufAppendI64(&p->rc, &p->tmp, (i64)(((u64)t<<32) | (u64)iInc));
+  return DOC_TIMESTAMP;
+}
+
+static int wrapRegularExpression(JsonParse *p, const JsonWrapped *w){
+  DocValue vPat, vOpt;
+  const char *z = 0, *zOpt = 0;
+  int n = 0, nOpt = 0;
+  if( !jsonTwoKeys(&w->aV[JW_REGEXP], "pattern", &vPat, "options", &vOpt)
+   || (z = jsonStrOf(&vPat, &n))==0 || (zOpt = jsonStrOf(&vOpt, &nOpt))==0
+  ){
+    jsonErr(p, w->iAt, "invalid $regularExpression (need {pattern: string, options: string})");
+    return 0;
+  }
+  if( !jsonPutRegex(&p->rc, &p->tmp, z, n, zOpt, nOpt) ){
+    jsonErr(p, w->iAt, "NUL byte in $regularExpression");
+    return 0;
+  }
+  return DOC_REGEX;
+}
+
+static int wrapDBPointer(JsonParse *p, const JsonWrapped *w){
+  DocValue vRef, vId;
+  if( !jsonTwoKeys(&w->aV[JW_DBPOINTER], "$ref", &vRef, "$id", &vId)
+   || vRef.type!=DOC_STRING || vId.type!=DOC_OID
+  ){
+    jsonErr(p, w->iAt, "invalid $dbPointer (need {$ref: string, $id: ObjectId})");
+    return 0;
+  }
+  docextBufAppend(&p->rc, &p->tmp, vRef.p, vRef.n);
+  docextBufAppend(&p->rc, &p->tmp, vId.p, 12);
+  return DOC_DBPOINTER;
+}
+
+/* {$date: "ISO-8601"}, {$date: {$numberLong: "ms"}} (already read as an
+** int64) or legacy {$date: ms}. */
+static int wrapDate(JsonParse *p, const JsonWrapped *w){
+  const DocValue *v = &w->aV[JW_DATE];
+  const char *z;
+  int n;
+  i64 ms;
+  if( v->type==DOC_INT64 ){
+    ms = docextValueI64(v);
+  }else if( v->type==DOC_INT32 ){
+    ms = docextValueI32(v);
+  }else if( (z = jsonStrOf(v, &n))!=0 ){
+    if( docextIsoDateParse(z, n, &ms)!=SQLITE_OK ){
+      jsonErr(p, w->iAt, "invalid $date (not an ISO-8601 date)");
+      return 0;
+    }
+  }else{
+    jsonErr(p, w->iAt, "invalid $date (need an ISO-8601 string or {$numberLong: string})");
+    return 0;
+  }
+  docextBufAppendI64(&p->rc, &p->tmp, ms);
+  return DOC_DATE;
+}
+
+static int wrapMinMaxKey(JsonParse *p, const JsonWrapped *w){
+  int bMin = w->abSeen[JW_MINKEY];
+  const DocValue *v = &w->aV[bMin ? JW_MINKEY : JW_MAXKEY];
+  if( !((v->type==DOC_INT32 && docextValueI32(v)==1)
+     || (v->type==DOC_INT64 && docextValueI64(v)==1)) ){
+    jsonErr(p, w->iAt, "invalid %s (need 1)", w->zName);
+    return 0;
+  }
+  return bMin ? DOC_MINKEY : DOC_MAXKEY;
+}
+
+static int wrapUndefined(JsonParse *p, const JsonWrapped *w){
+  const DocValue *v = &w->aV[JW_UNDEFINED];
+  if( v->type!=DOC_BOOL || v->p[0]!=1 ){
+    jsonErr(p, w->iAt, "invalid $undefined (need true)");
+    return 0;
+  }
+  return DOC_UNDEFINED;
+}
+
+/* Legacy {$regex: s [, $options: s]}: a regex, though not named by a main
+** key; 0 (and no error) if the document is not one. */
+static int wrapLegacyRegex(JsonParse *p, const JsonWrapped *w, int nElem){
+  const char *z = 0, *zOpt = 0;
+  int n = 0, nOpt = 0;
+  if( !w->abSeen[JW_REGEX] || (z = jsonStrOf(&w->aV[JW_REGEX], &n))==0
+   || nElem!=1+w->abSeen[JW_OPTIONS]
+   || (w->abSeen[JW_OPTIONS] && (zOpt = jsonStrOf(&w->aV[JW_OPTIONS], &nOpt))==0)
+  ){
+    return 0;
+  }
+  if( !jsonPutRegex(&p->rc, &p->tmp, z, n, zOpt ? zOpt : "", nOpt) ){
+    jsonErr(p, w->iAt, "NUL byte in $regex");
+    return 0;
+  }
+  return DOC_REGEX;
+}
+
+static int (*const axWrap[JW_LAST_MAIN+1])(JsonParse*, const JsonWrapped*) = {
+  [JW_OID] = wrapOid,                [JW_SYMBOL] = wrapSymbol,
+  [JW_NUMINT] = wrapInt32,           [JW_NUMLONG] = wrapInt64,
+  [JW_NUMDOUBLE] = wrapDouble,       [JW_NUMDECIMAL] = wrapDecimal,
+  [JW_BINARY] = wrapBinary,          [JW_CODE] = wrapCode,
+  [JW_TIMESTAMP] = wrapTimestamp,    [JW_REGEXP] = wrapRegularExpression,
+  [JW_DBPOINTER] = wrapDBPointer,    [JW_DATE] = wrapDate,
+  [JW_MINKEY] = wrapMinMaxKey,       [JW_MAXKEY] = wrapMinMaxKey,
+  [JW_UNDEFINED] = wrapUndefined,    [JW_UUID] = wrapUuid,
+};
+
 /* The document just written at pOut->a[iDoc] has '$' keys. If it is a type
 ** wrapper, replace it by the wrapped value and return that value's type;
 ** otherwise return DOC_DOCUMENT and leave it. iAt: where errors point. */
 static int jsonWrap(JsonParse *p, i64 iDoc, int iAt){
-  DocBuf *pT = &p->tmp;
+  JsonWrapped w;
   DocIter it;
-  DocValue aV[JW_SCOPE+1];
-  u8 abSeen[JW_SCOPE+1];
-  int eMain = 0, nElem = 0, nExpect = 1, eType = 0;
-  const char *zName = 0;
-  const char *z = 0, *z2 = 0;
-  int n = 0, n2 = 0;
-  int *pRc = &p->rc;
+  int eMain = 0, nElem = 0, nExpect = 1, eType;
 
-  memset(abSeen, 0, sizeof(abSeen));
+  memset(w.abSeen, 0, sizeof(w.abSeen));
+  w.zName = 0;
+  w.iAt = iAt;
   docextIterInit(&it, &p->pOut->a[iDoc]);
   while( docextIterNext(&it) ){
     int e = jsonWrapKey(it.zKey, it.nKey);
     nElem++;
-    if( e && !abSeen[e] ){
-      abSeen[e] = 1;
-      aV[e] = it.v;
+    if( e && !w.abSeen[e] ){
+      w.abSeen[e] = 1;
+      w.aV[e] = it.v;
       if( e<=JW_LAST_MAIN ){
-        if( eMain==0 ){ eMain = e; zName = it.zKey; }
+        if( eMain==0 ){ eMain = e; w.zName = it.zKey; }
         else nExpect = 0;   /* two wrapper keys: never valid */
       }
     }
   }
 
+  docextBufReset(&p->tmp);
   if( eMain==0 ){
-    /* Only legacy {$regex: s [, $options: s]} is a value without one. */
-    if( abSeen[JW_REGEX] && (z = jsonStrOf(&aV[JW_REGEX], &n))!=0
-     && nElem==1+abSeen[JW_OPTIONS]
-     && (!abSeen[JW_OPTIONS] || (z2 = jsonStrOf(&aV[JW_OPTIONS], &n2))!=0)
-    ){
-      docextBufReset(pT);
-      if( !jsonPutRegex(pRc, pT, z, n, z2 ? z2 : "", n2) ){
-        jsonErr(p, iAt, "NUL byte in $regex");
-        return 0;
-      }
-      eType = DOC_REGEX;
-      goto replace;
+    eType = wrapLegacyRegex(p, &w, nElem);
+    if( eType==0 ) return p->rc ? 0 : DOC_DOCUMENT;
+  }else{
+    if( eMain==JW_BINARY && w.abSeen[JW_TYPE] ) nExpect = nExpect ? 2 : 0;
+    if( eMain==JW_CODE && w.abSeen[JW_SCOPE] ) nExpect = nExpect ? 2 : 0;
+    if( nElem!=nExpect ){
+      jsonErr(p, iAt, "unexpected field next to %s", w.zName);
+      return 0;
     }
-    return DOC_DOCUMENT;
+    eType = axWrap[eMain](p, &w);
   }
-
-  if( eMain==JW_BINARY && abSeen[JW_TYPE] ) nExpect = nExpect ? 2 : 0;
-  if( eMain==JW_CODE && abSeen[JW_SCOPE] ) nExpect = nExpect ? 2 : 0;
-  if( nElem!=nExpect ){
-    jsonErr(p, iAt, "unexpected field next to %s", zName);
-    return 0;
-  }
-
-  docextBufReset(pT);
-  switch( eMain ){
-    case JW_OID: {
-      u8 aOid[12];
-      z = jsonStrOf(&aV[JW_OID], &n);
-      if( z==0 || !jsonParseOid(z, n, aOid) ){
-        jsonErr(p, iAt, "invalid $oid (need 24 hex digits)");
-        return 0;
-      }
-      docextBufAppend(pRc, pT, aOid, 12);
-      eType = DOC_OID;
-      break;
-    }
-    case JW_SYMBOL:
-      if( aV[JW_SYMBOL].type!=DOC_STRING ){
-        jsonErr(p, iAt, "invalid $symbol (need a string)");
-        return 0;
-      }
-      docextBufAppend(pRc, pT, aV[JW_SYMBOL].p, aV[JW_SYMBOL].n);
-      eType = DOC_SYMBOL;
-      break;
-    case JW_NUMINT: {
-      i64 v;
-      z = jsonStrOf(&aV[JW_NUMINT], &n);
-      if( z==0 || !jsonParseI64(z, n, &v) || v<INT32_MIN || v>INT32_MAX ){
-        jsonErr(p, iAt, "invalid $numberInt (need a 32-bit integer as a string)");
-        return 0;
-      }
-      docextBufAppendI32(pRc, pT, (int32_t)v);
-      eType = DOC_INT32;
-      break;
-    }
-    case JW_NUMLONG: {
-      i64 v;
-      z = jsonStrOf(&aV[JW_NUMLONG], &n);
-      if( z==0 || !jsonParseI64(z, n, &v) ){
-        jsonErr(p, iAt, "invalid $numberLong (need a 64-bit integer as a string)");
-        return 0;
-      }
-      docextBufAppendI64(pRc, pT, v);
-      eType = DOC_INT64;
-      break;
-    }
-    case JW_NUMDOUBLE: {
-      double r;
-      z = jsonStrOf(&aV[JW_NUMDOUBLE], &n);
-      if( z==0 || !jsonParseDouble(p, z, n, &r) ){
-        if( p->rc ) return 0;
-        jsonErr(p, iAt, "invalid $numberDouble (need a number as a string)");
-        return 0;
-      }
-      docextBufReset(pT);
-      docextBufAppendDouble(pRc, pT, r);
-      eType = DOC_DOUBLE;
-      break;
-    }
-    case JW_NUMDECIMAL: {
-      u8 aDec[16];
-      z = jsonStrOf(&aV[JW_NUMDECIMAL], &n);
-      if( z==0 || docextDec128FromString(z, n, aDec)!=SQLITE_OK ){
-        jsonErr(p, iAt, "invalid $numberDecimal");
-        return 0;
-      }
-      docextBufAppend(pRc, pT, aDec, 16);
-      eType = DOC_DECIMAL128;
-      break;
-    }
-    case JW_BINARY: {
-      DocValue vData, vSub;
-      int iSub = 0, k;
-      if( abSeen[JW_TYPE] ){
-        vData = aV[JW_BINARY];
-        vSub = aV[JW_TYPE];
-      }else if( !jsonTwoKeys(&aV[JW_BINARY], "base64", &vData, "subType", &vSub) ){
-        jsonErr(p, iAt, "invalid $binary (need {base64: string, subType: hex})");
-        return 0;
-      }
-      z = jsonStrOf(&vData, &n);
-      z2 = jsonStrOf(&vSub, &n2);
-      if( z==0 || z2==0 || n2<1 || n2>2 ){
-        jsonErr(p, iAt, "invalid $binary (need {base64: string, subType: hex})");
-        return 0;
-      }
-      for(k=0; k<n2; k++){
-        if( !jsonIsHex((u8)z2[k]) ){
-          jsonErr(p, iAt, "invalid $binary subType (need 1 or 2 hex digits)");
-          return 0;
-        }
-        iSub = iSub*16 + jsonHexVal((u8)z2[k]);
-      }
-      /* Decode after the header, then insert the header in front. */
-      docextBufAppendI32(pRc, pT, 0);
-      docextBufAppendByte(pRc, pT, (u8)iSub);
-      if( iSub==0x02 ) docextBufAppendI32(pRc, pT, 0);
-      if( !jsonBase64Decode(pRc, pT, z, n) ){
-        jsonErr(p, iAt, "invalid base64 in $binary");
-        return 0;
-      }
-      if( *pRc==SQLITE_OK ){
-        int nData = (int)pT->n - (iSub==0x02 ? 9 : 5);
-        if( iSub==0x02 ){
-          docextPutI32(pT->a, nData+4);
-          docextPutI32(pT->a+5, nData);
-        }else{
-          docextPutI32(pT->a, nData);
-        }
-      }
-      eType = DOC_BINARY;
-      break;
-    }
-    case JW_UUID: {
-      u8 a[16];
-      z = jsonStrOf(&aV[JW_UUID], &n);
-      if( z==0 || !jsonParseUuid(z, n, a) ){
-        jsonErr(p, iAt, "invalid $uuid (need 32 hex digits, optionally 8-4-4-4-12)");
-        return 0;
-      }
-      jsonPutBinary(pRc, pT, 4, a, 16);
-      eType = DOC_BINARY;
-      break;
-    }
-    case JW_CODE:
-      if( aV[JW_CODE].type!=DOC_STRING ){
-        jsonErr(p, iAt, "invalid $code (need a string)");
-        return 0;
-      }
-      if( abSeen[JW_SCOPE] ){
-        if( aV[JW_SCOPE].type!=DOC_DOCUMENT ){
-          jsonErr(p, iAt, "invalid $scope (need a document)");
-          return 0;
-        }
-        docextBufAppendI32(pRc, pT, 4 + aV[JW_CODE].n + aV[JW_SCOPE].n);
-        docextBufAppend(pRc, pT, aV[JW_CODE].p, aV[JW_CODE].n);
-        docextBufAppend(pRc, pT, aV[JW_SCOPE].p, aV[JW_SCOPE].n);
-        eType = DOC_CODEWSCOPE;
-      }else{
-        docextBufAppend(pRc, pT, aV[JW_CODE].p, aV[JW_CODE].n);
-        eType = DOC_CODE;
-      }
-      break;
-    case JW_TIMESTAMP: {
-      DocValue vT, vI;
-      i64 t, iInc;
-      if( !jsonTwoKeys(&aV[JW_TIMESTAMP], "t", &vT, "i", &vI)
-       || !jsonU32Of(&vT, &t) || !jsonU32Of(&vI, &iInc)
-      ){
-        jsonErr(p, iAt, "invalid $timestamp (need {t: uint32, i: uint32})");
-        return 0;
-      }
-      docextBufAppendI64(pRc, pT, (i64)(((u64)t<<32) | (u64)iInc));
-      eType = DOC_TIMESTAMP;
-      break;
-    }
-    case JW_REGEXP: {
-      DocValue vPat, vOpt;
-      if( !jsonTwoKeys(&aV[JW_REGEXP], "pattern", &vPat, "options", &vOpt)
-       || (z = jsonStrOf(&vPat, &n))==0 || (z2 = jsonStrOf(&vOpt, &n2))==0
-      ){
-        jsonErr(p, iAt, "invalid $regularExpression (need {pattern: string, options: string})");
-        return 0;
-      }
-      if( !jsonPutRegex(pRc, pT, z, n, z2, n2) ){
-        jsonErr(p, iAt, "NUL byte in $regularExpression");
-        return 0;
-      }
-      eType = DOC_REGEX;
-      break;
-    }
-    case JW_DBPOINTER: {
-      DocValue vRef, vId;
-      if( !jsonTwoKeys(&aV[JW_DBPOINTER], "$ref", &vRef, "$id", &vId)
-       || vRef.type!=DOC_STRING || vId.type!=DOC_OID
-      ){
-        jsonErr(p, iAt, "invalid $dbPointer (need {$ref: string, $id: ObjectId})");
-        return 0;
-      }
-      docextBufAppend(pRc, pT, vRef.p, vRef.n);
-      docextBufAppend(pRc, pT, vId.p, 12);
-      eType = DOC_DBPOINTER;
-      break;
-    }
-    case JW_DATE: {
-      DocValue *v = &aV[JW_DATE];
-      i64 ms;
-      if( v->type==DOC_INT64 ){
-        ms = docextValueI64(v);
-      }else if( v->type==DOC_INT32 ){
-        ms = docextValueI32(v);     /* legacy {"$date": <ms>} */
-      }else if( (z = jsonStrOf(v, &n))!=0 ){
-        if( docextIsoDateParse(z, n, &ms)!=SQLITE_OK ){
-          jsonErr(p, iAt, "invalid $date (not an ISO-8601 date)");
-          return 0;
-        }
-      }else{
-        jsonErr(p, iAt, "invalid $date (need an ISO-8601 string or {$numberLong: string})");
-        return 0;
-      }
-      docextBufAppendI64(pRc, pT, ms);
-      eType = DOC_DATE;
-      break;
-    }
-    case JW_MINKEY: case JW_MAXKEY: {
-      DocValue *v = &aV[eMain];
-      if( !((v->type==DOC_INT32 && docextValueI32(v)==1)
-         || (v->type==DOC_INT64 && docextValueI64(v)==1)) ){
-        jsonErr(p, iAt, "invalid %s (need 1)", zName);
-        return 0;
-      }
-      eType = eMain==JW_MINKEY ? DOC_MINKEY : DOC_MAXKEY;
-      break;
-    }
-    case JW_UNDEFINED: {
-      DocValue *v = &aV[JW_UNDEFINED];
-      if( v->type!=DOC_BOOL || v->p[0]!=1 ){
-        jsonErr(p, iAt, "invalid $undefined (need true)");
-        return 0;
-      }
-      eType = DOC_UNDEFINED;
-      break;
-    }
-  }
-
- replace:
-  if( p->rc ) return 0;
+  if( eType==0 || p->rc ) return 0;
   p->pOut->n = iDoc;
-  docextBufAppend(pRc, p->pOut, pT->a, pT->n);
+  docextBufAppend(&p->rc, p->pOut, p->tmp.a, p->tmp.n);
   return eType;
 }
 
