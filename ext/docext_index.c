@@ -2554,22 +2554,134 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
   *pj = j;
 }
 
+/* doc_check, definitions: the storage classes every reader expects, no
+** second _id_, no two alike (doc_create_index refuses both). */
+static void checkDefinitions(CheckCtx *pCk, DocColl *p, DocIndexCache *c, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int i, j;
+  pCk->rc = idxPrepare(p, &pStmt, pzErr, "SELECT id, typeof(name)<>'text' FROM"
+                       " \"%w\".\"%w_idxdef\" WHERE typeof(name)<>'text' OR typeof(spec)<>'blob'");
+  while( pCk->rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    checkProblem(pCk, "index definition %lld: its %s", sqlite3_column_int64(pStmt, 0),
+                 sqlite3_column_int(pStmt, 1) ? "name is not TEXT" : "spec is not a BLOB");
+  }
+  sqlite3_finalize(pStmt);
+  for(i=1; i<c->nIdx; i++){
+    if( strcmp(c->aIdx[i].zName, "_id_")==0 ){
+      checkProblem(pCk, "index definition %lld has the name of the _id index, _id_",
+                   c->aIdx[i].iId);
+    }
+    for(j=1; j<i; j++){
+      if( idxPatternSame(&c->aIdx[j], &c->aIdx[i]) && idxPartialSame(&c->aIdx[j], &c->aIdx[i]) ){
+        checkProblem(pCk, "indexes %s and %s have the same key pattern",
+                     c->aIdx[j].zName, c->aIdx[i].zName);
+      }
+    }
+  }
+}
+
+/* doc_check, documents: each readable, with its pages, and the index
+** entries it should have gathered in pCk (c: the definitions, if sound). */
+static void checkDocuments(CheckCtx *pCk, DocColl *p, DocIndexCache *c, char **pzErr){
+  sqlite3_stmt *pRow = 0, *pRead = 0;
+  DocBuf doc;
+  KeySet ks;
+  memset(&doc, 0, sizeof(doc));
+  memset(&ks, 0, sizeof(ks));
+  pCk->rc = idxPrepare(p, &pRow, pzErr,
+      "SELECT id, idkey, size, body, pages FROM \"%w\".\"%w_docs\" ORDER BY id");
+  if( pCk->rc==SQLITE_OK ){
+    pCk->rc = idxPrepare(p, &pRead, pzErr, "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1");
+  }
+  while( pCk->rc==SQLITE_OK && sqlite3_step(pRow)==SQLITE_ROW ){
+    idxCheckDocument(pCk, c, pRow, pRead, &doc, &ks);
+  }
+  if( pCk->rc==SQLITE_OK ) pCk->rc = idxSqlError(p, sqlite3_reset(pRow), pzErr);
+  sqlite3_finalize(pRow);
+  sqlite3_finalize(pRead);
+  docextBufFree(&doc);
+  ksFree(&ks);
+}
+
+/* doc_check, pages: each used by exactly one document (the documents'
+** page lists were gathered in pCk->aPage; missing pages were reported with
+** their documents). */
+static void checkPages(CheckCtx *pCk, DocColl *p, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int *aPerm, i, j = 0, bRow;
+  pCk->rc = idxPrepare(p, &pStmt, pzErr, "SELECT pgno FROM \"%w\".\"%w_pages\" ORDER BY pgno");
+  aPerm = sqlite3_malloc64(sizeof(int)*(pCk->nPage*2+1));
+  if( pCk->rc==SQLITE_OK && aPerm==0 ) pCk->rc = SQLITE_NOMEM;
+  if( pCk->rc==SQLITE_OK ){
+    for(i=0; i<pCk->nPage; i++) aPerm[i] = i;
+    docextSort(aPerm, pCk->nPage, sizeof(int), &aPerm[pCk->nPage], idxCmpPage, pCk->aPage);
+  }
+  bRow = pCk->rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW;
+  while( pCk->rc==SQLITE_OK && (bRow || j<pCk->nPage) ){
+    i64 iPg = bRow ? sqlite3_column_int64(pStmt, 0) : 0;
+    i64 iRef = j<pCk->nPage ? pCk->aPage[aPerm[j]*2] : 0;
+    if( bRow && (j>=pCk->nPage || iPg<iRef) ){
+      checkProblem(pCk, "page %lld belongs to no document", iPg);
+      bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+    }else if( !bRow || iRef<iPg ){
+      j++;                    /* missing: reported with its document */
+    }else{
+      int j0 = j++;
+      while( j<pCk->nPage && pCk->aPage[aPerm[j]*2]==iPg ){
+        checkProblem(pCk, "page %lld is used by documents %lld and %lld", iPg,
+                     pCk->aPage[aPerm[j0]*2+1], pCk->aPage[aPerm[j]*2+1]);
+        j++;
+      }
+      bRow = sqlite3_step(pStmt)==SQLITE_ROW;
+    }
+  }
+  sqlite3_free(aPerm);
+  sqlite3_finalize(pStmt);
+}
+
+/* doc_check, index entries: exactly the expected ones. */
+static void checkEntries(CheckCtx *pCk, DocColl *p, DocIndexCache *c, char **pzErr){
+  int *aPerm, i, j = 0;
+  aPerm = sqlite3_malloc64(sizeof(int)*(pCk->nEntry*2+1));
+  if( aPerm==0 ){
+    pCk->rc = SQLITE_NOMEM;
+    return;
+  }
+  for(i=0; i<pCk->nEntry; i++) aPerm[i] = i;
+  docextSort(aPerm, pCk->nEntry, sizeof(int), &aPerm[pCk->nEntry], idxCmpEntry, pCk);
+  for(i=1; pCk->rc==SQLITE_OK && i<c->nIdx; i++){
+    idxCheckEntries(pCk, p, &c->aIdx[i], i, aPerm, &j, pzErr);
+  }
+  sqlite3_free(aPerm);
+}
+
+/* doc_check: no entries for an index that is not defined. */
+static void checkUndefinedEntries(CheckCtx *pCk, DocColl *p, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT DISTINCT ix FROM \"%w\".\"%w_idx\" WHERE ix NOT IN "
+                               "(SELECT id FROM \"%w\".\"%w_idxdef\")",
+                               idxSchema(p), idxTable(p), idxSchema(p), idxTable(p));
+  pCk->rc = zSql ? sqlite3_prepare_v2(idxDb(p), zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  pCk->rc = idxSqlError(p, pCk->rc, pzErr);
+  while( pCk->rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    checkProblem(pCk, "entries for index id %lld, which is not defined",
+                 sqlite3_column_int64(pStmt, 0));
+  }
+  sqlite3_finalize(pStmt);
+}
+
+/* doc_check(coll): 'ok', or a line per problem found. */
 static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
   DocIndexCache *c = 0;
   CheckCtx ck;
-  sqlite3_stmt *pRow = 0, *pRead = 0, *pStmt = 0;
-  DocBuf doc;
-  KeySet ks;
-  int *aPerm = 0;
   char *zErr = 0;
-  int rc, bSave = 0, i, j;
+  int rc, bSave;
   (void)argc;
 
   memset(&ck, 0, sizeof(ck));
-  memset(&doc, 0, sizeof(doc));
-  memset(&ks, 0, sizeof(ks));
   rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
@@ -2580,119 +2692,21 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ** when nothing told the cache that X_idxdef changed */
   if( *docextCollIndexCache(p) ) (*docextCollIndexCache(p))->bLoaded = 0;
   rc = idxCacheGet(p, 1, &c, &zErr);
-  if( rc==SQLITE_NOMEM ) goto done;
-  if( rc!=SQLITE_OK ){
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
     checkProblem(&ck, "index definitions: %s", zErr ? zErr+8 : sqlite3_errstr(rc));
     sqlite3_free(zErr);
     zErr = 0;
     c = 0;
     rc = SQLITE_OK;
   }
-
-  /* Definitions: the storage classes every reader expects, no second
-  ** _id_, no two alike (doc_create_index refuses both). */
-  if( c ){
-    ck.rc = idxPrepare(p, &pStmt, &zErr, "SELECT id, typeof(name)<>'text' FROM"
-                       " \"%w\".\"%w_idxdef\" WHERE typeof(name)<>'text' OR typeof(spec)<>'blob'");
-    while( ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-      checkProblem(&ck, "index definition %lld: its %s", sqlite3_column_int64(pStmt, 0),
-                   sqlite3_column_int(pStmt, 1) ? "name is not TEXT" : "spec is not a BLOB");
-    }
-    sqlite3_finalize(pStmt);
-    pStmt = 0;
-    for(i=1; i<c->nIdx; i++){
-      if( strcmp(c->aIdx[i].zName, "_id_")==0 ){
-        checkProblem(&ck, "index definition %lld has the name of the _id index, _id_",
-                     c->aIdx[i].iId);
-      }
-      for(j=1; j<i; j++){
-        if( idxPatternSame(&c->aIdx[j], &c->aIdx[i]) && idxPartialSame(&c->aIdx[j], &c->aIdx[i]) ){
-          checkProblem(&ck, "indexes %s and %s have the same key pattern",
-                       c->aIdx[j].zName, c->aIdx[i].zName);
-        }
-      }
-    }
+  if( rc==SQLITE_OK ){
+    if( c ) checkDefinitions(&ck, p, c, &zErr);
+    if( ck.rc==SQLITE_OK ) checkDocuments(&ck, p, c, &zErr);
+    if( ck.rc==SQLITE_OK ) checkPages(&ck, p, &zErr);
+    if( ck.rc==SQLITE_OK && c ) checkEntries(&ck, p, c, &zErr);
+    if( ck.rc==SQLITE_OK ) checkUndefinedEntries(&ck, p, &zErr);
+    rc = ck.rc;
   }
-
-  /* Documents and their pages. */
-  if( ck.rc==SQLITE_OK ) ck.rc = idxPrepare(p, &pRow, &zErr,
-      "SELECT id, idkey, size, body, pages FROM \"%w\".\"%w_docs\" ORDER BY id");
-  if( ck.rc==SQLITE_OK ){
-    ck.rc = idxPrepare(p, &pRead, &zErr, "SELECT data FROM \"%w\".\"%w_pages\" WHERE pgno=?1");
-  }
-  while( ck.rc==SQLITE_OK && sqlite3_step(pRow)==SQLITE_ROW ){
-    idxCheckDocument(&ck, c, pRow, pRead, &doc, &ks);
-  }
-  if( ck.rc==SQLITE_OK ) ck.rc = idxSqlError(p, sqlite3_reset(pRow), &zErr);
-
-  /* Pages: each used by exactly one document. */
-  if( ck.rc==SQLITE_OK ) ck.rc = idxPrepare(p, &pStmt, &zErr,
-      "SELECT pgno FROM \"%w\".\"%w_pages\" ORDER BY pgno");
-  if( ck.rc==SQLITE_OK ){
-    int bRow;
-    aPerm = sqlite3_malloc64(sizeof(int)*(ck.nPage*2+1));
-    if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
-    for(i=0; ck.rc==SQLITE_OK && i<ck.nPage; i++) aPerm[i] = i;
-    if( ck.rc==SQLITE_OK ){
-      docextSort(aPerm, ck.nPage, sizeof(int), &aPerm[ck.nPage], idxCmpPage, ck.aPage);
-    }
-    j = 0;
-    bRow = ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW;
-    while( ck.rc==SQLITE_OK && (bRow || j<ck.nPage) ){
-      i64 iPg = bRow ? sqlite3_column_int64(pStmt, 0) : 0;
-      i64 iRef = j<ck.nPage ? ck.aPage[aPerm[j]*2] : 0;
-      if( bRow && (j>=ck.nPage || iPg<iRef) ){
-        checkProblem(&ck, "page %lld belongs to no document", iPg);
-        bRow = sqlite3_step(pStmt)==SQLITE_ROW;
-      }else if( !bRow || iRef<iPg ){
-        j++;                    /* missing: reported with its document */
-      }else{
-        int j0 = j++;
-        while( j<ck.nPage && ck.aPage[aPerm[j]*2]==iPg ){
-          checkProblem(&ck, "page %lld is used by documents %lld and %lld", iPg,
-                  ck.aPage[aPerm[j0]*2+1], ck.aPage[aPerm[j]*2+1]);
-          j++;
-        }
-        bRow = sqlite3_step(pStmt)==SQLITE_ROW;
-      }
-    }
-    sqlite3_free(aPerm);
-    aPerm = 0;
-  }
-  sqlite3_finalize(pStmt);
-  pStmt = 0;
-
-  /* Index entries: exactly the expected ones. */
-  if( ck.rc==SQLITE_OK && c ){
-    aPerm = sqlite3_malloc64(sizeof(int)*(ck.nEntry*2+1));
-    if( aPerm==0 ) ck.rc = SQLITE_NOMEM;
-    for(i=0; ck.rc==SQLITE_OK && i<ck.nEntry; i++) aPerm[i] = i;
-    if( ck.rc==SQLITE_OK ){
-      docextSort(aPerm, ck.nEntry, sizeof(int), &aPerm[ck.nEntry], idxCmpEntry, &ck);
-    }
-    j = 0;
-    for(i=1; ck.rc==SQLITE_OK && i<c->nIdx; i++){
-      idxCheckEntries(&ck, p, &c->aIdx[i], i, aPerm, &j, &zErr);
-    }
-  }
-  if( ck.rc==SQLITE_OK ){
-    char *zSql = sqlite3_mprintf("SELECT DISTINCT ix FROM \"%w\".\"%w_idx\" WHERE ix NOT IN "
-                                 "(SELECT id FROM \"%w\".\"%w_idxdef\")",
-                                 idxSchema(p), idxTable(p), idxSchema(p), idxTable(p));
-    ck.rc = zSql ? sqlite3_prepare_v2(idxDb(p), zSql, -1, &pStmt, 0) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    ck.rc = idxSqlError(p, ck.rc, &zErr);
-  }
-  while( ck.rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    checkProblem(&ck, "entries for index id %lld, which is not defined",
-            sqlite3_column_int64(pStmt, 0));
-  }
-  rc = ck.rc;
-
-done:
-  sqlite3_finalize(pStmt);
-  sqlite3_finalize(pRow);
-  sqlite3_finalize(pRead);
   rc = idxCmdEnd(p, bSave, rc);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
@@ -2708,15 +2722,12 @@ done:
       else sqlite3_result_error_nomem(ctx);
     }
   }
-  sqlite3_free(aPerm);
   docextBufFree(&ck.out);
   docextBufFree(&ck.keys);
   sqlite3_free(ck.aEntry);
   sqlite3_free(ck.aDocid);
   sqlite3_free(ck.aBad);
   sqlite3_free(ck.aPage);
-  docextBufFree(&doc);
-  ksFree(&ks);
 }
 
 /*------------------------------------------------------------------------
