@@ -773,6 +773,99 @@ static void updParseBit(UpdParse *pP, UpdLeaf *pLeaf){
   }
 }
 
+/* $currentDate: {field: true} or {field: {$type: "date" | "timestamp"}}. */
+static void updParseCurrentDate(UpdParse *pP, const char *zPath, int nPath, const DocValue *v){
+  static const char zNeedType[] = "docext: The '$type' string field is required to be "
+      "'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}";
+  UpdLeaf *pLeaf;
+  int bType = 0;       /* 1: date, 2: timestamp */
+  if( v->type==DOC_DOCUMENT ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) && pP->rc==SQLITE_OK ){
+      int n = 0;
+      const char *z;
+      if( strcmp(it.zKey, "$type")!=0 ){
+        updParseError(pP, "docext: Unrecognized $currentDate option: %s", it.zKey);
+        break;
+      }
+      z = it.v.type==DOC_STRING ? docextValueStr(&it.v, &n) : "";
+      if( n==4 && memcmp(z, "date", 4)==0 ) bType = 1;
+      else if( n==9 && memcmp(z, "timestamp", 9)==0 ) bType = 2;
+      else updParseError(pP, "%s", zNeedType);
+    }
+    if( pP->rc==SQLITE_OK && !bType ) updParseError(pP, "%s", zNeedType);
+  }else if( v->type!=DOC_BOOL ){
+    updParseErrorValue(pP, "", zPath, v, " is not valid type for $currentDate. "
+                    "Please use a boolean ('true') or a $type expression "
+                    "({$type: 'timestamp/date'}).");
+  }
+  if( pP->rc!=SQLITE_OK ) return;
+  pLeaf = updLeafNew(pP, UOP_CURRENTDATE, zPath, nPath, v);
+  if( pLeaf ) pLeaf->bTimestamp = bType==2;
+  updTreeAdd(pP, zPath, nPath, pLeaf);
+}
+
+/* Does the path have a '$' component ("a.$", "a.$[x]")? */
+static int updPathDynamic(const char *z, int n){
+  int i;
+  for(i=0; i<n; i++){
+    if( z[i]=='$' && (i==0 || z[i-1]=='.') ) return 1;
+  }
+  return 0;
+}
+
+/* $rename: {from: "to"}: two leaves, one at each end. */
+static void updParseRename(UpdParse *pP, const char *zPath, int nPath, const DocValue *v){
+  const char *zTo;
+  int nTo, nMin;
+  UpdLeaf *pFrom, *pTo;
+  if( v->type!=DOC_STRING ){
+    updParseErrorValue(pP, "The 'to' field for $rename must be a string: ", zPath, v, "");
+    return;
+  }
+  zTo = docextValueStr(v, &nTo);
+  if( (int)strlen(zTo)!=nTo ){
+    updParseError(pP, "docext: The 'to' field for $rename contains a NUL byte");
+    return;
+  }
+  updPathCheck(pP, zTo, nTo, 0);
+  if( pP->rc!=SQLITE_OK ) return;
+  if( updPathDynamic(zPath, nPath) ){
+    updParseError(pP, "docext: The source field for $rename may not be "
+                   "dynamic: %.*s", nPath, zPath);
+    return;
+  }
+  if( updPathDynamic(zTo, nTo) ){
+    updParseError(pP, "docext: The destination field for $rename may not "
+                   "be dynamic: %.*s", nTo, zTo);
+    return;
+  }
+  if( nPath==nTo && memcmp(zPath, zTo, nPath)==0 ){
+    updParseError(pP, "docext: The source and target field for $rename must "
+                   "differ: %.*s: \"%.*s\"", nPath, zPath, nTo, zTo);
+    return;
+  }
+  nMin = nPath<nTo ? nPath : nTo;
+  if( memcmp(zPath, zTo, nMin)==0
+   && ((nPath>nTo && zPath[nTo]=='.') || (nTo>nPath && zTo[nPath]=='.')) ){
+    updParseError(pP, "docext: The source and target field for $rename must "
+                   "not be on the same path: %.*s: \"%.*s\"", nPath, zPath, nTo, zTo);
+    return;
+  }
+  pFrom = updLeafNew(pP, UOP_RENAME, zPath, nPath, v);
+  pTo = updLeafNew(pP, UOP_RENAME, zTo, nTo, v);
+  if( pP->rc!=SQLITE_OK ) return;
+  pFrom->bFrom = 1;
+  pFrom->iRename = pTo->iRename = pP->p->nRename++;
+  pFrom->zFrom = pTo->zFrom = zPath;
+  pFrom->nFrom = pTo->nFrom = nPath;
+  pFrom->zTo = pTo->zTo = zTo;
+  pFrom->nTo = pTo->nTo = nTo;
+  updTreeAdd(pP, zPath, nPath, pFrom);
+  updTreeAdd(pP, zTo, nTo, pTo);
+}
+
 /* One (path, operand) of operator eOp. */
 static void updParseEntry(UpdParse *pP, int eOp, const char *zOp, DocIter *pIt){
   const char *zPath = pIt->zKey;
@@ -793,46 +886,8 @@ static void updParseEntry(UpdParse *pP, int eOp, const char *zOp, DocIter *pIt){
       }
       break;
     case UOP_CURRENTDATE:
-      if( v->type==DOC_DOCUMENT ){
-        DocIter it;
-        int bType = 0;
-        docextIterInitValue(&it, v);
-        while( docextIterNext(&it) && pP->rc==SQLITE_OK ){
-          if( strcmp(it.zKey, "$type")==0 ){
-            int n = 0;
-            const char *z = it.v.type==DOC_STRING ? docextValueStr(&it.v, &n) : "";
-            bType = 1;
-            if( n==4 && memcmp(z, "date", 4)==0 ){
-              /* date */
-            }else if( n==9 && memcmp(z, "timestamp", 9)==0 ){
-              bType = 2;
-            }else{
-              updParseError(pP, "docext: The '$type' string field is required to be "
-                             "'date' or 'timestamp': {$currentDate: {field : "
-                             "{$type: 'date'}}}");
-            }
-          }else{
-            updParseError(pP, "docext: Unrecognized $currentDate option: %s", it.zKey);
-          }
-        }
-        if( pP->rc==SQLITE_OK && !bType ){
-          updParseError(pP, "docext: The '$type' string field is required to be "
-                         "'date' or 'timestamp': {$currentDate: {field : "
-                         "{$type: 'date'}}}");
-        }
-        if( pP->rc!=SQLITE_OK ) return;
-        pLeaf = updLeafNew(pP, eOp, zPath, nPath, v);
-        if( pLeaf ) pLeaf->bTimestamp = bType==2;
-        updTreeAdd(pP, zPath, nPath, pLeaf);
-        return;
-      }
-      if( v->type!=DOC_BOOL ){
-        updParseErrorValue(pP, "", zPath, v, " is not valid type for $currentDate. "
-                        "Please use a boolean ('true') or a $type expression "
-                        "({$type: 'timestamp/date'}).");
-        return;
-      }
-      break;
+      updParseCurrentDate(pP, zPath, nPath, v);
+      return;
     case UOP_POP:
       d = docextValueIsNumber(v) ? docextValueToDouble(v) : 0.0;
       if( d!=1.0 && d!=-1.0 ){
@@ -848,64 +903,9 @@ static void updParseEntry(UpdParse *pP, int eOp, const char *zOp, DocIter *pIt){
         return;
       }
       break;
-    case UOP_RENAME: {
-      const char *zTo;
-      int nTo;
-      int nMin;
-      UpdLeaf *pFrom;
-      if( v->type!=DOC_STRING ){
-        updParseErrorValue(pP, "The 'to' field for $rename must be a string: ", zPath, v, "");
-        return;
-      }
-      zTo = docextValueStr(v, &nTo);
-      if( (int)strlen(zTo)!=nTo ){
-        updParseError(pP, "docext: The 'to' field for $rename contains a NUL byte");
-        return;
-      }
-      updPathCheck(pP, zTo, nTo, 0);
-      if( pP->rc!=SQLITE_OK ) return;
-      {
-        int i;
-        for(i=0; i<nPath; i++){
-          if( zPath[i]=='$' && (i==0 || zPath[i-1]=='.') ){
-            updParseError(pP, "docext: The source field for $rename may not be "
-                           "dynamic: %.*s", nPath, zPath);
-            return;
-          }
-        }
-        for(i=0; i<nTo; i++){
-          if( zTo[i]=='$' && (i==0 || zTo[i-1]=='.') ){
-            updParseError(pP, "docext: The destination field for $rename may not "
-                           "be dynamic: %.*s", nTo, zTo);
-            return;
-          }
-        }
-      }
-      if( nPath==nTo && memcmp(zPath, zTo, nPath)==0 ){
-        updParseError(pP, "docext: The source and target field for $rename must "
-                       "differ: %.*s: \"%.*s\"", nPath, zPath, nTo, zTo);
-        return;
-      }
-      nMin = nPath<nTo ? nPath : nTo;
-      if( memcmp(zPath, zTo, nMin)==0
-       && ((nPath>nTo && zPath[nTo]=='.') || (nTo>nPath && zTo[nPath]=='.')) ){
-        updParseError(pP, "docext: The source and target field for $rename must "
-                       "not be on the same path: %.*s: \"%.*s\"", nPath, zPath, nTo, zTo);
-        return;
-      }
-      pFrom = updLeafNew(pP, eOp, zPath, nPath, v);
-      pLeaf = updLeafNew(pP, eOp, zTo, nTo, v);
-      if( pP->rc!=SQLITE_OK ) return;
-      pFrom->bFrom = 1;
-      pFrom->iRename = pLeaf->iRename = pP->p->nRename++;
-      pFrom->zFrom = pLeaf->zFrom = zPath;
-      pFrom->nFrom = pLeaf->nFrom = nPath;
-      pFrom->zTo = pLeaf->zTo = zTo;
-      pFrom->nTo = pLeaf->nTo = nTo;
-      updTreeAdd(pP, zPath, nPath, pFrom);
-      updTreeAdd(pP, zTo, nTo, pLeaf);
+    case UOP_RENAME:
+      updParseRename(pP, zPath, nPath, v);
       return;
-    }
     case UOP_BIT:
       break;
   }
