@@ -169,12 +169,11 @@ static void nodeFree(DocMatchNode *p){
 static DocMatchNode *nodeNew(DocMatchParse *pParse, int eType){
   DocMatchNode *p;
   if( pParse->rc ) return 0;
-  p = sqlite3_malloc64(sizeof(*p));
+  p = docextMallocZero(sizeof(*p));
   if( p==0 ){
     pParse->rc = SQLITE_NOMEM;
     return 0;
   }
-  memset(p, 0, sizeof(*p));
   p->eType = (u8)eType;
   return p;
 }

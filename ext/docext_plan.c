@@ -1792,11 +1792,10 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
 
   if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
     int nScan = bBest ? 1 : nBranch;
-    pPlan->aScan = nScan==1 ? &pPlan->one : sqlite3_malloc64(sizeof(DocPlanScan)*nScan);
+    pPlan->aScan = nScan==1 ? &pPlan->one : docextMallocZero(sizeof(DocPlanScan)*nScan);
     if( pPlan->aScan==0 ){
       ctx.rc = SQLITE_NOMEM;
     }else{
-      memset(pPlan->aScan, 0, sizeof(DocPlanScan)*nScan);
       pPlan->nScan = nScan;
       if( bBest ){
         pPlan->ePlan = DOCEXT_PLAN_INDEX;

@@ -144,12 +144,11 @@ static DocProjNode *projNodeFind(DocProjNode *pParent, const char *zName, int nN
 static DocProjNode *projNodeAdd(DocProjParse *pP, DocProjNode *pParent,
                                 const char *zName, int nName){
   DocProjNode *pNew, **pp;
-  pNew = sqlite3_malloc64(sizeof(*pNew));
+  pNew = docextMallocZero(sizeof(*pNew));
   if( pNew==0 ){
     projError(pP, SQLITE_NOMEM, 0);
     return 0;
   }
-  memset(pNew, 0, sizeof(*pNew));
   pNew->zName = zName;
   pNew->nName = nName;
   for(pp=&pParent->pChild; *pp; pp=&(*pp)->pNext);

@@ -323,12 +323,11 @@ static void updNodeFree(UpdNode *pNode){
 static UpdNode *updNodeNew(UpdParse *pP, int eKind, const char *zName, int nName){
   UpdNode *pNode;
   if( pP->rc!=SQLITE_OK ) return 0;
-  pNode = sqlite3_malloc64(sizeof(*pNode));
+  pNode = docextMallocZero(sizeof(*pNode));
   if( pNode==0 ){
     pP->rc = SQLITE_NOMEM;
     return 0;
   }
-  memset(pNode, 0, sizeof(*pNode));
   pNode->eKind = eKind;
   pNode->zName = zName;
   pNode->nName = nName;
@@ -515,12 +514,11 @@ static UpdLeaf *updLeafNew(UpdParse *pP, int eOp, const char *zPath, int nPath,
                         const DocValue *v){
   UpdLeaf *pLeaf;
   if( pP->rc!=SQLITE_OK ) return 0;
-  pLeaf = sqlite3_malloc64(sizeof(*pLeaf));
+  pLeaf = docextMallocZero(sizeof(*pLeaf));
   if( pLeaf==0 ){
     pP->rc = SQLITE_NOMEM;
     return 0;
   }
-  memset(pLeaf, 0, sizeof(*pLeaf));
   pLeaf->eOp = eOp;
   pLeaf->zPath = zPath;
   pLeaf->nPath = nPath;
@@ -1304,12 +1302,11 @@ static int updDecAdd(const u8 *a, const u8 *b, u8 *aOut){
   lenA = nA + (eA - e);
   lenB = nB + (eB - e);
   len = (lenA>lenB ? lenA : lenB) + 1;
-  x = sqlite3_malloc64(len*3);
+  x = docextMallocZero(len*3);
   if( x==0 ) return SQLITE_NOMEM;
   {
     u8 *X = x, *Y = x+len, *R = x+2*len;
     int bNeg;
-    memset(x, 0, len*3);
     memcpy(&X[len-lenA], dA, nA);
     memcpy(&Y[len-lenB], dB, nB);
     if( bNegA==bNegB ){
