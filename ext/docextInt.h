@@ -476,6 +476,11 @@ int docextRegexCompile(const char *z, int n, const char *zOptions,
 ** with a message when a limit is hit. */
 int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **pzErr);
 void docextRegexFree(DocRegex *pRe);
+/* Put the options a[0..n) of a stored regex in alphabetical order, as BSON
+** and Extended JSON want them, in linear time (options come from outside
+** and may be long). Options with a byte >= 0x80 are left as they are:
+** sorting bytes would break their UTF-8. */
+void docextRegexSortOptions(u8 *a, i64 n);
 
 /**************************************************************************
 ** Interface to docext_match.c — MongoDB query filters.

@@ -611,17 +611,9 @@ static void jsonPutBinary(int *pRc, DocBuf *pBuf, int iSub, const u8 *aData, int
 /* Append regex options as a cstring, sorted (BSON wants them in order). */
 static void jsonPutOptions(int *pRc, DocBuf *pBuf, const char *zOpt, int nOpt){
   i64 iOpt = pBuf->n;
-  int k, j;
   docextBufAppend(pRc, pBuf, zOpt, nOpt);
   docextBufAppendByte(pRc, pBuf, 0);
-  if( *pRc==SQLITE_OK ){
-    u8 *a = &pBuf->a[iOpt];
-    for(k=1; k<nOpt; k++){
-      u8 c = a[k];
-      for(j=k; j>0 && a[j-1]>c; j--) a[j] = a[j-1];
-      a[j] = c;
-    }
-  }
+  if( *pRc==SQLITE_OK ) docextRegexSortOptions(&pBuf->a[iOpt], nOpt);
 }
 
 /* Regex value bytes: pattern cstring, options cstring with the options

@@ -296,16 +296,14 @@ static void writeBase64(int *pRc, DocBuf *p, const u8 *a, int n){
 
 /* Regex options, sorted as the spec requires of encoders. */
 static void writeRegexOptions(int *pRc, DocBuf *p, const char *zOpt, int bQuote){
-  char z[64];
-  int n = 0, i, j;
-  for(i=0; zOpt[i] && n<(int)sizeof(z); i++) z[n++] = zOpt[i];
-  for(i=1; i<n; i++){
-    char c = z[i];
-    for(j=i-1; j>=0 && z[j]>c; j--) z[j+1] = z[j];
-    z[j+1] = c;
-  }
-  if( bQuote ) writeString(pRc, p, z, n);
-  else docextBufAppend(pRc, p, z, n);
+  u8 aSpace[16];
+  DocBuf sorted;
+  docextBufInit(&sorted, aSpace, sizeof(aSpace));
+  docextBufAppendStr(pRc, &sorted, zOpt);
+  if( *pRc==SQLITE_OK ) docextRegexSortOptions(sorted.a, sorted.n);
+  if( bQuote ) writeString(pRc, p, (const char*)sorted.a, (int)sorted.n);
+  else docextBufAppend(pRc, p, sorted.a, sorted.n);
+  docextBufFree(&sorted);
 }
 
 static void writeDate(int *pRc, DocBuf *p, i64 ms, int eMode){
@@ -381,6 +379,51 @@ static void writeBinary(int *pRc, DocBuf *p, const DocValue *v, int eMode){
   docextBufAppendStr(pRc, p, "\"}}");
 }
 
+/* Can a regex be written as a /pattern/flags literal that the parser
+** (jsonRegexLiteral) reads back as the same bytes? Not when the pattern is
+** empty or starts with '*' (the text would start a comment), holds a line
+** break (which ends a literal), holds the escape "\/" (read as '/'), ends
+** in a lone backslash (it would escape the closing '/') or leaves a '['
+** class open (the closing '/' would be in it); nor when the options are
+** not a set of the flags a literal takes (ilmsux). Such regexes are
+** written as {"$regularExpression": …} instead. */
+static int isShellRegexLiteral(const char *zPat, const char *zOpt){
+  int i, bClass = 0;
+  if( zPat[0]==0 || zPat[0]=='*' ) return 0;
+  for(i=0; zOpt[i]; i++){
+    if( strchr("ilmsux", zOpt[i])==0 || strchr(&zOpt[i+1], zOpt[i]) ) return 0;
+  }
+  for(i=0; zPat[i]; i++){
+    if( zPat[i]=='\n' || zPat[i]=='\r' ) return 0;
+    if( zPat[i]=='\\' ){
+      if( zPat[i+1]=='/' || zPat[i+1]==0 ) return 0;
+      i++;                         /* the escaped character is not looked at */
+    }else if( zPat[i]=='[' ){
+      bClass = 1;
+    }else if( zPat[i]==']' ){
+      bClass = 0;
+    }
+  }
+  return !bClass;
+}
+
+/* zPat as a /pattern/ literal (isShellRegexLiteral): each '/' that is not
+** escaped gets a backslash, which the parser drops again. */
+static void writeShellRegex(int *pRc, DocBuf *p, const char *zPat){
+  int i;
+  docextBufAppendByte(pRc, p, '/');
+  for(i=0; zPat[i]; i++){
+    if( zPat[i]=='\\' && zPat[i+1] ){
+      docextBufAppend(pRc, p, &zPat[i], 2);
+      i++;
+      continue;
+    }
+    if( zPat[i]=='/' ) docextBufAppendByte(pRc, p, '\\');
+    docextBufAppendByte(pRc, p, (u8)zPat[i]);
+  }
+  docextBufAppendByte(pRc, p, '/');
+}
+
 void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
   int bShell = eMode==DOCEXT_JSON_SHELL;
   int n;
@@ -439,18 +482,8 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
     case DOC_REGEX: {
       const char *zPat = (const char*)v->p;
       const char *zOpt = zPat + strlen(zPat) + 1;
-      if( bShell && zPat[0]==0 ){
-        /* "//" would read as a comment: the shell writes the empty regex so */
-        docextBufAppendStr(pRc, p, "/(?:)/");
-        writeRegexOptions(pRc, p, zOpt, 0);
-      }else if( bShell ){
-        int i;
-        docextBufAppendByte(pRc, p, '/');
-        for(i=0; zPat[i]; i++){
-          if( zPat[i]=='/' && (i==0 || zPat[i-1]!='\\') ) docextBufAppendByte(pRc, p, '\\');
-          docextBufAppendByte(pRc, p, (u8)zPat[i]);
-        }
-        docextBufAppendByte(pRc, p, '/');
+      if( bShell && isShellRegexLiteral(zPat, zOpt) ){
+        writeShellRegex(pRc, p, zPat);
         writeRegexOptions(pRc, p, zOpt, 0);
       }else{
         docextBufAppendStr(pRc, p, "{\"$regularExpression\":{\"pattern\":");

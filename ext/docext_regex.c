@@ -183,3 +183,17 @@ int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **p
     }
   }
 }
+
+void docextRegexSortOptions(u8 *a, i64 n){
+  i64 aCount[128];
+  i64 k, j = 0;
+  int c;
+  memset(aCount, 0, sizeof(aCount));
+  for(k=0; k<n; k++){
+    if( a[k]>=0x80 ) return;
+    aCount[a[k]]++;
+  }
+  for(c=0; c<128; c++){
+    for(k=0; k<aCount[c]; k++) a[j++] = (u8)c;
+  }
+}

@@ -1079,10 +1079,85 @@ static void testStringRoundTrip(void){
   check(nBad==0, "string round trips", 0, 0);
 }
 
+/* A document {r: regex} with the given pattern and options, stored as
+** they are (options unsorted, any bytes), in a[] (room for 300 bytes). */
+static int regexDoc(const char *zPat, const char *zOpt, u8 *a){
+  int nPat = (int)strlen(zPat), nOpt = (int)strlen(zOpt);
+  int n = 4 + 1 + 2 + nPat + 1 + nOpt + 1 + 1;
+  a[0] = (u8)n; a[1] = a[2] = a[3] = 0;
+  a[4] = DOC_REGEX; a[5] = 'r'; a[6] = 0;
+  memcpy(&a[7], zPat, nPat + 1);
+  memcpy(&a[8 + nPat], zOpt, nOpt + 1);
+  a[n-1] = 0;
+  return n;
+}
+
+/* Regexes written out. The shell writes a /pattern/flags literal only when
+** it reads back as the same bytes, else the $regularExpression wrapper;
+** canonical text sorts ASCII options and reads back as the sorted bytes. */
+static void testRegexOut(void){
+  static const struct { const char *zPat, *zOpt, *zShell, *zCanonical; } aCase[] = {
+    { "a/b",    "i",   "{ \"r\" : /a\\/b/i }", 0 },
+    { "a\\\\/", "",    "{ \"r\" : /a\\\\\\// }", 0 },            /* \\ then / */
+    { "[/]",    "",    "{ \"r\" : /[\\/]/ }", 0 },
+    { "a\\/",   "",    "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"a\\\\/\",\"options\":\"\"}} }", 0 },
+    { "",       "i",   "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"\",\"options\":\"i\"}} }", 0 },
+    { "*a",     "",    "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"*a\",\"options\":\"\"}} }", 0 },
+    { "a\nb",   "",    "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"a\\nb\",\"options\":\"\"}} }", 0 },
+    { "a\\",    "",    "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"a\\\\\",\"options\":\"\"}} }", 0 },
+    { "[b+c",   "",    "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"[b+c\",\"options\":\"\"}} }", 0 },
+    { "a",      "mi",  "{ \"r\" : /a/im }", "{\"r\":{\"$regularExpression\":{\"pattern\":\"a\",\"options\":\"im\"}}}" },
+    { "a",      "q",   "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"a\",\"options\":\"q\"}} }", 0 },
+    { "a",      "ii",  "{ \"r\" : {\"$regularExpression\":{\"pattern\":\"a\",\"options\":\"ii\"}} }", 0 },
+    { "a",      "\xc3\xa9x", 0, "{\"r\":{\"$regularExpression\":{\"pattern\":\"a\",\"options\":\"\xc3\xa9x\"}}}" },
+    { "a",      "zyxwvutsrqponmlkjihgfedcbazyxwvutsrqponmlkjihgfedcbazyxwvutsrqponmlkjihgfedcba", 0,
+      "{\"r\":{\"$regularExpression\":{\"pattern\":\"a\",\"options\":\"aaabbbcccdddeeefffggghhhiiijjjkkklllmmmnnnooopppqqqrrrssstttuuuvvvwwwxxxyyyzzz\"}}}" },
+  };
+  int i, eMode;
+  for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
+    u8 aDoc[300];
+    int nDoc = regexDoc(aCase[i].zPat, aCase[i].zOpt, aDoc);
+    for(eMode=DOCEXT_JSON_CANONICAL; eMode<=DOCEXT_JSON_SHELL; eMode++){
+      const char *zWant = eMode==DOCEXT_JSON_SHELL ? aCase[i].zShell : aCase[i].zCanonical;
+      DocBuf out, back, again;
+      char *zErr = 0;
+      int rc = SQLITE_OK;
+      memset(&out, 0, sizeof(out));
+      memset(&back, 0, sizeof(back));
+      memset(&again, 0, sizeof(again));
+      docextJsonWriteDoc(&rc, &out, aDoc, eMode);
+      docextBufAppendByte(&rc, &out, 0);
+      if( zWant ){
+        check(rc==SQLITE_OK && strcmp((const char*)out.a, zWant)==0,
+              "regex written", zWant, (const char*)out.a);
+      }
+      rc = parseN((const char*)out.a, (int)out.n-1, 1, 0, &back, 0, &zErr);
+      if( eMode==DOCEXT_JSON_SHELL ){
+        /* options sorted by the parser; everything else the same bytes */
+        u8 aSorted[300];
+        memcpy(aSorted, aDoc, nDoc);
+        docextRegexSortOptions(&aSorted[8 + strlen(aCase[i].zPat)], (i64)strlen(aCase[i].zOpt));
+        check(rc==SQLITE_OK && back.n==nDoc && memcmp(back.a, aSorted, nDoc)==0,
+              "shell regex reads back", (const char*)out.a, zErr);
+      }else{
+        docextJsonWriteDoc(&rc, &again, back.a, eMode);
+        docextBufAppendByte(&rc, &again, 0);
+        check(rc==SQLITE_OK && strcmp((const char*)again.a, (const char*)out.a)==0,
+              "canonical regex is a fixed point", (const char*)out.a, zErr);
+      }
+      sqlite3_free(zErr);
+      docextBufFree(&out);
+      docextBufFree(&back);
+      docextBufFree(&again);
+    }
+  }
+}
+
 int main(void){
   installOom();
   testWriteEscapes();
   testStringRoundTrip();
+  testRegexOut();
   testNumbers();
   testStrings();
   testShell();
