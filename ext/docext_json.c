@@ -1386,8 +1386,10 @@ static int jsonArgs(JsonParse *p, const char *zName, int nName,
   return p->rc ? -1 : nArg;
 }
 
-/* The decoded string of a string argument. */
+/* The decoded string of a string argument. (An empty one may have left
+** p->tmp without memory.) */
 static const char *jsonArgStr(JsonParse *p, const JsonArg *pA){
+  if( pA->nStr==0 ) return "";
   return (const char*)&p->tmp.a[pA->iStr];
 }
 
