@@ -6,6 +6,7 @@
 #   make demo             examples/library.sql in the sqlite3 shell
 #   make bench            bench/bench.c against docext.so (N=... for fewer docs)
 #   make amalgamation     dist/docext.c, the whole extension in one file
+#   make fuzz             the libFuzzer targets in test/fuzz/ (clang)
 #   make clean
 #
 # test, demo and bench first run tools/deps.sh, which installs missing Debian
@@ -46,7 +47,7 @@ UNIT_SRCS := $(filter-out test/test_amalgamation.c,$(wildcard test/test_*.c))
 UNIT_PROGS:= $(UNIT_SRCS:test/%.c=$(B)/%)
 TEST_PROGS:= $(UNIT_PROGS) $(B)/test_amalgamation
 
-.PHONY: all test test-build demo bench amalgamation deps clean
+.PHONY: all test test-build demo bench amalgamation fuzz deps clean
 .SECONDARY: $(SO_OBJS) $(CORE_OBJS)
 all: docext.so
 
@@ -125,7 +126,41 @@ bench: deps
 	@$(MAKE) --no-print-directory docext.so $(B)/bench
 	./$(B)/bench $(N)
 
+# Coverage-guided fuzzing with clang's libFuzzer, under ASan and UBSan: each
+# target in test/fuzz/ runs for FUZZ_SECONDS, starting from its seeds in
+# test/fuzz/seeds/TARGET and what earlier runs kept in build/fuzz/corpus/.
+# An input that breaks a target is saved in build/fuzz/crashes/ and stops
+# the run. Not part of `make test`: a campaign, not a regression test.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=address,undefined \
+                -fno-sanitize-recover=all -DSQLITE_CORE -I ext
+FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
+FUZZ_OBJS    := $(SRCS:ext/%.c=build/fuzz/obj/%.o)
+.SECONDARY: $(FUZZ_OBJS)
+
+build/fuzz/obj/%.o: ext/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lsqlite3 $(LIBS)
+
+fuzz:
+	@bash tools/deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
+	@mkdir -p build/fuzz/crashes
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/$$t- \
+	    build/fuzz/corpus/$$t test/fuzz/seeds/$$t 2>&1 | \
+	    grep -E '^(stat::number_of_executed_units|==|SUMMARY|fuzz:)' ; \
+	  ls build/fuzz/crashes/$$t-* >/dev/null 2>&1 && { echo "fuzz: $$t broke: see build/fuzz/crashes" >&2; exit 1; }; \
+	done; echo "fuzz: no target broke"
+
 clean:
 	rm -rf build dist docext.so
 
--include $(wildcard $(B)/*/*.d $(B)/*.d)
+-include $(wildcard $(B)/*/*.d $(B)/*.d build/fuzz/obj/*.d)

@@ -13,6 +13,8 @@
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
 #   python3-pymongo   bson.json_util imports pymongo.errors, so Extended JSON
 #                     from python-bson needs it
+#   clang, libclang-rt-14-dev   only with the argument `fuzz` (make fuzz):
+#                     the compiler and its libFuzzer runtime
 #   nodejs, npm       the differential tests (mingo, sift from the npm
 #                     registry); checked by command, not by package, because
 #                     a NodeSource nodejs bundles npm and conflicts with
@@ -21,6 +23,7 @@ set -euo pipefail
 
 packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev
           python3 python3-bson python3-pymongo)
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

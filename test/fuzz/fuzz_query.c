@@ -1,0 +1,137 @@
+/*
+** fuzz_query.c — libFuzzer target for filters, projections, sorts and
+** updates applied to a document.
+**
+** Input: text in four lines: a filter, a document, a projection (also
+** used as a sort pattern) and an update; a line that does not parse is
+** taken as {}. Each is compiled; what compiles runs on the document (the
+** update as an update and as an upsert's insert, then once more on its own
+** result). The contract: a result or a docext: error, and every document
+** made is valid BSON.
+*/
+#include "fuzz.h"
+
+/* Line iLine of the input (0-based) parsed into pOut, or {} if it does not
+** parse. */
+static void parseLine(const uint8_t *a, size_t n, int iLine, DocBuf *pOut){
+  size_t i = 0, iEnd;
+  int nUsed = 0, rc;
+  char *zErr = 0;
+  while( iLine>0 && i<n ){
+    if( a[i++]=='\n' ) iLine--;
+  }
+  for(iEnd=i; iEnd<n && a[iEnd]!='\n'; iEnd++){}
+  rc = docextJsonParse((const char*)&a[i], (int)(iEnd-i), 1, pOut, &nUsed, &zErr);
+  sqlite3_free(zErr);
+  if( rc!=SQLITE_OK ){
+    docextBufReset(pOut);
+    rc = SQLITE_OK;
+    docextBsonEndDoc(&rc, pOut, docextBsonStartDoc(&rc, pOut));
+    FUZZ_ASSERT(rc==SQLITE_OK, "out of memory");
+  }
+}
+
+/* An error must be reported with a docext: message (or be out of memory). */
+static void checkError(int rc, char *zErr){
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    if( zErr==0 || strncmp(zErr, "docext: ", 8)!=0 ){
+      fprintf(stderr, "error %d without a docext: message: %s\n", rc, zErr ? zErr : "(none)");
+      abort();
+    }
+  }
+  sqlite3_free(zErr);
+}
+
+static void runProjection(const u8 *aProj, const u8 *aDoc, int iPos){
+  DocProjection *pProj = 0;
+  DocBuf out;
+  char *zErr = 0;
+  int rc = docextProjectionNew(aProj, &pProj, &zErr);
+  checkError(rc, zErr);
+  if( rc!=SQLITE_OK ) return;
+  memset(&out, 0, sizeof(out));
+  zErr = 0;
+  rc = docextProjectionApply(pProj, aDoc, iPos, &out, &zErr);
+  if( rc==SQLITE_OK ) FUZZ_ASSERT(fuzzValid(out.a, out.n), "a projection made invalid BSON");
+  checkError(rc, zErr);
+  docextBufFree(&out);
+  docextProjectionFree(pProj);
+}
+
+static void runSort(const u8 *aSort, const u8 *aDoc){
+  DocSort *pSort = 0;
+  DocBuf key;
+  char *zErr = 0;
+  int rc = docextSortNew(aSort, &pSort, &zErr);
+  checkError(rc, zErr);
+  if( rc!=SQLITE_OK ) return;
+  memset(&key, 0, sizeof(key));
+  zErr = 0;
+  rc = docextSortKey(pSort, aDoc, &key, &zErr);
+  checkError(rc, zErr);
+  docextBufFree(&key);
+  docextSortFree(pSort);
+}
+
+static void runUpdate(const u8 *aUpdate, const u8 *aDoc, int iPos){
+  DocUpdate *pUp = 0;
+  DocBuf out, out2;
+  char *zErr = 0;
+  int rc = docextUpdateNew(aUpdate, 0, &pUp, &zErr);
+  int bChanged = 0, bInsert;
+  checkError(rc, zErr);
+  if( rc!=SQLITE_OK ) return;
+  memset(&out, 0, sizeof(out));
+  memset(&out2, 0, sizeof(out2));
+  for(bInsert=0; bInsert<2; bInsert++){
+    zErr = 0;
+    rc = docextUpdateApply(pUp, aDoc, iPos, bInsert, &out, &bChanged, &zErr);
+    checkError(rc, zErr);
+    if( rc==SQLITE_OK ){
+      FUZZ_ASSERT(fuzzValid(out.a, out.n), "an update made invalid BSON");
+      /* and the result can be updated again */
+      zErr = 0;
+      rc = docextUpdateApply(pUp, out.a, -1, bInsert, &out2, &bChanged, &zErr);
+      checkError(rc, zErr);
+      if( rc==SQLITE_OK ) FUZZ_ASSERT(fuzzValid(out2.a, out2.n), "an update made invalid BSON");
+    }
+  }
+  docextBufFree(&out);
+  docextBufFree(&out2);
+  docextUpdateFree(pUp);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
+  DocBuf filter, doc, proj, update;
+  DocMatcher *pMatch = 0;
+  char *zErr = 0;
+  int rc, bMatch = 0, iPos = -1;
+  if( nData>100000 ) return 0;
+  memset(&filter, 0, sizeof(filter));
+  memset(&doc, 0, sizeof(doc));
+  memset(&proj, 0, sizeof(proj));
+  memset(&update, 0, sizeof(update));
+  parseLine(aData, nData, 0, &filter);
+  parseLine(aData, nData, 1, &doc);
+  parseLine(aData, nData, 2, &proj);
+  parseLine(aData, nData, 3, &update);
+
+  rc = docextMatcherNew(filter.a, &pMatch, &zErr);
+  checkError(rc, zErr);
+  if( rc==SQLITE_OK ){
+    zErr = 0;
+    rc = docextMatcherMatch(pMatch, doc.a, &bMatch, &iPos, &zErr);
+    checkError(rc, zErr);
+    docextMatcherFree(pMatch);
+  }
+  if( rc!=SQLITE_OK || !bMatch ) iPos = -1;
+  runProjection(proj.a, doc.a, iPos);
+  runSort(proj.a, doc.a);
+  runUpdate(update.a, doc.a, iPos);
+
+  docextBufFree(&filter);
+  docextBufFree(&doc);
+  docextBufFree(&proj);
+  docextBufFree(&update);
+  return 0;
+}
