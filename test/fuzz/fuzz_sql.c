@@ -1,0 +1,161 @@
+/*
+** fuzz_sql.c — libFuzzer target for docext's SQL surface: every function,
+** the collection's hidden arguments, its _id constraints and its writes,
+** with arguments of any SQL type and content.
+**
+** Input: a byte choosing a statement from aStmt[], then its arguments,
+** separated by the byte 0x01; the first byte of each argument chooses its
+** type (text, blob, integer, real or NULL). The statement runs on a
+** collection of a few documents with two indexes, inside a savepoint
+** that is rolled back afterwards, so every input starts from the same
+** database. The contract: a result or an error, and a statement that
+** fails has changed nothing (every table's content is the same); after
+** each statement doc_check says 'ok'.
+*/
+#include "fuzz.h"
+
+int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
+
+static const char *aStmt[] = {
+  "SELECT doc_json(?1)",
+  "SELECT doc_json(?1, ?2)",
+  "SELECT doc_bson(?1)",
+  "SELECT doc_valid(?1)",
+  "SELECT doc_get(?1, ?2)",
+  "SELECT doc_type(?1, ?2)",
+  "SELECT doc_match(?1, ?2)",
+  "SELECT doc_project(?1, ?2)",
+  "SELECT doc_update(?1, ?2)",
+  "SELECT doc_update(?1, ?2, ?3)",
+  "SELECT * FROM doc_each(?1)",
+  "SELECT doc FROM c(?1)",
+  "SELECT doc FROM c(?1, ?2)",
+  "SELECT doc FROM c(?1, ?2, ?3)",
+  "SELECT doc FROM c(?1, ?2, ?3, ?4)",
+  "SELECT _id, bson FROM c(?1, ?2, ?3, ?4) LIMIT 2",
+  "SELECT doc_update_one('c', ?1, ?2)",
+  "SELECT doc_update_one('c', ?1, ?2, ?3)",
+  "SELECT doc_update_many('c', ?1, ?2, ?3)",
+  "SELECT doc_delete_one('c', ?1, ?2)",
+  "SELECT doc_delete_many('c', ?1)",
+  "SELECT doc_find_and_modify('c', ?1)",
+  "SELECT doc_create_index('c', ?1, ?2)",
+  "SELECT doc_drop_index('c', ?1)",
+  "SELECT doc_explain('c', ?1, ?2, ?3, ?4)",
+  "SELECT doc_count('c', ?1)",
+  "INSERT INTO c(doc) VALUES (?1)",
+  "INSERT OR REPLACE INTO c(doc) VALUES (?1), (?2)",
+  "INSERT OR IGNORE INTO c(bson) VALUES (?1)",
+  "UPDATE c SET doc = ?2 WHERE _id = ?1",
+  "DELETE FROM c WHERE _id = ?1",
+  "SELECT doc FROM c WHERE _id = ?1",
+  "SELECT doc FROM c WHERE _id > ?1 AND _id <= ?2",
+  "SELECT doc FROM c WHERE _id IN (?1, ?2)",
+  "SELECT doc_update_one(?1, '{}', '{$set: {a: 1}}')",
+  "SELECT doc_check(?1)",
+  "SELECT doc_stats(?1)",
+};
+
+static sqlite3 *db = 0;
+
+/* Set up the database once: a collection c with documents and indexes. */
+static void openDb(void){
+  if( db ) return;
+  FUZZ_ASSERT(sqlite3_open(":memory:", &db)==SQLITE_OK, "cannot open");
+  FUZZ_ASSERT(sqlite3_docext_init(db, 0, 0)==SQLITE_OK, "cannot load docext");
+  FUZZ_ASSERT(sqlite3_exec(db,
+    "PRAGMA page_size=512;"
+    "CREATE VIRTUAL TABLE c USING docext;"
+    "INSERT INTO c(doc) VALUES ('{_id: 1, a: 1, tags: [\"x\", \"y\"], b: {c: 2}}'),"
+    " ('{_id: 2, a: [1, 2], s: \"hello\", d: ISODate(\"2020-01-01T00:00:00Z\")}'),"
+    " ('{_id: \"k\", a: null, n: NumberDecimal(\"1.5\"), r: /ab/i}'),"
+    " ('{_id: 4, big: \"' || printf('%.900c', 'q') || '\", arr: [1, 2, 3]}');"
+    "SELECT doc_create_index('c', '{a: 1}');"
+    "SELECT doc_create_index('c', '{\"b.c\": 1, s: -1}', '{unique: true, sparse: true}');",
+    0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
+}
+
+/* A hash of every row of every table (the shadow tables included). */
+static u64 fingerprint(void){
+  sqlite3_stmt *pTables = 0;
+  u64 h = 14695981039346656037ULL;
+  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type='table'"
+                                     " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
+                                 -1, &pTables, 0)==SQLITE_OK, sqlite3_errmsg(db));
+  while( sqlite3_step(pTables)==SQLITE_ROW ){
+    sqlite3_stmt *pRows = 0;
+    char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\" ORDER BY 1, 2",
+                                 (const char*)sqlite3_column_text(pTables, 0));
+    int i;
+    FUZZ_ASSERT(sqlite3_prepare_v2(db, zSql, -1, &pRows, 0)==SQLITE_OK, sqlite3_errmsg(db));
+    while( sqlite3_step(pRows)==SQLITE_ROW ){
+      for(i=0; i<sqlite3_column_count(pRows); i++){
+        const u8 *a = sqlite3_column_blob(pRows, i);
+        int n = sqlite3_column_bytes(pRows, i), k;
+        h = (h ^ (u64)sqlite3_column_type(pRows, i)) * 1099511628211ULL;
+        for(k=0; k<n; k++) h = (h ^ a[k]) * 1099511628211ULL;
+      }
+    }
+    sqlite3_finalize(pRows);
+    sqlite3_free(zSql);
+  }
+  sqlite3_finalize(pTables);
+  return h;
+}
+
+/* Bind argument iArg from a[0..n): its first byte is its type. */
+static void bindArg(sqlite3_stmt *pStmt, int iArg, const uint8_t *a, size_t n){
+  int eType = n ? a[0]%5 : 4;
+  const uint8_t *z = n ? a+1 : a;
+  int nz = n ? (int)n-1 : 0;
+  char zNum[32];
+  switch( eType ){
+    case 0: sqlite3_bind_text(pStmt, iArg, (const char*)z, nz, SQLITE_TRANSIENT); break;
+    case 1: sqlite3_bind_blob(pStmt, iArg, z, nz, SQLITE_TRANSIENT); break;
+    case 2:
+    case 3:
+      snprintf(zNum, sizeof(zNum), "%.*s", nz<31 ? nz : 31, (const char*)z);
+      if( eType==2 ) sqlite3_bind_int64(pStmt, iArg, strtoll(zNum, 0, 10));
+      else sqlite3_bind_double(pStmt, iArg, strtod(zNum, 0));
+      break;
+    default: sqlite3_bind_null(pStmt, iArg); break;
+  }
+}
+
+static void checkDb(void){
+  sqlite3_stmt *pStmt = 0;
+  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT doc_check('c')", -1, &pStmt, 0)==SQLITE_OK,
+              sqlite3_errmsg(db));
+  FUZZ_ASSERT(sqlite3_step(pStmt)==SQLITE_ROW
+              && strcmp((const char*)sqlite3_column_text(pStmt, 0), "ok")==0,
+              "doc_check finds damage");
+  sqlite3_finalize(pStmt);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
+  sqlite3_stmt *pStmt = 0;
+  size_t i, iArg;
+  int iParam = 1, rc;
+  u64 hBefore;
+  if( nData<1 || nData>20000 ) return 0;
+  openDb();
+  FUZZ_ASSERT(sqlite3_exec(db, "SAVEPOINT f", 0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
+  rc = sqlite3_prepare_v2(db, aStmt[aData[0] % DOCEXT_COUNT(aStmt)], -1, &pStmt, 0);
+  FUZZ_ASSERT(rc==SQLITE_OK, sqlite3_errmsg(db));
+  for(i=iArg=1; i<=nData && iParam<=sqlite3_bind_parameter_count(pStmt); i++){
+    if( i==nData || aData[i]==0x01 ){
+      bindArg(pStmt, iParam++, &aData[iArg], i-iArg);
+      iArg = i+1;
+    }
+  }
+  hBefore = fingerprint();
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){}
+  sqlite3_finalize(pStmt);
+  if( rc!=SQLITE_DONE ){
+    FUZZ_ASSERT(fingerprint()==hBefore, "a failed statement changed the database");
+  }
+  checkDb();
+  FUZZ_ASSERT(sqlite3_exec(db, "ROLLBACK TO f; RELEASE f; SELECT doc_config('clock', NULL)",
+                           0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
+  return 0;
+}
