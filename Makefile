@@ -154,7 +154,8 @@ fuzz:
 	  mkdir -p build/fuzz/corpus/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	    -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/$$t- \
+	    -print_final_stats=1 -dict=test/fuzz/docext.dict \
+	    -artifact_prefix=build/fuzz/crashes/$$t- \
 	    build/fuzz/corpus/$$t test/fuzz/seeds/$$t 2>&1 | \
 	    grep -E '^(stat::number_of_executed_units|==|SUMMARY|fuzz:)' ; \
 	  ls build/fuzz/crashes/$$t-* >/dev/null 2>&1 && { echo "fuzz: $$t broke: see build/fuzz/crashes" >&2; exit 1; }; \
