@@ -598,6 +598,7 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
       if( bShell ){
         writeString(pRc, p, it.zKey, it.nKey);
         docextBufAppend(pRc, p, " : ", 3);
+        if( !docextBufReserve(pRc, p, 20) ) break;   /* (a short value's) */
       }else if( !putShortString(p, (const u8*)it.zKey, it.nKey, aEnd, ':') ){
         writeStringThen(pRc, p, it.zKey, it.nKey, ':');
         if( !docextBufReserve(pRc, p, 20) ) break;

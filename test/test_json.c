@@ -1079,6 +1079,51 @@ static void testStringRoundTrip(void){
   check(nBad==0, "string round trips", 0, 0);
 }
 
+/* Writing into a buffer that is nearly full: every text form, for keys
+** and short string values of every length, from output space of every
+** size (the writer reserves room per element and then writes up to 16
+** bytes at a time; the sanitized build catches a write past the end).
+** Each must equal the text written into ample space. */
+static void testWriteBounds(void){
+  int nKey, nVal, nSpace, eMode, nBad = 0;
+  for(eMode=DOCEXT_JSON_RELAXED; eMode<=DOCEXT_JSON_SHELL; eMode++){
+    for(nKey=0; nKey<=20; nKey++){
+      for(nVal=0; nVal<=17; nVal++){
+        char zKey[32], zVal[32];
+        DocBuf doc, want;
+        DocValue v;
+        int rc = SQLITE_OK, i;
+        i64 iStart;
+        for(i=0; i<nKey; i++) zKey[i] = (char)('a' + i);
+        for(i=0; i<nVal; i++) zVal[i] = (char)('A' + i);
+        memset(&doc, 0, sizeof(doc));
+        memset(&want, 0, sizeof(want));
+        iStart = docextBsonStartDoc(&rc, &doc);
+        docextBsonAppendString(&rc, &doc, DOC_STRING, "x", 1, zVal, nVal);
+        docextBsonAppendString(&rc, &doc, DOC_STRING, zKey, nKey, zVal, nVal);
+        docextBsonAppendString(&rc, &doc, DOC_STRING, zKey, nKey, zVal, nVal);
+        docextBsonEndDoc(&rc, &doc, iStart);
+        v.type = DOC_DOCUMENT;
+        v.p = doc.a;
+        v.n = (int)doc.n;
+        docextJsonWriteValue(&rc, &want, &v, eMode);
+        for(nSpace=1; nSpace<=(int)want.n+24; nSpace++){
+          u8 *aSpace = malloc(nSpace);    /* exactly nSpace: ASan sees past it */
+          DocBuf out;
+          docextBufInit(&out, aSpace, nSpace);
+          docextJsonWriteValue(&rc, &out, &v, eMode);
+          if( rc!=SQLITE_OK || out.n!=want.n || memcmp(out.a, want.a, want.n)!=0 ) nBad++;
+          docextBufFree(&out);
+          free(aSpace);
+        }
+        docextBufFree(&doc);
+        docextBufFree(&want);
+      }
+    }
+  }
+  check(nBad==0, "writing into nearly full buffers", 0, 0);
+}
+
 /* A document {r: regex} with the given pattern and options, stored as
 ** they are (options unsorted, any bytes), in a[] (room for 300 bytes). */
 static int regexDoc(const char *zPat, const char *zOpt, u8 *a){
@@ -1158,6 +1203,7 @@ int main(void){
   testWriteEscapes();
   testStringRoundTrip();
   testRegexOut();
+  testWriteBounds();
   testNumbers();
   testStrings();
   testShell();
