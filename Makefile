@@ -22,7 +22,8 @@ SANITIZE ?= 0
 # sanitizer runtime it calls comes from the host program or LD_PRELOAD.)
 ifeq ($(SANITIZE),1)
   MODE   := sanitize
-  OPT    := -fsanitize=address,undefined -fno-sanitize-recover=all \
+  OPT    := -fsanitize=address,undefined,float-cast-overflow \
+            -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -g -O1
   SOLINK :=
 else

@@ -513,6 +513,11 @@ static const MatchCase aCase[] = {
   { "{}", "{a: {$type: 42}}", "docext: $type: invalid type code 42 in filter at 'a'" },
   { "{}", "{a: {$type: 1.5}}", "docext: $type: invalid type code 1.5 in filter at 'a'" },
   { "{}", "{a: {$type: 0}}", "docext: $type: invalid type code 0 in filter at 'a'" },
+  /* (no conversion to int before the range check: the sanitizer's
+  ** float-cast-overflow) */
+  { "{}", "{a: {$type: -Infinity}}", "docext: $type: invalid type code -Inf in filter at 'a'" },
+  { "{}", "{a: {$type: NaN}}", "docext: $type: invalid type code NaN in filter at 'a'" },
+  { "{}", "{a: {$type: 1e300}}", "docext: $type: invalid type code 1e+300 in filter at 'a'" },
   { "{}", "{a: {$type: true}}", "docext: $type needs a type alias or code in filter at 'a'" },
   { "{}", "{a: {$type: [\"int\", \"nope\"]}}", "docext: $type: unknown type alias 'nope' in filter at 'a'" },
   { "{a: 1}", "{a: {$type: []}}", "docext: $type must match at least one type in filter at 'a'" },
