@@ -75,8 +75,8 @@ $(B)/core/%.o: ext/%.c $(B)/flags
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -c -o $@ $<
 
 $(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags
-	$(CC) $(XCFLAGS) -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
-	  $(XLDFLAGS) -lsqlite3 $(LIBS)
+	$(CC) $(XCFLAGS) -pthread -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
+	  $(XLDFLAGS) -pthread -lsqlite3 $(LIBS)
 
 # The amalgamation, compiled in as an application would, then checked to
 # define no global symbol outside the docext namespace. One translation unit
