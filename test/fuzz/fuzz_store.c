@@ -3,8 +3,10 @@
 ** (paged documents, the in-place $push), indexes, the planner and
 ** savepoints, against a model.
 **
-** Input: a program, a few bytes per operation, run on a collection in a
-** fresh in-memory database with 512-byte pages (so documents of a few
+** Input: a program, a few bytes per operation (inserts, replacements by
+** INSERT OR REPLACE and by UPDATE, deletes, doc_update_one and
+** doc_update_many, index creation and removal, savepoints), run on a
+** collection in a fresh in-memory database with 512-byte pages (so documents of a few
 ** hundred bytes are already split into pages). The model is the set of
 ** documents the collection must hold: eight _id slots. A statement that
 ** works is applied to the model too (updates with docext's own pure
@@ -242,11 +244,11 @@ static const char *azIndex[] = {
 ** open savepoint. */
 static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog *p){
   int op = progByte(p), iSlot = progByte(p)%N_SLOT;
-  switch( op%8 ){
+  switch( op%10 ){
     case 0: case 1: {                              /* insert or replace */
       char *zText = newDocText(p, iSlot);
       DocBuf doc;
-      int bReplace = op%8==1;
+      int bReplace = op%10==1;
       memset(&doc, 0, sizeof(doc));
       parseText(zText, &doc);
       if( run(db, sqlite3_mprintf("INSERT %s INTO c(doc) VALUES (?1)",
@@ -291,6 +293,44 @@ static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog
     case 6:
       run(db, sqlite3_mprintf("SELECT doc_drop_index('c', '%s')", azIndex[progByte(p)%5]), 0);
       break;
+    case 7: {                                       /* replacement by UPDATE */
+      char *zText = newDocText(p, iSlot);
+      DocBuf doc;
+      memset(&doc, 0, sizeof(doc));
+      parseText(zText, &doc);
+      if( run(db, sqlite3_mprintf("UPDATE c SET doc = ?1 WHERE _id = %d", iSlot), &doc)==RUN_OK
+          && pM->aDoc[iSlot].n ){
+        modelSet(pM, iSlot, doc.a, doc.n);
+      }
+      sqlite3_free(zText);
+      docextBufFree(&doc);
+      break;
+    }
+    case 8: {                                       /* doc_update_many */
+      char *zUpdate = newUpdateText(p);
+      char *zFilter = sqlite3_mprintf("{a: %d}", progByte(p)%5);
+      DocBuf aOut[N_SLOT];
+      int i, bAll = 1, eRun;
+      memset(aOut, 0, sizeof(aOut));
+      for(i=0; i<N_SLOT; i++){
+        if( pM->aDoc[i].n && modelMatches(&pM->aDoc[i], zFilter)
+            && !modelUpdate(&pM->aDoc[i], zUpdate, &aOut[i]) ){
+          bAll = 0;
+        }
+      }
+      eRun = run(db, sqlite3_mprintf("SELECT doc_update_many('c', '%s', '%s')", zFilter, zUpdate), 0);
+      if( eRun==RUN_OK ){
+        FUZZ_ASSERT(bAll, "the collection took an update the model refuses");
+        for(i=0; i<N_SLOT; i++){
+          if( aOut[i].n ) modelSet(pM, i, aOut[i].a, aOut[i].n);
+        }
+      }
+      FUZZ_ASSERT(eRun!=RUN_ERR || !bAll, "the collection refused an update the model takes");
+      for(i=0; i<N_SLOT; i++) docextBufFree(&aOut[i]);
+      sqlite3_free(zFilter);
+      sqlite3_free(zUpdate);
+      break;
+    }
     default:
       if( !*pbInSavepoint ){
         run(db, sqlite3_mprintf("SAVEPOINT s"), 0);
