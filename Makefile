@@ -46,7 +46,10 @@ SO_OBJS   := $(SRCS:ext/%.c=$(B)/so/%.o)
 CORE_OBJS := $(SRCS:ext/%.c=$(B)/core/%.o)
 UNIT_SRCS := $(filter-out test/test_amalgamation.c,$(wildcard test/test_*.c))
 UNIT_PROGS:= $(UNIT_SRCS:test/%.c=$(B)/%)
-TEST_PROGS:= $(UNIT_PROGS) $(B)/test_amalgamation
+# Each fuzz target (test/fuzz/fuzz_NAME.c) is also built without libFuzzer
+# as $(B)/replay_NAME, which test/run.sh runs over its saved inputs.
+REPLAY_PROGS := $(patsubst test/fuzz/fuzz_%.c,$(B)/replay_%,$(wildcard test/fuzz/fuzz_*.c))
+TEST_PROGS:= $(UNIT_PROGS) $(REPLAY_PROGS) $(B)/test_amalgamation
 
 .PHONY: all test test-build demo bench amalgamation fuzz deps clean
 .SECONDARY: $(SO_OBJS) $(CORE_OBJS)
@@ -77,6 +80,10 @@ $(B)/core/%.o: ext/%.c $(B)/flags
 $(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags
 	$(CC) $(XCFLAGS) -pthread -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
 	  $(XLDFLAGS) -pthread -lsqlite3 $(LIBS)
+
+$(B)/replay_%: test/fuzz/fuzz_%.c test/fuzz/replay.c test/fuzz/fuzz.h $(CORE_OBJS) $(B)/flags
+	$(CC) $(XCFLAGS) -DSQLITE_CORE -I ext -MMD -MP -o $@ $< test/fuzz/replay.c \
+	  $(CORE_OBJS) $(XLDFLAGS) -lsqlite3 $(LIBS)
 
 # The amalgamation, compiled in as an application would, then checked to
 # define no global symbol outside the docext namespace. One translation unit

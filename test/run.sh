@@ -11,6 +11,8 @@
 #   SANITIZE=1 test/run.sh         use the ASan+UBSan build (make SANITIZE=1 test)
 #
 # The tests, each printed as "ok NAME" or "FAIL NAME":
+#   build/MODE/replay_*    each fuzz target of test/fuzz/ over its saved
+#                          inputs in test/fuzz/seeds/ (no libFuzzer)
 #   build/MODE/test_*      C programs; each ends with "N passed, M failed",
 #                          whose counts are added up (a crash, or a non-zero
 #                          exit without failures counted, is 1 failed)
@@ -198,6 +200,16 @@ if [ "$update" != 1 ]; then
       ran=$((ran + 1)); failed=$((failed + 1))
       echo "FAIL $name: $build/$name was not built"
     fi
+  done
+fi
+
+# The fuzz targets' saved inputs (seeds, and inputs that once broke them).
+if [ "$update" != 1 ]; then
+  for src in test/fuzz/fuzz_*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c); name=replay_${name#fuzz_}
+    selected "$name" || continue
+    counted "$name" "$build/$name" "test/fuzz/seeds/fuzz_${name#replay_}"
   done
 fi
 

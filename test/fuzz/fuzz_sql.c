@@ -58,9 +58,16 @@ static const char *aStmt[] = {
 
 static sqlite3 *db = 0;
 
-/* Set up the database once: a collection c with documents and indexes. */
+static void closeDb(void){
+  sqlite3_close(db);
+  db = 0;
+}
+
+/* Set up the database once: a collection c with documents and indexes.
+** (Closed at exit, so that the leak checker sees a clean end.) */
 static void openDb(void){
   if( db ) return;
+  atexit(closeDb);
   FUZZ_ASSERT(sqlite3_open(":memory:", &db)==SQLITE_OK, "cannot open");
   FUZZ_ASSERT(sqlite3_docext_init(db, 0, 0)==SQLITE_OK, "cannot load docext");
   FUZZ_ASSERT(sqlite3_exec(db,
