@@ -3,7 +3,8 @@
 **
 ** Input: any bytes, read as document text (JSON, Extended JSON, shell
 ** syntax). When the parser accepts it, the BSON it made must be valid, and
-** its text forms must read back (see checkTextForms). A parser
+** its text forms must read back (see checkTextForms). The same text is
+** also read as a single value and as a sequence of documents (doc_each). A parser
 ** error must come with a message. Crashes, leaks and undefined behaviour
 ** are caught by the sanitizers (make fuzz).
 */
@@ -67,21 +68,53 @@ static void checkTextForms(const u8 *aDoc, i64 nDoc){
   docextBufFree(&again);
 }
 
+/* A parser's answer: valid BSON (pDoc, unless 0: nothing was read), or an
+** error with a docext: message. */
+static void checkParsed(int rc, char *zErr, const DocBuf *pDoc){
+  if( rc!=SQLITE_OK ){
+    FUZZ_ASSERT(rc==SQLITE_NOMEM || (zErr && strncmp(zErr, "docext: ", 8)==0),
+                "a parse error without a docext: message");
+  }else if( pDoc ){
+    FUZZ_ASSERT(fuzzValid(pDoc->a, pDoc->n), "the parser made invalid BSON");
+  }
+  sqlite3_free(zErr);
+}
+
+/* The same text as a sequence of documents (doc_each: JSON Lines or an
+** array): each document valid, and each step moves on (no endless loop). */
+static void checkSequence(const char *z, int n){
+  DocJsonSeq seq;
+  DocBuf doc;
+  int bEof = 0, nDoc = 0;
+  memset(&doc, 0, sizeof(doc));
+  docextJsonSeqInit(&seq, z, n);
+  while( 1 ){
+    char *zErr = 0;
+    int rc = docextJsonSeqNext(&seq, &doc, &bEof, &zErr);
+    checkParsed(rc, zErr, bEof ? 0 : &doc);
+    if( rc!=SQLITE_OK || bEof ) break;
+    FUZZ_ASSERT(++nDoc<=n, "the sequence reader does not move on");
+  }
+  docextBufFree(&doc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
+  const char *z = (const char*)aData;
   DocBuf doc;
   char *zErr = 0;
   int nUsed = 0, rc;
   if( nData>1000000 ) return 0;
   memset(&doc, 0, sizeof(doc));
-  rc = docextJsonParse((const char*)aData, (int)nData, 1, &doc, &nUsed, &zErr);
-  if( rc!=SQLITE_OK ){
-    FUZZ_ASSERT(rc==SQLITE_NOMEM || (zErr && strncmp(zErr, "docext: ", 8)==0),
-                "a parse error without a docext: message");
-  }else{
-    FUZZ_ASSERT(fuzzValid(doc.a, doc.n), "the parser made invalid BSON");
-    checkTextForms(doc.a, doc.n);
-  }
-  sqlite3_free(zErr);
+  rc = docextJsonParse(z, (int)nData, 1, &doc, &nUsed, &zErr);
+  checkParsed(rc, zErr, &doc);
+  if( rc==SQLITE_OK ) checkTextForms(doc.a, doc.n);
+
+  /* the same text as a single value ({"": value}), and as a sequence */
+  docextBufReset(&doc);
+  zErr = 0;
+  rc = docextJsonParseValue(z, (int)nData, &doc, &nUsed, &zErr);
+  checkParsed(rc, zErr, &doc);
+  checkSequence(z, (int)nData);
   docextBufFree(&doc);
   return 0;
 }
