@@ -388,13 +388,13 @@ static void parseTypeOne(DocMatchParse *pParse, const char *zPath, int nPath,
                n, z, nPath, zPath);
   }else if( docextValueIsNumber(v) ){
     double d = docextValueToDouble(v);
-    int t = -2;
+    int t = -2;                    /* no type (typeBit(-2) is -1) */
     /* (the range is checked before the conversion: NaN, infinities and
     ** large values have no int) */
     if( d==floor(d) && d>=-1.0 && d<=127.0 ){
       t = (d==-1.0) ? DOC_MINKEY : (d==127.0 ? DOC_MAXKEY : (int)d);
     }
-    if( t==-2 || typeBit(t)<0 ){
+    if( typeBit(t)<0 ){
       parseError(pParse, "docext: $type: invalid type code %g in filter at '%.*s'",
                  d, nPath, zPath);
       return;

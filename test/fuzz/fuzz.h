@@ -21,6 +21,17 @@ static inline int fuzzValid(const u8 *a, i64 n){
   return docextBsonValidate(a, n, &iOff, &zWhy)==SQLITE_OK;
 }
 
+/* doc_check of collection c on db says 'ok'. */
+static inline void fuzzCheckCollection(sqlite3 *db){
+  sqlite3_stmt *pStmt = 0;
+  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT doc_check('c')", -1, &pStmt, 0)==SQLITE_OK,
+              sqlite3_errmsg(db));
+  FUZZ_ASSERT(sqlite3_step(pStmt)==SQLITE_ROW
+              && strcmp((const char*)sqlite3_column_text(pStmt, 0), "ok")==0,
+              "doc_check finds damage");
+  sqlite3_finalize(pStmt);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData);
 
 #endif

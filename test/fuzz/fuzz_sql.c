@@ -130,16 +130,6 @@ static void bindArg(sqlite3_stmt *pStmt, int iArg, const uint8_t *a, size_t n){
   }
 }
 
-static void checkDb(void){
-  sqlite3_stmt *pStmt = 0;
-  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT doc_check('c')", -1, &pStmt, 0)==SQLITE_OK,
-              sqlite3_errmsg(db));
-  FUZZ_ASSERT(sqlite3_step(pStmt)==SQLITE_ROW
-              && strcmp((const char*)sqlite3_column_text(pStmt, 0), "ok")==0,
-              "doc_check finds damage");
-  sqlite3_finalize(pStmt);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   sqlite3_stmt *pStmt = 0;
   size_t i, iArg;
@@ -168,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   if( rc!=SQLITE_DONE ){
     FUZZ_ASSERT(fingerprint()==hBefore, "a failed statement changed the database");
   }
-  checkDb();
+  fuzzCheckCollection(db);
   FUZZ_ASSERT(sqlite3_exec(db, "ROLLBACK TO f; RELEASE f; SELECT doc_config('clock', NULL)",
                            0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
   return 0;
