@@ -320,14 +320,19 @@ static void updNodeFree(UpdNode *pNode){
   sqlite3_free(pNode);
 }
 
-static UpdNode *updNodeNew(UpdParse *pP, int eKind, const char *zName, int nName){
-  UpdNode *pNode;
+/* n zeroed bytes for the parse, or 0 with pP->rc set (also when the parse
+** has already failed, so callers need not check pP->rc first). */
+static void *updParseAlloc(UpdParse *pP, i64 n){
+  void *p;
   if( pP->rc!=SQLITE_OK ) return 0;
-  pNode = docextMallocZero(sizeof(*pNode));
-  if( pNode==0 ){
-    pP->rc = SQLITE_NOMEM;
-    return 0;
-  }
+  p = docextMallocZero(n);
+  if( p==0 ) pP->rc = SQLITE_NOMEM;
+  return p;
+}
+
+static UpdNode *updNodeNew(UpdParse *pP, int eKind, const char *zName, int nName){
+  UpdNode *pNode = updParseAlloc(pP, sizeof(*pNode));
+  if( pNode==0 ) return 0;
   pNode->eKind = eKind;
   pNode->zName = zName;
   pNode->nName = nName;
@@ -512,13 +517,8 @@ static void updTreeAdd(UpdParse *pP, const char *zPath, int nPath, UpdLeaf *pLea
 
 static UpdLeaf *updLeafNew(UpdParse *pP, int eOp, const char *zPath, int nPath,
                         const DocValue *v){
-  UpdLeaf *pLeaf;
-  if( pP->rc!=SQLITE_OK ) return 0;
-  pLeaf = docextMallocZero(sizeof(*pLeaf));
-  if( pLeaf==0 ){
-    pP->rc = SQLITE_NOMEM;
-    return 0;
-  }
+  UpdLeaf *pLeaf = updParseAlloc(pP, sizeof(*pLeaf));
+  if( pLeaf==0 ) return 0;
   pLeaf->eOp = eOp;
   pLeaf->zPath = zPath;
   pLeaf->nPath = nPath;
@@ -534,16 +534,16 @@ static void updLeafSetValues(UpdParse *pP, UpdLeaf *pLeaf, const DocValue *pArr)
   int n = 0;
   if( pP->rc!=SQLITE_OK ) return;
   if( pArr==0 ){
-    pLeaf->aVal = sqlite3_malloc64(sizeof(DocValue));
-    if( pLeaf->aVal==0 ){ pP->rc = SQLITE_NOMEM; return; }
+    pLeaf->aVal = updParseAlloc(pP, sizeof(DocValue));
+    if( pLeaf->aVal==0 ) return;
     pLeaf->aVal[0] = pLeaf->v;
     pLeaf->nVal = 1;
     return;
   }
   docextIterInitValue(&it, pArr);
   while( docextIterNext(&it) ) n++;
-  pLeaf->aVal = sqlite3_malloc64(sizeof(DocValue)*(i64)(n ? n : 1));
-  if( pLeaf->aVal==0 ){ pP->rc = SQLITE_NOMEM; return; }
+  pLeaf->aVal = updParseAlloc(pP, sizeof(DocValue)*(i64)(n ? n : 1));
+  if( pLeaf->aVal==0 ) return;
   docextIterInitValue(&it, pArr);
   while( docextIterNext(&it) ) pLeaf->aVal[pLeaf->nVal++] = it.v;
 }
@@ -571,8 +571,8 @@ static void updParsePushSort(UpdParse *pP, UpdLeaf *pLeaf, const DocValue *v){
     updParseError(pP, "docext: The $sort pattern is empty when it should be a set of fields.");
     return;
   }
-  pLeaf->aSort = sqlite3_malloc64(sizeof(UpdSortField)*(i64)n);
-  if( pLeaf->aSort==0 ){ pP->rc = SQLITE_NOMEM; return; }
+  pLeaf->aSort = updParseAlloc(pP, sizeof(UpdSortField)*(i64)n);
+  if( pLeaf->aSort==0 ) return;
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) && pP->rc==SQLITE_OK ){
     UpdSortField *pF = &pLeaf->aSort[pLeaf->nSort++];
@@ -978,8 +978,8 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
   docextIterInitValue(&it, &arr);
   while( docextIterNext(&it) ) n++;
   if( n==0 ) return;
-  p->aFilter = docextMallocZero(sizeof(UpdFilter)*(i64)n);
-  if( p->aFilter==0 ){ pP->rc = SQLITE_NOMEM; return; }
+  p->aFilter = updParseAlloc(pP, sizeof(UpdFilter)*(i64)n);
+  if( p->aFilter==0 ) return;
   docextIterInitValue(&it, &arr);
   while( docextIterNext(&it) && pP->rc==SQLITE_OK ){
     UpdFilter *pF;
