@@ -3,6 +3,7 @@
 #   make                  ./docext.so, the loadable extension
 #   make test             all tests (test/run.sh); T=pattern runs a subset
 #   make SANITIZE=1 test  the same, everything built with ASan + UBSan
+#   make NEWSQLITE=1 test the same, against SQLite 3.52 built from source
 #   make demo             examples/library.sql in the sqlite3 shell
 #   make bench            bench/bench.c against docext.so (N=... for fewer docs)
 #   make amalgamation     dist/docext.c, the whole extension in one file
@@ -32,12 +33,30 @@ else
   SOLINK := -Wl,-z,defs
 endif
 
+# NEWSQLITE=1: build and test against SQLite 3.52.0, built from source by
+# tools/newsqlite.sh in build/sqlite-3.52.0 (library and shell), instead of
+# the system's libsqlite3 and sqlite3 shell (3.40 on Debian 12): the oldest
+# and the newest SQLite docext is tested with. Its headers come first, so
+# docext compiles in what 3.52 has and 3.40 lacks (xIntegrity).
+NEWSQLITE ?= 0
+ifeq ($(NEWSQLITE),1)
+  SQLITE_DIR    := build/sqlite-3.52.0
+  MODE          := $(MODE)-sqlite352
+  SQLITE_CFLAGS := -I$(SQLITE_DIR)
+  SQLITE_LIBS   := $(SQLITE_DIR)/sqlite3.o -ldl -lpthread
+  SQLITE_DEP    := $(SQLITE_DIR)/sqlite3.o
+else
+  SQLITE_CFLAGS :=
+  SQLITE_LIBS   := -lsqlite3
+  SQLITE_DEP    :=
+endif
+
 B        := build/$(MODE)
 # What an uninstrumented program (the sqlite3 shell) needs to load a sanitized
 # docext.so: the sanitizer runtimes, preloaded.
 SHELL_PRELOAD = $(if $(filter 1,$(SANITIZE)),LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)")
 XCFLAGS  := -std=c11 $(OPT) -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
-            $(CFLAGS)
+            $(SQLITE_CFLAGS) $(CFLAGS)
 XLDFLAGS := $(OPT) $(LDFLAGS)
 LIBS     := -lpcre2-8 -lm
 
@@ -67,23 +86,23 @@ endif
 docext.so: $(SO_OBJS) build/mode $(B)/flags
 	$(CC) $(XLDFLAGS) $(SOLINK) -shared -o $@ $(SO_OBJS) $(LIBS)
 
-$(B)/so/%.o: ext/%.c $(B)/flags
+$(B)/so/%.o: ext/%.c $(B)/flags | $(SQLITE_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
 # The same sources compiled into the core, for C unit tests that link
 # libsqlite3 directly and call internal functions.
-$(B)/core/%.o: ext/%.c $(B)/flags
+$(B)/core/%.o: ext/%.c $(B)/flags | $(SQLITE_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -c -o $@ $<
 
 $(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags
 	$(CC) $(XCFLAGS) -pthread -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
-	  $(XLDFLAGS) -pthread -lsqlite3 $(LIBS)
+	  $(XLDFLAGS) -pthread $(SQLITE_LIBS) $(LIBS)
 
 $(B)/replay_%: test/fuzz/fuzz_%.c test/fuzz/replay.c test/fuzz/fuzz.h $(CORE_OBJS) $(B)/flags
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -I ext -MMD -MP -o $@ $< test/fuzz/replay.c \
-	  $(CORE_OBJS) $(XLDFLAGS) -lsqlite3 $(LIBS)
+	  $(CORE_OBJS) $(XLDFLAGS) $(SQLITE_LIBS) $(LIBS)
 
 # The amalgamation, compiled in as an application would, then checked to
 # define no global symbol outside the docext namespace. One translation unit
@@ -95,7 +114,7 @@ amalgamation: dist/docext.c
 dist/docext.c: tools/amalgamate.sh $(SRCS) $(wildcard ext/*.h)
 	bash tools/amalgamate.sh $@
 
-$(B)/amalgamation.o: dist/docext.c $(B)/flags
+$(B)/amalgamation.o: dist/docext.c $(B)/flags | $(SQLITE_DEP)
 	$(CC) $(XCFLAGS) -Wno-error=maybe-uninitialized -DSQLITE_CORE -c -o $@ $<
 	@bad=$$(nm -g --defined-only $@ | awk '{print $$3}' | \
 	        grep -v -e '^docext' -e '^sqlite3_docext_init$$' || true); \
@@ -106,7 +125,7 @@ $(B)/amalgamation.o: dist/docext.c $(B)/flags
 
 $(B)/test_amalgamation: test/test_amalgamation.c $(B)/amalgamation.o
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -o $@ $< $(B)/amalgamation.o \
-	  $(XLDFLAGS) -lsqlite3 $(LIBS)
+	  $(XLDFLAGS) $(SQLITE_LIBS) $(LIBS)
 
 # The benchmark is an ordinary SQLite application: it links -lsqlite3 and
 # loads ./docext.so with sqlite3_load_extension.
@@ -120,7 +139,10 @@ test-build: docext.so $(TEST_PROGS)
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@DOCEXT_NO_BUILD=1 SANITIZE=$(SANITIZE) bash test/run.sh $(T)
+	@DOCEXT_NO_BUILD=1 SANITIZE=$(SANITIZE) NEWSQLITE=$(NEWSQLITE) bash test/run.sh $(T)
+
+build/sqlite-3.52.0/sqlite3.o:
+	bash tools/newsqlite.sh $(@D)
 
 # The demo shows one duplicate-key error on purpose, which makes the shell
 # exit with 1; only a worse status (a crash) fails `make demo`. The test

@@ -9,6 +9,9 @@
 #                                  current output (UPDATE=1 does the same);
 #                                  without NAME, for every script
 #   SANITIZE=1 test/run.sh         use the ASan+UBSan build (make SANITIZE=1 test)
+#   NEWSQLITE=1 test/run.sh        use the build against SQLite 3.52 and its
+#                                  shell (make NEWSQLITE=1 test); python and
+#                                  node keep the system's SQLite
 #
 # The tests, each printed as "ok NAME" or "FAIL NAME":
 #   build/MODE/replay_*    each fuzz target of test/fuzz/ over its saved
@@ -43,9 +46,19 @@ for arg in "$@"; do
 done
 
 SANITIZE=${SANITIZE:-0}
+NEWSQLITE=${NEWSQLITE:-0}
 if [ "$SANITIZE" = 1 ]; then build=build/sanitize; else build=build/plain; fi
+shell=sqlite3
+if [ "$NEWSQLITE" = 1 ]; then
+  build=$build-sqlite352
+  shell=build/sqlite-3.52.0/sqlite3
+fi
+if [ "$NEWSQLITE" = 1 ] && [ "$update" = 1 ]; then
+  echo "test/run.sh: --update records the system shell's output, not with NEWSQLITE=1" >&2
+  exit 2
+fi
 if [ "${DOCEXT_NO_BUILD:-0}" != 1 ]; then
-  make -s --no-print-directory SANITIZE="$SANITIZE" test-build || {
+  make -s --no-print-directory SANITIZE="$SANITIZE" NEWSQLITE="$NEWSQLITE" test-build || {
     echo "FAIL build"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
@@ -129,12 +142,30 @@ counted() {
   fi
 }
 
+# shell_errors FILE: FILE with the shell's error lines in one form. The
+# sqlite3 shell of 3.40 writes "Runtime error near line N: MSG (CODE)" where
+# later shells write "Error near line N: MSG"; the expected outputs are the
+# former's, and the NEWSQLITE run compares both in the latter form.
+shell_errors() {
+  sed -E 's/^Runtime error near (line [0-9]+: .*) \([0-9]+\)$/Error near \1/;
+          s/^Runtime error near /Error near /' "$1"
+}
+
+# same_output EXPECTED GOT: the shell's output is the expected one.
+same_output() {
+  if [ "$NEWSQLITE" = 1 ]; then
+    cmp -s <(shell_errors "$1") <(shell_errors "$2")
+  else
+    cmp -s "$1" "$2"
+  fi
+}
+
 # sql_script NAME: run sql/NAME.sql, compare with sql/expected/NAME.out.
 sql_script() {
   local name=$1 script=sql/$1.sql expect=sql/expected/$1.out
   local got="$out/sql_$1.out" rc=0
   ran=$((ran + 1))
-  ( timeout "$timeout_s" "${preload[@]}" sqlite3 -init /dev/null -batch :memory: \
+  ( timeout "$timeout_s" "${preload[@]}" "$shell" -init /dev/null -batch :memory: \
       <"$script" >"$got" 2>&1 ) 2>/dev/null || rc=$?
   if [ "$rc" -ge 124 ] || sanitizer_report "$got"; then
     failed=$((failed + 1))
@@ -149,7 +180,7 @@ sql_script() {
     failed=$((failed + 1))
     echo "FAIL sql/$name: no $expect (create it with: test/run.sh --update $name)"
     sed 's/^/    /' "$got" | head -n 60
-  elif cmp -s "$expect" "$got"; then
+  elif same_output "$expect" "$got"; then
     passed=$((passed + 1))
     echo "ok   sql/$name"
   else
@@ -164,7 +195,7 @@ sql_script() {
 example() {
   local name=$1 got="$out/example_$1.out" rc=0 bad
   ran=$((ran + 1))
-  ( timeout "$timeout_s" "${preload[@]}" sqlite3 -init /dev/null -batch :memory: \
+  ( timeout "$timeout_s" "${preload[@]}" "$shell" -init /dev/null -batch :memory: \
       <"examples/$name.sql" >"$got" 2>&1 ) 2>/dev/null || rc=$?
   bad=$(grep -E '^(Parse error|Runtime error|Error)' "$got" | grep -v E11000)
   if [ "$rc" -ge 124 ] || sanitizer_report "$got" || [ -n "$bad" ]; then
