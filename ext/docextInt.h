@@ -775,6 +775,10 @@ int docextCollExpired(DocColl *pColl, const u8 *aDoc, int *pbExpired);
 ** (may be NULL) receives the count. docext_coll.c calls it before every
 ** write, so that an expired document never blocks one. */
 int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr);
+/* doc_check's work: *pzReport (sqlite3_free it) is 0 when the collection
+** is sound, else one line per problem; an error only when the check could
+** not run (docext_index.c; also PRAGMA integrity_check's xIntegrity). */
+int docextCollCheck(DocColl *pColl, char **pzReport, char **pzErr);
 /* A collection's index state (docext_index.c), kept in its DocColl by
 ** docext_coll.c, which frees it on close, rename and drop. */
 typedef struct DocIndexCache DocIndexCache;

@@ -2671,56 +2671,44 @@ static void checkUndefinedEntries(CheckCtx *pCk, DocColl *p, char **pzErr){
   sqlite3_finalize(pStmt);
 }
 
-/* doc_check(coll): 'ok', or a line per problem found. */
-static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
-  DocColl *p = 0;
+/* Check collection p (see above): *pzReport is 0 when all is well, else
+** the problems, a line each. An error (rc) only when the check itself
+** could not run: damage is reported, not an error. Used by doc_check and
+** by PRAGMA integrity_check (xIntegrity, SQLite 3.44 and later). */
+int docextCollCheck(DocColl *p, char **pzReport, char **pzErr){
   DocIndexCache *c = 0;
   CheckCtx ck;
-  char *zErr = 0;
   int rc, bSave;
-  (void)argc;
 
+  *pzReport = 0;
   memset(&ck, 0, sizeof(ck));
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
-  if( rc!=SQLITE_OK ){
-    idxResultError(ctx, rc, zErr);
-    return;
-  }
   bSave = idxCmdBegin(p);         /* one snapshot for every read */
   /* the definitions too are read again: a damaged one must show even
   ** when nothing told the cache that X_idxdef changed */
   if( *docextCollIndexCache(p) ) (*docextCollIndexCache(p))->bLoaded = 0;
-  rc = idxCacheGet(p, 1, &c, &zErr);
+  rc = idxCacheGet(p, 1, &c, pzErr);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
-    checkProblem(&ck, "index definitions: %s", zErr ? zErr+8 : sqlite3_errstr(rc));
-    sqlite3_free(zErr);
-    zErr = 0;
+    checkProblem(&ck, "index definitions: %s", *pzErr ? *pzErr+8 : sqlite3_errstr(rc));
+    sqlite3_free(*pzErr);
+    *pzErr = 0;
     c = 0;
     rc = SQLITE_OK;
   }
   if( rc==SQLITE_OK ){
-    if( c ) checkDefinitions(&ck, p, c, &zErr);
-    if( ck.rc==SQLITE_OK ) checkDocuments(&ck, p, c, &zErr);
-    if( ck.rc==SQLITE_OK ) checkPages(&ck, p, &zErr);
-    if( ck.rc==SQLITE_OK && c ) checkEntries(&ck, p, c, &zErr);
-    if( ck.rc==SQLITE_OK ) checkUndefinedEntries(&ck, p, &zErr);
+    if( c ) checkDefinitions(&ck, p, c, pzErr);
+    if( ck.rc==SQLITE_OK ) checkDocuments(&ck, p, c, pzErr);
+    if( ck.rc==SQLITE_OK ) checkPages(&ck, p, pzErr);
+    if( ck.rc==SQLITE_OK && c ) checkEntries(&ck, p, c, pzErr);
+    if( ck.rc==SQLITE_OK ) checkUndefinedEntries(&ck, p, pzErr);
     rc = ck.rc;
   }
   rc = idxCmdEnd(p, bSave, rc);
-  if( rc!=SQLITE_OK ){
-    idxResultError(ctx, rc, zErr);
-  }else{
-    sqlite3_free(zErr);
-    if( ck.nProblem==0 ){
-      sqlite3_result_text(ctx, "ok", 2, SQLITE_STATIC);
-    }else{
-      if( ck.nProblem>IDX_MAX_PROBLEMS ){
-        docextBufAppendf(&ck.rc, &ck.out, "\n... and %d more", ck.nProblem-IDX_MAX_PROBLEMS);
-      }
-      if( ck.rc==SQLITE_OK ) docextBufResultText(ctx, &ck.out);
-      else sqlite3_result_error_nomem(ctx);
+  if( rc==SQLITE_OK && ck.nProblem>0 ){
+    if( ck.nProblem>IDX_MAX_PROBLEMS ){
+      docextBufAppendf(&ck.rc, &ck.out, "\n... and %d more", ck.nProblem-IDX_MAX_PROBLEMS);
     }
+    *pzReport = docextBufDetachText(&ck.rc, &ck.out);
+    rc = ck.rc;
   }
   docextBufFree(&ck.out);
   docextBufFree(&ck.keys);
@@ -2728,6 +2716,26 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_free(ck.aDocid);
   sqlite3_free(ck.aBad);
   sqlite3_free(ck.aPage);
+  return rc;
+}
+
+/* doc_check(coll): 'ok', or a line per problem found. */
+static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  char *zErr = 0, *zReport = 0;
+  int rc;
+  (void)argc;
+
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ) rc = docextCollCheck(p, &zReport, &zErr);
+  if( rc!=SQLITE_OK ){
+    idxResultError(ctx, rc, zErr);
+  }else if( zReport==0 ){
+    sqlite3_result_text(ctx, "ok", 2, SQLITE_STATIC);
+  }else{
+    sqlite3_result_text(ctx, zReport, -1, sqlite3_free);
+  }
 }
 
 /*------------------------------------------------------------------------

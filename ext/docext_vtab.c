@@ -931,12 +931,49 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   return rc;
 }
 
+#if SQLITE_VERSION_NUMBER>=3044000
+/* PRAGMA integrity_check (and quick_check) on a collection, in SQLite 3.44
+** and later: doc_check's findings, as one message that names the
+** collection. A quick check is as thorough: doc_check reads every document
+** and index entry once, as integrity_check reads every B-tree. A
+** collection that cannot even be opened (its configuration damaged) is a
+** finding too; only a check that could not run (out of memory, say) is an
+** error. */
+static int xIntegrity(sqlite3_vtab *pVtab, const char *zSchema, const char *zTabName,
+                      int mFlags, char **pzErr){
+  DocVtab *p = (DocVtab*)pVtab;
+  DocColl *pColl = 0;
+  char *zErr = 0, *zReport = 0;
+  int rc = vtabCollOpen(p, &pColl, &zErr);
+  (void)mFlags;
+  if( rc==SQLITE_OK ){
+    rc = docextCollCheck(pColl, &zReport, &zErr);
+  }else if( (rc & 0xff)==SQLITE_CORRUPT || rc==SQLITE_ERROR ){
+    zReport = zErr;
+    zErr = 0;
+    rc = SQLITE_OK;
+  }
+  sqlite3_free(zErr);
+  if( rc==SQLITE_OK && zReport ){
+    *pzErr = sqlite3_mprintf("docext collection %s.%s: %s", zSchema, zTabName,
+                             strncmp(zReport, "docext: ", 8)==0 ? zReport+8 : zReport);
+    if( *pzErr==0 ) rc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zReport);
+  return rc;
+}
+#endif
+
 /*------------------------------------------------------------------------
 ** Registration
 */
 
 static sqlite3_module docextModule = {
+#if SQLITE_VERSION_NUMBER>=3044000
+  4,                /* iVersion: xShadowName, xIntegrity */
+#else
   3,                /* iVersion: xShadowName */
+#endif
   xCreate, xConnect, xBestIndex, xDisconnect, xDestroy,
   xOpen, xClose, xFilter, xNext, xEof, xColumn, xRowid,
   xUpdate,
@@ -946,7 +983,7 @@ static sqlite3_module docextModule = {
   0, 0, 0,          /* xSavepoint, xRelease, xRollbackTo */
   xShadowName,
 #if SQLITE_VERSION_NUMBER>=3044000
-  0,                /* xIntegrity */
+  xIntegrity,
 #endif
 };
 
