@@ -1657,182 +1657,222 @@ static int updEntrySort(UpdEntry *a, int n){
   return SQLITE_OK;
 }
 
+/* The children of the OBJECT nodes applied to one container, sorted and
+** grouped by name: group g is aEnt[aStart[g] .. aStart[g+1]), more than one
+** entry when several nodes were merged (a positional "$" among them), and
+** apNode[] holds the same entries' nodes, for updApplyNodes. Small sets
+** live in the struct itself. */
+typedef struct UpdGroups UpdGroups;
+struct UpdGroups {
+  UpdEntry *aEnt;
+  UpdNode **apNode;
+  int *aStart;              /* nGrp+1 */
+  u8 *aMatched;             /* documents: group g's field was found */
+  int nGrp;
+  UpdEntry aEntSpace[16];
+  UpdNode *apNodeSpace[16];
+  int aStartSpace[17];
+  u8 aMatchedSpace[16];
+};
+
+static int grpN(const UpdGroups *pG, int g){ return pG->aStart[g+1] - pG->aStart[g]; }
+static UpdEntry *grpE(const UpdGroups *pG, int g){ return &pG->aEnt[pG->aStart[g]]; }
+static UpdNode **grpNodes(const UpdGroups *pG, int g){ return &pG->apNode[pG->aStart[g]]; }
+
+static void updGroupsFree(UpdGroups *pG){
+  if( pG->aEnt!=pG->aEntSpace ) sqlite3_free(pG->aEnt);
+}
+
+/* Gather, sort and group the children of apNode[]; 0 (pA->rc set) when out
+** of memory. */
+static int updGroupsInit(UpdApply *pA, UpdGroups *pG, UpdNode **apNode, int nNode){
+  int nEnt = 0, i, k;
+  int bSorted = nNode==1;             /* one node's children are sorted */
+  for(k=0; k<nNode; k++){
+    nEnt += apNode[k]->nChild + (apNode[k]->pPositional!=0);
+    if( apNode[k]->pPositional ) bSorted = 0;
+  }
+  if( nEnt>16 ){
+    pG->aEnt = sqlite3_malloc64((sizeof(UpdEntry)+sizeof(UpdNode*)+sizeof(int)+1)*(i64)(nEnt+1));
+    if( pG->aEnt==0 ){ pA->rc = SQLITE_NOMEM; return 0; }
+    pG->apNode = (UpdNode**)&pG->aEnt[nEnt+1];
+    pG->aStart = (int*)&pG->apNode[nEnt+1];
+    pG->aMatched = (u8*)&pG->aStart[nEnt+1];
+  }else{
+    pG->aEnt = pG->aEntSpace;
+    pG->apNode = pG->apNodeSpace;
+    pG->aStart = pG->aStartSpace;
+    pG->aMatched = pG->aMatchedSpace;
+  }
+  nEnt = 0;
+  for(k=0; k<nNode; k++){
+    UpdNode *pN = apNode[k];
+    for(i=0; i<pN->nChild; i++){
+      UpdEntry *pE = &pG->aEnt[nEnt++];
+      pE->z = pN->apChild[i]->zName;
+      pE->n = pN->apChild[i]->nName;
+      pE->pNode = pN->apChild[i];
+    }
+    if( pN->pPositional ){
+      UpdEntry *pE = &pG->aEnt[nEnt++];
+      pE->z = pA->zPos;
+      pE->n = pA->nPos;
+      pE->pNode = pN->pPositional;
+    }
+  }
+  if( !bSorted && updEntrySort(pG->aEnt, nEnt)!=SQLITE_OK ){
+    pA->rc = SQLITE_NOMEM;
+    updGroupsFree(pG);
+    return 0;
+  }
+  pG->nGrp = 0;
+  for(i=0; i<nEnt; i++){
+    if( i==0 || updEntryCmp(0, &pG->aEnt[i-1], &pG->aEnt[i])!=0 ){
+      pG->aStart[pG->nGrp++] = i;
+    }
+    pG->apNode[i] = pG->aEnt[i].pNode;
+    pG->aEnt[i].iIdx = updIndex(pG->aEnt[i].z, pG->aEnt[i].n);
+  }
+  pG->aStart[pG->nGrp] = nEnt;
+  memset(pG->aMatched, 0, pG->nGrp);
+  return 1;
+}
+
+/* Apply group g to the element named zKey (its old value v, or 0 when it
+** is to be created), with zPath on the path that messages show. */
+static void updApplyGroup(UpdApply *pA, const UpdGroups *pG, int g, const char *zPath,
+                          int nPath, const char *zKey, int nKey, const DocValue *v,
+                          int bInArray, int iDepth){
+  i64 nOld = updPathPush(pA, zPath, nPath);
+  updApplyNodes(pA, grpNodes(pG, g), grpN(pG, g), zKey, nKey, v, bInArray, iDepth);
+  pA->path.n = nOld;
+}
+
+/* A new document: every group, in name order. */
+static void updApplyToNew(UpdApply *pA, const UpdGroups *pG, int iDepth){
+  int g;
+  for(g=0; g<pG->nGrp && pA->rc==SQLITE_OK; g++){
+    UpdEntry *pE = grpE(pG, g);
+    updApplyGroup(pA, pG, g, pE->z, pE->n, pE->z, pE->n, 0, 0, iDepth);
+  }
+}
+
+/* An array pCont (named zKey): the groups name indexes; elements without
+** a group are copied in runs; indexes past the end are created, padded
+** with nulls as MongoDB does. */
+static void updApplyToArray(UpdApply *pA, const UpdGroups *pG, const DocValue *pCont,
+                          const char *zKey, int nKey, int iDepth){
+  DocIter it;
+  int iElem = 0, g = 0, iRun = 4;
+  char zIdx[24];
+  /* Names that are not indexes cannot exist in an array. */
+  for(g=0; g<pG->nGrp && pA->rc==SQLITE_OK; g++){
+    UpdEntry *pE = grpE(pG, g);
+    if( pE->iIdx<0 && updNodesCreate(pA, grpNodes(pG, g), grpN(pG, g)) ){
+      updErrorCannotCreate(pA, pE->z, pE->n, zKey, nKey, pCont);
+    }else if( pE->iIdx<0 ){
+      updErrorNotViable(pA, grpNodes(pG, g), grpN(pG, g), pE->z, pE->n, zKey, nKey, pCont);
+    }
+  }
+  docextIterInitValue(&it, pCont);
+  g = 0;
+  while( g<pG->nGrp && grpE(pG, g)->iIdx<0 ) g++;
+  while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
+    if( g<pG->nGrp && grpE(pG, g)->iIdx==iElem ){
+      int n = docextBsonArrayKey(zIdx, iElem);
+      docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, it.iElem - iRun);
+      updApplyGroup(pA, pG, g, zIdx, n, it.zKey, it.nKey, &it.v, 1, iDepth);
+      iRun = it.iNext;
+      g++;
+      while( g<pG->nGrp && grpE(pG, g)->iIdx<0 ) g++;
+    }
+    iElem++;
+  }
+  docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, (pCont->n - 1) - iRun);
+  for(; g<pG->nGrp && pA->rc==SQLITE_OK; g++){
+    UpdEntry *pE = grpE(pG, g);
+    i64 nMark = pA->pOut->n, nAfterPad, j;
+    int n;
+    if( pE->iIdx<0 ) continue;
+    if( !updNodesCreate(pA, grpNodes(pG, g), grpN(pG, g)) ) continue;
+    if( pE->iIdx - iElem > UPD_MAX_PAD ){
+      updApplyError(pA, "docext: can't backfill array '%s' to index %lld: more "
+                     "than %d elements of padding", updCurPath(pA),
+                     (long long)pE->iIdx, UPD_MAX_PAD);
+      break;
+    }
+    for(j=iElem; j<pE->iIdx && pA->rc==SQLITE_OK; j++){
+      n = docextBsonArrayKey(zIdx, (int)j);
+      docextBsonAppendNull(&pA->rc, pA->pOut, zIdx, n);
+      if( pA->pOut->n>DOCEXT_MAX_BSON ) pA->rc = SQLITE_TOOBIG;
+    }
+    nAfterPad = pA->pOut->n;
+    n = docextBsonArrayKey(zIdx, (int)pE->iIdx);
+    updApplyGroup(pA, pG, g, zIdx, n, zIdx, n, 0, 1, iDepth);
+    if( pA->pOut->n==nAfterPad ){
+      pA->pOut->n = nMark;              /* nothing created: no padding either */
+    }else{
+      iElem = (int)pE->iIdx + 1;
+    }
+  }
+}
+
+/* The group named z[0..n), or -1 (binary search: the groups are sorted). */
+static int updGroupFind(const UpdGroups *pG, const char *z, int n){
+  int lo = 0, hi = pG->nGrp-1;
+  while( lo<=hi ){
+    int mid = (lo+hi)/2;
+    UpdEntry *pE = grpE(pG, mid);
+    int c = updNameCmp(pE->z, pE->n, z, n);
+    if( c==0 ) return mid;
+    if( c<0 ) lo = mid+1; else hi = mid-1;
+  }
+  return -1;
+}
+
+/* A document pCont: fields that have a group are applied where they stand
+** (the first of duplicate names only), the others copied in runs; the
+** groups whose fields were not found are created at the end, in name
+** order. */
+static void updApplyToDocument(UpdApply *pA, UpdGroups *pG, const DocValue *pCont, int iDepth){
+  DocIter it;
+  int iRun = 4, nMatched = 0, g;
+  docextIterInitValue(&it, pCont);
+  while( pA->rc==SQLITE_OK && nMatched<pG->nGrp && docextIterNext(&it) ){
+    g = updGroupFind(pG, it.zKey, it.nKey);
+    if( g>=0 && !pG->aMatched[g] ){
+      pG->aMatched[g] = 1;
+      nMatched++;
+      docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, it.iElem - iRun);
+      updApplyGroup(pA, pG, g, it.zKey, it.nKey, it.zKey, it.nKey, &it.v, 0, iDepth);
+      iRun = it.iNext;
+    }
+  }
+  /* the rest of the container, untouched, in one piece */
+  docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, (pCont->n - 1) - iRun);
+  for(g=0; g<pG->nGrp && pA->rc==SQLITE_OK; g++){
+    UpdEntry *pE = grpE(pG, g);
+    if( !pG->aMatched[g] ) updApplyGroup(pA, pG, g, pE->z, pE->n, pE->z, pE->n, 0, 0, iDepth);
+  }
+}
+
 /* Apply the OBJECT nodes apNode[] to the elements of pCont (a document, an
 ** array when bArray, or NULL while creating a new document), writing the
 ** elements of the new container to pA->pOut. zKey names pCont in
 ** messages; iDepth is the depth of pCont's elements' container. */
 static void updApplyObject(UpdApply *pA, UpdNode **apNode, int nNode, const DocValue *pCont,
                         const char *zKey, int nKey, int bArray, int iDepth){
-  UpdEntry aSpace[16], *aEnt = aSpace;
-  UpdNode *apSpace[16], **apGrp = apSpace;
-  u8 aMatchSpace[16], *aMatched = aMatchSpace;
-  int *aGrpStart = 0;
-  int aGrpSpace[17];
-  int nEnt = 0, nGrp = 0, i, k;
-  int bSorted = nNode==1;
-
-  if( pA->rc!=SQLITE_OK ) return;
-  for(k=0; k<nNode; k++){
-    nEnt += apNode[k]->nChild + (apNode[k]->pPositional!=0);
-    if( apNode[k]->pPositional ) bSorted = 0;
-  }
-  if( nEnt>16 ){
-    aEnt = sqlite3_malloc64((sizeof(UpdEntry)+sizeof(UpdNode*)+sizeof(int)+1)*(i64)(nEnt+1));
-    if( aEnt==0 ){ pA->rc = SQLITE_NOMEM; return; }
-    apGrp = (UpdNode**)&aEnt[nEnt+1];
-    aGrpStart = (int*)&apGrp[nEnt+1];
-    aMatched = (u8*)&aGrpStart[nEnt+1];
-  }else{
-    aGrpStart = aGrpSpace;
-  }
-  nEnt = 0;
-  for(k=0; k<nNode; k++){
-    UpdNode *pN = apNode[k];
-    for(i=0; i<pN->nChild; i++){
-      UpdEntry *pE = &aEnt[nEnt++];
-      pE->z = pN->apChild[i]->zName;
-      pE->n = pN->apChild[i]->nName;
-      pE->pNode = pN->apChild[i];
-    }
-    if( pN->pPositional ){
-      UpdEntry *pE = &aEnt[nEnt++];
-      pE->z = pA->zPos;
-      pE->n = pA->nPos;
-      pE->pNode = pN->pPositional;
-    }
-  }
-  if( !bSorted && updEntrySort(aEnt, nEnt)!=SQLITE_OK ){
-    pA->rc = SQLITE_NOMEM;
-    goto done;
-  }
-  /* Groups: runs of entries with one name (more than one entry when nodes
-  ** were merged). aEnt[aGrpStart[g]] describes group g. */
-  for(i=0; i<nEnt; i++){
-    if( i==0 || updEntryCmp(0, &aEnt[i-1], &aEnt[i])!=0 ){
-      aGrpStart[nGrp++] = i;
-    }
-    apGrp[i] = aEnt[i].pNode;
-    aEnt[i].iIdx = updIndex(aEnt[i].z, aEnt[i].n);
-  }
-  aGrpStart[nGrp] = nEnt;
-  memset(aMatched, 0, nGrp);
-
-#define GRP_N(g)     (aGrpStart[(g)+1] - aGrpStart[g])
-#define GRP_E(g)     (&aEnt[aGrpStart[g]])
-#define GRP_NODES(g) (&apGrp[aGrpStart[g]])
-
+  UpdGroups grp;
+  if( pA->rc!=SQLITE_OK || !updGroupsInit(pA, &grp, apNode, nNode) ) return;
   if( pCont==0 ){
-    /* Creating: every group in order. */
-    for(i=0; i<nGrp && pA->rc==SQLITE_OK; i++){
-      UpdEntry *pE = GRP_E(i);
-      i64 nOld = updPathPush(pA, pE->z, pE->n);
-      updApplyNodes(pA, GRP_NODES(i), GRP_N(i), pE->z, pE->n, 0, 0, iDepth);
-      pA->path.n = nOld;
-    }
+    updApplyToNew(pA, &grp, iDepth);
   }else if( bArray ){
-    DocIter it;
-    int iElem = 0, g = 0, iRun;
-    char zIdx[24];
-    /* Names that are not indexes cannot exist in an array. */
-    for(i=0; i<nGrp && pA->rc==SQLITE_OK; i++){
-      UpdEntry *pE = GRP_E(i);
-      if( pE->iIdx<0 && updNodesCreate(pA, GRP_NODES(i), GRP_N(i)) ){
-        updErrorCannotCreate(pA, pE->z, pE->n, zKey, nKey, pCont);
-      }else if( pE->iIdx<0 ){
-        updErrorNotViable(pA, GRP_NODES(i), GRP_N(i), pE->z, pE->n, zKey, nKey, pCont);
-      }
-    }
-    docextIterInitValue(&it, pCont);
-    iRun = 4;
-    while( g<nGrp && GRP_E(g)->iIdx<0 ) g++;
-    while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
-      if( g<nGrp && GRP_E(g)->iIdx==iElem ){
-        i64 nOld;
-        int n = docextBsonArrayKey(zIdx, iElem);
-        docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, it.iElem - iRun);
-        nOld = updPathPush(pA, zIdx, n);
-        updApplyNodes(pA, GRP_NODES(g), GRP_N(g), it.zKey, it.nKey, &it.v, 1, iDepth);
-        pA->path.n = nOld;
-        iRun = it.iNext;
-        g++;
-        while( g<nGrp && GRP_E(g)->iIdx<0 ) g++;
-      }
-      iElem++;
-    }
-    docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, (pCont->n - 1) - iRun);
-    /* Indexes beyond the end: pad with nulls, as MongoDB does, when
-    ** something is created there. */
-    for(; g<nGrp && pA->rc==SQLITE_OK; g++){
-      UpdEntry *pE = GRP_E(g);
-      i64 nMark = pA->pOut->n, nAfterPad, j, nOld;
-      int n;
-      if( pE->iIdx<0 ) continue;
-      if( !updNodesCreate(pA, GRP_NODES(g), GRP_N(g)) ) continue;
-      if( pE->iIdx - iElem > UPD_MAX_PAD ){
-        updApplyError(pA, "docext: can't backfill array '%s' to index %lld: more "
-                       "than %d elements of padding", updCurPath(pA),
-                       (long long)pE->iIdx, UPD_MAX_PAD);
-        break;
-      }
-      for(j=iElem; j<pE->iIdx && pA->rc==SQLITE_OK; j++){
-        n = docextBsonArrayKey(zIdx, (int)j);
-        docextBsonAppendNull(&pA->rc, pA->pOut, zIdx, n);
-        if( pA->pOut->n>DOCEXT_MAX_BSON ) pA->rc = SQLITE_TOOBIG;
-      }
-      nAfterPad = pA->pOut->n;
-      n = docextBsonArrayKey(zIdx, (int)pE->iIdx);
-      nOld = updPathPush(pA, zIdx, n);
-      updApplyNodes(pA, GRP_NODES(g), GRP_N(g), zIdx, n, 0, 1, iDepth);
-      pA->path.n = nOld;
-      if( pA->pOut->n==nAfterPad ){
-        pA->pOut->n = nMark;
-      }else{
-        iElem = (int)pE->iIdx + 1;
-      }
-    }
+    updApplyToArray(pA, &grp, pCont, zKey, nKey, iDepth);
   }else{
-    DocIter it;
-    int iRun = 4, nMatched = 0;
-    docextIterInitValue(&it, pCont);
-    while( pA->rc==SQLITE_OK && nMatched<nGrp && docextIterNext(&it) ){
-      /* binary search of the groups by name */
-      int lo = 0, hi = nGrp-1, g = -1;
-      while( lo<=hi ){
-        int mid = (lo+hi)/2;
-        UpdEntry *pE = GRP_E(mid);
-        int c = updNameCmp(pE->z, pE->n, it.zKey, it.nKey);
-        if( c==0 ){ g = mid; break; }
-        if( c<0 ) lo = mid+1; else hi = mid-1;
-      }
-      if( g>=0 && !aMatched[g] ){
-        i64 nOld;
-        aMatched[g] = 1;
-        nMatched++;
-        docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, it.iElem - iRun);
-        nOld = updPathPush(pA, it.zKey, it.nKey);
-        updApplyNodes(pA, GRP_NODES(g), GRP_N(g), it.zKey, it.nKey, &it.v, 0, iDepth);
-        pA->path.n = nOld;
-        iRun = it.iNext;
-      }
-    }
-    /* the rest of the container, untouched, in one piece */
-    docextBufAppend(&pA->rc, pA->pOut, pCont->p + iRun, (pCont->n - 1) - iRun);
-    for(i=0; i<nGrp && pA->rc==SQLITE_OK; i++){
-      UpdEntry *pE = GRP_E(i);
-      i64 nOld;
-      if( aMatched[i] ) continue;
-      nOld = updPathPush(pA, pE->z, pE->n);
-      updApplyNodes(pA, GRP_NODES(i), GRP_N(i), pE->z, pE->n, 0, 0, iDepth);
-      pA->path.n = nOld;
-    }
+    updApplyToDocument(pA, &grp, pCont, iDepth);
   }
   if( pA->rc==SQLITE_OK && pA->pOut->n>DOCEXT_MAX_BSON ) pA->rc = SQLITE_TOOBIG;
-
-#undef GRP_N
-#undef GRP_E
-#undef GRP_NODES
-done:
-  if( aEnt!=aSpace ) sqlite3_free(aEnt);
+  updGroupsFree(&grp);
 }
 
 /* Does element v (of an array) pass the array filter of child pChild? */
