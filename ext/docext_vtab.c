@@ -307,125 +307,161 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
 #endif
 }
 
-static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  char aCode[32];
-  int nCode = 0;
-  int iRowid = -1, iEq = -1, iLimit = -1, iOffset = -1;
-  int aQuery[COL_OPTIONS+1];           /* hidden column -> constraint */
-  int aRange[4] = {-1, -1, -1, -1};    /* >, >=, <, <= on _id */
-  int aMatch[DOCEXT_MAX_FILTERS-1], nMatch = 0;   /* doc_match(doc, …) terms,
-                                       ** and filter = … terms after the first */
-  char aMatchCode[DOCEXT_MAX_FILTERS-1];           /* 'M' or 'F' for each */
-  int i, bIn = 0, bAllUsed = 1, bIdScan;
-  double nRow = 1e6;
-  char *zHow = 0;
+/* The constraints xBestIndex can use, by kind: indexes into
+** pInfo->aConstraint, -1 where there is none. */
+typedef struct BestTerms BestTerms;
+struct BestTerms {
+  int iRowid, iEq, iLimit, iOffset;
+  int aQuery[COL_OPTIONS+1];          /* hidden column -> constraint */
+  int aRange[4];                      /* >, >=, <, <= on _id */
+  int aMatch[DOCEXT_MAX_FILTERS-1];   /* doc_match(doc, …) terms, and
+                                      ** filter = … terms after the first */
+  char aMatchCode[DOCEXT_MAX_FILTERS-1];   /* 'M' or 'F' for each */
+  int nMatch;
+  int bAllUsed;                       /* every usable constraint is ours */
+};
 
-  for(i=0; i<=COL_OPTIONS; i++) aQuery[i] = -1;
+static int bestError(sqlite3_vtab *pVtab, char *zMsg){
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zMsg;
+  return zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/* Sort pInfo's constraints into *pT. SQLITE_CONSTRAINT: a query argument
+** this plan cannot see yet (SQLite then tries another plan). */
+static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *pT){
+  int i;
+  memset(pT, 0, sizeof(*pT));
+  pT->iRowid = pT->iEq = pT->iLimit = pT->iOffset = -1;
+  for(i=0; i<=COL_OPTIONS; i++) pT->aQuery[i] = -1;
+  for(i=0; i<4; i++) pT->aRange[i] = -1;
+  pT->bAllUsed = 1;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    int bRoom = pT->nMatch<DOCEXT_COUNT(pT->aMatch);
     if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT || pC->op==SQLITE_INDEX_CONSTRAINT_OFFSET ){
       if( pC->usable ){
-        if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT ) iLimit = i; else iOffset = i;
+        if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT ) pT->iLimit = i; else pT->iOffset = i;
       }
       continue;
     }
     if( isQueryColumn(pC->iColumn) ){
-      /* A query argument the plan cannot see yet: try another plan. */
       if( !pC->usable ) return SQLITE_CONSTRAINT;
       if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ){
-        sqlite3_free(pVtab->zErrMsg);
-        pVtab->zErrMsg = sqlite3_mprintf("docext: the filter, projection, sort "
-                                         "and options columns only take =");
-        return SQLITE_ERROR;
+        return bestError(pVtab, sqlite3_mprintf("docext: the filter, projection, "
+                                                "sort and options columns only take ="));
       }
-      if( aQuery[pC->iColumn]<0 ){
-        aQuery[pC->iColumn] = i;
-      }else if( pC->iColumn==COL_FILTER && nMatch<(int)(sizeof(aMatch)/sizeof(aMatch[0])) ){
+      if( pT->aQuery[pC->iColumn]<0 ){
+        pT->aQuery[pC->iColumn] = i;
+      }else if( pC->iColumn==COL_FILTER && bRoom ){
         /* filter = A AND filter = B: both filters, ANDed */
-        aMatchCode[nMatch] = 'F';
-        aMatch[nMatch++] = i;
+        pT->aMatchCode[pT->nMatch] = 'F';
+        pT->aMatch[pT->nMatch++] = i;
+      }else if( pC->iColumn==COL_FILTER ){
+        return bestError(pVtab, sqlite3_mprintf("docext: more than %d filters in one "
+                                                "query", DOCEXT_MAX_FILTERS));
       }else{
-        sqlite3_free(pVtab->zErrMsg);
-        pVtab->zErrMsg = pC->iColumn==COL_FILTER
-          ? sqlite3_mprintf("docext: more than %d filters in one query",
-                            DOCEXT_MAX_FILTERS)
-          : sqlite3_mprintf("docext: more than one %s in one query",
-                            pC->iColumn==COL_PROJECTION ? "projection" :
-                            pC->iColumn==COL_SORT ? "sort" : "options");
-        return SQLITE_ERROR;
+        return bestError(pVtab, sqlite3_mprintf("docext: more than one %s in one query",
+                         pC->iColumn==COL_PROJECTION ? "projection" :
+                         pC->iColumn==COL_SORT ? "sort" : "options"));
       }
       continue;
     }
-    if( !pC->usable ){ bAllUsed = 0; continue; }
-    if( pC->iColumn==COL_DOC && pC->op==SQLITE_INDEX_CONSTRAINT_FUNCTION
-     && nMatch<(int)(sizeof(aMatch)/sizeof(aMatch[0])) ){
-      aMatchCode[nMatch] = 'M';
-      aMatch[nMatch++] = i;
+    if( !pC->usable ){ pT->bAllUsed = 0; continue; }
+    if( pC->iColumn==COL_DOC && pC->op==SQLITE_INDEX_CONSTRAINT_FUNCTION && bRoom ){
+      pT->aMatchCode[pT->nMatch] = 'M';
+      pT->aMatch[pT->nMatch++] = i;
     }else if( pC->iColumn==-1 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
-      iRowid = i;
+      pT->iRowid = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
-      iEq = i;
+      pT->iEq = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GT ){
-      aRange[0] = i;
+      pT->aRange[0] = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GE ){
-      aRange[1] = i;
+      pT->aRange[1] = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LT ){
-      aRange[2] = i;
+      pT->aRange[2] = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LE ){
-      aRange[3] = i;
+      pT->aRange[3] = i;
     }else{
-      bAllUsed = 0;       /* SQLite checks this one itself */
+      pT->bAllUsed = 0;       /* SQLite checks this one itself */
     }
   }
+  return SQLITE_OK;
+}
 
-#define USE(iCons, c) do{ aCode[nCode++] = (c); \
-    pInfo->aConstraintUsage[iCons].argvIndex = nCode; \
-    pInfo->aConstraintUsage[iCons].omit = 1; }while(0)
+static int bestHasRange(const BestTerms *pT){
+  return pT->aRange[0]>=0 || pT->aRange[1]>=0 || pT->aRange[2]>=0 || pT->aRange[3]>=0;
+}
 
-  if( iRowid>=0 ){
-    USE(iRowid, 'R');
+/* Constraint iCons becomes the next argument of xFilter, of kind c: one
+** letter of the code in idxStr that tells xFilter what each argument is. */
+static void bestUse(sqlite3_index_info *pInfo, int iCons, char c, char *aCode, int *pnCode){
+  aCode[(*pnCode)++] = c;
+  pInfo->aConstraintUsage[iCons].argvIndex = *pnCode;
+  pInfo->aConstraintUsage[iCons].omit = 1;
+}
+
+/* Give xFilter its arguments (aCode: their kinds, NUL-terminated); the
+** rows expected. *pbIn: the _id = term is an IN list, taken whole. */
+static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCode, int *pbIn){
+  double nRow = 1e6;
+  int nCode = 0, i;
+  *pbIn = 0;
+  if( pT->iRowid>=0 ){
+    bestUse(pInfo, pT->iRowid, 'R', aCode, &nCode);
     nRow = 1;
     /* Other _id constraints become SQLite's to check. */
-    if( iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0 || aRange[3]>=0 ) bAllUsed = 0;
+    if( pT->iEq>=0 || bestHasRange(pT) ) pT->bAllUsed = 0;
   }else{
-    if( iEq>=0 ){
-      bIn = sqlite3_vtab_in(pInfo, iEq, -1);
-      if( bIn ) sqlite3_vtab_in(pInfo, iEq, 1);
-      USE(iEq, bIn ? 'I' : '=');
-      nRow = bIn ? 10 : 1;
+    if( pT->iEq>=0 ){
+      *pbIn = sqlite3_vtab_in(pInfo, pT->iEq, -1);
+      if( *pbIn ) sqlite3_vtab_in(pInfo, pT->iEq, 1);
+      bestUse(pInfo, pT->iEq, *pbIn ? 'I' : '=', aCode, &nCode);
+      nRow = *pbIn ? 10 : 1;
     }
     for(i=0; i<4; i++){
-      if( aRange[i]<0 ) continue;
-      USE(aRange[i], ">G<L"[i]);
-      if( iEq<0 ) nRow /= 4;
+      if( pT->aRange[i]<0 ) continue;
+      bestUse(pInfo, pT->aRange[i], ">G<L"[i], aCode, &nCode);
+      if( pT->iEq<0 ) nRow /= 4;
     }
   }
   for(i=COL_FILTER; i<=COL_OPTIONS; i++){
-    if( aQuery[i]>=0 ) USE(aQuery[i], "FPSO"[i-COL_FILTER]);
+    if( pT->aQuery[i]>=0 ) bestUse(pInfo, pT->aQuery[i], "FPSO"[i-COL_FILTER], aCode, &nCode);
   }
-  for(i=0; i<nMatch; i++) USE(aMatch[i], aMatchCode[i]);
-  if( aQuery[COL_FILTER]>=0 || nMatch>0 ) nRow = nRow/2 + 1;
+  for(i=0; i<pT->nMatch; i++) bestUse(pInfo, pT->aMatch[i], pT->aMatchCode[i], aCode, &nCode);
+  if( pT->aQuery[COL_FILTER]>=0 || pT->nMatch>0 ) nRow = nRow/2 + 1;
 
   /* SQL LIMIT/OFFSET apply to our rows only when SQLite has nothing left
   ** to filter or sort. */
-  if( bAllUsed && pInfo->nOrderBy==0 ){
-    if( iLimit>=0 ) USE(iLimit, 'N');
-    if( iOffset>=0 ) USE(iOffset, 'K');
+  if( pT->bAllUsed && pInfo->nOrderBy==0 ){
+    if( pT->iLimit>=0 ) bestUse(pInfo, pT->iLimit, 'N', aCode, &nCode);
+    if( pT->iOffset>=0 ) bestUse(pInfo, pT->iOffset, 'K', aCode, &nCode);
   }
-#undef USE
-
   aCode[nCode] = 0;
-  bIdScan = iRowid>=0 || iEq>=0 || aRange[0]>=0 || aRange[1]>=0 || aRange[2]>=0
-         || aRange[3]>=0;
+  return nRow;
+}
+
+static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  BestTerms t;
+  char aCode[32];
+  int bIn, bIdScan, rc;
+  double nRow;
+  char *zHow = 0;
+
+  rc = bestTerms(pVtab, pInfo, &t);
+  if( rc!=SQLITE_OK ) return rc;
+  nRow = bestArguments(pInfo, &t, aCode, &bIn);
+  bIdScan = t.iRowid>=0 || t.iEq>=0 || bestHasRange(&t);
   if( !bIdScan ){
     double nEst = -1.0;
-    zHow = planAtPrepare((DocVtab*)pVtab, pInfo, aQuery, aMatch, nMatch, &nEst);
+    zHow = planAtPrepare((DocVtab*)pVtab, pInfo, t.aQuery, t.aMatch, t.nMatch, &nEst);
     if( nEst>=0.0 ) nRow = nEst<1.0 ? 1.0 : nEst;
   }
   /* At most one row only by rowid or _id: SQLite then runs an UPDATE or
   ** DELETE in one pass, writing while this cursor reads, which only a
   ** single row allows (an index scan would meet rows it moved ahead). */
-  if( iRowid>=0 || (iEq>=0 && !bIn) ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  if( t.iRowid>=0 || (t.iEq>=0 && !bIn) ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
   pInfo->idxStr = sqlite3_mprintf("%s|%s",
@@ -441,9 +477,8 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   /* An unsorted collection scan yields rows in rowid (insertion) order;
   ** a filter, doc_match term or hint may make it an index scan, in key
   ** order. */
-  if( aQuery[COL_SORT]<0 && aQuery[COL_FILTER]<0 && aQuery[COL_OPTIONS]<0 && nMatch==0
-   && strchr(aCode, 'R')==0 && iEq<0
-   && aRange[0]<0 && aRange[1]<0 && aRange[2]<0 && aRange[3]<0
+  if( t.aQuery[COL_SORT]<0 && t.aQuery[COL_FILTER]<0 && t.aQuery[COL_OPTIONS]<0
+   && t.nMatch==0 && !bIdScan
    && pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==-1 && !pInfo->aOrderBy[0].desc ){
     pInfo->orderByConsumed = 1;
   }
