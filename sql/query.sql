@@ -107,6 +107,24 @@ SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}'
 -- a second projection, sort or options is an error, not an empty result
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{}', '{title: 1}') WHERE projection = '{pages: 1}');
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{}', NULL, '{pages: 1}') WHERE sort = '{pages: -1}');
+-- up to eight filters (the argument, one filter = term, doc_match terms) are pushed down and
+-- ANDed; a ninth doc_match is left to SQLite, which calls doc_match itself: the same answer
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}')
+ WHERE filter = '{pages: {$gt: 1}}' AND doc_match(doc, '{pages: {$gt: 2}}')
+   AND doc_match(doc, '{pages: {$gt: 3}}') AND doc_match(doc, '{pages: {$gt: 4}}')
+   AND doc_match(doc, '{pages: {$gt: 5}}') AND doc_match(doc, '{pages: {$gt: 6}}')
+   AND doc_match(doc, '{pages: {$gt: 200}}'));
+SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{available: true}')
+ WHERE filter = '{pages: {$gt: 1}}' AND doc_match(doc, '{pages: {$gt: 2}}')
+   AND doc_match(doc, '{pages: {$gt: 3}}') AND doc_match(doc, '{pages: {$gt: 4}}')
+   AND doc_match(doc, '{pages: {$gt: 5}}') AND doc_match(doc, '{pages: {$gt: 6}}')
+   AND doc_match(doc, '{pages: {$gt: 7}}') AND doc_match(doc, '{pages: {$gt: 200}}'));
+-- (the plan: the argument F, one filter = F, six doc_match M)
+EXPLAIN QUERY PLAN SELECT _id FROM books('{available: true}')
+ WHERE filter = '{pages: {$gt: 1}}' AND doc_match(doc, '{pages: {$gt: 2}}')
+   AND doc_match(doc, '{pages: {$gt: 3}}') AND doc_match(doc, '{pages: {$gt: 4}}')
+   AND doc_match(doc, '{pages: {$gt: 5}}') AND doc_match(doc, '{pages: {$gt: 6}}')
+   AND doc_match(doc, '{pages: {$gt: 7}}') AND doc_match(doc, '{pages: {$gt: 200}}');
 
 -- 8. Errors name the operator or path; nothing runs
 SELECT group_concat(x, ' ') FROM (SELECT _id AS x FROM books('{pages: {$foo: 1}}'));
