@@ -650,133 +650,167 @@ static int queryArg(DocCursor *pCur, sqlite3_value *pVal, const char *zWhat, i64
   return SQLITE_OK;
 }
 
-static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
-                   int argc, sqlite3_value **argv){
-  DocCursor *pCur = (DocCursor*)pCursor;
-  DocVtab *pTab = (DocVtab*)pCursor->pVtab;
-  /* the last '|': an index name may hold one, the codes never do */
-  const char *zBar = idxStr ? strrchr(idxStr, '|') : 0;
-  const char *zCodes = zBar ? zBar+1 : "";
-  i64 aOff[4] = {-1, -1, -1, -1};         /* P S O, unused, in pCur->spec */
+/* Where xFilter's query arguments are in pCur->spec (an arena that may
+** move while it grows: offsets until every argument is in). */
+typedef struct FilterArgs FilterArgs;
+struct FilterArgs {
+  i64 aOff[3];                            /* P S O, -1 when absent */
   i64 aFilterOff[DOCEXT_MAX_FILTERS];     /* F and M arguments */
-  int nFilter = 0;
-  DocQuerySpec spec;
-  DocAccess access;
-  char *zErr = 0, *zPlanIndex = 0;
-  char zPlanIndexSpace[64];
-  int i, rc = SQLITE_OK;
+  int nFilter;
+};
 
-  docextBufReset(&pCur->spec);
-  docextQuerySpecInit(&spec);
-  docextAccessInit(&access);
+/* Read xFilter's arguments, each as its letter in zCodes says (see
+** bestArguments): _id access into *pAccess, query arguments into
+** pCur->spec (offsets in *pArgs), LIMIT and OFFSET into *pSpec. */
+static int filterReadArgs(DocCursor *pCur, const char *zCodes, int argc, sqlite3_value **argv,
+                          DocAccess *pAccess, DocQuerySpec *pSpec, FilterArgs *pArgs){
+  int i, rc = SQLITE_OK;
+  for(i=0; i<3; i++) pArgs->aOff[i] = -1;
+  pArgs->nFilter = 0;
   for(i=0; rc==SQLITE_OK && i<argc && zCodes[i]; i++){
     sqlite3_value *pVal = argv[i];
     switch( zCodes[i] ){
       case 'R':
-        access.eAccess = sqlite3_value_type(pVal)==SQLITE_INTEGER
-                       ? DOCEXT_ACCESS_DOCID : DOCEXT_ACCESS_NONE;
-        access.iDoc = sqlite3_value_int64(pVal);
+        pAccess->eAccess = sqlite3_value_type(pVal)==SQLITE_INTEGER
+                         ? DOCEXT_ACCESS_DOCID : DOCEXT_ACCESS_NONE;
+        pAccess->iDoc = sqlite3_value_int64(pVal);
         break;
       case '=':
-        rc = addEqKeys(&access, pVal);
+        rc = addEqKeys(pAccess, pVal);
         break;
       case 'I': {
         sqlite3_value *pElem = 0;
         for(rc = sqlite3_vtab_in_first(pVal, &pElem);
             rc==SQLITE_OK && pElem;
             rc = sqlite3_vtab_in_next(pVal, &pElem)){
-          rc = addEqKeys(&access, pElem);
+          rc = addEqKeys(pAccess, pElem);
           if( rc!=SQLITE_OK ) break;
         }
         if( rc==SQLITE_DONE ) rc = SQLITE_OK;
-        if( access.nKey==0 ) access.eAccess = DOCEXT_ACCESS_NONE;
+        if( pAccess->nKey==0 ) pAccess->eAccess = DOCEXT_ACCESS_NONE;
         break;
       }
       case '>': case 'G': case '<': case 'L':
-        rc = addBound(&access, zCodes[i], pVal);
+        rc = addBound(pAccess, zCodes[i], pVal);
         break;
       case 'F': case 'M': {
         i64 iOff;
         rc = queryArg(pCur, pVal, zCodes[i]=='F' ? "filter" : "doc_match filter", &iOff);
-        if( rc==SQLITE_OK && iOff>=0 && nFilter<DOCEXT_MAX_FILTERS ){
-          aFilterOff[nFilter++] = iOff;
+        if( rc==SQLITE_OK && iOff>=0 && pArgs->nFilter<DOCEXT_MAX_FILTERS ){
+          pArgs->aFilterOff[pArgs->nFilter++] = iOff;
         }
         break;
       }
-      case 'P': rc = queryArg(pCur, pVal, "projection", &aOff[0]); break;
-      case 'S': rc = queryArg(pCur, pVal, "sort", &aOff[1]); break;
-      case 'O': rc = queryArg(pCur, pVal, "options", &aOff[2]); break;
+      case 'P': rc = queryArg(pCur, pVal, "projection", &pArgs->aOff[0]); break;
+      case 'S': rc = queryArg(pCur, pVal, "sort", &pArgs->aOff[1]); break;
+      case 'O': rc = queryArg(pCur, pVal, "options", &pArgs->aOff[2]); break;
       case 'N':
-        spec.nLimit = sqlite3_value_int64(pVal);
-        if( spec.nLimit<0 ) spec.nLimit = -1;
+        pSpec->nLimit = sqlite3_value_int64(pVal);
+        if( pSpec->nLimit<0 ) pSpec->nLimit = -1;
         break;
       case 'K':
-        spec.nOffset = sqlite3_value_int64(pVal);
+        pSpec->nOffset = sqlite3_value_int64(pVal);
         break;
     }
   }
-  if( rc==SQLITE_OK && access.eAccess==DOCEXT_ACCESS_RANGE && !access.bLo ){
-    /* NaN keys sort below every number, but no range of numbers holds
-    ** NaN (as in MongoDB, and as NULL compares in SQL): an upper bound on
-    ** a number has -Infinity as its lower bound. */
-    u8 aInf[16];
-    DocBuf inf;
-    DocValue v;
-    docextBufInit(&inf, aInf, sizeof(aInf));
-    docextBufAppendDouble(&rc, &inf, -INFINITY);
-    v.type = DOC_DOUBLE; v.p = inf.a; v.n = 8;
-    docextBufReset(&access.lo);
-    docextKeyAppend(&rc, &access.lo, &v, 0);
-    if( rc==SQLITE_OK && access.lo.a[0]==access.hi.a[0] ){
-      access.bLo = 1;
-      access.bLoIncl = 1;
-    }
+  return rc;
+}
+
+/* An _id range with only an upper bound: when the bound is a number, the
+** range starts at -Infinity. NaN keys sort below every number, but no
+** range of numbers holds NaN (as in MongoDB, and as NULL compares in SQL). */
+static int accessNumbersFromMinusInfinity(DocAccess *pAccess){
+  int rc = SQLITE_OK;
+  u8 aInf[16];
+  DocBuf inf;
+  DocValue v;
+  if( pAccess->eAccess!=DOCEXT_ACCESS_RANGE || pAccess->bLo ) return SQLITE_OK;
+  docextBufInit(&inf, aInf, sizeof(aInf));
+  docextBufAppendDouble(&rc, &inf, -INFINITY);
+  v.type = DOC_DOUBLE; v.p = inf.a; v.n = 8;
+  docextBufReset(&pAccess->lo);
+  docextKeyAppend(&rc, &pAccess->lo, &v, 0);
+  if( rc==SQLITE_OK && pAccess->lo.a[0]==pAccess->hi.a[0] ){
+    pAccess->bLo = 1;
+    pAccess->bLoIncl = 1;
   }
-  if( rc!=SQLITE_OK ){
-    docextAccessClear(&access);
-    return rc;
+  return rc;
+}
+
+/* The index EXPLAIN QUERY PLAN named in idxStr ("IXSCAN name|codes"; not
+** for _id_, whose constraints choose the rows themselves), in zSpace when
+** it fits, else in *pzAlloc (sqlite3_free it); 0 if none. */
+static int filterPlanIndex(const char *idxStr, const char *zBar, char *zSpace, int nSpace,
+                           char **pzAlloc, const char **pzName){
+  int nName;
+  *pzAlloc = 0;
+  *pzName = 0;
+  if( idxStr==0 || strncmp(idxStr, "IXSCAN ", 7)!=0 || zBar==0 ) return SQLITE_OK;
+  nName = (int)(zBar-(idxStr+7));
+  if( nName<nSpace ){
+    memcpy(zSpace, idxStr+7, nName);
+    zSpace[nName] = 0;
+    *pzName = zSpace;
+  }else{
+    *pzAlloc = sqlite3_mprintf("%.*s", nName, idxStr+7);
+    if( *pzAlloc==0 ) return SQLITE_NOMEM;
+    *pzName = *pzAlloc;
   }
-  /* The arena may have moved while growing: pointers only now. */
-  for(i=0; i<nFilter; i++) spec.aaFilter[i] = pCur->spec.a + aFilterOff[i];
-  spec.nFilter = nFilter;
-  if( aOff[0]>=0 ) spec.aProjection = pCur->spec.a + aOff[0];
-  if( aOff[1]>=0 ) spec.aSort = pCur->spec.a + aOff[1];
-  if( aOff[2]>=0 ) spec.aOptions = pCur->spec.a + aOff[2];
-  spec.bCountOnly = (idxNum & 1)!=0;
-  /* The index EXPLAIN QUERY PLAN named ("IXSCAN name|..."; not _id_, whose
-  ** constraints choose the rows themselves). */
-  if( idxStr && strncmp(idxStr, "IXSCAN ", 7)==0 && zBar ){
-    int nName = (int)(zBar-(idxStr+7));
-    if( nName<(int)sizeof(zPlanIndexSpace) ){
-      memcpy(zPlanIndexSpace, idxStr+7, nName);
-      zPlanIndexSpace[nName] = 0;
-      spec.zPlanIndex = zPlanIndexSpace;
-    }else{
-      zPlanIndex = sqlite3_mprintf("%.*s", nName, idxStr+7);
-      if( zPlanIndex==0 ){
-        docextAccessClear(&access);
-        return SQLITE_NOMEM;
-      }
-      spec.zPlanIndex = zPlanIndex;
-    }
-  }
+  return SQLITE_OK;
+}
+
+/* Give the cursor's query (made now, or the last one reused) its
+** arguments, and start it. */
+static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *pArgs,
+                       int idxNum, DocAccess *pAccess){
+  DocVtab *pTab = (DocVtab*)pCur->base.pVtab;
+  char *zErr = 0;
+  int i, rc;
+  /* The arena has stopped moving: pointers only now. */
+  for(i=0; i<pArgs->nFilter; i++) pSpec->aaFilter[i] = pCur->spec.a + pArgs->aFilterOff[i];
+  pSpec->nFilter = pArgs->nFilter;
+  if( pArgs->aOff[0]>=0 ) pSpec->aProjection = pCur->spec.a + pArgs->aOff[0];
+  if( pArgs->aOff[1]>=0 ) pSpec->aSort = pCur->spec.a + pArgs->aOff[1];
+  if( pArgs->aOff[2]>=0 ) pSpec->aOptions = pCur->spec.a + pArgs->aOff[2];
+  pSpec->bCountOnly = (idxNum & 1)!=0;
   if( pCur->pQuery ){
-    rc = docextQueryReuse(pCur->pQuery, &spec, &zErr);
+    rc = docextQueryReuse(pCur->pQuery, pSpec, &zErr);
   }else{
     DocColl *pColl;
     rc = vtabColl(pTab, &pColl);
-    if( rc!=SQLITE_OK ){
-      sqlite3_free(zPlanIndex);
-      docextAccessClear(&access);
-      return rc;
-    }
-    rc = docextQueryNew(pColl, &spec, &pCur->pQuery, &zErr);
+    if( rc!=SQLITE_OK ) return rc;          /* (vtabColl set the message) */
+    rc = docextQueryNew(pColl, pSpec, &pCur->pQuery, &zErr);
   }
-  sqlite3_free(zPlanIndex);
-  if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, &access, &zErr);
-  docextAccessClear(&access);
-  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
+  if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, pAccess, &zErr);
+  if( rc!=SQLITE_OK ) return vtabError(&pTab->base, rc, zErr);
   return SQLITE_OK;
+}
+
+static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
+                   int argc, sqlite3_value **argv){
+  DocCursor *pCur = (DocCursor*)pCursor;
+  /* the last '|': an index name may hold one, the codes never do */
+  const char *zBar = idxStr ? strrchr(idxStr, '|') : 0;
+  FilterArgs args;
+  DocQuerySpec spec;
+  DocAccess access;
+  char *zPlanIndex = 0;
+  char zPlanIndexSpace[64];
+  int rc;
+
+  docextBufReset(&pCur->spec);
+  docextQuerySpecInit(&spec);
+  docextAccessInit(&access);
+  rc = filterReadArgs(pCur, zBar ? zBar+1 : "", argc, argv, &access, &spec, &args);
+  if( rc==SQLITE_OK ) rc = accessNumbersFromMinusInfinity(&access);
+  if( rc==SQLITE_OK ){
+    rc = filterPlanIndex(idxStr, zBar, zPlanIndexSpace, (int)sizeof(zPlanIndexSpace),
+                         &zPlanIndex, &spec.zPlanIndex);
+  }
+  if( rc==SQLITE_OK ) rc = filterStart(pCur, &spec, &args, idxNum, &access);
+  sqlite3_free(zPlanIndex);
+  docextAccessClear(&access);
+  return rc;
 }
 
 static int xNext(sqlite3_vtab_cursor *pCursor){
