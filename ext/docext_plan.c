@@ -1170,47 +1170,54 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
   p->bDesc = iRel<0;
 }
 
-/* Build the try for index iIdx over conditions pConds. aExact: scratch,
-** one byte per condition. */
-static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
-                     const PlanConds *pConds, u8 *aExact,
-                     const PlanSortField *aSort, int nSort, PlanTry *p){
-  const DocIndex *pIdx = &aIdx[iIdx];
-  int nField = pIdx->nField, j, k, nPrefix = 1, bStop = 0;
-  int *aPre = 0, *aPreNew = 0;           /* prefixes: offset, size pairs */
-  memset(p, 0, sizeof(*p));
-  p->iIdx = iIdx;
-  p->pIdx = pIdx;
-  p->aField = planAlloc(pCtx, sizeof(IvSet)*nField);
-  if( p->aField==0 ) return;
-  memset(p->aField, 0, sizeof(IvSet)*nField);
-  memset(aExact, 0, pConds->n);
+/* Can field j of pIdx bound the keys? Not with a numeric component (see
+** planPathHasNumber), nor, on a multikey index, when an earlier field
+** shares its first component: the bounds of two fields of one array's
+** elements cannot be combined (MongoDB's rule for compound multikey
+** bounds). */
+static int tryFieldUsable(const DocIndex *pIdx, int j){
+  const char *zF = pIdx->azPath[j];
+  int k, n0;
+  if( planPathHasNumber(zF) ) return 0;
+  if( j==0 || !pIdx->bMultikey ) return 1;
+  n0 = planFirstComponent(zF);
+  for(k=0; k<j; k++){
+    const char *zE = pIdx->azPath[k];
+    if( planFirstComponent(zE)==n0 && memcmp(zE, zF, n0)==0 ) return 0;
+  }
+  return 1;
+}
 
-  /* Per field sets; which conditions they answer exactly. */
-  for(j=0; j<nField && pCtx->rc==SQLITE_OK; j++){
+/* Does set s (of a field, descending when bDesc) leave out null and
+** undefined? Then a document without the field cannot match, and a
+** sparse index, which lacks such documents, may answer. */
+static int trySetExcludesMissing(PlanCtx *pCtx, const IvSet *s, int bDesc){
+  return !s->bFull && !ivsHasClassKey(pCtx, s, bDesc, KC_NULL)
+      && !ivsHasClassKey(pCtx, s, bDesc, KC_UNDEFINED);
+}
+
+/* The sets of the index's fields (p->aField), and which conditions they
+** answer exactly: aExact[k] = j+2 for condition k answered by field j (the
+** caller later keeps only the fields that made it into the bounds). */
+static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, PlanTry *p){
+  const DocIndex *pIdx = p->pIdx;
+  int j, k, bStop = 0;
+  for(j=0; j<pIdx->nField && pCtx->rc==SQLITE_OK; j++){
     const char *zF = pIdx->azPath[j];
     int nF = (int)strlen(zF);
+    int bDesc = pIdx->aDir[j]<0;
+    int bUsable = tryFieldUsable(pIdx, j);
     IvSet *s = &p->aField[j];
-    int bUsable = !planPathHasNumber(zF);
-    if( bUsable && j>0 && pIdx->bMultikey ){
-      int n0 = planFirstComponent(zF);
-      for(k=0; k<j; k++){
-        const char *zE = pIdx->azPath[k];
-        if( planFirstComponent(zE)==n0 && memcmp(zE, zF, n0)==0 ) bUsable = 0;
-      }
-    }
     if( !bUsable || bStop ){
       memset(s, 0, sizeof(*s));
       s->bFull = 1;
-      if( !bUsable ) bStop = 1;
-      /* (a sparse index may still learn from the field: see below) */
-      if( bUsable ){
+      if( !bUsable ){
+        bStop = 1;
+      }else{
+        /* not in the bounds, but a sparse index may still learn from it */
         IvSet t;
-        fieldSet(pCtx, pConds, zF, nF, pIdx->aDir[j]<0, pIdx->bMultikey, 0, &t);
-        if( !t.bFull && !ivsHasClassKey(pCtx, &t, pIdx->aDir[j]<0, KC_NULL)
-         && !ivsHasClassKey(pCtx, &t, pIdx->aDir[j]<0, KC_UNDEFINED) ){
-          p->bSparseOk = 1;
-        }
+        fieldSet(pCtx, pConds, zF, nF, bDesc, pIdx->bMultikey, 0, &t);
+        if( trySetExcludesMissing(pCtx, &t, bDesc) ) p->bSparseOk = 1;
         ivsFree(&t);
       }
       continue;
@@ -1220,58 +1227,60 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
       hashedSet(pCtx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
       fieldSet(pCtx, pConds, zF, nF, 0, pIdx->bMultikey, 0, &t);
-      if( !t.bFull && !ivsHasClassKey(pCtx, &t, 0, KC_NULL)
-       && !ivsHasClassKey(pCtx, &t, 0, KC_UNDEFINED) ){
-        p->bSparseOk = 1;
-      }
+      if( trySetExcludesMissing(pCtx, &t, 0) ) p->bSparseOk = 1;
       ivsFree(&t);
     }else{
-      /* aExact[k] = j+2: condition k is answered exactly by field j (the
-      ** caller later keeps only the fields that made it into the bounds) */
       u8 *aTmp = planAlloc(pCtx, pConds->n+1);
-      if( aTmp==0 ) break;
+      if( aTmp==0 ) return;
       memset(aTmp, 0, pConds->n+1);
-      fieldSet(pCtx, pConds, zF, nF, pIdx->aDir[j]<0, pIdx->bMultikey, aTmp, s);
+      fieldSet(pCtx, pConds, zF, nF, bDesc, pIdx->bMultikey, aTmp, s);
       if( !s->bFull ){
         for(k=0; k<pConds->n; k++) if( aTmp[k] ) aExact[k] = (u8)(j+2);
       }
-    }
-    if( pIdx->aDir[j]!=0 && !s->bFull && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_NULL)
-     && !ivsHasClassKey(pCtx, s, pIdx->aDir[j]<0, KC_UNDEFINED) ){
-      p->bSparseOk = 1;
+      if( trySetExcludesMissing(pCtx, s, bDesc) ) p->bSparseOk = 1;
     }
     /* the bounds end at the first field that is not all points */
     if( s->bFull || !ivsAllPoints(s) ) bStop = 1;
   }
+}
+
+/* $exists on a field of the index: what the index knows of it. */
+static void tryExists(const PlanConds *pConds, u8 *aExact, PlanTry *p){
+  const DocIndex *pIdx = p->pIdx;
+  int j, k;
   for(k=0; k<pConds->n; k++){
-    if( pConds->a[k].eOp==PC_EXISTS ){
-      for(j=0; j<nField; j++){
-        const char *zF = pIdx->azPath[j];
-        /* "a.0.b": the matcher also reads field "0" of every element, the
-        ** key only element 0, so a sparse index may lack a match */
-        if( planPathHasNumber(zF) ) continue;
-        if( planPathIs(pConds->a[k].zPath, pConds->a[k].nPath, zF, (int)strlen(zF)) ){
-          p->bSparseOk = 1;
-          if( pIdx->bSparse ){
-            p->bExists = 1;
-            /* a single-field sparse index holds exactly the documents that
-            ** have a plain (undotted) field: $exists is answered */
-            if( nField==1 && strchr(zF, '.')==0 ) aExact[k] = 1;
-          }
+    if( pConds->a[k].eOp!=PC_EXISTS ) continue;
+    for(j=0; j<pIdx->nField; j++){
+      const char *zF = pIdx->azPath[j];
+      /* "a.0.b": the matcher also reads field "0" of every element, the
+      ** key only element 0, so a sparse index may lack a match */
+      if( planPathHasNumber(zF) ) continue;
+      if( planPathIs(pConds->a[k].zPath, pConds->a[k].nPath, zF, (int)strlen(zF)) ){
+        p->bSparseOk = 1;
+        if( pIdx->bSparse ){
+          p->bExists = 1;
+          /* a single-field sparse index holds exactly the documents that
+          ** have a plain (undotted) field: $exists is answered */
+          if( pIdx->nField==1 && strchr(zF, '.')==0 ) aExact[k] = 1;
         }
       }
     }
   }
-  if( pCtx->rc ) return;
+}
 
-  /* Key prefixes from the leading point fields. */
+/* Key prefixes from the leading fields that are all points: every
+** combination of their points (at most PLAN_MAX_PREFIX), as (offset, size)
+** pairs of arena bytes in *paPre, *pnPrefix of them; p->nPointField counts
+** the fields spent. One empty prefix when there are none. */
+static void tryPrefixes(PlanCtx *pCtx, PlanTry *p, int **paPre, int *pnPrefix){
+  int *aPre, nPrefix = 1, j;
   aPre = planAlloc(pCtx, sizeof(int)*2);
   if( aPre==0 ) return;
   aPre[0] = (int)pCtx->a.n;
   aPre[1] = 0;
-  for(j=0; j<nField; j++){
+  for(j=0; j<p->pIdx->nField; j++){
     IvSet *s = &p->aField[j];
-    int iP, iV, n = 0;
+    int *aPreNew, iP, iV, n = 0;
     if( s->bFull || !ivsAllPoints(s) ) break;
     if( (i64)nPrefix * s->n > PLAN_MAX_PREFIX ) break;
     aPreNew = planAlloc(pCtx, sizeof(int)*2*((i64)nPrefix*s->n + 1));
@@ -1279,8 +1288,7 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     for(iP=0; iP<nPrefix; iP++){
       for(iV=0; iV<s->n; iV++){
         int iNew = (int)pCtx->a.n;
-        int iOff = aPre[2*iP], nOff = aPre[2*iP+1];
-        arenaRepeat(pCtx, iOff, nOff);
+        arenaRepeat(pCtx, aPre[2*iP], aPre[2*iP+1]);
         if( pCtx->rc ) break;
         arenaRepeat(pCtx, s->a[iV].iLo, s->a[iV].nLo);
         aPreNew[2*n] = iNew;
@@ -1289,18 +1297,22 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
       }
     }
     aPre = aPreNew;
-    aPreNew = 0;
     nPrefix = n;
     p->nPointField++;
     if( pCtx->rc ) break;
   }
-  if( pCtx->rc ) return;
-  j = p->nPointField;
-  p->bRangeField = j<nField && !p->aField[j].bFull
+  *paPre = aPre;
+  *pnPrefix = nPrefix;
+}
+
+/* The key ranges (p->ranges): each prefix alone, or followed by each
+** interval of the field after the point fields when that field bounds the
+** keys too (p->bRangeField). */
+static void tryRanges(PlanCtx *pCtx, PlanTry *p, const int *aPre, int nPrefix){
+  int j = p->nPointField, k;
+  p->bRangeField = j<p->pIdx->nField && !p->aField[j].bFull
                 && (i64)nPrefix * p->aField[j].n <= PLAN_MAX_RANGES;
   p->bBounded = p->nPointField>0 || p->bRangeField;
-
-  /* The key ranges. */
   for(k=0; k<nPrefix && pCtx->rc==SQLITE_OK; k++){
     if( p->bRangeField ){
       int iV;
@@ -1321,18 +1333,45 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
     }
   }
   ivsNormalize(pCtx, &p->ranges);
+}
 
-  /* Exact: every condition answered by a field inside the bounds. On a
-  ** multikey index, only one range of points on every field: a document
-  ** has at most one entry there (entries are unique per document and key),
-  ** while two ranges or a range of values could meet it twice. */
+/* Exact: every condition answered by a field inside the bounds. On a
+** multikey index, only one range of points on every field: a document has
+** at most one entry there (entries are unique per document and key), while
+** two ranges or a range of values could meet it twice. */
+static void tryExactness(const PlanConds *pConds, const u8 *aExact, PlanTry *p){
+  const DocIndex *pIdx = p->pIdx;
+  int j = p->nPointField, k;
   p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists)
-           && (!pIdx->bMultikey || (p->nPointField==nField && p->ranges.n==1));
+           && (!pIdx->bMultikey || (p->nPointField==pIdx->nField && p->ranges.n==1));
   for(k=0; k<pConds->n && p->bExact; k++){
     int jf = aExact[k] - 2;
     if( aExact[k]==1 ) continue;            /* answered by sparseness */
     if( aExact[k]==0 || jf>j || (jf==j && !p->bRangeField) ) p->bExact = 0;
   }
+}
+
+/* Build the try for index iIdx over conditions pConds. aExact: scratch,
+** one byte per condition. */
+static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
+                     const PlanConds *pConds, u8 *aExact,
+                     const PlanSortField *aSort, int nSort, PlanTry *p){
+  int *aPre = 0, nPrefix = 0;
+  memset(p, 0, sizeof(*p));
+  p->iIdx = iIdx;
+  p->pIdx = &aIdx[iIdx];
+  p->aField = planAlloc(pCtx, sizeof(IvSet)*p->pIdx->nField);
+  if( p->aField==0 ) return;
+  memset(p->aField, 0, sizeof(IvSet)*p->pIdx->nField);
+  memset(aExact, 0, pConds->n);
+
+  tryFieldSets(pCtx, pConds, aExact, p);
+  tryExists(pConds, aExact, p);
+  if( pCtx->rc ) return;
+  tryPrefixes(pCtx, p, &aPre, &nPrefix);
+  if( pCtx->rc ) return;
+  tryRanges(pCtx, p, aPre, nPrefix);
+  tryExactness(pConds, aExact, p);
   trySort(p, aSort, nSort);
 }
 
