@@ -1733,6 +1733,81 @@ static int planSortFields(const u8 *aSort, PlanSortField *a, int nMax){
   return n;
 }
 
+/* The branches of the $or condition pConds->a[iOr], each with the other
+** conditions ANDed to it, and the index that answers it: their tries in
+** *paBranch (scratch memory), *pnBranch of them, their costs summed in
+** *pCost. 0 as soon as a branch has no index (the tries made so far are
+** left for the caller to free). */
+static int orBranches(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int nIdx,
+                      const PlanConds *pConds, int iOr, PlanTry **paBranch, int *pnBranch,
+                      double *pCost){
+  const PlanCond *pOr = &pConds->a[iOr];
+  PlanTry *aBranch;
+  DocIter it;
+  int nArr = 0, bAll = 1;
+  docextIterInitValue(&it, &pOr->v);
+  while( docextIterNext(&it) ) nArr++;
+  aBranch = *paBranch = planAlloc(pCtx, sizeof(PlanTry)*(nArr+1));
+  if( aBranch==0 ) return 0;
+  docextIterInitValue(&it, &pOr->v);
+  while( bAll && pCtx->rc==SQLITE_OK && docextIterNext(&it) ){
+    PlanConds sub;
+    int k;
+    memset(&sub, 0, sizeof(sub));
+    for(k=0; k<pConds->n; k++){
+      if( k!=iOr ) condAdd(pCtx, &sub, pConds->a[k].zPath, pConds->a[k].nPath,
+                           pConds->a[k].eOp, &pConds->a[k].v);
+      if( k!=iOr && pCtx->rc==SQLITE_OK ) sub.a[sub.n-1] = pConds->a[k];
+    }
+    if( it.v.type==DOC_DOCUMENT ){
+      flattenFilter(pCtx, &sub, it.v.p);
+      if( pCtx->rc==SQLITE_OK
+       && chooseIndex(pCtx, pColl, aIdx, nIdx, &sub, 0, 0, -1, 0, -1, &aBranch[*pnBranch]) ){
+        tryCost(pCtx, pColl, &aBranch[*pnBranch], 0, -1);
+        *pCost += aBranch[*pnBranch].cost;
+        (*pnBranch)++;
+      }else{
+        bAll = 0;
+      }
+    }else{
+      bAll = 0;
+    }
+    condsFree(&sub);
+  }
+  return bAll;
+}
+
+/* Fill pPlan from the chosen try pBest, or else from the union of the
+** $or branches aBranch[]. */
+static void planFromTries(PlanCtx *pCtx, DocPlan *pPlan, PlanTry *pBest,
+                          PlanTry *aBranch, int nBranch, int bSort){
+  int nScan = pBest ? 1 : nBranch, i;
+  pPlan->aScan = nScan==1 ? &pPlan->one : docextMallocZero(sizeof(DocPlanScan)*nScan);
+  if( pPlan->aScan==0 ){
+    pCtx->rc = SQLITE_NOMEM;
+    return;
+  }
+  pPlan->nScan = nScan;
+  if( pBest ){
+    pPlan->ePlan = DOCEXT_PLAN_INDEX;
+    scanFromTry(pCtx, pPlan, &pPlan->aScan[0], pBest, bSort);
+    /* an exact plan meets each document once (see tryExactness) */
+    pPlan->bDedup = pBest->pIdx->bMultikey && !pBest->bExact;
+    pPlan->bSorted = bSort && pBest->bSorted;
+    pPlan->bExact = pBest->bExact;
+    pPlan->nEst = pBest->bCosted ? pBest->nEst : -1.0;
+  }else{
+    pPlan->ePlan = DOCEXT_PLAN_UNION;
+    pPlan->bDedup = 1;
+    pPlan->bExact = 1;
+    for(i=0; i<nBranch; i++){
+      scanFromTry(pCtx, pPlan, &pPlan->aScan[i], &aBranch[i], 0);
+      if( !aBranch[i].bExact ) pPlan->bExact = 0;
+      pPlan->nEst += aBranch[i].nEst;
+    }
+  }
+}
+
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
                   i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr){
@@ -1780,81 +1855,26 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                         zPrefer, nWant, &best);
   }
 
-  /* A union for the first top-level $or, when every branch has an index. */
+  /* A union for the first top-level $or, when every branch has an index
+  ** and together they cost less than the best single index. */
   for(i=0; iHint<0 && ctx.rc==SQLITE_OK && i<conds.n; i++){
-    PlanCond *pOr = &conds.a[i];
-    DocIter it;
-    int nArr = 0, bAll = 1;
     double cost = 0.0;
-    if( pOr->eOp!=PC_OR ) continue;
-    docextIterInitValue(&it, &pOr->v);
-    while( docextIterNext(&it) ) nArr++;
-    aBranch = planAlloc(&ctx, sizeof(PlanTry)*(nArr+1));
-    if( aBranch==0 ) break;
-    docextIterInitValue(&it, &pOr->v);
-    while( bAll && ctx.rc==SQLITE_OK && docextIterNext(&it) ){
-      PlanConds sub;
-      int k;
-      memset(&sub, 0, sizeof(sub));
-      for(k=0; k<conds.n; k++){
-        if( k!=i ) condAdd(&ctx, &sub, conds.a[k].zPath, conds.a[k].nPath,
-                           conds.a[k].eOp, &conds.a[k].v);
-        if( k!=i && ctx.rc==SQLITE_OK ) sub.a[sub.n-1] = conds.a[k];
-      }
-      if( it.v.type==DOC_DOCUMENT ){
-        flattenFilter(&ctx, &sub, it.v.p);
-        if( ctx.rc==SQLITE_OK
-         && chooseIndex(&ctx, pColl, aIdx, nIdx, &sub, 0, 0, -1, 0, -1, &aBranch[nBranch]) ){
-          tryCost(&ctx, pColl, &aBranch[nBranch], 0, -1);
-          cost += aBranch[nBranch].cost;
-          nBranch++;
-        }else{
-          bAll = 0;
-        }
-      }else{
-        bAll = 0;
-      }
-      condsFree(&sub);
-    }
+    int bAll, k;
+    if( conds.a[i].eOp!=PC_OR ) continue;
+    bAll = orBranches(&ctx, pColl, aIdx, nIdx, &conds, i, &aBranch, &nBranch, &cost);
     if( bBest && bAll ) tryCost(&ctx, pColl, &best, nSort>0, nWant);
     if( ctx.rc==SQLITE_OK && bAll && nBranch>0 && (!bBest || cost<best.cost) ){
       if( bBest ) tryFree(&best);
       bBest = 0;
     }else{
-      int k;
       for(k=0; k<nBranch; k++) tryFree(&aBranch[k]);
       aBranch = 0;
       nBranch = 0;
     }
     break;
   }
-
   if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
-    int nScan = bBest ? 1 : nBranch;
-    pPlan->aScan = nScan==1 ? &pPlan->one : docextMallocZero(sizeof(DocPlanScan)*nScan);
-    if( pPlan->aScan==0 ){
-      ctx.rc = SQLITE_NOMEM;
-    }else{
-      pPlan->nScan = nScan;
-      if( bBest ){
-        pPlan->ePlan = DOCEXT_PLAN_INDEX;
-        scanFromTry(&ctx, pPlan, &pPlan->aScan[0], &best, nSort>0);
-        /* an exact plan meets each document once (see tryBuild) */
-        pPlan->bDedup = best.pIdx->bMultikey && !best.bExact;
-        pPlan->bSorted = nSort>0 && best.bSorted;
-        pPlan->bExact = best.bExact;
-        pPlan->nEst = best.bCosted ? best.nEst : -1.0;
-      }else{
-        pPlan->ePlan = DOCEXT_PLAN_UNION;
-        pPlan->bDedup = 1;
-        pPlan->bExact = 1;
-        for(i=0; i<nBranch; i++){
-          scanFromTry(&ctx, pPlan, &pPlan->aScan[i], &aBranch[i], 0);
-          if( !aBranch[i].bExact ) pPlan->bExact = 0;
-          pPlan->nEst += aBranch[i].nEst;
-        }
-      }
-    }
+    planFromTries(&ctx, pPlan, bBest ? &best : 0, aBranch, nBranch, nSort>0);
   }
 
   if( bBest ) tryFree(&best);
