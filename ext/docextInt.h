@@ -395,6 +395,9 @@ int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char *
 ** mongo shell's style (ObjectId("…"), ISODate("…"), NumberLong(…), …). */
 void docextJsonWriteDoc(int *pRc, DocBuf *pOut, const u8 *aDoc, int eMode);
 void docextJsonWriteValue(int *pRc, DocBuf *pOut, const DocValue *v, int eMode);
+/* Append z[0..n) as a JSON string: quoted, with '"', '\\' and control
+** characters escaped (UTF-8 as it is). */
+void docextJsonWriteString(int *pRc, DocBuf *pOut, const char *z, int n);
 
 /* Time source for new Date(), ISODate(), ObjectId() (docext_oid.c). */
 

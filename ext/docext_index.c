@@ -2749,7 +2749,6 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** bytes stored (payload plus a small per-row overhead), not pages.
 */
 
-/* sum(pgsize) of the B-tree zName of schema zDb; -1 if dbstat is missing. */
 /* Bytes of B-tree zName in schema zDb (dbstat); *pn = -1 when SQLite was
 ** built without dbstat. zName NULL is out of memory. */
 static int idxBtreeSize(sqlite3 *db, const char *zDb, const char *zName, i64 *pn){
@@ -2768,128 +2767,132 @@ static int idxBtreeSize(sqlite3 *db, const char *zDb, const char *zName, i64 *pn
   return rc;
 }
 
-static void idxJsonString(int *pRc, DocBuf *p, const char *z){
-  docextBufAppendByte(pRc, p, '"');
-  for(; *z; z++){
-    unsigned char ch = (unsigned char)*z;
-    if( ch=='"' || ch=='\\' ){
-      docextBufAppendByte(pRc, p, '\\');
-      docextBufAppendByte(pRc, p, ch);
-    }else if( ch<0x20 ){
-      docextBufAppendf(pRc, p, "\\u%04x", ch);
-    }else{
-      docextBufAppendByte(pRc, p, ch);
+/* Bytes of the collection's B-tree named zFmt with the table's name for
+** its %s (see idxBtreeSize). */
+static int statsBtreeOf(DocColl *p, const char *zFmt, i64 *pn){
+  char *zName = sqlite3_mprintf(zFmt, idxTable(p));
+  int rc = idxBtreeSize(idxDb(p), idxSchema(p), zName, pn);
+  sqlite3_free(zName);
+  return rc;
+}
+
+/* What doc_stats reports, gathered. */
+typedef struct StatsSizes StatsSizes;
+struct StatsSizes {
+  i64 nCount, nSize;        /* documents, and their BSON bytes */
+  i64 nStorage;             /* X_docs and X_pages */
+  i64 nIdSize;              /* the _id index */
+  i64 nIdxTree;             /* X_idx, which the other indexes share */
+  i64 *aBytes;              /* per index: bytes of its entries, estimated */
+  i64 nBytesAll;            /* the same, summed over the indexes after _id_ */
+};
+
+/* Documents, and the bytes of documents and index entries, from the shadow
+** tables. */
+static int statsBytes(DocColl *p, DocIndexCache *c, StatsSizes *pS, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc, i;
+  rc = idxPrepare(p, &pStmt, pzErr, "SELECT count(*), total(size), "
+                  "total(length(idkey)+9) FROM \"%w\".\"%w_docs\"");
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    pS->nCount = sqlite3_column_int64(pStmt, 0);
+    pS->nSize = sqlite3_column_int64(pStmt, 1);
+    pS->aBytes[0] = sqlite3_column_int64(pStmt, 2);
+  }
+  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), pzErr);
+  pStmt = 0;
+  if( rc==SQLITE_OK ){
+    rc = idxPrepare(p, &pStmt, pzErr, "SELECT ix, total(length(key)+12) "
+                    "FROM \"%w\".\"%w_idx\" GROUP BY ix");
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    i64 ix = sqlite3_column_int64(pStmt, 0);
+    for(i=1; i<c->nIdx; i++){
+      if( c->aIdx[i].iId==ix ){
+        pS->aBytes[i] = sqlite3_column_int64(pStmt, 1);
+        pS->nBytesAll += pS->aBytes[i];
+      }
     }
   }
-  docextBufAppendByte(pRc, p, '"');
+  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), pzErr);
+  return rc;
+}
+
+/* The sizes of the B-trees, in pages, from dbstat; without dbstat,
+** estimates from the bytes statsBytes found. */
+static int statsBtrees(DocColl *p, StatsSizes *pS){
+  i64 nDocs = -1, nPages = 0;
+  int rc = statsBtreeOf(p, "%s_docs", &nDocs);
+  if( rc!=SQLITE_OK ) return rc;
+  if( nDocs<0 ){
+    pS->nStorage = pS->nSize + pS->nCount*16;
+    pS->nIdSize = pS->aBytes[0];
+    pS->nIdxTree = pS->nBytesAll;
+    return SQLITE_OK;
+  }
+  rc = statsBtreeOf(p, "%s_pages", &nPages);
+  pS->nStorage = nDocs + (nPages>0 ? nPages : 0);
+  /* X_docs's only index is the UNIQUE one on idkey. */
+  if( rc==SQLITE_OK ) rc = statsBtreeOf(p, "sqlite_autoindex_%s_docs_1", &pS->nIdSize);
+  if( rc==SQLITE_OK ) rc = statsBtreeOf(p, "%s_idx", &pS->nIdxTree);
+  if( pS->nIdSize<0 ) pS->nIdSize = 0;
+  if( pS->nIdxTree<0 ) pS->nIdxTree = 0;
+  return rc;
+}
+
+/* doc_stats's JSON. X_idx is shared among the indexes in proportion to
+** their entries' bytes. */
+static void statsJson(int *pRc, DocBuf *pOut, const DocIndexCache *c, const StatsSizes *pS){
+  i64 nCum = 0, nPrev = 0, nTotalIdx = 0;
+  int i;
+  docextBufAppendf(pRc, pOut, "{\"count\":%lld,\"size\":%lld,\"avgObjSize\":%lld,"
+                   "\"storageSize\":%lld,\"nindexes\":%d,\"indexSizes\":{",
+                   pS->nCount, pS->nSize, pS->nCount ? pS->nSize/pS->nCount : 0,
+                   pS->nStorage, c->nIdx);
+  for(i=0; i<c->nIdx; i++){
+    i64 n = pS->nIdSize;
+    if( i>0 ){
+      /* cumulative rounding, so that the shares add up to nIdxTree */
+      i64 nEnd;
+      nCum += pS->aBytes[i];
+      nEnd = pS->nBytesAll>0 ? (i64)((double)pS->nIdxTree*nCum/pS->nBytesAll + 0.5) : 0;
+      n = nEnd - nPrev;
+      nPrev = nEnd;
+    }
+    if( i ) docextBufAppendByte(pRc, pOut, ',');
+    docextJsonWriteString(pRc, pOut, c->aIdx[i].zName, (int)strlen(c->aIdx[i].zName));
+    docextBufAppendf(pRc, pOut, ":%lld", n);
+    nTotalIdx += n;
+  }
+  docextBufAppendf(pRc, pOut, "},\"totalIndexSize\":%lld}", nTotalIdx);
 }
 
 static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
   DocIndexCache *c = 0;
-  sqlite3_stmt *pStmt = 0;
-  sqlite3 *db;
+  StatsSizes sizes;
   DocBuf out;
-  char *zErr = 0, *zName = 0;
-  const char *zDb;
-  i64 nCount = 0, nSize = 0, nStorage = 0, nIdSize = 0, nIdxTree = 0, nTotalIdx = 0;
-  i64 *aBytes = 0, nBytesAll = 0;
-  int rc, bSave, i, bStat;
+  char *zErr = 0;
+  int rc, bSave;
   (void)argc;
 
   memset(&out, 0, sizeof(out));
+  memset(&sizes, 0, sizeof(sizes));
   rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;
   }
-  db = idxDb(p);
-  zDb = idxSchema(p);
   bSave = idxCmdBegin(p);
   rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
-    aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
-    if( aBytes==0 ) rc = SQLITE_NOMEM;
+    sizes.aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
+    if( sizes.aBytes==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ){
-    rc = idxPrepare(p, &pStmt, &zErr, "SELECT count(*), total(size), "
-                     "total(length(idkey)+9) FROM \"%w\".\"%w_docs\"");
-  }
-  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    nCount = sqlite3_column_int64(pStmt, 0);
-    nSize = sqlite3_column_int64(pStmt, 1);
-    aBytes[0] = sqlite3_column_int64(pStmt, 2);
-  }
-  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), &zErr);
-  pStmt = 0;
-  if( rc==SQLITE_OK ){
-    rc = idxPrepare(p, &pStmt, &zErr, "SELECT ix, total(length(key)+12) "
-                     "FROM \"%w\".\"%w_idx\" GROUP BY ix");
-  }
-  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
-    i64 ix = sqlite3_column_int64(pStmt, 0);
-    for(i=1; i<c->nIdx; i++){
-      if( c->aIdx[i].iId==ix ){
-        aBytes[i] = sqlite3_column_int64(pStmt, 1);
-        nBytesAll += aBytes[i];
-      }
-    }
-  }
-  if( pStmt ) rc = idxSqlError(p, sqlite3_finalize(pStmt), &zErr);
-  pStmt = 0;
-
-  if( rc==SQLITE_OK ){
-    zName = sqlite3_mprintf("%s_docs", idxTable(p));
-    if( zName==0 ) rc = SQLITE_NOMEM;
-  }
-  if( rc==SQLITE_OK ){
-    i64 nDocs = -1;
-    rc = idxBtreeSize(db, zDb, zName, &nDocs);
-    bStat = nDocs>=0;
-    if( rc==SQLITE_OK && bStat ){
-      i64 nPages = 0;
-      sqlite3_free(zName);
-      zName = sqlite3_mprintf("%s_pages", idxTable(p));
-      rc = idxBtreeSize(db, zDb, zName, &nPages);
-      nStorage = nDocs + (nPages>0 ? nPages : 0);
-      /* X_docs's only index is the UNIQUE one on idkey. */
-      sqlite3_free(zName);
-      zName = sqlite3_mprintf("sqlite_autoindex_%s_docs_1", idxTable(p));
-      if( rc==SQLITE_OK ) rc = idxBtreeSize(db, zDb, zName, &nIdSize);
-      sqlite3_free(zName);
-      zName = sqlite3_mprintf("%s_idx", idxTable(p));
-      if( rc==SQLITE_OK ) rc = idxBtreeSize(db, zDb, zName, &nIdxTree);
-      if( nIdSize<0 ) nIdSize = 0;
-      if( nIdxTree<0 ) nIdxTree = 0;
-    }else if( rc==SQLITE_OK ){
-      nStorage = nSize + nCount*16;
-      nIdSize = aBytes[0];
-      nIdxTree = nBytesAll;
-    }
-  }
-  if( rc==SQLITE_OK ){
-    docextBufAppendf(&rc, &out, "{\"count\":%lld,\"size\":%lld,\"avgObjSize\":%lld,"
-                     "\"storageSize\":%lld,\"nindexes\":%d,\"indexSizes\":{",
-                     nCount, nSize, nCount ? nSize/nCount : 0, nStorage, c->nIdx);
-    i64 nCum = 0, nPrev = 0;
-    for(i=0; i<c->nIdx; i++){
-      i64 n = nIdSize;
-      if( i>0 ){
-        /* cumulative rounding, so that the shares add up to nIdxTree */
-        i64 nEnd;
-        nCum += aBytes[i];
-        nEnd = nBytesAll>0 ? (i64)((double)nIdxTree*nCum/nBytesAll + 0.5) : 0;
-        n = nEnd - nPrev;
-        nPrev = nEnd;
-      }
-      if( i ) docextBufAppendByte(&rc, &out, ',');
-      idxJsonString(&rc, &out, c->aIdx[i].zName);
-      docextBufAppendf(&rc, &out, ":%lld", n);
-      nTotalIdx += n;
-    }
-    docextBufAppendf(&rc, &out, "},\"totalIndexSize\":%lld}", nTotalIdx);
-  }
+  if( rc==SQLITE_OK ) rc = statsBytes(p, c, &sizes, &zErr);
+  if( rc==SQLITE_OK ) rc = statsBtrees(p, &sizes);
+  if( rc==SQLITE_OK ) statsJson(&rc, &out, c, &sizes);
   rc = idxCmdEnd(p, bSave, rc);
   if( rc==SQLITE_OK ){
     docextBufResultText(ctx, &out);
@@ -2897,8 +2900,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }else{
     idxResultError(ctx, rc, zErr);
   }
-  sqlite3_free(zName);
-  sqlite3_free(aBytes);
+  sqlite3_free(sizes.aBytes);
   docextBufFree(&out);
 }
 

@@ -154,6 +154,10 @@ static void writeString(int *pRc, DocBuf *p, const char *z, int n){
   writeStringThen(pRc, p, z, n, 0);
 }
 
+void docextJsonWriteString(int *pRc, DocBuf *p, const char *z, int n){
+  writeString(pRc, p, z, n);
+}
+
 /* The fast path of writeStringThen: a string a[0..n) inside a document that
 ** ends at aEnd (bytes up to there may be read) of at most 16 bytes with
 ** nothing to escape, the common case (keys, names), checked and copied as

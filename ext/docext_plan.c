@@ -1972,23 +1972,14 @@ static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
   docextBufAppendStr(pRc, p, "\"cursor\":\"BtreeCursor ");
   {
     /* an index name is a user's string: escape it as JSON */
-    DocValue v;
-    DocBuf s, t;
-    memset(&s, 0, sizeof(s));
+    DocBuf t;
     memset(&t, 0, sizeof(t));
-    docextBufAppendI32(pRc, &s, (int)strlen(pScan->zIndex)+1);
-    docextBufAppendStr(pRc, &s, pScan->zIndex);
-    docextBufAppendByte(pRc, &s, 0);
-    if( *pRc==SQLITE_OK ){
-      v.type = DOC_STRING; v.p = s.a; v.n = (int)s.n;
-      docextJsonWriteValue(pRc, &t, &v, DOCEXT_JSON_RELAXED);
-    }
+    docextJsonWriteString(pRc, &t, pScan->zIndex, (int)strlen(pScan->zIndex));
     if( *pRc==SQLITE_OK && t.n>=2 ){
       docextBufAppend(pRc, p, t.a+1, t.n-2);         /* without the quotes */
       docextBufAppendStr(pRc, p, "\",\"indexName\":");
       docextBufAppend(pRc, p, t.a, t.n);
     }
-    docextBufFree(&s);
     docextBufFree(&t);
   }
   docextBufAppendf(pRc, p, ",\"isMultiKey\":%s", pScan->bMultikey ? "true" : "false");
