@@ -258,6 +258,8 @@ static inline int docextIterKeyIs(const DocIter *pIt, const char *z){
 }
 /* Find key zKey (nKey bytes) in a validated document; 1 if found. */
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
+/* A copy of a validated document (sqlite3_free it), or 0: out of memory. */
+u8 *docextBsonCopy(const u8 *aDoc);
 
 
 /* Validate an untrusted BSON document of n bytes. Returns SQLITE_OK, or

@@ -316,6 +316,13 @@ void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
 }
 
 
+u8 *docextBsonCopy(const u8 *aDoc){
+  int n = docextGetI32(aDoc);
+  u8 *aCopy = sqlite3_malloc64(n);
+  if( aCopy ) memcpy(aCopy, aDoc, n);
+  return aCopy;
+}
+
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
   DocIter it;
   docextIterInit(&it, aDoc);

@@ -625,13 +625,6 @@ static void idxFreeAll(DocIndex *a, int n){
   sqlite3_free(a);
 }
 
-static u8 *idxBsonCopy(const u8 *a){
-  int n = docextGetI32(a);
-  u8 *p = sqlite3_malloc64(n);
-  if( p ) memcpy(p, a, n);
-  return p;
-}
-
 /* Is z a usable indexed path: non-empty components, the first not
 ** starting with '$'; with bNew none starting with '$' (as in MongoDB: "a.$"
 ** and "a.$b" name no stored field). Definitions stored by versions that
@@ -740,7 +733,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   docextBsonEndDoc(&rc, &norm, iStart);
   if( rc==SQLITE_OK ){
     pIdx->bHashed = nHashed>0;
-    pIdx->aKeys = idxBsonCopy(norm.a);
+    pIdx->aKeys = docextBsonCopy(norm.a);
     if( pIdx->aKeys==0 ) rc = SQLITE_NOMEM;
   }
   docextBufFree(&norm);
@@ -789,7 +782,7 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
         return SQLITE_ERROR;
       }
       sqlite3_free(pIdx->aPartial);
-      pIdx->aPartial = idxBsonCopy(it.v.p);
+      pIdx->aPartial = docextBsonCopy(it.v.p);
       if( pIdx->aPartial==0 ) return SQLITE_NOMEM;
     }else if( strcmp(it.zKey, "background")==0 ){
       /* accepted and ignored, as MongoDB does since 4.2 */
@@ -928,7 +921,7 @@ static int idxIdInit(DocIndex *p){
   memset(p, 0, sizeof(*p));
   p->nExpireAfter = -1;
   p->zName = sqlite3_mprintf("_id_");
-  p->aKeys = idxBsonCopy(aIdKeys);
+  p->aKeys = docextBsonCopy(aIdKeys);
   p->azPath = sqlite3_malloc64(sizeof(char*) + 4);
   p->aDir = sqlite3_malloc64(sizeof(int));
   if( p->zName==0 || p->aKeys==0 || p->azPath==0 || p->aDir==0 ) return SQLITE_NOMEM;

@@ -475,16 +475,14 @@ void docextProjectionFree(DocProjection *p){
 int docextProjectionNew(const u8 *aProj, DocProjection **ppOut, char **pzErr){
   DocProjParse sP;
   DocProjection *p;
-  int nProj = docextGetI32(aProj);
   *ppOut = 0;
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  p->aCopy = sqlite3_malloc64(nProj);
+  p->aCopy = docextBsonCopy(aProj);
   if( p->aCopy==0 ){
     sqlite3_free(p);
     return SQLITE_NOMEM;
   }
-  memcpy(p->aCopy, aProj, nProj);
   p->root.eKind = PROJ_INNER;
 
   memset(&sP, 0, sizeof(sP));
@@ -757,7 +755,6 @@ static int sortKeyDirection(const DocValue *v){
 int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
   DocSort *p;
   DocIter it;
-  int nSort = docextGetI32(aSort);
   int nField = 0;
   *ppOut = 0;
   docextIterInit(&it, aSort);
@@ -779,12 +776,11 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
   }
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  p->aCopy = sqlite3_malloc64(nSort);
+  p->aCopy = docextBsonCopy(aSort);
   if( p->aCopy==0 ){
     sqlite3_free(p);
     return SQLITE_NOMEM;
   }
-  memcpy(p->aCopy, aSort, nSort);
   p->idx.iId = -1;
   p->idx.zName = (char*)"sort";
   p->idx.aKeys = p->aCopy;

@@ -1041,36 +1041,14 @@ void docextUpdateFree(DocUpdate *p){
   sqlite3_free(p);
 }
 
-int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr){
-  UpdParse parse;
-  DocUpdate *p;
-  DocIter it;
-  int nUpdate = docextGetI32(aUpdate);
+/* Operators or a replacement? Decided by the first field, as MongoDB does;
+** the other fields must agree. A replacement has no $[<identifier>], so it
+** takes no array filter. */
+static void updParseKind(UpdParse *pP){
+  DocUpdate *p = pP->p;
   const char *zFirstOp = 0, *zFirstField = 0;
-
-  *ppOut = 0;
-  memset(&parse, 0, sizeof(parse));
-  p = docextMallocZero(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
-  parse.p = p;
-  p->aUpdate = sqlite3_malloc64(nUpdate);
-  if( p->aUpdate==0 ){
-    docextUpdateFree(p);
-    return SQLITE_NOMEM;
-  }
-  memcpy(p->aUpdate, aUpdate, nUpdate);
-  if( aOptions ){
-    int nOpt = docextGetI32(aOptions);
-    p->aOptions = sqlite3_malloc64(nOpt);
-    if( p->aOptions==0 ){
-      docextUpdateFree(p);
-      return SQLITE_NOMEM;
-    }
-    memcpy(p->aOptions, aOptions, nOpt);
-  }
-
-  /* Operators or a replacement? Decided by the first field, as MongoDB
-  ** does; the other fields must agree. */
+  DocIter it;
+  DocValue arr;
   docextIterInit(&it, p->aUpdate);
   while( docextIterNext(&it) ){
     if( it.zKey[0]=='$' ){
@@ -1080,80 +1058,97 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
     }
   }
   if( zFirstOp && zFirstField ){
-    updParseError(&parse, "docext: an update cannot mix operators and plain fields "
-                       "('%s' and '%s'): use only operators, or a replacement "
-                       "document without operators", zFirstOp, zFirstField);
+    updParseError(pP, "docext: an update cannot mix operators and plain fields "
+                      "('%s' and '%s'): use only operators, or a replacement "
+                      "document without operators", zFirstOp, zFirstField);
   }
   p->bReplace = zFirstOp==0;
-  if( p->bReplace && p->aOptions && parse.rc==SQLITE_OK ){
-    /* a replacement has no $[<identifier>]: any array filter is unused */
-    DocValue arr;
-    if( docextBsonFind(p->aOptions, "arrayFilters", 12, &arr) ){
-      int bAny = arr.type!=DOC_ARRAY;
-      if( !bAny ){
-        DocIter it2;
-        docextIterInitValue(&it2, &arr);
-        bAny = docextIterNext(&it2);
-      }
-      if( bAny ){
-        updParseError(&parse, "docext: arrayFilters cannot be used with a "
-                              "replacement document (no $[<identifier>] to apply them to)");
-      }
+  if( p->bReplace && p->aOptions && pP->rc==SQLITE_OK
+   && docextBsonFind(p->aOptions, "arrayFilters", 12, &arr) ){
+    int bAny = arr.type!=DOC_ARRAY;
+    if( !bAny ){
+      docextIterInitValue(&it, &arr);
+      bAny = docextIterNext(&it);
+    }
+    if( bAny ){
+      updParseError(pP, "docext: arrayFilters cannot be used with a replacement "
+                        "document (no $[<identifier>] to apply them to)");
     }
   }
+}
 
-  if( !p->bReplace && parse.rc==SQLITE_OK ){
-    updParseFilters(&parse, p->aOptions);
-    p->pRoot = updNodeNew(&parse, UNODE_OBJECT, "", 0);
-    docextIterInit(&it, p->aUpdate);
-    while( parse.rc==SQLITE_OK && docextIterNext(&it) ){
-      size_t i;
-      int eOp = 0;
-      DocIter sub;
-      int n = 0;
-      for(i=0; i<sizeof(aUpdOp)/sizeof(aUpdOp[0]); i++){
-        if( strcmp(it.zKey, aUpdOp[i].zName)==0 ) eOp = aUpdOp[i].eOp;
-      }
-      if( eOp==0 ){
-        updParseError(&parse, "docext: Unknown modifier: %s. Expected a valid "
-                           "update modifier", it.zKey);
-        break;
-      }
-      if( it.v.type!=DOC_DOCUMENT ){
-        DocBuf msg;
-        int rc = SQLITE_OK;
-        memset(&msg, 0, sizeof(msg));
-        docextBufAppendf(&rc, &msg, "docext: Modifiers operate on fields but we "
-                         "found type %s instead. For example: {$mod: {<field>: "
-                         "...}} not {%s: ", docextTypeAlias(it.v.type), it.zKey);
-        updMsgValue(&rc, &msg, &it.v);
-        docextBufAppendStr(&rc, &msg, "}");
-        parse.rc = updMsgFinish(rc==SQLITE_OK ? SQLITE_ERROR : rc, &msg, &parse.zErr);
-        break;
-      }
-      docextIterInitValue(&sub, &it.v);
-      while( parse.rc==SQLITE_OK && docextIterNext(&sub) ){
-        n++;
-        updParseEntry(&parse, eOp, it.zKey, &sub);
-      }
-      if( n==0 ){
-        updParseError(&parse, "docext: '%s' is empty. You must specify a field like "
-                           "so: {%s: {<field>: ...}}", it.zKey, it.zKey);
-      }
-    }
-    if( parse.rc==SQLITE_OK ){
-      int i;
-      for(i=0; i<p->nFilter; i++){
-        if( !p->aFilter[i].bUsed ){
-          updParseError(&parse, "docext: The array filter for identifier '%.*s' was "
-                             "not used in the update", p->aFilter[i].nId,
-                             p->aFilter[i].zId);
-          break;
-        }
-      }
+/* One operator's document ({$set: {…}}) into the tree. */
+static void updParseOperator(UpdParse *pP, const DocIter *pOp){
+  DocIter sub;
+  size_t i;
+  int eOp = 0, n = 0;
+  for(i=0; i<sizeof(aUpdOp)/sizeof(aUpdOp[0]); i++){
+    if( strcmp(pOp->zKey, aUpdOp[i].zName)==0 ) eOp = aUpdOp[i].eOp;
+  }
+  if( eOp==0 ){
+    updParseError(pP, "docext: Unknown modifier: %s. Expected a valid update "
+                      "modifier", pOp->zKey);
+    return;
+  }
+  if( pOp->v.type!=DOC_DOCUMENT ){
+    DocBuf msg;
+    int rc = SQLITE_OK;
+    memset(&msg, 0, sizeof(msg));
+    docextBufAppendf(&rc, &msg, "docext: Modifiers operate on fields but we "
+                     "found type %s instead. For example: {$mod: {<field>: "
+                     "...}} not {%s: ", docextTypeAlias(pOp->v.type), pOp->zKey);
+    updMsgValue(&rc, &msg, &pOp->v);
+    docextBufAppendStr(&rc, &msg, "}");
+    pP->rc = updMsgFinish(rc==SQLITE_OK ? SQLITE_ERROR : rc, &msg, &pP->zErr);
+    return;
+  }
+  docextIterInitValue(&sub, &pOp->v);
+  while( pP->rc==SQLITE_OK && docextIterNext(&sub) ){
+    n++;
+    updParseEntry(pP, eOp, pOp->zKey, &sub);
+  }
+  if( n==0 ){
+    updParseError(pP, "docext: '%s' is empty. You must specify a field like "
+                      "so: {%s: {<field>: ...}}", pOp->zKey, pOp->zKey);
+  }
+}
+
+/* An operator update: its array filters, then the tree of its operators;
+** every array filter must be used. */
+static void updParseOperators(UpdParse *pP){
+  DocUpdate *p = pP->p;
+  DocIter it;
+  int i;
+  updParseFilters(pP, p->aOptions);
+  p->pRoot = updNodeNew(pP, UNODE_OBJECT, "", 0);
+  docextIterInit(&it, p->aUpdate);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ) updParseOperator(pP, &it);
+  for(i=0; pP->rc==SQLITE_OK && i<p->nFilter; i++){
+    if( !p->aFilter[i].bUsed ){
+      updParseError(pP, "docext: The array filter for identifier '%.*s' was "
+                        "not used in the update", p->aFilter[i].nId, p->aFilter[i].zId);
     }
   }
+}
 
+int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr){
+  UpdParse parse;
+  DocUpdate *p;
+
+  *ppOut = 0;
+  memset(&parse, 0, sizeof(parse));
+  p = docextMallocZero(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  parse.p = p;
+  /* (the tree points into its own copies of the arguments) */
+  p->aUpdate = docextBsonCopy(aUpdate);
+  if( aOptions ) p->aOptions = docextBsonCopy(aOptions);
+  if( p->aUpdate==0 || (aOptions && p->aOptions==0) ){
+    docextUpdateFree(p);
+    return SQLITE_NOMEM;
+  }
+  updParseKind(&parse);
+  if( !p->bReplace && parse.rc==SQLITE_OK ) updParseOperators(&parse);
   if( parse.rc!=SQLITE_OK ){
     docextUpdateFree(p);
     *pzErr = parse.zErr;
@@ -2717,7 +2712,7 @@ static int updArgOptions(sqlite3_context *ctx, int argc, sqlite3_value **argv,
   u8 *aCopy;
   DocBuf buf;
   const u8 *aOpt;
-  int rc, nOpt;
+  int rc;
   *paOpt = 0;
   if( argc<3 || sqlite3_value_type(argv[2])==SQLITE_NULL ) return SQLITE_OK;
   aCopy = sqlite3_get_auxdata(ctx, 2);
@@ -2729,12 +2724,10 @@ static int updArgOptions(sqlite3_context *ctx, int argc, sqlite3_value **argv,
   rc = docextArgToBson(argv[2], &buf, &aOpt, pzErr);
   if( rc==SQLITE_OK ) rc = updCheckOptions(aOpt, pzErr);
   if( rc==SQLITE_OK ){
-    nOpt = docextGetI32(aOpt);
-    aCopy = sqlite3_malloc64(nOpt);
+    aCopy = docextBsonCopy(aOpt);
     if( aCopy==0 ){
       rc = SQLITE_NOMEM;
     }else{
-      memcpy(aCopy, aOpt, nOpt);
       sqlite3_set_auxdata(ctx, 2, aCopy, sqlite3_free);
       aCopy = sqlite3_get_auxdata(ctx, 2);
       if( aCopy==0 ) rc = SQLITE_NOMEM;
@@ -2767,13 +2760,8 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
   rc = docextArgToBson(argv[1], &buf, &aUpd, pzErr);
   if( rc==SQLITE_OK ) rc = docextUpdateNew(aUpd, aOpt, &p->pUpdate, pzErr);
   if( rc==SQLITE_OK && aOpt ){
-    int nOpt = docextGetI32(aOpt);
-    p->aOptions = sqlite3_malloc64(nOpt);
-    if( p->aOptions==0 ){
-      rc = SQLITE_NOMEM;
-    }else{
-      memcpy(p->aOptions, aOpt, nOpt);
-    }
+    p->aOptions = docextBsonCopy(aOpt);
+    if( p->aOptions==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && docextBsonFind(aOpt, "query", 5, &query) ){
       rc = docextMatcherNew(query.p, &p->pQuery, pzErr);
     }
