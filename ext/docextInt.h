@@ -27,6 +27,7 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -81,6 +82,11 @@ struct DocBuf {
 };
 
 void *docextMallocZero(i64 n);        /* sqlite3_malloc64, zeroed */
+/* The one way an error message is made: *pzErr = the formatted message
+** (sqlite3_mprintf's format); returns SQLITE_ERROR, or SQLITE_NOMEM when
+** the message cannot be allocated. */
+int docextError(char **pzErr, const char *zFmt, ...);
+int docextErrorV(char **pzErr, const char *zFmt, va_list ap);
 void docextBufInit(DocBuf *p, u8 *aSpace, int nSpace);
 void docextBufFree(DocBuf *p);        /* frees heap memory; leaves p empty */
 void docextBufReset(DocBuf *p);       /* n = 0, keeps memory */

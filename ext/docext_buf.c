@@ -10,6 +10,20 @@
 #include "docextInt.h"
 #include <stdarg.h>
 
+int docextErrorV(char **pzErr, const char *zFmt, va_list ap){
+  *pzErr = sqlite3_vmprintf(zFmt, ap);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+int docextError(char **pzErr, const char *zFmt, ...){
+  va_list ap;
+  int rc;
+  va_start(ap, zFmt);
+  rc = docextErrorV(pzErr, zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 /* sqlite3_malloc64() of n bytes, all zero; NULL when out of memory. */
 void *docextMallocZero(i64 n){
   void *p = sqlite3_malloc64((sqlite3_uint64)n);

@@ -182,10 +182,9 @@ static int cmdSavepoint(Cmd *p){
   }else if( rc==SQLITE_BUSY ){
     /* SQLite opens no savepoint while a statement that writes is running
     ** ("SQL statements in progress"): INSERT … SELECT doc_update_many(…) */
-    p->zErr = sqlite3_mprintf("docext: a collection command cannot run inside a "
+    rc = docextError(&p->zErr, "docext: a collection command cannot run inside a "
                               "statement that writes (INSERT, UPDATE, DELETE): call it "
                               "from a SELECT of its own");
-    rc = p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   return rc;
 }

@@ -178,8 +178,7 @@ static int checkNames(const u8 *aDoc, int bArray, const char **azPath, int nPath
     if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
       int rc;
       if( nPath>=DOCEXT_MAX_DEPTH ){   /* validated documents never are */
-        *pzErr = sqlite3_mprintf("docext: nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
       }
       azPath[nPath] = it.zKey;
       rc = checkNames(it.v.p, it.v.type==DOC_ARRAY, azPath, nPath+1, pzErr);
@@ -219,8 +218,7 @@ int docextCollPrepare(const u8 *aDoc, int bNamesChecked, DocBuf *pOut, const u8 
   while( docextIterNext(&it) ){
     if( it.nKey==3 && memcmp(it.zKey, "_id", 3)==0 ){
       if( bHasId ){
-        *pzErr = sqlite3_mprintf("docext: can't have multiple _id fields in one document");
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: can't have multiple _id fields in one document");
       }
       bHasId = 1;
       bFirst = it.iElem==4;
@@ -228,8 +226,7 @@ int docextCollPrepare(const u8 *aDoc, int bNamesChecked, DocBuf *pOut, const u8 
     }
   }
   if( bHasId && (id.type==DOC_ARRAY || id.type==DOC_REGEX || id.type==DOC_UNDEFINED) ){
-    *pzErr = sqlite3_mprintf("docext: _id may not be %s", typeName(id.type));
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: _id may not be %s", typeName(id.type));
   }
   if( bFirst ){
     *paOut = aDoc;
@@ -458,8 +455,7 @@ static int readDoc(DocColl *p, i64 iDoc, const u8 **paDoc, char **pzErr){
   int rc = docextReaderSeek(p->pOld, iDoc);
   if( rc==SQLITE_ROW ) return docextReaderDoc(p->pOld, paDoc, pzErr);
   if( rc==SQLITE_DONE ){
-    *pzErr = sqlite3_mprintf("docext: no document %lld in %s", iDoc, p->zDisplay);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: no document %lld in %s", iDoc, p->zDisplay);
   }
   return rc;
 }

@@ -32,8 +32,7 @@ static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bF
       int n = sqlite3_value_bytes(pArg);
       if( a==0 && n>0 ) return SQLITE_NOMEM;
       if( n==0 ){
-        *pzErr = sqlite3_mprintf("docext: malformed BSON at byte 0: empty BLOB");
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: malformed BSON at byte 0: empty BLOB");
       }
       if( docextBsonCheck(a, n, pzErr) ) return SQLITE_ERROR;
       *paDoc = a;

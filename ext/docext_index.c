@@ -656,17 +656,14 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     nField++;
     nPath += it.nKey + 1;
     if( !idxPathOk(it.zKey, it.nKey, pName!=0) ){
-      *pzErr = sqlite3_mprintf("docext: bad field name '%s' in an index key pattern", it.zKey);
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: bad field name '%s' in an index key pattern", it.zKey);
     }
   }
   if( nField==0 ){
-    *pzErr = sqlite3_mprintf("docext: the index key pattern is empty");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: the index key pattern is empty");
   }
   if( nField>IDX_MAX_FIELDS ){
-    *pzErr = sqlite3_mprintf("docext: an index may have at most %d fields", IDX_MAX_FIELDS);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: an index may have at most %d fields", IDX_MAX_FIELDS);
   }
   pIdx->azPath = sqlite3_malloc64(sizeof(char*)*nField + nPath);
   pIdx->aDir = sqlite3_malloc64(sizeof(int)*nField);
@@ -758,8 +755,7 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
       int n;
       const char *z = docextValueStr(&it.v, &n);
       if( it.v.type!=DOC_STRING || n==0 || memchr(z, 0, n) ){
-        *pzErr = sqlite3_mprintf("docext: the index option name must be a non-empty string");
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: the index option name must be a non-empty string");
       }
       sqlite3_free(pIdx->zName);
       pIdx->zName = sqlite3_mprintf("%.*s", n, z);
@@ -771,15 +767,13 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
     }else if( strcmp(it.zKey, "expireAfterSeconds")==0 ){
       double d = docextValueIsNumber(&it.v) ? docextValueToDouble(&it.v) : -1.0;
       if( !docextValueIsNumber(&it.v) || isnan(d) || d<0 || d>2147483647.0 ){
-        *pzErr = sqlite3_mprintf("docext: expireAfterSeconds must be a number "
-                                 "between 0 and 2147483647");
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: expireAfterSeconds must be a number "
+                                  "between 0 and 2147483647");
       }
       pIdx->nExpireAfter = (i64)d;
     }else if( strcmp(it.zKey, "partialFilterExpression")==0 ){
       if( it.v.type!=DOC_DOCUMENT ){
-        *pzErr = sqlite3_mprintf("docext: partialFilterExpression must be a document");
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: partialFilterExpression must be a document");
       }
       sqlite3_free(pIdx->aPartial);
       pIdx->aPartial = docextBsonCopy(it.v.p);
@@ -787,8 +781,7 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
     }else if( strcmp(it.zKey, "background")==0 ){
       /* accepted and ignored, as MongoDB does since 4.2 */
     }else{
-      *pzErr = sqlite3_mprintf("docext: unknown index option '%s'", it.zKey);
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: unknown index option '%s'", it.zKey);
     }
   }
   return rc;
@@ -797,29 +790,24 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
 /* The rules between pattern and options, and the partial filter compiled. */
 static int idxFinish(DocIndex *pIdx, char **pzErr){
   if( pIdx->bHashed && pIdx->bUnique ){
-    *pzErr = sqlite3_mprintf("docext: a hashed index cannot be unique");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: a hashed index cannot be unique");
   }
   if( pIdx->nExpireAfter>=0 ){
     if( pIdx->nField>1 ){
-      *pzErr = sqlite3_mprintf("docext: TTL indexes are single-field indexes, "
-                               "compound indexes do not support TTL");
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: TTL indexes are single-field indexes, "
+                                "compound indexes do not support TTL");
     }
     if( pIdx->bHashed ){
-      *pzErr = sqlite3_mprintf("docext: a TTL index cannot be hashed");
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: a TTL index cannot be hashed");
     }
     if( strcmp(pIdx->azPath[0], "_id")==0 ){
-      *pzErr = sqlite3_mprintf("docext: the _id field does not support TTL indexes");
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: the _id field does not support TTL indexes");
     }
   }
   if( pIdx->aPartial ){
     if( pIdx->bSparse ){
-      *pzErr = sqlite3_mprintf("docext: cannot mix \"partialFilterExpression\" "
-                               "and \"sparse\" options");
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: cannot mix \"partialFilterExpression\" "
+                                "and \"sparse\" options");
     }
     if( pIdx->pPartial==0 ){
       char *zWhy = 0;
@@ -1675,14 +1663,12 @@ static int idxConflict(DocIndexCache *c, const DocIndex *pNew, const char **pzNa
     const DocIndex *pOld = &c->aIdx[i];
     if( strcmp(pOld->zName, pNew->zName)==0 ){
       if( !idxPatternSame(pOld, pNew) ){
-        *pzErr = sqlite3_mprintf("docext: an index named %s already exists with a "
-                                 "different key pattern", pOld->zName);
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: an index named %s already exists with a "
+                                  "different key pattern", pOld->zName);
       }
       if( !idxOptionsSame(pOld, pNew) ){
-        *pzErr = sqlite3_mprintf("docext: index %s already exists with different "
-                                 "options", pOld->zName);
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: index %s already exists with different "
+                                  "options", pOld->zName);
       }
       *pzName = pOld->zName;
       return SQLITE_DONE;

@@ -133,9 +133,8 @@ static void jsonErr(JsonParse *p, int iOff, const char *zFmt, ...){
   if( p->rc==SQLITE_OK ){
     va_list ap;
     va_start(ap, zFmt);
-    p->zMsg = sqlite3_vmprintf(zFmt, ap);
+    p->rc = docextErrorV(&p->zMsg, zFmt, ap);
     va_end(ap);
-    p->rc = p->zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
     p->iErr = iOff;
   }
 }

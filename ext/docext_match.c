@@ -132,9 +132,8 @@ static void parseError(DocMatchParse *pParse, const char *zFmt, ...){
   if( pParse->rc==SQLITE_OK ){
     va_list ap;
     va_start(ap, zFmt);
-    pParse->zErr = sqlite3_vmprintf(zFmt, ap);
+    pParse->rc = docextErrorV(&pParse->zErr, zFmt, ap);
     va_end(ap);
-    pParse->rc = pParse->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
 }
 

@@ -1566,8 +1566,7 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
         return SQLITE_OK;
       }
     }
-    *pzErr = sqlite3_mprintf("docext: hint: no index named '%.*s' on %s", n, z, zColl);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: hint: no index named '%.*s' on %s", n, z, zColl);
   }
   if( v->type==DOC_DOCUMENT ){
     DocIter it;
@@ -1601,11 +1600,9 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
         return SQLITE_OK;
       }
     }
-    *pzErr = sqlite3_mprintf("docext: hint: no index with that key pattern on %s", zColl);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: hint: no index with that key pattern on %s", zColl);
   }
-  *pzErr = sqlite3_mprintf("docext: hint must be an index name or a key pattern");
-  return SQLITE_ERROR;
+  return docextError(pzErr, "docext: hint must be an index name or a key pattern");
 }
 
 int docextPlanResolveHint(DocColl *pColl, const DocValue *pHint, int *piIdx,

@@ -761,17 +761,14 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
   while( docextIterNext(&it) ){
     int eDir = sortKeyDirection(&it.v);
     if( eDir==0 ){
-      *pzErr = sqlite3_mprintf(
-          "docext: bad sort direction for '%s': must be 1 or -1", it.zKey);
-      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      return docextError(pzErr, "docext: bad sort direction for '%s': must be 1 or -1",
+                         it.zKey);
     }
     if( it.nKey==0 ){
-      *pzErr = sqlite3_mprintf("docext: empty field name in sort");
-      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      return docextError(pzErr, "docext: empty field name in sort");
     }
     if( ++nField>SORT_MAX_FIELDS ){
-      *pzErr = sqlite3_mprintf("docext: a sort may have at most %d fields", SORT_MAX_FIELDS);
-      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      return docextError(pzErr, "docext: a sort may have at most %d fields", SORT_MAX_FIELDS);
     }
   }
   p = docextMallocZero(sizeof(*p));

@@ -232,13 +232,11 @@ void docextQuerySpecInit(DocQuerySpec *p){
 static int optionCount(const DocValue *v, const char *zName, i64 *pN, char **pzErr){
   double d;
   if( !docextValueIsNumber(v) ){
-    *pzErr = sqlite3_mprintf("docext: option %s must be a number", zName);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: option %s must be a number", zName);
   }
   d = docextValueToDouble(v);
   if( d!=d || d<-9.2e18 || d>9.2e18 || d!=(double)(i64)d ){
-    *pzErr = sqlite3_mprintf("docext: option %s must be an integer", zName);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: option %s must be an integer", zName);
   }
   *pN = (i64)d;
   return SQLITE_OK;

@@ -56,16 +56,6 @@ static char *reShow(const char *z, int n){
   return sqlite3_mprintf("/%.*s/", nShow, z);
 }
 
-/* Set *pzErr to a formatted message: SQLITE_ERROR, or SQLITE_NOMEM if the
-** message itself cannot be allocated. */
-static int reError(char **pzErr, const char *zFmt, ...){
-  va_list ap;
-  va_start(ap, zFmt);
-  *pzErr = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
 /* Translate MongoDB's option letters into PCRE2 compile options. Returns
 ** the offending letter, or 0 if all are valid. */
 static char reOptions(const char *zOptions, uint32_t *pFlags){
@@ -113,12 +103,12 @@ int docextRegexCompile(const char *z, int n, const char *zOptions,
 
   cBad = reOptions(zOptions, &flags);
   if( cBad ){
-    rc = reError(pzErr, "docext: invalid regex %s: unknown option '%c'", pRe->zShow, cBad);
+    rc = docextError(pzErr, "docext: invalid regex %s: unknown option '%c'", pRe->zShow, cBad);
   }else if( n>DOCREGEX_MAX_PATTERN ){
-    rc = reError(pzErr, "docext: invalid regex %s: pattern longer than %d bytes",
-                 pRe->zShow, DOCREGEX_MAX_PATTERN);
+    rc = docextError(pzErr, "docext: invalid regex %s: pattern longer than %d bytes",
+                     pRe->zShow, DOCREGEX_MAX_PATTERN);
   }else if( memchr(z, 0, n) ){
-    rc = reError(pzErr, "docext: invalid regex %s: embedded NUL byte", pRe->zShow);
+    rc = docextError(pzErr, "docext: invalid regex %s: embedded NUL byte", pRe->zShow);
   }
   if( rc ){
     docextRegexFree(pRe);
@@ -137,8 +127,8 @@ int docextRegexCompile(const char *z, int n, const char *zOptions,
     PCRE2_UCHAR zWhy[256];
     if( iErr==PCRE2_ERROR_NOMEMORY || iErr==PCRE2_ERROR_HEAP_FAILED ) goto nomem;
     if( pcre2_get_error_message(iErr, zWhy, sizeof(zWhy))<0 ) zWhy[0] = 0;
-    rc = reError(pzErr, "docext: invalid regex %s: %s at offset %d",
-                 pRe->zShow, (const char*)zWhy, (int)iErrOff);
+    rc = docextError(pzErr, "docext: invalid regex %s: %s at offset %d",
+                     pRe->zShow, (const char*)zWhy, (int)iErrOff);
     docextRegexFree(pRe);
     return rc;
   }
@@ -171,15 +161,15 @@ int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **p
     case PCRE2_ERROR_NOMEMORY:
       return SQLITE_NOMEM;
     case PCRE2_ERROR_MATCHLIMIT:
-      return reError(pzErr, "docext: regex %s exceeded its match limit", pRe->zShow);
+      return docextError(pzErr, "docext: regex %s exceeded its match limit", pRe->zShow);
     case PCRE2_ERROR_DEPTHLIMIT:
-      return reError(pzErr, "docext: regex %s exceeded its depth limit", pRe->zShow);
+      return docextError(pzErr, "docext: regex %s exceeded its depth limit", pRe->zShow);
     case PCRE2_ERROR_HEAPLIMIT:
-      return reError(pzErr, "docext: regex %s exceeded its heap limit", pRe->zShow);
+      return docextError(pzErr, "docext: regex %s exceeded its heap limit", pRe->zShow);
     default: {
       PCRE2_UCHAR zWhy[256];
       if( pcre2_get_error_message(rc, zWhy, sizeof(zWhy))<0 ) zWhy[0] = 0;
-      return reError(pzErr, "docext: regex %s failed: %s", pRe->zShow, (const char*)zWhy);
+      return docextError(pzErr, "docext: regex %s failed: %s", pRe->zShow, (const char*)zWhy);
     }
   }
 }

@@ -287,9 +287,8 @@ static void updParseError(UpdParse *pP, const char *zFmt, ...){
   va_list ap;
   if( pP->rc!=SQLITE_OK ) return;
   va_start(ap, zFmt);
-  pP->zErr = sqlite3_vmprintf(zFmt, ap);
+  pP->rc = docextErrorV(&pP->zErr, zFmt, ap);
   va_end(ap);
-  pP->rc = pP->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 /* An error whose message shows a value: zPre, then "key: value" when zKey
@@ -1484,9 +1483,8 @@ static void updApplyError(UpdApply *pA, const char *zFmt, ...){
   va_list ap;
   if( pA->rc!=SQLITE_OK ) return;
   va_start(ap, zFmt);
-  pA->zErr = sqlite3_vmprintf(zFmt, ap);
+  pA->rc = docextErrorV(&pA->zErr, zFmt, ap);
   va_end(ap);
-  pA->rc = pA->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 static void updApplyErrorMsg(UpdApply *pA, int rc, DocBuf *pMsg){
@@ -2686,20 +2684,17 @@ static int updCheckOptions(const u8 *aOpt, char **pzErr){
   while( docextIterNext(&it) ){
     if( strcmp(it.zKey, "query")==0 ){
       if( it.v.type!=DOC_DOCUMENT ){
-        *pzErr = sqlite3_mprintf("docext: doc_update: option 'query' must be a "
-                                 "document, not %s", docextTypeAlias(it.v.type));
-        return SQLITE_ERROR;
+        return docextError(pzErr, "docext: doc_update: option 'query' must be a "
+                                  "document, not %s", docextTypeAlias(it.v.type));
       }
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       /* checked by docextUpdateNew */
     }else if( strcmp(it.zKey, "upsert")==0 ){
-      *pzErr = sqlite3_mprintf("docext: doc_update: option 'upsert' needs a "
-                               "collection: doc_update updates one given document");
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: doc_update: option 'upsert' needs a "
+                                "collection: doc_update updates one given document");
     }else{
-      *pzErr = sqlite3_mprintf("docext: doc_update: unknown option '%s' (known: "
-                               "query, arrayFilters)", it.zKey);
-      return SQLITE_ERROR;
+      return docextError(pzErr, "docext: doc_update: unknown option '%s' (known: "
+                                "query, arrayFilters)", it.zKey);
     }
   }
   return SQLITE_OK;

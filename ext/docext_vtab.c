@@ -116,14 +116,12 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   int rc;
   *ppVtab = 0;
   if( argc>3 ){
-    *pzErr = sqlite3_mprintf("docext: unexpected argument in CREATE VIRTUAL "
-                             "TABLE %s USING docext(%s)", argv[2], argv[3]);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: unexpected argument in CREATE VIRTUAL "
+                              "TABLE %s USING docext(%s)", argv[2], argv[3]);
   }
   if( bCreate && argv[2][0]==0 ){
     /* As in MongoDB; its shadow tables would be "_docs", "_pages", ... */
-    *pzErr = sqlite3_mprintf("docext: a collection name cannot be empty");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: a collection name cannot be empty");
   }
   rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ) return rc;
@@ -1223,8 +1221,7 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
   int rc = SQLITE_OK;
   *ppColl = 0;
   if( zSpec==0 || zSpec[0]==0 ){
-    *pzErr = sqlite3_mprintf("docext: a collection name is required");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: a collection name is required");
   }
   rc = splitCollName(pConn->db, zSpec, &zDb, &zName);
   if( rc==SQLITE_OK && zDb ){
@@ -1255,8 +1252,7 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
   sqlite3_free(zName);
   if( (rc & 0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
   if( p==0 ){
-    *pzErr = sqlite3_mprintf("docext: no collection named %s", zSpec);
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: no collection named %s", zSpec);
   }
   return vtabCollOpen(p, ppColl, pzErr);
 }
@@ -1272,14 +1268,12 @@ int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_va
   int rc;
   *ppColl = 0;
   if( sqlite3_value_type(pArg)==SQLITE_BLOB ){   /* (before it reads as TEXT) */
-    *pzErr = sqlite3_mprintf("docext: a collection name is TEXT, not a BLOB");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: a collection name is TEXT, not a BLOB");
   }
   z = (const char*)sqlite3_value_text(pArg);
   if( z==0 && sqlite3_value_type(pArg)!=SQLITE_NULL ) return SQLITE_NOMEM;
   if( z && (int)strlen(z)!=sqlite3_value_bytes(pArg) ){
-    *pzErr = sqlite3_mprintf("docext: a collection name cannot hold a NUL character");
-    return SQLITE_ERROR;
+    return docextError(pzErr, "docext: a collection name cannot hold a NUL character");
   }
   rc = docextCollFind(pConn, z, ppColl, pzErr);
   if( rc==SQLITE_OK && ctx && sqlite3_get_auxdata(ctx, iArg)!=(void*)*ppColl ){
