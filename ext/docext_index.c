@@ -2313,20 +2313,14 @@ static void idxCheckBad(CheckCtx *pC, i64 iDoc){
   if( pC->rc==SQLITE_OK ) pC->aBad[pC->nBad++] = iDoc;
 }
 
-/* One document: its storage, its _id key, and the entries it should have. */
-static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
-                          sqlite3_stmt *pRead, DocBuf *pDoc, KeySet *pKs){
-  i64 iDoc = sqlite3_column_int64(pRow, 0);
+/* The bytes of the document of row pRow into pDoc (its body, or its pages
+** read with pRead); 0 when they cannot be had, the problem reported. */
+static int idxCheckBytes(CheckCtx *pC, sqlite3_stmt *pRow, sqlite3_stmt *pRead, i64 iDoc,
+                         DocBuf *pDoc){
   i64 nSize = sqlite3_column_int64(pRow, 2);
   int bBody = sqlite3_column_type(pRow, 3)!=SQLITE_NULL;
   int bPages = sqlite3_column_type(pRow, 4)!=SQLITE_NULL;
-  const u8 *aDoc = 0;
-  int bOk = 1, i, k, iValOff, nVal;
-  char *zWhy = 0;
-
-  pC->aDocid = checkGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
-  if( pC->rc!=SQLITE_OK ) return;
-  pC->aDocid[pC->nDocid++] = iDoc;
+  int bOk = 1;
   docextBufReset(pDoc);
   if( sqlite3_column_type(pRow, 2)!=SQLITE_INTEGER ){
     checkProblem(pC, "document %lld: its size is not an integer", iDoc);
@@ -2355,7 +2349,90 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
     checkProblem(pC, "document %lld has neither a body nor a page list", iDoc);
     bOk = 0;
   }
-  if( !bOk ){
+  return bOk;
+}
+
+/* _id comes first in document aDoc, and the row's idkey is its key. */
+static void idxCheckId(CheckCtx *pC, sqlite3_stmt *pRow, i64 iDoc, const u8 *aDoc){
+  DocIter it;
+  DocBuf key;
+  u8 aSpace[64];
+  const void *aIdKey = sqlite3_column_blob(pRow, 1);
+  int nIdKey = sqlite3_column_bytes(pRow, 1);
+  docextIterInit(&it, aDoc);
+  if( !docextIterNext(&it) || strcmp(it.zKey, "_id")!=0 ){
+    checkProblem(pC, "document %lld: _id is not its first field", iDoc);
+  }else if( sqlite3_column_type(pRow, 1)!=SQLITE_BLOB ){
+    checkProblem(pC, "document %lld: its _id index key is not a BLOB", iDoc);
+  }else{
+    docextBufInit(&key, aSpace, sizeof(aSpace));
+    docextKeyAppend(&pC->rc, &key, &it.v, 0);
+    if( pC->rc==SQLITE_OK && (key.n!=nIdKey || memcmp(key.a, aIdKey, nIdKey)) ){
+      checkProblem(pC, "document %lld: its _id index key does not match its _id", iDoc);
+    }
+    docextBufFree(&key);
+  }
+}
+
+/* The entries document aDoc should have in index i, gathered in pC. */
+static void idxCheckExpect(CheckCtx *pC, DocIndexCache *c, int i, i64 iDoc, const u8 *aDoc,
+                           KeySet *pKs){
+  const DocIndex *pIdx = &c->aIdx[i];
+  char *zErr = 0;
+  int iValOff = 0, nVal = -2, k;
+  int rc = idxKeysCompute(pIdx, aDoc, pKs, &zErr);
+  if( rc==SQLITE_NOMEM ){ pC->rc = rc; return; }
+  if( rc!=SQLITE_OK ){
+    checkProblem(pC, "index %s: document %lld cannot be indexed: %s", pIdx->zName, iDoc,
+            zErr ? zErr+8 : sqlite3_errstr(rc));
+    sqlite3_free(zErr);
+    idxCheckBad(pC, iDoc);
+    return;
+  }
+  if( pKs->bMultikey && !pIdx->bMultikey ){
+    checkProblem(pC, "index %s is not marked multikey but document %lld puts an array "
+            "on its path", pIdx->zName, iDoc);
+  }
+  /* the vals its entry may hold (a multikey index's are never read) */
+  if( !pIdx->bMultikey && !pIdx->bHashed && !pKs->bMultikey && pKs->nKey>0 ){
+    int bHave = 0;
+    rc = idxValsCompute(pIdx, &c->aNewKeys[i], pKs, aDoc, &bHave);
+    if( rc!=SQLITE_OK ){ pC->rc = rc; return; }
+    nVal = -1;
+    if( bHave ){
+      iValOff = (int)pC->keys.n;
+      nVal = (int)pKs->vals.n;
+      docextBufAppend(&pC->rc, &pC->keys, pKs->vals.a, pKs->vals.n);
+    }
+  }
+  for(k=0; k<pKs->nKey && pC->rc==SQLITE_OK; k++){
+    int nKey;
+    const u8 *aKey = ksKey(pKs, k, &nKey);
+    CheckEntry *pE;
+    pC->aEntry = checkGrow(&pC->rc, pC->aEntry, pC->nEntry, &pC->nEntryAlloc, sizeof(CheckEntry));
+    if( pC->rc!=SQLITE_OK ) return;
+    pE = &pC->aEntry[pC->nEntry++];
+    pE->iIdx = i;
+    pE->iOff = (int)pC->keys.n;
+    pE->nKey = nKey;
+    pE->iDoc = iDoc;
+    pE->iValOff = iValOff;
+    pE->nVal = nVal;
+    docextBufAppend(&pC->rc, &pC->keys, aKey, nKey);
+  }
+}
+
+/* One document: its storage, its _id key, and the entries it should have. */
+static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
+                          sqlite3_stmt *pRead, DocBuf *pDoc, KeySet *pKs){
+  i64 iDoc = sqlite3_column_int64(pRow, 0);
+  char *zWhy = 0;
+  int i;
+
+  pC->aDocid = checkGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
+  if( pC->rc!=SQLITE_OK ) return;
+  pC->aDocid[pC->nDocid++] = iDoc;
+  if( !idxCheckBytes(pC, pRow, pRead, iDoc, pDoc) ){
     idxCheckBad(pC, iDoc);
     return;
   }
@@ -2366,73 +2443,9 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
     idxCheckBad(pC, iDoc);
     return;
   }
-  aDoc = pDoc->a;
-  {
-    DocIter it;
-    DocBuf key;
-    u8 aSpace[64];
-    const void *aIdKey = sqlite3_column_blob(pRow, 1);
-    int nIdKey = sqlite3_column_bytes(pRow, 1);
-    docextIterInit(&it, aDoc);
-    if( !docextIterNext(&it) || strcmp(it.zKey, "_id")!=0 ){
-      checkProblem(pC, "document %lld: _id is not its first field", iDoc);
-    }else if( sqlite3_column_type(pRow, 1)!=SQLITE_BLOB ){
-      checkProblem(pC, "document %lld: its _id index key is not a BLOB", iDoc);
-    }else{
-      docextBufInit(&key, aSpace, sizeof(aSpace));
-      docextKeyAppend(&pC->rc, &key, &it.v, 0);
-      if( pC->rc==SQLITE_OK && (key.n!=nIdKey || memcmp(key.a, aIdKey, nIdKey)) ){
-        checkProblem(pC, "document %lld: its _id index key does not match its _id", iDoc);
-      }
-      docextBufFree(&key);
-    }
-  }
-
+  idxCheckId(pC, pRow, iDoc, pDoc->a);
   for(i=1; c && i<c->nIdx && pC->rc==SQLITE_OK; i++){
-    const DocIndex *pIdx = &c->aIdx[i];
-    char *zErr = 0;
-    int rc = idxKeysCompute(pIdx, aDoc, pKs, &zErr);
-    if( rc==SQLITE_NOMEM ){ pC->rc = rc; break; }
-    if( rc!=SQLITE_OK ){
-      checkProblem(pC, "index %s: document %lld cannot be indexed: %s", pIdx->zName, iDoc,
-              zErr ? zErr+8 : sqlite3_errstr(rc));
-      sqlite3_free(zErr);
-      idxCheckBad(pC, iDoc);
-      continue;
-    }
-    if( pKs->bMultikey && !pIdx->bMultikey ){
-      checkProblem(pC, "index %s is not marked multikey but document %lld puts an array "
-              "on its path", pIdx->zName, iDoc);
-    }
-    /* the vals its entry may hold (a multikey index's are never read) */
-    iValOff = 0;
-    nVal = -2;
-    if( !pIdx->bMultikey && !pIdx->bHashed && !pKs->bMultikey && pKs->nKey>0 ){
-      int bHave = 0;
-      rc = idxValsCompute(pIdx, &c->aNewKeys[i], pKs, aDoc, &bHave);
-      if( rc!=SQLITE_OK ){ pC->rc = rc; break; }
-      nVal = -1;
-      if( bHave ){
-        iValOff = (int)pC->keys.n;
-        nVal = (int)pKs->vals.n;
-        docextBufAppend(&pC->rc, &pC->keys, pKs->vals.a, pKs->vals.n);
-      }
-    }
-    for(k=0; k<pKs->nKey && pC->rc==SQLITE_OK; k++){
-      int nKey;
-      const u8 *aKey = ksKey(pKs, k, &nKey);
-      CheckEntry *pE;
-      pC->aEntry = checkGrow(&pC->rc, pC->aEntry, pC->nEntry, &pC->nEntryAlloc, sizeof(CheckEntry));
-      if( pC->rc!=SQLITE_OK ) break;
-      pE = &pC->aEntry[pC->nEntry++];
-      pE->iIdx = i;
-      pE->iOff = (int)pC->keys.n;
-      pE->nKey = nKey;
-      pE->iDoc = iDoc;
-      pE->iValOff = iValOff;
-      pE->nVal = nVal;
-      docextBufAppend(&pC->rc, &pC->keys, aKey, nKey);
-    }
+    idxCheckExpect(pC, c, i, iDoc, pDoc->a, pKs);
   }
 }
 
