@@ -328,13 +328,111 @@ static void projMarkPositional(DocProjection *p){
 static void projParseDoc(DocProjParse *pP, DocProjNode *pParent,
                          const u8 *aDoc, int bTop);
 
+/* {z: {$slice: …}} or {z: {$elemMatch: …}}: pIt is at the operator, the
+** first key of the field's document. */
+static void projParseOperator(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
+                              DocIter *pIt, int bTop){
+  int bSlice = strcmp(pIt->zKey, "$slice")==0;
+  int bElem = strcmp(pIt->zKey, "$elemMatch")==0;
+  int eKind = bSlice ? PROJ_SLICE : PROJ_ELEMMATCH;
+  DocValue arg = pIt->v;
+  DocProjNode *pNode;
+  if( !bSlice && !bElem ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: unknown operator %s in projection at '%s'", pIt->zKey, projPath(pP)));
+    return;
+  }
+  if( docextIterNext(pIt) ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: %s must be the only key of its document in projection at '%s'",
+        bSlice ? "$slice" : "$elemMatch", projPath(pP)));
+    return;
+  }
+  if( bElem && (!bTop || memchr(z, '.', n)) ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: $elemMatch cannot be used on a nested field in projection at '%s'",
+        projPath(pP)));
+    return;
+  }
+  if( bElem && pP->p->zPositional ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: cannot combine positional projection '%s' with $elemMatch at '%s'",
+        pP->p->zPositional, projPath(pP)));
+    return;
+  }
+  if( projSetMode(pP, eKind, 0) ) return;
+  pNode = projAddPath(pP, pParent, z, n, eKind);
+  if( pNode==0 ) return;
+  if( bSlice ){
+    pP->bHasSlice = 1;
+    projParseSlice(pP, pNode, &arg);
+  }else{
+    pP->p->bElemMatch = 1;
+    projParseElemMatch(pP, pNode, &arg);
+  }
+}
+
+/* {z: 1}, {z: 0}, {z: true}, … and the positional {"z.$": 1}
+** (bPositional, z without its ".$"). bId: the top-level _id. */
+static void projParseFlag(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
+                          const DocValue *v, int bPositional, int bId){
+  int eKind, bTrue;
+  DocProjNode *pNode;
+  if( v->type==DOC_BOOL ){
+    bTrue = v->p[0]!=0;
+  }else if( docextValueIsNumber(v) ){
+    bTrue = docextValueToDouble(v)!=0.0;
+  }else if( bPositional && v->type==DOC_DOCUMENT ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: positional projection '%s' takes 1 or true, not an operator",
+        projPath(pP)));
+    return;
+  }else{
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: bad projection value for '%s': use 1, 0, true, false, $slice or $elemMatch",
+        projPath(pP)));
+    return;
+  }
+  eKind = bTrue ? PROJ_INCLUDE : PROJ_EXCLUDE;
+  if( bPositional ){
+    if( !bTrue ){
+      projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+          "docext: positional projection '%s' cannot be an exclusion",
+          projPath(pP)));
+      return;
+    }
+    if( pP->p->zPositional ){
+      projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+          "docext: only one positional projection is allowed, found '%s' and '%s'",
+          pP->p->zPositional, projPath(pP)));
+      return;
+    }
+    if( pP->p->bElemMatch ){
+      projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+          "docext: cannot combine positional projection '%s' with $elemMatch",
+          projPath(pP)));
+      return;
+    }
+    eKind = PROJ_POSITIONAL;
+  }
+  if( projSetMode(pP, eKind, bId && !bPositional) ) return;
+  pNode = projAddPath(pP, pParent, z, n, eKind);
+  if( pNode && bPositional ){
+    pP->p->zPositional = sqlite3_mprintf("%s", projPath(pP));
+    if( pP->p->zPositional==0 ){
+      projError(pP, SQLITE_NOMEM, 0);
+      return;
+    }
+    projMarkPositional(pP->p);
+  }
+}
+
 /* Compile one field of a projection: key z[0..n) under pParent. */
 static void projParseField(DocProjParse *pP, DocProjNode *pParent,
                            const char *z, int n, const DocValue *v, int bTop){
   i64 nPrefix = pP->path.n;
   int bPositional = 0;
   int bId = bTop && n==3 && memcmp(z, "_id", 3)==0;
-  DocProjNode *pNode;
   if( nPrefix>0 ) docextBufAppendByte(&pP->rc, &pP->path, '.');
   docextBufAppend(&pP->rc, &pP->path, z, n);
   if( pP->rc ) return;
@@ -359,96 +457,14 @@ static void projParseField(DocProjParse *pP, DocProjNode *pParent,
       return;
     }
     if( it.zKey[0]=='$' ){
-      int bSlice = strcmp(it.zKey, "$slice")==0;
-      int bElem = strcmp(it.zKey, "$elemMatch")==0;
-      DocValue arg = it.v;
-      if( !bSlice && !bElem ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: unknown operator %s in projection at '%s'", it.zKey, projPath(pP)));
-        return;
-      }
-      if( docextIterNext(&it) ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: %s must be the only key of its document in projection at '%s'",
-            bSlice ? "$slice" : "$elemMatch", projPath(pP)));
-        return;
-      }
-      if( bElem && (!bTop || memchr(z, '.', n)) ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: $elemMatch cannot be used on a nested field in projection at '%s'",
-            projPath(pP)));
-        return;
-      }
-      if( bElem && pP->p->zPositional ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: cannot combine positional projection '%s' with $elemMatch at '%s'",
-            pP->p->zPositional, projPath(pP)));
-        return;
-      }
-      if( projSetMode(pP, bSlice ? PROJ_SLICE : PROJ_ELEMMATCH, 0) ) return;
-      pNode = projAddPath(pP, pParent, z, n, bSlice ? PROJ_SLICE : PROJ_ELEMMATCH);
-      if( pNode==0 ) return;
-      if( bSlice ){
-        pP->bHasSlice = 1;
-        projParseSlice(pP, pNode, &arg);
-      }else{
-        pP->p->bElemMatch = 1;
-        projParseElemMatch(pP, pNode, &arg);
-      }
+      projParseOperator(pP, pParent, z, n, &it, bTop);
     }else{
       /* Nested form {a: {b: 1}} == {"a.b": 1}. */
-      pNode = projAddPath(pP, pParent, z, n, PROJ_INNER);
+      DocProjNode *pNode = projAddPath(pP, pParent, z, n, PROJ_INNER);
       if( pNode ) projParseDoc(pP, pNode, v->p, 0);
     }
   }else{
-    int eKind, bTrue;
-    if( v->type==DOC_BOOL ){
-      bTrue = v->p[0]!=0;
-    }else if( docextValueIsNumber(v) ){
-      bTrue = docextValueToDouble(v)!=0.0;
-    }else if( bPositional && v->type==DOC_DOCUMENT ){
-      projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-          "docext: positional projection '%s' takes 1 or true, not an operator",
-          projPath(pP)));
-      return;
-    }else{
-      projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-          "docext: bad projection value for '%s': use 1, 0, true, false, $slice or $elemMatch",
-          projPath(pP)));
-      return;
-    }
-    eKind = bTrue ? PROJ_INCLUDE : PROJ_EXCLUDE;
-    if( bPositional ){
-      if( !bTrue ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: positional projection '%s' cannot be an exclusion",
-            projPath(pP)));
-        return;
-      }
-      if( pP->p->zPositional ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: only one positional projection is allowed, found '%s' and '%s'",
-            pP->p->zPositional, projPath(pP)));
-        return;
-      }
-      if( pP->p->bElemMatch ){
-        projError(pP, SQLITE_ERROR, sqlite3_mprintf(
-            "docext: cannot combine positional projection '%s' with $elemMatch",
-            projPath(pP)));
-        return;
-      }
-      eKind = PROJ_POSITIONAL;
-    }
-    if( projSetMode(pP, eKind, bId && !bPositional) ) return;
-    pNode = projAddPath(pP, pParent, z, n, eKind);
-    if( pNode && bPositional ){
-      pP->p->zPositional = sqlite3_mprintf("%s", projPath(pP));
-      if( pP->p->zPositional==0 ){
-        projError(pP, SQLITE_NOMEM, 0);
-        return;
-      }
-      projMarkPositional(pP->p);
-    }
+    projParseFlag(pP, pParent, z, n, v, bPositional, bId);
   }
   pP->path.n = nPrefix;
 }
