@@ -82,6 +82,11 @@ struct DocBuf {
 };
 
 void *docextMallocZero(i64 n);        /* sqlite3_malloc64, zeroed */
+/* Room for one more item in array a (items of nSize bytes, n in use,
+** *pnAlloc allocated), which doubles when full: the array, moved or not.
+** When *pRc is already an error, or becomes SQLITE_NOMEM here, a is
+** returned unchanged and has no room. */
+void *docextArrayGrow(int *pRc, void *a, int n, int *pnAlloc, int nSize);
 /* The one way an error message is made: *pzErr = the formatted message
 ** (sqlite3_mprintf's format); returns SQLITE_ERROR, or SQLITE_NOMEM when
 ** the message cannot be allocated. */

@@ -24,6 +24,18 @@ int docextError(char **pzErr, const char *zFmt, ...){
   return rc;
 }
 
+void *docextArrayGrow(int *pRc, void *a, int n, int *pnAlloc, int nSize){
+  if( *pRc!=SQLITE_OK ) return a;
+  if( n>=*pnAlloc ){
+    int nNew = *pnAlloc ? *pnAlloc*2 : 16;
+    void *aNew = sqlite3_realloc64(a, (sqlite3_uint64)nSize*nNew);
+    if( aNew==0 ){ *pRc = SQLITE_NOMEM; return a; }
+    *pnAlloc = nNew;
+    return aNew;
+  }
+  return a;
+}
+
 /* sqlite3_malloc64() of n bytes, all zero; NULL when out of memory. */
 void *docextMallocZero(i64 n){
   void *p = sqlite3_malloc64((sqlite3_uint64)n);

@@ -132,13 +132,8 @@ static int cmdFind(Cmd *p, i64 nLimit, int bIdsOnly){
   rc = docextQueryNew(p->pColl, &spec, &pQuery, &p->zErr);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, &p->zErr);
   while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
-    if( p->nMatch==p->nMatchAlloc ){
-      int nNew = p->nMatchAlloc ? p->nMatchAlloc*2 : 16;
-      CmdMatch *aNew = sqlite3_realloc64(p->aMatch, sizeof(CmdMatch)*nNew);
-      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
-      p->aMatch = aNew;
-      p->nMatchAlloc = nNew;
-    }
+    p->aMatch = docextArrayGrow(&rc, p->aMatch, p->nMatch, &p->nMatchAlloc, sizeof(CmdMatch));
+    if( rc!=SQLITE_OK ) break;
     rc = docextQueryDocid(pQuery, &p->aMatch[p->nMatch].iDoc);
     if( rc!=SQLITE_OK ) break;
     p->aMatch[p->nMatch].iPos = docextQueryPosition(pQuery);

@@ -1102,13 +1102,8 @@ static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
   rc = idxStmt(p, c, IS_DEF_LIST, &pStmt);
   if( rc!=SQLITE_OK ) return idxSqlError(p, rc, pzErr);
   while( rc==SQLITE_OK ){
-    if( nIdx==nAlloc ){
-      DocIndex *aNew;
-      nAlloc = nAlloc ? nAlloc*2 : 4;
-      aNew = sqlite3_realloc64(aIdx, sizeof(DocIndex)*nAlloc);
-      if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
-      aIdx = aNew;
-    }
+    aIdx = docextArrayGrow(&rc, aIdx, nIdx, &nAlloc, sizeof(DocIndex));
+    if( rc!=SQLITE_OK ) break;
     memset(&aIdx[nIdx], 0, sizeof(DocIndex));
     aIdx[nIdx].nExpireAfter = -1;
     if( nIdx==0 ){
@@ -1471,13 +1466,8 @@ int docextCollTtlSweep(DocColl *pColl, i64 *pnRemoved, char **pzErr){
     sqlite3_bind_blob(pStmt, 2, lo.a, (int)lo.n, SQLITE_STATIC);
     sqlite3_bind_blob(pStmt, 3, hi.a, (int)hi.n, SQLITE_STATIC);
     while( sqlite3_step(pStmt)==SQLITE_ROW ){
-      if( nDoc==nAlloc ){
-        i64 *aNew;
-        nAlloc = nAlloc ? nAlloc*2 : 16;
-        aNew = sqlite3_realloc64(aDoc, sizeof(i64)*nAlloc);
-        if( aNew==0 ){ rc = SQLITE_NOMEM; break; }
-        aDoc = aNew;
-      }
+      aDoc = docextArrayGrow(&rc, aDoc, nDoc, &nAlloc, sizeof(i64));
+      if( rc!=SQLITE_OK ) break;
       aDoc[nDoc++] = sqlite3_column_int64(pStmt, 0);
     }
     if( sqlite3_reset(pStmt)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(idxDb(pColl));
@@ -2217,19 +2207,6 @@ static void checkProblem(CheckCtx *pC, const char *zFmt, ...){
   sqlite3_free(z);
 }
 
-/* Grow an array of nSize-byte items to hold one more. */
-static void *checkGrow(int *pRc, void *a, int n, int *pnAlloc, int nSize){
-  if( *pRc!=SQLITE_OK ) return a;
-  if( n>=*pnAlloc ){
-    int nNew = *pnAlloc ? *pnAlloc*2 : 64;
-    void *aNew = sqlite3_realloc64(a, (sqlite3_uint64)nSize*nNew);
-    if( aNew==0 ){ *pRc = SQLITE_NOMEM; return a; }
-    *pnAlloc = nNew;
-    return aNew;
-  }
-  return a;
-}
-
 /* Assemble document iDoc from its page list into pDoc; report problems. */
 static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 *aList,
                        int nList, i64 nSize, DocBuf *pDoc, int *pbOk){
@@ -2248,7 +2225,7 @@ static void idxCheckPages(CheckCtx *pC, sqlite3_stmt *pRead, i64 iDoc, const u8 
   }
   for(i=0; i<nPage && pC->rc==SQLITE_OK; i++){
     i64 pgno = aPage[i].pgno;
-    pC->aPage = checkGrow(&pC->rc, pC->aPage, pC->nPage*2+1, &pC->nPageAlloc, sizeof(i64));
+    pC->aPage = docextArrayGrow(&pC->rc, pC->aPage, pC->nPage*2+1, &pC->nPageAlloc, sizeof(i64));
     if( pC->rc!=SQLITE_OK ) break;
     pC->aPage[pC->nPage*2] = pgno;
     pC->aPage[pC->nPage*2+1] = iDoc;
@@ -2309,7 +2286,7 @@ static int idxInSorted(const i64 *a, int n, i64 iDoc){
 
 /* Document iDoc is reported unreadable: its entries are not judged. */
 static void idxCheckBad(CheckCtx *pC, i64 iDoc){
-  pC->aBad = checkGrow(&pC->rc, pC->aBad, pC->nBad, &pC->nBadAlloc, sizeof(i64));
+  pC->aBad = docextArrayGrow(&pC->rc, pC->aBad, pC->nBad, &pC->nBadAlloc, sizeof(i64));
   if( pC->rc==SQLITE_OK ) pC->aBad[pC->nBad++] = iDoc;
 }
 
@@ -2409,7 +2386,7 @@ static void idxCheckExpect(CheckCtx *pC, DocIndexCache *c, int i, i64 iDoc, cons
     int nKey;
     const u8 *aKey = ksKey(pKs, k, &nKey);
     CheckEntry *pE;
-    pC->aEntry = checkGrow(&pC->rc, pC->aEntry, pC->nEntry, &pC->nEntryAlloc, sizeof(CheckEntry));
+    pC->aEntry = docextArrayGrow(&pC->rc, pC->aEntry, pC->nEntry, &pC->nEntryAlloc, sizeof(CheckEntry));
     if( pC->rc!=SQLITE_OK ) return;
     pE = &pC->aEntry[pC->nEntry++];
     pE->iIdx = i;
@@ -2429,7 +2406,7 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
   char *zWhy = 0;
   int i;
 
-  pC->aDocid = checkGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
+  pC->aDocid = docextArrayGrow(&pC->rc, pC->aDocid, pC->nDocid, &pC->nDocidAlloc, sizeof(i64));
   if( pC->rc!=SQLITE_OK ) return;
   pC->aDocid[pC->nDocid++] = iDoc;
   if( !idxCheckBytes(pC, pRow, pRead, iDoc, pDoc) ){

@@ -530,17 +530,8 @@ static DocMatchNode *parseSize(DocMatchParse *pParse, const char *zPath, int nPa
 
 /* Add bit position i to p->aBit. */
 static void bitAdd(DocMatchParse *pParse, DocMatchNode *p, int i, int *pnAlloc){
+  p->aBit = docextArrayGrow(&pParse->rc, p->aBit, p->nBit, pnAlloc, sizeof(int));
   if( pParse->rc ) return;
-  if( p->nBit==*pnAlloc ){
-    int nNew = *pnAlloc ? *pnAlloc*2 : 8;
-    int *aNew = sqlite3_realloc64(p->aBit, nNew*sizeof(int));
-    if( aNew==0 ){
-      pParse->rc = SQLITE_NOMEM;
-      return;
-    }
-    p->aBit = aNew;
-    *pnAlloc = nNew;
-  }
   p->aBit[p->nBit++] = i;
 }
 

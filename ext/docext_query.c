@@ -744,13 +744,8 @@ static int sortGather(DocQuery *p, char **pzErr){
       }
       continue;
     }
-    if( p->nEntry==p->nEntryAlloc ){
-      int nNew = p->nEntryAlloc ? p->nEntryAlloc*2 : 64;
-      SortEntry *aNew = sqlite3_realloc64(p->aEntry, sizeof(SortEntry)*nNew);
-      if( aNew==0 ) return SQLITE_NOMEM;
-      p->aEntry = aNew;
-      p->nEntryAlloc = nNew;
-    }
+    p->aEntry = docextArrayGrow(&rc, p->aEntry, p->nEntry, &p->nEntryAlloc, sizeof(SortEntry));
+    if( rc!=SQLITE_OK ) return rc;
     p->aEntry[p->nEntry++] = e;
     if( nKeep>=0 ) heapUp(p, p->nEntry-1);
   }

@@ -481,7 +481,7 @@ static int storeGetVarint(const u8 *a, int n, int *pi, u64 *pv){
 ** none. */
 static int pageListDecodeAux(const u8 *a, int n, DocPage **paPage, int *pnPage,
                              i64 *pnTotal, int *piAux){
-  int i = 0, nPage = 0, nAlloc = 0;
+  int i = 0, nPage = 0, nAlloc = 0, rc = SQLITE_OK;
   DocPage *aPage = 0;
   i64 nTotal = 0;
   if( piAux ) *piAux = n;
@@ -501,12 +501,10 @@ static int pageListDecodeAux(const u8 *a, int n, DocPage **paPage, int *pnPage,
       sqlite3_free(aPage);
       return SQLITE_CORRUPT_VTAB;
     }
-    if( nPage==nAlloc ){
-      DocPage *aNew;
-      nAlloc = nAlloc ? nAlloc*2 : 16;
-      aNew = sqlite3_realloc64(aPage, sizeof(DocPage)*nAlloc);
-      if( aNew==0 ){ sqlite3_free(aPage); return SQLITE_NOMEM; }
-      aPage = aNew;
+    aPage = docextArrayGrow(&rc, aPage, nPage, &nAlloc, sizeof(DocPage));
+    if( rc!=SQLITE_OK ){
+      sqlite3_free(aPage);
+      return rc;
     }
     aPage[nPage].pgno = (i64)pgno;
     aPage[nPage].n = (int)nb;

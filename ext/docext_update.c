@@ -365,16 +365,11 @@ static UpdNode *updNodeFind(UpdNode *pParent, const char *z, int n, int *piAt){
 
 static void updNodeInsert(UpdParse *pP, UpdNode *pParent, int iAt, UpdNode *pChild){
   if( pP->rc!=SQLITE_OK ) return;
-  if( pParent->nChild>=pParent->nAlloc ){
-    int nNew = pParent->nAlloc ? pParent->nAlloc*2 : 4;
-    UpdNode **apNew = sqlite3_realloc64(pParent->apChild, sizeof(UpdNode*)*(i64)nNew);
-    if( apNew==0 ){
-      pP->rc = SQLITE_NOMEM;
-      updNodeFree(pChild);
-      return;
-    }
-    pParent->apChild = apNew;
-    pParent->nAlloc = nNew;
+  pParent->apChild = docextArrayGrow(&pP->rc, pParent->apChild, pParent->nChild,
+                                     &pParent->nAlloc, sizeof(UpdNode*));
+  if( pP->rc!=SQLITE_OK ){
+    updNodeFree(pChild);
+    return;
   }
   memmove(&pParent->apChild[iAt+1], &pParent->apChild[iAt],
           sizeof(UpdNode*)*(pParent->nChild - iAt));
@@ -1868,19 +1863,21 @@ static void updApplyObject(UpdApply *pA, UpdNode **apNode, int nNode, const DocV
   updGroupsFree(&grp);
 }
 
-/* Does element v (of an array) pass the array filter of child pChild? */
-static int updFilterMatch(UpdApply *pA, const UpdNode *pChild, const DocValue *v){
-  UpdFilter *pF;
+/* Match aDoc against pMatch (when aDoc is 0: the document {zKey: v}, made
+** in pA->scratch). An error is kept in pA, and is no match. */
+static int updMatch(UpdApply *pA, DocMatcher *pMatch, const u8 *aDoc, const char *zKey,
+                    int nKey, const DocValue *v){
   int bMatch = 0, rc = SQLITE_OK;
   char *zErr = 0;
-  i64 iStart;
-  if( pChild->iFilter<0 ) return 1;
-  pF = &pA->p->aFilter[pChild->iFilter];
-  docextBufReset(&pA->scratch);
-  iStart = docextBsonStartDoc(&rc, &pA->scratch);
-  docextBsonAppendValue(&rc, &pA->scratch, pF->zId, pF->nId, v);
-  docextBsonEndDoc(&rc, &pA->scratch, iStart);
-  if( rc==SQLITE_OK ) rc = docextMatcherMatch(pF->pMatch, pA->scratch.a, &bMatch, 0, &zErr);
+  if( aDoc==0 ){
+    i64 iStart;
+    docextBufReset(&pA->scratch);
+    iStart = docextBsonStartDoc(&rc, &pA->scratch);
+    docextBsonAppendValue(&rc, &pA->scratch, zKey, nKey, v);
+    docextBsonEndDoc(&rc, &pA->scratch, iStart);
+    aDoc = pA->scratch.a;
+  }
+  if( rc==SQLITE_OK ) rc = docextMatcherMatch(pMatch, aDoc, &bMatch, 0, &zErr);
   if( rc!=SQLITE_OK ){
     if( pA->rc==SQLITE_OK ){
       pA->rc = rc;
@@ -1891,6 +1888,14 @@ static int updFilterMatch(UpdApply *pA, const UpdNode *pChild, const DocValue *v
     return 0;
   }
   return bMatch;
+}
+
+/* Does element v (of an array) pass the array filter of child pChild? */
+static int updFilterMatch(UpdApply *pA, const UpdNode *pChild, const DocValue *v){
+  UpdFilter *pF;
+  if( pChild->iFilter<0 ) return 1;
+  pF = &pA->p->aFilter[pChild->iFilter];
+  return updMatch(pA, pF->pMatch, 0, pF->zId, pF->nId, v);
 }
 
 /* Apply ARRAY nodes ($[] and $[<id>] children) to the elements of pArr. */
@@ -2131,37 +2136,18 @@ static void updLeafPop(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, int
   sqlite3_free(a);
 }
 
-/* Does $pull remove element v? */
+/* Does $pull remove element v? A condition on the element itself
+** ({$gte: 6}) is matched as the document {"": v}. */
 static int updPullMatch(UpdApply *pA, const UpdLeaf *pLeaf, const DocValue *v){
-  int bMatch = 0, rc = SQLITE_OK;
-  char *zErr = 0;
   switch( pLeaf->ePull ){
     case UPULL_EQUAL:
       return docextValueCompare(v, &pLeaf->v)==0;
     case UPULL_OBJECT:
       if( v->type!=DOC_DOCUMENT ) return 0;
-      rc = docextMatcherMatch(pLeaf->pMatch, v->p, &bMatch, 0, &zErr);
-      break;
-    default: {
-      i64 iStart;
-      docextBufReset(&pA->scratch);
-      iStart = docextBsonStartDoc(&rc, &pA->scratch);
-      docextBsonAppendValue(&rc, &pA->scratch, "", 0, v);
-      docextBsonEndDoc(&rc, &pA->scratch, iStart);
-      if( rc==SQLITE_OK ) rc = docextMatcherMatch(pLeaf->pMatch, pA->scratch.a, &bMatch, 0, &zErr);
-      break;
-    }
+      return updMatch(pA, pLeaf->pMatch, v->p, 0, 0, 0);
+    default:
+      return updMatch(pA, pLeaf->pMatch, 0, "", 0, v);
   }
-  if( rc!=SQLITE_OK ){
-    if( pA->rc==SQLITE_OK ){
-      pA->rc = rc;
-      pA->zErr = zErr;
-    }else{
-      sqlite3_free(zErr);
-    }
-    return 0;
-  }
-  return bMatch;
 }
 
 static void updLeafPull(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, int nKey,
