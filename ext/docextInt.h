@@ -12,7 +12,11 @@
 **   - all memory comes from sqlite3_malloc64/sqlite3_realloc64/sqlite3_free.
 **   - builders take a "sticky" int *pRc: once it is not SQLITE_OK every
 **     later call does nothing, so a pipeline checks once at the end.
-**   - every error message meant for a user starts with "docext: ".
+**   - every error message meant for a user starts with "docext: ", and is
+**     made by docextError (SQLITE_ERROR, or SQLITE_NOMEM without one).
+**   - one of each: DocBuf for bytes that grow, docextArrayGrow for arrays,
+**     DocIter to read BSON, docextPathWalk for dotted paths,
+**     docextValueCompare for order, docextKeyAppend for index keys.
 */
 #ifndef DOCEXT_INT_H
 #define DOCEXT_INT_H
