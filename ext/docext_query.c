@@ -1000,7 +1000,7 @@ const DocPlan *docextQueryPlan(DocQuery *p){
 }
 
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr){
-  const u8 *aDoc;
+  const u8 *aDoc = 0;
   int rc;
   if( p->bCovered && p->bVals && !p->bSorted ){
     /* covered: the projection of the entry's vals, no document read */
