@@ -33,11 +33,13 @@ else
   SOLINK := -Wl,-z,defs
 endif
 
-# NEWSQLITE=1: build and test against SQLite 3.52.0, built from source by
+# NEWSQLITE=1: test against SQLite 3.52.0, built from source by
 # tools/newsqlite.sh in build/sqlite-3.52.0 (library and shell), instead of
 # the system's libsqlite3 and sqlite3 shell (3.40 on Debian 12): the oldest
-# and the newest SQLite docext is tested with. Its headers come first, so
-# docext compiles in what 3.52 has and 3.40 lacks (xIntegrity).
+# and the newest SQLite docext is tested with. docext.so and the test
+# programs are still compiled with the system's sqlite3.h, as a docext built
+# on Debian and loaded into a newer SQLite would be; the amalgamation is
+# compiled with 3.52's headers, as an application embedding both would.
 NEWSQLITE ?= 0
 ifeq ($(NEWSQLITE),1)
   SQLITE_DIR    := build/sqlite-3.52.0
@@ -56,7 +58,7 @@ B        := build/$(MODE)
 # docext.so: the sanitizer runtimes, preloaded.
 SHELL_PRELOAD = $(if $(filter 1,$(SANITIZE)),LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)")
 XCFLAGS  := -std=c11 $(OPT) -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
-            $(SQLITE_CFLAGS) $(CFLAGS)
+            $(CFLAGS)
 XLDFLAGS := $(OPT) $(LDFLAGS)
 LIBS     := -lpcre2-8 -lm
 
@@ -86,21 +88,21 @@ endif
 docext.so: $(SO_OBJS) build/mode $(B)/flags
 	$(CC) $(XLDFLAGS) $(SOLINK) -shared -o $@ $(SO_OBJS) $(LIBS)
 
-$(B)/so/%.o: ext/%.c $(B)/flags | $(SQLITE_DEP)
+$(B)/so/%.o: ext/%.c $(B)/flags
 	@mkdir -p $(@D)
 	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
 # The same sources compiled into the core, for C unit tests that link
 # libsqlite3 directly and call internal functions.
-$(B)/core/%.o: ext/%.c $(B)/flags | $(SQLITE_DEP)
+$(B)/core/%.o: ext/%.c $(B)/flags
 	@mkdir -p $(@D)
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -c -o $@ $<
 
-$(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags
+$(B)/test_%: test/test_%.c $(CORE_OBJS) $(B)/flags $(SQLITE_DEP)
 	$(CC) $(XCFLAGS) -pthread -DSQLITE_CORE -I ext -MMD -MP -o $@ $< $(CORE_OBJS) \
 	  $(XLDFLAGS) -pthread $(SQLITE_LIBS) $(LIBS)
 
-$(B)/replay_%: test/fuzz/fuzz_%.c test/fuzz/replay.c test/fuzz/fuzz.h $(CORE_OBJS) $(B)/flags
+$(B)/replay_%: test/fuzz/fuzz_%.c test/fuzz/replay.c test/fuzz/fuzz.h $(CORE_OBJS) $(B)/flags $(SQLITE_DEP)
 	$(CC) $(XCFLAGS) -DSQLITE_CORE -I ext -MMD -MP -o $@ $< test/fuzz/replay.c \
 	  $(CORE_OBJS) $(XLDFLAGS) $(SQLITE_LIBS) $(LIBS)
 
@@ -114,8 +116,8 @@ amalgamation: dist/docext.c
 dist/docext.c: tools/amalgamate.sh $(SRCS) $(wildcard ext/*.h)
 	bash tools/amalgamate.sh $@
 
-$(B)/amalgamation.o: dist/docext.c $(B)/flags | $(SQLITE_DEP)
-	$(CC) $(XCFLAGS) -Wno-error=maybe-uninitialized -DSQLITE_CORE -c -o $@ $<
+$(B)/amalgamation.o: dist/docext.c $(B)/flags $(SQLITE_DEP)
+	$(CC) $(XCFLAGS) $(SQLITE_CFLAGS) -Wno-error=maybe-uninitialized -DSQLITE_CORE -c -o $@ $<
 	@bad=$$(nm -g --defined-only $@ | awk '{print $$3}' | \
 	        grep -v -e '^docext' -e '^sqlite3_docext_init$$' || true); \
 	if [ -n "$$bad" ]; then \
@@ -124,7 +126,7 @@ $(B)/amalgamation.o: dist/docext.c $(B)/flags | $(SQLITE_DEP)
 	fi
 
 $(B)/test_amalgamation: test/test_amalgamation.c $(B)/amalgamation.o
-	$(CC) $(XCFLAGS) -DSQLITE_CORE -MMD -MP -o $@ $< $(B)/amalgamation.o \
+	$(CC) $(XCFLAGS) $(SQLITE_CFLAGS) -DSQLITE_CORE -MMD -MP -o $@ $< $(B)/amalgamation.o \
 	  $(XLDFLAGS) $(SQLITE_LIBS) $(LIBS)
 
 # The benchmark is an ordinary SQLite application: it links -lsqlite3 and

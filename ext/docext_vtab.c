@@ -998,7 +998,6 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   return rc;
 }
 
-#if SQLITE_VERSION_NUMBER>=3044000
 /* PRAGMA integrity_check (and quick_check) on a collection, in SQLite 3.44
 ** and later: doc_check's findings, as one message that names the
 ** collection. A quick check is as thorough: doc_check reads every document
@@ -1029,30 +1028,39 @@ static int xIntegrity(sqlite3_vtab *pVtab, const char *zSchema, const char *zTab
   sqlite3_free(zReport);
   return rc;
 }
-#endif
 
 /*------------------------------------------------------------------------
 ** Registration
+**
+** The module is version 4, with xIntegrity, whatever sqlite3.h docext was
+** built with: a library older than 3.44 reads no further than xShadowName
+** (version 3), and one that is newer uses xIntegrity, so that a docext
+** built against Debian's 3.40 still answers PRAGMA integrity_check when it
+** is loaded into a newer SQLite. Older headers lack the field, so then it
+** is added after the struct, where SQLite 3.44 puts it.
 */
 
-static sqlite3_module docextModule = {
+#define DOCEXT_MODULE_METHODS \
+  4,                /* iVersion: xShadowName, xIntegrity */ \
+  xCreate, xConnect, xBestIndex, xDisconnect, xDestroy, \
+  xOpen, xClose, xFilter, xNext, xEof, xColumn, xRowid, \
+  xUpdate, \
+  0, 0, 0, 0,       /* xBegin, xSync, xCommit, xRollback */ \
+  xFindFunction, \
+  xRename, \
+  0, 0, 0,          /* xSavepoint, xRelease, xRollbackTo */ \
+  xShadowName
+
 #if SQLITE_VERSION_NUMBER>=3044000
-  4,                /* iVersion: xShadowName, xIntegrity */
+static sqlite3_module docextModule = { DOCEXT_MODULE_METHODS, xIntegrity };
+#define DOCEXT_MODULE (&docextModule)
 #else
-  3,                /* iVersion: xShadowName */
+static struct {
+  sqlite3_module base;
+  int (*xIntegrity)(sqlite3_vtab*, const char*, const char*, int, char**);
+} docextModule = { { DOCEXT_MODULE_METHODS }, xIntegrity };
+#define DOCEXT_MODULE (&docextModule.base)
 #endif
-  xCreate, xConnect, xBestIndex, xDisconnect, xDestroy,
-  xOpen, xClose, xFilter, xNext, xEof, xColumn, xRowid,
-  xUpdate,
-  0, 0, 0, 0,       /* xBegin, xSync, xCommit, xRollback */
-  xFindFunction,
-  xRename,
-  0, 0, 0,          /* xSavepoint, xRelease, xRollbackTo */
-  xShadowName,
-#if SQLITE_VERSION_NUMBER>=3044000
-  xIntegrity,
-#endif
-};
 
 /*------------------------------------------------------------------------
 ** The registry
@@ -1296,5 +1304,5 @@ int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){
   *ppConn = pConn;
   /* The module owns the registry: SQLite frees it when the connection
   ** closes (or the module is replaced), after every table disconnected. */
-  return sqlite3_create_module_v2(db, "docext", &docextModule, pConn, sqlite3_free);
+  return sqlite3_create_module_v2(db, "docext", DOCEXT_MODULE, pConn, sqlite3_free);
 }

@@ -5,7 +5,8 @@
 ** ext/), linked against libsqlite3: the way INTERFACE.md §1 tells people to
 ** embed docext statically. The extension is registered for every new
 ** connection with sqlite3_auto_extension; the test opens :memory:, creates a
-** collection, inserts a document and reads it back.
+** collection, inserts a document and reads it back, and (with SQLite 3.44
+** or later) sees PRAGMA integrity_check find a damaged _id key.
 */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -72,6 +73,14 @@ int main(void){
     expectText(db, "SELECT doc_type(bson, 'pages') FROM books", "long");
     expectText(db, "SELECT count(*) FROM books", "1");
     expectText(db, "SELECT doc_json('{a: 1}')", "{\"a\":1}");
+    expectText(db, "PRAGMA integrity_check", "ok");
+    if( sqlite3_libversion_number()>=3044000 ){
+      /* xIntegrity: a lost _id entry is found (built with whichever
+      ** sqlite3.h: make NEWSQLITE=1 test compiles this with 3.52's) */
+      exec(db, "UPDATE books_docs SET idkey = x'00'");
+      expectText(db, "SELECT count(*) FROM pragma_integrity_check"
+                     " WHERE integrity_check LIKE 'docext collection main.books: %'", "1");
+    }
   }
   sqlite3_close(db);
   sqlite3_reset_auto_extension();
