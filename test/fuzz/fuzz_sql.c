@@ -55,6 +55,12 @@ static const char *aStmt[] = {
   "SELECT doc_update_one(?1, '{}', '{$set: {a: 1}}')",
   "SELECT doc_check(?1)",
   "SELECT doc_stats(?1)",
+  "SELECT * FROM doc_indexes(?1)",
+  "SELECT doc_ttl_sweep(?1)",
+  "SELECT doc_config(?1, ?2)",
+  "SELECT doc_oid(), doc_config(?1)",
+  "PRAGMA integrity_check",             /* xIntegrity, with SQLite 3.44+ */
+  "PRAGMA quick_check(c)",
 };
 
 static sqlite3 *db = 0;
