@@ -44,8 +44,10 @@
 ** fields are unbounded. A multikey compound index bounds a later field only
 ** when its path starts with a different field name than every earlier one
 ** (two paths under one array may take their values from different
-** elements); a hashed field takes equality points only (hashed as
-** docext_index.c does).
+** elements), or when one object-form $elemMatch on path P gives the bounds
+** of it and of those earlier fields, all of the form P.x (one element holds
+** them all: MongoDB's compound multikey bounds); a hashed field takes
+** equality points only (hashed as docext_index.c does).
 **
 ** A field with more than PLAN_MAX_RANGES ranges (prefixes times
 ** intervals) is left unbounded; a path with a numeric component ("a.0")
@@ -1188,6 +1190,67 @@ static int tryFieldUsable(const DocIndex *pIdx, int j){
   return 1;
 }
 
+/* Do two interval sets hold the same intervals (their key bytes)? */
+static int ivsSame(PlanCtx *pCtx, const IvSet *a, const IvSet *b){
+  const u8 *z = pCtx->a.a;
+  int i;
+  if( a->bFull || b->bFull ) return a->bFull==b->bFull;
+  if( a->n!=b->n ) return 0;
+  for(i=0; i<a->n; i++){
+    const PlanIv *x = &a->a[i], *y = &b->a[i];
+    if( x->bPoint!=y->bPoint || x->nLo!=y->nLo || x->nHi!=y->nHi
+     || memcmp(z+x->iLo, z+y->iLo, x->nLo)!=0
+     || memcmp(z+x->iHi, z+y->iHi, x->nHi)!=0 ) return 0;
+  }
+  return 1;
+}
+
+/* Is index path zF the field x of the elements at path c->zPath (zF is
+** "P.x", x one component)? */
+static int tryFieldOfElement(const PlanCond *c, const char *zF){
+  int nF = (int)strlen(zF);
+  return planPathUnder(c->zPath, c->nPath, zF, nF) && strchr(zF+c->nPath+1, '.')==0;
+}
+
+/* Field j of a multikey index is not usable (tryFieldUsable) because it
+** shares its first component with earlier fields: the fields of one array's
+** elements. MongoDB still compounds their bounds when one object-form
+** $elemMatch on the array's path P names them all as P.x: one element
+** then satisfies every condition, and the index holds an entry made from
+** that element's values. So: find such a condition c whose bounds for each
+** of those earlier fields are the bounds already chosen (so the element's
+** key lies in them), and give field j the bounds c alone gives it.
+** 1 when found (*s set), else 0. */
+static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
+                           int j, IvSet *s){
+  const DocIndex *pIdx = p->pIdx;
+  const char *zF = pIdx->azPath[j];
+  int n0 = planFirstComponent(zF);
+  int i, k;
+  for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
+    const PlanCond *c = &pConds->a[i];
+    PlanConds one;
+    int bOk = 1;
+    if( c->eOp!=PC_ELEMOBJ || !tryFieldOfElement(c, zF) ) continue;
+    one.a = (PlanCond*)c;
+    one.n = one.nAlloc = 1;
+    for(k=0; k<j && bOk; k++){
+      const char *zE = pIdx->azPath[k];
+      IvSet t;
+      if( planFirstComponent(zE)!=n0 || memcmp(zE, zF, n0)!=0 ) continue;
+      if( !tryFieldOfElement(c, zE) || pIdx->aDir[k]==0 ){ bOk = 0; break; }
+      fieldSet(pCtx, &one, zE, (int)strlen(zE), pIdx->aDir[k]<0, 1, 0, &t);
+      bOk = ivsSame(pCtx, &t, &p->aField[k]);
+      ivsFree(&t);
+    }
+    if( !bOk ) continue;
+    fieldSet(pCtx, &one, zF, (int)strlen(zF), pIdx->aDir[j]<0, 1, 0, s);
+    if( !s->bFull ) return 1;
+    ivsFree(s);
+  }
+  return 0;
+}
+
 /* Does set s (of a field, descending when bDesc) leave out null and
 ** undefined? Then a document without the field cannot match, and a
 ** sparse index, which lacks such documents, may answer. */
@@ -1208,6 +1271,18 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
     int bDesc = pIdx->aDir[j]<0;
     int bUsable = tryFieldUsable(pIdx, j);
     IvSet *s = &p->aField[j];
+    if( !bUsable && !bStop && pIdx->aDir[j]!=0 && !planPathHasNumber(zF)
+     && tryElemMatchSet(pCtx, pConds, p, j, s) ){
+      /* bounds from one $elemMatch, never exact (the filter checks it) */
+      IvSet t;
+      fieldSet(pCtx, pConds, zF, nF, bDesc, 1, 0, &t);
+      if( trySetExcludesMissing(pCtx, s, bDesc) || trySetExcludesMissing(pCtx, &t, bDesc) ){
+        p->bSparseOk = 1;
+      }
+      ivsFree(&t);
+      if( !ivsAllPoints(s) ) bStop = 1;
+      continue;
+    }
     if( !bUsable || bStop ){
       memset(s, 0, sizeof(*s));
       s->bFull = 1;

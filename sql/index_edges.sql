@@ -299,3 +299,40 @@ SELECT doc_check('dmg');
 DELETE FROM dmg WHERE _id = 2;
 SELECT 'pages left', count(*) FROM dmg_pages;
 SELECT doc_check('dmg');
+
+-- 11. Compound bounds on one array's fields (index {"a.b": 1, "a.c": 1},
+-- multikey on a). Without $elemMatch, a.b and a.c may come from different
+-- elements: only a.b bounds the keys. Inside one object-form $elemMatch on
+-- a, one element holds both, so a.c bounds the keys too (MongoDB's rule for
+-- compound multikey bounds), one condition per field as on any multikey path.
+CREATE VIRTUAL TABLE elem USING docext;
+SELECT doc_create_index('elem', '{"a.b": 1, "a.c": 1}');
+SELECT doc_create_index('elem', '{"a.x.b": 1, "a.x.c": 1}');
+INSERT INTO elem(doc) VALUES
+  ('{_id: 1, a: [{b: 1, c: 2}, {b: 3, c: 4}]}'),
+  ('{_id: 2, a: [{b: 1, c: 4}, {b: 3, c: 2}]}'),
+  ('{_id: 3, a: [{b: 1, c: [1, 9]}]}'),
+  ('{_id: 4, a: [{b: 1, c: 0}, {b: 7, c: 2}]}'),
+  ('{_id: 5, a: [{x: [{b: 1, c: 0}, {b: 0, c: 2}]}]}'),
+  ('{_id: 6, a: [{b: [1, 8], c: 2}]}');
+SELECT json_extract(doc_explain('elem', '{"a.b": 1, "a.c": 2}'), '$.indexBounds', '$.n', '$.nscanned');
+SELECT group_concat(_id) FROM elem('{"a.b": 1, "a.c": 2}');
+SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {b: 1, c: 2}}}'), '$.indexBounds', '$.n', '$.nscanned');
+SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {b: 1, c: 2}}}');
+SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {b: {$in: [1, 7]}, c: {$lte: 2}}}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {b: {$in: [1, 7]}, c: {$lte: 2}}}}');
+-- c: [1, 9] meets {$gte: 2, $lte: 3} with two of its values: one bound only
+SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {b: 1, c: {$gte: 2, $lte: 3}}}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {b: 1, c: {$gte: 2, $lte: 3}}}}');
+-- a.b's bounds come from another condition (a.b: 1, not the $elemMatch's
+-- b > 5): the element with c 2 need not have b 1, so a.c is not bounded
+SELECT json_extract(doc_explain('elem', '{"a.b": 1, a: {$elemMatch: {b: {$gt: 5}, c: 2}}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM elem('{"a.b": 1, a: {$elemMatch: {b: {$gt: 5}, c: 2}}}');
+-- two $elemMatch may meet two elements: no compound bounds
+SELECT json_extract(doc_explain('elem', '{$and: [{a: {$elemMatch: {b: 1}}}, {a: {$elemMatch: {c: 2}}}]}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM elem('{$and: [{a: {$elemMatch: {b: 1}}}, {a: {$elemMatch: {c: 2}}}]}');
+-- a.x.b and a.x.c under an $elemMatch on a: x may be an array whose
+-- elements hold b and c apart, so a.x.c is not bounded
+SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}');
+SELECT doc_check('elem');

@@ -17,7 +17,8 @@ unique on _id-like data, and a TTL index under a frozen clock (that copy is
 filled after the replacements below; its expected answers are the plain
 collection's without the documents it has expired). Then for CASES random filters (equality, $eq, $in,
 ranges, $ne, $nin, $exists, $type, $all, $size, regexes, $elemMatch in both
-forms, $and, $or, $nor, $not, nested conjunctions) with optional sorts,
+forms (and on arr with conditions on x and y, whose bounds the index
+{arr.x: 1, arr.y: 1} compounds), $and, $or, $nor, $not, nested conjunctions) with optional sorts,
 limits, skips and hints, it compares per index set:
   - the ids found (sorted queries: the ids in order; the sorts end with _id
     so that no two documents tie),
@@ -285,6 +286,13 @@ def filt(rnd, depth=0):
             f["$and"] = [filt(rnd, depth + 1) for _ in range(1 + rnd.randrange(2))]
         elif depth < 2 and r < 0.19:
             f["$nor"] = [filt(rnd, depth + 1)]
+        elif r < 0.23:
+            # one element's x and y: bounds of {arr.x: 1, arr.y: 1} compound
+            inner = {"x": operand(rnd) if rnd.random() < 0.5 else cond(rnd, 2),
+                     "y": cond(rnd, 2)}
+            if rnd.random() < 0.3:
+                inner["d"] = cond(rnd, 2)
+            f["arr"] = {"$elemMatch": inner}
         else:
             f[rnd.choice(PATHS)] = cond(rnd, depth)
     return f
