@@ -748,6 +748,10 @@ struct DocIndex {
   int bSparse;
   int bHashed;              /* some field is hashed */
   int bMultikey;            /* some document has an array on an indexed path */
+  u64 *aMultikeyPaths;      /* per field, where: bit c set when some document
+                            ** has an array at component c of the field's
+                            ** path (bit 63: at component 63 or later);
+                            ** read it with docextIndexMultikeyPath */
   i64 nExpireAfter;         /* TTL seconds, or -1 */
   u8 *aPartial;             /* partialFilterExpression (BSON) or NULL */
   DocMatcher *pPartial;     /* compiled, or NULL */
@@ -786,6 +790,11 @@ int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
 ** so numerically equal values hash equal. The planner hashes equality
 ** operands with it. */
 i64 docextIndexHashValue(int *pRc, const DocValue *v);
+/* Where field j of pIdx has met arrays: bit c set when some document had
+** an array at component c of its path (bit 63: at 63 or later); 0 for an
+** index that is not multikey. MongoDB's multiKeyPaths: the planner may
+** intersect and compound bounds where no array was ever met. */
+u64 docextIndexMultikeyPath(const DocIndex *pIdx, int j);
 /* TTL: is this stored document expired (a TTL index's field holds a date,
 ** or an array of dates whose earliest, plus expireAfterSeconds, is before
 ** docextClockNowMs())? Expired documents are never returned by reads. */
@@ -976,6 +985,8 @@ struct DocPlanScan {
                             ** hi size, in DocPlan.keys */
   char *zBounds;            /* legacy explain indexBounds, relaxed JSON
                             ** (only when planned for explain) */
+  char *zMultikeyPaths;     /* explain's multiKeyPaths, relaxed JSON (only
+                            ** for a multikey index planned for explain) */
   double nEst;              /* estimated entries in the ranges, or -1 */
 };
 

@@ -20,10 +20,16 @@
 **       sparse: true,                  present only when true
 **       expireAfterSeconds: NumberLong(3600),      TTL indexes only
 **       partialFilterExpression: { … },            partial indexes only
-**       multikey: false }              set once some document put an array
+**       multikey: false,               set once some document put an array
 **                                      on an indexed path (never cleared)
+**       multikeyPaths: [ NumberLong(1) ] }  multikey indexes: per field, a
+**                                      bit for each component of its path
+**                                      where some document had an array
+**                                      (bit 0: the first; never cleared);
+**                                      absent or malformed: every bit set
 ** X_config row ('idxtag', n) is a random 64-bit tag rewritten by every
-** change to X_idxdef (create, drop, multikey flag): see "The cache" below.
+** change to X_idxdef (create, drop, multikey flag or paths): see "The
+** cache" below.
 **
 ** KEYS follow MongoDB's key generator: per field, the value at the dotted
 ** path; a missing value is null; an array met on the path is expanded, one
@@ -83,6 +89,7 @@ struct KeySet {
   int nAlloc;
   int nField;
   int bMultikey;            /* an array was met on an indexed path */
+  u64 aMk[IDX_MAX_FIELDS];  /* where, per field (as DocIndex.aMultikeyPaths) */
   DocProjection *pVals;     /* the index's vals projection (idxValsCompute) */
   int bValsTried;           /* pVals was compiled (or could not be) */
   DocBuf vals;              /* the document's vals, when computed */
@@ -92,6 +99,7 @@ static void ksReset(KeySet *p, int nField){
   docextBufReset(&p->buf);
   p->nKey = 0;
   p->bMultikey = 0;
+  memset(p->aMk, 0, sizeof(p->aMk));
   if( p->nField!=nField ){
     sqlite3_free(p->aVal);
     p->aVal = 0;
@@ -354,6 +362,26 @@ static void kfDescend(KField *f){
   }
 }
 
+u64 docextIndexMultikeyPath(const DocIndex *pIdx, int j){
+  if( !pIdx->bMultikey ) return 0;
+  return pIdx->aMultikeyPaths ? pIdx->aMultikeyPaths[j] : ~(u64)0;
+}
+
+/* The multikey path bit of the array field f stopped at (KF_LEAFARR or
+** KF_STUCK) on path zPath: bit c for component c (from 0), bit 63 for any
+** component from 63 on. f->z holds the components left after the array. */
+static u64 kfArrayBit(const char *zPath, const KField *f){
+  int nComp = 1, nLeft = 0, i, c;
+  for(i=0; zPath[i]; i++) if( zPath[i]=='.' ) nComp++;
+  if( f->n>=0 ){
+    nLeft = 1;
+    for(i=0; i<f->n; i++) if( f->z[i]=='.' ) nLeft++;
+  }
+  c = nComp - nLeft - 1;
+  if( c<0 ) c = 0;
+  return (u64)1 << (c<63 ? c : 63);
+}
+
 static int kgEmit(KGen *g, const KField *aF){
   const DocIndex *pIdx = g->pIdx;
   KeySet *pSet = g->pSet;
@@ -419,6 +447,11 @@ static int kgRun(KGen *g, KField *aF){
   /* Expand the one array: every field that reached it takes its values
   ** from the same element. */
   g->pSet->bMultikey = 1;
+  for(i=0; i<nField; i++){
+    if( (aF[i].eState==KF_LEAFARR || aF[i].eState==KF_STUCK) && aF[i].v.p==pArr ){
+      g->pSet->aMk[i] |= kfArrayBit(pIdx->azPath[i], &aF[i]);
+    }
+  }
   docextIterInitValue(&it, &aF[iArr].v);
   for(;;){
     int bElem = docextIterNext(&it);
@@ -613,6 +646,7 @@ static void idxClear(DocIndex *p){
   sqlite3_free(p->aKeys);
   sqlite3_free(p->azPath);
   sqlite3_free(p->aDir);
+  sqlite3_free(p->aMultikeyPaths);
   sqlite3_free(p->aPartial);
   docextMatcherFree(p->pPartial);
   memset(p, 0, sizeof(*p));
@@ -667,7 +701,9 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   }
   pIdx->azPath = sqlite3_malloc64(sizeof(char*)*nField + nPath);
   pIdx->aDir = sqlite3_malloc64(sizeof(int)*nField);
-  if( pIdx->azPath==0 || pIdx->aDir==0 ) return SQLITE_NOMEM;
+  pIdx->aMultikeyPaths = sqlite3_malloc64(sizeof(u64)*nField);
+  if( pIdx->azPath==0 || pIdx->aDir==0 || pIdx->aMultikeyPaths==0 ) return SQLITE_NOMEM;
+  memset(pIdx->aMultikeyPaths, 0, sizeof(u64)*nField);
   zPaths = (char*)&pIdx->azPath[nField];
   memset(&norm, 0, sizeof(norm));
   iStart = docextBsonStartDoc(&rc, &norm);
@@ -847,13 +883,45 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     docextBsonAppendValue(&rc, pOut, "partialFilterExpression", 23, &v);
   }
   docextBsonAppendBool(&rc, pOut, "multikey", 8, p->bMultikey);
+  if( p->bMultikey && p->aMultikeyPaths ){
+    i64 iArr = docextBsonStartChild(&rc, pOut, DOC_ARRAY, "multikeyPaths", 13);
+    int j;
+    for(j=0; j<p->nField; j++){
+      char zIdx[16];
+      int n = docextBsonArrayKey(zIdx, j);
+      docextBsonAppendInt64(&rc, pOut, zIdx, n, (i64)p->aMultikeyPaths[j]);
+    }
+    docextBsonEndDoc(&rc, pOut, iArr);
+  }
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
+}
+
+/* The stored multikeyPaths (pPaths, DOC_EOO when absent) into pIdx, a
+** multikey index: one integer per field. When they are absent (a spec
+** written before docext kept them) or malformed, every component of every
+** field counts as multikey, which only ever costs the planner bounds. */
+static void idxMultikeyPathsDecode(DocIndex *pIdx, const DocValue *pPaths){
+  int j = 0, bOk = pPaths->type==DOC_ARRAY;
+  if( !pIdx->bMultikey ) return;
+  if( bOk ){
+    DocIter it;
+    docextIterInitValue(&it, pPaths);
+    while( docextIterNext(&it) ){
+      if( j>=pIdx->nField || (it.v.type!=DOC_INT64 && it.v.type!=DOC_INT32) ){ bOk = 0; break; }
+      pIdx->aMultikeyPaths[j++] = it.v.type==DOC_INT64 ? (u64)docextValueI64(&it.v)
+                                                       : (u64)(uint32_t)docextValueI32(&it.v);
+    }
+  }
+  if( !bOk || j!=pIdx->nField ){
+    for(j=0; j<pIdx->nField; j++) pIdx->aMultikeyPaths[j] = ~(u64)0;
+  }
 }
 
 /* Read a stored spec (untrusted: from a shadow table) into pIdx. */
 static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, char **pzErr){
   DocIter it;
+  DocValue paths;
   DocBuf opt;
   int rc, bKey = 0;
   i64 iStart;
@@ -864,18 +932,22 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
                              pIdx->iId, zColl);
     return SQLITE_CORRUPT_VTAB;
   }
-  /* The stored options are those idxOptionsParse() reads, minus v, key and
-  ** multikey, so the same checks apply. */
+  /* The stored options are those idxOptionsParse() reads, minus v, key,
+  ** multikey and multikeyPaths, so the same checks apply. */
+  memset(&paths, 0, sizeof(paths));
   memset(&opt, 0, sizeof(opt));
   rc = SQLITE_OK;
   iStart = docextBsonStartDoc(&rc, &opt);
   docextIterInit(&it, a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     if( strcmp(it.zKey, "key")==0 && it.v.type==DOC_DOCUMENT ){
+      if( bKey ){ rc = SQLITE_CORRUPT_VTAB; break; }
       rc = idxPatternParse(it.v.p, pIdx, 0, pzErr);
       bKey = 1;
     }else if( strcmp(it.zKey, "multikey")==0 ){
       pIdx->bMultikey = idxTrue(&it.v);
+    }else if( strcmp(it.zKey, "multikeyPaths")==0 ){
+      paths = it.v;
     }else if( strcmp(it.zKey, "v")!=0 ){
       docextBsonAppendValue(&rc, &opt, it.zKey, it.nKey, &it.v);
     }
@@ -890,6 +962,7 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
     pIdx->zName = zName;
   }
   if( rc==SQLITE_OK && !bKey ) rc = SQLITE_CORRUPT_VTAB;
+  if( rc==SQLITE_OK ) idxMultikeyPathsDecode(pIdx, &paths);
   if( rc==SQLITE_OK ) rc = idxFinish(pIdx, pzErr);
   docextBufFree(&opt);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -1234,10 +1307,33 @@ static int idxSpecSave(DocColl *p, DocIndexCache *c, const DocIndex *pIdx){
   return rc;
 }
 
-/* Set the multikey flag of index i, in memory and in its spec. */
-static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i){
+/* Does key set pSet (of a document, for pIdx) have an array where pIdx's
+** multikey paths have none? */
+static int idxMultikeyGrows(const DocIndex *pIdx, const KeySet *pSet){
+  int j;
+  if( !pSet->bMultikey ) return 0;
+  if( !pIdx->bMultikey ) return 1;
+  if( pIdx->aMultikeyPaths==0 ) return 0;
+  for(j=0; j<pIdx->nField; j++){
+    if( pSet->aMk[j] & ~pIdx->aMultikeyPaths[j] ) return 1;
+  }
+  return 0;
+}
+
+/* Add what pSet has to pIdx's multikey flag and paths (in memory). */
+static void idxMultikeyMerge(DocIndex *pIdx, const KeySet *pSet){
+  int j;
+  if( !pSet->bMultikey ) return;
+  pIdx->bMultikey = 1;
+  if( pIdx->aMultikeyPaths ){
+    for(j=0; j<pIdx->nField; j++) pIdx->aMultikeyPaths[j] |= pSet->aMk[j];
+  }
+}
+
+/* Mark index i multikey where pSet has arrays, in memory and in its spec. */
+static int idxSetMultikey(DocColl *p, DocIndexCache *c, int i, const KeySet *pSet){
   int rc;
-  c->aIdx[i].bMultikey = 1;
+  idxMultikeyMerge(&c->aIdx[i], pSet);
   rc = idxSpecSave(p, c, &c->aIdx[i]);
   if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 1);
   if( rc!=SQLITE_OK ) c->bLoaded = 0;
@@ -1362,8 +1458,8 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
         k++;
       }
     }
-    if( rc==SQLITE_OK && pNew->bMultikey && !c->aIdx[i].bMultikey ){
-      rc = idxSetMultikey(pColl, c, i);
+    if( rc==SQLITE_OK && idxMultikeyGrows(&c->aIdx[i], pNew) ){
+      rc = idxSetMultikey(pColl, c, i, pNew);
     }
   }
   return idxSqlError(pColl, rc, pzErr);
@@ -1614,7 +1710,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
     iDoc = docextReaderDocid(pReader);
     rc = docextReaderDoc(pReader, &aDoc, pzErr);
     if( rc==SQLITE_OK ) rc = idxKeysCompute(pIdx, aDoc, &ks, pzErr);
-    if( rc==SQLITE_OK && ks.bMultikey ) pIdx->bMultikey = 1;
+    if( rc==SQLITE_OK ) idxMultikeyMerge(pIdx, &ks);
     bVals = 0;
     if( rc==SQLITE_OK && ks.nKey>0 && !ks.bMultikey ){
       rc = idxValsCompute(pIdx, &ks, &ks, aDoc, &bVals);
@@ -2369,6 +2465,9 @@ static void idxCheckExpect(CheckCtx *pC, DocIndexCache *c, int i, i64 iDoc, cons
   if( pKs->bMultikey && !pIdx->bMultikey ){
     checkProblem(pC, "index %s is not marked multikey but document %lld puts an array "
             "on its path", pIdx->zName, iDoc);
+  }else if( idxMultikeyGrows(pIdx, pKs) ){
+    checkProblem(pC, "index %s: document %lld puts an array where its multikeyPaths "
+            "have none", pIdx->zName, iDoc);
   }
   /* the vals its entry may hold (a multikey index's are never read) */
   if( !pIdx->bMultikey && !pIdx->bHashed && !pKs->bMultikey && pKs->nKey>0 ){

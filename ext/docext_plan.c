@@ -28,9 +28,10 @@
 **                        element satisfies them all); object form: bounds
 **                        for the index paths a.x from its inner conditions
 **   anything else        no bounds ($ne, $nin, $not, $exists, $type, ...)
-** Several conditions on one path intersect, unless the index is multikey:
-** then one of them is used (MongoDB's rule: {a: {$gt: 5, $lt: 3}} matches
-** a: [1, 7]).
+** Several conditions on one path intersect, unless some document had an
+** array on the path (the index's multikey paths, docext_index.c): then one
+** of them is used (MongoDB's rule: {a: {$gt: 5, $lt: 3}} matches a: [1, 7]).
+** Inside an object-form $elemMatch on P, only arrays below P count.
 **
 ** KEY RANGES. An interval becomes half-open key bytes [lo, hi) with the
 ** prefix trick (see the header): a lower bound "≥ v" is key(v), "> v"
@@ -41,13 +42,13 @@
 ** A compound index: leading fields with only points multiply into key
 ** prefixes (at most PLAN_MAX_PREFIX); the first field with a range, or
 ** with no bounds, ends the bounds: ranges prefix+lo .. prefix+hi; later
-** fields are unbounded. A multikey compound index bounds a later field only
-** when its path starts with a different field name than every earlier one
-** (two paths under one array may take their values from different
-** elements), or when one object-form $elemMatch on path P gives the bounds
-** of it and of those earlier fields, all of the form P.x (one element holds
-** them all: MongoDB's compound multikey bounds); a hashed field takes
-** equality points only (hashed as docext_index.c does).
+** fields are unbounded. A later field is bounded only when no earlier one
+** shares with it a path prefix where some document had an array (two paths
+** under one array may take their values from different elements), or when
+** one object-form $elemMatch on path P gives the bounds of it and of those
+** earlier fields, all of the form P.x (one element holds them all:
+** MongoDB's compound multikey bounds); a hashed field takes equality points
+** only (hashed as docext_index.c does).
 **
 ** A field with more than PLAN_MAX_RANGES ranges (prefixes times
 ** intervals) is left unbounded; a path with a numeric component ("a.0")
@@ -81,9 +82,13 @@
 **
 ** SORTS. An index yields the sort's order when the sort's fields follow
 ** its fields, skipping leading fields bound to a single value, all in the
-** index's directions (read forward) or all reversed (read backward), and
-** the index is neither multikey, sparse nor partial, and no sort field's
-** path has a numeric component.
+** index's directions (read forward) or all reversed (read backward), the
+** index is neither sparse nor partial, and no sort field's path has a
+** numeric component or ever met an array (an array sorts by its least or
+** greatest element, which the index may meet after others; the skipped
+** single values may: a document has one entry per value).
+** A multikey index yields a document once per entry: the executor keeps
+** the first (bDedup), which keeps the order.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -954,11 +959,21 @@ static void ivsCombine(PlanCtx *pCtx, IvSet *pAcc, IvSet *s, int bMulti){
   }
 }
 
+/* The number of components of a dotted path. */
+static int planComponents(const char *z, int n){
+  int i, nComp = 1;
+  for(i=0; i<n; i++) if( z[i]=='.' ) nComp++;
+  return nComp;
+}
+
 /* The interval set of index path zField from the conditions: those on the
 ** path itself, and those inside an object-form $elemMatch on a prefix of
-** it. aExact (may be NULL) gets 1 for each condition answered exactly. */
+** it. mk: where the path has met arrays (docextIndexMultikeyPath, bit c for
+** component c): several conditions intersect only where it has none.
+** aExact (may be NULL) gets 1 for each condition answered exactly. */
 static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
-                     int nField, int bDesc, int bMulti, u8 *aExact, IvSet *pOut){
+                     int nField, int bDesc, u64 mk, u8 *aExact, IvSet *pOut){
+  int bMulti = mk!=0;
   int i, nUsed = 0;
   memset(pOut, 0, sizeof(*pOut));
   pOut->bFull = 1;
@@ -974,10 +989,13 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
       if( aExact && !s.bFull && s.bExact && (!bMulti || ivsAllPoints(&s)) ) aExact[i] = 1;
       ivsCombine(pCtx, pOut, &s, bMulti);
     }else if( c->eOp==PC_ELEMOBJ && planPathUnder(c->zPath, c->nPath, zField, nField) ){
+      /* one element: only arrays below it keep the inner conditions apart */
+      int nPre = planComponents(c->zPath, c->nPath);
       PlanConds inner;
       memset(&inner, 0, sizeof(inner));
       flattenFilter(pCtx, &inner, c->v.p);
-      fieldSet(pCtx, &inner, zField+c->nPath+1, nField-c->nPath-1, bDesc, bMulti, 0, &s);
+      fieldSet(pCtx, &inner, zField+c->nPath+1, nField-c->nPath-1, bDesc,
+               nPre<63 ? mk>>nPre : (mk>>63 ? ~(u64)0 : 0), 0, &s);
       condsFree(&inner);
       if( !s.bFull ) nUsed++;
       ivsCombine(pCtx, pOut, &s, bMulti);
@@ -1147,7 +1165,7 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
   const DocIndex *pIdx = p->pIdx;
   int i = 0, j = 0, iRel = 0;
   p->bSorted = 0;
-  if( nSort==0 || pIdx->bMultikey || pIdx->bSparse || pIdx->aPartial ) return;
+  if( nSort==0 || pIdx->bSparse || pIdx->aPartial ) return;
   while( i<nSort ){
     const char *zF;
     if( j>=pIdx->nField ) return;
@@ -1157,6 +1175,9 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
       /* "a.0": the key is the element whole (an array stays one value),
       ** the sort reads the path as the matcher does */
       if( pIdx->aDir[j]==0 || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
+      /* an array on its path: a document's entries hold each element, and
+      ** the sort reads the array as a whole (its least or greatest) */
+      if( docextIndexMultikeyPath(pIdx, j)!=0 ) return;
       iThis = pIdx->aDir[j]==aSort[i].iDir ? 1 : -1;
       if( iRel && iThis!=iRel ) return;
       iRel = iThis;
@@ -1172,20 +1193,35 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
   p->bDesc = iRel<0;
 }
 
+/* Do fields k and j of pIdx share a path prefix where some document had an
+** array? Then their values may come from different elements of it, and
+** their bounds cannot be compounded (MongoDB's rule for compound multikey
+** bounds, with its multikey paths). */
+static int tryFieldsShareArray(const DocIndex *pIdx, int k, int j){
+  const char *zK = pIdx->azPath[k], *zJ = pIdx->azPath[j];
+  u64 mk = docextIndexMultikeyPath(pIdx, k) | docextIndexMultikeyPath(pIdx, j);
+  int nShared = 0;
+  if( mk==0 ) return 0;
+  for(;;){
+    int nK = planFirstComponent(zK), nJ = planFirstComponent(zJ);
+    if( nK!=nJ || memcmp(zK, zJ, nK)!=0 ) break;
+    nShared++;
+    if( zK[nK]==0 || zJ[nJ]==0 ) break;
+    zK += nK+1;
+    zJ += nJ+1;
+  }
+  if( nShared==0 ) return 0;
+  return (mk & (nShared>=64 ? ~(u64)0 : ((u64)1<<nShared)-1))!=0;
+}
+
 /* Can field j of pIdx bound the keys? Not with a numeric component (see
-** planPathHasNumber), nor, on a multikey index, when an earlier field
-** shares its first component: the bounds of two fields of one array's
-** elements cannot be combined (MongoDB's rule for compound multikey
-** bounds). */
+** planPathHasNumber), nor when it shares an array with an earlier field
+** (tryFieldsShareArray). */
 static int tryFieldUsable(const DocIndex *pIdx, int j){
-  const char *zF = pIdx->azPath[j];
-  int k, n0;
-  if( planPathHasNumber(zF) ) return 0;
-  if( j==0 || !pIdx->bMultikey ) return 1;
-  n0 = planFirstComponent(zF);
+  int k;
+  if( planPathHasNumber(pIdx->azPath[j]) ) return 0;
   for(k=0; k<j; k++){
-    const char *zE = pIdx->azPath[k];
-    if( planFirstComponent(zE)==n0 && memcmp(zE, zF, n0)==0 ) return 0;
+    if( tryFieldsShareArray(pIdx, k, j) ) return 0;
   }
   return 1;
 }
@@ -1213,19 +1249,18 @@ static int tryFieldOfElement(const PlanCond *c, const char *zF){
 }
 
 /* Field j of a multikey index is not usable (tryFieldUsable) because it
-** shares its first component with earlier fields: the fields of one array's
-** elements. MongoDB still compounds their bounds when one object-form
-** $elemMatch on the array's path P names them all as P.x: one element
-** then satisfies every condition, and the index holds an entry made from
-** that element's values. So: find such a condition c whose bounds for each
-** of those earlier fields are the bounds already chosen (so the element's
-** key lies in them), and give field j the bounds c alone gives it.
+** shares an array with earlier fields: the fields of one array's elements.
+** MongoDB still compounds their bounds when one object-form $elemMatch on
+** the array's path P names them all as P.x: one element then satisfies
+** every condition, and the index holds an entry made from that element's
+** values. So: find such a condition c whose bounds for each of those
+** earlier fields are the bounds already chosen (so the element's key lies
+** in them), and give field j the bounds c alone gives it.
 ** 1 when found (*s set), else 0. */
 static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
                            int j, IvSet *s){
   const DocIndex *pIdx = p->pIdx;
   const char *zF = pIdx->azPath[j];
-  int n0 = planFirstComponent(zF);
   int i, k;
   for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
     const PlanCond *c = &pConds->a[i];
@@ -1237,14 +1272,16 @@ static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
     for(k=0; k<j && bOk; k++){
       const char *zE = pIdx->azPath[k];
       IvSet t;
-      if( planFirstComponent(zE)!=n0 || memcmp(zE, zF, n0)!=0 ) continue;
+      if( !tryFieldsShareArray(pIdx, k, j) ) continue;
       if( !tryFieldOfElement(c, zE) || pIdx->aDir[k]==0 ){ bOk = 0; break; }
-      fieldSet(pCtx, &one, zE, (int)strlen(zE), pIdx->aDir[k]<0, 1, 0, &t);
+      fieldSet(pCtx, &one, zE, (int)strlen(zE), pIdx->aDir[k]<0,
+               docextIndexMultikeyPath(pIdx, k), 0, &t);
       bOk = ivsSame(pCtx, &t, &p->aField[k]);
       ivsFree(&t);
     }
     if( !bOk ) continue;
-    fieldSet(pCtx, &one, zF, (int)strlen(zF), pIdx->aDir[j]<0, 1, 0, s);
+    fieldSet(pCtx, &one, zF, (int)strlen(zF), pIdx->aDir[j]<0,
+             docextIndexMultikeyPath(pIdx, j), 0, s);
     if( !s->bFull ) return 1;
     ivsFree(s);
   }
@@ -1270,12 +1307,13 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
     int nF = (int)strlen(zF);
     int bDesc = pIdx->aDir[j]<0;
     int bUsable = tryFieldUsable(pIdx, j);
+    u64 mk = docextIndexMultikeyPath(pIdx, j);
     IvSet *s = &p->aField[j];
     if( !bUsable && !bStop && pIdx->aDir[j]!=0 && !planPathHasNumber(zF)
      && tryElemMatchSet(pCtx, pConds, p, j, s) ){
       /* bounds from one $elemMatch, never exact (the filter checks it) */
       IvSet t;
-      fieldSet(pCtx, pConds, zF, nF, bDesc, 1, 0, &t);
+      fieldSet(pCtx, pConds, zF, nF, bDesc, mk, 0, &t);
       if( trySetExcludesMissing(pCtx, s, bDesc) || trySetExcludesMissing(pCtx, &t, bDesc) ){
         p->bSparseOk = 1;
       }
@@ -1291,7 +1329,7 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       }else{
         /* not in the bounds, but a sparse index may still learn from it */
         IvSet t;
-        fieldSet(pCtx, pConds, zF, nF, bDesc, pIdx->bMultikey, 0, &t);
+        fieldSet(pCtx, pConds, zF, nF, bDesc, mk, 0, &t);
         if( trySetExcludesMissing(pCtx, &t, bDesc) ) p->bSparseOk = 1;
         ivsFree(&t);
       }
@@ -1301,14 +1339,14 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       IvSet t;
       hashedSet(pCtx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
-      fieldSet(pCtx, pConds, zF, nF, 0, pIdx->bMultikey, 0, &t);
+      fieldSet(pCtx, pConds, zF, nF, 0, mk, 0, &t);
       if( trySetExcludesMissing(pCtx, &t, 0) ) p->bSparseOk = 1;
       ivsFree(&t);
     }else{
       u8 *aTmp = planAlloc(pCtx, pConds->n+1);
       if( aTmp==0 ) return;
       memset(aTmp, 0, pConds->n+1);
-      fieldSet(pCtx, pConds, zF, nF, bDesc, pIdx->bMultikey, aTmp, s);
+      fieldSet(pCtx, pConds, zF, nF, bDesc, mk, aTmp, s);
       if( !s->bFull ){
         for(k=0; k<pConds->n; k++) if( aTmp[k] ) aExact[k] = (u8)(j+2);
       }
@@ -1701,6 +1739,7 @@ void docextPlanFree(DocPlan *p){
     for(i=0; i<p->nScan; i++){
       sqlite3_free(p->aScan[i].aRange);
       sqlite3_free(p->aScan[i].zBounds);
+      sqlite3_free(p->aScan[i].zMultikeyPaths);
     }
     if( p->aScan!=&p->one ) sqlite3_free(p->aScan);
     docextBufFree(&p->keys);
@@ -1708,15 +1747,23 @@ void docextPlanFree(DocPlan *p){
   }
 }
 
+/* The document in *pB as relaxed JSON text (explain's parts); frees *pB. */
+static char *planJsonText(PlanCtx *pCtx, DocBuf *pB){
+  DocBuf out;
+  memset(&out, 0, sizeof(out));
+  if( pCtx->rc==SQLITE_OK ) docextJsonWriteDoc(&pCtx->rc, &out, pB->a, DOCEXT_JSON_RELAXED);
+  docextBufFree(pB);
+  return docextBufDetachText(&pCtx->rc, &out);
+}
+
 /* Legacy indexBounds of a try: per field, its intervals as [lo, hi] pairs
 ** in index order; fields outside the bounds [MinKey, MaxKey]. */
 static char *boundsJson(PlanCtx *pCtx, const PlanTry *t){
   const DocIndex *pIdx = t->pIdx;
-  DocBuf b, out;
+  DocBuf b;
   i64 iDoc;
   int j;
   memset(&b, 0, sizeof(b));
-  memset(&out, 0, sizeof(out));
   iDoc = docextBsonStartDoc(&pCtx->rc, &b);
   for(j=0; j<pIdx->nField && pCtx->rc==SQLITE_OK; j++){
     const char *zF = pIdx->azPath[j];
@@ -1753,9 +1800,39 @@ static char *boundsJson(PlanCtx *pCtx, const PlanTry *t){
     docextBsonEndDoc(&pCtx->rc, &b, iArr);
   }
   docextBsonEndDoc(&pCtx->rc, &b, iDoc);
-  if( pCtx->rc==SQLITE_OK ) docextJsonWriteDoc(&pCtx->rc, &out, b.a, DOCEXT_JSON_RELAXED);
-  docextBufFree(&b);
-  return docextBufDetachText(&pCtx->rc, &out);
+  return planJsonText(pCtx, &b);
+}
+
+/* Explain's multiKeyPaths of a multikey index, as MongoDB shows them: per
+** field, the prefixes of its path where some document had an array
+** ({"tags": ["tags"], "a.b": ["a"], "n": []}). */
+static char *multikeyPathsJson(PlanCtx *pCtx, const DocIndex *pIdx){
+  DocBuf b;
+  i64 iDoc;
+  int j;
+  memset(&b, 0, sizeof(b));
+  iDoc = docextBsonStartDoc(&pCtx->rc, &b);
+  for(j=0; j<pIdx->nField && pCtx->rc==SQLITE_OK; j++){
+    const char *zF = pIdx->azPath[j];
+    u64 mk = docextIndexMultikeyPath(pIdx, j);
+    i64 iArr = docextBsonStartChild(&pCtx->rc, &b, DOC_ARRAY, zF, (int)strlen(zF));
+    int c = 0, n = 0, nElem = 0;
+    for(;;){
+      n += planFirstComponent(zF+n);
+      /* bit 63 stands for component 63 and every one after it */
+      if( (mk>>(c<63 ? c : 63)) & 1 ){
+        char zKey[16];
+        docextBsonArrayKey(zKey, nElem++);
+        docextBsonAppendString(&pCtx->rc, &b, DOC_STRING, zKey, (int)strlen(zKey), zF, n);
+      }
+      if( zF[n]==0 ) break;
+      n++;
+      c++;
+    }
+    docextBsonEndDoc(&pCtx->rc, &b, iArr);
+  }
+  docextBsonEndDoc(&pCtx->rc, &b, iDoc);
+  return planJsonText(pCtx, &b);
 }
 
 /* Fill scan pScan of pPlan from try t. */
@@ -1784,6 +1861,9 @@ static void scanFromTry(PlanCtx *pCtx, DocPlan *pPlan, DocPlanScan *pScan,
   }
   pScan->nRange = t->ranges.n;
   if( pCtx->bBounds ) pScan->zBounds = boundsJson(pCtx, t);
+  if( pCtx->bBounds && t->pIdx->bMultikey ){
+    pScan->zMultikeyPaths = multikeyPathsJson(pCtx, t->pIdx);
+  }
 }
 
 /* Parse a sort document into fields (at most nMax). */
@@ -2055,6 +2135,9 @@ static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
     docextBufFree(&t);
   }
   docextBufAppendf(pRc, p, ",\"isMultiKey\":%s", pScan->bMultikey ? "true" : "false");
+  if( pScan->zMultikeyPaths ){
+    docextBufAppendf(pRc, p, ",\"multiKeyPaths\":%s", pScan->zMultikeyPaths);
+  }
 }
 
 /* Run a find to its end (bRead: fetching each result as a reader would)

@@ -336,3 +336,63 @@ SELECT group_concat(_id) FROM elem('{$and: [{a: {$elemMatch: {b: 1}}}, {a: {$ele
 SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}'), '$.indexBounds', '$.n');
 SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}');
 SELECT doc_check('elem');
+
+-- 12. Multikey paths: an index keeps, per field, the components of its path
+-- where some document had an array (MongoDB's multiKeyPaths, never
+-- cleared). Bounds intersect and compound, and sorts come from the index,
+-- wherever no array was met; only where one was do they give way.
+CREATE VIRTUAL TABLE mkp USING docext;
+SELECT doc_create_index('mkp', '{tags: 1, pages: 1}');
+SELECT doc_create_index('mkp', '{"h.p": 1, "h.q": 1}');
+INSERT INTO mkp(doc) VALUES
+  ('{_id: 1, tags: ["a", "b"], pages: 100, h: {p: [1, 2], q: 5}, k: [1, 9]}'),
+  ('{_id: 2, tags: ["a"], pages: 250, h: {p: 1, q: 7}, k: [5]}'),
+  ('{_id: 3, tags: "a", pages: 400, h: {p: 2, q: 5}, k: 7}'),
+  ('{_id: 4, tags: ["b", "c"], pages: 300, h: {p: 1, q: 6}}');
+SELECT name, json_extract(doc_json(spec), '$.multikeyPaths') FROM mkp_idxdef ORDER BY id;
+-- pages never held an array: its two bounds intersect, and a sort on it
+-- after one tag comes from the index (limit 2 reads 2 entries)
+SELECT json_extract(doc_explain('mkp', '{tags: "a", pages: {$gt: 200, $lt: 300}}'), '$.indexBounds', '$.n', '$.nscanned');
+SELECT group_concat(_id) FROM mkp('{tags: "a", pages: {$gt: 200, $lt: 300}}');
+SELECT json_extract(doc_explain('mkp', '{tags: "a"}', NULL, '{pages: -1}', '{limit: 2}'), '$.scanAndOrder', '$.nscanned');
+SELECT group_concat(_id) FROM (SELECT _id FROM mkp('{tags: "a"}', NULL, '{pages: -1}') LIMIT 2);
+-- h is never an array (h.p is): h.p and h.q come from h's one document,
+-- so their bounds compound
+SELECT json_extract(doc_explain('mkp', '{"h.p": 1, "h.q": {$gte: 5, $lt: 7}}'), '$.indexBounds', '$.n', '$.nscanned');
+SELECT group_concat(_id) FROM mkp('{"h.p": 1, "h.q": {$gte: 5, $lt: 7}}');
+-- bounds on h.p do not intersect: [1, 2] meets {$gt: 1.5, $lt: 1.5}, one
+-- condition with each value
+SELECT json_extract(doc_explain('mkp', '{"h.p": {$gt: 1.5, $lt: 1.5}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM mkp('{"h.p": {$gt: 1.5, $lt: 1.5}}');
+-- a sort on an array field stays in memory: an array sorts by its least
+-- element (ascending) or its greatest (descending), even one the filter's
+-- bounds leave out, where the index would meet it later
+SELECT doc_create_index('mkp', '{k: 1}');
+SELECT json_extract(doc_explain('mkp', '{k: {$gte: 4}}', NULL, '{k: 1}'), '$.cursor', '$.scanAndOrder');
+SELECT group_concat(_id) FROM mkp('{k: {$gte: 4}}', NULL, '{k: 1}');
+SELECT group_concat(_id) FROM mkp('{k: {$lte: 6}}', NULL, '{k: -1}');
+-- a document puts an array on pages: the paths grow, pages' bounds no
+-- longer intersect and its sort is done in memory
+INSERT INTO mkp(doc) VALUES ('{_id: 5, tags: "a", pages: [150, 350]}');
+SELECT name, json_extract(doc_json(spec), '$.multikeyPaths') FROM mkp_idxdef ORDER BY id;
+SELECT json_extract(doc_explain('mkp', '{tags: "a", pages: {$gt: 200, $lt: 300}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM mkp('{tags: "a", pages: {$gt: 200, $lt: 300}}');
+SELECT json_extract(doc_explain('mkp', '{tags: "a"}', NULL, '{pages: -1}', '{limit: 2}'), '$.scanAndOrder');
+SELECT group_concat(_id) FROM (SELECT _id FROM mkp('{tags: "a"}', NULL, '{pages: -1}') LIMIT 2);
+SELECT doc_check('mkp');
+-- paths that lack an array a document has are damage: doc_check says so
+CREATE TEMP TABLE mkp_saved AS SELECT * FROM mkp_idxdef;
+UPDATE mkp_idxdef SET spec = doc_bson(json_set(doc_json(spec, 'canonical'), '$.multikeyPaths',
+                                               json('[{"$numberLong": "1"}, {"$numberLong": "0"}]')))
+WHERE name = 'tags_1_pages_1';
+SELECT doc_check('mkp');
+-- a spec without multikeyPaths (as docext wrote them before it kept them)
+-- counts every component as an array: bounds give way on every field
+UPDATE mkp_idxdef SET spec = doc_bson(json_remove(doc_json(spec, 'canonical'), '$.multikeyPaths'))
+WHERE name = 'h.p_1_h.q_1';
+UPDATE mkp_config SET v = -1 WHERE k = 'idxtag';
+SELECT json_extract(doc_explain('mkp', '{"h.p": 1, "h.q": {$gte: 5, $lt: 7}}'), '$.indexBounds', '$.n');
+SELECT group_concat(_id) FROM mkp('{"h.p": 1, "h.q": {$gte: 5, $lt: 7}}');
+UPDATE mkp_idxdef SET spec = (SELECT spec FROM mkp_saved AS s WHERE s.id = mkp_idxdef.id);
+UPDATE mkp_config SET v = -2 WHERE k = 'idxtag';
+SELECT doc_check('mkp');

@@ -71,6 +71,15 @@ INDEX_SETS = {
         ('{"c": 1}', None), ('{"e": 1}', '{"sparse": true}'),
         ('{"arr.0.x": 1}', '{"sparse": true}'),
     ],
+    # multikey indexes with fields that never meet an array (b may be one,
+    # a never; arr is one, n never; h is a document whose p may be an
+    # array; g an array of documents whose p and q never are): bounds
+    # intersect and compound there, and sorts come from the index
+    "paths": [
+        ('{"b": 1, "a": 1, "_id": 1}', None), ('{"arr": 1, "n": -1, "_id": -1}', None),
+        ('{"h.p": 1, "h.q": 1, "_id": 1}', None), ('{"h.q": -1, "h.p": 1}', None),
+        ('{"g.p": 1, "g.q": 1}', None), ('{"g.q": 1}', None),
+    ],
     "ttl": [
         ('{"t": 1}', '{"expireAfterSeconds": 0}'), ('{"a": 1, "t": -1}', None),
         ('{"c": -1}', None), ('{"s": "hashed"}', None), ('{"arr.x": 1}', None),
@@ -85,10 +94,11 @@ EXPIRED = {"t": {"$lt": {"$date": CLOCK}}}
 # Sparse and partial indexes: a hint of one of them may miss documents.
 INCOMPLETE = {"special": ("b_1", "n_1", "c.d_-1_s_1", "s_-1"),
               "special2": ("s_hashed", "a_1_n_-1", "b_1", "u_1", "e_1", "u_-1_a_1", "arr.0.x_1"),
-              "ttl": ()}
+              "paths": (), "ttl": ()}
 
-FIELDS = ["a", "b", "s", "n", "arr", "c", "e"]
+FIELDS = ["a", "b", "s", "n", "arr", "c", "e", "g", "h"]
 PATHS = ["a", "b", "s", "n", "arr", "arr.x", "arr.y", "c", "c.d", "c.e", "e", "_id", "zz",
+         "g", "g.p", "g.q", "h", "h.p", "h.q",
          "arr.0", "c.d.f", "u", "e.d", "t", "arr.0.x", "c.0.d"]
 STRINGS = ["", "a", "ab", "abc", "abd", "b", "ba", "B", "a\u0000b", "a\u0001", "\u00e9t\u00e9",
            "x y", "ab\n", "~", "a.b", "^a", "[a]"]
@@ -194,6 +204,15 @@ def document(rnd, i):
                 d[f] = rnd.choice(STRINGS) if rnd.random() < 0.8 else scalar(rnd)
             elif f == "n":
                 d[f] = num(rnd) if rnd.random() < 0.8 else scalar(rnd)
+            elif f == "g":
+                # documents of scalars, mostly in an array
+                el = lambda: {k: scalar(rnd) for k in ("p", "q") if rnd.random() < 0.8}
+                d[f] = [el() for _ in range(rnd.randrange(4))] if rnd.random() < 0.8 else el()
+            elif f == "h":
+                # a document, never an array, whose p may be one
+                d[f] = {k: scalar(rnd) for k in ("p", "q") if rnd.random() < 0.8}
+                if "p" in d[f] and rnd.random() < 0.3:
+                    d[f]["p"] = [scalar(rnd) for _ in range(rnd.randrange(4))]
             else:
                 d[f] = value(rnd, 1)
     r = rnd.random()
@@ -287,12 +306,14 @@ def filt(rnd, depth=0):
         elif depth < 2 and r < 0.19:
             f["$nor"] = [filt(rnd, depth + 1)]
         elif r < 0.23:
-            # one element's x and y: bounds of {arr.x: 1, arr.y: 1} compound
-            inner = {"x": operand(rnd) if rnd.random() < 0.5 else cond(rnd, 2),
-                     "y": cond(rnd, 2)}
+            # one element's x and y (p and q): bounds of {arr.x: 1, arr.y: 1}
+            # ({g.p: 1, g.q: 1}) compound
+            path, k1, k2 = rnd.choice([("arr", "x", "y"), ("g", "p", "q")])
+            inner = {k1: operand(rnd) if rnd.random() < 0.5 else cond(rnd, 2),
+                     k2: cond(rnd, 2)}
             if rnd.random() < 0.3:
                 inner["d"] = cond(rnd, 2)
-            f["arr"] = {"$elemMatch": inner}
+            f[path] = {"$elemMatch": inner}
         else:
             f[rnd.choice(PATHS)] = cond(rnd, depth)
     return f
@@ -324,7 +345,8 @@ def cover_filter(rnd):
 SORTS = [None, None, None, {"a": 1, "_id": 1}, {"a": -1, "_id": -1}, {"b": -1, "_id": -1},
          {"b": 1, "_id": 1}, {"n": 1, "s": 1, "_id": 1}, {"n": -1, "s": -1, "_id": -1},
          {"s": 1, "_id": 1}, {"arr": 1, "_id": 1}, {"_id": -1}, {"c": 1, "_id": 1},
-         {"c": -1, "_id": 1}, {"arr.0": 1, "_id": 1}, {"t": -1, "_id": 1}, {"a": 1, "t": -1, "_id": 1}]
+         {"c": -1, "_id": 1}, {"arr.0": 1, "_id": 1}, {"t": -1, "_id": 1}, {"a": 1, "t": -1, "_id": 1},
+         {"n": -1, "_id": -1}, {"h.q": 1, "_id": 1}, {"h.p": 1, "_id": 1}]
 
 
 def main():
@@ -404,8 +426,16 @@ def main():
                    for name in INDEX_SETS}
     seen_plans = {}
     for case in range(ncases):
-        f = json.dumps(filt(rnd))
+        fd = filt(rnd)
         sort = rnd.choice(SORTS)
+        if rnd.random() < 0.15:
+            # one value of a multikey index's leading field, sorted on the
+            # fields after it: the paths set's indexes give that order
+            lead, sort = rnd.choice([("b", {"a": 1, "_id": 1}), ("arr", {"n": -1, "_id": -1}),
+                                     ("h.p", {"h.q": 1, "_id": 1}), ("b", {"_id": -1}),
+                                     ("arr", {"n": 1, "_id": 1})])
+            fd[lead] = scalar(rnd)
+        f = json.dumps(fd)
         opts = {}
         if rnd.random() < 0.3:
             opts["limit"] = rnd.randrange(1, 6)
