@@ -1448,15 +1448,26 @@ static void tryRanges(PlanCtx *pCtx, PlanTry *p, const int *aPre, int nPrefix){
   ivsNormalize(pCtx, &p->ranges);
 }
 
-/* Exact: every condition answered by a field inside the bounds. On a
-** multikey index, only one range of points on every field: a document has
-** at most one entry there (entries are unique per document and key), while
-** two ranges or a range of values could meet it twice. */
+/* Does every document meet the try's bounds at most once? A document has
+** one entry per distinct key, and one value in each field that never held
+** an array: so yes when each field that did is bound to a single value,
+** while two values, a range or no bounds there could meet it twice. */
+static int tryMeetsOnce(const PlanTry *p){
+  const DocIndex *pIdx = p->pIdx;
+  int j;
+  for(j=0; j<pIdx->nField; j++){
+    if( docextIndexMultikeyPath(pIdx, j)==0 ) continue;
+    if( j>=p->nPointField || p->aField[j].n!=1 ) return 0;
+  }
+  return 1;
+}
+
+/* Exact: every condition answered by a field inside the bounds, and every
+** document met at most once (tryMeetsOnce). */
 static void tryExactness(const PlanConds *pConds, const u8 *aExact, PlanTry *p){
   const DocIndex *pIdx = p->pIdx;
   int j = p->nPointField, k;
-  p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists)
-           && (!pIdx->bMultikey || (p->nPointField==pIdx->nField && p->ranges.n==1));
+  p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists) && tryMeetsOnce(p);
   for(k=0; k<pConds->n && p->bExact; k++){
     int jf = aExact[k] - 2;
     if( aExact[k]==1 ) continue;            /* answered by sparseness */
