@@ -1,10 +1,32 @@
--- A messaging inbox (SCENARIOS.md B.3, B.4): fan out on write with
--- buckets, history retention. Run: sqlite3 < examples/inbox.sql
+-- A messaging inbox (SCENARIOS.md B.1-B.4): fan out on read, fan out on
+-- write, fan out on write with buckets, history retention (the shard keys
+-- of B.1 and B.2 wait for sharding). Run: sqlite3 < examples/inbox.sql
 .load ./docext
 .headers off
 .mode list
 .echo on
 SELECT doc_config('clock', '2013-03-01T00:00:00Z');
+
+-- B.1 fan out on read: one document per message, read through { to: 1, sent: 1 }.
+-- to is an array, sent never is: the index gives the inbox newest first
+-- (read backward), so the limit reads only the entries it returns
+CREATE VIRTUAL TABLE messages USING docext;
+SELECT doc_create_index('messages', '{ to: 1, sent: 1 }');
+INSERT INTO messages(doc) SELECT json_object('from', 'joe', 'to', json_array('bob', 'jane'),
+    'sent', json_object('$date', 1362096000000 + value * 60000), 'message', 'Hi! #' || value)
+  FROM generate_series(1, 100);
+SELECT doc_get(doc, 'message') FROM messages('{ to: "bob" }', NULL, '{ sent: -1 }') LIMIT 3;
+SELECT json_extract(doc_explain('messages', '{ to: "bob" }', NULL, '{ sent: -1 }', '{ limit: 3 }'),
+                    '$.cursor', '$.direction', '$.scanAndOrder', '$.nscanned', '$.multiKeyPaths');
+-- B.2 fan out on write: one document per recipient, read through { recipient: 1, sent: 1 }
+CREATE VIRTUAL TABLE inbox_copies USING docext;
+SELECT doc_create_index('inbox_copies', '{ recipient: 1, sent: 1 }');
+INSERT INTO inbox_copies(doc) SELECT json_object('recipient', r.value, 'from', 'joe',
+    'sent', json_object('$date', 1362096000000 + m.value * 60000), 'message', 'Hi! #' || m.value)
+  FROM generate_series(1, 100) AS m, json_each('["bob", "jane"]') AS r;
+SELECT doc_get(doc, 'message') FROM inbox_copies('{ recipient: "bob" }', NULL, '{ sent: -1 }') LIMIT 3;
+SELECT json_extract(doc_explain('inbox_copies', '{ recipient: "bob" }', NULL, '{ sent: -1 }', '{ limit: 3 }'),
+                    '$.cursor', '$.scanAndOrder', '$.nscanned');
 CREATE VIRTUAL TABLE users USING docext;
 CREATE VIRTUAL TABLE inbox USING docext;
 SELECT doc_create_index('inbox', '{ owner: 1, sequence: -1 }');
@@ -39,4 +61,4 @@ INSERT INTO daily(doc) VALUES ('{ user: "bob", day: ISODate("2013-03-03T00:00:00
                               ('{ user: "bob", day: ISODate("2013-03-04T12:00:00Z") }');
 SELECT count(*) FROM daily;
 SELECT doc_ttl_sweep('daily');
-SELECT doc_check('inbox'), doc_check('daily');
+SELECT doc_check('messages'), doc_check('inbox_copies'), doc_check('inbox'), doc_check('daily');
