@@ -1193,25 +1193,38 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
   p->bDesc = iRel<0;
 }
 
-/* Do fields k and j of pIdx share a path prefix where some document had an
-** array? Then their values may come from different elements of it, and
-** their bounds cannot be compounded (MongoDB's rule for compound multikey
-** bounds, with its multikey paths). */
-static int tryFieldsShareArray(const DocIndex *pIdx, int k, int j){
-  const char *zK = pIdx->azPath[k], *zJ = pIdx->azPath[j];
-  u64 mk = docextIndexMultikeyPath(pIdx, k) | docextIndexMultikeyPath(pIdx, j);
+/* How many leading components do two dotted paths share? */
+static int planSharedComponents(const char *zA, const char *zB){
   int nShared = 0;
-  if( mk==0 ) return 0;
   for(;;){
-    int nK = planFirstComponent(zK), nJ = planFirstComponent(zJ);
-    if( nK!=nJ || memcmp(zK, zJ, nK)!=0 ) break;
+    int nA = planFirstComponent(zA), nB = planFirstComponent(zB);
+    if( nA!=nB || memcmp(zA, zB, nA)!=0 ) return nShared;
     nShared++;
-    if( zK[nK]==0 || zJ[nJ]==0 ) break;
-    zK += nK+1;
-    zJ += nJ+1;
+    if( zA[nA]==0 || zB[nB]==0 ) return nShared;
+    zA += nA+1;
+    zB += nB+1;
   }
-  if( nShared==0 ) return 0;
-  return (mk & (nShared>=64 ? ~(u64)0 : ((u64)1<<nShared)-1))!=0;
+}
+
+/* The multikey path bits of components iFrom..iTo-1 (bit 63 stands for
+** 63 and every later one). */
+static u64 planComponentBits(int iFrom, int iTo){
+  u64 lo = iFrom>=63 ? ((u64)1<<63) - 1 : ((u64)1<<iFrom) - 1;
+  u64 hi = iTo>=64 ? ~(u64)0 : ((u64)1<<iTo) - 1;
+  return hi & ~lo;
+}
+
+/* Do fields k and j of pIdx share a path prefix where some document had an
+** array (among its components from iFrom on)? Then their values may come
+** from different elements of it, and their bounds cannot be compounded
+** (MongoDB's rule for compound multikey bounds, with its multikey paths). */
+static int tryFieldsShareArrayFrom(const DocIndex *pIdx, int k, int j, int iFrom){
+  u64 mk = docextIndexMultikeyPath(pIdx, k) | docextIndexMultikeyPath(pIdx, j);
+  if( mk==0 ) return 0;
+  return (mk & planComponentBits(iFrom, planSharedComponents(pIdx->azPath[k], pIdx->azPath[j])))!=0;
+}
+static int tryFieldsShareArray(const DocIndex *pIdx, int k, int j){
+  return tryFieldsShareArrayFrom(pIdx, k, j, 0);
 }
 
 /* Can field j of pIdx bound the keys? Not with a numeric component (see
@@ -1241,47 +1254,45 @@ static int ivsSame(PlanCtx *pCtx, const IvSet *a, const IvSet *b){
   return 1;
 }
 
-/* Is index path zF the field x of the elements at path c->zPath (zF is
-** "P.x", x one component)? */
-static int tryFieldOfElement(const PlanCond *c, const char *zF){
-  int nF = (int)strlen(zF);
-  return planPathUnder(c->zPath, c->nPath, zF, nF) && strchr(zF+c->nPath+1, '.')==0;
-}
-
 /* Field j of a multikey index is not usable (tryFieldUsable) because it
-** shares an array with earlier fields: the fields of one array's elements.
-** MongoDB still compounds their bounds when one object-form $elemMatch on
-** the array's path P names them all as P.x: one element then satisfies
-** every condition, and the index holds an entry made from that element's
-** values. So: find such a condition c whose bounds for each of those
-** earlier fields are the bounds already chosen (so the element's key lies
-** in them), and give field j the bounds c alone gives it.
-** 1 when found (*s set), else 0. */
+** shares an array with earlier fields. MongoDB still compounds their bounds
+** when one object-form $elemMatch on a path P above that array holds their
+** conditions, and no array was met below P on their shared path: one
+** element then satisfies every condition, and the index holds an entry
+** made from that element's values. So: find such a condition c whose
+** bounds for each of those earlier fields are the bounds already chosen
+** (so the element's key lies in them), and give field j the bounds c alone
+** gives it. 1 when found (*s set), else 0. */
 static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
                            int j, IvSet *s){
   const DocIndex *pIdx = p->pIdx;
   const char *zF = pIdx->azPath[j];
+  int nF = (int)strlen(zF);
   int i, k;
   for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK; i++){
     const PlanCond *c = &pConds->a[i];
     PlanConds one;
-    int bOk = 1;
-    if( c->eOp!=PC_ELEMOBJ || !tryFieldOfElement(c, zF) ) continue;
+    int nPre, bOk = 1;
+    if( c->eOp!=PC_ELEMOBJ || !planPathUnder(c->zPath, c->nPath, zF, nF) ) continue;
+    nPre = planComponents(c->zPath, c->nPath);
     one.a = (PlanCond*)c;
     one.n = one.nAlloc = 1;
     for(k=0; k<j && bOk; k++){
       const char *zE = pIdx->azPath[k];
+      int nE = (int)strlen(zE);
       IvSet t;
       if( !tryFieldsShareArray(pIdx, k, j) ) continue;
-      if( !tryFieldOfElement(c, zE) || pIdx->aDir[k]==0 ){ bOk = 0; break; }
-      fieldSet(pCtx, &one, zE, (int)strlen(zE), pIdx->aDir[k]<0,
-               docextIndexMultikeyPath(pIdx, k), 0, &t);
+      if( !planPathUnder(c->zPath, c->nPath, zE, nE) || pIdx->aDir[k]==0
+       || tryFieldsShareArrayFrom(pIdx, k, j, nPre) ){
+        bOk = 0;
+        break;
+      }
+      fieldSet(pCtx, &one, zE, nE, pIdx->aDir[k]<0, docextIndexMultikeyPath(pIdx, k), 0, &t);
       bOk = ivsSame(pCtx, &t, &p->aField[k]);
       ivsFree(&t);
     }
     if( !bOk ) continue;
-    fieldSet(pCtx, &one, zF, (int)strlen(zF), pIdx->aDir[j]<0,
-             docextIndexMultikeyPath(pIdx, j), 0, s);
+    fieldSet(pCtx, &one, zF, nF, pIdx->aDir[j]<0, docextIndexMultikeyPath(pIdx, j), 0, s);
     if( !s->bFull ) return 1;
     ivsFree(s);
   }

@@ -336,6 +336,17 @@ SELECT group_concat(_id) FROM elem('{$and: [{a: {$elemMatch: {b: 1}}}, {a: {$ele
 SELECT json_extract(doc_explain('elem', '{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}'), '$.indexBounds', '$.n');
 SELECT group_concat(_id) FROM elem('{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}', NULL, NULL, '{hint: "a.x.b_1_a.x.c_1"}');
 SELECT doc_check('elem');
+-- where x has never been an array, a.x.b and a.x.c come from one x of the
+-- element: they compound (b and c may still be arrays, one at a time)
+CREATE VIRTUAL TABLE elem2 USING docext;
+SELECT doc_create_index('elem2', '{"a.x.b": 1, "a.x.c": 1}');
+INSERT INTO elem2(doc) VALUES
+  ('{_id: 1, a: [{x: {b: 1, c: 2}}, {x: {b: 3, c: 4}}]}'),
+  ('{_id: 2, a: [{x: {b: 1, c: 4}}, {x: {b: 3, c: [2, 9]}}]}'),
+  ('{_id: 3, a: [{x: {b: [0, 1], c: 2}}]}');
+SELECT json_extract(doc_explain('elem2', '{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}'), '$.indexBounds', '$.n', '$.nscanned');
+SELECT group_concat(_id) FROM elem2('{a: {$elemMatch: {"x.b": 1, "x.c": 2}}}');
+SELECT doc_check('elem2');
 
 -- 12. Multikey paths: an index keeps, per field, the components of its path
 -- where some document had an array (MongoDB's multiKeyPaths, never
