@@ -468,6 +468,8 @@ int docextPathWalk(const u8 *aDoc, const char *zPath, int nPath,
 /* Is z[0..n) a non-negative decimal array index without leading zeros
 ** (at most 9 digits)? Sets *piIdx. The one parser of numeric path parts. */
 int docextPathIndex(const char *z, int n, int *piIdx);
+/* The number of components of dotted path z[0..n) ("a.b.c": 3). */
+int docextPathComponents(const char *z, int n);
 /* The value at a path that crosses no array implicitly; 1 if found. */
 int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
 /* Visit what a path reaches the way MongoDB's query matcher reads it

@@ -371,13 +371,8 @@ u64 docextIndexMultikeyPath(const DocIndex *pIdx, int j){
 ** KF_STUCK) on path zPath: bit c for component c (from 0), bit 63 for any
 ** component from 63 on. f->z holds the components left after the array. */
 static u64 kfArrayBit(const char *zPath, const KField *f){
-  int nComp = 1, nLeft = 0, i, c;
-  for(i=0; zPath[i]; i++) if( zPath[i]=='.' ) nComp++;
-  if( f->n>=0 ){
-    nLeft = 1;
-    for(i=0; i<f->n; i++) if( f->z[i]=='.' ) nLeft++;
-  }
-  c = nComp - nLeft - 1;
+  int nLeft = f->n>=0 ? docextPathComponents(f->z, f->n) : 0;
+  int c = docextPathComponents(zPath, (int)strlen(zPath)) - nLeft - 1;
   if( c<0 ) c = 0;
   return (u64)1 << (c<63 ? c : 63);
 }

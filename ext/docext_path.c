@@ -21,6 +21,12 @@ int docextPathIndex(const char *z, int n, int *piIdx){
   return 1;
 }
 
+int docextPathComponents(const char *z, int n){
+  int i, nComp = 1;
+  for(i=0; i<n; i++) if( z[i]=='.' ) nComp++;
+  return nComp;
+}
+
 static int walk(const DocValue *pCur, const char *zPath, int nPath, int bFanned,
                 int (*xVisit)(void*, const DocValue*, int), void *pCtx){
   const char *zDot;

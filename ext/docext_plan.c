@@ -959,13 +959,6 @@ static void ivsCombine(PlanCtx *pCtx, IvSet *pAcc, IvSet *s, int bMulti){
   }
 }
 
-/* The number of components of a dotted path. */
-static int planComponents(const char *z, int n){
-  int i, nComp = 1;
-  for(i=0; i<n; i++) if( z[i]=='.' ) nComp++;
-  return nComp;
-}
-
 /* The interval set of index path zField from the conditions: those on the
 ** path itself, and those inside an object-form $elemMatch on a prefix of
 ** it. mk: where the path has met arrays (docextIndexMultikeyPath, bit c for
@@ -990,7 +983,7 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
       ivsCombine(pCtx, pOut, &s, bMulti);
     }else if( c->eOp==PC_ELEMOBJ && planPathUnder(c->zPath, c->nPath, zField, nField) ){
       /* one element: only arrays below it keep the inner conditions apart */
-      int nPre = planComponents(c->zPath, c->nPath);
+      int nPre = docextPathComponents(c->zPath, c->nPath);
       PlanConds inner;
       memset(&inner, 0, sizeof(inner));
       flattenFilter(pCtx, &inner, c->v.p);
@@ -1274,7 +1267,7 @@ static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
     PlanConds one;
     int nPre, bOk = 1;
     if( c->eOp!=PC_ELEMOBJ || !planPathUnder(c->zPath, c->nPath, zF, nF) ) continue;
-    nPre = planComponents(c->zPath, c->nPath);
+    nPre = docextPathComponents(c->zPath, c->nPath);
     one.a = (PlanCond*)c;
     one.n = one.nAlloc = 1;
     for(k=0; k<j && bOk; k++){
@@ -1307,6 +1300,16 @@ static int trySetExcludesMissing(PlanCtx *pCtx, const IvSet *s, int bDesc){
       && !ivsHasClassKey(pCtx, s, bDesc, KC_UNDEFINED);
 }
 
+/* A sparse index lacks documents without its fields: it may answer when
+** field zF's conditions (bDesc and mk as for fieldSet) exclude null. */
+static void tryLearnSparse(PlanCtx *pCtx, const PlanConds *pConds, const char *zF,
+                           int nF, int bDesc, u64 mk, PlanTry *p){
+  IvSet t;
+  fieldSet(pCtx, pConds, zF, nF, bDesc, mk, 0, &t);
+  if( trySetExcludesMissing(pCtx, &t, bDesc) ) p->bSparseOk = 1;
+  ivsFree(&t);
+}
+
 /* The sets of the index's fields (p->aField), and which conditions they
 ** answer exactly: aExact[k] = j+2 for condition k answered by field j (the
 ** caller later keeps only the fields that made it into the bounds). */
@@ -1323,12 +1326,8 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
     if( !bUsable && !bStop && pIdx->aDir[j]!=0 && !planPathHasNumber(zF)
      && tryElemMatchSet(pCtx, pConds, p, j, s) ){
       /* bounds from one $elemMatch, never exact (the filter checks it) */
-      IvSet t;
-      fieldSet(pCtx, pConds, zF, nF, bDesc, mk, 0, &t);
-      if( trySetExcludesMissing(pCtx, s, bDesc) || trySetExcludesMissing(pCtx, &t, bDesc) ){
-        p->bSparseOk = 1;
-      }
-      ivsFree(&t);
+      if( trySetExcludesMissing(pCtx, s, bDesc) ) p->bSparseOk = 1;
+      else tryLearnSparse(pCtx, pConds, zF, nF, bDesc, mk, p);
       if( !ivsAllPoints(s) ) bStop = 1;
       continue;
     }
@@ -1339,20 +1338,14 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
         bStop = 1;
       }else{
         /* not in the bounds, but a sparse index may still learn from it */
-        IvSet t;
-        fieldSet(pCtx, pConds, zF, nF, bDesc, mk, 0, &t);
-        if( trySetExcludesMissing(pCtx, &t, bDesc) ) p->bSparseOk = 1;
-        ivsFree(&t);
+        tryLearnSparse(pCtx, pConds, zF, nF, bDesc, mk, p);
       }
       continue;
     }
     if( pIdx->aDir[j]==0 ){
-      IvSet t;
       hashedSet(pCtx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
-      fieldSet(pCtx, pConds, zF, nF, 0, mk, 0, &t);
-      if( trySetExcludesMissing(pCtx, &t, 0) ) p->bSparseOk = 1;
-      ivsFree(&t);
+      tryLearnSparse(pCtx, pConds, zF, nF, 0, mk, p);
     }else{
       u8 *aTmp = planAlloc(pCtx, pConds->n+1);
       if( aTmp==0 ) return;
