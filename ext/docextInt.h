@@ -754,6 +754,10 @@ struct DocIndex {
                             ** has an array at component c of the field's
                             ** path (bit 63: at component 63 or later);
                             ** read it with docextIndexMultikeyPath */
+  int bMultikeyVals;        /* the entries' vals are kept up to date while the
+                            ** index is multikey (so a covered query may use
+                            ** it); 0 only for a multikey index written
+                            ** before docext kept them */
   i64 nExpireAfter;         /* TTL seconds, or -1 */
   u8 *aPartial;             /* partialFilterExpression (BSON) or NULL */
   DocMatcher *pPartial;     /* compiled, or NULL */
@@ -1005,10 +1009,11 @@ struct DocPlan {
   int bDedup;               /* a document may be reached more than once */
   int bSorted;              /* documents come in the order of the sort */
   int bExact;               /* the entries alone answer the filters: every
-                            ** condition became bounds, index not multikey
-                            ** nor hashed (for counts, and for finds whose
-                            ** projection the index covers: docext_query.c;
-                            ** other finds still check) */
+                            ** condition became bounds, index not hashed
+                            ** (for counts, and for finds whose projection
+                            ** the index covers: docext_query.c; other finds
+                            ** still check); with bDedup, once the repeats
+                            ** are dropped */
   double nEst;              /* estimated entries examined, or -1 while
                             ** unknown (docextPlanEstimate) */
   DocBuf keys;              /* the bytes of every range bound */

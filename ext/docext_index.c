@@ -22,11 +22,16 @@
 **       partialFilterExpression: { … },            partial indexes only
 **       multikey: false,               set once some document put an array
 **                                      on an indexed path (never cleared)
-**       multikeyPaths: [ NumberLong(1) ] }  multikey indexes: per field, a
+**       multikeyPaths: [ NumberLong(1) ],  multikey indexes: per field, a
 **                                      bit for each component of its path
 **                                      where some document had an array
 **                                      (bit 0: the first; never cleared);
 **                                      absent or malformed: every bit set
+**       multikeyVals: true }           multikey indexes whose entries' vals
+**                                      are kept while multikey (every
+**                                      index docext creates now); absent:
+**                                      written by an older docext, whose
+**                                      vals may be stale, so never read
 ** X_config row ('idxtag', n) is a random 64-bit tag rewritten by every
 ** change to X_idxdef (create, drop, multikey flag or paths): see "The
 ** cache" below.
@@ -91,7 +96,8 @@ struct KeySet {
   int bMultikey;            /* an array was met on an indexed path */
   u64 aMk[IDX_MAX_FIELDS];  /* where, per field (as DocIndex.aMultikeyPaths) */
   DocProjection *pVals;     /* the index's vals projection (idxValsCompute) */
-  int bValsTried;           /* pVals was compiled (or could not be) */
+  int bValsTried;           /* pVals was compiled (or could not be) ... */
+  uint32_t valsMask;        /* ... for these fields (bit j: field j) */
   DocBuf vals;              /* the document's vals, when computed */
 };
 
@@ -515,54 +521,81 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
   return idxKeysGenerate(pIdx, aDoc, pSet, 1, pzErr);
 }
 
-/* VALS. An entry of an index that is neither hashed nor multikey stores,
-** in X_idx.vals, the document projected onto the index's fields: the
-** inclusion projection {path0: 1, path1: 1, ..., _id: 0} (no _id: 0 when
-** _id is one of the paths) applied with docextProjectionApply. A find()
-** whose projection includes only index fields gets the same result from
-** vals as from the document (projecting a projection onto fewer fields
-** changes nothing), so a covered query reads no document (docext_query.c).
-** Entries written while the index is multikey, or by a document that puts
-** an array on an indexed path, have none (NULL), and so do indexes whose
-** paths collide ({a: 1, "a.b": 1}), and vals over IDX_MAX_VALS bytes (they
-** would bloat the index; such entries read their document). vals change with the document even
-** when the key does not (1 and 1.0): docextIndexUpdate rewrites them.
+/* VALS. An entry of an index that is not hashed stores, in X_idx.vals,
+** the document projected onto those of the index's fields on whose path
+** the document has no array: the inclusion projection {path0: 1, ...,
+** _id: 0} (no _id: 0 when _id is one of the paths) applied with
+** docextProjectionApply. A find() whose projection includes only index
+** fields on which no document has an array (MongoDB's rule for covering
+** with a multikey index: the index's multikeyPaths show none) gets the
+** same result from vals as from the document (projecting a projection
+** onto fewer fields changes nothing), so a covered query reads no
+** document (docext_query.c). Every entry of one document holds the same
+** vals. There are none (NULL) when every field meets an array, when the
+** fields' paths collide ({a: 1, "a.b": 1}), over IDX_MAX_VALS bytes (they
+** would bloat the index; such entries read their document), and in a
+** multikey index an older docext wrote (!bMultikeyVals: it let them go
+** stale). vals change with the document even when the key does not (1 and
+** 1.0): docextIndexUpdate rewrites them.
 **
-** Computes the vals of aDoc into pSet->vals, compiling the projection into
-** pOwner (the KeySet that keeps it). *pbHave = 0 when there are none. */
+** Does the index keep vals that a covered query may read? */
+static int idxKeepsVals(const DocIndex *pIdx){
+  return !pIdx->bHashed && pIdx->iId>0 && (!pIdx->bMultikey || pIdx->bMultikeyVals);
+}
+
+/* The vals projection of the fields in mask (bit j: field j) into
+** pOwner->pVals, unless it is there already; NULL when the paths collide. */
+static int idxValsProjection(const DocIndex *pIdx, KeySet *pOwner, uint32_t mask){
+  DocBuf spec;
+  char *zErr = 0;
+  int j, bId = 0, rc = SQLITE_OK;
+  i64 iStart;
+  if( pOwner->bValsTried && pOwner->valsMask==mask ) return SQLITE_OK;
+  docextProjectionFree(pOwner->pVals);
+  pOwner->pVals = 0;
+  pOwner->bValsTried = 0;
+  memset(&spec, 0, sizeof(spec));
+  iStart = docextBsonStartDoc(&rc, &spec);
+  for(j=0; j<pIdx->nField; j++){
+    const char *z = pIdx->azPath[j];
+    if( (mask & ((uint32_t)1<<j))==0 ) continue;
+    if( strcmp(z, "_id")==0 ) bId = 1;
+    docextBsonAppendInt32(&rc, &spec, z, (int)strlen(z), 1);
+  }
+  if( !bId ) docextBsonAppendInt32(&rc, &spec, "_id", 3, 0);
+  docextBsonEndDoc(&rc, &spec, iStart);
+  if( rc==SQLITE_OK ){
+    rc = docextProjectionNew(spec.a, &pOwner->pVals, &zErr);
+    if( rc!=SQLITE_OK ){
+      pOwner->pVals = 0;
+      if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;   /* colliding paths: no vals */
+    }
+  }
+  sqlite3_free(zErr);
+  docextBufFree(&spec);
+  if( rc==SQLITE_OK ){
+    pOwner->bValsTried = 1;
+    pOwner->valsMask = mask;
+  }
+  return rc;
+}
+
+/* Computes the vals of aDoc, whose keys are in pSet, into pSet->vals,
+** compiling the projection into pOwner (the KeySet that keeps it).
+** *pbHave = 0 when there are none. */
 static int idxValsCompute(const DocIndex *pIdx, KeySet *pOwner, KeySet *pSet,
                           const u8 *aDoc, int *pbHave){
-  int rc = SQLITE_OK;
+  int j, rc;
+  uint32_t mask = 0;
   char *zErr = 0;
   *pbHave = 0;
-  if( pIdx->bHashed || pIdx->bMultikey || pIdx->iId==0 ) return SQLITE_OK;
-  if( !pOwner->bValsTried ){
-    DocBuf spec;
-    int j, bId = 0;
-    i64 iStart;
-    memset(&spec, 0, sizeof(spec));
-    iStart = docextBsonStartDoc(&rc, &spec);
-    for(j=0; j<pIdx->nField; j++){
-      const char *z = pIdx->azPath[j];
-      if( strcmp(z, "_id")==0 ) bId = 1;
-      docextBsonAppendInt32(&rc, &spec, z, (int)strlen(z), 1);
-    }
-    if( !bId ) docextBsonAppendInt32(&rc, &spec, "_id", 3, 0);
-    docextBsonEndDoc(&rc, &spec, iStart);
-    if( rc==SQLITE_OK ){
-      rc = docextProjectionNew(spec.a, &pOwner->pVals, &zErr);
-      if( rc!=SQLITE_OK ){
-        pOwner->pVals = 0;
-        if( rc!=SQLITE_NOMEM ) rc = SQLITE_OK;   /* colliding paths: no vals */
-      }
-    }
-    sqlite3_free(zErr);
-    zErr = 0;
-    docextBufFree(&spec);
-    if( rc!=SQLITE_OK ) return rc;
-    pOwner->bValsTried = 1;
+  if( !idxKeepsVals(pIdx) || pSet->nKey==0 ) return SQLITE_OK;
+  for(j=0; j<pIdx->nField; j++){
+    if( pSet->aMk[j]==0 ) mask |= (uint32_t)1<<j;
   }
-  if( pOwner->pVals==0 ) return SQLITE_OK;
+  if( mask==0 ) return SQLITE_OK;
+  rc = idxValsProjection(pIdx, pOwner, mask);
+  if( rc!=SQLITE_OK || pOwner->pVals==0 ) return rc;
   docextBufReset(&pSet->vals);
   rc = docextProjectionApply(pOwner->pVals, aDoc, -1, &pSet->vals, &zErr);
   sqlite3_free(zErr);
@@ -888,6 +921,9 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     }
     docextBsonEndDoc(&rc, pOut, iArr);
   }
+  if( p->bMultikey && p->bMultikeyVals ){
+    docextBsonAppendBool(&rc, pOut, "multikeyVals", 12, 1);
+  }
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }
@@ -928,7 +964,7 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
     return SQLITE_CORRUPT_VTAB;
   }
   /* The stored options are those idxOptionsParse() reads, minus v, key,
-  ** multikey and multikeyPaths, so the same checks apply. */
+  ** multikey, multikeyPaths and multikeyVals, so the same checks apply. */
   memset(&paths, 0, sizeof(paths));
   memset(&opt, 0, sizeof(opt));
   rc = SQLITE_OK;
@@ -943,6 +979,8 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
       pIdx->bMultikey = idxTrue(&it.v);
     }else if( strcmp(it.zKey, "multikeyPaths")==0 ){
       paths = it.v;
+    }else if( strcmp(it.zKey, "multikeyVals")==0 ){
+      pIdx->bMultikeyVals = idxTrue(&it.v);
     }else if( strcmp(it.zKey, "v")!=0 ){
       docextBsonAppendValue(&rc, &opt, it.zKey, it.nKey, &it.v);
     }
@@ -958,6 +996,8 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
   }
   if( rc==SQLITE_OK && !bKey ) rc = SQLITE_CORRUPT_VTAB;
   if( rc==SQLITE_OK ) idxMultikeyPathsDecode(pIdx, &paths);
+  /* Every docext keeps the vals of an index that is not multikey. */
+  if( !pIdx->bMultikey ) pIdx->bMultikeyVals = 1;
   if( rc==SQLITE_OK ) rc = idxFinish(pIdx, pzErr);
   docextBufFree(&opt);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -1418,11 +1458,9 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
   for(i=1; rc==SQLITE_OK && i<nIdx; i++){
     KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
     i64 ix = c->aIdx[i].iId;
-    int j = 0, k = 0, nKey, bNewVals = 0;
+    int j = 0, k = 0, nKey, bNewVals = 0, bOldVals = -1;
     const u8 *aKey;
-    if( pNew->nKey>0 && !pNew->bMultikey ){
-      rc = idxValsCompute(&c->aIdx[i], pNew, pNew, aNew, &bNewVals);
-    }
+    rc = idxValsCompute(&c->aIdx[i], pNew, pNew, aNew, &bNewVals);
     while( rc==SQLITE_OK && (j<pOld->nKey || k<pNew->nKey) ){
       int cmp;
       if( j>=pOld->nKey ) cmp = 1;
@@ -1436,11 +1474,9 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
         rc = idxEntryWrite(pColl, c, IS_ENTRY_INS, ix, aKey, nKey, iDoc,
                            bNewVals ? pNew->vals.a : 0, (int)pNew->vals.n);
       }else{
-        /* the same key: its vals may still differ (1 and 1.0) */
-        int bOldVals = 0;
-        if( !pNew->bMultikey && !pOld->bMultikey ){
-          rc = idxValsCompute(&c->aIdx[i], pNew, pOld, aOld, &bOldVals);
-        }
+        /* the same key: its vals may still differ (1 and 1.0); the old
+        ** document's are computed once, at its first kept key */
+        if( bOldVals<0 ) rc = idxValsCompute(&c->aIdx[i], pNew, pOld, aOld, &bOldVals);
         if( rc==SQLITE_OK && (bNewVals || bOldVals)
          && (bNewVals!=bOldVals || pOld->vals.n!=pNew->vals.n
              || memcmp(pOld->vals.a, pNew->vals.a, (size_t)pNew->vals.n)!=0) ){
@@ -1707,9 +1743,7 @@ static int idxBuild(DocColl *p, DocIndexCache *c, DocIndex *pIdx, char **pzErr){
     if( rc==SQLITE_OK ) rc = idxKeysCompute(pIdx, aDoc, &ks, pzErr);
     if( rc==SQLITE_OK ) idxMultikeyMerge(pIdx, &ks);
     bVals = 0;
-    if( rc==SQLITE_OK && ks.nKey>0 && !ks.bMultikey ){
-      rc = idxValsCompute(pIdx, &ks, &ks, aDoc, &bVals);
-    }
+    if( rc==SQLITE_OK ) rc = idxValsCompute(pIdx, &ks, &ks, aDoc, &bVals);
     for(k=0; rc==SQLITE_OK && k<ks.nKey; k++){
       int nKey, bTaken = 0;
       const u8 *aKey = ksKey(&ks, k, &nKey);
@@ -1785,6 +1819,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   memset(&name, 0, sizeof(name));
   memset(&cand, 0, sizeof(cand));
   cand.nExpireAfter = -1;
+  cand.bMultikeyVals = 1;
   rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
@@ -2464,8 +2499,8 @@ static void idxCheckExpect(CheckCtx *pC, DocIndexCache *c, int i, i64 iDoc, cons
     checkProblem(pC, "index %s: document %lld puts an array where its multikeyPaths "
             "have none", pIdx->zName, iDoc);
   }
-  /* the vals its entry may hold (a multikey index's are never read) */
-  if( !pIdx->bMultikey && !pIdx->bHashed && !pKs->bMultikey && pKs->nKey>0 ){
+  /* the vals its entries may hold (unchecked where they are never read) */
+  if( idxKeepsVals(pIdx) && pKs->nKey>0 ){
     int bHave = 0;
     rc = idxValsCompute(pIdx, &c->aNewKeys[i], pKs, aDoc, &bHave);
     if( rc!=SQLITE_OK ){ pC->rc = rc; return; }

@@ -71,14 +71,16 @@
 ** document it fetches, so bounds only ever need to include every match:
 ** an index never changes a query's answer (but a hinted sparse or partial
 ** index gives what it holds, as in MongoDB). A plan is exact when every
-** condition became bounds exactly (no null, NaN, regex, $elemMatch, $all)
-** on a non-hashed index that is not multikey, or is multikey and bound to
-** a single point on every field (its entries are unique per document and
-** key, so a document meets that point once); then counting its entries
-** answers a count, and a find whose projection names only the fields of
-** a non-multikey index is
-** answered from the entries' vals without reading a document (a covered
-** query, docext_query.c).
+** condition became bounds exactly (no null, NaN, regex, $elemMatch, $all;
+** on a field where some document has an array, only points) on a
+** non-hashed index: every document it meets matches. A multikey index may
+** meet a document once per entry, unless each field with arrays is bound
+** to a single point (its entries are unique per document and key): the
+** executor then drops the repeats (bDedup). A count over an exact plan
+** that meets each document once is the number of its entries; a find over
+** an exact plan whose projection names only the index's fields where no
+** array was met is answered from the entries' vals without reading a
+** document (a covered query, docext_query.c).
 **
 ** SORTS. An index yields the sort's order when the sort's fields follow
 ** its fields, skipping leading fields bound to a single value, all in the
@@ -1086,7 +1088,8 @@ struct PlanTry {
   int bSparseOk;            /* the bounds exclude documents it lacks */
   int bExists;              /* sparse, and $exists: true on one of its
                             ** fields: a candidate even without bounds */
-  int bExact;
+  int bExact;               /* every document it meets matches */
+  int bOnce;                /* it meets every document at most once */
   int bSorted, bDesc;       /* yields the sort's order, reading backward */
   IvSet ranges;             /* key ranges, in the arena */
   int bCosted;              /* nEst and cost are known (tryCost) */
@@ -1466,12 +1469,12 @@ static int tryMeetsOnce(const PlanTry *p){
   return 1;
 }
 
-/* Exact: every condition answered by a field inside the bounds, and every
-** document met at most once (tryMeetsOnce). */
+/* Exact: every condition answered by a field inside the bounds. */
 static void tryExactness(const PlanConds *pConds, const u8 *aExact, PlanTry *p){
   const DocIndex *pIdx = p->pIdx;
   int j = p->nPointField, k;
-  p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists) && tryMeetsOnce(p);
+  p->bOnce = tryMeetsOnce(p);
+  p->bExact = !pIdx->bHashed && (p->bBounded || p->bExists);
   for(k=0; k<pConds->n && p->bExact; k++){
     int jf = aExact[k] - 2;
     if( aExact[k]==1 ) continue;            /* answered by sparseness */
@@ -1958,8 +1961,7 @@ static void planFromTries(PlanCtx *pCtx, DocPlan *pPlan, PlanTry *pBest,
   if( pBest ){
     pPlan->ePlan = DOCEXT_PLAN_INDEX;
     scanFromTry(pCtx, pPlan, &pPlan->aScan[0], pBest, bSort);
-    /* an exact plan meets each document once (see tryExactness) */
-    pPlan->bDedup = pBest->pIdx->bMultikey && !pBest->bExact;
+    pPlan->bDedup = pBest->pIdx->bMultikey && !pBest->bOnce;
     pPlan->bSorted = bSort && pBest->bSorted;
     pPlan->bExact = pBest->bExact;
     pPlan->nEst = pBest->bCosted ? pBest->nEst : -1.0;

@@ -16,12 +16,13 @@
 ** narrows the candidates. The exceptions are a count over an exact plan
 ** (bCountOnly): the entries alone are the answer and no document is read;
 ** and a covered find (MongoDB's indexOnly): an exact plan over one index
-** that is neither multikey nor hashed, no TTL index, no sort or the
-** index's own order, and a projection that includes only fields of the
-** index ({a: 1, "b.c": 1}, with _id: 0 unless _id is one of them). Its
-** results are the projection applied to the entries' vals (the document
-** projected onto the index's fields, docext_index.c), which gives what the
-** document would; an entry without vals has its document read instead.
+** that is not hashed, no TTL index, no sort or the index's own order, and
+** a projection that includes only fields of the index ({a: 1, "b.c": 1},
+** with _id: 0 unless _id is one of them) on which no document has an
+** array. Its results are the projection applied to the entries' vals (the
+** document projected onto the index's fields, docext_index.c), which gives
+** what the document would; an entry without vals has its document read
+** instead.
 ** A plan that yields the sort's order streams, so sort+limit reads only
 ** what it returns. Documents a TTL index has expired are never returned.
 **
@@ -774,7 +775,9 @@ static int sortedNext(DocQuery *p){
 
 /* Is the projection answered by the fields of index pIdx alone: an
 ** inclusion projection of top-level dotted paths each equal to one of its
-** fields, with _id excluded unless _id is one of them? */
+** fields, with _id excluded unless _id is one of them? A multikey index
+** answers only for fields on whose paths no document has an array (its
+** multikeyPaths), as in MongoDB: the entries' vals hold just those. */
 static int queryProjCovered(const u8 *aProj, const DocIndex *pIdx){
   DocIter it;
   int nIncl = 0, bIdOut = 0, bIdField = 0, j;
@@ -801,7 +804,7 @@ static int queryProjCovered(const u8 *aProj, const DocIndex *pIdx){
     for(j=0; j<pIdx->nField; j++){
       if( strcmp(pIdx->azPath[j], it.zKey)==0 ) break;
     }
-    if( j>=pIdx->nField ) return 0;
+    if( j>=pIdx->nField || docextIndexMultikeyPath(pIdx, j)!=0 ) return 0;
     nIncl++;
   }
   return nIncl>0 && (bIdOut || bIdField);
@@ -864,7 +867,7 @@ static int queryPlan(DocQuery *p, char **pzErr){
       for(i=0; i<nIdx; i++){
         const DocIndex *pIdx = &aIdx[i];
         if( pIdx->iId!=p->pPlan->aScan[0].iIx ) continue;
-        if( !pIdx->bMultikey && !pIdx->bHashed
+        if( !pIdx->bHashed && (!pIdx->bMultikey || pIdx->bMultikeyVals)
          && queryProjCovered(p->specCopy.a + p->iProjOff, pIdx) ){
           p->bCovered = 1;
           p->bSkipFilter = 1;

@@ -188,7 +188,7 @@ def document(rnd, i):
             if f == "arr":
                 d[f] = array(rnd, 1) if rnd.random() < 0.8 else value(rnd, 1)
                 # {arr.x: 1, arr.y: 1} cannot index x and y both arrays
-                for el in d[f] if isinstance(d[f], list) else []:
+                for el in d[f] if isinstance(d[f], list) else [d[f]]:
                     if isinstance(el, dict) and isinstance(el.get("y"), list):
                         el["y"] = scalar(rnd)
             elif f == "a":
@@ -320,26 +320,42 @@ def filt(rnd, depth=0):
 
 
 # Projections of index fields only: covered when an exact plan uses an
-# index that is not multikey and holds all of them (else the normal path).
+# index that holds all of them, none a path where a document has an array
+# (else the normal path).
 COVER_PROJS = [{"a": 1, "_id": 0}, {"s": 1, "n": 1, "_id": 0}, {"n": 1, "s": 1, "_id": 1},
                {"a": 1, "_id": 1}, {"u": 1, "_id": 0}, {"a": 1, "n": 1, "_id": 0},
                {"n": 1, "_id": 0}, {"s": 1, "_id": 0}, {"c.d": 1, "_id": 0}, {"b": 1, "_id": 0}]
 
 
 
+# One value of a multikey index's leading field, and projections of its
+# other fields (never arrays), which the index covers: {b: 1, a: 1, _id: 1}
+# and {arr: 1, n: -1, _id: -1} (paths), {arr: 1, a: 1} (compound); and some
+# with the array field, which it must not (an entry's vals lack it).
+MULTIKEY_COVERS = {"b": [{"a": 1, "_id": 0}, {"a": 1, "_id": 1}, {"b": 1, "a": 1, "_id": 0}],
+                   "arr": [{"n": 1, "_id": 0}, {"n": 1, "_id": 1}, {"a": 1, "_id": 0},
+                           {"arr": 1, "n": 1, "_id": 0}]}
+
+
 def cover_filter(rnd):
-    """A filter that an index may answer exactly (a covered query's)."""
-    f = rnd.choice(["a", "s", "n", "u", "_id"])
+    """A filter that an index may answer exactly (a covered query's), and
+    the projections to try with it (None: those of COVER_PROJS that fit)."""
+    f = rnd.choice(["a", "s", "n", "u", "_id", "b", "arr"])
+    if f in MULTIKEY_COVERS:
+        d = {f: scalar(rnd)}
+        if rnd.random() < 0.3:
+            d["n" if f == "arr" else "a"] = {"$gte": num(rnd)}
+        return d, MULTIKEY_COVERS[f]
     if f == "s":
         lo = rnd.choice(STRINGS)
-        return {"s": rnd.choice([lo, {"$gte": lo}, {"$gt": lo, "$lt": "b"}, {"$in": [lo, "ab"]}])}
+        return {"s": rnd.choice([lo, {"$gte": lo}, {"$gt": lo, "$lt": "b"}, {"$in": [lo, "ab"]}])}, None
     v = num(rnd)
     r = rnd.random()
     c = v if r < 0.3 else {"$gt": v} if r < 0.6 else {"$lte": v} if r < 0.8 else {"$in": [v, num(rnd)]}
     d = {f: c}
     if rnd.random() < 0.3:
         d["s"] = {"$gte": rnd.choice(STRINGS)}
-    return d
+    return d, None
 
 
 SORTS = [None, None, None, {"a": 1, "_id": 1}, {"a": -1, "_id": -1}, {"b": -1, "_id": -1},
@@ -466,9 +482,9 @@ def main():
         want_p = None
         f_p = f_full
         if rnd.random() < 0.5:
-            cf = cover_filter(rnd)
-            fits = [p for p in COVER_PROJS if set(cf) - {"_id"} <= set(p) - {"_id"}
-                    and (p.get("_id") or "_id" not in cf)]
+            cf, fits = cover_filter(rnd)
+            fits = fits or [p for p in COVER_PROJS if set(cf) - {"_id"} <= set(p) - {"_id"}
+                            and (p.get("_id") or "_id" not in cf)]
             proj = json.dumps(rnd.choice(fits or COVER_PROJS))
             f_p = json.dumps(cf)
         with_p = not loose and rnd.random() < 0.5
@@ -534,6 +550,8 @@ def main():
                     pj = json.loads(pe[1][0][0])
                     if pj["indexOnly"]:
                         seen_plans["covered"] = seen_plans.get("covered", 0) + 1
+                        if pj["isMultiKey"]:
+                            seen_plans["covered multikey"] = seen_plans.get("covered multikey", 0) + 1
                         if pj["nscannedObjects"] != 0 or pj["n"] != len(got_p[1]):
                             ok = False
                             why.append(f"covered explain: {pe[1][0][0]}")
@@ -577,6 +595,9 @@ def main():
     if ncases >= 1000 and not seen_plans.get("covered"):
         failed += 1
         print("no query was covered (indexOnly): the projected comparison tests nothing")
+    if ncases >= 1000 and not seen_plans.get("covered multikey"):
+        failed += 1
+        print("no query was covered by a multikey index: their vals went untested")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
