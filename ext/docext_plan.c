@@ -2157,10 +2157,15 @@ static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
   }
 }
 
-/* Run a find to its end (bRead: fetching each result as a reader would)
-** and, when pJson is not NULL, describe it there as doc_explain does. */
+/* A visitor of the documents a find returns (planRunQuery). */
+typedef int (*PlanDocVisitor)(void *pCtx, const u8 *aDoc, char **pzErr);
+
+/* Run a find to its end (bRead: fetching each result as a reader would,
+** and giving it to xDoc when that is not NULL) and, when pJson is not
+** NULL, describe it there as doc_explain does. */
 static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
-                    i64 *pnCount, DocBuf *pJson, char **pzErr){
+                        PlanDocVisitor xDoc, void *pDocCtx,
+                        i64 *pnCount, DocBuf *pJson, char **pzErr){
   DocQuery *pQuery = 0;
   DocAccess access;
   DocQueryStats st;
@@ -2183,6 +2188,7 @@ static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
     if( bRead ){
       const u8 *aDoc;
       rc = docextQueryResult(pQuery, &aDoc, pzErr);
+      if( rc==SQLITE_OK && xDoc ) rc = xDoc(pDocCtx, aDoc, pzErr);
       if( rc!=SQLITE_OK ) break;
     }
     rc = docextQueryNext(pQuery, pzErr);
@@ -2311,7 +2317,7 @@ static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     spec.aOptions = optionsWithoutCount(&rc, aOpt, &aBuf[4], &bCount);
     spec.bCountOnly = bCount;
     spec.bExplain = 1;
-    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, !bCount, &n, &out, &zErr);
+    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, !bCount, 0, 0, &n, &out, &zErr);
     if( rc==SQLITE_OK ){
       docextBufResultText(ctx, &out);
     }else{
@@ -2337,7 +2343,7 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
     spec.bCountOnly = 1;
-    rc = planRunQuery(pColl, &spec, 0, &n, 0, &zErr);
+    rc = planRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
     if( rc==SQLITE_OK ){
       sqlite3_result_int64(ctx, n);
     }else{
@@ -2345,6 +2351,214 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   docextBufFree(&buf);
+}
+
+/*------------------------------------------------------------------------
+** doc_distinct(coll, field [, filter [, options]]): MongoDB's distinct. The
+** values at a dotted path in the documents that match (read as an index
+** key is: an array at the end of the path counts as its elements, so
+** {tags: ["a", ["b"]]} gives "a" and ["b"]; a missing value gives none),
+** each once (1, 1.0 and NumberLong(1) are one value: the first met), as
+** a JSON array in BSON order, as mongod's reply holds them. Like that
+** reply it is capped at 16 MiB. options: {hint: name or key pattern}.
+*/
+typedef struct DistinctSet DistinctSet;
+struct DistinctSet {
+  const char *zPath;
+  int nPath;
+  DocBuf vals;              /* values back to back: type byte, then value */
+  i64 *aOff;                /* where each value starts in vals */
+  int n, nAlloc;
+  int nMergeAt;             /* values gathered before the next merge */
+  int rc;
+};
+
+/* Merge (sort, keep one of each) when the values gathered pass this size
+** or the count nMergeAt: at most twice the cap, or twice what the last
+** merge kept. */
+#define DISTINCT_MERGE_BYTES (2*(i64)DOCEXT_MAX_BSON)
+#define DISTINCT_MERGE_COUNT (1<<20)
+
+static void distinctValue(const DocBuf *pVals, i64 iOff, DocValue *pOut){
+  const u8 *a = &pVals->a[iOff];
+  pOut->type = a[0];
+  pOut->p = a+1;
+  pOut->n = docextBsonValueSize(a[0], a+1, (i64)pVals->n - iOff - 1);
+}
+
+static int distinctCmp(void *pCtx, const void *x, const void *y){
+  const DocBuf *pVals = (const DocBuf*)pCtx;
+  DocValue va, vb;
+  distinctValue(pVals, *(const i64*)x, &va);
+  distinctValue(pVals, *(const i64*)y, &vb);
+  return docextValueCompare(&va, &vb);
+}
+
+/* Sort the values (stably: the first met of equal values comes first) and
+** keep the first of each run of equal ones, copied into a fresh buffer.
+** Their size as a BSON array counts against the 16 MiB cap. */
+static int distinctMerge(DistinctSet *p, char **pzErr){
+  DocBuf fresh;
+  i64 *aTmp, nBson = 5;
+  int i, n = 0, rc = SQLITE_OK;
+  if( p->n==0 ) return SQLITE_OK;
+  aTmp = sqlite3_malloc64(sizeof(i64)*(size_t)p->n);
+  if( aTmp==0 ) return SQLITE_NOMEM;
+  docextSort(p->aOff, p->n, (int)sizeof(i64), aTmp, distinctCmp, &p->vals);
+  sqlite3_free(aTmp);
+  memset(&fresh, 0, sizeof(fresh));
+  for(i=0; i<p->n && rc==SQLITE_OK; i++){
+    DocValue v;
+    char zKey[16];
+    u8 t;
+    distinctValue(&p->vals, p->aOff[i], &v);
+    if( n>0 ){
+      DocValue prev;
+      distinctValue(&fresh, p->aOff[n-1], &prev);
+      if( docextValueCompare(&prev, &v)==0 ) continue;
+    }
+    nBson += 2 + docextBsonArrayKey(zKey, n) + v.n;
+    t = (u8)v.type;
+    p->aOff[n++] = fresh.n;
+    docextBufAppend(&rc, &fresh, &t, 1);
+    docextBufAppend(&rc, &fresh, v.p, v.n);
+  }
+  docextBufFree(&p->vals);
+  p->vals = fresh;
+  p->n = n;
+  p->nMergeAt = 2*n>DISTINCT_MERGE_COUNT ? 2*n : DISTINCT_MERGE_COUNT;
+  if( rc==SQLITE_OK && nBson>DOCEXT_MAX_BSON ){
+    *pzErr = sqlite3_mprintf("docext: distinct too big, 16mb cap");
+    rc = *pzErr ? SQLITE_TOOBIG : SQLITE_NOMEM;
+  }
+  return rc;
+}
+
+static int distinctAdd(DistinctSet *p, const DocValue *v){
+  u8 t = (u8)v->type;
+  if( p->n>=p->nAlloc ){
+    int nNew = p->nAlloc ? 2*p->nAlloc : 64;
+    i64 *aNew = sqlite3_realloc64(p->aOff, sizeof(i64)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    p->aOff = aNew;
+    p->nAlloc = nNew;
+  }
+  p->aOff[p->n] = p->vals.n;
+  docextBufAppend(&p->rc, &p->vals, &t, 1);
+  docextBufAppend(&p->rc, &p->vals, v->p, v->n);
+  if( p->rc==SQLITE_OK ) p->n++;
+  return p->rc;
+}
+
+/* docextPathWalk's visitor: a value, or the elements of an array. */
+static int distinctVisit(void *pCtx, const DocValue *v, int bFanned){
+  DistinctSet *p = (DistinctSet*)pCtx;
+  (void)bFanned;
+  if( v->type==DOC_ARRAY ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    while( p->rc==SQLITE_OK && docextIterNext(&it) ) p->rc = distinctAdd(p, &it.v);
+  }else{
+    p->rc = distinctAdd(p, v);
+  }
+  return p->rc;
+}
+
+static int distinctDoc(void *pCtx, const u8 *aDoc, char **pzErr){
+  DistinctSet *p = (DistinctSet*)pCtx;
+  int rc = docextPathWalk(aDoc, p->zPath, p->nPath, distinctVisit, p);
+  if( rc==SQLITE_OK && (p->vals.n>DISTINCT_MERGE_BYTES || p->n>=p->nMergeAt) ){
+    rc = distinctMerge(p, pzErr);
+  }
+  return rc;
+}
+
+/* The field argument: a dotted path of non-empty names. */
+static int distinctPathArg(sqlite3_value *pArg, const char **pz, int *pn, char **pzErr){
+  const char *z = (const char*)sqlite3_value_text(pArg);
+  int n = sqlite3_value_bytes(pArg), i;
+  if( sqlite3_value_type(pArg)!=SQLITE_TEXT ){
+    *pzErr = sqlite3_mprintf("docext: doc_distinct needs a field name (TEXT) as argument 2");
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if( z==0 ) return SQLITE_NOMEM;
+  for(i=0; i<=n; i++){
+    if( i<n && z[i]==0 ) break;
+    if( (i==n || z[i]=='.') && (i==0 || z[i-1]=='.') ) break;
+  }
+  if( n==0 || i<=n ){
+    *pzErr = sqlite3_mprintf("docext: doc_distinct: bad field name '%s' (a dotted path "
+                             "of non-empty names)", z);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  *pz = z;
+  *pn = n;
+  return SQLITE_OK;
+}
+
+/* The options argument: only hint, which the query reads. */
+static int distinctOptions(const u8 *aOpt, char **pzErr){
+  DocIter it;
+  if( aOpt==0 ) return SQLITE_OK;
+  docextIterInit(&it, aOpt);
+  while( docextIterNext(&it) ){
+    if( strcmp(it.zKey, "hint")!=0 ){
+      *pzErr = sqlite3_mprintf("docext: unknown doc_distinct option '%s'", it.zKey);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocColl *pColl;
+  DocBuf aBuf[2], out;
+  const u8 *aFilter = 0, *aOpt = 0;
+  DocQuerySpec spec;
+  DistinctSet set;
+  char *zErr = 0;
+  int rc, i;
+  i64 n = 0;
+  if( planArgColl(ctx, argv[0], &pColl) ) return;
+  memset(aBuf, 0, sizeof(aBuf));
+  memset(&out, 0, sizeof(out));
+  memset(&set, 0, sizeof(set));
+  set.nMergeAt = DISTINCT_MERGE_COUNT;
+  rc = distinctPathArg(argv[1], &set.zPath, &set.nPath, &zErr);
+  if( rc==SQLITE_OK ){
+    rc = planArgDoc(ctx, argc, argv, 2, "filter", &aBuf[0], &aFilter);
+    if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 3, "options", &aBuf[1], &aOpt);
+    if( rc!=SQLITE_OK ) goto done;        /* planArgDoc gave the error */
+  }
+  if( rc==SQLITE_OK ) rc = distinctOptions(aOpt, &zErr);
+  if( rc==SQLITE_OK ){
+    docextQuerySpecInit(&spec);
+    if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
+    spec.aOptions = aOpt;
+    rc = planRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = distinctMerge(&set, &zErr);
+  docextBufAppendStr(&rc, &out, "[");
+  for(i=0; i<set.n && rc==SQLITE_OK; i++){
+    DocValue v;
+    distinctValue(&set.vals, set.aOff[i], &v);
+    if( i ) docextBufAppendStr(&rc, &out, ",");
+    docextJsonWriteValue(&rc, &out, &v, DOCEXT_JSON_RELAXED);
+  }
+  docextBufAppendStr(&rc, &out, "]");
+  if( rc==SQLITE_OK ){
+    docextBufResultText(ctx, &out);
+  }else{
+    planResultErr(ctx, rc, zErr);
+    zErr = 0;
+  }
+done:
+  sqlite3_free(zErr);
+  docextBufFree(&aBuf[0]);
+  docextBufFree(&aBuf[1]);
+  docextBufFree(&out);
+  docextBufFree(&set.vals);
+  sqlite3_free(set.aOff);
 }
 
 int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){
@@ -2356,6 +2570,9 @@ int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){
     { "doc_explain", 5, F, planExplainFunc },
     { "doc_count",   1, F, planCountFunc },
     { "doc_count",   2, F, planCountFunc },
+    { "doc_distinct", 2, F, planDistinctFunc },
+    { "doc_distinct", 3, F, planDistinctFunc },
+    { "doc_distinct", 4, F, planDistinctFunc },
   };
   return docextCreateFunctions(db, pConn, aFunc, DOCEXT_COUNT(aFunc));
 }

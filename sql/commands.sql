@@ -222,3 +222,33 @@ SELECT doc_count('ddl', '{a: 2}'), doc_check('ddl');
 ROLLBACK;
 SELECT doc FROM ddl;
 SELECT count(*) FROM sqlite_schema WHERE name = 'ddl_side';
+
+-- 16. doc_distinct(coll, field [, filter [, options]]): MongoDB's distinct.
+--     An array at the end of the path counts as its elements (an array
+--     inside it is one value); equal values (11, 11.0, NumberLong(11))
+--     count once, as the first met; missing values none; the result is a
+--     JSON array in BSON order
+CREATE VIRTUAL TABLE dis USING docext;
+INSERT INTO dis(doc) VALUES
+  ('{_id: 1, x: 11, tags: ["a", ["b"], "a"], a: [{b: 1}, {b: [2, 3]}, 5]}'),
+  ('{_id: 2, x: 22.0, tags: [], a: {b: null}}'),
+  ('{_id: 3, x: NumberLong(11), tags: "c", d: ISODate("2020-01-01T00:00:00Z")}'),
+  ('{_id: 4, x: 11.0, tags: ["z", 1, null]}');
+SELECT doc_distinct('dis', 'x');
+SELECT doc_distinct('dis', 'tags');
+SELECT doc_distinct('dis', 'a.b'), doc_distinct('dis', 'a.0'), doc_distinct('dis', 'nope');
+SELECT doc_distinct('dis', 'x', '{_id: {$gt: 2}}'), doc_distinct('dis', 'd'), doc_distinct('dis', '_id');
+-- the filter may use an index, or the one a hint names
+SELECT doc_create_index('dis', '{tags: 1}');
+SELECT doc_distinct('dis', 'x', '{tags: {$in: ["a", "z"]}}'),
+       doc_distinct('dis', 'x', '{_id: 1}', '{hint: "_id_"}'),
+       doc_distinct('dis', 'x', '{_id: 1}', '{hint: {tags: 1}}');
+-- errors
+SELECT doc_distinct('dis', 'x', NULL, '{limit: 1}');
+SELECT doc_distinct('dis', 'a..b');
+SELECT doc_distinct('dis', '');
+SELECT doc_distinct('dis', 5);
+SELECT doc_distinct('dis', 'x', '{$bad: 1}');
+SELECT doc_distinct('dis', 'x', '{x: ');
+SELECT doc_distinct('dis', 'x', NULL, '{hint: "nope"}');
+SELECT doc_distinct('nope', 'x');

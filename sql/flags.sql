@@ -35,6 +35,8 @@ SELECT * FROM v_clock;
 CREATE VIRTUAL TABLE coll USING docext;
 CREATE VIEW v_count AS SELECT doc_count('coll') AS n;
 SELECT * FROM v_count;
+CREATE VIEW v_distinct AS SELECT doc_distinct('coll', 'a') AS d;
+SELECT * FROM v_distinct;
 CREATE TRIGGER tr AFTER INSERT ON books BEGIN SELECT doc_create_index('coll', '{a: 1}'); END;
 INSERT INTO books(d) VALUES ('{_id: 3}');
 SELECT count(*) FROM books;

@@ -73,9 +73,6 @@ SERVER_VERSION = (8, 0, 0)
 SKIP_OPERATIONS = {
     # INTERFACE.md has no aggregation framework: reads are find-shaped.
     "aggregate": "aggregate: docext has no aggregation pipeline",
-    # No distinct command in INTERFACE.md (SQL's DISTINCT over doc_get does
-    # not flatten arrays the way MongoDB's distinct does).
-    "distinct": "distinct: docext has no distinct command",
     # MongoDB 8.0's client-level bulk write across namespaces: a driver API
     # over several databases, nothing a docext collection offers.
     "clientBulkWrite": "clientBulkWrite: a MongoDB 8.0 client-level API",
@@ -460,6 +457,15 @@ class TestRun(object):
                        (arg(a.get("filter", {})), abs(a.get("limit", 0)) or -1, a.get("skip", 0)))
         return Num(n, "long")
 
+    def distinct(self, coll, a):
+        for k in a:
+            if k not in ("fieldName", "filter", "hint"):
+                raise ValueError("distinct: unsupported argument %s" % k)
+        opts = {"hint": a["hint"]} if "hint" in a else None
+        text = self.value("SELECT doc_distinct(?, ?, ?, ?)",
+                          (coll, a["fieldName"], arg(a.get("filter", {})), arg(opts)))
+        return ejson(json.loads(text))
+
     def estimated_count(self, coll, a):
         n = self.value("SELECT doc_count(?)", (coll,))
         m = self.value("SELECT count(*) FROM %s" % qname(coll))
@@ -587,6 +593,8 @@ class TestRun(object):
             return self.count_documents(coll, a)
         if name == "count":
             return self.count(coll, a)
+        if name == "distinct":
+            return self.distinct(coll, a)
         if name == "estimatedDocumentCount":
             return self.estimated_count(coll, a)
         if name == "insertOne":

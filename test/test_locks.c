@@ -97,6 +97,7 @@ static const char *azRead[] = {
   "SELECT doc FROM c WHERE doc_match(doc, '{u: 3}')",
   "SELECT a.doc, b.doc FROM c a, c b WHERE b._id = a._id",
   "SELECT doc_count('c', '{u: 2}')",
+  "SELECT doc_distinct('c', 'w', '{u: 2}')",
   "SELECT doc_explain('c', '{u: 2}')",
   "SELECT * FROM doc_indexes('c')",
   "SELECT doc_stats('c')",

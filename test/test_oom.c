@@ -181,6 +181,7 @@ int main(void){
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
+    "SELECT doc_distinct('c', 'tags', '{a: {$gte: 2}}'), doc_distinct('c', 's')",
     "SELECT doc_explain('c', '{a: 3}') IS NOT NULL",
     /* commands */
     "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: {$each: [7, 8]}}}') FROM one",

@@ -112,6 +112,7 @@ static const char *azQuery[][2] = {
   { "SELECT doc_count('@S.c', '{u: 2}')", 0 },
   { "SELECT doc_count('@S.c', '{w: 3}')", 0 },
   { "SELECT doc_count('@S.c', '{u: 7}')", 0 },
+  { "SELECT doc_distinct('@S.c', 'u', '{u: {$lt: 4}}')", 0 },
   { "SELECT doc_explain('@S.c', '{u: 2}')->>'indexName'", 0 },
   { "SELECT doc_explain('@S.c', '{w: 3}')->>'indexName'", 0 },
   { "SELECT doc_count('@S.d', '{u: 2}')", 0 },

@@ -44,6 +44,7 @@ static const char *aStmt[] = {
   "SELECT doc_drop_index('c', ?1)",
   "SELECT doc_explain('c', ?1, ?2, ?3, ?4)",
   "SELECT doc_count('c', ?1)",
+  "SELECT doc_distinct('c', ?1, ?2, ?3)",
   "INSERT INTO c(doc) VALUES (?1)",
   "INSERT OR REPLACE INTO c(doc) VALUES (?1), (?2)",
   "INSERT OR IGNORE INTO c(bson) VALUES (?1)",
