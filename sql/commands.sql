@@ -252,3 +252,15 @@ SELECT doc_distinct('dis', 'x', '{$bad: 1}');
 SELECT doc_distinct('dis', 'x', '{x: ');
 SELECT doc_distinct('dis', 'x', NULL, '{hint: "nope"}');
 SELECT doc_distinct('nope', 'x');
+-- many values are merged as they come (1,200,000 here, 2,000 distinct);
+-- more than 16 MiB of distinct values is an error, as in MongoDB
+CREATE VIRTUAL TABLE disbig USING docext;
+INSERT INTO disbig(doc) SELECT json_object('_id', k.value, 'v', json((SELECT json_group_array(s.value % 1000 + k.value * 1000)
+                                                                      FROM generate_series(1, 600000) AS s)))
+FROM generate_series(0, 1) AS k;
+SELECT json_array_length(doc_distinct('disbig', 'v')), doc_distinct('disbig', 'v') ->> '$[0]',
+       doc_distinct('disbig', 'v') ->> '$[#-1]';
+CREATE VIRTUAL TABLE distoo USING docext;
+INSERT INTO distoo(doc) SELECT json_object('_id', value, 's', value || hex(zeroblob(524288))) FROM generate_series(1, 17);
+SELECT json_array_length(doc_distinct('distoo', 's', '{_id: {$lte: 15}}'));
+SELECT doc_distinct('distoo', 's');
