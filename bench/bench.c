@@ -45,7 +45,7 @@
 
 typedef struct Bench Bench;
 struct Bench {
-  int nDoc;             /* books (W1, W-read, W7, W2, W3, W-index) */
+  int nDoc;             /* books (W1, W-read, W7, W2, W3, W8, W-index) */
   int nLookup;          /* W2: point lookups by slug */
   int nSubjectQuery;    /* W3: multikey lookups */
   int nReview;          /* W4: reviews, one document each */
@@ -509,6 +509,45 @@ static void w3After(Bench *p){
   }
 }
 
+/* ---- W8: distinct subjects -----------------------------------------------
+** MongoDB's distinct over every book: doc_distinct('books', 'subjects')
+** against SQLite's DISTINCT over json_each of the same array, both giving a
+** JSON array of the subjects in order (BSON orders strings as SQLite's
+** BINARY collation does), run W8_RUNS times. The texts must be equal. No
+** target: it shows what reading documents without parsing text is worth. */
+#define W8_RUNS 5
+static char *w8Text[2];
+static void w8Run(sqlite3 *db, const char *zSql, char **pzOut){
+  int k;
+  for(k=0; k<W8_RUNS; k++){
+    sqlite3_stmt *pStmt = prepare(db, zSql);
+    const char *z;
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W8: %s", sqlite3_errmsg(db));
+    z = (const char*)sqlite3_column_text(pStmt, 0);
+    free(*pzOut);
+    *pzOut = strdup(z ? z : "(null)");
+    if( *pzOut==0 ) die("W8: out of memory");
+    sqlite3_finalize(pStmt);
+  }
+}
+static void w8Docext(Bench *p){
+  w8Run(p->dbDoc, "SELECT doc_distinct('books', 'subjects')", &w8Text[0]);
+}
+static void w8Json(Bench *p){
+  w8Run(p->dbJson, "SELECT json_group_array(value) FROM (SELECT DISTINCT j.value"
+                   " FROM books_json, json_each(books_json.doc, '$.subjects') AS j"
+                   " ORDER BY 1)", &w8Text[1]);
+}
+static void w8Check(Bench *p){
+  (void)p;
+  if( strcmp(w8Text[0], w8Text[1])!=0 ){
+    die("W8: docext gave %.200s, json %.200s", w8Text[0], w8Text[1]);
+  }
+  free(w8Text[0]);
+  free(w8Text[1]);
+  w8Text[0] = w8Text[1] = 0;
+}
+
 /* ---- W-index: building an index on an embedded field ------------------
 ** doc_create_index over every book against CREATE INDEX on the expression;
 ** afterwards both must count the same books through their new index. No
@@ -893,6 +932,8 @@ static const Workload aWorkload[] = {
       "docext", w2Docext,    "json", w2Json,    "<=", 1.2, 0 },
   { "W3",     "%d multikey counts {subjects: S}", COUNT(nSubjectQuery), w3Setup,
       "docext", w3Docext,    "json", w3Json,    "<=", 0.02, w3After },
+  { "W8",     "distinct subjects of %d docs, 5 times", COUNT(nDoc), 0,
+      "docext", w8Docext,    "json", w8Json,    "<=", 0, w8Check },
   { "W-index", "index {\"publisher.name\": 1} over %d docs", COUNT(nDoc), 0,
       "docext", wIndexDocext, "json", wIndexJson, "<=", 0, wIndexCheck },
   { "W4",     "latest 10 reviews of %d users", COUNT(nUserQuery), w4Setup,

@@ -450,6 +450,9 @@ int docextValueCompare(const DocValue *a, const DocValue *b);
 /* Append the order-preserving key of v (memcmp order == BSON order, equal
 ** values give equal keys). bDesc inverts it for descending index fields. */
 void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
+/* FNV-1a-64 of a[0..n): h = 0xcbf29ce484222325, then per byte h ^= b,
+** h *= 0x100000001b3 (the hashed index's hash: never change it). */
+u64 docextHashBytes(const u8 *a, i64 n);
 /* The one sort: stable, a[0..n) of elements of sz bytes, in the order of
 ** xCmp(pCtx, x, y) (<0: x before y); aTmp has room for n elements. */
 typedef int (*DocSortCmp)(void *pCtx, const void *x, const void *y);

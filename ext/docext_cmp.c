@@ -399,6 +399,16 @@ static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v){
   }
 }
 
+u64 docextHashBytes(const u8 *a, i64 n){
+  u64 x = 0xcbf29ce484222325ULL;
+  i64 i;
+  for(i=0; i<n; i++){
+    x ^= a[i];
+    x *= 0x100000001b3ULL;
+  }
+  return x;
+}
+
 void docextKeyAppend(int *pRc, DocBuf *pBuf, const DocValue *v, int bDesc){
   i64 iStart = pBuf->n;
   docextBufAppendByte(pRc, pBuf, keyClass(v));

@@ -251,8 +251,7 @@ i64 docextIndexHashValue(int *pRc, const DocValue *v){
   u8 aSpace[128], a8[8];
   DocBuf b;
   DocValue norm = *v;
-  u64 x = 0xcbf29ce484222325ULL;
-  i64 i;
+  u64 x;
   int k;
   if( docextValueIsNumber(v) ){
     u64 n = (u64)idxHashNumber(v);
@@ -263,10 +262,7 @@ i64 docextIndexHashValue(int *pRc, const DocValue *v){
   }
   docextBufInit(&b, aSpace, sizeof(aSpace));
   docextKeyAppend(pRc, &b, &norm, 0);
-  for(i=0; *pRc==SQLITE_OK && i<b.n; i++){
-    x ^= b.a[i];
-    x *= 0x100000001b3ULL;
-  }
+  x = *pRc==SQLITE_OK ? docextHashBytes(b.a, b.n) : 0;
   docextBufFree(&b);
   return (i64)x;
 }

@@ -2362,92 +2362,112 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** a JSON array in BSON order, as mongod's reply holds them. Like that
 ** reply it is capped at 16 MiB. options: {hint: name or key pattern}.
 */
+/* The distinct values met so far, each with its index key (equal values,
+** 1 and 1.0 included, have equal keys, and keys sort in BSON order), found
+** again through a hash table on the key. */
+typedef struct DistinctEntry DistinctEntry;
+struct DistinctEntry {
+  i64 iKey;                 /* in DistinctSet.keys */
+  int nKey;
+  i64 iVal;                 /* in DistinctSet.vals: type byte, then value */
+  u64 h;                    /* docextHashBytes of the key */
+};
 typedef struct DistinctSet DistinctSet;
 struct DistinctSet {
   const char *zPath;
   int nPath;
-  DocBuf vals;              /* values back to back: type byte, then value */
-  i64 *aOff;                /* where each value starts in vals */
-  int n, nAlloc;
-  int nMergeAt;             /* values gathered before the next merge */
+  DocBuf keys, vals;
+  DistinctEntry *aEnt;      /* in the order met */
+  int nEnt, nEntAlloc;
+  int *aSlot;               /* hash table: 1 + index into aEnt, 0 empty */
+  int nSlot;                /* a power of two, more than twice nEnt */
+  i64 nBson;                /* the values' size as a BSON array */
+  DocBuf key;               /* scratch: the key of the value at hand */
   int rc;
 };
 
-/* Merge (sort, keep one of each) when the values gathered pass this size
-** or the count nMergeAt: at most twice the cap, or twice what the last
-** merge kept. */
-#define DISTINCT_MERGE_BYTES (2*(i64)DOCEXT_MAX_BSON)
-#define DISTINCT_MERGE_COUNT (1<<20)
+static void distinctFree(DistinctSet *p){
+  docextBufFree(&p->keys);
+  docextBufFree(&p->vals);
+  docextBufFree(&p->key);
+  sqlite3_free(p->aEnt);
+  sqlite3_free(p->aSlot);
+}
 
-static void distinctValue(const DocBuf *pVals, i64 iOff, DocValue *pOut){
-  const u8 *a = &pVals->a[iOff];
+static void distinctValue(const DistinctSet *p, const DistinctEntry *pE, DocValue *pOut){
+  const u8 *a = &p->vals.a[pE->iVal];
   pOut->type = a[0];
   pOut->p = a+1;
-  pOut->n = docextBsonValueSize(a[0], a+1, (i64)pVals->n - iOff - 1);
+  pOut->n = docextBsonValueSize(a[0], a+1, (i64)p->vals.n - pE->iVal - 1);
 }
 
-static int distinctCmp(void *pCtx, const void *x, const void *y){
-  const DocBuf *pVals = (const DocBuf*)pCtx;
-  DocValue va, vb;
-  distinctValue(pVals, *(const i64*)x, &va);
-  distinctValue(pVals, *(const i64*)y, &vb);
-  return docextValueCompare(&va, &vb);
-}
-
-/* Sort the values (stably: the first met of equal values comes first) and
-** keep the first of each run of equal ones, copied into a fresh buffer.
-** Their size as a BSON array counts against the 16 MiB cap. */
-static int distinctMerge(DistinctSet *p, char **pzErr){
-  DocBuf fresh;
-  i64 *aTmp, nBson = 5;
-  int i, n = 0, rc = SQLITE_OK;
-  if( p->n==0 ) return SQLITE_OK;
-  aTmp = sqlite3_malloc64(sizeof(i64)*(size_t)p->n);
-  if( aTmp==0 ) return SQLITE_NOMEM;
-  docextSort(p->aOff, p->n, (int)sizeof(i64), aTmp, distinctCmp, &p->vals);
-  sqlite3_free(aTmp);
-  memset(&fresh, 0, sizeof(fresh));
-  for(i=0; i<p->n && rc==SQLITE_OK; i++){
-    DocValue v;
-    char zKey[16];
-    u8 t;
-    distinctValue(&p->vals, p->aOff[i], &v);
-    if( n>0 ){
-      DocValue prev;
-      distinctValue(&fresh, p->aOff[n-1], &prev);
-      if( docextValueCompare(&prev, &v)==0 ) continue;
-    }
-    nBson += 2 + docextBsonArrayKey(zKey, n) + v.n;
-    t = (u8)v.type;
-    p->aOff[n++] = fresh.n;
-    docextBufAppend(&rc, &fresh, &t, 1);
-    docextBufAppend(&rc, &fresh, v.p, v.n);
+/* Double the hash table (or make the first one). */
+static int distinctGrow(DistinctSet *p){
+  int nNew = p->nSlot ? 2*p->nSlot : 256, i;
+  int *aNew = sqlite3_malloc64(sizeof(int)*(size_t)nNew);
+  if( aNew==0 ) return SQLITE_NOMEM;
+  memset(aNew, 0, sizeof(int)*(size_t)nNew);
+  for(i=0; i<p->nEnt; i++){
+    int j = (int)(p->aEnt[i].h & (u64)(nNew-1));
+    while( aNew[j] ) j = (j+1) & (nNew-1);
+    aNew[j] = i+1;
   }
-  docextBufFree(&p->vals);
-  p->vals = fresh;
-  p->n = n;
-  p->nMergeAt = 2*n>DISTINCT_MERGE_COUNT ? 2*n : DISTINCT_MERGE_COUNT;
-  if( rc==SQLITE_OK && nBson>DOCEXT_MAX_BSON ){
-    *pzErr = sqlite3_mprintf("docext: distinct too big, 16mb cap");
-    rc = *pzErr ? SQLITE_TOOBIG : SQLITE_NOMEM;
+  sqlite3_free(p->aSlot);
+  p->aSlot = aNew;
+  p->nSlot = nNew;
+  return SQLITE_OK;
+}
+
+/* Add v unless an equal value is there already. The values kept, as a
+** BSON array, may not pass 16 MiB (mongod's cap on its reply). */
+static int distinctAdd(DistinctSet *p, const DocValue *v){
+  DistinctEntry *pE;
+  char zIdx[16];
+  u64 h;
+  int j, rc = SQLITE_OK;
+  u8 t = (u8)v->type;
+  docextBufReset(&p->key);
+  docextKeyAppend(&rc, &p->key, v, 0);
+  if( rc!=SQLITE_OK ) return rc;
+  h = docextHashBytes(p->key.a, p->key.n);
+  if( 2*(p->nEnt+1)>p->nSlot && (rc = distinctGrow(p))!=SQLITE_OK ) return rc;
+  for(j = (int)(h & (u64)(p->nSlot-1)); p->aSlot[j]; j = (j+1) & (p->nSlot-1)){
+    pE = &p->aEnt[p->aSlot[j]-1];
+    if( pE->h==h && pE->nKey==(int)p->key.n
+     && memcmp(&p->keys.a[pE->iKey], p->key.a, p->key.n)==0 ){
+      return SQLITE_OK;                     /* met before */
+    }
+  }
+  p->nBson += 2 + docextBsonArrayKey(zIdx, p->nEnt) + v->n;
+  if( p->nBson>DOCEXT_MAX_BSON ) return SQLITE_TOOBIG;
+  if( p->nEnt>=p->nEntAlloc ){
+    int nNew = p->nEntAlloc ? 2*p->nEntAlloc : 64;
+    DistinctEntry *aNew = sqlite3_realloc64(p->aEnt, sizeof(DistinctEntry)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    p->aEnt = aNew;
+    p->nEntAlloc = nNew;
+  }
+  pE = &p->aEnt[p->nEnt];
+  pE->iKey = p->keys.n;
+  pE->nKey = (int)p->key.n;
+  pE->iVal = p->vals.n;
+  pE->h = h;
+  docextBufAppend(&rc, &p->keys, p->key.a, p->key.n);
+  docextBufAppend(&rc, &p->vals, &t, 1);
+  docextBufAppend(&rc, &p->vals, v->p, v->n);
+  if( rc==SQLITE_OK ){
+    p->aSlot[j] = ++p->nEnt;
   }
   return rc;
 }
 
-static int distinctAdd(DistinctSet *p, const DocValue *v){
-  u8 t = (u8)v->type;
-  if( p->n>=p->nAlloc ){
-    int nNew = p->nAlloc ? 2*p->nAlloc : 64;
-    i64 *aNew = sqlite3_realloc64(p->aOff, sizeof(i64)*(size_t)nNew);
-    if( aNew==0 ) return SQLITE_NOMEM;
-    p->aOff = aNew;
-    p->nAlloc = nNew;
-  }
-  p->aOff[p->n] = p->vals.n;
-  docextBufAppend(&p->rc, &p->vals, &t, 1);
-  docextBufAppend(&p->rc, &p->vals, v->p, v->n);
-  if( p->rc==SQLITE_OK ) p->n++;
-  return p->rc;
+/* Order of two entries' keys: BSON order of their values. */
+static int distinctCmp(void *pCtx, const void *x, const void *y){
+  const DistinctSet *p = (const DistinctSet*)pCtx;
+  const DistinctEntry *a = (const DistinctEntry*)x, *b = (const DistinctEntry*)y;
+  int n = a->nKey<b->nKey ? a->nKey : b->nKey;
+  int c = memcmp(&p->keys.a[a->iKey], &p->keys.a[b->iKey], (size_t)n);
+  return c ? c : a->nKey - b->nKey;
 }
 
 /* docextPathWalk's visitor: a value, or the elements of an array. */
@@ -2467,8 +2487,9 @@ static int distinctVisit(void *pCtx, const DocValue *v, int bFanned){
 static int distinctDoc(void *pCtx, const u8 *aDoc, char **pzErr){
   DistinctSet *p = (DistinctSet*)pCtx;
   int rc = docextPathWalk(aDoc, p->zPath, p->nPath, distinctVisit, p);
-  if( rc==SQLITE_OK && (p->vals.n>DISTINCT_MERGE_BYTES || p->n>=p->nMergeAt) ){
-    rc = distinctMerge(p, pzErr);
+  if( rc==SQLITE_TOOBIG ){
+    *pzErr = sqlite3_mprintf("docext: distinct too big, 16mb cap");
+    if( *pzErr==0 ) rc = SQLITE_NOMEM;
   }
   return rc;
 }
@@ -2523,7 +2544,6 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   memset(aBuf, 0, sizeof(aBuf));
   memset(&out, 0, sizeof(out));
   memset(&set, 0, sizeof(set));
-  set.nMergeAt = DISTINCT_MERGE_COUNT;
   rc = distinctPathArg(argv[1], &set.zPath, &set.nPath, &zErr);
   if( rc==SQLITE_OK ){
     rc = planArgDoc(ctx, argc, argv, 2, "filter", &aBuf[0], &aFilter);
@@ -2537,11 +2557,16 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     spec.aOptions = aOpt;
     rc = planRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
   }
-  if( rc==SQLITE_OK ) rc = distinctMerge(&set, &zErr);
+  if( rc==SQLITE_OK && set.nEnt>1 ){
+    DistinctEntry *aTmp = sqlite3_malloc64(sizeof(DistinctEntry)*(size_t)set.nEnt);
+    if( aTmp==0 ) rc = SQLITE_NOMEM;
+    else docextSort(set.aEnt, set.nEnt, (int)sizeof(DistinctEntry), aTmp, distinctCmp, &set);
+    sqlite3_free(aTmp);
+  }
   docextBufAppendStr(&rc, &out, "[");
-  for(i=0; i<set.n && rc==SQLITE_OK; i++){
+  for(i=0; i<set.nEnt && rc==SQLITE_OK; i++){
     DocValue v;
-    distinctValue(&set.vals, set.aOff[i], &v);
+    distinctValue(&set, &set.aEnt[i], &v);
     if( i ) docextBufAppendStr(&rc, &out, ",");
     docextJsonWriteValue(&rc, &out, &v, DOCEXT_JSON_RELAXED);
   }
@@ -2557,8 +2582,7 @@ done:
   docextBufFree(&aBuf[0]);
   docextBufFree(&aBuf[1]);
   docextBufFree(&out);
-  docextBufFree(&set.vals);
-  sqlite3_free(set.aOff);
+  distinctFree(&set);
 }
 
 int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){

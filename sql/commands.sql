@@ -252,8 +252,9 @@ SELECT doc_distinct('dis', 'x', '{$bad: 1}');
 SELECT doc_distinct('dis', 'x', '{x: ');
 SELECT doc_distinct('dis', 'x', NULL, '{hint: "nope"}');
 SELECT doc_distinct('nope', 'x');
--- many values are merged as they come (1,200,000 here, 2,000 distinct);
--- more than 16 MiB of distinct values is an error, as in MongoDB
+-- many values (1,200,000 here, 2,000 distinct: each value met again is
+-- found through a hash of its index key); more than 16 MiB of distinct
+-- values is an error, as in MongoDB
 CREATE VIRTUAL TABLE disbig USING docext;
 INSERT INTO disbig(doc) SELECT json_object('_id', k.value, 'v', json((SELECT json_group_array(s.value % 1000 + k.value * 1000)
                                                                       FROM generate_series(1, 600000) AS s)))
