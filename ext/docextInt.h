@@ -925,6 +925,9 @@ struct DocQuerySpec {
   int bCountOnly;           /* no document is read, only ids and counts: an
                             ** exact index plan need not fetch documents */
   int bExplain;             /* planned for doc_explain: describe the bounds */
+  int bProjectIfCovered;    /* aProjection only if an index covers it, else
+                            ** the documents whole: for a caller to whom
+                            ** both give the same answer (doc_distinct) */
 };
 void docextQuerySpecInit(DocQuerySpec *p);
 /* Check that a hint names an index of the collection (name or keys). */

@@ -2517,6 +2517,28 @@ static int distinctPathArg(sqlite3_value *pArg, const char **pz, int *pn, char *
   return SQLITE_OK;
 }
 
+/* The projection {field: 1, _id: 0} (no _id: 0 when the field is in _id),
+** which an index may cover, sparing the documents: distinct values read
+** the same from the projected document as from the whole one, unless the
+** path has a numeric component (a projection takes it as a field name,
+** not an array position) or one a projection refuses. 0: none. */
+static const u8 *distinctProjection(int *pRc, const DistinctSet *p, DocBuf *pOut){
+  int i = 0, bId;
+  i64 iDoc;
+  while( i<p->nPath ){
+    int n = 0, iIdx;
+    while( i+n<p->nPath && p->zPath[i+n]!='.' ) n++;
+    if( p->zPath[i]=='$' || docextPathIndex(&p->zPath[i], n, &iIdx) ) return 0;
+    i += n+1;
+  }
+  bId = strncmp(p->zPath, "_id", 3)==0 && (p->nPath==3 || p->zPath[3]=='.');
+  iDoc = docextBsonStartDoc(pRc, pOut);
+  docextBsonAppendInt32(pRc, pOut, p->zPath, p->nPath, 1);
+  if( !bId ) docextBsonAppendInt32(pRc, pOut, "_id", 3, 0);
+  docextBsonEndDoc(pRc, pOut, iDoc);
+  return *pRc==SQLITE_OK ? pOut->a : 0;
+}
+
 /* The options argument: only hint, which the query reads. */
 static int distinctOptions(const u8 *aOpt, char **pzErr){
   DocIter it;
@@ -2533,7 +2555,7 @@ static int distinctOptions(const u8 *aOpt, char **pzErr){
 
 static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocColl *pColl;
-  DocBuf aBuf[2], out;
+  DocBuf aBuf[3], out;
   const u8 *aFilter = 0, *aOpt = 0;
   DocQuerySpec spec;
   DistinctSet set;
@@ -2555,7 +2577,9 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
     spec.aOptions = aOpt;
-    rc = planRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
+    spec.aProjection = distinctProjection(&rc, &set, &aBuf[2]);
+    spec.bProjectIfCovered = 1;
+    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
   }
   if( rc==SQLITE_OK && set.nEnt>1 ){
     DistinctEntry *aTmp = sqlite3_malloc64(sizeof(DistinctEntry)*(size_t)set.nEnt);
@@ -2579,8 +2603,7 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   }
 done:
   sqlite3_free(zErr);
-  docextBufFree(&aBuf[0]);
-  docextBufFree(&aBuf[1]);
+  for(i=0; i<3; i++) docextBufFree(&aBuf[i]);
   docextBufFree(&out);
   distinctFree(&set);
 }

@@ -192,6 +192,7 @@ struct DocQuery {
   int iPlanIndexOff;        /* offset in specCopy of the name of the index
                             ** xBestIndex named (NUL-terminated), or -1 */
   int bCountOnly;           /* the caller reads no document */
+  int bProjectIfCovered;    /* DocQuerySpec's: see queryDropUncovered */
   int bExplain;             /* the plan describes its bounds */
 
   /* The plan and its state. */
@@ -291,6 +292,7 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->iSortOff = p->iOptOff = p->iProjOff = p->iPlanIndexOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
   p->bExplain = pSpec->bExplain;
+  p->bProjectIfCovered = pSpec->bProjectIfCovered;
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
     rc = docextMatcherNew(pSpec->aaFilter[i], &p->apFilter[i], pzErr);
     if( rc==SQLITE_OK ){
@@ -832,6 +834,16 @@ static int queryPrecount(DocQuery *p){
   return SQLITE_OK;
 }
 
+/* A projection wanted only when an index covers it (bProjectIfCovered)
+** goes when none does: the whole documents then cost less than projecting
+** them. */
+static void queryDropUncovered(DocQuery *p){
+  if( !p->bProjectIfCovered || p->bCovered || p->pProj==0 ) return;
+  docextProjectionFree(p->pProj);
+  p->pProj = 0;
+  p->bSkipFilter = p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN && p->pPlan->bExact && !p->bTtl;
+}
+
 /* Plan a query whose caller left the access path open. */
 static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aaFilter[DOCEXT_MAX_FILTERS];
@@ -875,11 +887,13 @@ static int queryPlan(DocQuery *p, char **pzErr){
         break;
       }
     }
+    queryDropUncovered(p);
     /* Whoever reads the rows will want their documents, unless the
     ** entries alone are the answer: read both in one statement. */
     p->bWithDocs = !p->bCovered && !(p->bCountOnly && p->bSkipFilter);
   }else{
     p->bNaturalDesc = p->pPlan->bNaturalDesc;
+    queryDropUncovered(p);
   }
   return SQLITE_OK;
 }
