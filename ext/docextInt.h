@@ -804,6 +804,10 @@ i64 docextIndexHashValue(int *pRc, const DocValue *v);
 ** index that is not multikey. MongoDB's multiKeyPaths: the planner may
 ** intersect and compound bounds where no array was ever met. */
 u64 docextIndexMultikeyPath(const DocIndex *pIdx, int j);
+/* Do the entries of pIdx keep vals (the document projected onto the index
+** fields where it has no array) that a covered query may read? Not for
+** _id_, hashed indexes, or multikey ones an older docext wrote. */
+int docextIndexKeepsVals(const DocIndex *pIdx);
 /* TTL: is this stored document expired (a TTL index's field holds a date,
 ** or an array of dates whose earliest, plus expireAfterSeconds, is before
 ** docextClockNowMs())? Expired documents are never returned by reads. */

@@ -535,7 +535,7 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
 ** 1.0): docextIndexUpdate rewrites them.
 **
 ** Does the index keep vals that a covered query may read? */
-static int idxKeepsVals(const DocIndex *pIdx){
+int docextIndexKeepsVals(const DocIndex *pIdx){
   return !pIdx->bHashed && pIdx->iId>0 && (!pIdx->bMultikey || pIdx->bMultikeyVals);
 }
 
@@ -585,7 +585,7 @@ static int idxValsCompute(const DocIndex *pIdx, KeySet *pOwner, KeySet *pSet,
   uint32_t mask = 0;
   char *zErr = 0;
   *pbHave = 0;
-  if( !idxKeepsVals(pIdx) || pSet->nKey==0 ) return SQLITE_OK;
+  if( !docextIndexKeepsVals(pIdx) || pSet->nKey==0 ) return SQLITE_OK;
   for(j=0; j<pIdx->nField; j++){
     if( pSet->aMk[j]==0 ) mask |= (uint32_t)1<<j;
   }
@@ -2496,7 +2496,7 @@ static void idxCheckExpect(CheckCtx *pC, DocIndexCache *c, int i, i64 iDoc, cons
             "have none", pIdx->zName, iDoc);
   }
   /* the vals its entries may hold (unchecked where they are never read) */
-  if( idxKeepsVals(pIdx) && pKs->nKey>0 ){
+  if( docextIndexKeepsVals(pIdx) && pKs->nKey>0 ){
     int bHave = 0;
     rc = idxValsCompute(pIdx, &c->aNewKeys[i], pKs, aDoc, &bHave);
     if( rc!=SQLITE_OK ){ pC->rc = rc; return; }

@@ -838,10 +838,9 @@ static int queryPrecount(DocQuery *p){
 ** goes when none does: the whole documents then cost less than projecting
 ** them. */
 static void queryDropUncovered(DocQuery *p){
-  if( !p->bProjectIfCovered || p->bCovered || p->pProj==0 ) return;
+  if( !p->bProjectIfCovered || p->bCovered ) return;
   docextProjectionFree(p->pProj);
   p->pProj = 0;
-  p->bSkipFilter = p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN && p->pPlan->bExact && !p->bTtl;
 }
 
 /* Plan a query whose caller left the access path open. */
@@ -862,13 +861,6 @@ static int queryPlan(DocQuery *p, char **pzErr){
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
     p->bIndexOrder = p->pPlan->bSorted;
-    /* An exact plan's entries are the matches: no filter to check again,
-    ** unless a projection wants the matched array position ("$"). */
-    p->bSkipFilter = p->pPlan->bExact && !p->bTtl && (p->bCountOnly || p->pProj==0);
-    if( p->bSkipFilter && p->bCountOnly && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && !p->pPlan->bDedup ){
-      rc = queryPrecount(p);
-      if( rc!=SQLITE_OK ) return rc;
-    }
     if( !p->bCountOnly && p->pProj && p->pPlan->bExact && !p->bTtl
      && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && p->pPlan->aScan[0].iIx!=0
      && (p->pSort==0 || p->bIndexOrder) ){
@@ -879,15 +871,21 @@ static int queryPlan(DocQuery *p, char **pzErr){
       for(i=0; i<nIdx; i++){
         const DocIndex *pIdx = &aIdx[i];
         if( pIdx->iId!=p->pPlan->aScan[0].iIx ) continue;
-        if( !pIdx->bHashed && (!pIdx->bMultikey || pIdx->bMultikeyVals)
-         && queryProjCovered(p->specCopy.a + p->iProjOff, pIdx) ){
-          p->bCovered = 1;
-          p->bSkipFilter = 1;
-        }
+        p->bCovered = docextIndexKeepsVals(pIdx)
+                   && queryProjCovered(p->specCopy.a + p->iProjOff, pIdx);
         break;
       }
     }
     queryDropUncovered(p);
+    /* An exact plan's entries are the matches: no filter to check again,
+    ** unless a projection wants the matched array position ("$"), which
+    ** a covered one never does. */
+    p->bSkipFilter = p->bCovered
+        || (p->pPlan->bExact && !p->bTtl && (p->bCountOnly || p->pProj==0));
+    if( p->bSkipFilter && p->bCountOnly && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && !p->pPlan->bDedup ){
+      rc = queryPrecount(p);
+      if( rc!=SQLITE_OK ) return rc;
+    }
     /* Whoever reads the rows will want their documents, unless the
     ** entries alone are the answer: read both in one statement. */
     p->bWithDocs = !p->bCovered && !(p->bCountOnly && p->bSkipFilter);
