@@ -428,6 +428,8 @@ INSERT INTO cov(doc) VALUES
   ('{_id: 2, tags: ["b", "c"], title: "T2", n: 2.5}'),
   ('{_id: 3, tags: "b", title: "T3", n: NumberLong(3)}');
 SELECT doc_create_index('cov', '{tags: 1, title: 1, n: 1}');
+-- multikeyVals is docext's own record, not an option
+SELECT doc_create_index('cov', '{n: 1}', '{multikeyVals: true}');
 SELECT doc_json(bson, 'canonical') FROM cov('{tags: "b"}', '{title: 1, n: 1, _id: 0}');
 SELECT json_extract(doc_explain('cov', '{tags: "b"}', '{title: 1, n: 1, _id: 0}'),
                     '$.cursor', '$.n', '$.nscanned', '$.nscannedObjects', '$.indexOnly');
