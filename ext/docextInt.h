@@ -304,6 +304,10 @@ int docextValueIsNumber(const DocValue *v);
 int docextValueDepth(const DocValue *v);
 /* A number as a double (decimal128 rounded); 0.0 for non-numbers. */
 double docextValueToDouble(const DocValue *v);
+/* MongoDB's truth of a value ($exists' operand, options such as upsert,
+** $expr): false, null, undefined, a missing value (type 0) and every zero
+** are false; everything else, NaN included, is true. */
+int docextValueTruth(const DocValue *v);
 
 /* Writer. A document under construction lives in a DocBuf: StartDoc writes
 ** a length placeholder and returns its offset, EndDoc appends the 0x00 and
@@ -330,7 +334,8 @@ int docextBsonArrayKey(char *zBuf, int i);
 
 /**************************************************************************
 ** Interface to docext_dec128.c — IEEE 754-2008 decimal128 (BID encoding),
-** exactly as the Decimal128 spec and the BSON corpus require.
+** exactly as the Decimal128 spec and the BSON corpus require, and the
+** arithmetic of BSON numbers.
 */
 #define DOCEXT_DEC_FINITE 0
 #define DOCEXT_DEC_INF    1
@@ -355,6 +360,36 @@ double docextDec128ToDouble(const u8 *a);
 ** decimal form, as MongoDB's NumberDecimal(double) does). */
 void docextDec128FromInt64(i64 v, u8 *aOut);
 void docextDec128FromDouble(double v, u8 *aOut);
+
+/* Exact arithmetic, rounded once to 34 digits, half to even (IEEE 754-2008,
+** as MongoDB computes through the Intel library): *aOut = a+b, a*b, a/b.
+** Division by zero gives an infinity (or NaN for 0/0); callers that must
+** refuse it check first. SQLITE_OK or SQLITE_NOMEM. */
+int docextDec128Add(const u8 *a, const u8 *b, u8 *aOut);
+int docextDec128Mul(const u8 *a, const u8 *b, u8 *aOut);
+int docextDec128Div(const u8 *a, const u8 *b, u8 *aOut);
+/* Is the decimal a zero (of any sign and exponent)? */
+int docextDec128IsZero(const u8 *a);
+
+/* A BSON number being computed with ($inc, $mul, $expr's arithmetic). */
+typedef struct DocNum DocNum;
+struct DocNum {
+  int type;                 /* DOC_INT32, DOC_INT64, DOC_DOUBLE, DOC_DECIMAL128 */
+  i64 i;                    /* INT32, INT64 */
+  double d;                 /* DOUBLE */
+  u8 aDec[16];              /* DECIMAL128 */
+};
+/* The number a numeric value holds. */
+void docextNumFrom(const DocValue *v, DocNum *p);
+/* As a decimal128: integers exactly, a double rounded to 15 digits as
+** MongoDB's Decimal128(double) does (0.1 -> 0.100000000000000). */
+void docextNumToDec(const DocNum *p, u8 *aOut);
+/* *r = a+b (bMul 0) or a*b (bMul 1) with MongoDB's type rules: the wider
+** type wins (int32 < int64 < double < decimal128), int32 overflow widens
+** to int64; SQLITE_RANGE on int64 overflow (r then unset). */
+int docextNumArith(int bMul, const DocNum *a, const DocNum *b, DocNum *r);
+/* Append the number as an element zKey of a document being written. */
+void docextNumAppend(int *pRc, DocBuf *pOut, const char *zKey, int nKey, const DocNum *p);
 
 /**************************************************************************
 ** Interface to docext_json.c — text in (strict JSON, Extended JSON v2
@@ -526,7 +561,24 @@ int docextIsOperatorDoc(const DocValue *v);
 int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, char **pzErr);
 /* 1 if the filter is empty ({}): every document matches. */
 int docextMatcherIsEmpty(DocMatcher *p);
+/* 1 if the filter uses $expr (which MongoDB allows only in queries, not
+** in partial indexes, array filters or $pull conditions). */
+int docextMatcherHasExpr(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
+
+/**************************************************************************
+** Interface to docext_expr.c — aggregation expressions ($expr).
+*/
+typedef struct DocExpr DocExpr;
+/* Compile the expression v (its bytes must outlive the DocExpr: the
+** matcher's copy of the filter). Errors name the operator or path:
+** "docext: $expr: $size takes exactly 1 argument, not 2". */
+int docextExprNew(const DocValue *v, DocExpr **ppOut, char **pzErr);
+/* *pbTrue = the truth of the expression's value for the validated
+** document aDoc. Errors (a $size of a string, a $divide by zero, ...)
+** are SQLITE_ERROR with a message. */
+int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr);
+void docextExprFree(DocExpr *p);
 
 /**************************************************************************
 ** Interface to docext_project.c — projections and sort keys.

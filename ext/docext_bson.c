@@ -367,6 +367,18 @@ double docextValueToDouble(const DocValue *v){
   return 0.0;
 }
 
+int docextValueTruth(const DocValue *v){
+  switch( v->type ){
+    case 0: case DOC_NULL: case DOC_UNDEFINED: return 0;
+    case DOC_BOOL:       return v->p[0]!=0;
+    case DOC_INT32:      return docextGetI32(v->p)!=0;
+    case DOC_INT64:      return docextGetI64(v->p)!=0;
+    case DOC_DOUBLE:     return docextGetDouble(v->p)!=0.0;     /* NaN is true */
+    case DOC_DECIMAL128: return !docextDec128IsZero(v->p);
+  }
+  return 1;
+}
+
 /*------------------------------------------------------------------------
 ** Writer
 */

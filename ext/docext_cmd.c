@@ -96,12 +96,6 @@ static int cmdCopyDoc(Cmd *p, const DocValue *v, const char *zWhat, DocBuf *pBuf
   return rc;
 }
 
-static int valueTruthy(const DocValue *v){
-  if( v->type==DOC_BOOL ) return v->p[0]!=0;
-  if( docextValueIsNumber(v) ) return docextValueToDouble(v)!=0.0;
-  return v->type!=DOC_NULL && v->type!=DOC_UNDEFINED;
-}
-
 /* Start: find the collection (argument 0, held for the call), open the
 ** savepoint later. */
 static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
@@ -391,7 +385,7 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   docextIterInit(&it, p->options.a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     if( strcmp(it.zKey, "upsert")==0 ){
-      *pbUpsert = valueTruthy(&it.v);
+      *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
     }else if( strcmp(it.zKey, "hint")==0 ){
@@ -571,11 +565,11 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
       rc = cmdCopyDoc(p, &it.v, "fields", &p->fields);
       p->bFields = 1;
     }else if( strcmp(it.zKey, "remove")==0 ){
-      *pbRemove = valueTruthy(&it.v);
+      *pbRemove = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "new")==0 ){
-      *pbNew = valueTruthy(&it.v);
+      *pbNew = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "upsert")==0 ){
-      *pbUpsert = valueTruthy(&it.v);
+      *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
     }else if( strcmp(it.zKey, "hint")==0 ){

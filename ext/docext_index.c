@@ -797,13 +797,6 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   return rc;
 }
 
-/* Truthiness of an option value, as MongoDB reads unique/sparse. */
-static int idxTrue(const DocValue *v){
-  if( v->type==DOC_BOOL ) return v->p[0]!=0;
-  if( docextValueIsNumber(v) ) return docextValueToDouble(v)!=0.0;
-  return v->type!=DOC_NULL && v->type!=DOC_UNDEFINED;
-}
-
 /* Options {name, unique, sparse, expireAfterSeconds,
 ** partialFilterExpression} into pIdx (zName only if given). */
 static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
@@ -821,9 +814,9 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
       pIdx->zName = sqlite3_mprintf("%.*s", n, z);
       if( pIdx->zName==0 ) return SQLITE_NOMEM;
     }else if( strcmp(it.zKey, "unique")==0 ){
-      pIdx->bUnique = idxTrue(&it.v);
+      pIdx->bUnique = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "sparse")==0 ){
-      pIdx->bSparse = idxTrue(&it.v);
+      pIdx->bSparse = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "expireAfterSeconds")==0 ){
       double d = docextValueIsNumber(&it.v) ? docextValueToDouble(&it.v) : -1.0;
       if( !docextValueIsNumber(&it.v) || isnan(d) || d<0 || d>2147483647.0 ){
@@ -872,6 +865,9 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
     if( pIdx->pPartial==0 ){
       char *zWhy = 0;
       int rc = docextMatcherNew(pIdx->aPartial, &pIdx->pPartial, &zWhy);
+      if( rc==SQLITE_OK && docextMatcherHasExpr(pIdx->pPartial) ){
+        rc = docextError(&zWhy, "docext: $expr is not supported in a partial index");
+      }
       if( rc!=SQLITE_OK ){
         *pzErr = sqlite3_mprintf("docext: bad partialFilterExpression: %s",
                                  zWhy ? zWhy+8 : sqlite3_errstr(rc));
@@ -972,11 +968,11 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
       rc = idxPatternParse(it.v.p, pIdx, 0, pzErr);
       bKey = 1;
     }else if( strcmp(it.zKey, "multikey")==0 ){
-      pIdx->bMultikey = idxTrue(&it.v);
+      pIdx->bMultikey = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "multikeyPaths")==0 ){
       paths = it.v;
     }else if( strcmp(it.zKey, "multikeyVals")==0 ){
-      pIdx->bMultikeyVals = idxTrue(&it.v);
+      pIdx->bMultikeyVals = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "v")!=0 ){
       docextBsonAppendValue(&rc, &opt, it.zKey, it.nKey, &it.v);
     }

@@ -16,6 +16,8 @@
 **     the leaf's test ("path leaves"). A leaf without bPath tests one value
 **     it is handed: those live under $elemMatch with operators ("value
 **     leaves"), where MN_AND and MN_NOT combine value leaves.
+**   - MN_EXPR: {$expr: …}, an aggregation expression evaluated on the whole
+**     document (docext_expr.c); only at the top, never under $elemMatch.
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -63,6 +65,7 @@
 #define MN_ANYCLEAR   24
 #define MN_ELEMOBJ    25    /* $elemMatch with a filter: apChild[0] */
 #define MN_ELEMVAL    26    /* $elemMatch with operators: value leaves */
+#define MN_EXPR       27    /* $expr: pExpr (docext_expr.c) */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -99,6 +102,7 @@ struct DocMatchNode {
   i64 nSize;              /* MN_SIZE */
   int *aBit;              /* MN_ALLSET..MN_ANYCLEAR: bit positions */
   int nBit;
+  DocExpr *pExpr;         /* MN_EXPR */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -110,6 +114,7 @@ struct DocMatcher {
                           ** in the same allocation); nodes point in */
   DocMatchNode *pRoot;    /* an MN_AND: &root */
   DocMatchNode root;
+  int bHasExpr;           /* the filter uses $expr */
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -122,6 +127,8 @@ struct DocMatchCtx {
 struct DocMatchParse {
   int rc;
   char *zErr;
+  int nElemMatch;         /* inside this many $elemMatch filters */
+  int bHasExpr;           /* an $expr was met */
 };
 
 /*------------------------------------------------------------------------
@@ -156,6 +163,7 @@ static void nodeClear(DocMatchNode *p){
   sqlite3_free(p->aRe);
   sqlite3_free(p->aVal);
   sqlite3_free(p->aBit);
+  docextExprFree(p->pExpr);
 }
 
 static void nodeFree(DocMatchNode *p){
@@ -236,19 +244,6 @@ int docextIsOperatorDoc(const DocValue *v){
   if( !docextIterNext(&it) ) return 0;
   if( it.nKey==0 || it.zKey[0]!='$' ) return 0;
   if( docextIterKeyIs(&it, "$ref") || docextIterKeyIs(&it, "$id") || docextIterKeyIs(&it, "$db") ) return 0;
-  return 1;
-}
-
-/* MongoDB's truth value of an operand ($exists). */
-static int valueTruth(const DocValue *v){
-  switch( v->type ){
-    case DOC_BOOL:       return v->p[0]!=0;
-    case DOC_NULL: case DOC_UNDEFINED: return 0;
-    case DOC_INT32:      return docextValueI32(v)!=0;
-    case DOC_INT64:      return docextValueI64(v)!=0;
-    case DOC_DOUBLE:     return docextValueDouble(v)!=0.0;
-    case DOC_DECIMAL128: return docextValueToDouble(v)!=0.0;
-  }
   return 1;
 }
 
@@ -637,7 +632,9 @@ static DocMatchNode *parseElemMatch(DocMatchParse *pParse, const char *zPath, in
     DocMatchNode *pAnd = nodeNew(pParse, MN_AND);
     p->bNoLeafElems = 1;
     nodeAdd(pParse, p, pAnd);
+    pParse->nElemMatch++;
     if( pAnd ) parseFilter(pParse, v->p, pAnd);
+    pParse->nElemMatch--;
   }
   return p;
 }
@@ -760,7 +757,7 @@ static int isGeoOp(const DocIter *pIt){
 }
 
 static int isUnsupportedTop(const DocIter *pIt){
-  return docextIterKeyIs(pIt, "$expr") || docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text")
+  return docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text")
       || docextIterKeyIs(pIt, "$jsonSchema");
 }
 
@@ -822,7 +819,7 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
       p = notNew(pParse, parseIn(pParse, "$nin", zPath, nPath, bValue, &it.v));
     }else if( docextIterKeyIs(&it, "$exists") ){
       p = leafNew(pParse, MN_EXISTS, zPath, nPath, bValue);
-      if( !valueTruth(&it.v) ) p = notNew(pParse, p);
+      if( !docextValueTruth(&it.v) ) p = notNew(pParse, p);
     }else if( docextIterKeyIs(&it, "$type") ){
       p = parseType(pParse, zPath, nPath, bValue, &it.v);
     }else if( docextIterKeyIs(&it, "$mod") ){
@@ -878,6 +875,21 @@ static void parseLogical(DocMatchParse *pParse, int eType, const DocIter *pIt,
   nodeAdd(pParse, pAnd, p);
 }
 
+/* {$expr: v}, allowed where a filter applies to whole documents. */
+static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
+  DocMatchNode *p;
+  if( pParse->nElemMatch>0 ){
+    parseError(pParse, "docext: $expr can only be applied to the top-level document");
+    return 0;
+  }
+  p = nodeNew(pParse, MN_EXPR);
+  if( p ){
+    pParse->bHasExpr = 1;
+    pParse->rc = docextExprNew(v, &p->pExpr, &pParse->zErr);
+  }
+  return p;
+}
+
 /* A whole filter document: its conditions are appended to pAnd. */
 static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAnd){
   DocIter it;
@@ -892,6 +904,8 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
         parseLogical(pParse, MN_NOR, &it, pAnd);
       }else if( docextIterKeyIs(&it, "$comment") ){
         /* ignored, as by MongoDB */
+      }else if( docextIterKeyIs(&it, "$expr") ){
+        nodeAdd(pParse, pAnd, exprLeaf(pParse, &it.v));
       }else if( docextIterKeyIs(&it, "$alwaysTrue") || docextIterKeyIs(&it, "$alwaysFalse") ){
         nodeAdd(pParse, pAnd, nodeNew(pParse, it.zKey[7]=='T' ? MN_TRUE : MN_FALSE));
       }else if( isUnsupportedTop(&it) || isGeoOp(&it) ){
@@ -1234,6 +1248,11 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
       return 1;
     case MN_FALSE:
       return 0;
+    case MN_EXPR: {
+      int b = 0;
+      pCtx->rc = docextExprTruth(p->pExpr, aDoc, &b, &pCtx->zErr);
+      return b;
+    }
     default: {
       DocMatchVisit v;
       int rc;
@@ -1268,6 +1287,7 @@ int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr){
   p->pRoot = &p->root;
   p->root.eType = MN_AND;
   parseFilter(&sParse, p->aFilter, p->pRoot);
+  p->bHasExpr = sParse.bHasExpr;
   if( sParse.rc ){
     docextMatcherFree(p);
     if( sParse.zErr ){
@@ -1292,6 +1312,10 @@ int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, 
     return sCtx.rc;
   }
   return SQLITE_OK;
+}
+
+int docextMatcherHasExpr(DocMatcher *p){
+  return p->bHasExpr;
 }
 
 int docextMatcherIsEmpty(DocMatcher *p){

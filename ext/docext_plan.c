@@ -327,15 +327,7 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
     else if( docextIterKeyIs(&it, "$in") ) eOp = PC_IN;
     else if( docextIterKeyIs(&it, "$all") ) eOp = PC_ALL;
     else if( docextIterKeyIs(&it, "$exists") ){
-      /* MongoDB's truth: false, 0, null and undefined are false. */
-      int b = 1;
-      switch( it.v.type ){
-        case DOC_BOOL: b = it.v.p[0]!=0; break;
-        case DOC_NULL: case DOC_UNDEFINED: b = 0; break;
-        case DOC_INT32: case DOC_INT64: case DOC_DOUBLE: case DOC_DECIMAL128:
-          b = docextValueToDouble(&it.v)!=0.0; break;
-      }
-      eOp = b ? PC_EXISTS : PC_OTHER;
+      eOp = docextValueTruth(&it.v) ? PC_EXISTS : PC_OTHER;
     }else if( docextIterKeyIs(&it, "$elemMatch") ){
       if( it.v.type==DOC_DOCUMENT ){
         eOp = PC_ELEMOBJ;

@@ -127,7 +127,6 @@ typedef struct UpdSortField UpdSortField;
 typedef struct UpdParse UpdParse;
 typedef struct UpdApply UpdApply;
 typedef struct UpdEntry UpdEntry;
-typedef struct UpdNum UpdNum;
 
 struct UpdSortField {
   const char *zPath;        /* dotted path (inside the update copy) */
@@ -709,6 +708,9 @@ static void updParsePull(UpdParse *pP, UpdLeaf *pLeaf){
   if( rc==SQLITE_OK ){
     char *zErr = 0;
     rc = docextMatcherNew(aFilter, &pLeaf->pMatch, &zErr);
+    if( rc==SQLITE_OK && docextMatcherHasExpr(pLeaf->pMatch) ){
+      rc = docextError(&zErr, "docext: $expr can only be applied to the top-level document");
+    }
     if( rc!=SQLITE_OK ){
       if( zErr ){
         updParseError(pP, "docext: $pull on '%.*s': %s", pLeaf->nPath, pLeaf->zPath, zErr+8);
@@ -1004,6 +1006,9 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
     {
       char *zErr = 0;
       int rc = docextMatcherNew(it.v.p, &pF->pMatch, &zErr);
+      if( rc==SQLITE_OK && docextMatcherHasExpr(pF->pMatch) ){
+        rc = docextError(&zErr, "docext: $expr is not allowed in the context of an array filter");
+      }
       if( rc!=SQLITE_OK ){
         if( zErr ){
           updParseError(pP, "docext: Error parsing array filter :: caused by :: %s", zErr+8);
@@ -1182,260 +1187,6 @@ int docextUpdateAppends(DocUpdate *p, DocAppend *aOut, int nMax){
   return n;
 }
 
-/*------------------------------------------------------------------------
-** Decimal128 arithmetic for $inc and $mul: exact on digit strings, then
-** rounded once to 34 digits, half to even, as IEEE 754-2008 (and MongoDB,
-** through the Intel library) does.
-*/
-
-#define UPD_DEC_PREC     34
-#define UPD_DEC_EMIN     (-6176)
-#define UPD_DEC_EMAX     6111
-
-static void updDecSpecial(const char *z, u8 *aOut){
-  docextDec128FromString(z, (int)strlen(z), aOut);
-}
-
-/* Round and pack (-1)^bNeg x aDig[0..nDig) x 10^iExp, where aDig holds
-** digit values (0..9), most significant first, and can be written. */
-static int updDecFinish(int bNeg, u8 *aDig, int nDig, i64 iExp, u8 *aOut){
-  char zBuf[96];
-  int n = 0, i, nKeep;
-  i64 drop = 0;
-  while( nDig>1 && aDig[0]==0 ){ aDig++; nDig--; }
-  if( nDig==1 && aDig[0]==0 ) nDig = 0;
-  if( nDig>UPD_DEC_PREC ) drop = nDig - UPD_DEC_PREC;
-  if( nDig>0 && iExp+drop<UPD_DEC_EMIN ) drop = UPD_DEC_EMIN - iExp;
-  if( drop>0 ){
-    int bUp = 0;
-    if( drop>nDig ){
-      nKeep = 0;                       /* below half a unit: rounds to 0 */
-    }else{
-      int first, bSticky = 0;
-      nKeep = nDig - (int)drop;
-      first = aDig[nKeep];
-      for(i=nKeep+1; i<nDig && !bSticky; i++) bSticky = aDig[i]!=0;
-      if( first>5 || (first==5 && bSticky) ) bUp = 1;
-      else if( first==5 ) bUp = nKeep>0 ? (aDig[nKeep-1] & 1) : 0;
-    }
-    iExp += drop;
-    if( bUp ){
-      i = nKeep-1;
-      while( i>=0 && aDig[i]==9 ){ aDig[i] = 0; i--; }
-      if( i>=0 ){
-        aDig[i]++;
-      }else{
-        /* 99...9 + 1: 1 followed by nKeep zeros (the room is there, since
-        ** at least one digit was dropped) */
-        aDig[0] = 1;
-        for(i=1; i<=nKeep; i++) aDig[i] = 0;
-        nKeep++;
-        if( nKeep>UPD_DEC_PREC ){ nKeep--; iExp++; }
-      }
-    }
-    nDig = nKeep;
-    while( nDig>1 && aDig[0]==0 ){ aDig++; nDig--; }
-    if( nDig==1 && aDig[0]==0 ) nDig = 0;
-  }
-  if( bNeg ) zBuf[n++] = '-';
-  if( nDig==0 ){
-    if( iExp<UPD_DEC_EMIN ) iExp = UPD_DEC_EMIN;
-    if( iExp>UPD_DEC_EMAX ) iExp = UPD_DEC_EMAX;
-    zBuf[n++] = '0';
-  }else{
-    int nPad = 0;
-    if( iExp>UPD_DEC_EMAX ){
-      if( nDig + (iExp-UPD_DEC_EMAX) > UPD_DEC_PREC ){
-        updDecSpecial(bNeg ? "-Infinity" : "Infinity", aOut);
-        return SQLITE_OK;
-      }
-      nPad = (int)(iExp - UPD_DEC_EMAX);
-      iExp = UPD_DEC_EMAX;
-    }
-    for(i=0; i<nDig; i++) zBuf[n++] = (char)('0' + aDig[i]);
-    for(i=0; i<nPad; i++) zBuf[n++] = '0';
-  }
-  n += snprintf(&zBuf[n], sizeof(zBuf)-n, "E%lld", (long long)iExp);
-  return docextDec128FromString(zBuf, n, aOut);
-}
-
-/* Digits of a finite decimal as values 0..9. */
-static int updDecDigits(const u8 *a, int *pbNeg, u8 *aDig, int *piExp, int *peKind){
-  char z[48];
-  int n, i;
-  *peKind = docextDec128Parts(a, pbNeg, z, piExp);
-  n = (int)strlen(z);
-  for(i=0; i<n; i++) aDig[i] = (u8)(z[i]-'0');
-  return n;
-}
-
-static int updDecAdd(const u8 *a, const u8 *b, u8 *aOut){
-  u8 dA[40], dB[40];
-  int bNegA, bNegB, eA, eB, kA, kB, nA, nB, rc;
-  i64 e, lenA, lenB, len, i;
-  u8 *x;
-  nA = updDecDigits(a, &bNegA, dA, &eA, &kA);
-  nB = updDecDigits(b, &bNegB, dB, &eB, &kB);
-  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ updDecSpecial("NaN", aOut); return SQLITE_OK; }
-  if( kA==DOCEXT_DEC_INF || kB==DOCEXT_DEC_INF ){
-    if( kA==DOCEXT_DEC_INF && kB==DOCEXT_DEC_INF && bNegA!=bNegB ){
-      updDecSpecial("NaN", aOut);
-    }else{
-      int bNeg = kA==DOCEXT_DEC_INF ? bNegA : bNegB;
-      updDecSpecial(bNeg ? "-Infinity" : "Infinity", aOut);
-    }
-    return SQLITE_OK;
-  }
-  /* Align on the smaller exponent: at most 34 + 12287 digits. */
-  e = eA<eB ? eA : eB;
-  lenA = nA + (eA - e);
-  lenB = nB + (eB - e);
-  len = (lenA>lenB ? lenA : lenB) + 1;
-  x = docextMallocZero(len*3);
-  if( x==0 ) return SQLITE_NOMEM;
-  {
-    u8 *X = x, *Y = x+len, *R = x+2*len;
-    int bNeg;
-    memcpy(&X[len-lenA], dA, nA);
-    memcpy(&Y[len-lenB], dB, nB);
-    if( bNegA==bNegB ){
-      int carry = 0;
-      for(i=len-1; i>=0; i--){
-        int s = X[i] + Y[i] + carry;
-        R[i] = (u8)(s%10);
-        carry = s/10;
-      }
-      bNeg = bNegA;
-    }else{
-      int c = memcmp(X, Y, len), borrow = 0;
-      u8 *P = c>=0 ? X : Y, *Q = c>=0 ? Y : X;
-      for(i=len-1; i>=0; i--){
-        int s = P[i] - Q[i] - borrow;
-        borrow = s<0;
-        R[i] = (u8)(s<0 ? s+10 : s);
-      }
-      bNeg = c==0 ? 0 : (c>0 ? bNegA : bNegB);
-    }
-    rc = updDecFinish(bNeg, R, (int)len, e, aOut);
-  }
-  sqlite3_free(x);
-  return rc;
-}
-
-static int updDecMul(const u8 *a, const u8 *b, u8 *aOut){
-  u8 dA[40], dB[40], R[80];
-  int acc[80];
-  int bNegA, bNegB, eA, eB, kA, kB, nA, nB, i, j;
-  nA = updDecDigits(a, &bNegA, dA, &eA, &kA);
-  nB = updDecDigits(b, &bNegB, dB, &eB, &kB);
-  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ updDecSpecial("NaN", aOut); return SQLITE_OK; }
-  if( kA==DOCEXT_DEC_INF || kB==DOCEXT_DEC_INF ){
-    int bZero = (kA==DOCEXT_DEC_FINITE && nA==1 && dA[0]==0)
-             || (kB==DOCEXT_DEC_FINITE && nB==1 && dB[0]==0);
-    updDecSpecial(bZero ? "NaN" : (bNegA!=bNegB ? "-Infinity" : "Infinity"), aOut);
-    return SQLITE_OK;
-  }
-  memset(acc, 0, sizeof(acc));
-  for(i=0; i<nA; i++){
-    for(j=0; j<nB; j++) acc[i+j+1] += dA[i]*dB[j];
-  }
-  for(i=nA+nB-1; i>0; i--){
-    acc[i-1] += acc[i]/10;
-    acc[i] %= 10;
-  }
-  for(i=0; i<nA+nB; i++) R[i] = (u8)acc[i];
-  return updDecFinish(bNegA!=bNegB, R, nA+nB, (i64)eA+eB, aOut);
-}
-
-/* A double as MongoDB's Decimal128(double) makes it: rounded to 15
-** significant digits, trailing zeros kept (0.1 -> 0.100000000000000). */
-static void updDecFromDouble15(double d, u8 *aOut){
-  char zBuf[48], zNum[64];
-  char *zE;
-  int n = 0, i;
-  if( isnan(d) ){ updDecSpecial("NaN", aOut); return; }
-  if( isinf(d) ){ updDecSpecial(d<0 ? "-Infinity" : "Infinity", aOut); return; }
-  if( d==0.0 ){ updDecSpecial(signbit(d) ? "-0" : "0", aOut); return; }
-  snprintf(zBuf, sizeof(zBuf), "%.14e", fabs(d));
-  zE = strchr(zBuf, 'e');
-  if( d<0 ) zNum[n++] = '-';
-  for(i=0; &zBuf[i]<zE; i++){
-    if( zBuf[i]>='0' && zBuf[i]<='9' ) zNum[n++] = zBuf[i];
-  }
-  n += snprintf(&zNum[n], sizeof(zNum)-n, "E%d", atoi(zE+1) - 14);
-  docextDec128FromString(zNum, n, aOut);
-}
-
-/*------------------------------------------------------------------------
-** Numbers of $inc, $mul and $bit
-*/
-
-struct UpdNum {
-  int type;                 /* DOC_INT32, DOC_INT64, DOC_DOUBLE, DOC_DECIMAL128 */
-  i64 i;                    /* INT32, INT64 */
-  double d;                 /* DOUBLE */
-  u8 aDec[16];              /* DECIMAL128 */
-};
-
-static void updNumFrom(const DocValue *v, UpdNum *p){
-  p->type = v->type;
-  switch( v->type ){
-    case DOC_INT32:      p->i = docextValueI32(v); break;
-    case DOC_INT64:      p->i = docextValueI64(v); break;
-    case DOC_DOUBLE:     p->d = docextValueDouble(v); break;
-    case DOC_DECIMAL128: memcpy(p->aDec, v->p, 16); break;
-  }
-}
-
-static void updNumToDec(const UpdNum *p, u8 *aOut){
-  switch( p->type ){
-    case DOC_INT32: case DOC_INT64: docextDec128FromInt64(p->i, aOut); break;
-    case DOC_DOUBLE:                updDecFromDouble15(p->d, aOut); break;
-    default:                        memcpy(aOut, p->aDec, 16); break;
-  }
-}
-
-/* a+b or a*b with MongoDB's type rules. SQLITE_RANGE on int64 overflow. */
-static int updNumArith(int bMul, const UpdNum *a, const UpdNum *b, UpdNum *r){
-  if( a->type==DOC_DECIMAL128 || b->type==DOC_DECIMAL128 ){
-    u8 x[16], y[16];
-    updNumToDec(a, x);
-    updNumToDec(b, y);
-    r->type = DOC_DECIMAL128;
-    return bMul ? updDecMul(x, y, r->aDec) : updDecAdd(x, y, r->aDec);
-  }
-  if( a->type==DOC_DOUBLE || b->type==DOC_DOUBLE ){
-    double x = a->type==DOC_DOUBLE ? a->d : (double)a->i;
-    double y = b->type==DOC_DOUBLE ? b->d : (double)b->i;
-    r->type = DOC_DOUBLE;
-    r->d = bMul ? x*y : x+y;
-    return SQLITE_OK;
-  }
-  if( a->type==DOC_INT32 && b->type==DOC_INT32 ){
-    i64 v = bMul ? a->i * b->i : a->i + b->i;
-    r->type = (v>=-2147483647-1 && v<=2147483647) ? DOC_INT32 : DOC_INT64;
-    r->i = v;
-    return SQLITE_OK;
-  }
-  r->type = DOC_INT64;
-  if( bMul ? __builtin_mul_overflow(a->i, b->i, &r->i)
-           : __builtin_add_overflow(a->i, b->i, &r->i) ){
-    return SQLITE_RANGE;
-  }
-  return SQLITE_OK;
-}
-
-static void updNumWrite(int *pRc, DocBuf *pOut, const char *zKey, int nKey, const UpdNum *p){
-  switch( p->type ){
-    case DOC_INT32:  docextBsonAppendInt32(pRc, pOut, zKey, nKey, (int32_t)p->i); break;
-    case DOC_INT64:  docextBsonAppendInt64(pRc, pOut, zKey, nKey, p->i); break;
-    case DOC_DOUBLE: docextBsonAppendDouble(pRc, pOut, zKey, nKey, p->d); break;
-    default:
-      docextBsonAppendKey(pRc, pOut, DOC_DECIMAL128, zKey, nKey);
-      docextBufAppend(pRc, pOut, p->aDec, 16);
-      break;
-  }
-}
 
 /*------------------------------------------------------------------------
 ** Applying
@@ -2187,7 +1938,7 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
                       const DocValue *pOld){
   int bMul = pLeaf->eOp==UOP_MUL;
   const char *zOp = bMul ? "$mul" : "$inc";
-  UpdNum a, b, r;
+  DocNum a, b, r;
   int rc;
   if( pOld && !docextValueIsNumber(pOld) ){
     DocBuf msg;
@@ -2201,7 +1952,7 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
     updApplyErrorMsg(pA, rc, &msg);
     return;
   }
-  updNumFrom(&pLeaf->v, &b);
+  docextNumFrom(&pLeaf->v, &b);
   if( pOld==0 ){
     if( !bMul ){
       updKeepValue(pA, zKey, nKey, &pLeaf->v);
@@ -2210,10 +1961,10 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
     /* $mul of a missing field: zero of the multiplier's type */
     a.type = DOC_INT32;
     a.i = 0;
-    rc = updNumArith(1, &b, &a, &r);
+    rc = docextNumArith(1, &b, &a, &r);
   }else{
-    updNumFrom(pOld, &a);
-    rc = updNumArith(bMul, &a, &b, &r);
+    docextNumFrom(pOld, &a);
+    rc = docextNumArith(bMul, &a, &b, &r);
   }
   if( rc==SQLITE_RANGE ){
     DocBuf msg;
@@ -2230,7 +1981,7 @@ static void updLeafArith(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
     pA->rc = rc;
     return;
   }
-  updNumWrite(&pA->rc, pA->pOut, zKey, nKey, &r);
+  docextNumAppend(&pA->rc, pA->pOut, zKey, nKey, &r);
 }
 
 static void updLeafBit(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, int nKey,

@@ -152,7 +152,6 @@ SELECT _id FROM v('{a: {$bitsAnySet: [1.5]}}');
 SELECT _id FROM v('{a: {$eq: undefined}}');
 SELECT _id FROM v('{$and: []}');
 SELECT _id FROM v('{$or: [5]}');
-SELECT _id FROM v('{$expr: {$gt: ["$a", 1]}}');
 SELECT _id FROM v('{$where: "this.a > 1"}');
 SELECT _id FROM v('{$text: {$search: "x"}}');
 SELECT _id FROM v('{a: {$near: [0, 0]}}');

@@ -441,6 +441,51 @@ static void checkDoubleRoundTrip(void){
   check(nBad==0, "FromDouble/ToDouble round trip: %d failures", nBad);
 }
 
+/* docextDec128Div(x, y) gives zWant (IEEE 754-2008's results, as the
+** Intel library that MongoDB uses computes them). */
+static void checkDiv(const char *zX, const char *zY, const char *zWant){
+  u8 x[16], y[16], r[16];
+  char zOut[48];
+  docextDec128FromString(zX, -1, x);
+  docextDec128FromString(zY, -1, y);
+  check(docextDec128Div(x, y, r)==SQLITE_OK, "Div(%s, %s) failed", zX, zY);
+  docextDec128ToString(r, zOut);
+  check(strcmp(zOut, zWant)==0, "Div(%s, %s) gave \"%s\", want \"%s\"", zX, zY, zOut, zWant);
+}
+
+static void runDivChecks(void){
+  /* exact quotients keep the exponent nearest to x's minus y's */
+  checkDiv("6", "2", "3");
+  checkDiv("10", "4", "2.5");
+  checkDiv("1.0", "4", "0.25");
+  checkDiv("100", "10", "10");
+  checkDiv("1.00", "1", "1.00");
+  checkDiv("12E+2", "4E+1", "3E+1");
+  checkDiv("0", "5", "0");
+  checkDiv("0.00", "2", "0.00");
+  checkDiv("-7", "2", "-3.5");
+  checkDiv("7", "-0.5", "-14");
+  checkDiv("-0", "3", "-0");
+  /* inexact: 34 digits, rounded half to even */
+  checkDiv("1", "3", "0.3333333333333333333333333333333333");
+  checkDiv("2", "3", "0.6666666666666666666666666666666667");
+  checkDiv("-1", "7", "-0.1428571428571428571428571428571429");
+  checkDiv("9999999999999999999999999999999999", "0.3", "3.333333333333333333333333333333333E+34");
+  checkDiv("1", "9999999999999999999999999999999999", "1.000000000000000000000000000000000E-34");
+  /* limits and specials */
+  checkDiv("1E-6176", "10", "0E-6176");
+  checkDiv("5E-6176", "10", "0E-6176");
+  checkDiv("15E-6176", "10", "2E-6176");
+  checkDiv("1E+6111", "1E-10", "1.0000000000E+6121");
+  checkDiv("1E+6144", "1E-10", "Infinity");
+  checkDiv("1", "0", "Infinity");
+  checkDiv("-1", "0", "-Infinity");
+  checkDiv("0", "0", "NaN");
+  checkDiv("NaN", "1", "NaN");
+  checkDiv("Infinity", "-2", "-Infinity");
+  checkDiv("Infinity", "Infinity", "NaN");
+}
+
 static void runHandChecks(void){
   u8 a[16], b[16];
 
@@ -568,6 +613,7 @@ int main(void){
     }
   }
   runHandChecks();
+  runDivChecks();
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail>0;
 }

@@ -468,8 +468,15 @@ static const MatchCase aCase[] = {
   { "{a: 1}", "{$comment: \"x\"}", "1" },
   { "{a: 1}", "{$alwaysFalse: 1}", "0" },
   { "{a: 1}", "{$alwaysTrue: 1}", "1" },
+  /* ---- $expr (sql/expr.sql has the rest) ---- */
+  { "{a: 2, b: 1}", "{$expr: {$gt: [\"$a\", \"$b\"]}}", "1" },
+  { "{a: 1}", "{$expr: {$eq: [\"$b\", null]}}", "0" },
+  { "{a: [1, 2]}", "{a: 1, $expr: {$eq: [{$size: \"$a\"}, 2]}}", "1" },
+  { "{a: [1, 2]}", "{$or: [{a: 3}, {$expr: {$in: [2, \"$a\"]}}]}", "1" },
+  { "{}", "{$expr: {$size: \"$a\"}}", "docext: $expr: $size needs an array, not missing" },
+  { "{}", "{$or: [{a: 1}, {$expr: {$foo: 1}}]}",
+    "docext: $expr: unknown or unsupported expression operator $foo" },
   /* ---- errors: unsupported ---- */
-  { "{}", "{$expr: {$eq: [\"$a\", 1]}}", "docext: $expr is not supported" },
   { "{}", "{$where: \"this.a == 1\"}", "docext: $where is not supported" },
   { "{}", "{$text: {$search: \"x\"}}", "docext: $text is not supported" },
   { "{}", "{$jsonSchema: {}}", "docext: $jsonSchema is not supported" },

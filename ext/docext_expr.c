@@ -1,0 +1,1182 @@
+/*
+** docext_expr.c — aggregation expressions, for the $expr query operator.
+**
+** {$expr: <expression>} matches a document when the expression's value is
+** true by MongoDB's rules (docextValueTruth). docextExprNew() compiles the
+** expression once into a tree of ExprNode; docextExprTruth() evaluates the
+** tree against one document.
+**
+** VALUES. Evaluation yields DocValues. Type 0 is "missing" (a field path
+** that reaches nothing), which aggregation keeps apart from null: it sorts
+** below null and equals only missing and undefined. A value points into the
+** document, into the expression, or into a block of the evaluation's arena;
+** blocks never move, so a value stays valid while others are made, and all
+** of them go when the evaluation ends.
+**
+** FIELD PATHS read as aggregation reads them, not as the query matcher
+** does: a component applied to an array applies to each of its elements
+** (an array inside the array gives a nested array of what its elements
+** give), and a numeric component is a field name, never an array index.
+**
+** WHAT IS SUPPORTED: literals, "$field.path", "$$ROOT", "$$CURRENT" (and
+** paths under them), "$$REMOVE", {$literal: v}, documents and arrays of
+** expressions, and the operators in aOp[] below. Any other operator is an
+** error that names it.
+*/
+#include "docextInt.h"
+#include <math.h>
+
+typedef struct ExprNode ExprNode;
+typedef struct ExprParse ExprParse;
+typedef struct ExprCtx ExprCtx;
+typedef struct ExprBlock ExprBlock;
+
+/* Node kinds. */
+enum {
+  EX_CONST = 1, EX_PATH, EX_OBJECT, EX_ARRAY,
+  EX_EQ, EX_NE, EX_GT, EX_GTE, EX_LT, EX_LTE, EX_CMP,
+  EX_AND, EX_OR, EX_NOT,
+  EX_COND, EX_IFNULL, EX_SWITCH,
+  EX_ADD, EX_SUBTRACT, EX_MULTIPLY, EX_DIVIDE, EX_MOD,
+  EX_ABS, EX_CEIL, EX_FLOOR, EX_TRUNC,
+  EX_SIZE, EX_IN, EX_ARRAYELEMAT, EX_ISARRAY,
+  EX_CONCAT, EX_STRLENBYTES, EX_STRLENCP, EX_TYPE
+};
+
+/* The operators written {$op: [args]} (or {$op: arg} for one argument),
+** with how many arguments each takes (nMax -1: any number). $cond and
+** $switch also have a document form, read by their own parsers. */
+static const struct ExprOp {
+  const char *zName;
+  u8 eOp;
+  signed char nMin, nMax;
+} aOp[] = {
+  {"$eq", EX_EQ, 2, 2},        {"$ne", EX_NE, 2, 2},
+  {"$gt", EX_GT, 2, 2},        {"$gte", EX_GTE, 2, 2},
+  {"$lt", EX_LT, 2, 2},        {"$lte", EX_LTE, 2, 2},
+  {"$cmp", EX_CMP, 2, 2},
+  {"$and", EX_AND, 0, -1},     {"$or", EX_OR, 0, -1},
+  {"$not", EX_NOT, 1, 1},
+  {"$cond", EX_COND, 3, 3},    {"$ifNull", EX_IFNULL, 2, -1},
+  {"$add", EX_ADD, 0, -1},     {"$subtract", EX_SUBTRACT, 2, 2},
+  {"$multiply", EX_MULTIPLY, 0, -1},
+  {"$divide", EX_DIVIDE, 2, 2}, {"$mod", EX_MOD, 2, 2},
+  {"$abs", EX_ABS, 1, 1},      {"$ceil", EX_CEIL, 1, 1},
+  {"$floor", EX_FLOOR, 1, 1},  {"$trunc", EX_TRUNC, 1, 1},
+  {"$size", EX_SIZE, 1, 1},    {"$in", EX_IN, 2, 2},
+  {"$arrayElemAt", EX_ARRAYELEMAT, 2, 2},
+  {"$isArray", EX_ISARRAY, 1, 1},
+  {"$concat", EX_CONCAT, 0, -1},
+  {"$strLenBytes", EX_STRLENBYTES, 1, 1},
+  {"$strLenCP", EX_STRLENCP, 1, 1},
+  {"$type", EX_TYPE, 1, 1},
+};
+
+struct ExprNode {
+  u8 eOp;                 /* EX_* */
+  u8 bDefault;            /* EX_SWITCH: the last argument is the default */
+  const char *zOp;        /* the operator's name, for messages */
+  DocValue v;             /* EX_CONST: the value; EX_OBJECT: the document
+                          ** written (its keys name the fields) */
+  const char *zPath;      /* EX_PATH: the path below the root ("" for it) */
+  int nPath;
+  ExprNode **apArg;       /* arguments, or EX_OBJECT/EX_ARRAY members */
+  int nArg;
+};
+
+struct DocExpr {
+  ExprNode *pRoot;
+};
+
+struct ExprParse {
+  int rc;
+  char *zErr;
+};
+
+/* A block of the evaluation arena. */
+struct ExprBlock {
+  ExprBlock *pNext;
+  i64 nUsed, nAlloc;
+  u8 a[];
+};
+
+/* Evaluation state: the document, the arena, a sticky error. */
+struct ExprCtx {
+  DocValue root;          /* the document, as a value */
+  ExprBlock *pBlock;      /* newest block first */
+  int rc;
+  char *zErr;
+};
+
+static const u8 aExprTrue[1] = {1};
+static const u8 aExprFalse[1] = {0};
+
+/*------------------------------------------------------------------------
+** Compiling
+*/
+
+static void exprParseError(ExprParse *pP, const char *zFmt, ...){
+  if( pP->rc==SQLITE_OK ){
+    va_list ap;
+    va_start(ap, zFmt);
+    pP->rc = docextErrorV(&pP->zErr, zFmt, ap);
+    va_end(ap);
+  }
+}
+
+static void exprNodeFree(ExprNode *p){
+  if( p ){
+    int i;
+    for(i=0; i<p->nArg; i++) exprNodeFree(p->apArg[i]);
+    sqlite3_free(p->apArg);
+    sqlite3_free(p);
+  }
+}
+
+static ExprNode *exprNodeNew(ExprParse *pP, int eOp, int nArg){
+  ExprNode *p;
+  if( pP->rc ) return 0;
+  p = docextMallocZero(sizeof(*p));
+  if( p && nArg>0 ){
+    p->apArg = docextMallocZero((i64)nArg*sizeof(ExprNode*));
+    if( p->apArg==0 ){
+      sqlite3_free(p);
+      p = 0;
+    }
+  }
+  if( p==0 ){
+    pP->rc = SQLITE_NOMEM;
+    return 0;
+  }
+  p->eOp = (u8)eOp;
+  return p;
+}
+
+static ExprNode *exprParse(ExprParse *pP, const DocValue *v);
+
+/* Elements of an array (or the fields of a document) as arguments. */
+static int exprCount(const DocValue *v){
+  DocIter it;
+  int n = 0;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ) n++;
+  return n;
+}
+
+/* Parse the members of v (an array or document) into p->apArg. */
+static void exprParseMembers(ExprParse *pP, ExprNode *p, const DocValue *v){
+  DocIter it;
+  docextIterInitValue(&it, v);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    p->apArg[p->nArg] = exprParse(pP, &it.v);
+    if( p->apArg[p->nArg] ) p->nArg++;
+  }
+}
+
+/* A field path or variable: the text after the first '$'. */
+static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
+  ExprNode *p;
+  int i, iStart;
+  if( n>0 && z[0]=='$' ){
+    /* $$ROOT, $$CURRENT (the same, outside $let and $map), $$REMOVE */
+    int nVar = 1;
+    while( nVar<n && z[nVar]!='.' ) nVar++;
+    if( nVar==7 && memcmp(z, "$REMOVE", 7)==0 && n==7 ){
+      return exprNodeNew(pP, EX_CONST, 0);         /* v.type 0: missing */
+    }
+    if( !(nVar==5 && memcmp(z, "$ROOT", 5)==0) && !(nVar==8 && memcmp(z, "$CURRENT", 8)==0) ){
+      exprParseError(pP, "docext: $expr: use of undefined variable: %.*s", nVar-1, z+1);
+      return 0;
+    }
+    z += nVar;
+    n -= nVar;
+    if( n>0 ){ z++; n--; }                        /* the '.' */
+    else z = "";
+  }else if( n==0 ){
+    exprParseError(pP, "docext: $expr: '$' by itself is not a valid field path");
+    return 0;
+  }
+  for(i=iStart=0; i<=n; i++){
+    if( i==n || z[i]=='.' ){
+      if( i==iStart && !(n==0 && i==0) ){
+        exprParseError(pP, "docext: $expr: empty field name in path '$%.*s'", n, z);
+        return 0;
+      }
+      if( i>iStart && z[iStart]=='$' ){
+        exprParseError(pP, "docext: $expr: field name may not start with '$' in path '$%.*s'", n, z);
+        return 0;
+      }
+      iStart = i+1;
+    }
+  }
+  p = exprNodeNew(pP, EX_PATH, 0);
+  if( p ){
+    p->zPath = z;
+    p->nPath = n;
+  }
+  return p;
+}
+
+/* {$cond: {if, then, else}}: the three as arguments, in that order. */
+static ExprNode *exprParseCondDoc(ExprParse *pP, const DocValue *v){
+  static const char *azPart[] = {"if", "then", "else"};
+  ExprNode *p = exprNodeNew(pP, EX_COND, 3);
+  DocIter it;
+  int i;
+  if( p==0 ) return 0;
+  p->zOp = "$cond";
+  p->nArg = 3;
+  docextIterInitValue(&it, v);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    for(i=0; i<3 && !docextIterKeyIs(&it, azPart[i]); i++){}
+    if( i==3 ){
+      exprParseError(pP, "docext: $expr: unrecognized parameter to $cond: %s", it.zKey);
+    }else if( p->apArg[i]==0 ){
+      p->apArg[i] = exprParse(pP, &it.v);
+    }
+  }
+  for(i=0; i<3 && pP->rc==SQLITE_OK; i++){
+    if( p->apArg[i]==0 ) exprParseError(pP, "docext: $expr: missing '%s' parameter to $cond", azPart[i]);
+  }
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
+/* {$switch: {branches: [{case, then}, ...], default}}: arguments case,
+** then, case, then, ..., and the default last (bDefault). */
+static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
+  DocValue branches, dflt;
+  DocIter it, br;
+  ExprNode *p;
+  int nBranch = 0;
+  memset(&branches, 0, sizeof(branches));
+  memset(&dflt, 0, sizeof(dflt));
+  if( v->type!=DOC_DOCUMENT ){
+    exprParseError(pP, "docext: $expr: $switch needs a document");
+    return 0;
+  }
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "branches") ) branches = it.v;
+    else if( docextIterKeyIs(&it, "default") ) dflt = it.v;
+    else{
+      exprParseError(pP, "docext: $expr: $switch found an unknown argument: %s", it.zKey);
+      return 0;
+    }
+  }
+  if( branches.type!=DOC_ARRAY ){
+    exprParseError(pP, "docext: $expr: $switch needs a 'branches' array");
+    return 0;
+  }
+  nBranch = exprCount(&branches);
+  if( nBranch==0 ){
+    exprParseError(pP, "docext: $expr: $switch needs at least one branch");
+    return 0;
+  }
+  p = exprNodeNew(pP, EX_SWITCH, nBranch*2 + 1);
+  if( p==0 ) return 0;
+  p->zOp = "$switch";
+  docextIterInitValue(&br, &branches);
+  while( pP->rc==SQLITE_OK && docextIterNext(&br) ){
+    DocValue vCase, vThen;
+    if( br.v.type!=DOC_DOCUMENT || exprCount(&br.v)!=2
+     || !docextBsonFind(br.v.p, "case", 4, &vCase) || !docextBsonFind(br.v.p, "then", 4, &vThen) ){
+      exprParseError(pP, "docext: $expr: each $switch branch must be a document "
+                         "{case: …, then: …}");
+      break;
+    }
+    p->apArg[p->nArg] = exprParse(pP, &vCase);
+    if( p->apArg[p->nArg] ) p->nArg++;
+    p->apArg[p->nArg] = exprParse(pP, &vThen);
+    if( p->apArg[p->nArg] ) p->nArg++;
+  }
+  if( pP->rc==SQLITE_OK && dflt.type!=0 ){
+    p->apArg[p->nArg] = exprParse(pP, &dflt);
+    if( p->apArg[p->nArg] ) p->nArg++;
+    p->bDefault = 1;
+  }
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
+/* {$op: args}: the document's only field is the operator. */
+static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
+  DocIter it;
+  ExprNode *p;
+  int i, nArg;
+  docextIterInitValue(&it, v);
+  docextIterNext(&it);
+  if( exprCount(v)!=1 ){
+    exprParseError(pP, "docext: $expr: an expression operator must be alone in its "
+                       "document ({%s: …, …})", it.zKey);
+    return 0;
+  }
+  if( docextIterKeyIs(&it, "$literal") ){
+    p = exprNodeNew(pP, EX_CONST, 0);
+    if( p ) p->v = it.v;
+    return p;
+  }
+  if( docextIterKeyIs(&it, "$cond") && it.v.type==DOC_DOCUMENT ) return exprParseCondDoc(pP, &it.v);
+  if( docextIterKeyIs(&it, "$switch") ) return exprParseSwitch(pP, &it.v);
+  for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
+  if( i==DOCEXT_COUNT(aOp) ){
+    exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
+    return 0;
+  }
+  nArg = it.v.type==DOC_ARRAY ? exprCount(&it.v) : 1;
+  if( nArg<aOp[i].nMin || (aOp[i].nMax>=0 && nArg>aOp[i].nMax) ){
+    if( aOp[i].nMin==aOp[i].nMax ){
+      exprParseError(pP, "docext: $expr: %s takes exactly %d argument%s, not %d",
+                     aOp[i].zName, aOp[i].nMin, aOp[i].nMin==1 ? "" : "s", nArg);
+    }else{
+      exprParseError(pP, "docext: $expr: %s takes at least %d arguments, not %d",
+                     aOp[i].zName, aOp[i].nMin, nArg);
+    }
+    return 0;
+  }
+  p = exprNodeNew(pP, aOp[i].eOp, nArg);
+  if( p==0 ) return 0;
+  p->zOp = aOp[i].zName;
+  if( it.v.type==DOC_ARRAY ){
+    exprParseMembers(pP, p, &it.v);
+  }else{
+    p->apArg[0] = exprParse(pP, &it.v);
+    if( p->apArg[0] ) p->nArg = 1;
+  }
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
+/* A document whose fields are expressions: {total: {$add: [...]}, ...}. */
+static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
+  DocIter it;
+  ExprNode *p;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( it.nKey>0 && it.zKey[0]=='$' ){
+      exprParseError(pP, "docext: $expr: field name '%s' may not start with '$' "
+                         "in a document of expressions", it.zKey);
+      return 0;
+    }
+    if( memchr(it.zKey, '.', it.nKey) ){
+      exprParseError(pP, "docext: $expr: field name '%s' may not contain '.' "
+                         "in a document of expressions", it.zKey);
+      return 0;
+    }
+  }
+  p = exprNodeNew(pP, EX_OBJECT, exprCount(v));
+  if( p==0 ) return 0;
+  p->v = *v;
+  exprParseMembers(pP, p, v);
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
+static ExprNode *exprParse(ExprParse *pP, const DocValue *v){
+  ExprNode *p;
+  if( pP->rc ) return 0;
+  if( v->type==DOC_STRING && v->n>5 && v->p[4]=='$' ){
+    return exprParsePath(pP, (const char*)v->p+5, v->n-6);
+  }
+  if( v->type==DOC_DOCUMENT && exprCount(v)>0 ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    docextIterNext(&it);
+    if( it.nKey>0 && it.zKey[0]=='$' ) return exprParseOperator(pP, v);
+    return exprParseObject(pP, v);
+  }
+  if( v->type==DOC_ARRAY ){
+    p = exprNodeNew(pP, EX_ARRAY, exprCount(v));
+    if( p ){
+      exprParseMembers(pP, p, v);
+      if( pP->rc ){
+        exprNodeFree(p);
+        p = 0;
+      }
+    }
+    return p;
+  }
+  p = exprNodeNew(pP, EX_CONST, 0);
+  if( p ) p->v = *v;
+  return p;
+}
+
+/*------------------------------------------------------------------------
+** Values made during an evaluation
+*/
+
+static int exprError(ExprCtx *p, const char *zFmt, ...){
+  if( p->rc==SQLITE_OK ){
+    va_list ap;
+    va_start(ap, zFmt);
+    p->rc = docextErrorV(&p->zErr, zFmt, ap);
+    va_end(ap);
+  }
+  return p->rc;
+}
+
+/* n bytes that stay put until the evaluation ends; 0 on error. */
+static u8 *exprAlloc(ExprCtx *p, i64 n){
+  ExprBlock *pB = p->pBlock;
+  u8 *a;
+  if( p->rc ) return 0;
+  if( n>DOCEXT_MAX_BSON ){
+    exprError(p, "docext: $expr: a value larger than 16 MiB");
+    return 0;
+  }
+  if( pB==0 || pB->nAlloc - pB->nUsed < n ){
+    i64 nAlloc = n>4000 ? n : 4000;
+    pB = sqlite3_malloc64(sizeof(ExprBlock) + nAlloc);
+    if( pB==0 ){
+      p->rc = SQLITE_NOMEM;
+      return 0;
+    }
+    pB->nUsed = 0;
+    pB->nAlloc = nAlloc;
+    pB->pNext = p->pBlock;
+    p->pBlock = pB;
+  }
+  a = &pB->a[pB->nUsed];
+  pB->nUsed += n;
+  return a;
+}
+
+static void exprSetBool(DocValue *pOut, int b){
+  pOut->type = DOC_BOOL;
+  pOut->p = b ? aExprTrue : aExprFalse;
+  pOut->n = 1;
+}
+
+static void exprSetNull(DocValue *pOut){
+  pOut->type = DOC_NULL;
+  pOut->p = aExprFalse;
+  pOut->n = 0;
+}
+
+static void exprSetMissing(DocValue *pOut){
+  pOut->type = 0;
+  pOut->p = aExprFalse;
+  pOut->n = 0;
+}
+
+/* A value of type `type` whose bytes are a[0..n), copied to the arena. */
+static int exprSetBytes(ExprCtx *p, int type, const void *a, i64 n, DocValue *pOut){
+  u8 *aNew = exprAlloc(p, n>0 ? n : 1);
+  if( aNew==0 ) return p->rc;
+  if( n>0 ) memcpy(aNew, a, (size_t)n);
+  pOut->type = (u8)type;
+  pOut->p = aNew;
+  pOut->n = (int)n;
+  return SQLITE_OK;
+}
+
+static int exprSetNum(ExprCtx *p, const DocNum *pNum, DocValue *pOut){
+  u8 a[16];
+  switch( pNum->type ){
+    case DOC_INT32:
+      docextPutI32(a, (int32_t)pNum->i);
+      return exprSetBytes(p, DOC_INT32, a, 4, pOut);
+    case DOC_INT64: case DOC_DATE:
+      docextPutI32(a, (int32_t)(u64)pNum->i);
+      docextPutI32(a+4, (int32_t)((u64)pNum->i>>32));
+      return exprSetBytes(p, pNum->type, a, 8, pOut);
+    case DOC_DOUBLE: {
+      i64 v;
+      memcpy(&v, &pNum->d, 8);
+      docextPutI32(a, (int32_t)(u64)v);
+      docextPutI32(a+4, (int32_t)((u64)v>>32));
+      return exprSetBytes(p, DOC_DOUBLE, a, 8, pOut);
+    }
+  }
+  return exprSetBytes(p, DOC_DECIMAL128, pNum->aDec, 16, pOut);
+}
+
+static int exprSetInt(ExprCtx *p, i64 v, DocValue *pOut){
+  DocNum n;
+  n.type = (v>=INT32_MIN && v<=INT32_MAX) ? DOC_INT32 : DOC_INT64;
+  n.i = v;
+  return exprSetNum(p, &n, pOut);
+}
+
+/* A string value: int32 length, bytes, NUL. */
+static int exprSetString(ExprCtx *p, DocBuf *pText, DocValue *pOut){
+  u8 *a = exprAlloc(p, pText->n + 5);
+  if( a==0 ) return p->rc;
+  docextPutI32(a, (int32_t)(pText->n + 1));
+  if( pText->n ) memcpy(a+4, pText->a, (size_t)pText->n);
+  a[4+pText->n] = 0;
+  pOut->type = DOC_STRING;
+  pOut->p = a;
+  pOut->n = (int)(pText->n + 5);
+  return SQLITE_OK;
+}
+
+/* A document or array built in pDoc, moved to the arena. */
+static int exprSetDoc(ExprCtx *p, int type, int rc, DocBuf *pDoc, DocValue *pOut){
+  if( rc==SQLITE_OK ) rc = exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
+  else if( p->rc==SQLITE_OK ) p->rc = rc;
+  docextBufFree(pDoc);
+  return p->rc;
+}
+
+/*------------------------------------------------------------------------
+** Evaluation
+*/
+
+static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut);
+
+static int exprNullish(const DocValue *v){
+  return v->type==0 || v->type==DOC_NULL || v->type==DOC_UNDEFINED;
+}
+
+/* "missing" for type 0, else the $type alias. */
+static const char *exprTypeName(const DocValue *v){
+  return v->type==0 ? "missing" : docextTypeAlias(v->type);
+}
+
+/* Aggregation's order: missing and undefined are equal to each other and
+** below every other value but MinKey; the rest is BSON's order. */
+static int exprCompare(const DocValue *a, const DocValue *b){
+  int ma = a->type==0 || a->type==DOC_UNDEFINED;
+  int mb = b->type==0 || b->type==DOC_UNDEFINED;
+  if( ma || mb ){
+    if( ma && mb ) return 0;
+    if( ma ) return b->type==DOC_MINKEY ? 1 : -1;
+    return a->type==DOC_MINKEY ? -1 : 1;
+  }
+  return docextValueCompare(a, b);
+}
+
+/* The value a path reaches from pCur (see the top of the file). */
+static int exprWalk(ExprCtx *p, const DocValue *pCur, const char *zPath, int nPath,
+                    DocValue *pOut){
+  if( pCur->type==DOC_ARRAY ){
+    DocBuf b;
+    DocIter it;
+    int rc = SQLITE_OK, i = 0;
+    i64 iStart;
+    memset(&b, 0, sizeof(b));
+    iStart = docextBsonStartDoc(&rc, &b);
+    docextIterInitValue(&it, pCur);
+    while( rc==SQLITE_OK && p->rc==SQLITE_OK && docextIterNext(&it) ){
+      DocValue v;
+      if( it.v.type!=DOC_DOCUMENT && it.v.type!=DOC_ARRAY ) continue;
+      if( exprWalk(p, &it.v, zPath, nPath, &v) ) break;
+      if( v.type!=0 ){
+        char zKey[16];
+        docextBsonAppendValue(&rc, &b, zKey, docextBsonArrayKey(zKey, i++), &v);
+      }
+    }
+    docextBsonEndDoc(&rc, &b, iStart);
+    return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
+  }
+  if( pCur->type==DOC_DOCUMENT ){
+    const char *zDot = memchr(zPath, '.', nPath);
+    int nHead = zDot ? (int)(zDot - zPath) : nPath;
+    DocValue v;
+    if( !docextBsonFind(pCur->p, zPath, nHead, &v) ){
+      exprSetMissing(pOut);
+      return SQLITE_OK;
+    }
+    if( zDot==0 ){
+      *pOut = v;
+      return SQLITE_OK;
+    }
+    return exprWalk(p, &v, zDot+1, nPath-nHead-1, pOut);
+  }
+  exprSetMissing(pOut);
+  return SQLITE_OK;
+}
+
+/* Evaluate every argument into aVal (room for pN->nArg). */
+static int exprEvalArgs(ExprCtx *p, const ExprNode *pN, DocValue *aVal){
+  int i;
+  for(i=0; i<pN->nArg && p->rc==SQLITE_OK; i++) exprEval(p, pN->apArg[i], &aVal[i]);
+  return p->rc;
+}
+
+/* {k: expr, ...}: the fields whose value is not missing. */
+static int exprEvalObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocBuf b;
+  DocIter it;
+  int rc = SQLITE_OK, i = 0;
+  i64 iStart;
+  memset(&b, 0, sizeof(b));
+  iStart = docextBsonStartDoc(&rc, &b);
+  docextIterInitValue(&it, &pN->v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    DocValue v;
+    if( exprEval(p, pN->apArg[i++], &v) ) break;
+    if( v.type!=0 ) docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &v);
+  }
+  docextBsonEndDoc(&rc, &b, iStart);
+  if( p->rc ){
+    docextBufFree(&b);
+    return p->rc;
+  }
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
+/* [expr, ...]: a missing member becomes null. */
+static int exprEvalArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocBuf b;
+  int rc = SQLITE_OK, i;
+  i64 iStart;
+  memset(&b, 0, sizeof(b));
+  iStart = docextBsonStartDoc(&rc, &b);
+  for(i=0; i<pN->nArg && rc==SQLITE_OK; i++){
+    DocValue v;
+    char zKey[16];
+    int nKey = docextBsonArrayKey(zKey, i);
+    if( exprEval(p, pN->apArg[i], &v) ) break;
+    if( v.type==0 ) docextBsonAppendNull(&rc, &b, zKey, nKey);
+    else docextBsonAppendValue(&rc, &b, zKey, nKey, &v);
+  }
+  docextBsonEndDoc(&rc, &b, iStart);
+  if( p->rc ){
+    docextBufFree(&b);
+    return p->rc;
+  }
+  return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
+}
+
+/* A number as a double (for results that widen to one). */
+static double exprNumDouble(const DocNum *n){
+  switch( n->type ){
+    case DOC_DOUBLE:     return n->d;
+    case DOC_DECIMAL128: return docextDec128ToDouble(n->aDec);
+  }
+  return (double)n->i;
+}
+
+/* *pAcc = *pAcc + or * *pX as aggregation does it: as docextNumArith, but
+** an int64 overflow gives a double rather than an error. */
+static void exprArith(int bMul, DocNum *pAcc, const DocNum *pX, int *pRc){
+  DocNum r;
+  int rc = docextNumArith(bMul, pAcc, pX, &r);
+  if( rc==SQLITE_RANGE ){
+    double x = exprNumDouble(pAcc), y = exprNumDouble(pX);
+    r.type = DOC_DOUBLE;
+    r.d = bMul ? x*y : x+y;
+    rc = SQLITE_OK;
+  }
+  if( rc ) *pRc = rc;
+  else *pAcc = r;
+}
+
+/* -x, exactly (the negation of the smallest integer widens). */
+static void exprNegate(DocNum *pX){
+  switch( pX->type ){
+    case DOC_INT32: case DOC_INT64:
+      if( pX->i==INT64_MIN ){
+        pX->type = DOC_DOUBLE;
+        pX->d = 9223372036854775808.0;
+      }else{
+        pX->i = -pX->i;
+        if( pX->type==DOC_INT32 && pX->i>INT32_MAX ) pX->type = DOC_INT64;
+      }
+      break;
+    case DOC_DOUBLE:
+      pX->d = -pX->d;
+      break;
+    default:
+      pX->aDec[15] ^= 0x80;
+      break;
+  }
+}
+
+/* A number of milliseconds to add to a date: doubles and decimals are
+** rounded to the nearest, half away from zero. 0 if out of range. */
+static int exprMillis(const DocNum *pX, i64 *pMs){
+  double d;
+  if( pX->type==DOC_INT32 || pX->type==DOC_INT64 ){
+    *pMs = pX->i;
+    return 1;
+  }
+  d = round(exprNumDouble(pX));
+  if( !(d>=-9223372036854775808.0 && d<9223372036854775808.0) ) return 0;
+  *pMs = (i64)d;
+  return 1;
+}
+
+/* $add and $multiply: numbers, and for $add at most one date. */
+static int exprEvalSum(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  int bMul = pN->eOp==EX_MULTIPLY, i, rc = SQLITE_OK;
+  DocNum acc;
+  DocValue date;
+  memset(&acc, 0, sizeof(acc));
+  acc.type = DOC_INT32;
+  acc.i = bMul;
+  date.type = 0;
+  for(i=0; i<pN->nArg; i++){
+    DocValue v;
+    DocNum x;
+    if( exprEval(p, pN->apArg[i], &v) ) return p->rc;
+    if( exprNullish(&v) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( v.type==DOC_DATE && !bMul ){
+      if( date.type ) return exprError(p, "docext: $expr: only one date allowed in an $add expression");
+      date = v;
+      continue;
+    }
+    if( !docextValueIsNumber(&v) ){
+      return exprError(p, "docext: $expr: %s only supports numeric%s types, not %s",
+                       pN->zOp, bMul ? "" : " or date", exprTypeName(&v));
+    }
+    docextNumFrom(&v, &x);
+    exprArith(bMul, &acc, &x, &rc);
+    if( rc ){
+      p->rc = rc;
+      return rc;
+    }
+  }
+  if( date.type ){
+    i64 ms;
+    if( !exprMillis(&acc, &ms) || __builtin_add_overflow(docextGetI64(date.p), ms, &acc.i) ){
+      return exprError(p, "docext: $expr: date overflow in $add");
+    }
+    acc.type = DOC_DATE;
+  }
+  return exprSetNum(p, &acc, pOut);
+}
+
+/* $subtract: numbers, a date minus a number (a date), or two dates (the
+** milliseconds between them, an int64). */
+static int exprEvalSubtract(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocNum x, y;
+  int rc = SQLITE_OK;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprNullish(&a[0]) || exprNullish(&a[1]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type==DOC_DATE ){
+    i64 ms;
+    if( a[1].type==DOC_DATE ){
+      x.type = DOC_INT64;
+      if( __builtin_sub_overflow(docextGetI64(a[0].p), docextGetI64(a[1].p), &x.i) ){
+        return exprError(p, "docext: $expr: date overflow in $subtract");
+      }
+      return exprSetNum(p, &x, pOut);
+    }
+    if( docextValueIsNumber(&a[1]) ){
+      docextNumFrom(&a[1], &y);
+      if( !exprMillis(&y, &ms) || __builtin_sub_overflow(docextGetI64(a[0].p), ms, &x.i) ){
+        return exprError(p, "docext: $expr: date overflow in $subtract");
+      }
+      x.type = DOC_DATE;
+      return exprSetNum(p, &x, pOut);
+    }
+  }else if( docextValueIsNumber(&a[0]) && docextValueIsNumber(&a[1]) ){
+    docextNumFrom(&a[0], &x);
+    docextNumFrom(&a[1], &y);
+    exprNegate(&y);
+    exprArith(0, &x, &y, &rc);
+    if( rc ) return p->rc = rc;
+    return exprSetNum(p, &x, pOut);
+  }
+  return exprError(p, "docext: $expr: can't $subtract %s from %s",
+                   exprTypeName(&a[1]), exprTypeName(&a[0]));
+}
+
+/* Both arguments as numbers, or null (1 returned) when one is nullish. */
+static int exprTwoNumbers(ExprCtx *p, const ExprNode *pN, DocValue *pOut, DocNum *pX, DocNum *pY){
+  DocValue a[2];
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprNullish(&a[0]) || exprNullish(&a[1]) ){
+    exprSetNull(pOut);
+    return 1;
+  }
+  if( !docextValueIsNumber(&a[0]) || !docextValueIsNumber(&a[1]) ){
+    return exprError(p, "docext: $expr: %s only supports numeric types, not %s and %s",
+                     pN->zOp, exprTypeName(&a[0]), exprTypeName(&a[1]));
+  }
+  docextNumFrom(&a[0], pX);
+  docextNumFrom(&a[1], pY);
+  return SQLITE_OK;
+}
+
+static int exprNumIsZero(const DocNum *n){
+  switch( n->type ){
+    case DOC_DOUBLE:     return n->d==0.0;
+    case DOC_DECIMAL128: return docextDec128IsZero(n->aDec);
+  }
+  return n->i==0;
+}
+
+/* $divide: a double, or a decimal when either is one. */
+static int exprEvalDivide(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocNum x, y, r;
+  int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
+  if( rc ) return rc==1 ? SQLITE_OK : rc;
+  if( exprNumIsZero(&y) ) return exprError(p, "docext: $expr: can't $divide by zero");
+  if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
+    u8 da[16], db[16];
+    docextNumToDec(&x, da);
+    docextNumToDec(&y, db);
+    r.type = DOC_DECIMAL128;
+    rc = docextDec128Div(da, db, r.aDec);
+    if( rc ) return p->rc = rc;
+  }else{
+    r.type = DOC_DOUBLE;
+    r.d = exprNumDouble(&x) / exprNumDouble(&y);
+  }
+  return exprSetNum(p, &r, pOut);
+}
+
+/* $mod: the remainder with the dividend's sign, in the wider type. */
+static int exprEvalMod(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocNum x, y, r;
+  int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
+  if( rc ) return rc==1 ? SQLITE_OK : rc;
+  if( exprNumIsZero(&y) ) return exprError(p, "docext: $expr: can't $mod by zero");
+  if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
+    return exprError(p, "docext: $expr: $mod of decimal values is not supported");
+  }
+  if( x.type==DOC_DOUBLE || y.type==DOC_DOUBLE ){
+    r.type = DOC_DOUBLE;
+    r.d = fmod(exprNumDouble(&x), exprNumDouble(&y));
+  }else{
+    r.type = (x.type==DOC_INT32 && y.type==DOC_INT32) ? DOC_INT32 : DOC_INT64;
+    r.i = y.i==-1 ? 0 : x.i % y.i;          /* (INT64_MIN % -1 traps) */
+  }
+  return exprSetNum(p, &r, pOut);
+}
+
+/* A decimal rounded to an integer: eMode is EX_CEIL, EX_FLOOR or EX_TRUNC. */
+static int exprDecIntegral(const u8 *a, int eMode, u8 *aOut){
+  char zDig[48], zOut[64];
+  int bNeg, iExp, nDig, nInt, i, n = 0, bFrac = 0;
+  if( docextDec128Parts(a, &bNeg, zDig, &iExp)!=DOCEXT_DEC_FINITE || iExp>=0 ){
+    memcpy(aOut, a, 16);
+    return SQLITE_OK;
+  }
+  nDig = (int)strlen(zDig);
+  nInt = nDig + iExp;                           /* digits before the point */
+  for(i=nInt<0 ? 0 : nInt; i<nDig; i++) bFrac |= zDig[i]!='0';
+  if( bNeg ) zOut[n++] = '-';
+  zOut[n++] = '0';                              /* room for a carry */
+  for(i=0; i<nInt; i++) zOut[n++] = zDig[i];
+  if( bFrac && ((eMode==EX_CEIL && !bNeg) || (eMode==EX_FLOOR && bNeg)) ){
+    for(i=n-1; zOut[i]=='9'; i--) zOut[i] = '0';
+    zOut[i]++;
+  }
+  return docextDec128FromString(zOut, n, aOut);
+}
+
+/* $abs, $ceil, $floor, $trunc. */
+static int exprEvalRound(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  DocNum x;
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( exprNullish(&v) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( !docextValueIsNumber(&v) ){
+    return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+                     pN->zOp, exprTypeName(&v));
+  }
+  docextNumFrom(&v, &x);
+  if( pN->eOp==EX_ABS ){
+    if( x.type==DOC_DECIMAL128 ){
+      x.aDec[15] &= 0x7F;
+    }else if( x.type==DOC_DOUBLE ){
+      x.d = fabs(x.d);
+    }else if( x.i<0 ){
+      if( x.i==INT64_MIN ) return exprError(p, "docext: $expr: can't take $abs of the smallest long");
+      exprNegate(&x);
+    }
+  }else if( x.type==DOC_DOUBLE ){
+    x.d = pN->eOp==EX_CEIL ? ceil(x.d) : pN->eOp==EX_FLOOR ? floor(x.d) : trunc(x.d);
+  }else if( x.type==DOC_DECIMAL128 ){
+    u8 a[16];
+    if( exprDecIntegral(x.aDec, pN->eOp, a) ) return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+    memcpy(x.aDec, a, 16);
+  }
+  return exprSetNum(p, &x, pOut);
+}
+
+/* $arrayElemAt: [array, index]; a negative index counts from the end. */
+static int exprEvalElemAt(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocIter it;
+  double d;
+  int n, i;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprNullish(&a[0]) || exprNullish(&a[1]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: $arrayElemAt's first argument must be an array, not %s",
+                     exprTypeName(&a[0]));
+  }
+  if( !docextValueIsNumber(&a[1]) ){
+    return exprError(p, "docext: $expr: $arrayElemAt's second argument must be a number, not %s",
+                     exprTypeName(&a[1]));
+  }
+  d = docextValueToDouble(&a[1]);
+  if( d!=floor(d) || d<INT32_MIN || d>INT32_MAX ){
+    return exprError(p, "docext: $expr: $arrayElemAt's second argument must be "
+                        "representable as a 32-bit integer");
+  }
+  n = exprCount(&a[0]);
+  i = (int)d;
+  if( i<0 ) i += n;
+  exprSetMissing(pOut);
+  if( i<0 || i>=n ) return SQLITE_OK;
+  docextIterInitValue(&it, &a[0]);
+  while( docextIterNext(&it) && i-- > 0 ){}
+  *pOut = it.v;
+  return SQLITE_OK;
+}
+
+/* $concat: strings, or null when one is nullish. */
+static int exprEvalConcat(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocBuf b;
+  int i, rc = SQLITE_OK;
+  memset(&b, 0, sizeof(b));
+  for(i=0; i<pN->nArg; i++){
+    DocValue v;
+    const char *z;
+    int n;
+    if( exprEval(p, pN->apArg[i], &v) ) break;
+    if( exprNullish(&v) ){
+      docextBufFree(&b);
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( v.type!=DOC_STRING ){
+      exprError(p, "docext: $expr: $concat only supports strings, not %s", exprTypeName(&v));
+      break;
+    }
+    z = docextValueStr(&v, &n);
+    docextBufAppend(&rc, &b, z, n);
+    if( b.n>DOCEXT_MAX_BSON ){
+      exprError(p, "docext: $expr: $concat makes a string larger than 16 MiB");
+      break;
+    }
+  }
+  if( p->rc==SQLITE_OK && rc ) p->rc = rc;
+  if( p->rc==SQLITE_OK ) exprSetString(p, &b, pOut);
+  docextBufFree(&b);
+  return p->rc;
+}
+
+/* $strLenBytes, $strLenCP. */
+static int exprEvalStrLen(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  const char *z;
+  int n, i, nCP = 0;
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( v.type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: %s needs a string, not %s", pN->zOp, exprTypeName(&v));
+  }
+  z = docextValueStr(&v, &n);
+  if( pN->eOp==EX_STRLENBYTES ) return exprSetInt(p, n, pOut);
+  for(i=0; i<n; i++) nCP += ((u8)z[i] & 0xC0)!=0x80;    /* not a continuation */
+  return exprSetInt(p, nCP, pOut);
+}
+
+/* $size, $in, $isArray. */
+static int exprEvalArrayOp(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( pN->eOp==EX_ISARRAY ){
+    exprSetBool(pOut, a[0].type==DOC_ARRAY);
+    return SQLITE_OK;
+  }
+  if( pN->eOp==EX_SIZE ){
+    if( a[0].type!=DOC_ARRAY ){
+      return exprError(p, "docext: $expr: $size needs an array, not %s", exprTypeName(&a[0]));
+    }
+    return exprSetInt(p, exprCount(&a[0]), pOut);
+  }
+  if( a[1].type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: $in needs an array as its second argument, not %s",
+                     exprTypeName(&a[1]));
+  }
+  {
+    DocIter it;
+    int bFound = 0;
+    docextIterInitValue(&it, &a[1]);
+    while( !bFound && docextIterNext(&it) ) bFound = exprCompare(&a[0], &it.v)==0;
+    exprSetBool(pOut, bFound);
+  }
+  return SQLITE_OK;
+}
+
+/* $cond, $ifNull, $switch: only the arguments that decide are evaluated. */
+static int exprEvalChoice(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  int i;
+  switch( pN->eOp ){
+    case EX_COND:
+      if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+      return exprEval(p, pN->apArg[docextValueTruth(&v) ? 1 : 2], pOut);
+    case EX_IFNULL:
+      for(i=0; i<pN->nArg-1; i++){
+        if( exprEval(p, pN->apArg[i], pOut) ) return p->rc;
+        if( !exprNullish(pOut) ) return SQLITE_OK;
+      }
+      return exprEval(p, pN->apArg[pN->nArg-1], pOut);
+    default: {                                          /* EX_SWITCH */
+      int nBranch = (pN->nArg - pN->bDefault)/2;
+      for(i=0; i<nBranch; i++){
+        if( exprEval(p, pN->apArg[2*i], &v) ) return p->rc;
+        if( docextValueTruth(&v) ) return exprEval(p, pN->apArg[2*i+1], pOut);
+      }
+      if( pN->bDefault ) return exprEval(p, pN->apArg[pN->nArg-1], pOut);
+      return exprError(p, "docext: $expr: $switch found no branch for a document, "
+                          "and has no default");
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* $and, $or (stopping at the first that decides), $not. */
+static int exprEvalLogic(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  int i, bOr = pN->eOp==EX_OR;
+  if( pN->eOp==EX_NOT ){
+    if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+    exprSetBool(pOut, !docextValueTruth(&v));
+    return SQLITE_OK;
+  }
+  for(i=0; i<pN->nArg; i++){
+    if( exprEval(p, pN->apArg[i], &v) ) return p->rc;
+    if( docextValueTruth(&v)==bOr ){
+      exprSetBool(pOut, bOr);
+      return SQLITE_OK;
+    }
+  }
+  exprSetBool(pOut, !bOr);
+  return SQLITE_OK;
+}
+
+/* $eq ... $lte, $cmp. */
+static int exprEvalCompare(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  int c;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  c = exprCompare(&a[0], &a[1]);
+  switch( pN->eOp ){
+    case EX_EQ:  exprSetBool(pOut, c==0); break;
+    case EX_NE:  exprSetBool(pOut, c!=0); break;
+    case EX_GT:  exprSetBool(pOut, c>0); break;
+    case EX_GTE: exprSetBool(pOut, c>=0); break;
+    case EX_LT:  exprSetBool(pOut, c<0); break;
+    case EX_LTE: exprSetBool(pOut, c<=0); break;
+    default:     return exprSetInt(p, c<0 ? -1 : c>0, pOut);
+  }
+  return SQLITE_OK;
+}
+
+static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  exprSetMissing(pOut);
+  if( p->rc ) return p->rc;
+  switch( pN->eOp ){
+    case EX_CONST:  *pOut = pN->v; return SQLITE_OK;
+    case EX_PATH:
+      if( pN->nPath==0 ){
+        *pOut = p->root;
+        return SQLITE_OK;
+      }
+      return exprWalk(p, &p->root, pN->zPath, pN->nPath, pOut);
+    case EX_OBJECT: return exprEvalObject(p, pN, pOut);
+    case EX_ARRAY:  return exprEvalArray(p, pN, pOut);
+    case EX_EQ: case EX_NE: case EX_GT: case EX_GTE: case EX_LT: case EX_LTE: case EX_CMP:
+      return exprEvalCompare(p, pN, pOut);
+    case EX_AND: case EX_OR: case EX_NOT:
+      return exprEvalLogic(p, pN, pOut);
+    case EX_COND: case EX_IFNULL: case EX_SWITCH:
+      return exprEvalChoice(p, pN, pOut);
+    case EX_ADD: case EX_MULTIPLY:
+      return exprEvalSum(p, pN, pOut);
+    case EX_SUBTRACT: return exprEvalSubtract(p, pN, pOut);
+    case EX_DIVIDE:   return exprEvalDivide(p, pN, pOut);
+    case EX_MOD:      return exprEvalMod(p, pN, pOut);
+    case EX_ABS: case EX_CEIL: case EX_FLOOR: case EX_TRUNC:
+      return exprEvalRound(p, pN, pOut);
+    case EX_SIZE: case EX_IN: case EX_ISARRAY:
+      return exprEvalArrayOp(p, pN, pOut);
+    case EX_ARRAYELEMAT: return exprEvalElemAt(p, pN, pOut);
+    case EX_CONCAT:      return exprEvalConcat(p, pN, pOut);
+    case EX_STRLENBYTES: case EX_STRLENCP:
+      return exprEvalStrLen(p, pN, pOut);
+    case EX_TYPE: {
+      DocValue v;
+      DocBuf b;
+      const char *z;
+      if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+      z = exprTypeName(&v);
+      memset(&b, 0, sizeof(b));
+      b.a = (u8*)z;                       /* (read only: exprSetString copies) */
+      b.n = (i64)strlen(z);
+      return exprSetString(p, &b, pOut);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** The interface
+*/
+
+int docextExprNew(const DocValue *v, DocExpr **ppOut, char **pzErr){
+  ExprParse sParse;
+  DocExpr *p;
+  *ppOut = 0;
+  memset(&sParse, 0, sizeof(sParse));
+  p = docextMallocZero(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  p->pRoot = exprParse(&sParse, v);
+  if( sParse.rc ){
+    docextExprFree(p);
+    *pzErr = sParse.zErr;
+    return sParse.rc;
+  }
+  *ppOut = p;
+  return SQLITE_OK;
+}
+
+int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
+  ExprCtx ctx;
+  DocValue v;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.root.type = DOC_DOCUMENT;
+  ctx.root.p = aDoc;
+  ctx.root.n = docextGetI32(aDoc);
+  exprEval(&ctx, p->pRoot, &v);
+  *pbTrue = ctx.rc==SQLITE_OK && docextValueTruth(&v);
+  while( ctx.pBlock ){
+    ExprBlock *pNext = ctx.pBlock->pNext;
+    sqlite3_free(ctx.pBlock);
+    ctx.pBlock = pNext;
+  }
+  if( ctx.rc && ctx.zErr ) *pzErr = ctx.zErr;
+  return ctx.rc;
+}
+
+void docextExprFree(DocExpr *p){
+  if( p ){
+    exprNodeFree(p->pRoot);
+    sqlite3_free(p);
+  }
+}

@@ -1,0 +1,181 @@
+-- $expr: aggregation expressions in filters (docext_expr.c).
+.load ./docext
+.headers off
+.mode list
+
+-- 1. Two fields of one document compared: MongoDB's own example
+CREATE VIRTUAL TABLE budget USING docext;
+INSERT INTO budget(doc) VALUES
+  ('{_id: 1, category: "food", budget: 400, spent: 450}'),
+  ('{_id: 2, category: "drinks", budget: 100, spent: 150}'),
+  ('{_id: 3, category: "clothes", budget: 100, spent: 50}'),
+  ('{_id: 4, category: "misc", budget: 500, spent: 300}'),
+  ('{_id: 5, category: "travel", budget: 200, spent: 650}');
+SELECT doc FROM budget('{$expr: {$gt: ["$spent", "$budget"]}}');
+-- with other conditions, in $and, $or and $nor, and through doc_match
+SELECT _id FROM budget('{budget: {$gte: 200}, $expr: {$lt: ["$spent", "$budget"]}}');
+SELECT _id FROM budget('{$or: [{category: "clothes"}, {$expr: {$gt: ["$spent", {$multiply: ["$budget", 3]}]}}]}');
+SELECT _id FROM budget('{$nor: [{$expr: {$gt: ["$spent", "$budget"]}}]}');
+SELECT _id FROM budget WHERE doc_match(doc, '{$and: [{$expr: {$eq: ["$budget", 100]}}, {$expr: {$lt: ["$spent", 100]}}]}');
+SELECT doc_count('budget', '{$expr: {$gte: [{$subtract: ["$spent", "$budget"]}, 50]}}');
+
+-- 2. $cond on decimals (MongoDB's example: a discounted price below 5)
+CREATE VIRTUAL TABLE supplies USING docext;
+INSERT INTO supplies(doc) VALUES
+  ('{_id: 1, item: "binder", qty: NumberInt(100), price: NumberDecimal("12")}'),
+  ('{_id: 2, item: "notebook", qty: NumberInt(200), price: NumberDecimal("8")}'),
+  ('{_id: 3, item: "pencil", qty: NumberInt(50), price: NumberDecimal("6")}'),
+  ('{_id: 4, item: "eraser", qty: NumberInt(150), price: NumberDecimal("3")}'),
+  ('{_id: 5, item: "legal pad", qty: NumberInt(42), price: NumberDecimal("10")}');
+SELECT _id FROM supplies('{$expr: {$lt: [{$cond: {if: {$gte: ["$qty", 100]},
+  then: {$multiply: ["$price", NumberDecimal("0.50")]},
+  else: {$multiply: ["$price", NumberDecimal("0.75")]}}}, NumberDecimal("5")]}}');
+-- the array form of $cond, and $switch
+SELECT _id FROM supplies('{$expr: {$cond: [{$eq: [{$mod: ["$qty", 100]}, 0]}, true, false]}}');
+SELECT _id FROM supplies('{$expr: {$eq: ["cheap", {$switch: {branches: [
+  {case: {$lt: ["$price", 5]}, then: "cheap"},
+  {case: {$lt: ["$price", 10]}, then: "fair"}], default: "dear"}}]}}');
+
+-- 3. Missing is not null: it sorts below null and equals only missing
+CREATE VIRTUAL TABLE m USING docext;
+INSERT INTO m(doc) VALUES ('{_id: 1, a: null}'), ('{_id: 2}'), ('{_id: 3, a: 0}'),
+  ('{_id: 4, a: MinKey}'), ('{_id: 5, a: undefined}');
+SELECT 'eq null', group_concat(_id) FROM m('{$expr: {$eq: ["$a", null]}}');
+SELECT 'lt null', group_concat(_id) FROM m('{$expr: {$lt: ["$a", null]}}');
+SELECT 'eq missing', group_concat(_id) FROM m('{$expr: {$eq: ["$a", "$nothing"]}}');
+SELECT 'ifNull', group_concat(_id) FROM m('{$expr: {$eq: [{$ifNull: ["$a", "none"]}, "none"]}}');
+SELECT 'ifNull n-ary', group_concat(_id) FROM m('{$expr: {$eq: [{$ifNull: ["$a", "$b", 7]}, 7]}}');
+SELECT 'truth', group_concat(_id) FROM m('{$expr: "$a"}');
+SELECT 'not', group_concat(_id) FROM m('{$expr: {$not: "$a"}}');
+SELECT 'type', group_concat(_id) FROM m('{$expr: {$eq: [{$type: "$a"}, "missing"]}}');
+SELECT 'cmp', group_concat(_id) FROM m('{$expr: {$eq: [{$cmp: ["$a", null]}, -1]}}');
+-- $$REMOVE is missing too
+SELECT '$$REMOVE', group_concat(_id) FROM m('{$expr: {$eq: ["$a", "$$REMOVE"]}}');
+
+-- 4. Field paths read as aggregation reads them
+CREATE VIRTUAL TABLE p USING docext;
+INSERT INTO p(doc) VALUES
+  ('{_id: 1, arr: [{x: 1}, {x: 2}, {y: 3}, 4]}'),
+  ('{_id: 2, arr: [[{x: 7}], {x: [8, 9]}]}'),
+  ('{_id: 3, arr: {x: 5}, obj: {"0": "zero"}}'),
+  ('{_id: 4, arr: [{"0": "first"}]}');
+-- over an array: each element's value, nothing for elements without one
+SELECT _id FROM p('{$expr: {$eq: ["$arr.x", [1, 2]]}}');
+-- arrays in arrays stay nested
+SELECT _id FROM p('{$expr: {$eq: ["$arr.x", [[7], [8, 9]]]}}');
+SELECT _id FROM p('{$expr: {$eq: ["$arr.x", 5]}}');
+-- a number in a path names a field, never an element
+SELECT _id FROM p('{$expr: {$eq: ["$arr.0", ["first"]]}}');
+SELECT _id FROM p('{$expr: {$eq: ["$obj.0", "zero"]}}');
+-- $$ROOT and $$CURRENT
+SELECT _id FROM p('{$expr: {$eq: ["$$ROOT.arr.x", 5]}}');
+SELECT _id FROM p('{$expr: {$eq: [{$type: "$$CURRENT"}, "object"]}}') LIMIT 1;
+-- documents and arrays of expressions: missing fields are left out of a
+-- document, and are null in an array
+SELECT _id FROM p('{$expr: {$eq: [{a: "$arr.x", b: "$nope"}, {a: 5}]}}');
+SELECT _id FROM p('{$expr: {$eq: [["$arr.x", "$nope"], [5, null]]}}');
+-- {$literal} keeps a string that starts with $ as it is
+SELECT _id FROM p('{_id: 1, $expr: {$eq: [{$literal: "$arr"}, "$arr"]}}');
+
+-- 5. Arithmetic: types widen as in MongoDB
+CREATE VIRTUAL TABLE n USING docext;
+INSERT INTO n(doc) VALUES ('{_id: 1, i: NumberInt(2147483647), l: NumberLong("9223372036854775807"),
+  d: 2.5, m: NumberDecimal("1.10"), t: ISODate("2020-01-01T00:00:00Z"), s: "x"}');
+-- int32 overflow gives a long, long overflow a double
+SELECT 'int+1', count(*) FROM n('{$expr: {$eq: [{$type: {$add: ["$i", 1]}}, "long"]}}');
+SELECT 'long+1', count(*) FROM n('{$expr: {$eq: [{$type: {$add: ["$l", 1]}}, "double"]}}');
+SELECT 'long*2', count(*) FROM n('{$expr: {$eq: [{$type: {$multiply: ["$l", 2]}}, "double"]}}');
+SELECT 'int+double', count(*) FROM n('{$expr: {$eq: [{$add: ["$i", "$d"]}, 2147483649.5]}}');
+SELECT 'decimal', count(*) FROM n('{$expr: {$eq: [{$type: {$add: ["$d", "$m"]}}, "decimal"]}}');
+SELECT 'decimal sum', count(*) FROM n('{$expr: {$eq: [{$add: ["$m", "$m", "$m"]}, NumberDecimal("3.3")]}}');
+SELECT 'decimal /', count(*) FROM n('{$expr: {$eq: [{$divide: [1, NumberDecimal("3")]},
+  NumberDecimal("0.3333333333333333333333333333333333")]}}');
+SELECT 'divide', count(*) FROM n('{$expr: {$eq: [{$divide: [7, 2]}, 3.5]}}');
+SELECT 'mod', count(*) FROM n('{$expr: {$and: [{$eq: [{$mod: [-7, 3]}, -1]}, {$eq: [{$mod: [7.5, 2]}, 1.5]},
+  {$eq: [{$type: {$mod: ["$l", 2]}}, "long"]}]}}');
+SELECT 'subtract', count(*) FROM n('{$expr: {$eq: [{$subtract: ["$l", -1]}, 9223372036854775808.0]}}');
+SELECT 'abs', count(*) FROM n('{$expr: {$eq: [{$abs: NumberInt(-2147483648)}, NumberLong("2147483648")]}}');
+SELECT 'round', count(*) FROM n('{$expr: {$and: [{$eq: [{$ceil: "$d"}, 3]}, {$eq: [{$floor: -2.5}, -3]},
+  {$eq: [{$trunc: -2.5}, -2]}, {$eq: [{$ceil: NumberDecimal("-0.5")}, 0]},
+  {$eq: [{$floor: "$m"}, NumberDecimal("1")]}, {$eq: [{$ceil: "$m"}, 2]}]}}');
+-- dates: plus milliseconds, minus a date
+SELECT 'date+', count(*) FROM n('{$expr: {$eq: [{$add: [86400000, "$t"]}, ISODate("2020-01-02T00:00:00Z")]}}');
+SELECT 'date-', count(*) FROM n('{$expr: {$eq: [{$subtract: ["$t", ISODate("2019-12-31T00:00:00Z")]}, 86400000]}}');
+SELECT 'date-n', count(*) FROM n('{$expr: {$eq: [{$subtract: ["$t", 1000]}, ISODate("2019-12-31T23:59:59Z")]}}');
+-- null or missing in arithmetic gives null
+SELECT 'null', count(*) FROM n('{$expr: {$eq: [{$add: [1, "$nope", "$s"]}, null]}}');
+
+-- 6. Arrays and strings
+CREATE VIRTUAL TABLE shelves USING docext;
+INSERT INTO shelves(doc) VALUES
+  ('{_id: 1, books: ["Dune", "Emma"], capacity: 2, label: "Sci-fi"}'),
+  ('{_id: 2, books: ["Ulysses"], capacity: 3, label: "Classics"}'),
+  ('{_id: 3, books: [], capacity: 1, label: "Ñandú"}');
+SELECT 'full', group_concat(_id) FROM shelves('{$expr: {$gte: [{$size: "$books"}, "$capacity"]}}');
+SELECT 'in', group_concat(_id) FROM shelves('{$expr: {$in: ["Emma", "$books"]}}');
+SELECT 'last', group_concat(_id) FROM shelves('{$expr: {$eq: [{$arrayElemAt: ["$books", -1]}, "Ulysses"]}}');
+SELECT 'past end', group_concat(_id) FROM shelves('{$expr: {$eq: [{$arrayElemAt: ["$books", 5]}, "$$REMOVE"]}}');
+SELECT 'isArray', group_concat(_id) FROM shelves('{$expr: {$isArray: "$books"}}');
+SELECT 'concat', group_concat(_id) FROM shelves('{$expr: {$eq: [{$concat: ["$label", "/", "shelf"]}, "Sci-fi/shelf"]}}');
+SELECT 'strLen', group_concat(_id) FROM shelves('{$expr: {$and: [{$eq: [{$strLenCP: "$label"}, 5]}, {$eq: [{$strLenBytes: "$label"}, 7]}]}}');
+
+-- 7. The planner: $expr never narrows an index, but the other conditions do
+SELECT doc_create_index('budget', '{category: 1}');
+SELECT json_extract(doc_explain('budget', '{category: "food", $expr: {$gt: ["$spent", "$budget"]}}'),
+  '$.cursor', '$.n', '$.nscanned', '$.nscannedObjects');
+SELECT json_extract(doc_explain('budget', '{$expr: {$eq: ["$category", "food"]}}'),
+  '$.cursor', '$.n', '$.nscanned');
+SELECT doc_count('budget', '{category: {$in: ["food", "misc"]}, $expr: {$gt: ["$spent", "$budget"]}}');
+
+-- 8. Updates and deletes take $expr filters
+SELECT doc_update_many('budget', '{$expr: {$gt: ["$spent", "$budget"]}}', '{$set: {over: true}}');
+SELECT group_concat(_id) FROM budget('{over: true}');
+SELECT doc_delete_many('budget', '{$expr: {$lt: ["$spent", {$divide: ["$budget", 2]}]}}');
+SELECT group_concat(_id) FROM budget;
+SELECT doc_find_and_modify('budget', '{query: {$expr: {$eq: ["$spent", 650]}}, update: {$inc: {spent: 1}}, new: true}');
+-- an upsert takes no field from $expr
+SELECT doc_update_one('budget', '{$expr: {$eq: ["$category", "none"]}}', '{$set: {x: 1}}', '{upsert: true}') LIKE '{"matchedCount":0,"modifiedCount":0,"upsertedId":%';
+SELECT count(*) FROM budget('{x: 1, category: {$exists: false}}');
+
+-- 9. An error while evaluating stops the statement and changes nothing
+SELECT doc_update_many('budget', '{$expr: {$gt: [{$size: "$tags"}, 0]}}', '{$set: {y: 1}}');
+SELECT doc_update_many('budget', '{$expr: {$gt: [{$divide: ["$spent", {$subtract: ["$budget", 100]}]}, 1]}}', '{$set: {y: 1}}');
+SELECT count(*) FROM budget('{y: {$exists: true}}');
+SELECT _id FROM budget('{$expr: {$concat: ["$category", 1]}}');
+SELECT _id FROM n('{$expr: {$add: ["$t", "$s"]}}');
+SELECT _id FROM supplies('{$expr: {$mod: ["$price", 2]}}');
+SELECT _id FROM n('{$expr: {$add: ["$t", "$t"]}}');
+SELECT _id FROM n('{$expr: {$subtract: [1, "$t"]}}');
+SELECT _id FROM n('{$expr: {$abs: NumberLong("-9223372036854775808")}}');
+SELECT _id FROM n('{$expr: {$arrayElemAt: [[1], 1.5]}}');
+SELECT _id FROM n('{$expr: {$switch: {branches: [{case: false, then: 1}]}}}');
+SELECT _id FROM n('{$expr: {$strLenCP: 5}}');
+SELECT _id FROM n('{$expr: {$in: [1, "$nope"]}}');
+SELECT _id FROM n('{$expr: {$mod: [5, 0]}}');
+
+-- 10. Bad expressions are refused before anything runs
+SELECT doc_match('{}', '{$expr: {$foo: 1}}');
+SELECT doc_match('{}', '{$expr: {$eq: [1]}}');
+SELECT doc_match('{}', '{$expr: {$size: [1, 2]}}');
+SELECT doc_match('{}', '{$expr: {$ifNull: ["$a"]}}');
+SELECT doc_match('{}', '{$expr: {$add: 1, $abs: 2}}');
+SELECT doc_match('{}', '{$expr: "$"}');
+SELECT doc_match('{}', '{$expr: "$a..b"}');
+SELECT doc_match('{}', '{$expr: "$a.$b"}');
+SELECT doc_match('{}', '{$expr: "$$NOW"}');
+SELECT doc_match('{}', '{$expr: {a: 1, $b: 2}}');
+SELECT doc_match('{}', '{$expr: {"a.b": 1}}');
+SELECT doc_match('{}', '{$expr: {$cond: {if: 1, then: 2}}}');
+SELECT doc_match('{}', '{$expr: {$cond: {if: 1, then: 2, else: 3, otherwise: 4}}}');
+SELECT doc_match('{}', '{$expr: {$switch: {branches: []}}}');
+SELECT doc_match('{}', '{$expr: {$switch: {branches: [{case: 1}]}}}');
+SELECT doc_match('{}', '{$expr: {$switch: {branches: [{case: 1, then: 2}], other: 3}}}');
+SELECT doc_match('{}', '{$expr: {$switch: 1}}');
+-- only on the whole document: not in $elemMatch, partial indexes, array
+-- filters or $pull conditions
+SELECT doc_match('{}', '{a: {$elemMatch: {$expr: {$eq: [1, 1]}}}}');
+SELECT doc_create_index('budget', '{spent: 1}', '{partialFilterExpression: {$expr: {$gt: ["$spent", 1]}}}');
+SELECT doc_update_many('budget', '{}', '{$set: {"tags.$[t]": 1}}', '{arrayFilters: [{t: 1, $expr: {$eq: [1, 1]}}]}');
+SELECT doc_update_many('budget', '{}', '{$pull: {tags: {$expr: {$eq: [1, 1]}}}}');
+SELECT name FROM doc_indexes('budget');
+SELECT doc_check('budget');
