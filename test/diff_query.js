@@ -137,7 +137,12 @@ function elemFilter(path, depth) {
       if (el && typeof el === "object" && !Array.isArray(el) && !(el instanceof Date)) elems.push(el);
     }
   }
-  if (!elems.length) return filter(depth);
+  if (!elems.length) {
+    inElemMatch++;
+    const f = filter(depth);
+    inElemMatch--;
+    return f;
+  }
   if (chance(0.5)) {
     // Conditions taken from one element, so that some element matches;
     // the second condition may come from another element (then only the
@@ -157,7 +162,9 @@ function elemFilter(path, depth) {
   docPaths = [];
   docValues = [];
   collect(pick(elems), "");
+  inElemMatch++;
   const f = filter(depth);
+  inElemMatch--;
   [docPaths, docValues] = saved;
   return f;
 }
@@ -239,13 +246,55 @@ function operatorDoc(depth, path) {
   }
 }
 
+// $expr applies to the whole document only (MongoDB refuses it under
+// $elemMatch), so it is not generated inside one.
+let inElemMatch = 0;
+
+// An aggregation expression for $expr: field paths of the document (read
+// the aggregation way), constants, and the operators docext supports.
+function exprPath() {
+  const p = fieldPath();
+  return "$" + (/(^|\.)\$/.test(p) ? "a" : p);
+}
+function exprConst() {
+  const v = scalar();
+  return typeof v === "string" && v[0] === "$" ? { $literal: v } : v;
+}
+function numExpr(depth) {
+  if (depth > 2 || chance(0.5)) return chance(0.6) ? exprPath() : pick(NUMS);
+  return expr(depth);
+}
+function expr(depth) {
+  const r = int(depth > 2 ? 3 : 16);
+  const e = () => expr(depth + 1);
+  switch (r) {
+    case 0: case 1: return exprPath();
+    case 2: return exprConst();
+    case 3: case 4: return { [pick(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"])]: [e(), e()] };
+    case 5: return { [pick(["$and", "$or"])]: [e(), e()] };
+    case 6: return { $not: [e()] };
+    case 7: return chance(0.5) ? { $cond: [e(), e(), e()] } : { $cond: { if: e(), then: e(), else: e() } };
+    case 8: return { $ifNull: [e(), e()] };
+    case 9: return { [pick(["$add", "$multiply"])]: [numExpr(depth + 1), numExpr(depth + 1)] };
+    case 10: return { [pick(["$subtract", "$divide", "$mod"])]: [numExpr(depth + 1), numExpr(depth + 1)] };
+    case 11: return { [pick(["$abs", "$ceil", "$floor", "$trunc"])]: numExpr(depth + 1) };
+    case 12: return { $size: chance(0.7) ? { $ifNull: [exprPath(), []] } : exprPath() };
+    case 13: return { $in: [e(), chance(0.5) ? exprPath() : [exprConst(), exprConst()]] };
+    case 14: return { [pick(["$type", "$isArray"])]: e() };
+    default: return chance(0.5) ? { $concat: [e(), pick(STRINGS)] } : { $strLenCP: exprPath() };
+  }
+}
+
 function filter(depth) {
   const f = {};
   const n = 1 + int(2);
   if (depth === 0 && chance(0.02)) f.$comment = "generated";
   for (let i = 0; i < n; i++) {
     const r = int(12);
-    if (r === 0 && depth < 2) {
+    if (r === 1 && chance(0.5) && !inElemMatch) {
+      f.$expr = { [pick(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"])]: [expr(1), expr(1)] };
+      if (chance(0.3)) f.$expr = expr(0);
+    } else if (r === 0 && depth < 2) {
       const op = pick(["$and", "$or", "$nor"]);
       const subs = [];
       for (let j = int(3); j >= 0; j--) subs.push(filter(depth + 1));

@@ -431,6 +431,8 @@ def parse_filter(f):
                 preds.append(lambda d, s=subs: not any(p(d) for p in s))
         elif k == "$comment":
             continue
+        elif k == "$expr":
+            preds.append(lambda d, e=v: truth(agg_eval(e, d)))
         elif k.startswith("$"):
             raise Unsupported(k)
         elif is_op_doc(v):
@@ -443,6 +445,219 @@ def parse_filter(f):
         else:
             preds.append(path_pred(k, "$eq", v, {}))
     return lambda d: all(p(d) for p in preds)
+
+
+# -------------------------------------------------------------------------
+# $expr: aggregation expressions (MongoDB's Expression classes, from the
+# documentation of each operator). Evaluation errors raise ExprError; the
+# order in which arguments are evaluated and checked follows the server.
+
+class ExprError(Exception):
+    pass
+
+
+def truth(v):
+    """Value::coerceToBool: false, null, missing and zeros are false."""
+    if v is MISSING or v is None or v is False:
+        return False
+    if is_num(v):
+        return v != 0
+    return True
+
+
+def nullish(v):
+    return v is MISSING or v is None
+
+
+def agg_cmp(a, b):
+    """Aggregation's order: missing below null (there is no undefined or
+    MinKey in the generated cases), then BSON's order."""
+    if a is MISSING or b is MISSING:
+        return 0 if a is b else (-1 if a is MISSING else 1)
+    return cmp(a, b)
+
+
+def agg_path(v, parts):
+    """ExpressionFieldPath: over an array, each element (documents give
+    their value, arrays a nested array, the rest nothing)."""
+    if isinstance(v, list):
+        out = []
+        for el in v:
+            if isinstance(el, (dict, list)):
+                x = agg_path(el, parts)
+                if x is not MISSING:
+                    out.append(x)
+        return out
+    if not parts:
+        return v
+    if isinstance(v, dict) and parts[0] in v:
+        return agg_path(v[parts[0]], parts[1:]) if len(parts) > 1 else v[parts[0]]
+    return MISSING
+
+
+def type_alias(v):
+    if v is MISSING:
+        return "missing"
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int" if -2**31 <= v < 2**31 else "long"
+    if isinstance(v, float):
+        return "double"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, dict):
+        return "object"
+    if isinstance(v, list):
+        return "array"
+    if is_date(v):
+        return "date"
+    if is_regex(v):
+        return "regex"
+    raise Unsupported(repr(v))
+
+
+def date_ms(v):
+    import datetime
+    t = datetime.datetime.strptime(v[1], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    return round(t.timestamp() * 1000)
+
+
+def ms_date(ms):
+    import datetime
+    t = datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+    return ("date", t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000))
+
+
+def to_ms(x):
+    return x if isinstance(x, int) else int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+def agg_args(arg):
+    return arg if isinstance(arg, list) else [arg]
+
+
+def agg_eval(e, doc):
+    if isinstance(e, str) and e.startswith("$$"):
+        if e == "$$REMOVE":
+            return MISSING
+        parts = e.split(".")
+        assert parts[0] in ("$$ROOT", "$$CURRENT")
+        return agg_path(doc, parts[1:]) if len(parts) > 1 else doc
+    if isinstance(e, str) and e.startswith("$"):
+        return agg_path(doc, e[1:].split("."))
+    if isinstance(e, list):
+        return [None if x is MISSING else x for x in (agg_eval(y, doc) for y in e)]
+    if not isinstance(e, dict):
+        return e
+    if not e or not next(iter(e)).startswith("$"):
+        out = {}
+        for k, y in e.items():
+            x = agg_eval(y, doc)
+            if x is not MISSING:
+                out[k] = x
+        return out
+    (op, arg), = e.items()
+    ev = lambda y: agg_eval(y, doc)
+    if op == "$literal":
+        return arg
+    if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
+        a, b = [ev(y) for y in agg_args(arg)]
+        c = agg_cmp(a, b)
+        return {"$eq": c == 0, "$ne": c != 0, "$gt": c > 0, "$gte": c >= 0,
+                "$lt": c < 0, "$lte": c <= 0, "$cmp": c}[op]
+    if op == "$and":
+        return all(truth(ev(y)) for y in agg_args(arg))
+    if op == "$or":
+        return any(truth(ev(y)) for y in agg_args(arg))
+    if op == "$not":
+        return not truth(ev(agg_args(arg)[0]))
+    if op == "$cond":
+        if isinstance(arg, dict):
+            arg = [arg["if"], arg["then"], arg["else"]]
+        return ev(arg[1]) if truth(ev(arg[0])) else ev(arg[2])
+    if op == "$ifNull":
+        args = agg_args(arg)
+        for y in args[:-1]:
+            x = ev(y)
+            if not nullish(x):
+                return x
+        return ev(args[-1])
+    if op in ("$add", "$multiply"):
+        total, date = (1 if op == "$multiply" else 0), None
+        for y in agg_args(arg):
+            x = ev(y)
+            if nullish(x):
+                return None
+            if op == "$add" and is_date(x):
+                if date is not None:
+                    raise ExprError("two dates")
+                date = x
+            elif not is_num(x):
+                raise ExprError("not a number")
+            else:
+                total = total * x if op == "$multiply" else total + x
+        return ms_date(date_ms(date) + to_ms(total)) if date is not None else total
+    if op in ("$subtract", "$divide", "$mod"):
+        a, b = [ev(y) for y in agg_args(arg)]
+        if nullish(a) or nullish(b):
+            return None
+        if op == "$subtract" and is_date(a) and is_date(b):
+            return date_ms(a) - date_ms(b)
+        if op == "$subtract" and is_date(a) and is_num(b):
+            return ms_date(date_ms(a) - to_ms(b))
+        if not is_num(a) or not is_num(b):
+            raise ExprError("not numbers")
+        if op == "$subtract":
+            return a - b
+        if b == 0:
+            raise ExprError("by zero")
+        if op == "$divide":
+            return float(a) / float(b)
+        if isinstance(a, float) or isinstance(b, float):
+            return math.fmod(a, b)
+        return int(math.fmod(a, b))
+    if op in ("$abs", "$ceil", "$floor", "$trunc"):
+        x = ev(agg_args(arg)[0])
+        if nullish(x):
+            return None
+        if not is_num(x):
+            raise ExprError("not a number")
+        if isinstance(x, int) or op == "$abs":
+            return abs(x) if op == "$abs" else x
+        return float({"$ceil": math.ceil, "$floor": math.floor, "$trunc": math.trunc}[op](x))
+    if op == "$size":
+        x = ev(agg_args(arg)[0])
+        if not isinstance(x, list):
+            raise ExprError("$size of a non-array")
+        return len(x)
+    if op == "$in":
+        a, b = [ev(y) for y in agg_args(arg)]
+        if not isinstance(b, list):
+            raise ExprError("$in of a non-array")
+        return any(agg_cmp(a, x) == 0 for x in b)
+    if op == "$type":
+        return type_alias(ev(agg_args(arg)[0]))
+    if op == "$isArray":
+        return isinstance(ev(agg_args(arg)[0]), list)
+    if op == "$concat":
+        out = ""
+        for y in agg_args(arg):
+            x = ev(y)
+            if nullish(x):
+                return None
+            if not isinstance(x, str):
+                raise ExprError("not a string")
+            out += x
+        return out
+    if op == "$strLenCP":
+        x = ev(agg_args(arg)[0])
+        if not isinstance(x, str):
+            raise ExprError("not a string")
+        return len(x)
+    raise Unsupported(op)
 
 
 def match(doc, f):
