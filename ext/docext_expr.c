@@ -104,6 +104,7 @@ struct ExprBlock {
 struct ExprCtx {
   DocValue root;          /* the document, as a value */
   ExprBlock *pBlock;      /* newest block first */
+  i64 nArena;             /* bytes taken from the arena so far */
   int rc;
   char *zErr;
 };
@@ -427,6 +428,11 @@ static int exprError(ExprCtx *p, const char *zFmt, ...){
   return p->rc;
 }
 
+/* What one evaluation may build in all (values copied into documents and
+** arrays of expressions, paths over arrays, $concat): a filter of many
+** copies of a large field fails rather than take the machine's memory. */
+#define EXPR_MAX_ARENA (64*1024*1024)
+
 /* n bytes that stay put until the evaluation ends; 0 on error. */
 static u8 *exprAlloc(ExprCtx *p, i64 n){
   ExprBlock *pB = p->pBlock;
@@ -434,6 +440,11 @@ static u8 *exprAlloc(ExprCtx *p, i64 n){
   if( p->rc ) return 0;
   if( n>DOCEXT_MAX_BSON ){
     exprError(p, "docext: $expr: a value larger than 16 MiB");
+    return 0;
+  }
+  p->nArena += n;
+  if( p->nArena>EXPR_MAX_ARENA ){
+    exprError(p, "docext: $expr: evaluating it needs more than 64 MiB");
     return 0;
   }
   if( pB==0 || pB->nAlloc - pB->nUsed < n ){
@@ -525,7 +536,11 @@ static int exprSetString(ExprCtx *p, DocBuf *pText, DocValue *pOut){
 
 /* A document or array built in pDoc, moved to the arena. */
 static int exprSetDoc(ExprCtx *p, int type, int rc, DocBuf *pDoc, DocValue *pOut){
-  if( rc==SQLITE_OK ) rc = exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
+  if( rc==SQLITE_TOOBIG || pDoc->n>DOCEXT_MAX_BSON ){
+    exprError(p, "docext: $expr: a value larger than 16 MiB");
+  }else if( rc==SQLITE_OK ){
+    rc = exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
+  }
   else if( p->rc==SQLITE_OK ) p->rc = rc;
   docextBufFree(pDoc);
   return p->rc;
@@ -578,6 +593,7 @@ static int exprWalk(ExprCtx *p, const DocValue *pCur, const char *zPath, int nPa
         char zKey[16];
         docextBsonAppendValue(&rc, &b, zKey, docextBsonArrayKey(zKey, i++), &v);
       }
+      if( b.n>DOCEXT_MAX_BSON ) break;
     }
     docextBsonEndDoc(&rc, &b, iStart);
     return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
@@ -620,6 +636,7 @@ static int exprEvalObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     DocValue v;
     if( exprEval(p, pN->apArg[i++], &v) ) break;
     if( v.type!=0 ) docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &v);
+    if( b.n>DOCEXT_MAX_BSON ) break;
   }
   docextBsonEndDoc(&rc, &b, iStart);
   if( p->rc ){
@@ -643,6 +660,7 @@ static int exprEvalArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( exprEval(p, pN->apArg[i], &v) ) break;
     if( v.type==0 ) docextBsonAppendNull(&rc, &b, zKey, nKey);
     else docextBsonAppendValue(&rc, &b, zKey, nKey, &v);
+    if( b.n>DOCEXT_MAX_BSON ) break;
   }
   docextBsonEndDoc(&rc, &b, iStart);
   if( p->rc ){

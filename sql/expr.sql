@@ -179,3 +179,15 @@ SELECT doc_update_many('budget', '{}', '{$set: {"tags.$[t]": 1}}', '{arrayFilter
 SELECT doc_update_many('budget', '{}', '{$pull: {tags: {$expr: {$eq: [1, 1]}}}}');
 SELECT name FROM doc_indexes('budget');
 SELECT doc_check('budget');
+
+-- 11. Limits: no value over 16 MiB, no evaluation over 64 MiB
+CREATE VIRTUAL TABLE big USING docext;
+INSERT INTO big(doc) SELECT json_object('_id', 1, 's', printf('%.*c', 1000000, 'x'));
+SELECT _id FROM big('{$expr: {$eq: [{$strLenCP: {$concat: ["$s", "$s", "$s"]}}, 3000000]}}');
+SELECT _id FROM big('{$expr: {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}}');
+SELECT _id FROM big('{$expr: {$eq: [{a: ["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], b: ["$s","$s","$s","$s","$s","$s","$s","$s"]}, 1]}}');
+SELECT _id FROM big('{$expr: {$or: [{$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]},
+  {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}, {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]},
+  {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}, {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]},
+  {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}, {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}]}}');
+SELECT _id FROM big('{$expr: {$eq: [{$strLenCP: {$concat: ["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"]}}, 1]}}');

@@ -178,6 +178,8 @@ int main(void){
     "SELECT doc FROM c('{$or: [{a: 1}, {tags: \"t5\"}]}', NULL, '{s: 1}')",
     "SELECT count(*) FROM c('{a: {$gt: 3}}')",
     "SELECT count(*) FROM c('{tags: \"t2\"}')",
+    "SELECT count(*) FROM c('{$expr: {$or: [{$gt: [{$add: [\"$a\", 1.5]}, 6]}, "
+    "{$in: [\"t3\", {$ifNull: [\"$tags\", []]}]}, {$eq: [{a: \"$a\", t: [\"$s\", \"$tags.x\"]}, 1]}]}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
