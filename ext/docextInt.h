@@ -549,8 +549,10 @@ typedef struct DocMatcher DocMatcher;
 /* Compile a filter (a validated BSON document). Errors name the operator
 ** or path: "docext: unknown operator $foo in filter", "docext: $in needs an
 ** array in filter at 'tags'", "docext: $where is not supported". The
-** matcher keeps its own copy of the filter. */
-int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr);
+** matcher keeps its own copy of the filter. aLet, if not NULL, is the
+** query's let option: variables for $expr ({name: expression};
+** the caller checks it is a document). */
+int docextMatcherNew(const u8 *aFilter, const u8 *aLet, DocMatcher **ppOut, char **pzErr);
 /* Is v a document of operators ({$gt: 1}) rather than a value to compare
 ** with: its first key starts with '$' and it is not a DBRef? */
 int docextIsOperatorDoc(const DocValue *v);
@@ -570,10 +572,12 @@ void docextMatcherFree(DocMatcher *p);
 ** Interface to docext_expr.c — aggregation expressions ($expr).
 */
 typedef struct DocExpr DocExpr;
-/* Compile the expression v (its bytes must outlive the DocExpr: the
-** matcher's copy of the filter). Errors name the operator or path:
-** "docext: $expr: $size takes exactly 1 argument, not 2". */
-int docextExprNew(const DocValue *v, DocExpr **ppOut, char **pzErr);
+/* Compile the expression v; aLet, if not NULL, is a document of variables
+** ({name: expression}) that v reads as "$$name" (a query's let option).
+** The bytes of both must outlive the DocExpr (the matcher's copies).
+** Errors name the operator, path or variable: "docext: $expr: $size takes
+** exactly 1 argument, not 2". */
+int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzErr);
 /* *pbTrue = the truth of the expression's value for the validated
 ** document aDoc. Errors (a $size of a string, a $divide by zero, ...)
 ** are SQLITE_ERROR with a message. */

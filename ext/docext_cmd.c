@@ -73,14 +73,28 @@ static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBu
   return rc;
 }
 
-/* Copy the value v as the whole document {key: v} into pBuf. */
-static int cmdWrap(DocBuf *pBuf, const char *zKey, const DocValue *v){
+/* Set field zKey of the options document in pBuf (empty: none yet) to v,
+** replacing an earlier value. */
+static int cmdOptSet(DocBuf *pBuf, const char *zKey, const DocValue *v){
   int rc = SQLITE_OK;
+  int nKey = (int)strlen(zKey);
+  DocBuf old;
   i64 iStart;
-  docextBufReset(pBuf);
+  old = *pBuf;
+  memset(pBuf, 0, sizeof(*pBuf));
   iStart = docextBsonStartDoc(&rc, pBuf);
-  docextBsonAppendValue(&rc, pBuf, zKey, (int)strlen(zKey), v);
+  if( old.n ){
+    DocIter it;
+    docextIterInit(&it, old.a);
+    while( docextIterNext(&it) ){
+      if( it.nKey!=nKey || memcmp(it.zKey, zKey, nKey)!=0 ){
+        docextBsonAppendValue(&rc, pBuf, it.zKey, it.nKey, &it.v);
+      }
+    }
+  }
+  docextBsonAppendValue(&rc, pBuf, zKey, nKey, v);
   docextBsonEndDoc(&rc, pBuf, iStart);
+  docextBufFree(&old);
   return rc;
 }
 
@@ -376,7 +390,7 @@ static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
   return rc;
 }
 
-/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort. */
+/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort, let. */
 static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   DocIter it;
   int rc = SQLITE_OK;
@@ -387,15 +401,15 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
     if( strcmp(it.zKey, "upsert")==0 ){
       *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
-      rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 ){
-      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
+      rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
+    }else if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+      rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else if( strcmp(it.zKey, "sort")==0 ){
       rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
       p->bSort = 1;
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: upsert, "
-                                "arrayFilters, hint, sort)", it.zKey);
+                                "arrayFilters, hint, sort, let)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -499,16 +513,16 @@ static void updateManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   updateFunc(ctx, argc, argv, 1);
 }
 
-/* Options of doc_delete_one/many: hint. */
+/* Options of doc_delete_one/many: hint, let. */
 static int cmdDeleteOptions(Cmd *p){
   DocIter it;
   int rc = SQLITE_OK;
   docextIterInit(&it, p->options.a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
-    if( strcmp(it.zKey, "hint")==0 ){
-      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
+    if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+      rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else{
-      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: hint)", it.zKey);
+      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: hint, let)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -571,12 +585,12 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     }else if( strcmp(it.zKey, "upsert")==0 ){
       *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
-      rc = cmdWrap(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 ){
-      rc = cmdWrap(&p->queryOpt, "hint", &it.v);
+      rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
+    }else if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+      rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
-          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint)", it.zKey);
+          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }

@@ -18,10 +18,15 @@
 ** (an array inside the array gives a nested array of what its elements
 ** give), and a numeric component is a field name, never an array index.
 **
+** VARIABLES. $let and the query's let option bind names to slots at
+** compile time (the innermost binding wins); "$$name" reads its slot. A
+** query's let is an EX_LET around the whole expression whose values are
+** evaluated with an empty document, as MongoDB evaluates them before any.
+**
 ** WHAT IS SUPPORTED: literals, "$field.path", "$$ROOT", "$$CURRENT" (and
-** paths under them), "$$REMOVE", {$literal: v}, documents and arrays of
-** expressions, and the operators in aOp[] below. Any other operator is an
-** error that names it.
+** paths under them), "$$REMOVE", "$$variable", {$literal: v}, documents and
+** arrays of expressions, $let, $cond, $switch and the operators in aOp[]
+** below. Any other operator is an error that names it.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -40,7 +45,8 @@ enum {
   EX_ADD, EX_SUBTRACT, EX_MULTIPLY, EX_DIVIDE, EX_MOD,
   EX_ABS, EX_CEIL, EX_FLOOR, EX_TRUNC,
   EX_SIZE, EX_IN, EX_ARRAYELEMAT, EX_ISARRAY,
-  EX_CONCAT, EX_STRLENBYTES, EX_STRLENCP, EX_TYPE
+  EX_CONCAT, EX_STRLENBYTES, EX_STRLENCP, EX_TYPE,
+  EX_VAR, EX_LET
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -75,10 +81,15 @@ static const struct ExprOp {
 struct ExprNode {
   u8 eOp;                 /* EX_* */
   u8 bDefault;            /* EX_SWITCH: the last argument is the default */
+  u8 bNoDoc;              /* EX_LET: the variables see no document (a
+                          ** query's let, evaluated before any document) */
+  int iSlot;              /* EX_VAR: its slot; EX_LET: the first of the
+                          ** slots of its nArg-1 variables */
   const char *zOp;        /* the operator's name, for messages */
   DocValue v;             /* EX_CONST: the value; EX_OBJECT: the document
                           ** written (its keys name the fields) */
-  const char *zPath;      /* EX_PATH: the path below the root ("" for it) */
+  const char *zPath;      /* EX_PATH, EX_VAR: the path below the root or
+                          ** the variable ("" for none) */
   int nPath;
   ExprNode **apArg;       /* arguments, or EX_OBJECT/EX_ARRAY members */
   int nArg;
@@ -86,11 +97,23 @@ struct ExprNode {
 
 struct DocExpr {
   ExprNode *pRoot;
+  int nSlot;              /* variables ($let, the query's let) */
+};
+
+/* A variable in scope while parsing: $$zName reads slot iSlot. */
+typedef struct ExprVar ExprVar;
+struct ExprVar {
+  const char *zName;
+  int nName;
+  int iSlot;
 };
 
 struct ExprParse {
   int rc;
   char *zErr;
+  ExprVar *aVar;          /* in scope, innermost last */
+  int nVar, nVarAlloc;
+  int nSlot;              /* slots allocated so far */
 };
 
 /* A block of the evaluation arena. */
@@ -103,6 +126,7 @@ struct ExprBlock {
 /* Evaluation state: the document, the arena, a sticky error. */
 struct ExprCtx {
   DocValue root;          /* the document, as a value */
+  DocValue *aSlot;        /* variables' values */
   ExprBlock *pBlock;      /* newest block first */
   i64 nArena;             /* bytes taken from the arena so far */
   int rc;
@@ -177,17 +201,25 @@ static void exprParseMembers(ExprParse *pP, ExprNode *p, const DocValue *v){
 /* A field path or variable: the text after the first '$'. */
 static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
   ExprNode *p;
-  int i, iStart;
+  int i, iStart, iSlot = -1;
   if( n>0 && z[0]=='$' ){
-    /* $$ROOT, $$CURRENT (the same, outside $let and $map), $$REMOVE */
+    /* $$ROOT, $$CURRENT (the same, outside $map and $filter), $$REMOVE,
+    ** and the variables of $let and of the query's let */
     int nVar = 1;
     while( nVar<n && z[nVar]!='.' ) nVar++;
     if( nVar==7 && memcmp(z, "$REMOVE", 7)==0 && n==7 ){
       return exprNodeNew(pP, EX_CONST, 0);         /* v.type 0: missing */
     }
     if( !(nVar==5 && memcmp(z, "$ROOT", 5)==0) && !(nVar==8 && memcmp(z, "$CURRENT", 8)==0) ){
-      exprParseError(pP, "docext: $expr: use of undefined variable: %.*s", nVar-1, z+1);
-      return 0;
+      for(i=pP->nVar-1; i>=0; i--){
+        ExprVar *pV = &pP->aVar[i];
+        if( pV->nName==nVar-1 && memcmp(pV->zName, z+1, nVar-1)==0 ) break;
+      }
+      if( i<0 ){
+        exprParseError(pP, "docext: $expr: use of undefined variable: %.*s", nVar-1, z+1);
+        return 0;
+      }
+      iSlot = pP->aVar[i].iSlot;
     }
     z += nVar;
     n -= nVar;
@@ -210,8 +242,9 @@ static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
       iStart = i+1;
     }
   }
-  p = exprNodeNew(pP, EX_PATH, 0);
+  p = exprNodeNew(pP, iSlot>=0 ? EX_VAR : EX_PATH, 0);
   if( p ){
+    p->iSlot = iSlot;
     p->zPath = z;
     p->nPath = n;
   }
@@ -306,6 +339,81 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
   return p;
 }
 
+/* Is z[0..n) a name a user variable may have? As MongoDB: it starts with
+** a lower-case letter or a byte >= 0x80, then letters, digits, '_' or
+** bytes >= 0x80. */
+static int exprVarNameOk(const char *z, int n){
+  int i;
+  if( n==0 || !((z[0]>='a' && z[0]<='z') || (u8)z[0]>=0x80) ) return 0;
+  for(i=1; i<n; i++){
+    u8 c = (u8)z[i];
+    if( !((c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9') || c=='_' || c>=0x80) ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Variables (the fields of pVars) and then the expression pIn, parsed
+** with the variables in scope for pIn only: an EX_LET node. bNoDoc: the
+** variables' expressions see no document (a query's let). */
+static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocValue *pIn,
+                              int bNoDoc){
+  int nVars = exprCount(pVars), nVarSaved = pP->nVar, i = 0;
+  ExprNode *p = exprNodeNew(pP, EX_LET, nVars+1);
+  DocIter it;
+  if( p==0 ) return 0;
+  p->bNoDoc = (u8)bNoDoc;
+  p->iSlot = pP->nSlot;
+  pP->nSlot += nVars;
+  /* the values first, each in the scope outside this $let */
+  docextIterInitValue(&it, pVars);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    if( !exprVarNameOk(it.zKey, it.nKey) ){
+      exprParseError(pP, "docext: $expr: '%s' is not a valid variable name "
+                         "(a lower-case letter first, then letters, digits or _)", it.zKey);
+      break;
+    }
+    p->apArg[p->nArg] = exprParse(pP, &it.v);
+    if( p->apArg[p->nArg] ) p->nArg++;
+  }
+  /* then the names, for pIn */
+  docextIterInitValue(&it, pVars);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    pP->aVar = docextArrayGrow(&pP->rc, pP->aVar, pP->nVar, &pP->nVarAlloc, sizeof(ExprVar));
+    if( pP->rc ) break;
+    pP->aVar[pP->nVar].zName = it.zKey;
+    pP->aVar[pP->nVar].nName = it.nKey;
+    pP->aVar[pP->nVar].iSlot = p->iSlot + i++;
+    pP->nVar++;
+  }
+  if( pP->rc==SQLITE_OK ){
+    p->apArg[p->nArg] = exprParse(pP, pIn);
+    if( p->apArg[p->nArg] ) p->nArg++;
+  }
+  pP->nVar = nVarSaved;
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
+/* {$let: {vars: {…}, in: expr}} */
+static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
+  DocValue vars, in;
+  if( v->type!=DOC_DOCUMENT || exprCount(v)!=2
+   || !docextBsonFind(v->p, "vars", 4, &vars) || !docextBsonFind(v->p, "in", 2, &in) ){
+    exprParseError(pP, "docext: $expr: $let needs a document {vars: {…}, in: …}");
+    return 0;
+  }
+  if( vars.type!=DOC_DOCUMENT ){
+    exprParseError(pP, "docext: $expr: $let's vars must be a document");
+    return 0;
+  }
+  return exprParseLet(pP, &vars, &in, 0);
+}
+
 /* {$op: args}: the document's only field is the operator. */
 static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   DocIter it;
@@ -325,6 +433,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   }
   if( docextIterKeyIs(&it, "$cond") && it.v.type==DOC_DOCUMENT ) return exprParseCondDoc(pP, &it.v);
   if( docextIterKeyIs(&it, "$switch") ) return exprParseSwitch(pP, &it.v);
+  if( docextIterKeyIs(&it, "$let") ) return exprParseLetOp(pP, &it.v);
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aOp) ){
     exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
@@ -1138,6 +1247,27 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_CONCAT:      return exprEvalConcat(p, pN, pOut);
     case EX_STRLENBYTES: case EX_STRLENCP:
       return exprEvalStrLen(p, pN, pOut);
+    case EX_VAR:
+      if( pN->nPath==0 ){
+        *pOut = p->aSlot[pN->iSlot];
+        return SQLITE_OK;
+      }
+      return exprWalk(p, &p->aSlot[pN->iSlot], pN->zPath, pN->nPath, pOut);
+    case EX_LET: {
+      int i;
+      DocValue root = p->root;
+      static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+      if( pN->bNoDoc ){
+        p->root.p = aEmpty;
+        p->root.n = 5;
+      }
+      for(i=0; i<pN->nArg-1 && p->rc==SQLITE_OK; i++){
+        exprEval(p, pN->apArg[i], &p->aSlot[pN->iSlot+i]);
+      }
+      p->root = root;
+      if( p->rc ) return p->rc;
+      return exprEval(p, pN->apArg[pN->nArg-1], pOut);
+    }
     case EX_TYPE: {
       DocValue v;
       DocBuf b;
@@ -1157,14 +1287,24 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 ** The interface
 */
 
-int docextExprNew(const DocValue *v, DocExpr **ppOut, char **pzErr){
+int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzErr){
   ExprParse sParse;
   DocExpr *p;
   *ppOut = 0;
   memset(&sParse, 0, sizeof(sParse));
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  p->pRoot = exprParse(&sParse, v);
+  if( aLet ){
+    DocValue vars;
+    vars.type = DOC_DOCUMENT;
+    vars.p = aLet;
+    vars.n = docextGetI32(aLet);
+    p->pRoot = exprParseLet(&sParse, &vars, v, 1);
+  }else{
+    p->pRoot = exprParse(&sParse, v);
+  }
+  p->nSlot = sParse.nSlot;
+  sqlite3_free(sParse.aVar);
   if( sParse.rc ){
     docextExprFree(p);
     *pzErr = sParse.zErr;
@@ -1177,10 +1317,16 @@ int docextExprNew(const DocValue *v, DocExpr **ppOut, char **pzErr){
 int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
   ExprCtx ctx;
   DocValue v;
+  DocValue aSlot[8];
   memset(&ctx, 0, sizeof(ctx));
   ctx.root.type = DOC_DOCUMENT;
   ctx.root.p = aDoc;
   ctx.root.n = docextGetI32(aDoc);
+  ctx.aSlot = aSlot;
+  if( p->nSlot>DOCEXT_COUNT(aSlot) ){
+    ctx.aSlot = sqlite3_malloc64(sizeof(DocValue)*p->nSlot);
+    if( ctx.aSlot==0 ) return SQLITE_NOMEM;
+  }
   exprEval(&ctx, p->pRoot, &v);
   *pbTrue = ctx.rc==SQLITE_OK && docextValueTruth(&v);
   while( ctx.pBlock ){
@@ -1188,6 +1334,7 @@ int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
     sqlite3_free(ctx.pBlock);
     ctx.pBlock = pNext;
   }
+  if( ctx.aSlot!=aSlot ) sqlite3_free(ctx.aSlot);
   if( ctx.rc && ctx.zErr ) *pzErr = ctx.zErr;
   return ctx.rc;
 }

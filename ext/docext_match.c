@@ -128,6 +128,7 @@ struct DocMatchParse {
   int rc;
   char *zErr;
   int nElemMatch;         /* inside this many $elemMatch filters */
+  const u8 *aLet;         /* the query's let variables, or NULL */
   int bHasExpr;           /* an $expr was met */
 };
 
@@ -885,7 +886,7 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   p = nodeNew(pParse, MN_EXPR);
   if( p ){
     pParse->bHasExpr = 1;
-    pParse->rc = docextExprNew(v, &p->pExpr, &pParse->zErr);
+    pParse->rc = docextExprNew(v, pParse->aLet, &p->pExpr, &pParse->zErr);
   }
   return p;
 }
@@ -1273,17 +1274,23 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
 ** The interface
 */
 
-int docextMatcherNew(const u8 *aFilter, DocMatcher **ppOut, char **pzErr){
+int docextMatcherNew(const u8 *aFilter, const u8 *aLet, DocMatcher **ppOut, char **pzErr){
   DocMatcher *p;
   DocMatchParse sParse;
   int nFilter = docextGetI32(aFilter);
+  int nLet = aLet ? docextGetI32(aLet) : 0;
   *ppOut = 0;
-  /* the matcher, its root and its copy of the filter: one allocation */
-  p = docextMallocZero(sizeof(*p) + nFilter);
+  /* the matcher, its root and its copies of the filter and of the let
+  ** variables: one allocation */
+  p = docextMallocZero(sizeof(*p) + nFilter + nLet);
   if( p==0 ) return SQLITE_NOMEM;
   p->aFilter = (u8*)&p[1];
   memcpy(p->aFilter, aFilter, nFilter);
   memset(&sParse, 0, sizeof(sParse));
+  if( aLet ){
+    memcpy(p->aFilter + nFilter, aLet, nLet);
+    sParse.aLet = p->aFilter + nFilter;
+  }
   p->pRoot = &p->root;
   p->root.eType = MN_AND;
   parseFilter(&sParse, p->aFilter, p->pRoot);

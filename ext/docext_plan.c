@@ -2352,7 +2352,7 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** {tags: ["a", ["b"]]} gives "a" and ["b"]; a missing value gives none),
 ** each once (1, 1.0 and NumberLong(1) are one value: the first met), as
 ** a JSON array in BSON order, as mongod's reply holds them. Like that
-** reply it is capped at 16 MiB. options: {hint: name or key pattern}.
+** reply it is capped at 16 MiB. options: {hint: name or key pattern, let}.
 */
 /* The distinct values met so far, each with its index key (equal values,
 ** 1 and 1.0 included, have equal keys, and keys sort in BSON order), found
@@ -2531,13 +2531,13 @@ static const u8 *distinctProjection(int *pRc, const DistinctSet *p, DocBuf *pOut
   return *pRc==SQLITE_OK ? pOut->a : 0;
 }
 
-/* The options argument: only hint, which the query reads. */
+/* The options argument: hint and let, which the query reads. */
 static int distinctOptions(const u8 *aOpt, char **pzErr){
   DocIter it;
   if( aOpt==0 ) return SQLITE_OK;
   docextIterInit(&it, aOpt);
   while( docextIterNext(&it) ){
-    if( strcmp(it.zKey, "hint")!=0 ){
+    if( strcmp(it.zKey, "hint")!=0 && strcmp(it.zKey, "let")!=0 ){
       *pzErr = sqlite3_mprintf("docext: unknown doc_distinct option '%s'", it.zKey);
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }

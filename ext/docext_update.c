@@ -707,7 +707,7 @@ static void updParsePull(UpdParse *pP, UpdLeaf *pLeaf){
   }
   if( rc==SQLITE_OK ){
     char *zErr = 0;
-    rc = docextMatcherNew(aFilter, &pLeaf->pMatch, &zErr);
+    rc = docextMatcherNew(aFilter, 0, &pLeaf->pMatch, &zErr);
     if( rc==SQLITE_OK && docextMatcherHasExpr(pLeaf->pMatch) ){
       rc = docextError(&zErr, "docext: $expr can only be applied to the top-level document");
     }
@@ -1005,7 +1005,7 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
     pF->nId = nId;
     {
       char *zErr = 0;
-      int rc = docextMatcherNew(it.v.p, &pF->pMatch, &zErr);
+      int rc = docextMatcherNew(it.v.p, 0, &pF->pMatch, &zErr);
       if( rc==SQLITE_OK && docextMatcherHasExpr(pF->pMatch) ){
         rc = docextError(&zErr, "docext: $expr is not allowed in the context of an array filter");
       }
@@ -2495,7 +2495,7 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
     p->aOptions = docextBsonCopy(aOpt);
     if( p->aOptions==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && docextBsonFind(aOpt, "query", 5, &query) ){
-      rc = docextMatcherNew(query.p, &p->pQuery, pzErr);
+      rc = docextMatcherNew(query.p, 0, &p->pQuery, pzErr);
     }
   }
   docextBufFree(&buf);

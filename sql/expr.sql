@@ -191,3 +191,32 @@ SELECT _id FROM big('{$expr: {$or: [{$eq: [["$s","$s","$s","$s","$s","$s","$s","
   {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}, {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]},
   {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}, {$eq: [["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"], 1]}]}}');
 SELECT _id FROM big('{$expr: {$eq: [{$strLenCP: {$concat: ["$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s","$s"]}}, 1]}}');
+
+-- 12. Variables: the let option of finds and commands, and $let
+CREATE VIRTUAL TABLE v USING docext;
+INSERT INTO v(doc) VALUES ('{_id: 1, name: "a", n: 5}'), ('{_id: 2, name: "b", n: 7}'),
+  ('{_id: 3, name: "a", n: 9}');
+SELECT doc FROM v('{$expr: {$eq: ["$_id", "$$id"]}}', NULL, NULL, '{let: {id: 2}}');
+SELECT doc FROM v WHERE filter = '{$expr: {$gt: ["$n", "$$lo"]}}' AND options = '{let: {lo: 6}}';
+-- a variable's value is an expression, evaluated before any document
+SELECT _id FROM v('{$expr: {$gt: ["$n", {$add: ["$$lo", 1]}]}}', NULL, '{n: -1}',
+  '{let: {lo: {$multiply: [2, 2.5]}}, limit: 1}');
+SELECT count(*) FROM v('{$expr: {$eq: ["$$nothing", "$$REMOVE"]}}', NULL, NULL, '{let: {nothing: "$n"}}');
+SELECT doc_update_many('v', '{$expr: {$eq: ["$name", "$$nm"]}}', '{$inc: {n: 1}}', '{let: {nm: "a"}}');
+SELECT doc_find_and_modify('v', '{query: {$expr: {$lt: ["$n", "$$x"]}}, update: {$set: {m: 1}}, new: true, let: {x: 7}}');
+SELECT doc_distinct('v', 'name', '{$expr: {$gte: ["$n", "$$min"]}}', '{let: {min: 8}}');
+SELECT json_extract(doc_explain('v', '{$expr: {$eq: ["$_id", "$$id"]}}', NULL, NULL, '{let: {id: 1}}'), '$.n');
+SELECT doc_delete_one('v', '{$expr: {$eq: ["$_id", "$$id"]}}', '{let: {id: 3}, hint: {_id: 1}}');
+SELECT group_concat(_id) FROM v;
+-- $let: its variables are seen in "in" only; an inner one hides an outer
+SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: {x: 2, y: {$add: ["$a", 1]}}, in: {$eq: [{$multiply: ["$$x", 3]}, "$$y"]}}}}');
+SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: {x: 2}, in: {$let: {vars: {x: 3}, in: {$eq: ["$$x", 3]}}}}}}');
+SELECT doc_match('{a: {b: [{c: 3}, {c: 4}]}}', '{$expr: {$let: {vars: {d: "$a"}, in: {$eq: ["$$d.b.c", [3, 4]]}}}}');
+SELECT doc FROM v('{$expr: {$eq: ["$_id", "$$id"]}}');
+SELECT doc FROM v('{$expr: {$eq: ["$_id", "$$id"]}}', NULL, NULL, '{let: 5}');
+SELECT doc FROM v('{$expr: {$eq: ["$_id", "$$Id"]}}', NULL, NULL, '{let: {Id: 5}}');
+SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: {x: 2}, in: "$$x", z: 1}}}');
+SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: {x: 2, y: "$$x"}, in: "$$y"}}}');
+SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: 1, in: 1}}}');
+SELECT doc_delete_one('v', '{}', '{let: {a: 1}, foo: 1}');
+SELECT doc_distinct('v', 'name', '{}', '{let: {a: 1}, foo: 1}');

@@ -78,11 +78,8 @@ SKIP_OPERATIONS = {
     "clientBulkWrite": "clientBulkWrite: a MongoDB 8.0 client-level API",
 }
 
-SKIP_ARGUMENTS = {
-    # `let` defines $$variables for $expr and aggregation expressions;
-    # docext's query language has no variables.
-    "let": "let: docext queries have no $$variables",
-}
+# (`let`, the $$variables of $expr, is run: docext's options take it.)
+SKIP_ARGUMENTS = {}
 
 # An update given as an array of aggregation stages ($addFields, $project,
 # $replaceRoot, $replaceWith, $setField, ...): INTERFACE.md §4 takes an
@@ -406,12 +403,12 @@ class TestRun(object):
     # -- reads --
 
     def find(self, coll, a, single=False):
-        known = ("filter", "sort", "projection", "skip", "limit", "hint", "batchSize")
+        known = ("filter", "sort", "projection", "skip", "limit", "hint", "let", "batchSize")
         opts = {}
         for k in a:
             if k not in known:
                 raise ValueError("find: unsupported argument %s" % k)
-        for k in ("skip", "limit", "hint"):
+        for k in ("skip", "limit", "hint", "let"):
             if k in a:
                 opts[k] = a[k]
         if single:
@@ -428,9 +425,10 @@ class TestRun(object):
             if a.get(k) is not None:
                 where.append("%s = ?" % k)
                 params.append(arg(a[k]))
-        if "hint" in a:
+        hidden = {k: a[k] for k in ("hint", "let") if k in a}
+        if hidden:
             where.append("options = ?")
-            params.append(arg({"hint": a["hint"]}))
+            params.append(arg(hidden))
         limit = abs(opts.get("limit", 0)) or -1
         again = self.docs("SELECT doc_json(bson, 'canonical') FROM %s WHERE %s LIMIT ? OFFSET ?"
                           % (qname(coll), " AND ".join(where)),
@@ -443,10 +441,10 @@ class TestRun(object):
         return rows
 
     def count_documents(self, coll, a):
-        opts = {k: a[k] for k in ("skip", "limit", "hint") if k in a}
+        opts = {k: a[k] for k in ("skip", "limit", "hint", "let") if k in a}
         n = self.value("SELECT count(*) FROM %s(?, NULL, NULL, ?)" % qname(coll),
                        (arg(a.get("filter", {})), arg(opts or None)))
-        if "skip" not in a and "limit" not in a:
+        if "skip" not in a and "limit" not in a and "let" not in a:
             m = self.value("SELECT doc_count(?, ?)", (coll, arg(a.get("filter", {}))))
             if m != n:
                 raise Mismatch("doc_count says %r, count(*) says %r" % (m, n))
@@ -459,9 +457,9 @@ class TestRun(object):
 
     def distinct(self, coll, a):
         for k in a:
-            if k not in ("fieldName", "filter", "hint"):
+            if k not in ("fieldName", "filter", "hint", "let"):
                 raise ValueError("distinct: unsupported argument %s" % k)
-        opts = {"hint": a["hint"]} if "hint" in a else None
+        opts = {k: a[k] for k in ("hint", "let") if k in a} or None
         text = self.value("SELECT doc_distinct(?, ?, ?, ?)",
                           (coll, a["fieldName"], arg(a.get("filter", {})), arg(opts)))
         return ejson(json.loads(text))
@@ -488,7 +486,7 @@ class TestRun(object):
     def update(self, coll, a, many, replacement):
         options = {}
         for k in a:
-            if k in ("upsert", "arrayFilters", "hint", "sort"):
+            if k in ("upsert", "arrayFilters", "hint", "sort", "let"):
                 options[k] = a[k]
             elif k not in ("filter", "update", "replacement"):
                 raise ValueError("update: unsupported argument %s" % k)
@@ -507,12 +505,12 @@ class TestRun(object):
 
     def delete(self, coll, a, many):
         for k in a:
-            if k not in ("filter", "hint"):
+            if k not in ("filter", "hint", "let"):
                 raise ValueError("delete: unsupported argument %s" % k)
         fn = "doc_delete_many" if many else "doc_delete_one"
-        if "hint" in a:
-            n = self.value("SELECT %s(?, ?, ?)" % fn,
-                           (coll, arg(a["filter"]), arg({"hint": a["hint"]})))
+        opts = {k: a[k] for k in ("hint", "let") if k in a}
+        if opts:
+            n = self.value("SELECT %s(?, ?, ?)" % fn, (coll, arg(a["filter"]), arg(opts)))
         else:
             n = self.value("SELECT %s(?, ?)" % fn, (coll, arg(a["filter"])))
         return {"deletedCount": Num(n, "int")}
@@ -524,7 +522,7 @@ class TestRun(object):
                 spec["sort"] = v
             elif k == "projection":
                 spec["fields"] = v
-            elif k in ("upsert", "arrayFilters", "hint"):
+            elif k in ("upsert", "arrayFilters", "hint", "let"):
                 spec[k] = v
             elif k == "returnDocument":
                 if v.lower() not in ("before", "after"):
@@ -608,7 +606,12 @@ class TestRun(object):
         if name in ("findOneAndUpdate", "findOneAndReplace", "findOneAndDelete"):
             return self.find_and_modify(coll, a, name)
         if name == "bulkWrite":
-            return self.bulk(coll, a["requests"], a.get("ordered", True))
+            requests = a["requests"]
+            if "let" in a:
+                # bulkWrite's let applies to each of its writes
+                requests = [{kind: dict(r, let=a["let"]) for kind, r in req.items()}
+                            for req in requests]
+            return self.bulk(coll, requests, a.get("ordered", True))
         raise ValueError("unsupported operation %s" % name)
 
     def contents(self, coll):

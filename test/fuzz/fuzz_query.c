@@ -3,11 +3,11 @@
 ** updates applied to a document.
 **
 ** Input: text in four lines: a filter, a document, a projection (also
-** used as a sort pattern) and an update; a line that does not parse is
-** taken as {}. Each is compiled; what compiles runs on the document (the
-** update as an update and as an upsert's insert, then once more on its own
-** result). The contract: a result or a docext: error, and every document
-** made is valid BSON.
+** used as a sort pattern and as the filter's let variables) and an
+** update; a line that does not parse is taken as {}. Each is compiled;
+** what compiles runs on the document (the update as an update and as an
+** upsert's insert, then once more on its own result). The contract: a
+** result or a docext: error, and every document made is valid BSON.
 */
 #include "fuzz.h"
 
@@ -116,7 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   parseLine(aData, nData, 2, &proj);
   parseLine(aData, nData, 3, &update);
 
-  rc = docextMatcherNew(filter.a, &pMatch, &zErr);
+  /* the projection line is also the let variables of the filter's $expr */
+  rc = docextMatcherNew(filter.a, proj.a, &pMatch, &zErr);
   checkError(rc, zErr);
   if( rc==SQLITE_OK ){
     zErr = 0;
