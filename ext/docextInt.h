@@ -407,6 +407,10 @@ int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, c
 ** reading (ObjectId(), new Date(), ISODate() with no argument) is an error,
 ** as the same text must always give the same document. */
 int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr);
+/* As docextJsonParse of one whole document, or of one whole array: an
+** update, which is a document or (*pbArray = 1) a pipeline's stages. The
+** array's BSON (a document with keys "0", "1", ...) goes to pOut. */
+int docextJsonParseUpdate(const char *z, int n, DocBuf *pOut, int *pbArray, char **pzErr);
 /* As docextJsonParse of one whole document that is to be stored:
 ** *pbNamesChecked = 1 when no field name needs docextCollPrepare's check
 ** (none starts with '$' but a type wrapper's, none has a '.'). */
@@ -569,7 +573,8 @@ int docextMatcherHasExpr(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
 
 /**************************************************************************
-** Interface to docext_expr.c — aggregation expressions ($expr).
+** Interface to docext_expr.c — aggregation expressions ($expr, and the
+** stages of pipeline updates).
 */
 typedef struct DocExpr DocExpr;
 /* Compile the expression v; aLet, if not NULL, is a document of variables
@@ -582,6 +587,11 @@ int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzE
 ** document aDoc. Errors (a $size of a string, a $divide by zero, ...)
 ** are SQLITE_ERROR with a message. */
 int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr);
+/* Evaluate for the validated document aDoc and append the value to pOut
+** as element zKey; *pType = its type, or 0 (nothing appended) when the
+** value is missing. Errors as docextExprTruth. */
+int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey, int nKey,
+                     int *pType, char **pzErr);
 void docextExprFree(DocExpr *p);
 
 /**************************************************************************
@@ -895,6 +905,18 @@ char *docextDupKeyMessage(DocColl *pColl, const char *zIndex, int nField,
                           char *const *azField, const DocValue *aVal);
 
 /**************************************************************************
+** Interface to docext_pipeline.c — the stages of pipeline updates.
+*/
+typedef struct DocPipeline DocPipeline;
+/* Compile aStages, a BSON array of stages; aLet (may be NULL) is the let
+** variables their expressions read. Errors name the stage. */
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, char **pzErr);
+/* Run the stages on the validated document aDoc (not in pOut); the result
+** document goes to pOut (reset first). */
+int docextPipelineApply(DocPipeline *p, const u8 *aDoc, DocBuf *pOut, char **pzErr);
+void docextPipelineFree(DocPipeline *p);
+
+/**************************************************************************
 ** Interface to docext_update.c — update operators and replacements.
 */
 typedef struct DocUpdate DocUpdate;
@@ -903,6 +925,12 @@ typedef struct DocUpdate DocUpdate;
 ** Errors in MongoDB's terms: unknown or empty operators, conflicting paths,
 ** bad operands, "$" misuse. The update keeps its own copies. */
 int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr);
+/* Compile a pipeline update: aStages is a BSON array of stages ($set,
+** $addFields, $project, $unset, $replaceRoot, $replaceWith); aOptions may
+** hold let (arrayFilters are an error). Applied like any update; the
+** result keeps the document's _id, which may not change. */
+int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **ppOut,
+                            char **pzErr);
 int docextUpdateIsReplacement(DocUpdate *p);
 /* Does the update use the positional "$" (so it needs the matched array
 ** position of each document)? */
@@ -1127,6 +1155,10 @@ int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **
 /* The same for a deterministic function's document argument: TEXT through
 ** docextJsonParseFixed. */
 int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr);
+/* The same for an update argument: a document, or as TEXT an array of
+** pipeline stages (*pbPipeline = 1, *paDoc the array's BSON). */
+int docextArgToUpdate(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int *pbPipeline,
+                      char **pzErr);
 /* The same for a document to store: TEXT through docextJsonParseStored,
 ** which sets *pbNamesChecked (BLOB: 0). */
 int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,

@@ -34,6 +34,7 @@ struct Cmd {
   DocColl *pColl;
   DocBuf filter, update, options, sort, queryOpt, updateOpt, fields;
   int bFilter, bSort, bFields;
+  int bPipeline;            /* update holds a pipeline's stages (an array) */
   DocUpdate *pUpdate;
   CmdMatch *aMatch;
   int nMatch, nMatchAlloc;
@@ -71,6 +72,32 @@ static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBu
   }
   docextBufFree(&tmp);
   return rc;
+}
+
+/* The update argument: a document, or the stages of a pipeline. */
+static int cmdUpdateArg(Cmd *p, sqlite3_value *pVal){
+  DocBuf tmp;
+  const u8 *aDoc;
+  char *zErr = 0;
+  int rc;
+  memset(&tmp, 0, sizeof(tmp));
+  rc = docextArgToUpdate(pVal, &tmp, &aDoc, &p->bPipeline, &zErr);
+  if( rc==SQLITE_OK ){
+    docextBufReset(&p->update);
+    docextBufAppend(&rc, &p->update, aDoc, docextGetI32(aDoc));
+  }else{
+    p->zErr = sqlite3_mprintf("docext: in update: %s", zErr ? zErr+8 : "bad document");
+    sqlite3_free(zErr);
+  }
+  docextBufFree(&tmp);
+  return rc;
+}
+
+/* Compile the update: operators, a replacement or a pipeline. */
+static int cmdCompileUpdate(Cmd *p){
+  const u8 *aOpt = p->updateOpt.n ? p->updateOpt.a : 0;
+  if( p->bPipeline ) return docextUpdateNewPipeline(p->update.a, aOpt, &p->pUpdate, &p->zErr);
+  return docextUpdateNew(p->update.a, aOpt, &p->pUpdate, &p->zErr);
 }
 
 /* Set field zKey of the options document in pBuf (empty: none yet) to v,
@@ -390,6 +417,13 @@ static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
   return rc;
 }
 
+/* let: the variables of the filter's $expr and of a pipeline update. */
+static int cmdOptLet(Cmd *p, const DocValue *v){
+  int rc = cmdOptSet(&p->queryOpt, "let", v);
+  if( rc==SQLITE_OK ) rc = cmdOptSet(&p->updateOpt, "let", v);
+  return rc;
+}
+
 /* Options of doc_update_one/many: upsert, arrayFilters, hint, sort, let. */
 static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   DocIter it;
@@ -402,8 +436,10 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
       *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+    }else if( strcmp(it.zKey, "hint")==0 ){
       rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
+    }else if( strcmp(it.zKey, "let")==0 ){
+      rc = cmdOptLet(p, &it.v);
     }else if( strcmp(it.zKey, "sort")==0 ){
       rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
       p->bSort = 1;
@@ -467,14 +503,12 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
     rc = cmdDocArg(&c, argv[1], "filter", &c.filter);
     c.bFilter = 1;
   }
-  if( rc==SQLITE_OK ) rc = cmdDocArg(&c, argv[2], "update", &c.update);
+  if( rc==SQLITE_OK ) rc = cmdUpdateArg(&c, argv[2]);
   if( rc==SQLITE_OK && argc>3 && sqlite3_value_type(argv[3])!=SQLITE_NULL ){
     rc = cmdDocArg(&c, argv[3], "options", &c.options);
   }
   if( rc==SQLITE_OK ) rc = cmdUpdateOptions(&c, &bUpsert);
-  if( rc==SQLITE_OK ){
-    rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
-  }
+  if( rc==SQLITE_OK ) rc = cmdCompileUpdate(&c);
   if( rc==SQLITE_OK && bMany && docextUpdateIsReplacement(c.pUpdate) ){
     c.zErr = sqlite3_mprintf("docext: doc_update_many needs update operators, "
                              "not a replacement document (multi update only works with $ operators)");
@@ -563,6 +597,7 @@ static void deleteManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* Read doc_find_and_modify's spec. */
 static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpdate){
   DocIter it;
+  DocValue v;
   int rc = SQLITE_OK;
   docextIterInit(&it, p->options.a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
@@ -572,6 +607,11 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     }else if( strcmp(it.zKey, "sort")==0 ){
       rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
       p->bSort = 1;
+    }else if( strcmp(it.zKey, "update")==0 && it.v.type==DOC_ARRAY ){
+      docextBufReset(&p->update);
+      docextBufAppend(&rc, &p->update, it.v.p, it.v.n);
+      p->bPipeline = 1;
+      *pbUpdate = 1;
     }else if( strcmp(it.zKey, "update")==0 ){
       rc = cmdCopyDoc(p, &it.v, "update", &p->update);
       *pbUpdate = 1;
@@ -586,8 +626,10 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
       *pbUpsert = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "arrayFilters")==0 ){
       rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+    }else if( strcmp(it.zKey, "hint")==0 ){
       rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
+    }else if( strcmp(it.zKey, "let")==0 ){
+      rc = cmdOptLet(p, &it.v);
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
           "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let)", it.zKey);
@@ -599,7 +641,8 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
                               "remove: true");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew || p->updateOpt.n) ){
+  if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew
+       || (p->updateOpt.n && docextBsonFind(p->updateOpt.a, "arrayFilters", 12, &v))) ){
     p->zErr = sqlite3_mprintf("docext: doc_find_and_modify cannot combine remove "
                               "with upsert, new or arrayFilters");
     rc = SQLITE_ERROR;
@@ -622,9 +665,7 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   rc = cmdInit(&c, ctx, argv[0]);
   if( rc==SQLITE_OK ) rc = cmdDocArg(&c, argv[1], "spec", &c.options);
   if( rc==SQLITE_OK ) rc = famSpec(&c, &bRemove, &bNew, &bUpsert, &bUpdate);
-  if( rc==SQLITE_OK && bUpdate ){
-    rc = docextUpdateNew(c.update.a, c.updateOpt.n ? c.updateOpt.a : 0, &c.pUpdate, &c.zErr);
-  }
+  if( rc==SQLITE_OK && bUpdate ) rc = cmdCompileUpdate(&c);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK ) rc = cmdFind(&c, 1, 0);
   if( rc==SQLITE_OK && c.nMatch==1 ){

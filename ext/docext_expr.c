@@ -25,8 +25,8 @@
 **
 ** WHAT IS SUPPORTED: literals, "$field.path", "$$ROOT", "$$CURRENT" (and
 ** paths under them), "$$REMOVE", "$$variable", {$literal: v}, documents and
-** arrays of expressions, $let, $cond, $switch and the operators in aOp[]
-** below. Any other operator is an error that names it.
+** arrays of expressions, $let, $cond, $switch, $setField and the operators
+** in aOp[] below. Any other operator is an error that names it.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -46,7 +46,7 @@ enum {
   EX_ABS, EX_CEIL, EX_FLOOR, EX_TRUNC,
   EX_SIZE, EX_IN, EX_ARRAYELEMAT, EX_ISARRAY,
   EX_CONCAT, EX_STRLENBYTES, EX_STRLENCP, EX_TYPE,
-  EX_VAR, EX_LET
+  EX_VAR, EX_LET, EX_SETFIELD, EX_MERGEOBJECTS
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -76,6 +76,7 @@ static const struct ExprOp {
   {"$strLenBytes", EX_STRLENBYTES, 1, 1},
   {"$strLenCP", EX_STRLENCP, 1, 1},
   {"$type", EX_TYPE, 1, 1},
+  {"$mergeObjects", EX_MERGEOBJECTS, 0, -1},
 };
 
 struct ExprNode {
@@ -399,6 +400,39 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   return p;
 }
 
+/* {$setField: {field: "name", input: expr, value: expr}}: arguments input
+** and value; the name (a constant string, or a $literal one) in v. */
+static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
+  DocValue field, input, value;
+  ExprNode *p;
+  if( v->type!=DOC_DOCUMENT || exprCount(v)!=3 || !docextBsonFind(v->p, "field", 5, &field)
+   || !docextBsonFind(v->p, "input", 5, &input) || !docextBsonFind(v->p, "value", 5, &value) ){
+    exprParseError(pP, "docext: $expr: $setField needs a document {field: …, input: …, value: …}");
+    return 0;
+  }
+  if( field.type==DOC_DOCUMENT && exprCount(&field)==1 ){
+    DocValue lit;
+    if( docextBsonFind(field.p, "$literal", 8, &lit) ) field = lit;
+  }
+  if( field.type!=DOC_STRING ){
+    exprParseError(pP, "docext: $expr: $setField's field must be a constant string");
+    return 0;
+  }
+  p = exprNodeNew(pP, EX_SETFIELD, 2);
+  if( p==0 ) return 0;
+  p->zOp = "$setField";
+  p->v = field;
+  p->apArg[0] = exprParse(pP, &input);
+  if( p->apArg[0] ) p->nArg++;
+  p->apArg[1] = exprParse(pP, &value);
+  if( p->apArg[1] ) p->nArg++;
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
 /* {$let: {vars: {…}, in: expr}} */
 static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
   DocValue vars, in;
@@ -434,6 +468,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$cond") && it.v.type==DOC_DOCUMENT ) return exprParseCondDoc(pP, &it.v);
   if( docextIterKeyIs(&it, "$switch") ) return exprParseSwitch(pP, &it.v);
   if( docextIterKeyIs(&it, "$let") ) return exprParseLetOp(pP, &it.v);
+  if( docextIterKeyIs(&it, "$setField") ) return exprParseSetField(pP, &it.v);
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aOp) ){
     exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
@@ -748,6 +783,88 @@ static int exprEvalObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( b.n>DOCEXT_MAX_BSON ) break;
   }
   docextBsonEndDoc(&rc, &b, iStart);
+  if( p->rc ){
+    docextBufFree(&b);
+    return p->rc;
+  }
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
+/* $setField: a copy of the input document with the field set to the
+** value (or removed, when the value is missing), in place if it was there. */
+static int exprEvalSetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocBuf b;
+  DocIter it;
+  const char *zField;
+  int nField, rc = SQLITE_OK, bDone = 0;
+  i64 iStart;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprNullish(&a[0]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type!=DOC_DOCUMENT ){
+    return exprError(p, "docext: $expr: $setField needs a document as input, not %s",
+                     exprTypeName(&a[0]));
+  }
+  zField = docextValueStr(&pN->v, &nField);
+  memset(&b, 0, sizeof(b));
+  iStart = docextBsonStartDoc(&rc, &b);
+  docextIterInitValue(&it, &a[0]);
+  while( docextIterNext(&it) ){
+    if( it.nKey==nField && memcmp(it.zKey, zField, nField)==0 ){
+      if( a[1].type!=0 ) docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &a[1]);
+      bDone = 1;
+    }else{
+      docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &it.v);
+    }
+  }
+  if( !bDone && a[1].type!=0 ) docextBsonAppendValue(&rc, &b, zField, nField, &a[1]);
+  docextBsonEndDoc(&rc, &b, iStart);
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
+/* $mergeObjects: the fields of each document in turn, a later value
+** replacing an earlier one in its place; null and missing add nothing. */
+static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue *aVal, aSpace[8];
+  DocBuf b;
+  int i, j, rc = SQLITE_OK;
+  i64 iStart;
+  aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
+  if( aVal==0 ) return p->rc = SQLITE_NOMEM;
+  if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
+    for(i=0; i<pN->nArg; i++){
+      if( !exprNullish(&aVal[i]) && aVal[i].type!=DOC_DOCUMENT ){
+        exprError(p, "docext: $expr: $mergeObjects needs documents, not %s",
+                  exprTypeName(&aVal[i]));
+        break;
+      }
+    }
+  }
+  memset(&b, 0, sizeof(b));
+  iStart = docextBsonStartDoc(&rc, &b);
+  /* each field once, at its first place, with its last value */
+  for(i=0; i<pN->nArg && p->rc==SQLITE_OK && rc==SQLITE_OK; i++){
+    DocIter it;
+    if( aVal[i].type!=DOC_DOCUMENT ) continue;
+    docextIterInitValue(&it, &aVal[i]);
+    while( docextIterNext(&it) ){
+      DocValue v = it.v, w;
+      int bEarlier = 0;
+      for(j=0; j<i && !bEarlier; j++){
+        bEarlier = aVal[j].type==DOC_DOCUMENT && docextBsonFind(aVal[j].p, it.zKey, it.nKey, &w);
+      }
+      if( bEarlier ) continue;                 /* written where it first was */
+      for(j=i+1; j<pN->nArg; j++){
+        if( aVal[j].type==DOC_DOCUMENT && docextBsonFind(aVal[j].p, it.zKey, it.nKey, &w) ) v = w;
+      }
+      docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &v);
+    }
+  }
+  docextBsonEndDoc(&rc, &b, iStart);
+  if( aVal!=aSpace ) sqlite3_free(aVal);
   if( p->rc ){
     docextBufFree(&b);
     return p->rc;
@@ -1245,6 +1362,8 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprEvalArrayOp(p, pN, pOut);
     case EX_ARRAYELEMAT: return exprEvalElemAt(p, pN, pOut);
     case EX_CONCAT:      return exprEvalConcat(p, pN, pOut);
+    case EX_SETFIELD:    return exprEvalSetField(p, pN, pOut);
+    case EX_MERGEOBJECTS: return exprEvalMerge(p, pN, pOut);
     case EX_STRLENBYTES: case EX_STRLENCP:
       return exprEvalStrLen(p, pN, pOut);
     case EX_VAR:
@@ -1314,7 +1433,9 @@ int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzE
   return SQLITE_OK;
 }
 
-int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
+/* Evaluate p for aDoc and hand the value to xUse before the arena goes. */
+static int exprRun(DocExpr *p, const u8 *aDoc, char **pzErr,
+                   void (*xUse)(ExprCtx*, const DocValue*, void*), void *pArg){
   ExprCtx ctx;
   DocValue v;
   DocValue aSlot[8];
@@ -1328,7 +1449,7 @@ int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
     if( ctx.aSlot==0 ) return SQLITE_NOMEM;
   }
   exprEval(&ctx, p->pRoot, &v);
-  *pbTrue = ctx.rc==SQLITE_OK && docextValueTruth(&v);
+  if( ctx.rc==SQLITE_OK ) xUse(&ctx, &v, pArg);
   while( ctx.pBlock ){
     ExprBlock *pNext = ctx.pBlock->pNext;
     sqlite3_free(ctx.pBlock);
@@ -1337,6 +1458,42 @@ int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
   if( ctx.aSlot!=aSlot ) sqlite3_free(ctx.aSlot);
   if( ctx.rc && ctx.zErr ) *pzErr = ctx.zErr;
   return ctx.rc;
+}
+
+static void exprUseTruth(ExprCtx *p, const DocValue *v, void *pArg){
+  (void)p;
+  *(int*)pArg = docextValueTruth(v);
+}
+
+int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
+  *pbTrue = 0;
+  return exprRun(p, aDoc, pzErr, exprUseTruth, pbTrue);
+}
+
+/* Where docextExprAppend puts the value. */
+typedef struct ExprAppend ExprAppend;
+struct ExprAppend {
+  DocBuf *pOut;
+  const char *zKey;
+  int nKey;
+  int *pType;
+};
+
+static void exprUseAppend(ExprCtx *p, const DocValue *v, void *pArg){
+  ExprAppend *pA = (ExprAppend*)pArg;
+  *pA->pType = v->type;
+  if( v->type!=0 ) docextBsonAppendValue(&p->rc, pA->pOut, pA->zKey, pA->nKey, v);
+}
+
+int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey, int nKey,
+                     int *pType, char **pzErr){
+  ExprAppend a;
+  a.pOut = pOut;
+  a.zKey = zKey;
+  a.nKey = nKey;
+  a.pType = pType;
+  *pType = 0;
+  return exprRun(p, aDoc, pzErr, exprUseAppend, &a);
 }
 
 void docextExprFree(DocExpr *p){

@@ -21,11 +21,13 @@
 #include "docextInt.h"
 
 /* An argument as a validated document; bFixed: text must give the same
-** document at every reading (docextJsonParseFixed). */
+** document at every reading (docextJsonParseFixed). pbPipeline, if not
+** NULL: text may also be an array (an update's pipeline), said there. */
 static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bFixed,
-                     int *pbNamesChecked, char **pzErr){
+                     int *pbNamesChecked, int *pbPipeline, char **pzErr){
   int nUsed = 0;
   if( pbNamesChecked ) *pbNamesChecked = 0;
+  if( pbPipeline ) *pbPipeline = 0;
   switch( sqlite3_value_type(pArg) ){
     case SQLITE_BLOB: {
       const u8 *a = sqlite3_value_blob(pArg);
@@ -44,7 +46,9 @@ static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bF
       int rc;
       if( z==0 ) return SQLITE_NOMEM;
       docextBufReset(pBuf);
-      if( bFixed ){
+      if( pbPipeline ){
+        rc = docextJsonParseUpdate(z, n, pBuf, pbPipeline, pzErr);
+      }else if( bFixed ){
         rc = docextJsonParseFixed(z, n, pBuf, pzErr);
       }else if( pbNamesChecked ){
         rc = docextJsonParseStored(z, n, pBuf, pbNamesChecked, pzErr);
@@ -65,16 +69,21 @@ static int argToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int bF
 }
 
 int docextArgToBson(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
-  return argToBson(pArg, pBuf, paDoc, 0, 0, pzErr);
+  return argToBson(pArg, pBuf, paDoc, 0, 0, 0, pzErr);
+}
+
+int docextArgToUpdate(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, int *pbPipeline,
+                      char **pzErr){
+  return argToBson(pArg, pBuf, paDoc, 0, 0, pbPipeline, pzErr);
 }
 
 int docextArgToBsonFixed(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc, char **pzErr){
-  return argToBson(pArg, pBuf, paDoc, 1, 0, pzErr);
+  return argToBson(pArg, pBuf, paDoc, 1, 0, 0, pzErr);
 }
 
 int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
                           int *pbNamesChecked, char **pzErr){
-  return argToBson(pArg, pBuf, paDoc, 0, pbNamesChecked, pzErr);
+  return argToBson(pArg, pBuf, paDoc, 0, pbNamesChecked, 0, pzErr);
 }
 
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc){

@@ -1948,6 +1948,23 @@ int docextJsonParse(const char *z, int n, int bTop, DocBuf *pOut, int *pnUsed, c
   return jsonParseDoc(z, n, bTop, 0, pOut, pnUsed, 0, pzErr);
 }
 
+int docextJsonParseUpdate(const char *z, int n, DocBuf *pOut, int *pbArray, char **pzErr){
+  JsonParse s;
+  jsonInit(&s, z, n, pOut);
+  if( pzErr ) *pzErr = 0;
+  *pbArray = 0;
+  jsonWs(&s);
+  if( s.rc==SQLITE_OK && jsonPeek(&s)=='[' ){
+    *pbArray = 1;
+    jsonArray(&s);
+    jsonWs(&s);
+    if( s.rc==SQLITE_OK && s.i<s.n ) jsonErr(&s, s.i, "unexpected text after the array");
+  }else{
+    jsonDocument(&s, 1);
+  }
+  return jsonFinish(&s, 0, pzErr);
+}
+
 int docextJsonParseFixed(const char *z, int n, DocBuf *pOut, char **pzErr){
   return jsonParseDoc(z, n, 1, 1, pOut, 0, 0, pzErr);
 }

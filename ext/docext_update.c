@@ -191,6 +191,7 @@ struct DocUpdate {
   u8 *aUpdate;              /* private copy of the update document */
   u8 *aOptions;             /* private copy of the options, or NULL */
   int bReplace;             /* a replacement document, not operators */
+  DocPipeline *pPipeline;   /* a pipeline update (docext_pipeline.c) */
   UpdNode *pRoot;           /* operator updates: the tree */
   UpdLeaf *pLeaves;         /* every leaf */
   UpdFilter *aFilter;       /* arrayFilters */
@@ -1037,6 +1038,7 @@ void docextUpdateFree(DocUpdate *p){
   sqlite3_free(p->aFilter);
   sqlite3_free(p->aUpdate);
   sqlite3_free(p->aOptions);
+  docextPipelineFree(p->pPipeline);
   sqlite3_free(p);
 }
 
@@ -1152,6 +1154,31 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
     docextUpdateFree(p);
     *pzErr = parse.zErr;
     return parse.rc;
+  }
+  *ppOut = p;
+  return SQLITE_OK;
+}
+
+int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **ppOut,
+                            char **pzErr){
+  DocUpdate *p;
+  DocValue v;
+  const u8 *aLet = 0;
+  int rc;
+  *ppOut = 0;
+  if( aOptions && docextBsonFind(aOptions, "arrayFilters", 12, &v) ){
+    return docextError(pzErr, "docext: arrayFilters may not be given with a pipeline update");
+  }
+  if( aOptions && docextBsonFind(aOptions, "let", 3, &v) ){
+    if( v.type!=DOC_DOCUMENT ) return docextError(pzErr, "docext: option let must be a document");
+    aLet = v.p;
+  }
+  p = docextMallocZero(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  rc = docextPipelineNew(aStages, aLet, &p->pPipeline, pzErr);
+  if( rc ){
+    docextUpdateFree(p);
+    return rc;
   }
   *ppOut = p;
   return SQLITE_OK;
@@ -2273,8 +2300,7 @@ static void updResolveRenames(UpdApply *pA){
 }
 
 /* Replacement: the new document, _id first, keeping the old _id. */
-static void updApplyReplace(UpdApply *pA, const DocValue *pIdOld){
-  const u8 *aRep = pA->p->aUpdate;
+static void updApplyReplace(UpdApply *pA, const u8 *aRep, const DocValue *pIdOld){
   DocValue idNew;
   int bIdNew = docextBsonFind(aRep, "_id", 3, &idNew);
   i64 iStart;
@@ -2310,8 +2336,16 @@ int docextUpdateApply(DocUpdate *p, const u8 *aDoc, int iPos, int bInsert,
   docextBufReset(pOut);
   bIdOld = docextBsonFind(aDoc, "_id", 3, &idOld);
 
-  if( p->bReplace ){
-    updApplyReplace(&a, bIdOld ? &idOld : 0);
+  if( p->pPipeline ){
+    /* the pipeline's document, as a replacement: _id first, kept if the
+    ** pipeline left it out */
+    DocBuf res;
+    memset(&res, 0, sizeof(res));
+    a.rc = docextPipelineApply(p->pPipeline, aDoc, &res, &a.zErr);
+    if( a.rc==SQLITE_OK ) updApplyReplace(&a, res.a, bIdOld ? &idOld : 0);
+    docextBufFree(&res);
+  }else if( p->bReplace ){
+    updApplyReplace(&a, p->aUpdate, bIdOld ? &idOld : 0);
   }else{
     UpdNode *pRoot = p->pRoot;
     DocValue root;
@@ -2414,7 +2448,7 @@ static void updResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
-/* Check doc_update's options: query (a document) and arrayFilters only. */
+/* Check doc_update's options: query (a document), arrayFilters and let. */
 static int updCheckOptions(const u8 *aOpt, char **pzErr){
   DocIter it;
   docextIterInit(&it, aOpt);
@@ -2424,14 +2458,14 @@ static int updCheckOptions(const u8 *aOpt, char **pzErr){
         return docextError(pzErr, "docext: doc_update: option 'query' must be a "
                                   "document, not %s", docextTypeAlias(it.v.type));
       }
-    }else if( strcmp(it.zKey, "arrayFilters")==0 ){
-      /* checked by docextUpdateNew */
+    }else if( strcmp(it.zKey, "arrayFilters")==0 || strcmp(it.zKey, "let")==0 ){
+      /* checked by docextUpdateNew (let: by a pipeline update's stages) */
     }else if( strcmp(it.zKey, "upsert")==0 ){
       return docextError(pzErr, "docext: doc_update: option 'upsert' needs a "
                                 "collection: doc_update updates one given document");
     }else{
       return docextError(pzErr, "docext: doc_update: unknown option '%s' (known: "
-                                "query, arrayFilters)", it.zKey);
+                                "query, arrayFilters, let)", it.zKey);
     }
   }
   return SQLITE_OK;
@@ -2477,7 +2511,7 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
   DocBuf buf;
   const u8 *aUpd;
   DocValue query;
-  int rc;
+  int rc, bPipeline = 0;
   if( p ){
     int nOld = p->aOptions ? docextGetI32(p->aOptions) : 0;
     int nNew = aOpt ? docextGetI32(aOpt) : 0;
@@ -2489,8 +2523,12 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
   memset(&buf, 0, sizeof(buf));
-  rc = docextArgToBson(argv[1], &buf, &aUpd, pzErr);
-  if( rc==SQLITE_OK ) rc = docextUpdateNew(aUpd, aOpt, &p->pUpdate, pzErr);
+  rc = docextArgToUpdate(argv[1], &buf, &aUpd, &bPipeline, pzErr);
+  if( rc==SQLITE_OK && bPipeline ){
+    rc = docextUpdateNewPipeline(aUpd, aOpt, &p->pUpdate, pzErr);
+  }else if( rc==SQLITE_OK ){
+    rc = docextUpdateNew(aUpd, aOpt, &p->pUpdate, pzErr);
+  }
   if( rc==SQLITE_OK && aOpt ){
     p->aOptions = docextBsonCopy(aOpt);
     if( p->aOptions==0 ) rc = SQLITE_NOMEM;

@@ -81,10 +81,9 @@ SKIP_OPERATIONS = {
 # (`let`, the $$variables of $expr, is run: docext's options take it.)
 SKIP_ARGUMENTS = {}
 
-# An update given as an array of aggregation stages ($addFields, $project,
-# $replaceRoot, $replaceWith, $setField, ...): INTERFACE.md §4 takes an
-# operator document or a replacement document, never a pipeline.
-SKIP_PIPELINE = "pipeline update: docext's update is an operator document or a replacement"
+# (An update given as an array of aggregation stages, a pipeline update, is
+# run: docext takes $set/$addFields, $project, $unset, $replaceRoot and
+# $replaceWith stages.)
 
 # Tests of checks that the CRUD spec puts in the driver, before anything is
 # sent: MongoDB's update command, like doc_update_one (INTERFACE.md §5), takes
@@ -104,8 +103,9 @@ SKIP_TESTS = {
 # *-dots_and_dollars.json: MongoDB 5.0+ stores field names that start with
 # '$' or contain '.'; INTERFACE.md §2 refuses them in a stored document ("a
 # stored field name that starts with $ or contains ." is a limit: a clear
-# SQL error and no change). These tests, whose insert or replacement MongoDB
-# accepts, are run with the opposite expectation: the write fails with
+# SQL error and no change). These tests, whose insert, replacement or
+# pipeline update ($setField) MongoDB accepts, are run with the opposite
+# expectation: the write fails with
 # docext's error naming the field, and the collection keeps its initial
 # data. The DBRef-like {a: {$db: "foo"}} is refused too, as MongoDB before
 # 5.0 refuses it: a DBRef's $db must follow its $id. (The tests that expect
@@ -121,6 +121,10 @@ DOTS_AND_DOLLARS_REFUSED = {
     "Replacing document with dollar-prefixed key in embedded doc on 5.0+ server": "field '$b'",
     "Replacing document with dotted key in embedded doc on 3.6+ server": "field 'b.c'",
     "Inserting document with DBRef-like keys": "$db field must follow the $id field",
+    "Updating document to set top-level dollar-prefixed key on 5.0+ server": "field '$a'",
+    "Updating document to set top-level dotted key on 5.0+ server": "field 'a.b'",
+    "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server": "field '$a'",
+    "Updating document to set dotted key in embedded doc on 5.0+ server": "field 'a.b'",
 }
 
 
@@ -635,8 +639,6 @@ def skip_reason(fname, test):
             for k in SKIP_ARGUMENTS:
                 if k in p:
                     return SKIP_ARGUMENTS[k]
-            if isinstance(p.get("update"), list):
-                return SKIP_PIPELINE
     return None
 
 

@@ -189,6 +189,9 @@ int main(void){
     "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: {$each: [7, 8]}}}') FROM one",
     "SELECT doc_update_one('big', '{_id: 1}', '{$set: {n: 1}, $push: {list: 9}}') FROM one",
     "SELECT doc_update_many('c', '{a: {$lt: 4}}', '{$set: {low: true}}') FROM one",
+    "SELECT doc_update_many('c', '{$expr: {$lt: [\"$a\", \"$$n\"]}}', '[{$set: {\"t.z\": {$mergeObjects: "
+    "[{k: \"$s\"}, {m: \"$$n\"}]}, q: 1}}, {$project: {a: 1, t: 1, q: 1}}, {$unset: \"q\"}]', "
+    "'{let: {n: 5}}') FROM one",
     "SELECT doc_update_one('c', '{_id: 50}', '{$set: {a: 1}}', '{upsert: true}') FROM one",
     "SELECT doc_delete_many('c', '{tags: \"t1\"}') FROM one",
     "SELECT doc_find_and_modify('c', '{query: {a: {$gt: 1}}, sort: {a: -1}, update: {$inc: {a: 10}}, new: true}') FROM one",

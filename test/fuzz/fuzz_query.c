@@ -3,8 +3,9 @@
 ** updates applied to a document.
 **
 ** Input: text in four lines: a filter, a document, a projection (also
-** used as a sort pattern and as the filter's let variables) and an
-** update; a line that does not parse is taken as {}. Each is compiled;
+** used as a sort pattern and as the let variables of the filter's $expr
+** and of a pipeline update) and an update (a document, or an array: a
+** pipeline); a line that does not parse is taken as {}. Each is compiled;
 ** what compiles runs on the document (the update as an update and as an
 ** upsert's insert, then once more on its own result). The contract: a
 ** result or a docext: error, and every document made is valid BSON.
@@ -12,16 +13,22 @@
 #include "fuzz.h"
 
 /* Line iLine of the input (0-based) parsed into pOut, or {} if it does not
-** parse. */
-static void parseLine(const uint8_t *a, size_t n, int iLine, DocBuf *pOut){
+** parse. pbArray, if not NULL: the line may be an array (an update's
+** pipeline), said there. */
+static void parseLine(const uint8_t *a, size_t n, int iLine, DocBuf *pOut, int *pbArray){
   size_t i = 0, iEnd;
-  int nUsed = 0, rc;
+  int nUsed = 0, rc, bArray = 0;
   char *zErr = 0;
   while( iLine>0 && i<n ){
     if( a[i++]=='\n' ) iLine--;
   }
   for(iEnd=i; iEnd<n && a[iEnd]!='\n'; iEnd++){}
-  rc = docextJsonParse((const char*)&a[i], (int)(iEnd-i), 1, pOut, &nUsed, &zErr);
+  if( pbArray ){
+    rc = docextJsonParseUpdate((const char*)&a[i], (int)(iEnd-i), pOut, &bArray, &zErr);
+    *pbArray = rc==SQLITE_OK && bArray;
+  }else{
+    rc = docextJsonParse((const char*)&a[i], (int)(iEnd-i), 1, pOut, &nUsed, &zErr);
+  }
   sqlite3_free(zErr);
   if( rc!=SQLITE_OK ){
     docextBufReset(pOut);
@@ -73,11 +80,28 @@ static void runSort(const u8 *aSort, const u8 *aDoc){
   docextSortFree(pSort);
 }
 
-static void runUpdate(const u8 *aUpdate, const u8 *aDoc, int iPos){
+static void runUpdate(const u8 *aUpdate, int bPipeline, const u8 *aLet, const u8 *aDoc,
+                      int iPos){
   DocUpdate *pUp = 0;
-  DocBuf out, out2;
+  DocBuf out, out2, opt;
   char *zErr = 0;
-  int rc = docextUpdateNew(aUpdate, 0, &pUp, &zErr);
+  int rc = SQLITE_OK;
+  memset(&opt, 0, sizeof(opt));
+  if( bPipeline ){
+    /* {let: <the projection line>} */
+    DocValue let;
+    i64 iStart = docextBsonStartDoc(&rc, &opt);
+    let.type = DOC_DOCUMENT;
+    let.p = aLet;
+    let.n = docextGetI32(aLet);
+    docextBsonAppendValue(&rc, &opt, "let", 3, &let);
+    docextBsonEndDoc(&rc, &opt, iStart);
+    FUZZ_ASSERT(rc==SQLITE_OK, "out of memory");
+    rc = docextUpdateNewPipeline(aUpdate, opt.a, &pUp, &zErr);
+    docextBufFree(&opt);
+  }else{
+    rc = docextUpdateNew(aUpdate, 0, &pUp, &zErr);
+  }
   int bChanged = 0, bInsert;
   checkError(rc, zErr);
   if( rc!=SQLITE_OK ) return;
@@ -105,16 +129,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   DocBuf filter, doc, proj, update;
   DocMatcher *pMatch = 0;
   char *zErr = 0;
-  int rc, bMatch = 0, iPos = -1;
+  int rc, bMatch = 0, iPos = -1, bPipeline = 0;
   if( nData>100000 ) return 0;
   memset(&filter, 0, sizeof(filter));
   memset(&doc, 0, sizeof(doc));
   memset(&proj, 0, sizeof(proj));
   memset(&update, 0, sizeof(update));
-  parseLine(aData, nData, 0, &filter);
-  parseLine(aData, nData, 1, &doc);
-  parseLine(aData, nData, 2, &proj);
-  parseLine(aData, nData, 3, &update);
+  parseLine(aData, nData, 0, &filter, 0);
+  parseLine(aData, nData, 1, &doc, 0);
+  parseLine(aData, nData, 2, &proj, 0);
+  parseLine(aData, nData, 3, &update, &bPipeline);
 
   /* the projection line is also the let variables of the filter's $expr */
   rc = docextMatcherNew(filter.a, proj.a, &pMatch, &zErr);
@@ -128,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   if( rc!=SQLITE_OK || !bMatch ) iPos = -1;
   runProjection(proj.a, doc.a, iPos);
   runSort(proj.a, doc.a);
-  runUpdate(update.a, doc.a, iPos);
+  runUpdate(update.a, bPipeline, proj.a, doc.a, iPos);
 
   docextBufFree(&filter);
   docextBufFree(&doc);

@@ -1,0 +1,509 @@
+/*
+** docext_pipeline.c — updates written as aggregation pipelines (MongoDB
+** 4.2+): doc_update_one(coll, filter, '[{$set: {…}}, {$unset: "x"}]').
+**
+** The stages a pipeline update may hold, each applied to the output of the
+** one before:
+**   $set / $addFields  {field: expression, "a.b": expression, a: {b: …}}
+**   $project           inclusions (1/true), exclusions (0/false) and, with
+**                      inclusions, computed fields
+**   $unset             "field" or ["field", …]
+**   $replaceRoot       {newRoot: expression};  $replaceWith: expression
+** Expressions are docext_expr.c's, evaluated against the stage's whole
+** input document ($$ROOT), with the update's let variables.
+**
+** THE SHAPE TREE. The fields of $set, $project and $unset compile into a
+** tree of PipeField: one node per path component, a leaf holding what
+** happens to that field (include, exclude, or a computed expression). How
+** a tree meets a value is MongoDB's (ProjectionNode): a document is walked
+** field by field; an array has each element treated as the value itself;
+** for $set, a scalar or missing value under a node with computed fields
+** becomes a new document of those fields; for inclusion, it is dropped.
+** Fields keep their order; computed fields that are new come after the
+** existing ones, in the order the stage wrote them.
+*/
+#include "docextInt.h"
+
+typedef struct PipeField PipeField;
+typedef struct PipeStage PipeStage;
+typedef struct PipeParse PipeParse;
+
+/* What a leaf does. */
+#define PF_NESTED   0     /* not a leaf: apChild */
+#define PF_INCLUDE  1
+#define PF_EXCLUDE  2
+#define PF_COMPUTE  3     /* pExpr */
+
+struct PipeField {
+  const char *zName;      /* the path component (in the stage's copy) */
+  int nName;
+  int eKind;              /* PF_* */
+  DocExpr *pExpr;         /* PF_COMPUTE */
+  PipeField **apChild;    /* PF_NESTED: the fields below, in order */
+  int nChild, nChildAlloc;
+};
+
+/* Stage kinds. */
+#define PS_SET      1     /* $set, $addFields */
+#define PS_INCLUDE  2     /* $project with inclusions (and computed fields) */
+#define PS_EXCLUDE  3     /* $project with exclusions, $unset */
+#define PS_ROOT     4     /* $replaceRoot, $replaceWith */
+
+struct PipeStage {
+  int eStage;             /* PS_* */
+  const char *zName;      /* "$set", ... for messages */
+  PipeField root;         /* PS_SET, PS_INCLUDE, PS_EXCLUDE */
+  DocExpr *pRoot;         /* PS_ROOT: the new root */
+};
+
+struct DocPipeline {
+  u8 *aCopy;              /* the stages and the let variables: the tree
+                          ** points into this copy */
+  PipeStage *aStage;
+  int nStage;
+};
+
+struct PipeParse {
+  int rc;
+  char *zErr;
+  const char *zStage;     /* the stage being parsed */
+  const u8 *aLet;         /* the let variables, or NULL */
+};
+
+/*------------------------------------------------------------------------
+** Compiling
+*/
+
+static void pipeError(PipeParse *pP, const char *zFmt, ...){
+  if( pP->rc==SQLITE_OK ){
+    va_list ap;
+    va_start(ap, zFmt);
+    pP->rc = docextErrorV(&pP->zErr, zFmt, ap);
+    va_end(ap);
+  }
+}
+
+static void pipeFieldClear(PipeField *p){
+  int i;
+  for(i=0; i<p->nChild; i++){
+    pipeFieldClear(p->apChild[i]);
+    sqlite3_free(p->apChild[i]);
+  }
+  sqlite3_free(p->apChild);
+  docextExprFree(p->pExpr);
+}
+
+/* The child of p named z[0..n), made (PF_NESTED) when bCreate. */
+static PipeField *pipeChild(PipeParse *pP, PipeField *p, const char *z, int n, int bCreate){
+  PipeField *pNew;
+  int i;
+  for(i=0; i<p->nChild; i++){
+    if( p->apChild[i]->nName==n && memcmp(p->apChild[i]->zName, z, n)==0 ) return p->apChild[i];
+  }
+  if( !bCreate || pP->rc ) return 0;
+  p->apChild = docextArrayGrow(&pP->rc, p->apChild, p->nChild, &p->nChildAlloc, sizeof(PipeField*));
+  pNew = pP->rc ? 0 : docextMallocZero(sizeof(PipeField));
+  if( pNew==0 ){
+    if( pP->rc==SQLITE_OK ) pP->rc = SQLITE_NOMEM;
+    return 0;
+  }
+  pNew->zName = z;
+  pNew->nName = n;
+  p->apChild[p->nChild++] = pNew;
+  return pNew;
+}
+
+/* The leaf for dotted path z[0..n) below p, checking that no other path
+** of the stage is it, above it or below it. */
+static PipeField *pipeLeaf(PipeParse *pP, PipeField *p, const char *z, int n){
+  int i = 0;
+  while( pP->rc==SQLITE_OK ){
+    const char *zDot = memchr(z+i, '.', n-i);
+    int nPart = zDot ? (int)(zDot - (z+i)) : n-i;
+    PipeField *pChild;
+    if( nPart==0 || z[i]=='$' ){
+      pipeError(pP, "docext: %s: field path '%.*s' has an empty part or one that "
+                    "starts with '$'", pP->zStage, n, z);
+      return 0;
+    }
+    pChild = pipeChild(pP, p, z+i, nPart, 0);
+    if( pChild && (pChild->eKind!=PF_NESTED || zDot==0) ){
+      pipeError(pP, "docext: %s: two paths meet at '%.*s'", pP->zStage, n, z);
+      return 0;
+    }
+    if( pChild==0 ) pChild = pipeChild(pP, p, z+i, nPart, 1);
+    if( pChild==0 ) return 0;
+    if( zDot==0 ) return pChild;
+    p = pChild;
+    i += nPart + 1;
+  }
+  return 0;
+}
+
+static void pipeParseFields(PipeParse *pP, PipeField *pRoot, const DocValue *v, int eStage,
+                            int *pnInclude, int *pnExclude);
+
+/* One field of $set or $project: value v for path z[0..n) below pRoot. */
+static void pipeParseField(PipeParse *pP, PipeField *pRoot, const char *z, int n,
+                           const DocValue *v, int eStage, int *pnInclude, int *pnExclude){
+  PipeField *pLeaf = pipeLeaf(pP, pRoot, z, n);
+  if( pLeaf==0 ) return;
+  if( eStage!=PS_SET && (v->type==DOC_BOOL || docextValueIsNumber(v)) ){
+    /* $project: 1/true includes, 0/false excludes */
+    pLeaf->eKind = docextValueTruth(v) ? PF_INCLUDE : PF_EXCLUDE;
+    if( pLeaf->eKind==PF_INCLUDE ) (*pnInclude)++;
+    else if( !(pRoot->zName==0 && n==3 && memcmp(z, "_id", 3)==0) ) (*pnExclude)++;
+    return;
+  }
+  if( v->type==DOC_DOCUMENT && !docextIsOperatorDoc(v) && docextGetI32(v->p)>5 ){
+    /* {a: {b: …}}: the same as "a.b" */
+    pipeParseFields(pP, pLeaf, v, eStage, pnInclude, pnExclude);
+    return;
+  }
+  pLeaf->eKind = PF_COMPUTE;
+  pP->rc = docextExprNew(v, pP->aLet, &pLeaf->pExpr, &pP->zErr);
+  if( eStage!=PS_SET ) (*pnInclude)++;        /* (computed: inclusion mode) */
+}
+
+static void pipeParseFields(PipeParse *pP, PipeField *pRoot, const DocValue *v, int eStage,
+                            int *pnInclude, int *pnExclude){
+  DocIter it;
+  docextIterInitValue(&it, v);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    pipeParseField(pP, pRoot, it.zKey, it.nKey, &it.v, eStage, pnInclude, pnExclude);
+  }
+}
+
+/* $project: inclusion or exclusion, as its fields say. */
+static void pipeParseProject(PipeParse *pP, PipeStage *pS, const DocValue *v){
+  int nInclude = 0, nExclude = 0;
+  pipeParseFields(pP, &pS->root, v, PS_INCLUDE, &nInclude, &nExclude);
+  if( pP->rc ) return;
+  if( nInclude && nExclude ){
+    pipeError(pP, "docext: $project: cannot mix inclusion (or computed fields) and "
+                  "exclusion, other than of _id");
+    return;
+  }
+  if( nInclude==0 && (nExclude || pS->root.nChild) ){
+    pS->eStage = PS_EXCLUDE;                   /* (also {_id: 0} alone) */
+  }else if( nInclude==0 ){
+    pipeError(pP, "docext: $project needs at least one field");
+  }else{
+    pS->eStage = PS_INCLUDE;
+  }
+}
+
+/* $unset: a field path or an array of them. */
+static void pipeParseUnset(PipeParse *pP, PipeStage *pS, const DocValue *v){
+  DocIter it;
+  pS->eStage = PS_EXCLUDE;
+  if( v->type==DOC_STRING ){
+    PipeField *p = pipeLeaf(pP, &pS->root, (const char*)v->p+4, v->n-5);
+    if( p ) p->eKind = PF_EXCLUDE;
+    return;
+  }
+  if( v->type!=DOC_ARRAY || docextGetI32(v->p)==5 ){
+    pipeError(pP, "docext: $unset needs a field path or a non-empty array of them");
+    return;
+  }
+  docextIterInitValue(&it, v);
+  while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
+    PipeField *p;
+    if( it.v.type!=DOC_STRING ){
+      pipeError(pP, "docext: $unset: each field must be a string, not %s",
+                docextTypeAlias(it.v.type));
+      return;
+    }
+    p = pipeLeaf(pP, &pS->root, (const char*)it.v.p+4, it.v.n-5);
+    if( p ) p->eKind = PF_EXCLUDE;
+  }
+}
+
+/* The fields of a document. */
+static int pipeCount(const DocValue *v){
+  DocIter it;
+  int n = 0;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ) n++;
+  return n;
+}
+
+/* One stage {$name: spec}. */
+static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage){
+  DocIter it;
+  if( pStage->type!=DOC_DOCUMENT || docextGetI32(pStage->p)==5 ){
+    pipeError(pP, "docext: each stage of a pipeline update must be a document {$stage: …}");
+    return;
+  }
+  docextIterInitValue(&it, pStage);
+  docextIterNext(&it);
+  pS->zName = it.zKey;
+  pP->zStage = it.zKey;
+  if( pipeCount(pStage)!=1 ){
+    pipeError(pP, "docext: a pipeline stage must have exactly one field, %s has more", it.zKey);
+    return;
+  }
+  if( docextIterKeyIs(&it, "$set") || docextIterKeyIs(&it, "$addFields") ){
+    int nInclude = 0, nExclude = 0;
+    if( it.v.type!=DOC_DOCUMENT || docextGetI32(it.v.p)==5 ){
+      pipeError(pP, "docext: %s needs a non-empty document of fields", it.zKey);
+      return;
+    }
+    pS->eStage = PS_SET;
+    pipeParseFields(pP, &pS->root, &it.v, PS_SET, &nInclude, &nExclude);
+  }else if( docextIterKeyIs(&it, "$project") ){
+    if( it.v.type!=DOC_DOCUMENT ){
+      pipeError(pP, "docext: $project needs a document");
+      return;
+    }
+    pipeParseProject(pP, pS, &it.v);
+  }else if( docextIterKeyIs(&it, "$unset") ){
+    pipeParseUnset(pP, pS, &it.v);
+  }else if( docextIterKeyIs(&it, "$replaceRoot") || docextIterKeyIs(&it, "$replaceWith") ){
+    DocValue root = it.v;
+    if( docextIterKeyIs(&it, "$replaceRoot") ){
+      if( it.v.type!=DOC_DOCUMENT || pipeCount(&it.v)!=1
+       || !docextBsonFind(it.v.p, "newRoot", 7, &root) ){
+        pipeError(pP, "docext: $replaceRoot needs a document {newRoot: …}");
+        return;
+      }
+    }
+    pS->eStage = PS_ROOT;
+    pP->rc = docextExprNew(&root, pP->aLet, &pS->pRoot, &pP->zErr);
+  }else{
+    pipeError(pP, "docext: %s is not allowed in a pipeline update (only $set, "
+                  "$addFields, $project, $unset, $replaceRoot, $replaceWith)", it.zKey);
+  }
+}
+
+/*------------------------------------------------------------------------
+** Applying
+*/
+
+typedef struct PipeApply PipeApply;
+struct PipeApply {
+  const u8 *aRoot;        /* the stage's input: what expressions read */
+  int rc;
+  char *zErr;
+};
+
+static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *pOut,
+                      const char *zKey, int nKey, const DocValue *v);
+
+/* Does the subtree at p compute a field? */
+static int pipeComputes(const PipeField *p){
+  int i;
+  if( p->eKind==PF_COMPUTE ) return 1;
+  for(i=0; i<p->nChild; i++){
+    if( pipeComputes(p->apChild[i]) ) return 1;
+  }
+  return 0;
+}
+
+/* Append computed leaf pLeaf's value as element zKey (nothing if missing). */
+static void pipeCompute(PipeApply *pA, const PipeField *pLeaf, DocBuf *pOut,
+                        const char *zKey, int nKey){
+  int type;
+  if( pA->rc ) return;
+  pA->rc = docextExprAppend(pLeaf->pExpr, pA->aRoot, pOut, zKey, nKey, &type, &pA->zErr);
+}
+
+/* Document aDoc (NULL: none, as {}) through the fields of pNode, appended
+** as element zKey. */
+static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *pOut,
+                    const char *zKey, int nKey, const u8 *aDoc){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocIter it;
+  i64 iStart;
+  u8 aDone[256];
+  u8 *abDone = aDone;
+  int i;
+  if( pA->rc ) return;
+  if( pNode->nChild>(int)sizeof(aDone) ){
+    abDone = docextMallocZero(pNode->nChild);
+    if( abDone==0 ){
+      pA->rc = SQLITE_NOMEM;
+      return;
+    }
+  }else{
+    memset(aDone, 0, sizeof(aDone));
+  }
+  iStart = zKey ? docextBsonStartChild(&pA->rc, pOut, DOC_DOCUMENT, zKey, nKey)
+                : docextBsonStartDoc(&pA->rc, pOut);
+  docextIterInit(&it, aDoc ? aDoc : aEmpty);
+  while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
+    for(i=0; i<pNode->nChild; i++){
+      const PipeField *c = pNode->apChild[i];
+      if( c->nName==it.nKey && memcmp(c->zName, it.zKey, it.nKey)==0 ) break;
+    }
+    if( i==pNode->nChild ){
+      /* not named: kept by $set and exclusion, dropped by inclusion (but
+      ** for the top-level _id, included unless excluded) */
+      if( eStage!=PS_INCLUDE || (zKey==0 && aDoc && docextIterKeyIs(&it, "_id")) ){
+        docextBsonAppendValue(&pA->rc, pOut, it.zKey, it.nKey, &it.v);
+      }
+      continue;
+    }
+    if( eStage==PS_INCLUDE && pNode->apChild[i]->eKind==PF_COMPUTE ){
+      continue;        /* $project puts computed fields after included ones */
+    }
+    abDone[i] = 1;
+    pipeValue(pA, pNode->apChild[i], eStage, pOut, it.zKey, it.nKey, &it.v);
+  }
+  /* fields the document did not have: computed ones, in the stage's order */
+  for(i=0; i<pNode->nChild && pA->rc==SQLITE_OK; i++){
+    const PipeField *c = pNode->apChild[i];
+    if( abDone[i] || !pipeComputes(c) ) continue;
+    if( c->eKind==PF_COMPUTE ) pipeCompute(pA, c, pOut, c->zName, c->nName);
+    else pipeDoc(pA, c, eStage, pOut, c->zName, c->nName, 0);
+  }
+  if( abDone!=aDone ) sqlite3_free(abDone);
+  docextBsonEndDoc(&pA->rc, pOut, iStart);
+}
+
+/* Value v of field zKey, met by node pNode, appended (or dropped). */
+static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *pOut,
+                      const char *zKey, int nKey, const DocValue *v){
+  switch( pNode->eKind ){
+    case PF_INCLUDE:
+      docextBsonAppendValue(&pA->rc, pOut, zKey, nKey, v);
+      return;
+    case PF_EXCLUDE:
+      return;
+    case PF_COMPUTE:
+      pipeCompute(pA, pNode, pOut, zKey, nKey);
+      return;
+  }
+  if( v->type==DOC_DOCUMENT ){
+    pipeDoc(pA, pNode, eStage, pOut, zKey, nKey, v->p);
+  }else if( v->type==DOC_ARRAY ){
+    DocIter it;
+    int i = 0;
+    i64 iStart = docextBsonStartChild(&pA->rc, pOut, DOC_ARRAY, zKey, nKey);
+    docextIterInitValue(&it, v);
+    while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
+      char zIdx[16];
+      int nIdx = docextBsonArrayKey(zIdx, i);
+      i64 nBefore = pOut->n;
+      pipeValue(pA, pNode, eStage, pOut, zIdx, nIdx, &it.v);
+      if( pOut->n>nBefore ) i++;             /* (an element dropped: keys close up) */
+    }
+    docextBsonEndDoc(&pA->rc, pOut, iStart);
+  }else if( eStage==PS_EXCLUDE ){
+    docextBsonAppendValue(&pA->rc, pOut, zKey, nKey, v);
+  }else if( pipeComputes(pNode) ){
+    /* a scalar where computed fields go down: a new document of them */
+    pipeDoc(pA, pNode, eStage, pOut, zKey, nKey, 0);
+  }
+  /* (else, inclusion: a scalar where documents were expected is dropped) */
+}
+
+/* Run stage pS on aIn, writing its output document to pOut. */
+static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBuf *pOut){
+  docextBufReset(pOut);
+  pA->aRoot = aIn;
+  if( pS->eStage==PS_ROOT ){
+    int type;
+    i64 iStart = docextBsonStartDoc(&pA->rc, pOut);
+    pA->rc = docextExprAppend(pS->pRoot, aIn, pOut, "", 0, &type, &pA->zErr);
+    docextBsonEndDoc(&pA->rc, pOut, iStart);
+    if( pA->rc==SQLITE_OK && type!=DOC_DOCUMENT ){
+      pA->rc = docextError(&pA->zErr, "docext: %s: the new root must be a document, "
+                           "not %s", pS->zName, type ? docextTypeAlias(type) : "missing");
+    }
+    if( pA->rc==SQLITE_OK ){
+      DocValue v;
+      docextBsonFind(pOut->a, "", 0, &v);
+      memmove(pOut->a, v.p, v.n);
+      pOut->n = v.n;
+    }
+    return pA->rc;
+  }
+  pipeDoc(pA, &pS->root, pS->eStage, pOut, 0, 0, aIn);
+  if( pA->rc==SQLITE_OK && pOut->n>DOCEXT_MAX_BSON ){
+    pA->rc = docextError(&pA->zErr, "docext: %s: the document would be larger than 16 MiB",
+                         pS->zName);
+  }
+  return pA->rc;
+}
+
+/*------------------------------------------------------------------------
+** The interface
+*/
+
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, char **pzErr){
+  int nStages = docextGetI32(aStages), nLet = aLet ? docextGetI32(aLet) : 0, i = 0;
+  DocPipeline *p;
+  PipeParse sParse;
+  DocValue stages;
+  DocIter it;
+  *ppOut = 0;
+  p = docextMallocZero(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(&sParse, 0, sizeof(sParse));
+  p->aCopy = sqlite3_malloc64(nStages + nLet);
+  if( p->aCopy==0 ){
+    sqlite3_free(p);
+    return SQLITE_NOMEM;
+  }
+  memcpy(p->aCopy, aStages, nStages);
+  if( aLet ){
+    memcpy(p->aCopy + nStages, aLet, nLet);
+    sParse.aLet = p->aCopy + nStages;
+  }
+  stages.type = DOC_ARRAY;
+  stages.p = p->aCopy;
+  stages.n = nStages;
+  docextIterInitValue(&it, &stages);
+  while( docextIterNext(&it) ) p->nStage++;
+  if( p->nStage==0 ){
+    docextPipelineFree(p);
+    return docextError(pzErr, "docext: a pipeline update needs at least one stage");
+  }
+  p->aStage = docextMallocZero(sizeof(PipeStage)*p->nStage);
+  if( p->aStage==0 ){
+    docextPipelineFree(p);
+    return SQLITE_NOMEM;
+  }
+  docextIterInitValue(&it, &stages);
+  while( sParse.rc==SQLITE_OK && docextIterNext(&it) ){
+    pipeParseStage(&sParse, &p->aStage[i++], &it.v);
+  }
+  if( sParse.rc ){
+    docextPipelineFree(p);
+    *pzErr = sParse.zErr;
+    return sParse.rc;
+  }
+  *ppOut = p;
+  return SQLITE_OK;
+}
+
+int docextPipelineApply(DocPipeline *p, const u8 *aDoc, DocBuf *pOut, char **pzErr){
+  PipeApply a;
+  DocBuf tmp;
+  int i;
+  memset(&a, 0, sizeof(a));
+  memset(&tmp, 0, sizeof(tmp));
+  for(i=0; i<p->nStage && a.rc==SQLITE_OK; i++){
+    /* the stages alternate between pOut and tmp; the last writes pOut */
+    DocBuf *pDst = ((p->nStage-1-i)%2==0) ? pOut : &tmp;
+    const u8 *aIn = i==0 ? aDoc : (pDst==pOut ? tmp.a : pOut->a);
+    pipeRunStage(&a, &p->aStage[i], aIn, pDst);
+  }
+  docextBufFree(&tmp);
+  if( a.rc && a.zErr ) *pzErr = a.zErr;
+  return a.rc;
+}
+
+void docextPipelineFree(DocPipeline *p){
+  if( p ){
+    int i;
+    for(i=0; i<p->nStage && p->aStage; i++){
+      pipeFieldClear(&p->aStage[i].root);
+      docextExprFree(p->aStage[i].pRoot);
+    }
+    sqlite3_free(p->aStage);
+    sqlite3_free(p->aCopy);
+    sqlite3_free(p);
+  }
+}

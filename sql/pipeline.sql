@@ -1,0 +1,101 @@
+-- Pipeline updates: an update written as an array of stages
+-- (docext_pipeline.c), through doc_update_one/many, doc_find_and_modify and
+-- doc_update.
+.load ./docext
+.headers off
+.mode list
+
+-- 1. MongoDB's examples: fill missing fields with $mergeObjects, then
+-- compute from the document's own fields
+CREATE VIRTUAL TABLE students USING docext;
+INSERT INTO students(doc) VALUES
+  ('{_id: 1, quiz1: 8, test2: 100, quiz2: 9}'),
+  ('{_id: 2, quiz2: 5, test1: 80, test2: 89}');
+SELECT doc_update_many('students', '{}', '[
+  {$replaceRoot: {newRoot: {$mergeObjects: [{quiz1: 0, quiz2: 0, test1: 0, test2: 0}, "$$ROOT"]}}},
+  {$set: {total: {$add: ["$quiz1", "$quiz2", "$test1", "$test2"]}}}]');
+SELECT doc FROM students;
+-- a grade from the total, and the quizzes dropped
+SELECT doc_update_many('students', '{}', '[{$set: {grade: {$switch: {branches: [
+  {case: {$gte: ["$total", 110]}, then: "A"}, {case: {$gte: ["$total", 100]}, then: "B"}],
+  default: "C"}}}}, {$unset: ["quiz1", "quiz2"]}]');
+SELECT doc FROM students;
+
+-- 2. $set / $addFields: in place when the field exists, appended when new;
+-- dotted paths and nested documents merge into embedded documents, go
+-- into every element of an array, and turn a scalar into a document
+SELECT doc_update('{_id: 1, a: {b: 1, c: 2}, x: 5}', '[{$set: {x: 6, "a.d": 3, n: {m: "$x"}}}]');
+SELECT doc_update('{a: {b: 1, c: 2}}', '[{$addFields: {a: {c: 20, e: {$literal: 4}}}}]');
+SELECT doc_update('{arr: [{q: 1}, 2, [{q: 3}], {r: 4}]}', '[{$set: {"arr.z": 7}}]');
+SELECT doc_update('{a: 5}', '[{$set: {"a.b": 1}}]');
+-- a computed value that is missing ($$REMOVE, an absent field) removes the
+-- field or leaves it out
+SELECT doc_update('{a: 1, b: 2}', '[{$set: {a: "$$REMOVE", c: "$nothing"}}]');
+-- expressions read the stage's whole input, not the subdocument
+SELECT doc_update('{x: 2, a: {x: 9}}', '[{$set: {"a.y": "$x"}}]');
+-- an empty document is a value
+SELECT doc_update('{a: {b: 1}}', '[{$set: {a: {}}}]');
+
+-- 3. $project: inclusion keeps _id unless _id: 0, computed fields follow
+-- the included ones; exclusion keeps everything else
+SELECT doc_update('{_id: 1, a: 1, b: {c: 1, d: 2}, e: [{c: 1, f: 2}, 3]}',
+  '[{$project: {"b.c": 1, "e.c": 1, s: {$add: ["$a", 1]}, a: 1}}]');
+SELECT doc_update('{_id: 1, a: 1, b: {c: 1, d: 2}, e: [{c: 1, f: 2}, 3]}',
+  '[{$project: {a: 0, "b.d": 0, "e.f": 0}}]');
+SELECT doc_update('{_id: 1, a: 1, b: 2}', '[{$project: {_id: 0, a: 1}}]');
+SELECT doc_update('{_id: 1, a: 1, b: 2}', '[{$project: {_id: 0}}]');
+SELECT doc_update('{_id: 1, a: 1, b: 2}', '[{$project: {b: true, a: false}}]');
+
+-- 4. $unset, $replaceRoot, $replaceWith; _id is kept when a stage drops it
+CREATE VIRTUAL TABLE orders USING docext;
+INSERT INTO orders(doc) VALUES
+  ('{_id: 1, item: "book", ship: {city: "Oslo", zip: "0150"}, qty: 2, price: NumberDecimal("12.50")}'),
+  ('{_id: 2, item: "pen", ship: {city: "Bergen"}, qty: 10, price: NumberDecimal("1.20")}');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceWith: {$mergeObjects: ["$ship", {item: "$item"}]}}]');
+SELECT doc_update_one('orders', '{_id: 2}', '[{$replaceRoot: {newRoot: {item: "$item",
+  cost: {$multiply: ["$qty", "$price"]}}}}, {$unset: "nothing"}]');
+SELECT doc FROM orders;
+SELECT doc_check('orders');
+
+-- 5. let variables, upserts, doc_find_and_modify, modifiedCount
+SELECT doc_update_one('orders', '{_id: 2}', '[{$set: {note: "$$n"}}]', '{let: {n: "gift"}}');
+SELECT doc_update_one('orders', '{_id: 2}', '[{$set: {note: "gift"}}]');
+SELECT doc_update_one('orders', '{_id: 3, item: "ink"}', '[{$set: {qty: 1, made: {$concat: ["new ", "$item"]}}}]',
+  '{upsert: true}');
+SELECT doc_find_and_modify('orders', '{query: {_id: 3}, update: [{$set: {qty: {$add: ["$qty", 1]}}}], new: true}');
+SELECT doc FROM orders WHERE _id = 3;
+-- a pipeline updates many documents at once; an index sees the new values
+SELECT doc_create_index('orders', '{item: 1}');
+SELECT doc_update_many('orders', '{}', '[{$set: {item: {$concat: ["$item", "!"]}}}]');
+SELECT group_concat(_id) FROM orders('{item: "ink!"}');
+SELECT doc_check('orders');
+
+-- 6. Errors: nothing changes
+SELECT doc_update_many('orders', '{}', '[{$set: {n: {$size: "$item"}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {_id: 5}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceWith: "$city"}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceRoot: {newRoot: "$nothing"}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceRoot: {root: "$ship"}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$match: {}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[]');
+SELECT doc_update_one('orders', '{_id: 1}', '[5]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1}, $unset: "b"}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1, "a.b": 2}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {"a..b": 1}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {$a: 1}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$project: {a: 1, b: 0}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$project: {}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$unset: []}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$unset: [1]}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1}}]', '{arrayFilters: [{x: 1}]}');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: "$$v"}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1}}] x');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceWith: {$literal: {"$bad": 1}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: {$mergeObjects: [1]}}}]');
+SELECT doc FROM orders;
+SELECT doc_check('orders');
+-- the second document fails: the first keeps its old value too
+SELECT doc_update_many('orders', '{}', '[{$set: {n: {$divide: [10, {$subtract: ["$_id", 2]}]}}}]');
+SELECT count(*) FROM orders('{n: {$exists: true}}');
