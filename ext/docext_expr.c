@@ -180,6 +180,21 @@ static ExprNode *exprNodeNew(ExprParse *pP, int eOp, int nArg){
 
 static ExprNode *exprParse(ExprParse *pP, const DocValue *v);
 
+/* Parse v as p's next argument (p->apArg has room). */
+static void exprAddArg(ExprParse *pP, ExprNode *p, const DocValue *v){
+  p->apArg[p->nArg] = exprParse(pP, v);
+  if( p->apArg[p->nArg] ) p->nArg++;
+}
+
+/* p, or 0 (and p freed) when parsing it failed. */
+static ExprNode *exprDone(ExprParse *pP, ExprNode *p){
+  if( pP->rc ){
+    exprNodeFree(p);
+    return 0;
+  }
+  return p;
+}
+
 /* Elements of an array (or the fields of a document) as arguments. */
 static int exprCount(const DocValue *v){
   DocIter it;
@@ -194,8 +209,7 @@ static void exprParseMembers(ExprParse *pP, ExprNode *p, const DocValue *v){
   DocIter it;
   docextIterInitValue(&it, v);
   while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
-    p->apArg[p->nArg] = exprParse(pP, &it.v);
-    if( p->apArg[p->nArg] ) p->nArg++;
+    exprAddArg(pP, p, &it.v);
   }
 }
 
@@ -273,11 +287,7 @@ static ExprNode *exprParseCondDoc(ExprParse *pP, const DocValue *v){
   for(i=0; i<3 && pP->rc==SQLITE_OK; i++){
     if( p->apArg[i]==0 ) exprParseError(pP, "docext: $expr: missing '%s' parameter to $cond", azPart[i]);
   }
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  return exprDone(pP, p);
 }
 
 /* {$switch: {branches: [{case, then}, ...], default}}: arguments case,
@@ -323,21 +333,14 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
                          "{case: …, then: …}");
       break;
     }
-    p->apArg[p->nArg] = exprParse(pP, &vCase);
-    if( p->apArg[p->nArg] ) p->nArg++;
-    p->apArg[p->nArg] = exprParse(pP, &vThen);
-    if( p->apArg[p->nArg] ) p->nArg++;
+    exprAddArg(pP, p, &vCase);
+    exprAddArg(pP, p, &vThen);
   }
   if( pP->rc==SQLITE_OK && dflt.type!=0 ){
-    p->apArg[p->nArg] = exprParse(pP, &dflt);
-    if( p->apArg[p->nArg] ) p->nArg++;
+    exprAddArg(pP, p, &dflt);
     p->bDefault = 1;
   }
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  return exprDone(pP, p);
 }
 
 /* Is z[0..n) a name a user variable may have? As MongoDB: it starts with
@@ -375,8 +378,7 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
                          "(a lower-case letter first, then letters, digits or _)", it.zKey);
       break;
     }
-    p->apArg[p->nArg] = exprParse(pP, &it.v);
-    if( p->apArg[p->nArg] ) p->nArg++;
+    exprAddArg(pP, p, &it.v);
   }
   /* then the names, for pIn */
   docextIterInitValue(&it, pVars);
@@ -389,15 +391,10 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
     pP->nVar++;
   }
   if( pP->rc==SQLITE_OK ){
-    p->apArg[p->nArg] = exprParse(pP, pIn);
-    if( p->apArg[p->nArg] ) p->nArg++;
+    exprAddArg(pP, p, pIn);
   }
   pP->nVar = nVarSaved;
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  return exprDone(pP, p);
 }
 
 /* {$setField: {field: "name", input: expr, value: expr}}: arguments input
@@ -422,15 +419,9 @@ static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
   if( p==0 ) return 0;
   p->zOp = "$setField";
   p->v = field;
-  p->apArg[0] = exprParse(pP, &input);
-  if( p->apArg[0] ) p->nArg++;
-  p->apArg[1] = exprParse(pP, &value);
-  if( p->apArg[1] ) p->nArg++;
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  exprAddArg(pP, p, &input);
+  exprAddArg(pP, p, &value);
+  return exprDone(pP, p);
 }
 
 /* {$let: {vars: {…}, in: expr}} */
@@ -491,14 +482,9 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( it.v.type==DOC_ARRAY ){
     exprParseMembers(pP, p, &it.v);
   }else{
-    p->apArg[0] = exprParse(pP, &it.v);
-    if( p->apArg[0] ) p->nArg = 1;
+    exprAddArg(pP, p, &it.v);
   }
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  return exprDone(pP, p);
 }
 
 /* A document whose fields are expressions: {total: {$add: [...]}, ...}. */
@@ -522,11 +508,7 @@ static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
   if( p==0 ) return 0;
   p->v = *v;
   exprParseMembers(pP, p, v);
-  if( pP->rc ){
-    exprNodeFree(p);
-    return 0;
-  }
-  return p;
+  return exprDone(pP, p);
 }
 
 static ExprNode *exprParse(ExprParse *pP, const DocValue *v){
@@ -544,14 +526,8 @@ static ExprNode *exprParse(ExprParse *pP, const DocValue *v){
   }
   if( v->type==DOC_ARRAY ){
     p = exprNodeNew(pP, EX_ARRAY, exprCount(v));
-    if( p ){
-      exprParseMembers(pP, p, v);
-      if( pP->rc ){
-        exprNodeFree(p);
-        p = 0;
-      }
-    }
-    return p;
+    if( p ) exprParseMembers(pP, p, v);
+    return exprDone(pP, p);
   }
   p = exprNodeNew(pP, EX_CONST, 0);
   if( p ) p->v = *v;
@@ -678,14 +654,18 @@ static int exprSetString(ExprCtx *p, DocBuf *pText, DocValue *pOut){
   return SQLITE_OK;
 }
 
-/* A document or array built in pDoc, moved to the arena. */
+/* A document or array built in pDoc (rc: how that went), moved to the
+** arena; pDoc is freed. Nothing when the evaluation already failed. */
 static int exprSetDoc(ExprCtx *p, int type, int rc, DocBuf *pDoc, DocValue *pOut){
-  if( rc==SQLITE_TOOBIG || pDoc->n>DOCEXT_MAX_BSON ){
+  if( p->rc ){
+    /* (its error stands) */
+  }else if( rc==SQLITE_TOOBIG || pDoc->n>DOCEXT_MAX_BSON ){
     exprError(p, "docext: $expr: a value larger than 16 MiB");
   }else if( rc==SQLITE_OK ){
-    rc = exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
+    exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
+  }else{
+    p->rc = rc;
   }
-  else if( p->rc==SQLITE_OK ) p->rc = rc;
   docextBufFree(pDoc);
   return p->rc;
 }
@@ -783,10 +763,6 @@ static int exprEvalObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( b.n>DOCEXT_MAX_BSON ) break;
   }
   docextBsonEndDoc(&rc, &b, iStart);
-  if( p->rc ){
-    docextBufFree(&b);
-    return p->rc;
-  }
   return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
 }
 
@@ -826,49 +802,71 @@ static int exprEvalSetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 }
 
 /* $mergeObjects: the fields of each document in turn, a later value
-** replacing an earlier one in its place; null and missing add nothing. */
+** replacing an earlier one in its place; null and missing add nothing.
+** The fields are found again through a hash of their names, so merging
+** large documents stays linear. */
+typedef struct ExprField ExprField;
+struct ExprField {
+  const char *zKey;
+  int nKey;
+  DocValue v;
+};
+
 static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue *aVal, aSpace[8];
+  ExprField *aField = 0;
+  int *aHash = 0;
+  int i, nField = 0, nTotal = 0, nHash = 16, rc = SQLITE_OK;
   DocBuf b;
-  int i, j, rc = SQLITE_OK;
   i64 iStart;
   aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
   if( aVal==0 ) return p->rc = SQLITE_NOMEM;
   if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
     for(i=0; i<pN->nArg; i++){
-      if( !exprNullish(&aVal[i]) && aVal[i].type!=DOC_DOCUMENT ){
+      if( aVal[i].type==DOC_DOCUMENT ){
+        nTotal += exprCount(&aVal[i]);
+      }else if( !exprNullish(&aVal[i]) ){
         exprError(p, "docext: $expr: $mergeObjects needs documents, not %s",
                   exprTypeName(&aVal[i]));
         break;
       }
     }
   }
-  memset(&b, 0, sizeof(b));
-  iStart = docextBsonStartDoc(&rc, &b);
-  /* each field once, at its first place, with its last value */
-  for(i=0; i<pN->nArg && p->rc==SQLITE_OK && rc==SQLITE_OK; i++){
+  while( nHash<2*nTotal ) nHash *= 2;
+  if( p->rc==SQLITE_OK ){
+    aField = sqlite3_malloc64(sizeof(ExprField)*(nTotal+1));
+    aHash = sqlite3_malloc64(sizeof(int)*nHash);
+    if( aField==0 || aHash==0 ) p->rc = SQLITE_NOMEM;
+    else memset(aHash, 0xff, sizeof(int)*nHash);     /* -1: empty */
+  }
+  for(i=0; i<pN->nArg && p->rc==SQLITE_OK; i++){
     DocIter it;
     if( aVal[i].type!=DOC_DOCUMENT ) continue;
     docextIterInitValue(&it, &aVal[i]);
     while( docextIterNext(&it) ){
-      DocValue v = it.v, w;
-      int bEarlier = 0;
-      for(j=0; j<i && !bEarlier; j++){
-        bEarlier = aVal[j].type==DOC_DOCUMENT && docextBsonFind(aVal[j].p, it.zKey, it.nKey, &w);
+      int h = (int)(docextHashBytes((const u8*)it.zKey, it.nKey) & (u64)(nHash-1));
+      while( aHash[h]>=0 && (aField[aHash[h]].nKey!=it.nKey
+                             || memcmp(aField[aHash[h]].zKey, it.zKey, it.nKey)!=0) ){
+        h = (h+1) & (nHash-1);
       }
-      if( bEarlier ) continue;                 /* written where it first was */
-      for(j=i+1; j<pN->nArg; j++){
-        if( aVal[j].type==DOC_DOCUMENT && docextBsonFind(aVal[j].p, it.zKey, it.nKey, &w) ) v = w;
+      if( aHash[h]<0 ){
+        aHash[h] = nField;
+        aField[nField].zKey = it.zKey;
+        aField[nField].nKey = it.nKey;
+        nField++;
       }
-      docextBsonAppendValue(&rc, &b, it.zKey, it.nKey, &v);
+      aField[aHash[h]].v = it.v;
     }
+  }
+  memset(&b, 0, sizeof(b));
+  iStart = docextBsonStartDoc(&rc, &b);
+  for(i=0; i<nField && p->rc==SQLITE_OK; i++){
+    docextBsonAppendValue(&rc, &b, aField[i].zKey, aField[i].nKey, &aField[i].v);
   }
   docextBsonEndDoc(&rc, &b, iStart);
   if( aVal!=aSpace ) sqlite3_free(aVal);
-  if( p->rc ){
-    docextBufFree(&b);
-    return p->rc;
-  }
+  sqlite3_free(aField);
+  sqlite3_free(aHash);
   return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
 }
 
@@ -889,10 +887,6 @@ static int exprEvalArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( b.n>DOCEXT_MAX_BSON ) break;
   }
   docextBsonEndDoc(&rc, &b, iStart);
-  if( p->rc ){
-    docextBufFree(&b);
-    return p->rc;
-  }
   return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
 }
 
