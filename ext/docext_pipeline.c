@@ -113,9 +113,11 @@ static PipeField *pipeChild(PipeParse *pP, PipeField *p, const char *z, int n, i
   return pNew;
 }
 
-/* The leaf for dotted path z[0..n) below p, checking that no other path
-** of the stage is it, above it or below it. */
-static PipeField *pipeLeaf(PipeParse *pP, PipeField *p, const char *z, int n){
+/* The node for dotted path z[0..n) below p, made (PF_NESTED) where it is
+** missing. bLeaf: it is to be a leaf, so nothing may be there yet; else it
+** is to hold more paths ({a: {b: …}}), so it may be there as a node. Either
+** way no leaf may stand on the way: two paths of a stage may not meet. */
+static PipeField *pipePath(PipeParse *pP, PipeField *p, const char *z, int n, int bLeaf){
   int i = 0;
   while( pP->rc==SQLITE_OK ){
     const char *zDot = memchr(z+i, '.', n-i);
@@ -127,7 +129,7 @@ static PipeField *pipeLeaf(PipeParse *pP, PipeField *p, const char *z, int n){
       return 0;
     }
     pChild = pipeChild(pP, p, z+i, nPart, 0);
-    if( pChild && (pChild->eKind!=PF_NESTED || zDot==0) ){
+    if( pChild && (pChild->eKind!=PF_NESTED || (zDot==0 && bLeaf)) ){
       pipeError(pP, "docext: %s: two paths meet at '%.*s'", pP->zStage, n, z);
       return 0;
     }
@@ -146,18 +148,19 @@ static void pipeParseFields(PipeParse *pP, PipeField *pRoot, const DocValue *v, 
 /* One field of $set or $project: value v for path z[0..n) below pRoot. */
 static void pipeParseField(PipeParse *pP, PipeField *pRoot, const char *z, int n,
                            const DocValue *v, int eStage, int *pnInclude, int *pnExclude){
-  PipeField *pLeaf = pipeLeaf(pP, pRoot, z, n);
+  int bSpec = v->type==DOC_DOCUMENT && !docextIsOperatorDoc(v) && docextGetI32(v->p)>5;
+  PipeField *pLeaf = pipePath(pP, pRoot, z, n, !bSpec);
   if( pLeaf==0 ) return;
+  if( bSpec ){
+    /* {a: {b: …}}: the same as "a.b" */
+    pipeParseFields(pP, pLeaf, v, eStage, pnInclude, pnExclude);
+    return;
+  }
   if( eStage!=PS_SET && (v->type==DOC_BOOL || docextValueIsNumber(v)) ){
     /* $project: 1/true includes, 0/false excludes */
     pLeaf->eKind = docextValueTruth(v) ? PF_INCLUDE : PF_EXCLUDE;
     if( pLeaf->eKind==PF_INCLUDE ) (*pnInclude)++;
     else if( !(pRoot->zName==0 && n==3 && memcmp(z, "_id", 3)==0) ) (*pnExclude)++;
-    return;
-  }
-  if( v->type==DOC_DOCUMENT && !docextIsOperatorDoc(v) && docextGetI32(v->p)>5 ){
-    /* {a: {b: …}}: the same as "a.b" */
-    pipeParseFields(pP, pLeaf, v, eStage, pnInclude, pnExclude);
     return;
   }
   pLeaf->eKind = PF_COMPUTE;
@@ -198,7 +201,7 @@ static void pipeParseUnset(PipeParse *pP, PipeStage *pS, const DocValue *v){
   DocIter it;
   pS->eStage = PS_EXCLUDE;
   if( v->type==DOC_STRING ){
-    PipeField *p = pipeLeaf(pP, &pS->root, (const char*)v->p+4, v->n-5);
+    PipeField *p = pipePath(pP, &pS->root, (const char*)v->p+4, v->n-5, 1);
     if( p ) p->eKind = PF_EXCLUDE;
     return;
   }
@@ -214,7 +217,7 @@ static void pipeParseUnset(PipeParse *pP, PipeStage *pS, const DocValue *v){
                 docextTypeAlias(it.v.type));
       return;
     }
-    p = pipeLeaf(pP, &pS->root, (const char*)it.v.p+4, it.v.n-5);
+    p = pipePath(pP, &pS->root, (const char*)it.v.p+4, it.v.n-5, 1);
     if( p ) p->eKind = PF_EXCLUDE;
   }
 }

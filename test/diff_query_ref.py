@@ -652,6 +652,16 @@ def agg_eval(e, doc):
                 raise ExprError("not a string")
             out += x
         return out
+    if op == "$mergeObjects":
+        out = {}
+        for y in agg_args(arg):
+            x = ev(y)
+            if nullish(x):
+                continue
+            if not isinstance(x, dict):
+                raise ExprError("$mergeObjects of a non-document")
+            out.update(x)          # an existing field keeps its place
+        return out
     if op == "$strLenCP":
         x = ev(agg_args(arg)[0])
         if not isinstance(x, str):
