@@ -293,6 +293,16 @@ struct PipeApply {
 static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *pOut,
                       const char *zKey, int nKey, const DocValue *v);
 
+/* Has the output outgrown a document? (Checked as it grows: a value
+** computed into each element of a large array could otherwise take the
+** machine's memory before the stage ends.) */
+static int pipeTooBig(PipeApply *pA, const DocBuf *pOut){
+  if( pA->rc==SQLITE_OK && pOut->n>DOCEXT_MAX_BSON ){
+    pA->rc = docextError(&pA->zErr, "docext: the document would be larger than 16 MiB");
+  }
+  return pA->rc!=SQLITE_OK;
+}
+
 /* Does the subtree at p compute a field? */
 static int pipeComputes(const PipeField *p){
   int i;
@@ -334,7 +344,7 @@ static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *p
   iStart = zKey ? docextBsonStartChild(&pA->rc, pOut, DOC_DOCUMENT, zKey, nKey)
                 : docextBsonStartDoc(&pA->rc, pOut);
   docextIterInit(&it, aDoc ? aDoc : aEmpty);
-  while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
+  while( !pipeTooBig(pA, pOut) && docextIterNext(&it) ){
     for(i=0; i<pNode->nChild; i++){
       const PipeField *c = pNode->apChild[i];
       if( c->nName==it.nKey && memcmp(c->zName, it.zKey, it.nKey)==0 ) break;
@@ -354,7 +364,7 @@ static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *p
     pipeValue(pA, pNode->apChild[i], eStage, pOut, it.zKey, it.nKey, &it.v);
   }
   /* fields the document did not have: computed ones, in the stage's order */
-  for(i=0; i<pNode->nChild && pA->rc==SQLITE_OK; i++){
+  for(i=0; i<pNode->nChild && !pipeTooBig(pA, pOut); i++){
     const PipeField *c = pNode->apChild[i];
     if( abDone[i] || !pipeComputes(c) ) continue;
     if( c->eKind==PF_COMPUTE ) pipeCompute(pA, c, pOut, c->zName, c->nName);
@@ -384,7 +394,7 @@ static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf 
     int i = 0;
     i64 iStart = docextBsonStartChild(&pA->rc, pOut, DOC_ARRAY, zKey, nKey);
     docextIterInitValue(&it, v);
-    while( pA->rc==SQLITE_OK && docextIterNext(&it) ){
+    while( !pipeTooBig(pA, pOut) && docextIterNext(&it) ){
       char zIdx[16];
       int nIdx = docextBsonArrayKey(zIdx, i);
       i64 nBefore = pOut->n;
@@ -423,10 +433,7 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
     return pA->rc;
   }
   pipeDoc(pA, &pS->root, pS->eStage, pOut, 0, 0, aIn);
-  if( pA->rc==SQLITE_OK && pOut->n>DOCEXT_MAX_BSON ){
-    pA->rc = docextError(&pA->zErr, "docext: %s: the document would be larger than 16 MiB",
-                         pS->zName);
-  }
+  pipeTooBig(pA, pOut);
   return pA->rc;
 }
 

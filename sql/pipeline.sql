@@ -35,6 +35,10 @@ SELECT doc_update('{a: 1, b: 2}', '[{$set: {a: "$$REMOVE", c: "$nothing"}}]');
 SELECT doc_update('{x: 2, a: {x: 9}}', '[{$set: {"a.y": "$x"}}]');
 -- an empty document is a value
 SELECT doc_update('{a: {b: 1}}', '[{$set: {a: {}}}]');
+-- a dotted path and a nested document may share a field; a path may not
+-- also be a leaf
+SELECT doc_update('{a: {x: 1}}', '[{$set: {"a.b": 1, a: {c: 2}}}]');
+SELECT doc_update('{a: {x: 1}}', '[{$set: {a: 1, "a.b": 2}}]');
 
 -- 3. $project: inclusion keeps _id unless _id: 0, computed fields follow
 -- the included ones; exclusion keeps everything else
@@ -99,3 +103,9 @@ SELECT doc_check('orders');
 -- the second document fails: the first keeps its old value too
 SELECT doc_update_many('orders', '{}', '[{$set: {n: {$divide: [10, {$subtract: ["$_id", 2]}]}}}]');
 SELECT count(*) FROM orders('{n: {$exists: true}}');
+
+-- 7. A result over 16 MiB is refused as it grows
+SELECT length(doc_update(json_object('s', printf('%.*c', 1000000, 'x'), 'arr', json('[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18]')),
+  '[{$set: {"arr.copy": "$s"}}]'));
+SELECT length(doc_update(json_object('s', printf('%.*c', 1000000, 'x'), 'arr', json('[1,2,3,4,5,6,7,8,9,10]')),
+  '[{$set: {"arr.copy": "$s"}}]')) > 10000000;
