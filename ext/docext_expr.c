@@ -46,7 +46,11 @@ enum {
   EX_ABS, EX_CEIL, EX_FLOOR, EX_TRUNC,
   EX_SIZE, EX_IN, EX_ARRAYELEMAT, EX_ISARRAY,
   EX_CONCAT, EX_STRLENBYTES, EX_STRLENCP, EX_TYPE,
-  EX_VAR, EX_LET, EX_SETFIELD, EX_MERGEOBJECTS
+  EX_VAR, EX_LET, EX_SETFIELD, EX_MERGEOBJECTS,
+  EX_MAP, EX_FILTER, EX_REDUCE,
+  EX_CONCATARRAYS, EX_REVERSEARRAY, EX_FIRST, EX_LAST, EX_SLICE,
+  EX_SUM, EX_AVG, EX_MIN, EX_MAX,
+  EX_TOLOWER, EX_TOUPPER, EX_SUBSTRCP
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -77,6 +81,14 @@ static const struct ExprOp {
   {"$strLenCP", EX_STRLENCP, 1, 1},
   {"$type", EX_TYPE, 1, 1},
   {"$mergeObjects", EX_MERGEOBJECTS, 0, -1},
+  {"$concatArrays", EX_CONCATARRAYS, 0, -1},
+  {"$reverseArray", EX_REVERSEARRAY, 1, 1},
+  {"$first", EX_FIRST, 1, 1},  {"$last", EX_LAST, 1, 1},
+  {"$slice", EX_SLICE, 2, 3},
+  {"$sum", EX_SUM, 0, -1},     {"$avg", EX_AVG, 0, -1},
+  {"$min", EX_MIN, 0, -1},     {"$max", EX_MAX, 0, -1},
+  {"$toLower", EX_TOLOWER, 1, 1}, {"$toUpper", EX_TOUPPER, 1, 1},
+  {"$substrCP", EX_SUBSTRCP, 3, 3},
 };
 
 struct ExprNode {
@@ -358,6 +370,17 @@ static int exprVarNameOk(const char *z, int n){
   return 1;
 }
 
+/* Bring variable $$z[0..n) into scope, reading slot iSlot (until the
+** caller puts pP->nVar back). */
+static void exprBind(ExprParse *pP, const char *z, int n, int iSlot){
+  pP->aVar = docextArrayGrow(&pP->rc, pP->aVar, pP->nVar, &pP->nVarAlloc, sizeof(ExprVar));
+  if( pP->rc ) return;
+  pP->aVar[pP->nVar].zName = z;
+  pP->aVar[pP->nVar].nName = n;
+  pP->aVar[pP->nVar].iSlot = iSlot;
+  pP->nVar++;
+}
+
 /* Variables (the fields of pVars) and then the expression pIn, parsed
 ** with the variables in scope for pIn only: an EX_LET node. bNoDoc: the
 ** variables' expressions see no document (a query's let). */
@@ -383,12 +406,7 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   /* then the names, for pIn */
   docextIterInitValue(&it, pVars);
   while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
-    pP->aVar = docextArrayGrow(&pP->rc, pP->aVar, pP->nVar, &pP->nVarAlloc, sizeof(ExprVar));
-    if( pP->rc ) break;
-    pP->aVar[pP->nVar].zName = it.zKey;
-    pP->aVar[pP->nVar].nName = it.nKey;
-    pP->aVar[pP->nVar].iSlot = p->iSlot + i++;
-    pP->nVar++;
+    exprBind(pP, it.zKey, it.nKey, p->iSlot + i++);
   }
   if( pP->rc==SQLITE_OK ){
     exprAddArg(pP, p, pIn);
@@ -439,6 +457,83 @@ static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
   return exprParseLet(pP, &vars, &in, 0);
 }
 
+/* The named parameters of {$op: {name: value, ...}}: aVal[i] gets the
+** value of azName[i] (type 0 when absent); those before nRequired must be
+** there, and no other name may be. */
+static int exprParams(ExprParse *pP, const char *zOp, const DocValue *v,
+                      const char **azName, DocValue *aVal, int nName, int nRequired){
+  DocIter it;
+  int i;
+  if( v->type!=DOC_DOCUMENT ){
+    exprParseError(pP, "docext: $expr: %s needs a document of parameters", zOp);
+    return 0;
+  }
+  for(i=0; i<nName; i++) memset(&aVal[i], 0, sizeof(DocValue));
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    for(i=0; i<nName && !docextIterKeyIs(&it, azName[i]); i++){}
+    if( i==nName ){
+      exprParseError(pP, "docext: $expr: unknown parameter '%s' of %s", it.zKey, zOp);
+      return 0;
+    }
+    aVal[i] = it.v;
+  }
+  for(i=0; i<nRequired; i++){
+    if( aVal[i].type==0 ){
+      exprParseError(pP, "docext: $expr: %s needs '%s'", zOp, azName[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* {$map: {input, as, in}}, {$filter: {input, as, cond, limit}}: arguments
+** input, in (cond), [limit]; the element is variable "as" ("this" when not
+** given) in slot iSlot. {$reduce: {input, initialValue, in}}: arguments
+** input, initialValue, in; $$value is slot iSlot, $$this iSlot+1. */
+static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const DocValue *v){
+  static const char *azMap[] = {"input", "in", "as"};
+  static const char *azFilter[] = {"input", "cond", "as", "limit"};
+  static const char *azReduce[] = {"input", "initialValue", "in"};
+  DocValue a[4];
+  ExprNode *p;
+  int nVarSaved = pP->nVar;
+  const char *zAs = "this";
+  int nAs = 4;
+  if( eOp==EX_REDUCE ){
+    if( !exprParams(pP, zOp, v, azReduce, a, 3, 3) ) return 0;
+  }else if( !exprParams(pP, zOp, v, eOp==EX_MAP ? azMap : azFilter, a, eOp==EX_MAP ? 3 : 4, 2) ){
+    return 0;
+  }
+  if( eOp!=EX_REDUCE && a[2].type!=0 ){
+    if( a[2].type!=DOC_STRING || !exprVarNameOk((const char*)a[2].p+4, a[2].n-5) ){
+      exprParseError(pP, "docext: $expr: %s's 'as' must be a valid variable name", zOp);
+      return 0;
+    }
+    zAs = (const char*)a[2].p+4;
+    nAs = a[2].n-5;
+  }
+  p = exprNodeNew(pP, eOp, 3);
+  if( p==0 ) return 0;
+  p->zOp = zOp;
+  p->iSlot = pP->nSlot;
+  pP->nSlot += eOp==EX_REDUCE ? 2 : 1;
+  exprAddArg(pP, p, &a[0]);                        /* input: outer scope */
+  if( eOp==EX_REDUCE ){
+    exprAddArg(pP, p, &a[1]);                      /* initialValue too */
+    exprBind(pP, "value", 5, p->iSlot);
+    exprBind(pP, "this", 4, p->iSlot+1);
+    exprAddArg(pP, p, &a[2]);
+  }else{
+    exprBind(pP, zAs, nAs, p->iSlot);
+    exprAddArg(pP, p, &a[1]);
+    pP->nVar = nVarSaved;
+    if( eOp==EX_FILTER && a[3].type!=0 ) exprAddArg(pP, p, &a[3]);
+  }
+  pP->nVar = nVarSaved;
+  return exprDone(pP, p);
+}
+
 /* {$op: args}: the document's only field is the operator. */
 static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   DocIter it;
@@ -460,6 +555,9 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$switch") ) return exprParseSwitch(pP, &it.v);
   if( docextIterKeyIs(&it, "$let") ) return exprParseLetOp(pP, &it.v);
   if( docextIterKeyIs(&it, "$setField") ) return exprParseSetField(pP, &it.v);
+  if( docextIterKeyIs(&it, "$map") ) return exprParseIterate(pP, EX_MAP, "$map", &it.v);
+  if( docextIterKeyIs(&it, "$filter") ) return exprParseIterate(pP, EX_FILTER, "$filter", &it.v);
+  if( docextIterKeyIs(&it, "$reduce") ) return exprParseIterate(pP, EX_REDUCE, "$reduce", &it.v);
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aOp) ){
     exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
@@ -670,6 +768,36 @@ static int exprSetDoc(ExprCtx *p, int type, int rc, DocBuf *pDoc, DocValue *pOut
   return p->rc;
 }
 
+/* An array being built: exprArrayStart, exprArrayAdd for each element,
+** exprArrayEnd (which moves it to the arena, or frees it on an error). */
+typedef struct ExprArray ExprArray;
+struct ExprArray {
+  DocBuf b;
+  i64 iStart;
+  int n;                  /* elements so far */
+  int rc;
+};
+
+static void exprArrayStart(ExprArray *pA){
+  memset(pA, 0, sizeof(*pA));
+  pA->iStart = docextBsonStartDoc(&pA->rc, &pA->b);
+}
+
+/* Append v (a missing value as null). 0 when the array has outgrown a
+** document: stop adding. */
+static int exprArrayAdd(ExprArray *pA, const DocValue *v){
+  char zKey[16];
+  int nKey = docextBsonArrayKey(zKey, pA->n++);
+  if( v->type==0 ) docextBsonAppendNull(&pA->rc, &pA->b, zKey, nKey);
+  else docextBsonAppendValue(&pA->rc, &pA->b, zKey, nKey, v);
+  return pA->rc==SQLITE_OK && pA->b.n<=DOCEXT_MAX_BSON;
+}
+
+static int exprArrayEnd(ExprCtx *p, ExprArray *pA, DocValue *pOut){
+  docextBsonEndDoc(&pA->rc, &pA->b, pA->iStart);
+  return exprSetDoc(p, DOC_ARRAY, pA->rc, &pA->b, pOut);
+}
+
 /*------------------------------------------------------------------------
 ** Evaluation
 */
@@ -702,25 +830,17 @@ static int exprCompare(const DocValue *a, const DocValue *b){
 static int exprWalk(ExprCtx *p, const DocValue *pCur, const char *zPath, int nPath,
                     DocValue *pOut){
   if( pCur->type==DOC_ARRAY ){
-    DocBuf b;
+    ExprArray a;
     DocIter it;
-    int rc = SQLITE_OK, i = 0;
-    i64 iStart;
-    memset(&b, 0, sizeof(b));
-    iStart = docextBsonStartDoc(&rc, &b);
+    exprArrayStart(&a);
     docextIterInitValue(&it, pCur);
-    while( rc==SQLITE_OK && p->rc==SQLITE_OK && docextIterNext(&it) ){
+    while( p->rc==SQLITE_OK && docextIterNext(&it) ){
       DocValue v;
       if( it.v.type!=DOC_DOCUMENT && it.v.type!=DOC_ARRAY ) continue;
       if( exprWalk(p, &it.v, zPath, nPath, &v) ) break;
-      if( v.type!=0 ){
-        char zKey[16];
-        docextBsonAppendValue(&rc, &b, zKey, docextBsonArrayKey(zKey, i++), &v);
-      }
-      if( b.n>DOCEXT_MAX_BSON ) break;
+      if( v.type!=0 && !exprArrayAdd(&a, &v) ) break;
     }
-    docextBsonEndDoc(&rc, &b, iStart);
-    return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
+    return exprArrayEnd(p, &a, pOut);
   }
   if( pCur->type==DOC_DOCUMENT ){
     const char *zDot = memchr(zPath, '.', nPath);
@@ -872,22 +992,14 @@ static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 
 /* [expr, ...]: a missing member becomes null. */
 static int exprEvalArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
-  DocBuf b;
-  int rc = SQLITE_OK, i;
-  i64 iStart;
-  memset(&b, 0, sizeof(b));
-  iStart = docextBsonStartDoc(&rc, &b);
-  for(i=0; i<pN->nArg && rc==SQLITE_OK; i++){
+  ExprArray a;
+  int i;
+  exprArrayStart(&a);
+  for(i=0; i<pN->nArg; i++){
     DocValue v;
-    char zKey[16];
-    int nKey = docextBsonArrayKey(zKey, i);
-    if( exprEval(p, pN->apArg[i], &v) ) break;
-    if( v.type==0 ) docextBsonAppendNull(&rc, &b, zKey, nKey);
-    else docextBsonAppendValue(&rc, &b, zKey, nKey, &v);
-    if( b.n>DOCEXT_MAX_BSON ) break;
+    if( exprEval(p, pN->apArg[i], &v) || !exprArrayAdd(&a, &v) ) break;
   }
-  docextBsonEndDoc(&rc, &b, iStart);
-  return exprSetDoc(p, DOC_ARRAY, rc, &b, pOut);
+  return exprArrayEnd(p, &a, pOut);
 }
 
 /* A number as a double (for results that widen to one). */
@@ -1326,6 +1438,262 @@ static int exprEvalCompare(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return SQLITE_OK;
 }
 
+/* An array argument v of pN: SQLITE_OK and *pbNull when it is null or
+** missing (the result is then null); an error when it is not an array. */
+static int exprArrayArg(ExprCtx *p, const ExprNode *pN, const DocValue *v, int *pbNull){
+  *pbNull = exprNullish(v);
+  if( !*pbNull && v->type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: %s needs an array, not %s", pN->zOp, exprTypeName(v));
+  }
+  return SQLITE_OK;
+}
+
+/* $map, $filter, $reduce: an expression per element, the element in a
+** variable's slot. */
+static int exprEvalIterate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue input, acc;
+  ExprArray a;
+  DocIter it;
+  int bNull;
+  i64 nLimit = -1;
+  if( exprEval(p, pN->apArg[0], &input) || exprArrayArg(p, pN, &input, &bNull) ) return p->rc;
+  if( pN->eOp==EX_FILTER && pN->nArg>2 ){
+    DocValue lim;
+    double d;
+    if( exprEval(p, pN->apArg[2], &lim) ) return p->rc;
+    if( !exprNullish(&lim) ){
+      d = docextValueToDouble(&lim);
+      if( !docextValueIsNumber(&lim) || d!=floor(d) || d<1 || d>2147483647.0 ){
+        return exprError(p, "docext: $expr: $filter's limit must be a positive whole number");
+      }
+      nLimit = (i64)d;
+    }
+  }
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  docextIterInitValue(&it, &input);
+  if( pN->eOp==EX_REDUCE ){
+    if( exprEval(p, pN->apArg[1], &acc) ) return p->rc;
+    while( docextIterNext(&it) ){
+      p->aSlot[pN->iSlot] = acc;
+      p->aSlot[pN->iSlot+1] = it.v;
+      if( exprEval(p, pN->apArg[2], &acc) ) return p->rc;
+    }
+    *pOut = acc;
+    return SQLITE_OK;
+  }
+  exprArrayStart(&a);
+  while( nLimit!=0 && docextIterNext(&it) ){
+    DocValue v;
+    p->aSlot[pN->iSlot] = it.v;
+    if( exprEval(p, pN->apArg[1], &v) ) break;
+    if( pN->eOp==EX_MAP ){
+      if( !exprArrayAdd(&a, &v) ) break;
+    }else if( docextValueTruth(&v) ){
+      if( !exprArrayAdd(&a, &it.v) ) break;
+      if( nLimit>0 ) nLimit--;
+    }
+  }
+  return exprArrayEnd(p, &a, pOut);
+}
+
+/* $concatArrays, $reverseArray, $first, $last, $slice. */
+static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue aVal[3], v;
+  ExprArray a;
+  DocIter it;
+  int bNull, n, i, iFrom, nTake;
+  if( pN->eOp==EX_CONCATARRAYS ){
+    exprArrayStart(&a);
+    for(i=0; i<pN->nArg; i++){
+      if( exprEval(p, pN->apArg[i], &v) || exprArrayArg(p, pN, &v, &bNull) ) break;
+      if( bNull ){
+        docextBufFree(&a.b);
+        exprSetNull(pOut);
+        return SQLITE_OK;
+      }
+      docextIterInitValue(&it, &v);
+      while( docextIterNext(&it) && exprArrayAdd(&a, &it.v) ){}
+    }
+    return exprArrayEnd(p, &a, pOut);
+  }
+  if( exprEvalArgs(p, pN, aVal) || exprArrayArg(p, pN, &aVal[0], &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  n = exprCount(&aVal[0]);
+  iFrom = 0;
+  nTake = n;
+  if( pN->eOp==EX_FIRST || pN->eOp==EX_LAST ){
+    iFrom = pN->eOp==EX_FIRST ? 0 : n-1;
+    nTake = 1;
+    exprSetMissing(pOut);                    /* (of an empty array) */
+  }else if( pN->eOp==EX_SLICE ){
+    double d[2];
+    for(i=1; i<pN->nArg; i++){
+      d[i-1] = docextValueToDouble(&aVal[i]);
+      if( !docextValueIsNumber(&aVal[i]) || d[i-1]!=floor(d[i-1])
+       || d[i-1]<INT32_MIN || d[i-1]>INT32_MAX ){
+        return exprError(p, "docext: $expr: $slice's position and count must be whole "
+                            "numbers, not %s", exprTypeName(&aVal[i]));
+      }
+    }
+    if( pN->nArg==2 ){
+      nTake = (int)(fabs(d[0])<n ? fabs(d[0]) : n);
+      iFrom = d[0]<0 ? n - nTake : 0;
+    }else{
+      if( d[1]<=0 ) return exprError(p, "docext: $expr: $slice's count must be positive");
+      iFrom = d[0]<0 ? (-d[0]>n ? 0 : n + (int)d[0]) : (d[0]>n ? n : (int)d[0]);
+      nTake = d[1] < n - iFrom ? (int)d[1] : n - iFrom;
+    }
+  }
+  if( pN->eOp==EX_FIRST || pN->eOp==EX_LAST ){
+    docextIterInitValue(&it, &aVal[0]);
+    for(i=0; i<n && docextIterNext(&it); i++){
+      if( i==iFrom ) *pOut = it.v;
+    }
+    return SQLITE_OK;
+  }
+  exprArrayStart(&a);
+  if( pN->eOp==EX_REVERSEARRAY ){
+    /* the elements' values, then added from the last */
+    DocValue *aEl = sqlite3_malloc64(sizeof(DocValue)*(n>0 ? n : 1));
+    if( aEl==0 ){
+      docextBufFree(&a.b);
+      return p->rc = SQLITE_NOMEM;
+    }
+    docextIterInitValue(&it, &aVal[0]);
+    for(i=0; docextIterNext(&it); i++) aEl[i] = it.v;
+    for(i=n-1; i>=0 && exprArrayAdd(&a, &aEl[i]); i--){}
+    sqlite3_free(aEl);
+  }else{
+    docextIterInitValue(&it, &aVal[0]);
+    for(i=0; docextIterNext(&it) && i<iFrom+nTake; i++){
+      if( i>=iFrom && !exprArrayAdd(&a, &it.v) ) break;
+    }
+  }
+  return exprArrayEnd(p, &a, pOut);
+}
+
+/* $sum, $avg, $min, $max: over the elements of a single array argument,
+** else over the arguments. $sum and $avg take the numbers and ignore the
+** rest; $min and $max ignore null and missing. */
+static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue *aVal, aSpace[8], best;
+  DocNum acc, x;
+  DocIter it;
+  int i, nNum = 0, bOne, rc = SQLITE_OK;
+  aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
+  if( aVal==0 ) return p->rc = SQLITE_NOMEM;
+  memset(&acc, 0, sizeof(acc));
+  acc.type = DOC_INT32;
+  exprSetMissing(&best);
+  if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
+    bOne = pN->nArg==1 && aVal[0].type==DOC_ARRAY;
+    if( bOne ) docextIterInitValue(&it, &aVal[0]);
+    for(i=0; rc==SQLITE_OK; i++){
+      DocValue v;
+      if( bOne ){
+        if( !docextIterNext(&it) ) break;
+        v = it.v;
+      }else{
+        if( i>=pN->nArg ) break;
+        v = aVal[i];
+      }
+      if( pN->eOp==EX_SUM || pN->eOp==EX_AVG ){
+        if( !docextValueIsNumber(&v) ) continue;
+        docextNumFrom(&v, &x);
+        exprArith(0, &acc, &x, &rc);
+        nNum++;
+      }else if( !exprNullish(&v) ){
+        int c = best.type==0 ? 0 : exprCompare(&v, &best);
+        if( best.type==0 || (pN->eOp==EX_MIN ? c<0 : c>0) ) best = v;
+      }
+    }
+    if( rc ) p->rc = rc;
+  }
+  if( aVal!=aSpace ) sqlite3_free(aVal);
+  if( p->rc ) return p->rc;
+  if( pN->eOp==EX_MIN || pN->eOp==EX_MAX ){
+    if( best.type==0 ) exprSetNull(pOut);
+    else *pOut = best;
+    return SQLITE_OK;
+  }
+  if( pN->eOp==EX_AVG ){
+    if( nNum==0 ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( acc.type==DOC_DECIMAL128 ){
+      u8 aCount[16];
+      docextDec128FromInt64(nNum, aCount);
+      rc = docextDec128Div(acc.aDec, aCount, x.aDec);
+      if( rc ) return p->rc = rc;
+      memcpy(acc.aDec, x.aDec, 16);
+    }else{
+      acc.d = exprNumDouble(&acc) / nNum;
+      acc.type = DOC_DOUBLE;
+    }
+  }
+  return exprSetNum(p, &acc, pOut);
+}
+
+/* $toLower, $toUpper (ASCII letters, as MongoDB), $substrCP. Null or
+** missing is the empty string. */
+static int exprEvalString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue aVal[3];
+  DocBuf b;
+  const char *z = "";
+  int n = 0, i;
+  if( exprEvalArgs(p, pN, aVal) ) return p->rc;
+  if( aVal[0].type==DOC_STRING || aVal[0].type==DOC_SYMBOL ){
+    z = docextValueStr(&aVal[0], &n);
+  }else if( !exprNullish(&aVal[0]) ){
+    return exprError(p, "docext: $expr: %s needs a string, not %s", pN->zOp, exprTypeName(&aVal[0]));
+  }
+  memset(&b, 0, sizeof(b));
+  if( pN->eOp==EX_SUBSTRCP ){
+    double d[2];
+    int iStart = 0, iEnd, k;
+    for(i=0; i<2; i++){
+      d[i] = docextValueToDouble(&aVal[i+1]);
+      if( !docextValueIsNumber(&aVal[i+1]) || d[i]!=floor(d[i]) || d[i]<0 || d[i]>INT32_MAX ){
+        return exprError(p, "docext: $expr: $substrCP's %s must be a non-negative whole number",
+                         i==0 ? "index" : "count");
+      }
+    }
+    /* byte offsets of code points d[0] and d[0]+d[1] */
+    for(k=0; iStart<n && k<(int)d[0]; k++){
+      iStart++;
+      while( iStart<n && ((u8)z[iStart] & 0xC0)==0x80 ) iStart++;
+    }
+    iEnd = iStart;
+    for(k=0; iEnd<n && k<(int)d[1]; k++){
+      iEnd++;
+      while( iEnd<n && ((u8)z[iEnd] & 0xC0)==0x80 ) iEnd++;
+    }
+    b.a = (u8*)z + iStart;                    /* (read only: copied below) */
+    b.n = iEnd - iStart;
+    return exprSetString(p, &b, pOut);
+  }
+  {
+    int rc = SQLITE_OK;
+    docextBufAppend(&rc, &b, z, n);
+    for(i=0; rc==SQLITE_OK && i<n; i++){
+      u8 c = b.a[i];
+      if( pN->eOp==EX_TOLOWER && c>='A' && c<='Z' ) b.a[i] = (u8)(c + 32);
+      if( pN->eOp==EX_TOUPPER && c>='a' && c<='z' ) b.a[i] = (u8)(c - 32);
+    }
+    if( rc ) p->rc = rc;
+    else exprSetString(p, &b, pOut);
+    docextBufFree(&b);
+    return p->rc;
+  }
+}
+
 static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   exprSetMissing(pOut);
   if( p->rc ) return p->rc;
@@ -1358,6 +1726,14 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_CONCAT:      return exprEvalConcat(p, pN, pOut);
     case EX_SETFIELD:    return exprEvalSetField(p, pN, pOut);
     case EX_MERGEOBJECTS: return exprEvalMerge(p, pN, pOut);
+    case EX_MAP: case EX_FILTER: case EX_REDUCE:
+      return exprEvalIterate(p, pN, pOut);
+    case EX_CONCATARRAYS: case EX_REVERSEARRAY: case EX_FIRST: case EX_LAST: case EX_SLICE:
+      return exprEvalArrays(p, pN, pOut);
+    case EX_SUM: case EX_AVG: case EX_MIN: case EX_MAX:
+      return exprEvalAccumulate(p, pN, pOut);
+    case EX_TOLOWER: case EX_TOUPPER: case EX_SUBSTRCP:
+      return exprEvalString(p, pN, pOut);
     case EX_STRLENBYTES: case EX_STRLENCP:
       return exprEvalStrLen(p, pN, pOut);
     case EX_VAR:

@@ -220,3 +220,41 @@ SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: {x: 2, y: "$$x"}, in: "$$y"}}}
 SELECT doc_match('{a: 5}', '{$expr: {$let: {vars: 1, in: 1}}}');
 SELECT doc_delete_one('v', '{}', '{let: {a: 1}, foo: 1}');
 SELECT doc_distinct('v', 'name', '{}', '{let: {a: 1}, foo: 1}');
+
+-- 13. Arrays, accumulators and strings: $map, $filter, $reduce ($$this,
+-- $$value, "as"), $concatArrays, $reverseArray, $first, $last, $slice,
+-- $sum, $avg, $min, $max, $toLower, $toUpper, $substrCP
+CREATE VIRTUAL TABLE carts USING docext;
+INSERT INTO carts(doc) VALUES
+  ('{_id: 1, owner: "Ann", items: [{sku: "a", qty: 2, price: 3.5}, {sku: "b", qty: 1, price: 10}]}'),
+  ('{_id: 2, owner: "bob", items: [{sku: "c", qty: 5, price: 1}]}'),
+  ('{_id: 3, owner: "Cy", items: []}');
+-- carts worth more than 10
+SELECT _id FROM carts('{$expr: {$gt: [{$sum: {$map: {input: "$items", as: "i",
+  in: {$multiply: ["$$i.qty", "$$i.price"]}}}}, 10]}}');
+-- the same with $reduce
+SELECT _id FROM carts('{$expr: {$gt: [{$reduce: {input: "$items", initialValue: 0,
+  in: {$add: ["$$value", {$multiply: ["$$this.qty", "$$this.price"]}]}}}, 10]}}');
+-- carts with an item bought more than once, and the first such item
+SELECT _id FROM carts('{$expr: {$gt: [{$size: {$filter: {input: "$items", cond: {$gt: ["$$this.qty", 1]}}}}, 0]}}');
+SELECT _id FROM carts('{$expr: {$eq: [{$first: {$filter: {input: "$items", cond: {$gt: ["$$this.qty", 1]}, limit: 1}}}, {sku: "c", qty: 5, price: 1}]}}');
+SELECT doc_update('{a: [1, 2, 3, 4]}', '[{$set: {r: {$reverseArray: "$a"}, f: {$first: "$a"}, l: {$last: "$a"},
+  s: {$slice: ["$a", -2]}, t: {$slice: ["$a", 1, 2]}, c: {$concatArrays: ["$a", [5]]},
+  sum: {$sum: "$a"}, avg: {$avg: "$a"}, min: {$min: "$a"}, max: {$max: [1, "z", null]},
+  none: {$avg: ["x"]}, e: {$first: [[]]}}}]');
+SELECT doc_update('{n: "Ann Bell"}', '[{$set: {lo: {$toLower: "$n"}, up: {$toUpper: "$n"},
+  first: {$substrCP: ["$n", 0, 3]}, missing: {$toUpper: "$nope"}, accents: {$toUpper: "é"}}}]');
+SELECT _id FROM carts('{$expr: {$eq: [{$toLower: "$owner"}, "bob"]}}');
+-- errors
+SELECT doc_match('{a: 1}', '{$expr: {$map: {input: "$a", in: 1}}}');
+SELECT doc_match('{a: 1}', '{$expr: {$map: {input: [1], as: "X", in: 1}}}');
+SELECT doc_match('{a: 1}', '{$expr: {$map: {input: [1], in: 1, foo: 2}}}');
+SELECT doc_match('{a: 1}', '{$expr: {$reduce: {input: [1], in: 1}}}');
+SELECT doc_match('{a: 1}', '{$expr: {$filter: {input: [1], cond: true, limit: 0}}}');
+SELECT doc_match('{a: 1}', '{$expr: {$slice: [[1, 2], 1, 0]}}');
+SELECT doc_match('{a: 1}', '{$expr: {$slice: [[1, 2], 1.5]}}');
+SELECT doc_match('{a: 1}', '{$expr: {$toLower: 5}}');
+SELECT doc_match('{a: 1}', '{$expr: {$substrCP: ["abc", -1, 2]}}');
+SELECT doc_match('{a: 1}', '{$expr: {$concatArrays: [[1], "$a"]}}');
+SELECT doc_match('{a: 1}', '{$expr: {$first: "$a"}}');
+SELECT doc_match('{a: 1}', '{$expr: "$$this"}');

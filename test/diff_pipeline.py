@@ -58,7 +58,22 @@ def gen_path(rnd):
 
 
 def gen_expr(rnd):
-    r = rnd.randrange(6)
+    r = rnd.randrange(9)
+    if r == 6:
+        k = "$" + rnd.choice(KEYS)
+        return {"$map": {"input": {"$cond": [{"$isArray": k}, k, [1, "$" + gen_path(rnd)]]},
+                         "as": "e", "in": rnd.choice([{"$ifNull": ["$$e.a", "$$e"]}, "$$e", ["$$e", 1]])}}
+    if r == 7:
+        k = "$" + rnd.choice(KEYS)
+        return {rnd.choice(["$sum", "$max", "$min", "$avg"]): k if rnd.random() < 0.5 else [k, 1, "$" + gen_path(rnd)]}
+    if r == 8:
+        k = "$" + rnd.choice(KEYS)
+        arr = {"$cond": [{"$isArray": k}, k, []]}
+        return rnd.choice([{"$filter": {"input": arr, "cond": {"$ne": ["$$this", 1]}}},
+                           {"$reverseArray": arr}, {"$slice": [arr, rnd.choice([-2, 1, 3])]},
+                           {"$concatArrays": [arr, [0]]}, {"$first": [arr]}, {"$last": [arr]},
+                           {"$reduce": {"input": arr, "initialValue": [],
+                                        "in": {"$concatArrays": ["$$value", ["$$this"]]}}}])
     if r == 0:
         return "$" + gen_path(rnd)
     if r == 1:

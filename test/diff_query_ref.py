@@ -535,32 +535,48 @@ def to_ms(x):
     return x if isinstance(x, int) else int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
+def string_upper():
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def string_lower():
+    return "abcdefghijklmnopqrstuvwxyz"
+
+
 def agg_args(arg):
     return arg if isinstance(arg, list) else [arg]
 
 
-def agg_eval(e, doc):
+def agg_eval(e, doc, env=None):
+    """The value of expression e for doc; env maps the names of $map's,
+    $filter's and $reduce's variables to their values."""
+    env = env or {}
     if isinstance(e, str) and e.startswith("$$"):
         if e == "$$REMOVE":
             return MISSING
         parts = e.split(".")
-        assert parts[0] in ("$$ROOT", "$$CURRENT")
-        return agg_path(doc, parts[1:]) if len(parts) > 1 else doc
+        name = parts[0][2:]
+        if name in env:
+            base = env[name]
+        else:
+            assert name in ("ROOT", "CURRENT")
+            base = doc
+        return agg_path(base, parts[1:]) if len(parts) > 1 else base
     if isinstance(e, str) and e.startswith("$"):
         return agg_path(doc, e[1:].split("."))
     if isinstance(e, list):
-        return [None if x is MISSING else x for x in (agg_eval(y, doc) for y in e)]
+        return [None if x is MISSING else x for x in (agg_eval(y, doc, env) for y in e)]
     if not isinstance(e, dict):
         return e
     if not e or not next(iter(e)).startswith("$"):
         out = {}
         for k, y in e.items():
-            x = agg_eval(y, doc)
+            x = agg_eval(y, doc, env)
             if x is not MISSING:
                 out[k] = x
         return out
     (op, arg), = e.items()
-    ev = lambda y: agg_eval(y, doc)
+    ev = lambda y: agg_eval(y, doc, env)
     if op == "$literal":
         return arg
     if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
@@ -652,6 +668,92 @@ def agg_eval(e, doc):
                 raise ExprError("not a string")
             out += x
         return out
+    if op in ("$map", "$filter", "$reduce"):
+        inp = ev(arg["input"])
+        if op == "$filter" and "limit" in arg and not nullish(ev(arg["limit"])):
+            limit = ev(arg["limit"])
+            if not is_num(limit) or limit != int(limit) or limit < 1:
+                raise ExprError("bad limit")
+        else:
+            limit = None
+        if nullish(inp):
+            return None
+        if not isinstance(inp, list):
+            raise ExprError(op + " of a non-array")
+        if op == "$reduce":
+            acc = ev(arg["initialValue"])
+            for x in inp:
+                acc = agg_eval(arg["in"], doc, dict(env, value=acc, this=x))
+            return acc
+        name = arg.get("as", "this")
+        out = []
+        for x in inp:
+            if op == "$map":
+                v = agg_eval(arg["in"], doc, dict(env, **{name: x}))
+                out.append(None if v is MISSING else v)
+            elif truth(agg_eval(arg["cond"], doc, dict(env, **{name: x}))):
+                if limit is not None and len(out) >= limit:
+                    break
+                out.append(x)
+        return out
+    if op == "$concatArrays":
+        out = []
+        for y in agg_args(arg):
+            x = ev(y)
+            if nullish(x):
+                return None
+            if not isinstance(x, list):
+                raise ExprError("not an array")
+            out += x
+        return out
+    if op in ("$reverseArray", "$first", "$last", "$slice"):
+        args = [ev(y) for y in agg_args(arg)]
+        a = args[0]
+        if nullish(a):
+            return None
+        if not isinstance(a, list):
+            raise ExprError("not an array")
+        if op == "$reverseArray":
+            return a[::-1]
+        if op in ("$first", "$last"):
+            return (a[0] if op == "$first" else a[-1]) if a else MISSING
+        for x in args[1:]:
+            if not is_num(x) or x != int(x):
+                raise ExprError("$slice of a non-integer")
+        if len(args) == 2:
+            n = int(args[1])
+            return a[:n] if n >= 0 else a[max(0, len(a) + n):]
+        pos, n = int(args[1]), int(args[2])
+        if n <= 0:
+            raise ExprError("$slice count")
+        start = max(0, len(a) + pos) if pos < 0 else min(pos, len(a))
+        return a[start:start + n]
+    if op in ("$sum", "$avg", "$min", "$max"):
+        args = [ev(y) for y in agg_args(arg)]
+        vals = args[0] if len(args) == 1 and isinstance(args[0], list) else args
+        if op in ("$sum", "$avg"):
+            nums = [x for x in vals if is_num(x)]
+            if op == "$sum":
+                return sum(nums)
+            return sum(nums) / len(nums) if nums else None
+        vals = [x for x in vals if not nullish(x)]
+        if not vals:
+            return None
+        best = vals[0]
+        for x in vals[1:]:
+            c = agg_cmp(x, best)
+            if (c < 0) if op == "$min" else (c > 0):
+                best = x
+        return best
+    if op in ("$toLower", "$toUpper"):
+        x = ev(agg_args(arg)[0])
+        if nullish(x):
+            return ""
+        if not isinstance(x, str):
+            raise ExprError("not a string")
+        table = {c: chr(ord(c) + (32 if op == "$toLower" else -32))
+                 for c in (string_upper() if op == "$toLower" else string_lower())}
+        return "".join(table.get(c, c) for c in x)
     if op == "$mergeObjects":
         out = {}
         for y in agg_args(arg):
