@@ -592,11 +592,14 @@ def cross_type(a, b):
 
 def expr_cross_type_comparison(e, doc):
     """An ordering comparison whose two values (as the model evaluates them)
-    first differ at values of different BSON types, or at a missing one."""
+    first differ at values of different BSON types, or at a missing one, or
+    are both arrays or documents."""
     def test(op, arg, ev):
         if op in ("$lt", "$lte", "$gt", "$gte", "$cmp") and isinstance(arg, list) and len(arg) == 2:
             a, b = ev(arg[0]), ev(arg[1])
-            return a is not NO_VALUE and b is not NO_VALUE and cross_type(a, b)
+            if a is NO_VALUE or b is NO_VALUE:
+                return False
+            return cross_type(a, b) or (isinstance(a, (list, dict)) and isinstance(b, (list, dict)))
         return False
     return expr_nodes(e, doc, test)
 
@@ -652,7 +655,9 @@ def filter_exprs(f):
        "BSON's comparison order (a missing value lowest, then null, numbers, strings, "
        "objects, arrays, ..., booleans, dates): {$lt: [1.5, 'ab']} is true (MongoDB docs, "
        "$lt (aggregation): 'compares both value and type, using the specified BSON "
-       "comparison order for values of different types'). mingo answers false.")
+       "comparison order for values of different types'), and arrays and documents "
+       "element by element in that order (so an array is $gte itself). mingo answers "
+       "false.")
 def _k_expr_cross_type(case, dx, lx):
     return any(expr_cross_type_comparison(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
 
