@@ -585,6 +585,46 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   return exprDone(pP, p);
 }
 
+/* Field names in name order, to find a repeated one. */
+typedef struct ExprName ExprName;
+struct ExprName {
+  const char *z;
+  int n;
+};
+
+static int exprNameCmp(void *pCtx, const void *x, const void *y){
+  const ExprName *a = (const ExprName*)x, *b = (const ExprName*)y;
+  int c = memcmp(a->z, b->z, a->n<b->n ? a->n : b->n);
+  (void)pCtx;
+  return c ? c : a->n - b->n;
+}
+
+/* Does document v name a field twice? (Set and reported as an error: a
+** document of expressions must say each field once, as MongoDB says.) */
+static int exprHasDuplicate(ExprParse *pP, const DocValue *v){
+  int n = exprCount(v), i = 0;
+  ExprName *a = sqlite3_malloc64(sizeof(ExprName)*2*(n>0 ? n : 1));
+  DocIter it;
+  if( a==0 ){
+    pP->rc = SQLITE_NOMEM;
+    return 1;
+  }
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    a[i].z = it.zKey;
+    a[i].n = it.nKey;
+    i++;
+  }
+  docextSort(a, n, sizeof(ExprName), &a[n], exprNameCmp, 0);
+  for(i=1; i<n && exprNameCmp(0, &a[i-1], &a[i])!=0; i++){}
+  if( i<n ){
+    exprParseError(pP, "docext: $expr: field '%s' is given twice in a document of "
+                       "expressions", a[i].z);
+  }
+  sqlite3_free(a);
+  return i<n;
+}
+
 /* A document whose fields are expressions: {total: {$add: [...]}, ...}. */
 static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
   DocIter it;
@@ -602,6 +642,7 @@ static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
       return 0;
     }
   }
+  if( exprHasDuplicate(pP, v) ) return 0;
   p = exprNodeNew(pP, EX_OBJECT, exprCount(v));
   if( p==0 ) return 0;
   p->v = *v;

@@ -41,6 +41,9 @@ struct PipeField {
   DocExpr *pExpr;         /* PF_COMPUTE */
   PipeField **apChild;    /* PF_NESTED: the fields below, in order */
   int nChild, nChildAlloc;
+  int *aHash;             /* with many children: their indexes by a hash of
+                          ** the name (-1 empty), nHash slots, or NULL */
+  int nHash;
 };
 
 /* Stage kinds. */
@@ -90,16 +93,64 @@ static void pipeFieldClear(PipeField *p){
     sqlite3_free(p->apChild[i]);
   }
   sqlite3_free(p->apChild);
+  sqlite3_free(p->aHash);
   docextExprFree(p->pExpr);
+}
+
+/* Where child name z[0..n) is or would go in p->aHash. */
+static int pipeHashSlot(const PipeField *p, const char *z, int n){
+  int h = (int)(docextHashBytes((const u8*)z, n) & (u64)(p->nHash-1));
+  while( p->aHash[h]>=0 ){
+    const PipeField *c = p->apChild[p->aHash[h]];
+    if( c->nName==n && memcmp(c->zName, z, n)==0 ) break;
+    h = (h+1) & (p->nHash-1);
+  }
+  return h;
+}
+
+/* Index child i of p in p->aHash, made (or doubled) when the children
+** outgrow it: a stage or document with many fields is then matched in
+** linear time, not quadratic. */
+static int pipeHashAdd(PipeField *p, int i){
+  if( p->nChild<16 ) return SQLITE_OK;
+  if( p->nHash<2*p->nChild ){
+    int k;
+    sqlite3_free(p->aHash);
+    p->nHash = 64;
+    while( p->nHash<4*p->nChild ) p->nHash *= 2;
+    p->aHash = sqlite3_malloc64(sizeof(int)*p->nHash);
+    if( p->aHash==0 ){
+      p->nHash = 0;
+      return SQLITE_NOMEM;
+    }
+    memset(p->aHash, 0xff, sizeof(int)*p->nHash);
+    for(k=0; k<p->nChild; k++){
+      p->aHash[pipeHashSlot(p, p->apChild[k]->zName, p->apChild[k]->nName)] = k;
+    }
+    return SQLITE_OK;
+  }
+  p->aHash[pipeHashSlot(p, p->apChild[i]->zName, p->apChild[i]->nName)] = i;
+  return SQLITE_OK;
+}
+
+/* The index of the child of p named z[0..n), or -1. */
+static int pipeFind(const PipeField *p, const char *z, int n){
+  int i;
+  if( p->aHash ){
+    int h = pipeHashSlot(p, z, n);
+    return p->aHash[h];
+  }
+  for(i=0; i<p->nChild; i++){
+    if( p->apChild[i]->nName==n && memcmp(p->apChild[i]->zName, z, n)==0 ) return i;
+  }
+  return -1;
 }
 
 /* The child of p named z[0..n), made (PF_NESTED) when bCreate. */
 static PipeField *pipeChild(PipeParse *pP, PipeField *p, const char *z, int n, int bCreate){
   PipeField *pNew;
-  int i;
-  for(i=0; i<p->nChild; i++){
-    if( p->apChild[i]->nName==n && memcmp(p->apChild[i]->zName, z, n)==0 ) return p->apChild[i];
-  }
+  int i = pipeFind(p, z, n);
+  if( i>=0 ) return p->apChild[i];
   if( !bCreate || pP->rc ) return 0;
   p->apChild = docextArrayGrow(&pP->rc, p->apChild, p->nChild, &p->nChildAlloc, sizeof(PipeField*));
   pNew = pP->rc ? 0 : docextMallocZero(sizeof(PipeField));
@@ -110,7 +161,8 @@ static PipeField *pipeChild(PipeParse *pP, PipeField *p, const char *z, int n, i
   pNew->zName = z;
   pNew->nName = n;
   p->apChild[p->nChild++] = pNew;
-  return pNew;
+  pP->rc = pipeHashAdd(p, p->nChild-1);
+  return pP->rc ? 0 : pNew;
 }
 
 /* The node for dotted path z[0..n) below p, made (PF_NESTED) where it is
@@ -345,11 +397,8 @@ static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *p
                 : docextBsonStartDoc(&pA->rc, pOut);
   docextIterInit(&it, aDoc ? aDoc : aEmpty);
   while( !pipeTooBig(pA, pOut) && docextIterNext(&it) ){
-    for(i=0; i<pNode->nChild; i++){
-      const PipeField *c = pNode->apChild[i];
-      if( c->nName==it.nKey && memcmp(c->zName, it.zKey, it.nKey)==0 ) break;
-    }
-    if( i==pNode->nChild ){
+    i = pipeFind(pNode, it.zKey, it.nKey);
+    if( i<0 ){
       /* not named: kept by $set and exclusion, dropped by inclusion (but
       ** for the top-level _id, included unless excluded) */
       if( eStage!=PS_INCLUDE || (zKey==0 && aDoc && docextIterKeyIs(&it, "_id")) ){

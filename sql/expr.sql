@@ -258,3 +258,4 @@ SELECT doc_match('{a: 1}', '{$expr: {$substrCP: ["abc", -1, 2]}}');
 SELECT doc_match('{a: 1}', '{$expr: {$concatArrays: [[1], "$a"]}}');
 SELECT doc_match('{a: 1}', '{$expr: {$first: "$a"}}');
 SELECT doc_match('{a: 1}', '{$expr: "$$this"}');
+SELECT doc_match('{a: 1}', '{$expr: {$eq: [{a: 1, b: 3, a: 2}, {a: 2}]}}');
