@@ -347,6 +347,53 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
   }
 }
 
+/* Is v a constant whose query equality selects the same values as
+** aggregation's $eq does (the scalars, compared by value in both)? */
+static int exprEqConstant(const DocValue *v){
+  switch( v->type ){
+    case DOC_STRING:
+      return !(v->n>5 && v->p[4]=='$');           /* (else a field path) */
+    case DOC_DOUBLE: case DOC_INT32: case DOC_INT64: case DOC_DECIMAL128:
+    case DOC_DATE: case DOC_OID: case DOC_BOOL: case DOC_TIMESTAMP:
+      return 1;
+  }
+  return 0;
+}
+
+/* The $eq of a field path and a constant in $expr's expression v (alone,
+** or in an $and at its top), added as query equalities, for bounds only.
+** Every document such an $eq matches has that value at that path with no
+** array on the way (a path over an array gives an array), so the index
+** entries of the equality hold all of them; MongoDB 5.0 lets indexes serve
+** $expr's $eq the same way. The caller's PC_OTHER keeps the plan inexact:
+** the expression is still tested on each document. */
+static void flattenExprEq(PlanCtx *pCtx, PlanConds *p, const DocValue *v){
+  DocIter it;
+  if( v->type!=DOC_DOCUMENT ) return;
+  docextIterInitValue(&it, v);
+  if( !docextIterNext(&it) || it.iNext!=it.nDoc-1 ) return;      /* one field */
+  if( docextIterKeyIs(&it, "$and") && it.v.type==DOC_ARRAY ){
+    DocIter el;
+    docextIterInitValue(&el, &it.v);
+    while( docextIterNext(&el) ) flattenExprEq(pCtx, p, &el.v);
+  }else if( docextIterKeyIs(&it, "$eq") && it.v.type==DOC_ARRAY ){
+    DocIter arg;
+    DocValue a[2];
+    int n = 0, i;
+    docextIterInitValue(&arg, &it.v);
+    while( n<3 && docextIterNext(&arg) ) a[n<2 ? n : 1] = arg.v, n++;
+    if( n!=2 ) return;
+    for(i=0; i<2; i++){
+      const DocValue *pPath = &a[i], *pConst = &a[1-i];
+      if( pPath->type==DOC_STRING && pPath->n>6 && pPath->p[4]=='$' && pPath->p[5]!='$'
+       && exprEqConstant(pConst) ){
+        condAdd(pCtx, p, (const char*)pPath->p+5, pPath->n-6, PC_EQ, pConst);
+        return;
+      }
+    }
+  }
+}
+
 /* The conditions of a filter document: appended to p. */
 static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
   DocIter it;
@@ -367,6 +414,9 @@ static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
         condAdd(pCtx, p, "", 0, PC_OR, &it.v);
       }else if( docextIterKeyIs(&it, "$comment") || docextIterKeyIs(&it, "$alwaysTrue") ){
         /* no condition */
+      }else if( docextIterKeyIs(&it, "$expr") ){
+        condAdd(pCtx, p, "", 0, PC_OTHER, 0);
+        flattenExprEq(pCtx, p, &it.v);
       }else{
         condAdd(pCtx, p, "", 0, PC_OTHER, 0);
       }

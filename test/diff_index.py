@@ -305,7 +305,15 @@ def filt(rnd, depth=0):
             f["$and"] = [filt(rnd, depth + 1) for _ in range(1 + rnd.randrange(2))]
         elif depth < 2 and r < 0.19:
             f["$nor"] = [filt(rnd, depth + 1)]
-        elif r < 0.23:
+        elif r < 0.21:
+            # $expr's $eq of a path and a scalar: indexes give its bounds
+            # (the expression is still tested), alone or in an $and
+            eq = [{"$eq": ["$" + rnd.choice(PATHS), scalar(rnd)]}
+                  for _ in range(1 + rnd.randrange(2))]
+            if rnd.random() < 0.3:
+                eq[0]["$eq"].reverse()
+            f["$expr"] = eq[0] if len(eq) == 1 else {"$and": eq}
+        elif r < 0.25:
             # one element's x and y (p and q): bounds of {arr.x: 1, arr.y: 1}
             # ({g.p: 1, g.q: 1}) compound
             path, k1, k2 = rnd.choice([("arr", "x", "y"), ("g", "p", "q")])
@@ -603,6 +611,8 @@ def main():
             if expl[0] == "ok" and want[0] == "ok":
                 e = json.loads(expl[1][0][0])
                 seen_plans[e["cursor"].split(" ")[0]] = seen_plans.get(e["cursor"].split(" ")[0], 0) + 1
+                if "$expr" in f and e["cursor"].startswith("BtreeCursor"):
+                    seen_plans["$expr by index"] = seen_plans.get("$expr by index", 0) + 1
                 if sort and not e["scanAndOrder"]:
                     seen_plans["sorted by index"] = seen_plans.get("sorted by index", 0) + 1
                 ce = run("SELECT doc_explain(?, ?, NULL, NULL, '{\"count\": true}')", (name, f_full))
@@ -634,6 +644,9 @@ def main():
     if ncases >= 1000 and not seen_plans.get("covered"):
         failed += 1
         print("no query was covered (indexOnly): the projected comparison tests nothing")
+    if ncases >= 1000 and not seen_plans.get("$expr by index"):
+        failed += 1
+        print("no $expr query used an index: the bounds of its $eq went untested")
     if ncases >= 1000 and not seen_plans.get("covered multikey"):
         failed += 1
         print("no query was covered by a multikey index: their vals went untested")
