@@ -499,14 +499,17 @@ def _k_arrays_through_docs(case, dx, lx):
        "A document operand of $eq/$ne, or among the values of $in/$nin, is a value, "
        "compared with the field as a whole document, field order included "
        "({a: {$in: [{b: null}]}} matches only a: {b: null}; MongoDB docs, "
-       "'Match an Embedded Document': exact match). sift reads it as a "
-       "nested query.")
+       "'Match an Embedded Document': exact match), and so is one inside an "
+       "array operand ({a: [{b: null, c: null}]} does not match a: [{b: null}]). "
+       "sift reads it as a nested query.")
 def _k_doc_values(case, dx, lx):
     def plain_doc(x):
+        if isinstance(x, list):
+            return any(plain_doc(y) for y in x)
         return isinstance(x, dict) and not any(k.startswith("$") for k in x)
 
     def pred(p, op, a, r, fl):
-        if op in ("$eq", "$ne"):
+        if op in (None, "$eq", "$ne"):          # (None: {path: value})
             return plain_doc(a)
         return op in ("$in", "$nin") and isinstance(a, list) and any(plain_doc(x) for x in a)
     return bool(leaves_with(case, pred))
