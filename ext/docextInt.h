@@ -583,6 +583,10 @@ typedef struct DocExpr DocExpr;
 ** Errors name the operator, path or variable: "docext: $expr: $size takes
 ** exactly 1 argument, not 2". */
 int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzErr);
+/* The let option of an options document (may be NULL): *paLet = the
+** variables, or NULL when there is none; an error when it is not a
+** document. */
+int docextExprLetOption(const u8 *aOptions, const u8 **paLet, char **pzErr);
 /* *pbTrue = the truth of the expression's value for the validated
 ** document aDoc. Errors (a $size of a string, a $divide by zero, ...)
 ** are SQLITE_ERROR with a message. */

@@ -55,14 +55,17 @@ static void cmdClear(Cmd *p){
   sqlite3_free(p->zErr);
 }
 
-/* A document argument (BLOB or TEXT) copied into pBuf. */
-static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBuf){
+/* A document argument (BLOB or TEXT) copied into pBuf. pbPipeline, if not
+** NULL: the update argument, which may also be a pipeline's stages. */
+static int cmdArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBuf,
+                  int *pbPipeline){
   DocBuf tmp;
   const u8 *aDoc;
   char *zErr = 0;
   int rc;
   memset(&tmp, 0, sizeof(tmp));
-  rc = docextArgToBson(pVal, &tmp, &aDoc, &zErr);
+  if( pbPipeline ) rc = docextArgToUpdate(pVal, &tmp, &aDoc, pbPipeline, &zErr);
+  else rc = docextArgToBson(pVal, &tmp, &aDoc, &zErr);
   if( rc==SQLITE_OK ){
     docextBufReset(pBuf);
     docextBufAppend(&rc, pBuf, aDoc, docextGetI32(aDoc));
@@ -74,23 +77,8 @@ static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBu
   return rc;
 }
 
-/* The update argument: a document, or the stages of a pipeline. */
-static int cmdUpdateArg(Cmd *p, sqlite3_value *pVal){
-  DocBuf tmp;
-  const u8 *aDoc;
-  char *zErr = 0;
-  int rc;
-  memset(&tmp, 0, sizeof(tmp));
-  rc = docextArgToUpdate(pVal, &tmp, &aDoc, &p->bPipeline, &zErr);
-  if( rc==SQLITE_OK ){
-    docextBufReset(&p->update);
-    docextBufAppend(&rc, &p->update, aDoc, docextGetI32(aDoc));
-  }else{
-    p->zErr = sqlite3_mprintf("docext: in update: %s", zErr ? zErr+8 : "bad document");
-    sqlite3_free(zErr);
-  }
-  docextBufFree(&tmp);
-  return rc;
+static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBuf){
+  return cmdArg(p, pVal, zWhat, pBuf, 0);
 }
 
 /* Compile the update: operators, a replacement or a pipeline. */
@@ -503,7 +491,7 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
     rc = cmdDocArg(&c, argv[1], "filter", &c.filter);
     c.bFilter = 1;
   }
-  if( rc==SQLITE_OK ) rc = cmdUpdateArg(&c, argv[2]);
+  if( rc==SQLITE_OK ) rc = cmdArg(&c, argv[2], "update", &c.update, &c.bPipeline);
   if( rc==SQLITE_OK && argc>3 && sqlite3_value_type(argv[3])!=SQLITE_NULL ){
     rc = cmdDocArg(&c, argv[3], "options", &c.options);
   }
@@ -607,13 +595,12 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     }else if( strcmp(it.zKey, "sort")==0 ){
       rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
       p->bSort = 1;
-    }else if( strcmp(it.zKey, "update")==0 && it.v.type==DOC_ARRAY ){
-      docextBufReset(&p->update);
-      docextBufAppend(&rc, &p->update, it.v.p, it.v.n);
-      p->bPipeline = 1;
-      *pbUpdate = 1;
     }else if( strcmp(it.zKey, "update")==0 ){
-      rc = cmdCopyDoc(p, &it.v, "update", &p->update);
+      /* a document, or an array (a pipeline's stages: the same layout) */
+      DocValue u = it.v;
+      p->bPipeline = u.type==DOC_ARRAY;
+      if( p->bPipeline ) u.type = DOC_DOCUMENT;
+      rc = cmdCopyDoc(p, &u, "update", &p->update);
       *pbUpdate = 1;
     }else if( strcmp(it.zKey, "fields")==0 ){
       rc = cmdCopyDoc(p, &it.v, "fields", &p->fields);

@@ -410,12 +410,12 @@ void docextDec128FromDouble(double v, u8 *aOut){
 ** through the Intel library) does.
 */
 
-#define NUM_DEC_PREC     34
-#define NUM_DEC_EMIN     (-6176)
-#define NUM_DEC_EMAX     6111
-
-static void numDecSpecial(const char *z, u8 *aOut){
-  docextDec128FromString(z, (int)strlen(z), aOut);
+/* The results that need no digits: NaN, and an infinity of a sign. */
+static void numDecNaN(u8 *aOut){
+  decPackSpecial(aOut, 0, DEC_HI_NAN);
+}
+static void numDecInf(int bNeg, u8 *aOut){
+  decPackSpecial(aOut, bNeg, DEC_HI_INF);
 }
 
 /* Round and pack (-1)^bNeg x aDig[0..nDig) x 10^iExp, where aDig holds
@@ -426,8 +426,8 @@ static int numDecRound(int bNeg, u8 *aDig, int nDig, i64 iExp, u8 *aOut){
   i64 drop = 0;
   while( nDig>1 && aDig[0]==0 ){ aDig++; nDig--; }
   if( nDig==1 && aDig[0]==0 ) nDig = 0;
-  if( nDig>NUM_DEC_PREC ) drop = nDig - NUM_DEC_PREC;
-  if( nDig>0 && iExp+drop<NUM_DEC_EMIN ) drop = NUM_DEC_EMIN - iExp;
+  if( nDig>DEC_DIGITS ) drop = nDig - DEC_DIGITS;
+  if( nDig>0 && iExp+drop<DEC_EXP_MIN ) drop = DEC_EXP_MIN - iExp;
   if( drop>0 ){
     int bUp = 0;
     if( drop>nDig ){
@@ -452,7 +452,7 @@ static int numDecRound(int bNeg, u8 *aDig, int nDig, i64 iExp, u8 *aOut){
         aDig[0] = 1;
         for(i=1; i<=nKeep; i++) aDig[i] = 0;
         nKeep++;
-        if( nKeep>NUM_DEC_PREC ){ nKeep--; iExp++; }
+        if( nKeep>DEC_DIGITS ){ nKeep--; iExp++; }
       }
     }
     nDig = nKeep;
@@ -461,18 +461,18 @@ static int numDecRound(int bNeg, u8 *aDig, int nDig, i64 iExp, u8 *aOut){
   }
   if( bNeg ) zBuf[n++] = '-';
   if( nDig==0 ){
-    if( iExp<NUM_DEC_EMIN ) iExp = NUM_DEC_EMIN;
-    if( iExp>NUM_DEC_EMAX ) iExp = NUM_DEC_EMAX;
+    if( iExp<DEC_EXP_MIN ) iExp = DEC_EXP_MIN;
+    if( iExp>DEC_EXP_MAX ) iExp = DEC_EXP_MAX;
     zBuf[n++] = '0';
   }else{
     int nPad = 0;
-    if( iExp>NUM_DEC_EMAX ){
-      if( nDig + (iExp-NUM_DEC_EMAX) > NUM_DEC_PREC ){
-        numDecSpecial(bNeg ? "-Infinity" : "Infinity", aOut);
+    if( iExp>DEC_EXP_MAX ){
+      if( nDig + (iExp-DEC_EXP_MAX) > DEC_DIGITS ){
+        numDecInf(bNeg, aOut);
         return SQLITE_OK;
       }
-      nPad = (int)(iExp - NUM_DEC_EMAX);
-      iExp = NUM_DEC_EMAX;
+      nPad = (int)(iExp - DEC_EXP_MAX);
+      iExp = DEC_EXP_MAX;
     }
     for(i=0; i<nDig; i++) zBuf[n++] = (char)('0' + aDig[i]);
     for(i=0; i<nPad; i++) zBuf[n++] = '0';
@@ -498,13 +498,12 @@ int docextDec128Add(const u8 *a, const u8 *b, u8 *aOut){
   u8 *x;
   nA = numDecDigits(a, &bNegA, dA, &eA, &kA);
   nB = numDecDigits(b, &bNegB, dB, &eB, &kB);
-  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecSpecial("NaN", aOut); return SQLITE_OK; }
+  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecNaN(aOut); return SQLITE_OK; }
   if( kA==DOCEXT_DEC_INF || kB==DOCEXT_DEC_INF ){
     if( kA==DOCEXT_DEC_INF && kB==DOCEXT_DEC_INF && bNegA!=bNegB ){
-      numDecSpecial("NaN", aOut);
+      numDecNaN(aOut);
     }else{
-      int bNeg = kA==DOCEXT_DEC_INF ? bNegA : bNegB;
-      numDecSpecial(bNeg ? "-Infinity" : "Infinity", aOut);
+      numDecInf(kA==DOCEXT_DEC_INF ? bNegA : bNegB, aOut);
     }
     return SQLITE_OK;
   }
@@ -550,11 +549,12 @@ int docextDec128Mul(const u8 *a, const u8 *b, u8 *aOut){
   int bNegA, bNegB, eA, eB, kA, kB, nA, nB, i, j;
   nA = numDecDigits(a, &bNegA, dA, &eA, &kA);
   nB = numDecDigits(b, &bNegB, dB, &eB, &kB);
-  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecSpecial("NaN", aOut); return SQLITE_OK; }
+  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecNaN(aOut); return SQLITE_OK; }
   if( kA==DOCEXT_DEC_INF || kB==DOCEXT_DEC_INF ){
     int bZero = (kA==DOCEXT_DEC_FINITE && nA==1 && dA[0]==0)
              || (kB==DOCEXT_DEC_FINITE && nB==1 && dB[0]==0);
-    numDecSpecial(bZero ? "NaN" : (bNegA!=bNegB ? "-Infinity" : "Infinity"), aOut);
+    if( bZero ) numDecNaN(aOut);
+    else numDecInf(bNegA!=bNegB, aOut);
     return SQLITE_OK;
   }
   memset(acc, 0, sizeof(acc));
@@ -587,17 +587,19 @@ int docextDec128Div(const u8 *a, const u8 *b, u8 *aOut){
   u128 cB = 0, r = 0;
   nA = numDecDigits(a, &bNegA, dA, &eA, &kA);
   nB = numDecDigits(b, &bNegB, dB, &eB, &kB);
-  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecSpecial("NaN", aOut); return SQLITE_OK; }
+  if( kA==DOCEXT_DEC_NAN || kB==DOCEXT_DEC_NAN ){ numDecNaN(aOut); return SQLITE_OK; }
   if( kA==DOCEXT_DEC_INF ){
-    numDecSpecial(kB==DOCEXT_DEC_INF ? "NaN" : (bNegA!=bNegB ? "-Infinity" : "Infinity"), aOut);
+    if( kB==DOCEXT_DEC_INF ) numDecNaN(aOut);
+    else numDecInf(bNegA!=bNegB, aOut);
     return SQLITE_OK;
   }
   if( kB==DOCEXT_DEC_INF ){
-    numDecSpecial(bNegA!=bNegB ? "-0E-6176" : "0E-6176", aOut);
+    decPackFinite(aOut, bNegA!=bNegB, DEC_EXP_MIN, 0);
     return SQLITE_OK;
   }
   if( nB==1 && dB[0]==0 ){
-    numDecSpecial((nA==1 && dA[0]==0) ? "NaN" : (bNegA!=bNegB ? "-Infinity" : "Infinity"), aOut);
+    if( nA==1 && dA[0]==0 ) numDecNaN(aOut);
+    else numDecInf(bNegA!=bNegB, aOut);
     return SQLITE_OK;
   }
   for(i=0; i<nB; i++) cB = cB*10 + dB[i];
@@ -629,9 +631,9 @@ static void numDecFromDouble15(double d, u8 *aOut){
   char zBuf[48], zNum[64];
   char *zE;
   int n = 0, i;
-  if( isnan(d) ){ numDecSpecial("NaN", aOut); return; }
-  if( isinf(d) ){ numDecSpecial(d<0 ? "-Infinity" : "Infinity", aOut); return; }
-  if( d==0.0 ){ numDecSpecial(signbit(d) ? "-0" : "0", aOut); return; }
+  if( isnan(d) ){ numDecNaN(aOut); return; }
+  if( isinf(d) ){ numDecInf(d<0, aOut); return; }
+  if( d==0.0 ){ decPackFinite(aOut, signbit(d)!=0, 0, 0); return; }
   snprintf(zBuf, sizeof(zBuf), "%.14e", fabs(d));
   zE = strchr(zBuf, 'e');
   if( d<0 ) zNum[n++] = '-';

@@ -1303,11 +1303,20 @@ static int exprEvalRound(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprSetNum(p, &x, pOut);
 }
 
+/* Is v a whole number that an int32 holds? Its value goes to *pN. */
+static int exprWholeInt(const DocValue *v, int *pN){
+  double d;
+  if( !docextValueIsNumber(v) ) return 0;
+  d = docextValueToDouble(v);
+  if( d!=floor(d) || d<INT32_MIN || d>INT32_MAX ) return 0;     /* (NaN too) */
+  *pN = (int)d;
+  return 1;
+}
+
 /* $arrayElemAt: [array, index]; a negative index counts from the end. */
 static int exprEvalElemAt(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[2];
   DocIter it;
-  double d;
   int n, i;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprNullish(&a[0]) || exprNullish(&a[1]) ){
@@ -1322,13 +1331,11 @@ static int exprEvalElemAt(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "docext: $expr: $arrayElemAt's second argument must be a number, not %s",
                      exprTypeName(&a[1]));
   }
-  d = docextValueToDouble(&a[1]);
-  if( d!=floor(d) || d<INT32_MIN || d>INT32_MAX ){
+  if( !exprWholeInt(&a[1], &i) ){
     return exprError(p, "docext: $expr: $arrayElemAt's second argument must be "
                         "representable as a 32-bit integer");
   }
   n = exprCount(&a[0]);
-  i = (int)d;
   if( i<0 ) i += n;
   exprSetMissing(pOut);
   if( i<0 || i>=n ) return SQLITE_OK;
@@ -1500,14 +1507,13 @@ static int exprEvalIterate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprEval(p, pN->apArg[0], &input) || exprArrayArg(p, pN, &input, &bNull) ) return p->rc;
   if( pN->eOp==EX_FILTER && pN->nArg>2 ){
     DocValue lim;
-    double d;
+    int k;
     if( exprEval(p, pN->apArg[2], &lim) ) return p->rc;
     if( !exprNullish(&lim) ){
-      d = docextValueToDouble(&lim);
-      if( !docextValueIsNumber(&lim) || d!=floor(d) || d<1 || d>2147483647.0 ){
+      if( !exprWholeInt(&lim, &k) || k<1 ){
         return exprError(p, "docext: $expr: $filter's limit must be a positive whole number");
       }
-      nLimit = (i64)d;
+      nLimit = k;
     }
   }
   if( bNull ){
@@ -1573,22 +1579,23 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     nTake = 1;
     exprSetMissing(pOut);                    /* (of an empty array) */
   }else if( pN->eOp==EX_SLICE ){
-    double d[2];
+    int k[2];
+    i64 x;
     for(i=1; i<pN->nArg; i++){
-      d[i-1] = docextValueToDouble(&aVal[i]);
-      if( !docextValueIsNumber(&aVal[i]) || d[i-1]!=floor(d[i-1])
-       || d[i-1]<INT32_MIN || d[i-1]>INT32_MAX ){
+      if( !exprWholeInt(&aVal[i], &k[i-1]) ){
         return exprError(p, "docext: $expr: $slice's position and count must be whole "
                             "numbers, not %s", exprTypeName(&aVal[i]));
       }
     }
     if( pN->nArg==2 ){
-      nTake = (int)(fabs(d[0])<n ? fabs(d[0]) : n);
-      iFrom = d[0]<0 ? n - nTake : 0;
+      x = k[0]<0 ? -(i64)k[0] : k[0];                /* how many */
+      nTake = x<n ? (int)x : n;
+      iFrom = k[0]<0 ? n - nTake : 0;
     }else{
-      if( d[1]<=0 ) return exprError(p, "docext: $expr: $slice's count must be positive");
-      iFrom = d[0]<0 ? (-d[0]>n ? 0 : n + (int)d[0]) : (d[0]>n ? n : (int)d[0]);
-      nTake = d[1] < n - iFrom ? (int)d[1] : n - iFrom;
+      if( k[1]<=0 ) return exprError(p, "docext: $expr: $slice's count must be positive");
+      x = k[0]<0 ? (i64)n + k[0] : k[0];             /* where from */
+      iFrom = x<0 ? 0 : (x>n ? n : (int)x);
+      nTake = k[1] < n - iFrom ? k[1] : n - iFrom;
     }
   }
   if( pN->eOp==EX_FIRST || pN->eOp==EX_LAST ){
@@ -1697,22 +1704,21 @@ static int exprEvalString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   memset(&b, 0, sizeof(b));
   if( pN->eOp==EX_SUBSTRCP ){
-    double d[2];
+    int d[2];
     int iStart = 0, iEnd, k;
     for(i=0; i<2; i++){
-      d[i] = docextValueToDouble(&aVal[i+1]);
-      if( !docextValueIsNumber(&aVal[i+1]) || d[i]!=floor(d[i]) || d[i]<0 || d[i]>INT32_MAX ){
+      if( !exprWholeInt(&aVal[i+1], &d[i]) || d[i]<0 ){
         return exprError(p, "docext: $expr: $substrCP's %s must be a non-negative whole number",
                          i==0 ? "index" : "count");
       }
     }
     /* byte offsets of code points d[0] and d[0]+d[1] */
-    for(k=0; iStart<n && k<(int)d[0]; k++){
+    for(k=0; iStart<n && k<d[0]; k++){
       iStart++;
       while( iStart<n && ((u8)z[iStart] & 0xC0)==0x80 ) iStart++;
     }
     iEnd = iStart;
-    for(k=0; iEnd<n && k<(int)d[1]; k++){
+    for(k=0; iEnd<n && k<d[1]; k++){
       iEnd++;
       while( iEnd<n && ((u8)z[iEnd] & 0xC0)==0x80 ) iEnd++;
     }
@@ -1874,6 +1880,15 @@ static int exprRun(DocExpr *p, const u8 *aDoc, char **pzErr,
 static void exprUseTruth(ExprCtx *p, const DocValue *v, void *pArg){
   (void)p;
   *(int*)pArg = docextValueTruth(v);
+}
+
+int docextExprLetOption(const u8 *aOptions, const u8 **paLet, char **pzErr){
+  DocValue v;
+  *paLet = 0;
+  if( aOptions==0 || !docextBsonFind(aOptions, "let", 3, &v) ) return SQLITE_OK;
+  if( v.type!=DOC_DOCUMENT ) return docextError(pzErr, "docext: option let must be a document");
+  *paLet = v.p;
+  return SQLITE_OK;
 }
 
 int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){

@@ -38,6 +38,7 @@ struct PipeField {
   const char *zName;      /* the path component (in the stage's copy) */
   int nName;
   int eKind;              /* PF_* */
+  int bComputes;          /* this leaf, or a leaf below, is PF_COMPUTE */
   DocExpr *pExpr;         /* PF_COMPUTE */
   PipeField **apChild;    /* PF_NESTED: the fields below, in order */
   int nChild, nChildAlloc;
@@ -274,6 +275,17 @@ static void pipeParseUnset(PipeParse *pP, PipeStage *pS, const DocValue *v){
   }
 }
 
+/* Set bComputes in the tree at p, once, for the walks that ask it of
+** every node they meet in every document. */
+static int pipeMarkComputes(PipeField *p){
+  int i;
+  p->bComputes = p->eKind==PF_COMPUTE;
+  for(i=0; i<p->nChild; i++){
+    if( pipeMarkComputes(p->apChild[i]) ) p->bComputes = 1;
+  }
+  return p->bComputes;
+}
+
 /* The fields of a document. */
 static int pipeCount(const DocValue *v){
   DocIter it;
@@ -355,15 +367,6 @@ static int pipeTooBig(PipeApply *pA, const DocBuf *pOut){
   return pA->rc!=SQLITE_OK;
 }
 
-/* Does the subtree at p compute a field? */
-static int pipeComputes(const PipeField *p){
-  int i;
-  if( p->eKind==PF_COMPUTE ) return 1;
-  for(i=0; i<p->nChild; i++){
-    if( pipeComputes(p->apChild[i]) ) return 1;
-  }
-  return 0;
-}
 
 /* Append computed leaf pLeaf's value as element zKey (nothing if missing). */
 static void pipeCompute(PipeApply *pA, const PipeField *pLeaf, DocBuf *pOut,
@@ -415,7 +418,7 @@ static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *p
   /* fields the document did not have: computed ones, in the stage's order */
   for(i=0; i<pNode->nChild && !pipeTooBig(pA, pOut); i++){
     const PipeField *c = pNode->apChild[i];
-    if( abDone[i] || !pipeComputes(c) ) continue;
+    if( abDone[i] || !c->bComputes ) continue;
     if( c->eKind==PF_COMPUTE ) pipeCompute(pA, c, pOut, c->zName, c->nName);
     else pipeDoc(pA, c, eStage, pOut, c->zName, c->nName, 0);
   }
@@ -453,7 +456,7 @@ static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf 
     docextBsonEndDoc(&pA->rc, pOut, iStart);
   }else if( eStage==PS_EXCLUDE ){
     docextBsonAppendValue(&pA->rc, pOut, zKey, nKey, v);
-  }else if( pipeComputes(pNode) ){
+  }else if( pNode->bComputes ){
     /* a scalar where computed fields go down: a new document of them */
     pipeDoc(pA, pNode, eStage, pOut, zKey, nKey, 0);
   }
@@ -526,7 +529,8 @@ int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, ch
   }
   docextIterInitValue(&it, &stages);
   while( sParse.rc==SQLITE_OK && docextIterNext(&it) ){
-    pipeParseStage(&sParse, &p->aStage[i++], &it.v);
+    pipeParseStage(&sParse, &p->aStage[i], &it.v);
+    pipeMarkComputes(&p->aStage[i++].root);
   }
   if( sParse.rc ){
     docextPipelineFree(p);

@@ -379,10 +379,13 @@ static void flattenExprEq(PlanCtx *pCtx, PlanConds *p, const DocValue *v){
   }else if( docextIterKeyIs(&it, "$eq") && it.v.type==DOC_ARRAY ){
     DocIter arg;
     DocValue a[2];
-    int n = 0, i;
+    int i;
     docextIterInitValue(&arg, &it.v);
-    while( n<3 && docextIterNext(&arg) ) a[n<2 ? n : 1] = arg.v, n++;
-    if( n!=2 ) return;
+    for(i=0; docextIterNext(&arg); i++){
+      if( i==2 ) return;                          /* not two arguments */
+      a[i] = arg.v;
+    }
+    if( i!=2 ) return;
     for(i=0; i<2; i++){
       const DocValue *pPath = &a[i], *pConst = &a[1-i];
       if( pPath->type==DOC_STRING && pPath->n>6 && pPath->p[4]=='$' && pPath->p[5]!='$'

@@ -262,7 +262,7 @@ static int parseOptions(DocQuery *p, const u8 *aOpt, i64 *pSkip, i64 *pLimit, ch
     }else if( strcmp(it.zKey, "hint")==0 ){
       rc = docextQueryCheckHint(p->pColl, &it.v, pzErr);
     }else if( strcmp(it.zKey, "let")==0 ){
-      /* (read by queryLet) */
+      /* (read by docextExprLetOption) */
     }else{
       *pzErr = sqlite3_mprintf("docext: unknown option '%s' in options "
                                "(known: hint, skip, limit, let)", it.zKey);
@@ -287,26 +287,16 @@ static int specKeep(int *pRc, DocQuery *p, const u8 *aDoc){
 
 static void queryReset(DocQuery *p);
 
-/* The let option (variables for $expr), or NULL. */
-static int queryLet(const u8 *aOpt, const u8 **paLet, char **pzErr){
-  DocValue v;
-  *paLet = 0;
-  if( aOpt==0 || !docextBsonFind(aOpt, "let", 3, &v) ) return SQLITE_OK;
-  if( v.type!=DOC_DOCUMENT ) return docextError(pzErr, "docext: option let must be a document");
-  *paLet = v.p;
-  return SQLITE_OK;
-}
-
 /* Compile the spec into p (whose compiled parts are empty). */
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
   int rc = SQLITE_OK, i;
+  const u8 *aLet = 0;
   p->iSortOff = p->iOptOff = p->iProjOff = p->iPlanIndexOff = -1;
   p->bCountOnly = pSpec->bCountOnly;
   p->bExplain = pSpec->bExplain;
   p->bProjectIfCovered = pSpec->bProjectIfCovered;
-  const u8 *aLet = 0;
-  rc = queryLet(pSpec->aOptions, &aLet, pzErr);
+  rc = docextExprLetOption(pSpec->aOptions, &aLet, pzErr);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
     rc = docextMatcherNew(pSpec->aaFilter[i], aLet, &p->apFilter[i], pzErr);
     if( rc==SQLITE_OK ){

@@ -1169,10 +1169,8 @@ int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **p
   if( aOptions && docextBsonFind(aOptions, "arrayFilters", 12, &v) ){
     return docextError(pzErr, "docext: arrayFilters may not be given with a pipeline update");
   }
-  if( aOptions && docextBsonFind(aOptions, "let", 3, &v) ){
-    if( v.type!=DOC_DOCUMENT ) return docextError(pzErr, "docext: option let must be a document");
-    aLet = v.p;
-  }
+  rc = docextExprLetOption(aOptions, &aLet, pzErr);
+  if( rc ) return rc;
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
   rc = docextPipelineNew(aStages, aLet, &p->pPipeline, pzErr);
