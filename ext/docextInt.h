@@ -834,6 +834,8 @@ struct DocIndex {
   i64 nExpireAfter;         /* TTL seconds, or -1 */
   u8 *aPartial;             /* partialFilterExpression (BSON) or NULL */
   DocMatcher *pPartial;     /* compiled, or NULL */
+  int bHashMix;             /* a shard key (docextIndexPattern): its hashes
+                            ** are mixed further (docextIndexHashValue) */
 };
 
 /* The indexes of a collection, current as of this call: index 0 is _id_.
@@ -863,12 +865,19 @@ typedef struct DocIndexScratch DocIndexScratch;
 int docextIndexFirstKey(const DocIndex *pIdx, const u8 *aDoc, DocBuf *pKey,
                         DocIndexScratch **ppScratch, char **pzErr);
 void docextIndexScratchFree(DocIndexScratch *p);
+/* A key pattern ({a: 1, b: "hashed"}) checked as an index's is, into a
+** DocIndex of no collection (iId -1, no name, no options): for a shard
+** key. zName is the default index name (owner_1_sequence_1). Free it
+** with docextIndexClear. */
+int docextIndexPattern(const u8 *aKeys, DocIndex *pIdx, char **pzErr);
+void docextIndexClear(DocIndex *p);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
 /* The int64 a hashed index stores for v: FNV-1a-64 over docextKeyAppend of
 ** v, numbers first made an int64 (truncated toward zero, NaN 0, saturated),
-** so numerically equal values hash equal. The planner hashes equality
-** operands with it. */
-i64 docextIndexHashValue(int *pRc, const DocValue *v);
+** so numerically equal values hash equal; for a shard key (bHashMix) then
+** mixed by MurmurHash3's finalizer. The planner hashes equality operands
+** with it. */
+i64 docextIndexHashValue(const DocIndex *pIdx, int *pRc, const DocValue *v);
 /* Where field j of pIdx has met arrays: bit c set when some document had
 ** an array at component c of its path (bit 63: at 63 or later); 0 for an
 ** index that is not multikey. MongoDB's multiKeyPaths: the planner may
@@ -1128,6 +1137,23 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
                   i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr);
 void docextPlanFree(DocPlan *p);
+/* The key ranges a filter allows under a key pattern no document holds an
+** array for (a shard key: pKey from docextIndexPattern), for routing: a
+** DOCEXT_PLAN_COLLSCAN plan when the filter does not bound the pattern's
+** leading field, so any key may match; else an INDEX plan (bounds from the
+** filter's conjunction) or a UNION (from a top-level $or whose branches
+** all bound it) whose scans' ranges hold every key a matching document can
+** have. */
+int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPlan,
+                        char **pzErr);
+/* Run a find to its end (bRead: fetching each result as a reader would,
+** and giving it to xDoc when that is not NULL); *pnCount gets the results
+** returned. When pJson is not NULL, describe the run there as doc_explain
+** does. One savepoint holds the run's snapshot. */
+typedef int (*DocPlanVisitor)(void *pCtx, const u8 *aDoc, char **pzErr);
+int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
+                       DocPlanVisitor xDoc, void *pDocCtx,
+                       i64 *pnCount, DocBuf *pJson, char **pzErr);
 /* Fill in nEst (-1 while unknown: a plan with a single candidate index is
 ** chosen without probing it) by counting entries in the plan's ranges. */
 int docextPlanEstimate(DocColl *pColl, DocPlan *p);
@@ -1170,6 +1196,10 @@ int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
 /* Return the document in pDoc as the function's result in the form its
 ** document argument pArg had: BLOB in, BSON out; TEXT in, relaxed JSON. */
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc);
+/* A function's error: zErr (freed) as its message; without one (an error
+** from SQLite, under a damaged collection) "docext: " and what the
+** connection says; SQLITE_NOMEM as such. */
+void docextResultError(sqlite3_context *ctx, int rc, char *zErr);
 int docextRegisterFunctions(sqlite3 *db);
 /* One row of a table of SQL functions, registered by docextCreateFunctions
 ** with pApp as their user data. */
@@ -1185,6 +1215,11 @@ int docextCreateFunctions(sqlite3 *db, void *pApp, const DocFuncDef *aDef, int n
 void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* The alias $type uses for a BSON type ("double", "objectId", ...). */
 const char *docextTypeAlias(int type);
+
+/**************************************************************************
+** Interface to docext_shard.c — sharding: doc_analyze_shard_key.
+*/
+int docextRegisterShardFunctions(sqlite3 *db, DocConn *pConn);
 
 /**************************************************************************
 ** Interface to docext_vtab.c — the collection module, and the registry of

@@ -86,6 +86,24 @@ int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
   return argToBson(pArg, pBuf, paDoc, 0, pbNamesChecked, 0, pzErr);
 }
 
+/* An error without a message (from SQLite, under a damaged collection)
+** still gets one, "docext: " and what the connection says. */
+void docextResultError(sqlite3_context *ctx, int rc, char *zErr){
+  if( zErr ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+  }else if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    sqlite3 *db = sqlite3_context_db_handle(ctx);
+    char *z = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
+                              ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, z ? z : sqlite3_errstr(rc), -1);
+    sqlite3_free(z);
+    if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
+  }
+}
+
 void docextResultDoc(sqlite3_context *ctx, sqlite3_value *pArg, DocBuf *pDoc){
   if( sqlite3_value_type(pArg)==SQLITE_BLOB ){
     docextBufResultBlob(ctx, pDoc);

@@ -247,7 +247,7 @@ static i64 idxHashNumber(const DocValue *v){
   return (i64)d;
 }
 
-i64 docextIndexHashValue(int *pRc, const DocValue *v){
+i64 docextIndexHashValue(const DocIndex *pIdx, int *pRc, const DocValue *v){
   u8 aSpace[128], a8[8];
   DocBuf b;
   DocValue norm = *v;
@@ -264,14 +264,24 @@ i64 docextIndexHashValue(int *pRc, const DocValue *v){
   docextKeyAppend(pRc, &b, &norm, 0);
   x = *pRc==SQLITE_OK ? docextHashBytes(b.a, b.n) : 0;
   docextBufFree(&b);
+  if( pIdx->bHashMix ){
+    /* MurmurHash3's finalizer, a bijection: FNV-1a leaves the top bits of
+    ** values that differ in their last bytes (consecutive ObjectIds) alike,
+    ** and the top bits pick a shard key's chunk. */
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+  }
   return (i64)x;
 }
 
 /* Append the key of the hash of v. */
-static void idxHashAppend(int *pRc, DocBuf *pKey, const DocValue *v){
+static void idxHashAppend(const DocIndex *pIdx, int *pRc, DocBuf *pKey, const DocValue *v){
   u8 a8[8];
   DocValue h;
-  u64 x = (u64)docextIndexHashValue(pRc, v);
+  u64 x = (u64)docextIndexHashValue(pIdx, pRc, v);
   int k;
   for(k=0; k<8; k++) a8[k] = (u8)(x >> (8*k));
   h.type = DOC_INT64;
@@ -401,7 +411,7 @@ static int kgEmit(KGen *g, const KField *aF){
                                     "values (field %s)", pIdx->azPath[i]);
         return SQLITE_ERROR;
       }
-      idxHashAppend(&rc, &pSet->buf, &aVal[i]);
+      idxHashAppend(pIdx, &rc, &pSet->buf, &aVal[i]);
     }else{
       docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
     }
@@ -795,6 +805,25 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   }
   docextBufFree(&norm);
   return rc;
+}
+
+int docextIndexPattern(const u8 *aKeys, DocIndex *pIdx, char **pzErr){
+  DocBuf name;
+  int rc;
+  memset(pIdx, 0, sizeof(*pIdx));
+  memset(&name, 0, sizeof(name));
+  pIdx->iId = -1;
+  pIdx->nExpireAfter = -1;
+  pIdx->bHashMix = 1;
+  rc = idxPatternParse(aKeys, pIdx, &name, pzErr);     /* (checked as new) */
+  if( rc==SQLITE_OK ) pIdx->zName = docextBufDetachText(&rc, &name);
+  docextBufFree(&name);
+  if( rc!=SQLITE_OK ) idxClear(pIdx);
+  return rc;
+}
+
+void docextIndexClear(DocIndex *p){
+  idxClear(p);
 }
 
 /* Options {name, unique, sparse, expireAfterSeconds,

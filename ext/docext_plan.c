@@ -1053,10 +1053,10 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
 */
 
 /* Add the point of hashed value v (displayed as its hash). */
-static void hashedPoint(PlanCtx *pCtx, IvSet *p, const DocValue *v){
+static void hashedPoint(PlanCtx *pCtx, const DocIndex *pIdx, IvSet *p, const DocValue *v){
   u8 a8[8];
   DocValue h;
-  i64 x = docextIndexHashValue(&pCtx->rc, v);
+  i64 x = docextIndexHashValue(pIdx, &pCtx->rc, v);
   int k;
   for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
   h.type = DOC_INT64;
@@ -1067,8 +1067,8 @@ static void hashedPoint(PlanCtx *pCtx, IvSet *p, const DocValue *v){
 
 /* The set of a hashed field: equality points only (first condition that
 ** gives them). Never exact. */
-static void hashedSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
-                      int nField, IvSet *pOut){
+static void hashedSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pConds,
+                      const char *zField, int nField, IvSet *pOut){
   int i;
   memset(pOut, 0, sizeof(*pOut));
   pOut->bFull = 1;
@@ -1081,8 +1081,8 @@ static void hashedSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField
     vUndef.type = DOC_UNDEFINED; vUndef.p = aZero; vUndef.n = 0;
     if( c->eOp==PC_EQ && c->v.type!=DOC_ARRAY && c->v.type!=DOC_UNDEFINED ){
       pOut->bFull = 0;
-      hashedPoint(pCtx, pOut, &c->v);
-      if( c->v.type==DOC_NULL ) hashedPoint(pCtx, pOut, &vUndef);
+      hashedPoint(pCtx, pIdx, pOut, &c->v);
+      if( c->v.type==DOC_NULL ) hashedPoint(pCtx, pIdx, pOut, &vUndef);
     }else if( c->eOp==PC_IN && c->v.type==DOC_ARRAY ){
       DocIter it;
       int bOk = 1;
@@ -1094,10 +1094,10 @@ static void hashedSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField
       pOut->bFull = 0;
       docextIterInitValue(&it, &c->v);
       while( docextIterNext(&it) ){
-        hashedPoint(pCtx, pOut, &it.v);
+        hashedPoint(pCtx, pIdx, pOut, &it.v);
         if( it.v.type==DOC_NULL ){
-          hashedPoint(pCtx, pOut, &vNull);
-          hashedPoint(pCtx, pOut, &vUndef);
+          hashedPoint(pCtx, pIdx, pOut, &vNull);
+          hashedPoint(pCtx, pIdx, pOut, &vUndef);
         }
       }
     }else{
@@ -1391,7 +1391,7 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       continue;
     }
     if( pIdx->aDir[j]==0 ){
-      hashedSet(pCtx, pConds, zF, nF, s);
+      hashedSet(pCtx, pIdx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
       tryLearnSparse(pCtx, pConds, zF, nF, 0, mk, p);
     }else{
@@ -1559,8 +1559,9 @@ static void tryCost(PlanCtx *pCtx, DocColl *pColl, PlanTry *p, int bSortWanted, 
   double n = 0.0;
   if( p->bCosted ) return;
   p->bCosted = 1;
-  if( pIdx->bUnique && p->nPointField==pIdx->nField ){
-    n = p->ranges.n;                    /* one document per key */
+  if( pColl==0 || (pIdx->bUnique && p->nPointField==pIdx->nField) ){
+    n = p->ranges.n;                    /* one document per key (or no
+                                        ** collection to probe: a shard key) */
   }else{
     for(i=0; i<nProbe && pCtx->rc==SQLITE_OK; i++){
       const PlanIv *pIv = &p->ranges.a[i];
@@ -2106,6 +2107,61 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   return SQLITE_OK;
 }
 
+int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPlan,
+                        char **pzErr){
+  DocPlan *pPlan;
+  PlanCtx ctx;
+  PlanConds conds;
+  PlanTry best, *aBranch = 0;
+  u8 aArena[1024], aDisp[512];
+  u64 aScratch[512];
+  int bBest = 0, nBranch = 0, i;
+
+  *ppPlan = 0;
+  pPlan = docextMallocZero(sizeof(*pPlan));
+  if( pPlan==0 ) return SQLITE_NOMEM;
+  memset(&ctx, 0, sizeof(ctx));
+  memset(&conds, 0, sizeof(conds));
+  memset(&best, 0, sizeof(best));
+  docextBufInit(&ctx.a, aArena, sizeof(aArena));
+  docextBufInit(&ctx.disp, aDisp, sizeof(aDisp));
+  planScratchInit(&ctx, (u8*)aScratch, sizeof(aScratch));
+
+  flattenFilter(&ctx, &conds, aFilter);
+  if( ctx.rc==SQLITE_OK ){
+    bBest = chooseIndex(&ctx, 0, pKey, 1, &conds, 0, 0, -1, 0, -1, &best);
+  }
+  /* Not bounded by the conjunction: by a top-level $or whose every branch
+  ** bounds the key, the union of the branches' ranges. */
+  for(i=0; !bBest && ctx.rc==SQLITE_OK && i<conds.n; i++){
+    double cost = 0.0;
+    int k;
+    if( conds.a[i].eOp!=PC_OR ) continue;
+    if( !orBranches(&ctx, 0, pKey, 1, &conds, i, &aBranch, &nBranch, &cost) ){
+      for(k=0; k<nBranch; k++) tryFree(&aBranch[k]);
+      nBranch = 0;
+    }
+    break;
+  }
+  if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
+    planFromTries(&ctx, pPlan, bBest ? &best : 0, aBranch, nBranch, 0);
+  }
+
+  if( bBest ) tryFree(&best);
+  for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
+  condsFree(&conds);
+  docextBufFree(&ctx.a);
+  docextBufFree(&ctx.disp);
+  planScratchEnd(&ctx);
+  if( ctx.rc!=SQLITE_OK ){
+    docextPlanFree(pPlan);
+    if( ctx.zErr ){ *pzErr = ctx.zErr; }
+    return ctx.rc;
+  }
+  *ppPlan = pPlan;
+  return SQLITE_OK;
+}
+
 int docextPlanEstimate(DocColl *pColl, DocPlan *p){
   int i, j, rc = SQLITE_OK;
   if( p->ePlan==DOCEXT_PLAN_COLLSCAN || p->nEst>=0.0 ) return SQLITE_OK;
@@ -2202,15 +2258,9 @@ static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
   }
 }
 
-/* A visitor of the documents a find returns (planRunQuery). */
-typedef int (*PlanDocVisitor)(void *pCtx, const u8 *aDoc, char **pzErr);
-
-/* Run a find to its end (bRead: fetching each result as a reader would,
-** and giving it to xDoc when that is not NULL) and, when pJson is not
-** NULL, describe it there as doc_explain does. */
-static int planRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
-                        PlanDocVisitor xDoc, void *pDocCtx,
-                        i64 *pnCount, DocBuf *pJson, char **pzErr){
+int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
+                       DocPlanVisitor xDoc, void *pDocCtx,
+                       i64 *pnCount, DocBuf *pJson, char **pzErr){
   DocQuery *pQuery = 0;
   DocAccess access;
   DocQueryStats st;
@@ -2321,24 +2371,6 @@ static int planArgDoc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int 
   return rc;
 }
 
-/* An error without a message (from SQLite, under a damaged collection)
-** still gets one, "docext: " and what the connection says. */
-static void planResultErr(sqlite3_context *ctx, int rc, char *zErr){
-  if( zErr ){
-    sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_free(zErr);
-  }else if( rc==SQLITE_NOMEM ){
-    sqlite3_result_error_nomem(ctx);
-  }else{
-    sqlite3 *db = sqlite3_context_db_handle(ctx);
-    char *z = sqlite3_mprintf("docext: %s", sqlite3_errcode(db)!=SQLITE_OK
-                              ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    sqlite3_result_error(ctx, z ? z : sqlite3_errstr(rc), -1);
-    sqlite3_free(z);
-    if( (rc & 0xff)!=SQLITE_ERROR ) sqlite3_result_error_code(ctx, rc);
-  }
-}
-
 static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocColl *pColl;
   DocBuf aBuf[5], out;
@@ -2362,11 +2394,11 @@ static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     spec.aOptions = optionsWithoutCount(&rc, aOpt, &aBuf[4], &bCount);
     spec.bCountOnly = bCount;
     spec.bExplain = 1;
-    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, !bCount, 0, 0, &n, &out, &zErr);
+    if( rc==SQLITE_OK ) rc = docextPlanRunQuery(pColl, &spec, !bCount, 0, 0, &n, &out, &zErr);
     if( rc==SQLITE_OK ){
       docextBufResultText(ctx, &out);
     }else{
-      planResultErr(ctx, rc, zErr);
+      docextResultError(ctx, rc, zErr);
     }
   }
   for(i=0; i<5; i++) docextBufFree(&aBuf[i]);
@@ -2388,11 +2420,11 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
     spec.bCountOnly = 1;
-    rc = planRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
+    rc = docextPlanRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
     if( rc==SQLITE_OK ){
       sqlite3_result_int64(ctx, n);
     }else{
-      planResultErr(ctx, rc, zErr);
+      docextResultError(ctx, rc, zErr);
     }
   }
   docextBufFree(&buf);
@@ -2624,7 +2656,7 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     spec.aOptions = aOpt;
     spec.aProjection = distinctProjection(&rc, &set, &aBuf[2]);
     spec.bProjectIfCovered = 1;
-    if( rc==SQLITE_OK ) rc = planRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
+    if( rc==SQLITE_OK ) rc = docextPlanRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
   }
   if( rc==SQLITE_OK && set.nEnt>1 ){
     DistinctEntry *aTmp = sqlite3_malloc64(sizeof(DistinctEntry)*(size_t)set.nEnt);
@@ -2643,7 +2675,7 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   if( rc==SQLITE_OK ){
     docextBufResultText(ctx, &out);
   }else{
-    planResultErr(ctx, rc, zErr);
+    docextResultError(ctx, rc, zErr);
     zErr = 0;
   }
 done:

@@ -185,6 +185,9 @@ int main(void){
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
     "SELECT doc_distinct('c', 'tags', '{a: {$gte: 2}}'), doc_distinct('c', 's')",
     "SELECT doc_explain('c', '{a: 3}') IS NOT NULL",
+    "SELECT doc_analyze_shard_key('c', '{a: 1, s: 1}', '{shards: 3, chunkSize: 200, queries: "
+    "[{a: 2}, {$or: [{a: 1}, {a: {$gt: 6}}]}, {tags: \"t1\"}, {filter: {a: 3}, sort: {s: -1}, limit: 2}]}'), "
+    "doc_analyze_shard_key('c', '{s: \"hashed\"}', '{queries: [{s: {$in: [\"str1\", \"str2\"]}}]}')",
     /* commands */
     "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: {$each: [7, 8]}}}') FROM one",
     "SELECT doc_update_one('big', '{_id: 1}', '{$set: {n: 1}, $push: {list: 9}}') FROM one",
