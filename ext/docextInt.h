@@ -489,6 +489,9 @@ int docextValueCompare(const DocValue *a, const DocValue *b);
 /* Append the order-preserving key of v (memcmp order == BSON order, equal
 ** values give equal keys). bDesc inverts it for descending index fields. */
 void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
+/* The order of keys: memcmp, shorter first on a tie (SQLite's order for
+** BLOBs, so the order of the index B-trees). */
+int docextKeyCmp(const u8 *a, int na, const u8 *b, int nb);
 /* FNV-1a-64 of a[0..n): h = 0xcbf29ce484222325, then per byte h ^= b,
 ** h *= 0x100000001b3 (the hashed index's hash: never change it). */
 u64 docextHashBytes(const u8 *a, i64 n);

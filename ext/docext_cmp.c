@@ -409,6 +409,11 @@ u64 docextHashBytes(const u8 *a, i64 n){
   return x;
 }
 
+int docextKeyCmp(const u8 *a, int na, const u8 *b, int nb){
+  int c = memcmp(a, b, na<nb ? na : nb);
+  return c ? c : na - nb;
+}
+
 void docextKeyAppend(int *pRc, DocBuf *pBuf, const DocValue *v, int bDesc){
   i64 iStart = pBuf->n;
   docextBufAppendByte(pRc, pBuf, keyClass(v));

@@ -75,12 +75,6 @@ static const u8 idxNoBytes[8] = {0};
 static const DocValue idxNullValue = { DOC_NULL, idxNoBytes, 0 };
 static const DocValue idxUndefinedValue = { DOC_UNDEFINED, idxNoBytes, 0 };
 
-/* memcmp order, shorter first on a tie: SQLite's order for BLOBs. */
-static int idxBlobCmp(const u8 *a, int na, const u8 *b, int nb){
-  int c = memcmp(a, b, na<nb ? na : nb);
-  return c ? c : na - nb;
-}
-
 /*------------------------------------------------------------------------
 ** Key sets: the keys of one document for one index.
 */
@@ -133,7 +127,7 @@ static const u8 *ksKey(const KeySet *p, int i, int *pn){
 }
 
 static int ksCompare(const KeySet *p, int i, const KeySet *q, int j){
-  return idxBlobCmp(&p->buf.a[p->aOff[i]], p->aLen[i], &q->buf.a[q->aOff[j]], q->aLen[j]);
+  return docextKeyCmp(&p->buf.a[p->aOff[i]], p->aLen[i], &q->buf.a[q->aOff[j]], q->aLen[j]);
 }
 
 /* For docextSort of key numbers. */
@@ -182,7 +176,7 @@ static int ksSortDistinct(KeySet *p){
   docextSort(aPerm, p->nKey, sizeof(int), &aPerm[p->nKey], ksCmpCb, p);
   for(i=0; i<p->nKey; i++){
     int k = aPerm[i];
-    if( n>0 && idxBlobCmp(&p->buf.a[aOff[n-1]], aLen[n-1],
+    if( n>0 && docextKeyCmp(&p->buf.a[aOff[n-1]], aLen[n-1],
                            &p->buf.a[p->aOff[k]], p->aLen[k])==0 ) continue;
     aOff[n] = p->aOff[k];
     aLen[n] = p->aLen[k];
@@ -2409,7 +2403,7 @@ static int idxCmpEntry(void *pCtx, const void *pA, const void *pB){
   const CheckEntry *x = &pC->aEntry[*(const int*)pA], *y = &pC->aEntry[*(const int*)pB];
   int c;
   if( x->iIdx!=y->iIdx ) return x->iIdx - y->iIdx;
-  c = idxBlobCmp(&pC->keys.a[x->iOff], x->nKey, &pC->keys.a[y->iOff], y->nKey);
+  c = docextKeyCmp(&pC->keys.a[x->iOff], x->nKey, &pC->keys.a[y->iOff], y->nKey);
   if( c ) return c;
   return x->iDoc<y->iDoc ? -1 : x->iDoc>y->iDoc;
 }
@@ -2621,7 +2615,7 @@ static void idxCheckEntries(CheckCtx *pC, DocColl *p, const DocIndex *pIdx, int 
     if( !bRow ) cmp = -1;
     else if( pE==0 ) cmp = 1;
     else{
-      cmp = idxBlobCmp(&pC->keys.a[pE->iOff], pE->nKey, aKey, nKey);
+      cmp = docextKeyCmp(&pC->keys.a[pE->iOff], pE->nKey, aKey, nKey);
       if( cmp==0 ) cmp = pE->iDoc<iDoc ? -1 : pE->iDoc>iDoc;
     }
     if( cmp<0 ){

@@ -530,16 +530,11 @@ static int arenaBytes(PlanCtx *pCtx, const u8 *p, int n){
   return iOff;
 }
 
-static int planBytesCmp(const u8 *a, int na, const u8 *b, int nb){
-  int c = memcmp(a, b, na<nb ? na : nb);
-  return c ? c : na-nb;
-}
-
 /* For docextSort of intervals, by lo. */
 static int ivCmpLo(void *pArg, const void *pX, const void *pY){
   const PlanCtx *pCtx = (const PlanCtx*)pArg;
   const PlanIv *x = (const PlanIv*)pX, *y = (const PlanIv*)pY;
-  return planBytesCmp(&pCtx->a.a[x->iLo], x->nLo, &pCtx->a.a[y->iLo], y->nLo);
+  return docextKeyCmp(&pCtx->a.a[x->iLo], x->nLo, &pCtx->a.a[y->iLo], y->nLo);
 }
 
 /*------------------------------------------------------------------------
@@ -588,7 +583,7 @@ static void ivsAddRange(PlanCtx *pCtx, IvSet *p, int bDesc,
     iHi = arenaCopy(pCtx, iY, nY, 0, sY, &nHi);
   }
   if( pCtx->rc ) return;
-  if( planBytesCmp(&pCtx->a.a[iLo], nLo, &pCtx->a.a[iHi], nHi)>=0 ) return;
+  if( docextKeyCmp(&pCtx->a.a[iLo], nLo, &pCtx->a.a[iHi], nHi)>=0 ) return;
   pIv = ivsAppend(pCtx, p);
   if( pIv==0 ) return;
   pIv->iLo = iLo; pIv->nLo = nLo;
@@ -633,9 +628,9 @@ static void ivsNormalize(PlanCtx *pCtx, IvSet *p){
     if( n>0 ){
       PlanIv *pPrev = &p->a[n-1];
       const u8 *a = pCtx->a.a;
-      if( planBytesCmp(&a[pCur->iLo], pCur->nLo, &a[pPrev->iHi], pPrev->nHi)<0 ){
+      if( docextKeyCmp(&a[pCur->iLo], pCur->nLo, &a[pPrev->iHi], pPrev->nHi)<0 ){
         /* overlap: pPrev grows (a union inside pPrev changes nothing) */
-        if( planBytesCmp(&a[pCur->iHi], pCur->nHi, &a[pPrev->iHi], pPrev->nHi)>0 ){
+        if( docextKeyCmp(&a[pCur->iHi], pCur->nHi, &a[pPrev->iHi], pPrev->nHi)>0 ){
           pPrev->iHi = pCur->iHi;
           pPrev->nHi = pCur->nHi;
           pPrev->iDHi = pCur->iDHi;
@@ -652,8 +647,8 @@ static void ivsNormalize(PlanCtx *pCtx, IvSet *p){
 /* Do two intervals have the same ends? */
 static int ivSame(PlanCtx *pCtx, const PlanIv *x, const PlanIv *y){
   const u8 *A = pCtx->a.a;
-  return planBytesCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)==0
-      && planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)==0;
+  return docextKeyCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)==0
+      && docextKeyCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)==0;
 }
 
 /* *pOut = a ∩ b (both normalized). */
@@ -673,9 +668,9 @@ static void ivsIntersect(PlanCtx *pCtx, const IvSet *a, const IvSet *b, IvSet *p
   while( i<a->n && j<b->n && pCtx->rc==SQLITE_OK ){
     const PlanIv *x = &a->a[i], *y = &b->a[j];
     const u8 *A = pCtx->a.a;
-    const PlanIv *pLo = planBytesCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)>=0 ? x : y;
-    const PlanIv *pHi = planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ? x : y;
-    if( planBytesCmp(&A[pLo->iLo], pLo->nLo, &A[pHi->iHi], pHi->nHi)<0 ){
+    const PlanIv *pLo = docextKeyCmp(&A[x->iLo], x->nLo, &A[y->iLo], y->nLo)>=0 ? x : y;
+    const PlanIv *pHi = docextKeyCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ? x : y;
+    if( docextKeyCmp(&A[pLo->iLo], pLo->nLo, &A[pHi->iHi], pHi->nHi)<0 ){
       PlanIv *pIv = ivsAppend(pCtx, pOut);
       if( pIv ){
         pIv->iLo = pLo->iLo; pIv->nLo = pLo->nLo; pIv->iDLo = pLo->iDLo;
@@ -685,7 +680,7 @@ static void ivsIntersect(PlanCtx *pCtx, const IvSet *a, const IvSet *b, IvSet *p
       }
     }
     /* advance the one that ends first */
-    if( planBytesCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ) i++; else j++;
+    if( docextKeyCmp(&A[x->iHi], x->nHi, &A[y->iHi], y->nHi)<=0 ) i++; else j++;
   }
 }
 
@@ -704,8 +699,8 @@ static int ivsHasClassKey(PlanCtx *pCtx, const IvSet *p, int bDesc, u8 c){
   if( p->bFull ) return 1;
   for(i=0; i<p->n; i++){
     const PlanIv *pIv = &p->a[i];
-    if( planBytesCmp(&pCtx->a.a[pIv->iLo], pIv->nLo, &k, 1)<=0
-     && planBytesCmp(&k, 1, &pCtx->a.a[pIv->iHi], pIv->nHi)<0 ) return 1;
+    if( docextKeyCmp(&pCtx->a.a[pIv->iLo], pIv->nLo, &k, 1)<=0
+     && docextKeyCmp(&k, 1, &pCtx->a.a[pIv->iHi], pIv->nHi)<0 ) return 1;
   }
   return 0;
 }

@@ -105,8 +105,7 @@ struct Analysis {
 };
 
 static int skKeyCmp(const Analysis *p, i64 iA, int nA, i64 iB, int nB){
-  int c = memcmp(&p->keys.a[iA], &p->keys.a[iB], nA<nB ? nA : nB);
-  return c ? c : nA - nB;
+  return docextKeyCmp(&p->keys.a[iA], nA, &p->keys.a[iB], nB);
 }
 
 static int skDocCmp(void *pCtx, const void *x, const void *y){
@@ -289,17 +288,15 @@ static int skSplit(Analysis *p, const int *aIdx, int n, SkLayout *pL){
   return SQLITE_OK;
 }
 
-/* The chunk of pL that holds key [iKey, nKey): the last whose lower bound
+/* The chunk of pL that holds key aKey[0..nKey): the last whose lower bound
 ** is not above it. */
 static int skChunkOf(const Analysis *p, const SkLayout *pL, const u8 *aKey, int nKey){
   int lo = 0, hi = pL->n - 1;
   while( lo<hi ){
     int mid = (lo + hi + 1)/2;
     const SkChunk *c = &pL->a[mid];
-    int n = c->nLo<nKey ? c->nLo : nKey;
-    int cmp = memcmp(&p->keys.a[c->iLo], aKey, n);
-    if( cmp==0 ) cmp = c->nLo - nKey;
-    if( cmp<=0 ) lo = mid; else hi = mid - 1;
+    if( docextKeyCmp(&p->keys.a[c->iLo], c->nLo, aKey, nKey)<=0 ) lo = mid;
+    else hi = mid - 1;
   }
   return lo;
 }
@@ -581,11 +578,8 @@ static void skTarget(Analysis *p, const DocPlan *pPlan){
       int c = skChunkOf(p, &p->layout, &pPlan->keys.a[aR[0]], aR[1]);
       for(; c<p->layout.n; c++){
         const SkChunk *pC = &p->layout.a[c];
-        if( c>0 ){
-          int n = pC->nLo<aR[3] ? pC->nLo : aR[3];
-          int cmp = memcmp(&p->keys.a[pC->iLo], aHi, n);
-          if( cmp==0 ) cmp = pC->nLo - aR[3];
-          if( cmp>=0 ) break;              /* the chunk starts at hi or above */
+        if( c>0 && docextKeyCmp(&p->keys.a[pC->iLo], pC->nLo, aHi, aR[3])>=0 ){
+          break;                           /* the chunk starts at hi or above */
         }
         skMark(&p->shards, pC->iShard);
         skMark(&p->chunks, c);

@@ -62,6 +62,7 @@ static const char *aStmt[] = {
   "SELECT doc_oid(), doc_config(?1)",
   "PRAGMA integrity_check",             /* xIntegrity, with SQLite 3.44+ */
   "PRAGMA quick_check(c)",
+  "SELECT doc_analyze_shard_key('c', ?1, ?2)",
 };
 
 static sqlite3 *db = 0;
