@@ -2018,6 +2018,49 @@ static void planFromTries(PlanCtx *pCtx, DocPlan *pPlan, PlanTry *pBest,
   }
 }
 
+/* A planning's first memory, on its caller's stack: most plans' bytes fit
+** there (allocations are a large share of a point lookup). */
+typedef struct PlanStack PlanStack;
+struct PlanStack {
+  u8 aArena[1024];
+  u8 aDisp[512];
+  u64 aScratch[512];        /* (u64: 8-byte aligned) */
+};
+
+static void planStart(PlanCtx *pCtx, PlanStack *pStack, PlanConds *pConds, PlanTry *pBest){
+  memset(pCtx, 0, sizeof(*pCtx));
+  memset(pConds, 0, sizeof(*pConds));
+  memset(pBest, 0, sizeof(*pBest));
+  docextBufInit(&pCtx->a, pStack->aArena, sizeof(pStack->aArena));
+  docextBufInit(&pCtx->disp, pStack->aDisp, sizeof(pStack->aDisp));
+  planScratchInit(pCtx, (u8*)pStack->aScratch, sizeof(pStack->aScratch));
+}
+
+/* The end of a planning: pPlan from the chosen try pBest or the union of
+** the branches (when either bounds the keys), then every temporary freed;
+** *ppPlan gets pPlan, or pPlan is freed and the error returned. */
+static int planFinish(PlanCtx *pCtx, PlanConds *pConds, DocPlan *pPlan, PlanTry *pBest,
+                      PlanTry *aBranch, int nBranch, int bSort, DocPlan **ppPlan,
+                      char **pzErr){
+  int i;
+  if( pCtx->rc==SQLITE_OK && (pBest || nBranch>0) ){
+    planFromTries(pCtx, pPlan, pBest, aBranch, nBranch, bSort);
+  }
+  if( pBest ) tryFree(pBest);
+  for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
+  condsFree(pConds);
+  docextBufFree(&pCtx->a);
+  docextBufFree(&pCtx->disp);
+  planScratchEnd(pCtx);
+  if( pCtx->rc!=SQLITE_OK ){
+    docextPlanFree(pPlan);
+    if( pCtx->zErr ) *pzErr = pCtx->zErr;
+    return pCtx->rc;
+  }
+  *ppPlan = pPlan;
+  return SQLITE_OK;
+}
+
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                   const u8 *aSort, const DocValue *pHint, const char *zPrefer,
                   i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr){
@@ -2027,21 +2070,13 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   DocIndex *aIdx = 0;
   PlanSortField aSortF[32];
   PlanTry best, *aBranch = 0;
-  u8 aArena[1024], aDisp[512];
-  u64 aScratch[512];        /* (u64: 8-byte aligned) */
+  PlanStack stack;
   int nIdx = 0, nSort, iHint = -1, bNatDesc = 0, bBest = 0, nBranch = 0, i, rc;
 
   *ppPlan = 0;
   pPlan = docextMallocZero(sizeof(*pPlan));
   if( pPlan==0 ) return SQLITE_NOMEM;
-  memset(&ctx, 0, sizeof(ctx));
-  memset(&conds, 0, sizeof(conds));
-  memset(&best, 0, sizeof(best));
-  /* (most plans' bytes fit on the stack: allocations are a large share of
-  ** a point lookup) */
-  docextBufInit(&ctx.a, aArena, sizeof(aArena));
-  docextBufInit(&ctx.disp, aDisp, sizeof(aDisp));
-  planScratchInit(&ctx, (u8*)aScratch, sizeof(aScratch));
+  planStart(&ctx, &stack, &conds, &best);
   ctx.bBounds = bBounds;
 
   rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
@@ -2083,23 +2118,8 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
     }
     break;
   }
-  if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
-    planFromTries(&ctx, pPlan, bBest ? &best : 0, aBranch, nBranch, nSort>0);
-  }
-
-  if( bBest ) tryFree(&best);
-  for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
-  condsFree(&conds);
-  docextBufFree(&ctx.a);
-  docextBufFree(&ctx.disp);
-  planScratchEnd(&ctx);
-  if( ctx.rc!=SQLITE_OK ){
-    docextPlanFree(pPlan);
-    if( ctx.zErr ){ *pzErr = ctx.zErr; }
-    return ctx.rc;
-  }
-  *ppPlan = pPlan;
-  return SQLITE_OK;
+  return planFinish(&ctx, &conds, pPlan, bBest ? &best : 0, aBranch, nBranch,
+                    nSort>0, ppPlan, pzErr);
 }
 
 int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPlan,
@@ -2108,19 +2128,13 @@ int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPla
   PlanCtx ctx;
   PlanConds conds;
   PlanTry best, *aBranch = 0;
-  u8 aArena[1024], aDisp[512];
-  u64 aScratch[512];
+  PlanStack stack;
   int bBest = 0, nBranch = 0, i;
 
   *ppPlan = 0;
   pPlan = docextMallocZero(sizeof(*pPlan));
   if( pPlan==0 ) return SQLITE_NOMEM;
-  memset(&ctx, 0, sizeof(ctx));
-  memset(&conds, 0, sizeof(conds));
-  memset(&best, 0, sizeof(best));
-  docextBufInit(&ctx.a, aArena, sizeof(aArena));
-  docextBufInit(&ctx.disp, aDisp, sizeof(aDisp));
-  planScratchInit(&ctx, (u8*)aScratch, sizeof(aScratch));
+  planStart(&ctx, &stack, &conds, &best);
 
   flattenFilter(&ctx, &conds, aFilter);
   if( ctx.rc==SQLITE_OK ){
@@ -2138,23 +2152,8 @@ int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPla
     }
     break;
   }
-  if( ctx.rc==SQLITE_OK && (bBest || nBranch>0) ){
-    planFromTries(&ctx, pPlan, bBest ? &best : 0, aBranch, nBranch, 0);
-  }
-
-  if( bBest ) tryFree(&best);
-  for(i=0; i<nBranch; i++) tryFree(&aBranch[i]);
-  condsFree(&conds);
-  docextBufFree(&ctx.a);
-  docextBufFree(&ctx.disp);
-  planScratchEnd(&ctx);
-  if( ctx.rc!=SQLITE_OK ){
-    docextPlanFree(pPlan);
-    if( ctx.zErr ){ *pzErr = ctx.zErr; }
-    return ctx.rc;
-  }
-  *ppPlan = pPlan;
-  return SQLITE_OK;
+  return planFinish(&ctx, &conds, pPlan, bBest ? &best : 0, aBranch, nBranch, 0,
+                    ppPlan, pzErr);
 }
 
 int docextPlanEstimate(DocColl *pColl, DocPlan *p){
