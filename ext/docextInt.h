@@ -472,6 +472,16 @@ int docextClockIsFrozen(void);
 ** bytes); returns the length. Years outside 0000-9999 are written as ISO
 ** 8601's expanded years, "+010000-01-01T…", "-000001-12-31T…". */
 int docextIsoDateFormat(i64 ms, char *zOut);
+/* A moment's calendar fields in UTC (proleptic Gregorian): dayOfWeek 1 for
+** Sunday to 7 for Saturday, dayOfYear from 1, as MongoDB's $dayOfWeek and
+** $dayOfYear count. */
+typedef struct DocCivil DocCivil;
+struct DocCivil {
+  i64 year;
+  int month, day, hour, minute, second, millis;
+  int dayOfWeek, dayOfYear;
+};
+void docextCivilFromMs(i64 ms, DocCivil *p);
 /* Parse ISO-8601: YYYY-MM-DD, optionally T or space HH:MM[:SS[.fff]] and
 ** Z, +HH:MM, +HHMM or +HH (UTC when absent). SQLITE_OK or SQLITE_ERROR. */
 int docextIsoDateParse(const char *z, int n, i64 *pMs);

@@ -50,7 +50,14 @@ enum {
   EX_MAP, EX_FILTER, EX_REDUCE,
   EX_CONCATARRAYS, EX_REVERSEARRAY, EX_FIRST, EX_LAST, EX_SLICE,
   EX_SUM, EX_AVG, EX_MIN, EX_MAX,
-  EX_TOLOWER, EX_TOUPPER, EX_SUBSTRCP
+  EX_TOLOWER, EX_TOUPPER, EX_SUBSTRCP,
+  EX_POW, EX_SQRT, EX_EXP, EX_LN, EX_LOG, EX_LOG10, EX_ROUND,
+  EX_SETUNION, EX_SETINTERSECTION, EX_SETDIFFERENCE, EX_SETEQUALS, EX_SETISSUBSET,
+  EX_ANYTRUE, EX_ALLTRUE,
+  EX_DATEPART, EX_DATETOSTRING, EX_CONVERT, EX_ISNUMBER,
+  EX_TRIM, EX_SPLIT, EX_INDEXOFBYTES, EX_INDEXOFCP, EX_STRCASECMP,
+  EX_REPLACEONE, EX_REPLACEALL, EX_SUBSTRBYTES,
+  EX_INDEXOFARRAY, EX_RANGE, EX_OBJECTTOARRAY, EX_ARRAYTOOBJECT
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -72,7 +79,7 @@ static const struct ExprOp {
   {"$multiply", EX_MULTIPLY, 0, -1},
   {"$divide", EX_DIVIDE, 2, 2}, {"$mod", EX_MOD, 2, 2},
   {"$abs", EX_ABS, 1, 1},      {"$ceil", EX_CEIL, 1, 1},
-  {"$floor", EX_FLOOR, 1, 1},  {"$trunc", EX_TRUNC, 1, 1},
+  {"$floor", EX_FLOOR, 1, 1},  {"$trunc", EX_TRUNC, 1, 2},
   {"$size", EX_SIZE, 1, 1},    {"$in", EX_IN, 2, 2},
   {"$arrayElemAt", EX_ARRAYELEMAT, 2, 2},
   {"$isArray", EX_ISARRAY, 1, 1},
@@ -89,10 +96,56 @@ static const struct ExprOp {
   {"$min", EX_MIN, 0, -1},     {"$max", EX_MAX, 0, -1},
   {"$toLower", EX_TOLOWER, 1, 1}, {"$toUpper", EX_TOUPPER, 1, 1},
   {"$substrCP", EX_SUBSTRCP, 3, 3},
+  {"$pow", EX_POW, 2, 2},      {"$sqrt", EX_SQRT, 1, 1},
+  {"$exp", EX_EXP, 1, 1},      {"$ln", EX_LN, 1, 1},
+  {"$log", EX_LOG, 2, 2},      {"$log10", EX_LOG10, 1, 1},
+  {"$round", EX_ROUND, 1, 2},
+  {"$setUnion", EX_SETUNION, 1, -1},
+  {"$setIntersection", EX_SETINTERSECTION, 1, -1},
+  {"$setDifference", EX_SETDIFFERENCE, 2, 2},
+  {"$setEquals", EX_SETEQUALS, 2, -1},
+  {"$setIsSubset", EX_SETISSUBSET, 2, 2},
+  {"$anyElementTrue", EX_ANYTRUE, 1, 1},
+  {"$allElementsTrue", EX_ALLTRUE, 1, 1},
+  {"$isNumber", EX_ISNUMBER, 1, 1},
+  {"$split", EX_SPLIT, 2, 2},
+  {"$indexOfBytes", EX_INDEXOFBYTES, 2, 4},
+  {"$indexOfCP", EX_INDEXOFCP, 2, 4},
+  {"$strcasecmp", EX_STRCASECMP, 2, 2},
+  {"$substrBytes", EX_SUBSTRBYTES, 3, 3},
+  {"$substr", EX_SUBSTRBYTES, 3, 3},
+  {"$indexOfArray", EX_INDEXOFARRAY, 2, 4},
+  {"$range", EX_RANGE, 2, 3},
+  {"$objectToArray", EX_OBJECTTOARRAY, 1, 1},
+  {"$arrayToObject", EX_ARRAYTOOBJECT, 1, 1},
+};
+
+/* Operators of one kind that differ by ExprNode.eSub: the date parts, each
+** of a date or {date, timezone}, and the conversions $toX of one value. */
+static const struct ExprSubOp {
+  const char *zName;
+  u8 eOp, eSub;
+} aSubOp[] = {
+  {"$year", EX_DATEPART, 1},        {"$month", EX_DATEPART, 2},
+  {"$dayOfMonth", EX_DATEPART, 3},  {"$hour", EX_DATEPART, 4},
+  {"$minute", EX_DATEPART, 5},      {"$second", EX_DATEPART, 6},
+  {"$millisecond", EX_DATEPART, 7}, {"$dayOfWeek", EX_DATEPART, 8},
+  {"$dayOfYear", EX_DATEPART, 9},   {"$week", EX_DATEPART, 10},
+  {"$isoWeek", EX_DATEPART, 11},    {"$isoWeekYear", EX_DATEPART, 12},
+  {"$isoDayOfWeek", EX_DATEPART, 13},
+  {"$toDouble", EX_CONVERT, DOC_DOUBLE},   {"$toString", EX_CONVERT, DOC_STRING},
+  {"$toObjectId", EX_CONVERT, DOC_OID},    {"$toBool", EX_CONVERT, DOC_BOOL},
+  {"$toDate", EX_CONVERT, DOC_DATE},       {"$toInt", EX_CONVERT, DOC_INT32},
+  {"$toLong", EX_CONVERT, DOC_INT64},      {"$toDecimal", EX_CONVERT, DOC_DECIMAL128},
 };
 
 struct ExprNode {
   u8 eOp;                 /* EX_* */
+  u8 eSub;                /* EX_DATEPART: DP_*; EX_CONVERT: the target type
+                          ** (0 for $convert, whose "to" says) */
+  u8 mArg;                /* operators of named parameters: bit i set when
+                          ** parameter i was given (absent ones are
+                          ** missing constants) */
   u8 bDefault;            /* EX_SWITCH: the last argument is the default */
   u8 bNoDoc;              /* EX_LET: the variables see no document (a
                           ** query's let, evaluated before any document) */
@@ -534,6 +587,79 @@ static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const
   return exprDone(pP, p);
 }
 
+/* {$op: {name: expr, ...}}: a node of nName arguments, parameter i's
+** expression (a missing constant when absent, with bit i of mArg clear). */
+static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zOp,
+                                const DocValue *v, const char **azName, int nName,
+                                int nRequired){
+  DocValue a[4];
+  ExprNode *p;
+  int i;
+  if( !exprParams(pP, zOp, v, azName, a, nName, nRequired) ) return 0;
+  p = exprNodeNew(pP, eOp, nName);
+  if( p==0 ) return 0;
+  p->zOp = zOp;
+  p->eSub = (u8)eSub;
+  for(i=0; i<nName; i++){
+    if( a[i].type ) p->mArg |= (u8)(1<<i);
+    exprAddArg(pP, p, &a[i]);
+  }
+  return exprDone(pP, p);
+}
+
+/* The operators of aSubOp[], $convert and $dateToString. 0 (and no error)
+** when zOp is none of them. */
+static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
+  static const char *azDate[] = {"date", "timezone"};
+  static const char *azConvert[] = {"input", "to", "onError", "onNull"};
+  static const char *azToString[] = {"date", "format", "timezone", "onNull"};
+  const DocValue *v = &pIt->v;
+  ExprNode *p;
+  int i;
+  if( docextIterKeyIs(pIt, "$convert") ){
+    return exprParseNamed(pP, EX_CONVERT, 0, "$convert", v, azConvert, 4, 2);
+  }
+  if( docextIterKeyIs(pIt, "$dateToString") ){
+    return exprParseNamed(pP, EX_DATETOSTRING, 0, "$dateToString", v, azToString, 4, 1);
+  }
+  for(i=0; i<3; i++){
+    static const char *azTrimOp[] = {"$trim", "$ltrim", "$rtrim"};
+    static const char *azTrim[] = {"input", "chars"};
+    if( docextIterKeyIs(pIt, azTrimOp[i]) ){
+      return exprParseNamed(pP, EX_TRIM, i, azTrimOp[i], v, azTrim, 2, 1);
+    }
+  }
+  if( docextIterKeyIs(pIt, "$replaceOne") || docextIterKeyIs(pIt, "$replaceAll") ){
+    static const char *azReplace[] = {"input", "find", "replacement"};
+    int bAll = docextIterKeyIs(pIt, "$replaceAll");
+    return exprParseNamed(pP, bAll ? EX_REPLACEALL : EX_REPLACEONE, 0,
+                          bAll ? "$replaceAll" : "$replaceOne", v, azReplace, 3, 3);
+  }
+  for(i=0; i<DOCEXT_COUNT(aSubOp) && !docextIterKeyIs(pIt, aSubOp[i].zName); i++){}
+  if( i==DOCEXT_COUNT(aSubOp) ) return 0;
+  if( aSubOp[i].eOp==EX_DATEPART && v->type==DOC_DOCUMENT && exprCount(v)>0 ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    docextIterNext(&it);
+    if( it.zKey[0]!='$' ){
+      return exprParseNamed(pP, EX_DATEPART, aSubOp[i].eSub, aSubOp[i].zName, v, azDate, 2, 1);
+    }
+  }
+  if( v->type==DOC_ARRAY && exprCount(v)!=1 ){
+    exprParseError(pP, "docext: $expr: %s takes exactly 1 argument, not %d",
+                   aSubOp[i].zName, exprCount(v));
+    return 0;
+  }
+  p = exprNodeNew(pP, aSubOp[i].eOp, 1);
+  if( p==0 ) return 0;
+  p->zOp = aSubOp[i].zName;
+  p->eSub = aSubOp[i].eSub;
+  p->mArg = 1;
+  if( v->type==DOC_ARRAY ) exprParseMembers(pP, p, v);
+  else exprAddArg(pP, p, v);
+  return exprDone(pP, p);
+}
+
 /* {$op: args}: the document's only field is the operator. */
 static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   DocIter it;
@@ -558,6 +684,8 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$map") ) return exprParseIterate(pP, EX_MAP, "$map", &it.v);
   if( docextIterKeyIs(&it, "$filter") ) return exprParseIterate(pP, EX_FILTER, "$filter", &it.v);
   if( docextIterKeyIs(&it, "$reduce") ) return exprParseIterate(pP, EX_REDUCE, "$reduce", &it.v);
+  p = exprParseSubOp(pP, &it);
+  if( p || pP->rc ) return p;
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aOp) ){
     exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
@@ -1741,6 +1869,1347 @@ static int exprEvalString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
 }
 
+/*------------------------------------------------------------------------
+** Math: $pow, $sqrt, $exp, $ln, $log, $log10, and $round/$trunc to a place
+*/
+
+/* The numbers of a math operator's arguments into ax[]: 1 when one is null
+** or missing (the result is null), 0 when all are numbers, or the error. */
+static int exprMathArgs(ExprCtx *p, const ExprNode *pN, DocNum *ax, int *pbNull){
+  DocValue a[2];
+  int i;
+  *pbNull = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  for(i=0; i<pN->nArg; i++){
+    if( exprNullish(&a[i]) ){
+      *pbNull = 1;
+    }else if( !docextValueIsNumber(&a[i]) ){
+      return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+                       pN->zOp, exprTypeName(&a[i]));
+    }else{
+      docextNumFrom(&a[i], &ax[i]);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* A double result, or a decimal128 one when an argument was decimal
+** (computed in double precision: see the README). */
+static int exprSetReal(ExprCtx *p, double d, int bDecimal, DocValue *pOut){
+  DocNum r;
+  memset(&r, 0, sizeof(r));
+  if( bDecimal ){
+    r.type = DOC_DECIMAL128;
+    docextDec128FromDouble(d, r.aDec);
+  }else{
+    r.type = DOC_DOUBLE;
+    r.d = d;
+  }
+  return exprSetNum(p, &r, pOut);
+}
+
+/* b^e for integers, exactly: 0 when it overflows an int64. */
+static int exprIntPow(i64 b, i64 e, i64 *pOut){
+  i64 r = 1;
+  while( e>0 ){
+    if( e & 1 ){
+      if( __builtin_mul_overflow(r, b, &r) ) return 0;
+    }
+    e >>= 1;
+    if( e>0 && __builtin_mul_overflow(b, b, &b) ) return 0;
+  }
+  *pOut = r;
+  return 1;
+}
+
+static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocNum ax[2];
+  int bNull, bDec, i;
+  double x, y = 0.0;
+  if( exprMathArgs(p, pN, ax, &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  bDec = ax[0].type==DOC_DECIMAL128 || (pN->nArg>1 && ax[1].type==DOC_DECIMAL128);
+  x = exprNumDouble(&ax[0]);
+  if( pN->nArg>1 ) y = exprNumDouble(&ax[1]);
+  switch( pN->eOp ){
+    case EX_SQRT:
+      if( x<0 ) return exprError(p, "docext: $expr: $sqrt's argument must be greater than or equal to 0");
+      return exprSetReal(p, sqrt(x), bDec, pOut);
+    case EX_EXP:
+      return exprSetReal(p, exp(x), bDec, pOut);
+    case EX_LN: case EX_LOG10: case EX_LOG:
+      if( x<=0 ){
+        return exprError(p, "docext: $expr: %s's argument must be a positive number, but is %g",
+                         pN->zOp, x);
+      }
+      if( pN->eOp==EX_LOG && (y<=0 || y==1) ){
+        return exprError(p, "docext: $expr: $log's base must be a positive number not equal "
+                            "to 1, but is %g", y);
+      }
+      return exprSetReal(p, pN->eOp==EX_LN ? log(x) : pN->eOp==EX_LOG10 ? log10(x)
+                            : log(x)/log(y), bDec, pOut);
+    case EX_POW: {
+      int bInt = 1;
+      for(i=0; i<2; i++) bInt &= ax[i].type==DOC_INT32 || ax[i].type==DOC_INT64;
+      if( x==0 && y<0 ){
+        return exprError(p, "docext: $expr: $pow cannot take a base of 0 and a negative exponent");
+      }
+      if( bInt && (ax[1].i>=0 || ax[0].i==1 || ax[0].i==-1) ){
+        /* int^int stays an integer while it fits (1 and -1 to any power) */
+        i64 r;
+        i64 e = ax[1].i>=0 ? ax[1].i : -ax[1].i;
+        if( exprIntPow(ax[0].i, e, &r) ){
+          DocNum n;
+          n.type = (ax[0].type==DOC_INT32 && ax[1].type==DOC_INT32
+                    && r>=INT32_MIN && r<=INT32_MAX) ? DOC_INT32 : DOC_INT64;
+          n.i = r;
+          return exprSetNum(p, &n, pOut);
+        }
+      }
+      return exprSetReal(p, pow(x, y), bDec, pOut);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* A decimal rounded half to even (bTrunc: toward zero) at `place` digits
+** after the point (before it, when negative). */
+static int exprDecRoundPlace(const u8 *a, int place, int bTrunc, u8 *aOut){
+  char zDig[48], zKeep[64];
+  int bNeg, iExp, nDig, nDrop, nKeep, i, n = 0, bUp = 0;
+  if( docextDec128Parts(a, &bNeg, zDig, &iExp)!=DOCEXT_DEC_FINITE || iExp>=-place ){
+    memcpy(aOut, a, 16);
+    return SQLITE_OK;
+  }
+  nDig = (int)strlen(zDig);
+  nDrop = -place - iExp;                      /* digits that go, >= 1 */
+  nKeep = nDig - nDrop;
+  if( !bTrunc ){
+    /* the first dropped digit against 5, then the rest against zeros */
+    int c = nKeep>=0 ? zDig[nKeep] : '0';
+    int bRest = 0;
+    for(i=(nKeep>=0 ? nKeep+1 : 0); i<nDig; i++) bRest |= zDig[i]!='0';
+    if( nKeep<0 ) bRest |= c!='0', c = '0';   /* below the rounding digit */
+    bUp = c>'5' || (c=='5' && (bRest || (nKeep>0 && (zDig[nKeep-1]-'0')%2)));
+  }
+  if( bNeg ) zKeep[n++] = '-';
+  zKeep[n++] = '0';                           /* room for a carry */
+  for(i=0; i<nKeep; i++) zKeep[n++] = zDig[i];
+  if( bUp ){
+    for(i=n-1; zKeep[i]=='9'; i--) zKeep[i] = '0';
+    zKeep[i]++;
+  }
+  sqlite3_snprintf(16, &zKeep[n], "E%d", -place);
+  n += (int)strlen(&zKeep[n]);
+  return docextDec128FromString(zKeep, n, aOut);
+}
+
+/* $round: [number, place]; $trunc: [number, place] (place 0 when not
+** given; a whole number from -20 to 100). */
+static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocNum x;
+  int place = 0, bTrunc = pN->eOp==EX_TRUNC;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( pN->nArg>1 ){
+    if( exprNullish(&a[1]) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( !exprWholeInt(&a[1], &place) || place<-20 || place>100 ){
+      return exprError(p, "docext: $expr: %s's place must be a whole number from -20 to 100",
+                       pN->zOp);
+    }
+  }
+  if( exprNullish(&a[0]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( !docextValueIsNumber(&a[0]) ){
+    return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+                     pN->zOp, exprTypeName(&a[0]));
+  }
+  docextNumFrom(&a[0], &x);
+  if( x.type==DOC_DOUBLE ){
+    double s = pow(10.0, place), y = x.d * s;
+    if( isfinite(y) && isfinite(x.d) ){
+      y = bTrunc ? trunc(y) : nearbyint(y);   /* (to nearest, ties to even) */
+      x.d = y / s;
+    }
+  }else if( x.type==DOC_DECIMAL128 ){
+    u8 aNew[16];
+    if( exprDecRoundPlace(x.aDec, place, bTrunc, aNew) ){
+      return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+    }
+    memcpy(x.aDec, aNew, 16);
+  }else if( place<0 ){
+    /* an integer to tens, hundreds, …: exactly, on its magnitude */
+    int bNeg = x.i<0, k;
+    u64 u = bNeg ? (u64)0 - (u64)x.i : (u64)x.i, m = 1, q = 0, r;
+    for(k=0; k<-place && k<20; k++) m *= 10;    /* (10^19 fits; 10^20 not) */
+    if( -place<20 ){
+      q = u / m;
+      r = u % m;
+      if( !bTrunc && (r>m-r || (r==m-r && (q & 1))) ) q++;
+      if( __builtin_mul_overflow(q, m, &u) || u>(u64)INT64_MAX + bNeg ){
+        return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+      }
+    }else{
+      u = 0;                                    /* |x| < 10^20 / 2 */
+    }
+    x.i = bNeg ? (i64)((u64)0 - u) : (i64)u;
+    if( x.i<INT32_MIN || x.i>INT32_MAX ) x.type = DOC_INT64;
+  }
+  return exprSetNum(p, &x, pOut);
+}
+
+/*------------------------------------------------------------------------
+** Sets: $setUnion, $setIntersection, $setDifference, $setEquals,
+** $setIsSubset, $anyElementTrue, $allElementsTrue. Arrays are read as sets
+** of distinct values (aggregation equality: 1 and 1.0 are one); results
+** come in aggregation order.
+*/
+
+static int exprValueCmp(void *pCtx, const void *x, const void *y){
+  (void)pCtx;
+  return exprCompare((const DocValue*)x, (const DocValue*)y);
+}
+
+/* The distinct elements of array v, sorted, in *pa (sqlite3_free). */
+static int exprSetOf(ExprCtx *p, const DocValue *v, DocValue **pa, int *pn){
+  int n = exprCount(v), i = 0, k;
+  DocValue *a = sqlite3_malloc64(sizeof(DocValue)*2*((u64)n+1));
+  DocIter it;
+  *pa = a;
+  *pn = 0;
+  if( a==0 ) return p->rc = SQLITE_NOMEM;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ) a[i++] = it.v;
+  docextSort(a, n, sizeof(DocValue), &a[n], exprValueCmp, 0);
+  for(i=k=0; i<n; i++){
+    if( k==0 || exprCompare(&a[k-1], &a[i])!=0 ) a[k++] = a[i];
+  }
+  *pn = k;
+  return SQLITE_OK;
+}
+
+/* Is sorted set a[0..na) within b[0..nb)? */
+static int exprSubset(const DocValue *a, int na, const DocValue *b, int nb){
+  int i, j = 0;
+  for(i=0; i<na; i++){
+    while( j<nb && exprCompare(&b[j], &a[i])<0 ) j++;
+    if( j==nb || exprCompare(&b[j], &a[i])!=0 ) return 0;
+  }
+  return 1;
+}
+
+/* Keep in a[0..*pn) the elements also in b[0..nb) (both sorted sets). */
+static void exprIntersect(DocValue *a, int *pn, const DocValue *b, int nb){
+  int i, j = 0, k = 0;
+  for(i=0; i<*pn; i++){
+    while( j<nb && exprCompare(&b[j], &a[i])<0 ) j++;
+    if( j<nb && exprCompare(&b[j], &a[i])==0 ) a[k++] = a[i];
+  }
+  *pn = k;
+}
+
+static int exprEvalSet(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue *aVal, aSpace[4], *aAll = 0, **aaSet = 0;
+  int *anSet = 0, nAll = 0, i, j, bNull = 0, rc;
+  int bNullable = pN->eOp==EX_SETUNION || pN->eOp==EX_SETINTERSECTION
+               || pN->eOp==EX_SETDIFFERENCE;
+  aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
+  if( aVal==0 ) return p->rc = SQLITE_NOMEM;
+  if( exprEvalArgs(p, pN, aVal) ) goto done;
+  for(i=0; i<pN->nArg; i++){
+    if( bNullable && exprNullish(&aVal[i]) ){
+      bNull = 1;
+    }else if( aVal[i].type!=DOC_ARRAY ){
+      exprError(p, "docext: $expr: %s's arguments must be arrays, not %s",
+                pN->zOp, exprTypeName(&aVal[i]));
+      goto done;
+    }
+  }
+  if( bNull ){
+    exprSetNull(pOut);
+    goto done;
+  }
+  if( pN->eOp==EX_ANYTRUE || pN->eOp==EX_ALLTRUE ){
+    DocIter it;
+    int bAny = 0, bAll = 1;
+    docextIterInitValue(&it, &aVal[0]);
+    while( docextIterNext(&it) ){
+      if( docextValueTruth(&it.v) ) bAny = 1; else bAll = 0;
+    }
+    exprSetBool(pOut, pN->eOp==EX_ANYTRUE ? bAny : bAll);
+    goto done;
+  }
+  aaSet = sqlite3_malloc64(sizeof(DocValue*)*pN->nArg);
+  anSet = sqlite3_malloc64(sizeof(int)*pN->nArg);
+  if( aaSet==0 || anSet==0 ){
+    p->rc = SQLITE_NOMEM;
+    goto done;
+  }
+  memset(aaSet, 0, sizeof(DocValue*)*pN->nArg);
+  for(i=0; i<pN->nArg; i++){
+    if( exprSetOf(p, &aVal[i], &aaSet[i], &anSet[i]) ) goto done;
+    nAll += anSet[i];
+  }
+  switch( pN->eOp ){
+    case EX_SETEQUALS:
+      for(i=1, rc=1; i<pN->nArg && rc; i++){
+        rc = anSet[i]==anSet[0] && exprSubset(aaSet[0], anSet[0], aaSet[i], anSet[i]);
+      }
+      exprSetBool(pOut, rc);
+      goto done;
+    case EX_SETISSUBSET:
+      exprSetBool(pOut, exprSubset(aaSet[0], anSet[0], aaSet[1], anSet[1]));
+      goto done;
+    case EX_SETUNION: {
+      /* every set's elements, sorted again, the repeats dropped */
+      aAll = sqlite3_malloc64(sizeof(DocValue)*2*((u64)nAll+1));
+      if( aAll==0 ){
+        p->rc = SQLITE_NOMEM;
+        goto done;
+      }
+      for(i=nAll=0; i<pN->nArg; i++){
+        for(j=0; j<anSet[i]; j++) aAll[nAll++] = aaSet[i][j];
+      }
+      docextSort(aAll, nAll, sizeof(DocValue), &aAll[nAll], exprValueCmp, 0);
+      for(i=j=0; i<nAll; i++){
+        if( j==0 || exprCompare(&aAll[j-1], &aAll[i])!=0 ) aAll[j++] = aAll[i];
+      }
+      nAll = j;
+      break;
+    }
+    case EX_SETINTERSECTION:
+      for(i=1; i<pN->nArg; i++) exprIntersect(aaSet[0], &anSet[0], aaSet[i], anSet[i]);
+      break;
+    case EX_SETDIFFERENCE: {
+      int k = 0;
+      for(i=0; i<anSet[0]; i++){
+        if( !exprSubset(&aaSet[0][i], 1, aaSet[1], anSet[1]) ) aaSet[0][k++] = aaSet[0][i];
+      }
+      anSet[0] = k;
+      break;
+    }
+  }
+  {
+    ExprArray arr;
+    const DocValue *a = aAll ? aAll : aaSet[0];
+    int n = aAll ? nAll : anSet[0];
+    exprArrayStart(&arr);
+    for(i=0; i<n && exprArrayAdd(&arr, &a[i]); i++){}
+    exprArrayEnd(p, &arr, pOut);
+  }
+done:
+  for(i=0; aaSet && i<pN->nArg; i++) sqlite3_free(aaSet[i]);
+  sqlite3_free(aaSet);
+  sqlite3_free(anSet);
+  sqlite3_free(aAll);
+  if( aVal!=aSpace ) sqlite3_free(aVal);
+  return p->rc;
+}
+
+/*------------------------------------------------------------------------
+** Dates: $year, $month, $dayOfMonth, $hour, $minute, $second,
+** $millisecond, $dayOfWeek, $dayOfYear, $week, $isoWeek, $isoWeekYear,
+** $isoDayOfWeek, each of a date or {date, timezone}; $dateToString.
+** A timezone is "UTC" (or "GMT", "Z", "Etc/UTC") or an offset "+05:30",
+** "+0530", "-08"; Olson names would need the time zone database.
+*/
+
+/* Date parts (ExprNode.eSub). */
+enum {
+  DP_YEAR = 1, DP_MONTH, DP_DAY, DP_HOUR, DP_MINUTE, DP_SECOND, DP_MILLI,
+  DP_DOW, DP_DOY, DP_WEEK, DP_ISOWEEK, DP_ISOYEAR, DP_ISODOW
+};
+
+/* A date operand as milliseconds: a date, a timestamp (its seconds) or an
+** ObjectId (its creation second). 1 when it is null or missing. */
+static int exprDateMs(ExprCtx *p, const char *zOp, const DocValue *v, i64 *pMs, int *pbNull){
+  *pbNull = 0;
+  switch( v->type ){
+    case DOC_DATE:
+      *pMs = docextValueI64(v);
+      return SQLITE_OK;
+    case DOC_TIMESTAMP:
+      *pMs = (i64)((u64)docextValueI64(v) >> 32) * 1000;
+      return SQLITE_OK;
+    case DOC_OID:
+      *pMs = (i64)(((u64)v->p[0]<<24) | ((u64)v->p[1]<<16) | ((u64)v->p[2]<<8) | v->p[3]) * 1000;
+      return SQLITE_OK;
+  }
+  if( exprNullish(v) ){
+    *pbNull = 1;
+    return SQLITE_OK;
+  }
+  return exprError(p, "docext: $expr: %s can't convert from BSON type %s to Date",
+                   zOp, exprTypeName(v));
+}
+
+/* A timezone's offset in minutes (0 when not given); *pbNull when it is
+** null or missing. */
+static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, int *pnMin, int *pbNull){
+  const char *z;
+  int n, h = 0, m = 0, i;
+  *pnMin = 0;
+  *pbNull = 0;
+  if( !bGiven ) return SQLITE_OK;
+  if( exprNullish(v) ){
+    *pbNull = 1;
+    return SQLITE_OK;
+  }
+  if( v->type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: timezone must be a string, not %s", exprTypeName(v));
+  }
+  z = docextValueStr(v, &n);
+  if( (n==3 && (memcmp(z, "UTC", 3)==0 || memcmp(z, "GMT", 3)==0)) || (n==1 && z[0]=='Z')
+   || (n==7 && (memcmp(z, "Etc/UTC", 7)==0 || memcmp(z, "Etc/GMT", 7)==0)) ){
+    return SQLITE_OK;
+  }
+  /* +hh, +hhmm, +hh:mm */
+  if( (n==3 || n==5 || n==6) && (z[0]=='+' || z[0]=='-') ){
+    int aDig[4], nDig = 0;
+    for(i=1; i<n; i++){
+      if( z[i]>='0' && z[i]<='9' && nDig<4 ) aDig[nDig++] = z[i]-'0';
+      else if( !(z[i]==':' && i==3 && n==6) ) nDig = 9;
+    }
+    if( nDig==2 || nDig==4 ){
+      h = aDig[0]*10 + aDig[1];
+      if( nDig==4 ) m = aDig[2]*10 + aDig[3];
+      if( h<=23 && m<=59 ){
+        *pnMin = (z[0]=='-' ? -1 : 1) * (h*60 + m);
+        return SQLITE_OK;
+      }
+    }
+  }
+  return exprError(p, "docext: $expr: unrecognized time zone identifier: \"%.*s\" (docext "
+                      "knows UTC and offsets such as \"+05:30\")", n, z);
+}
+
+/* ISO 8601 weeks: weeks in year y (52 or 53). */
+static int exprIsoWeeksIn(i64 y){
+  i64 pY = (y + y/4 - y/100 + y/400) % 7, pPrev = ((y-1) + (y-1)/4 - (y-1)/100 + (y-1)/400) % 7;
+  if( pY<0 ) pY += 7;
+  if( pPrev<0 ) pPrev += 7;
+  return 52 + (pY==4 || pPrev==3);
+}
+
+/* The ISO week and week-numbering year of a civil date. */
+static void exprIsoWeek(const DocCivil *c, int *pWeek, i64 *pYear){
+  int isoDow = (c->dayOfWeek + 5) % 7 + 1;         /* Monday 1 … Sunday 7 */
+  int w = (c->dayOfYear - isoDow + 10) / 7;
+  *pYear = c->year;
+  if( w<1 ){
+    *pYear = c->year - 1;
+    w = exprIsoWeeksIn(c->year - 1);
+  }else if( w>exprIsoWeeksIn(c->year) ){
+    *pYear = c->year + 1;
+    w = 1;
+  }
+  *pWeek = w;
+}
+
+static i64 exprDatePart(const DocCivil *c, int ePart){
+  int w;
+  i64 y;
+  switch( ePart ){
+    case DP_YEAR:   return c->year;
+    case DP_MONTH:  return c->month;
+    case DP_DAY:    return c->day;
+    case DP_HOUR:   return c->hour;
+    case DP_MINUTE: return c->minute;
+    case DP_SECOND: return c->second;
+    case DP_MILLI:  return c->millis;
+    case DP_DOW:    return c->dayOfWeek;
+    case DP_DOY:    return c->dayOfYear;
+    case DP_WEEK:   return (c->dayOfYear - 1 + 7 - (c->dayOfWeek - 1)) / 7;   /* %U */
+    case DP_ISODOW: return (c->dayOfWeek + 5) % 7 + 1;
+  }
+  exprIsoWeek(c, &w, &y);
+  return ePart==DP_ISOWEEK ? w : y;
+}
+
+/* The civil time of a date argument in a timezone argument; 1 (and a null
+** result) when either is null or missing. */
+static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
+                     const DocValue *pZone, int bZone, DocCivil *pC, int *pnMin, int *pbNull){
+  i64 ms;
+  int bNull2;
+  if( exprDateMs(p, pN->zOp, pDate, &ms, pbNull) ) return p->rc;
+  if( exprTimezone(p, pZone, bZone, pnMin, &bNull2) ) return p->rc;
+  if( *pbNull || bNull2 ){
+    *pbNull = 1;
+    return SQLITE_OK;
+  }
+  docextCivilFromMs(ms + (i64)*pnMin*60000, pC);
+  return SQLITE_OK;
+}
+
+/* $year and the other parts: arguments date and timezone. */
+static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocCivil c;
+  int bNull, nMin;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nMin, &bNull) ){
+    return p->rc;
+  }
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  return exprSetInt(p, exprDatePart(&c, pN->eSub), pOut);
+}
+
+/* Append v as at least nWidth digits (a minus sign first when negative). */
+static void exprAppendDigits(int *pRc, DocBuf *pB, i64 v, int nWidth){
+  char z[32];
+  sqlite3_snprintf(sizeof(z), z, "%0*lld", nWidth, v);
+  docextBufAppendStr(pRc, pB, z);
+}
+
+/* $dateToString: arguments date, format, timezone, onNull. */
+static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[4];
+  DocCivil c;
+  DocBuf b;
+  const char *zFmt;
+  int nFmt, bNull, nMin = 0, i, rc = SQLITE_OK;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( a[1].type!=0 && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: $dateToString's format must be a string, not %s",
+                     exprTypeName(&a[1]));
+  }
+  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nMin, &bNull) ) return p->rc;
+  if( bNull ){
+    /* onNull for a null date; null for a null format or timezone */
+    if( exprNullish(&a[0]) && (pN->mArg & 8) ) *pOut = a[3];
+    else exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( exprNullish(&a[1]) && (pN->mArg & 2) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[1].type==DOC_STRING ){
+    zFmt = docextValueStr(&a[1], &nFmt);
+  }else{
+    zFmt = (pN->mArg & 4) ? "%Y-%m-%dT%H:%M:%S.%L" : "%Y-%m-%dT%H:%M:%S.%LZ";
+    nFmt = (int)strlen(zFmt);
+  }
+  memset(&b, 0, sizeof(b));
+  for(i=0; i<nFmt && rc==SQLITE_OK; i++){
+    int w;
+    i64 y;
+    if( zFmt[i]!='%' ){
+      docextBufAppendByte(&rc, &b, (u8)zFmt[i]);
+      continue;
+    }
+    if( ++i>=nFmt ){
+      docextBufFree(&b);
+      return exprError(p, "docext: $expr: $dateToString's format ends with a lone '%%'");
+    }
+    switch( zFmt[i] ){
+      case 'Y':
+        if( c.year<0 || c.year>9999 ){
+          docextBufFree(&b);
+          return exprError(p, "docext: $expr: $dateToString's %%Y is only defined on years "
+                              "0 to 9999, not %lld", c.year);
+        }
+        exprAppendDigits(&rc, &b, c.year, 4);
+        break;
+      case 'm': exprAppendDigits(&rc, &b, c.month, 2); break;
+      case 'd': exprAppendDigits(&rc, &b, c.day, 2); break;
+      case 'H': exprAppendDigits(&rc, &b, c.hour, 2); break;
+      case 'M': exprAppendDigits(&rc, &b, c.minute, 2); break;
+      case 'S': exprAppendDigits(&rc, &b, c.second, 2); break;
+      case 'L': exprAppendDigits(&rc, &b, c.millis, 3); break;
+      case 'j': exprAppendDigits(&rc, &b, c.dayOfYear, 3); break;
+      case 'w': exprAppendDigits(&rc, &b, c.dayOfWeek, 1); break;
+      case 'u': exprAppendDigits(&rc, &b, exprDatePart(&c, DP_ISODOW), 1); break;
+      case 'U': exprAppendDigits(&rc, &b, exprDatePart(&c, DP_WEEK), 2); break;
+      case 'V':
+        exprIsoWeek(&c, &w, &y);
+        exprAppendDigits(&rc, &b, w, 2);
+        break;
+      case 'G':
+        exprIsoWeek(&c, &w, &y);
+        exprAppendDigits(&rc, &b, y, 4);
+        break;
+      case 'z':
+        docextBufAppendByte(&rc, &b, nMin<0 ? '-' : '+');
+        exprAppendDigits(&rc, &b, (nMin<0 ? -nMin : nMin)/60, 2);
+        exprAppendDigits(&rc, &b, (nMin<0 ? -nMin : nMin)%60, 2);
+        break;
+      case 'Z':
+        docextBufAppendByte(&rc, &b, nMin<0 ? '-' : '+');
+        exprAppendDigits(&rc, &b, nMin<0 ? -nMin : nMin, 1);
+        break;
+      case '%': docextBufAppendByte(&rc, &b, '%'); break;
+      default:
+        docextBufFree(&b);
+        return exprError(p, "docext: $expr: $dateToString: invalid format character '%%%c'",
+                         zFmt[i]);
+    }
+  }
+  if( rc ) p->rc = rc;
+  else exprSetString(p, &b, pOut);
+  docextBufFree(&b);
+  return p->rc;
+}
+
+/*------------------------------------------------------------------------
+** Conversions: $convert {input, to, onError, onNull} and $toBool, $toInt,
+** $toLong, $toDouble, $toDecimal, $toString, $toObjectId, $toDate;
+** $isNumber. MongoDB's table of what converts to what; the rest is an
+** error, or onError's value when it is given.
+*/
+
+/* The targets (ExprNode.eSub, or from $convert's "to"): BSON type codes. */
+static const struct ExprTarget {
+  const char *zName;
+  u8 type;
+} aExprTarget[] = {
+  {"double", DOC_DOUBLE}, {"string", DOC_STRING}, {"objectId", DOC_OID},
+  {"bool", DOC_BOOL}, {"date", DOC_DATE}, {"int", DOC_INT32},
+  {"long", DOC_INT64}, {"decimal", DOC_DECIMAL128},
+};
+
+/* $convert's "to": a type name or code; 0 (and the error) if it is none. */
+static int exprTarget(ExprCtx *p, const DocValue *v){
+  int i, n, code;
+  const char *z;
+  if( v->type==DOC_STRING ){
+    z = docextValueStr(v, &n);
+    for(i=0; i<DOCEXT_COUNT(aExprTarget); i++){
+      if( (int)strlen(aExprTarget[i].zName)==n && memcmp(aExprTarget[i].zName, z, n)==0 ){
+        return aExprTarget[i].type;
+      }
+    }
+    exprError(p, "docext: $expr: $convert: unknown type name '%.*s'", n, z);
+    return 0;
+  }
+  if( exprWholeInt(v, &code) ){
+    for(i=0; i<DOCEXT_COUNT(aExprTarget); i++){
+      if( aExprTarget[i].type==code ) return code;
+    }
+  }
+  exprError(p, "docext: $expr: $convert's 'to' must name a type (\"int\", \"string\", …) "
+               "or give its number, not %s", exprTypeName(v));
+  return 0;
+}
+
+static const char *exprTargetName(int type){
+  int i;
+  for(i=0; i<DOCEXT_COUNT(aExprTarget) && aExprTarget[i].type!=type; i++){}
+  return i<DOCEXT_COUNT(aExprTarget) ? aExprTarget[i].zName : "?";
+}
+
+/* Is z[0..n) a decimal number as MongoDB parses one from a string: a sign,
+** digits with at most one point, an exponent; or Infinity, -Infinity, NaN.
+** bInt: digits only, after an optional sign. */
+static int exprNumberText(const char *z, int n, int bInt){
+  int i = 0, nDig = 0;
+  if( !bInt && ((n==3 && memcmp(z, "NaN", 3)==0) || (n==8 && memcmp(z, "Infinity", 8)==0)
+   || (n==9 && (memcmp(z, "-Infinity", 9)==0 || memcmp(z, "+Infinity", 9)==0))) ){
+    return 1;
+  }
+  if( i<n && (z[i]=='-' || z[i]=='+') ) i++;
+  while( i<n && z[i]>='0' && z[i]<='9' ){ i++; nDig++; }
+  if( bInt ) return nDig>0 && i==n;
+  if( i<n && z[i]=='.' ){
+    i++;
+    while( i<n && z[i]>='0' && z[i]<='9' ){ i++; nDig++; }
+  }
+  if( nDig==0 ) return 0;
+  if( i<n && (z[i]=='e' || z[i]=='E') ){
+    int nExp = 0;
+    i++;
+    if( i<n && (z[i]=='-' || z[i]=='+') ) i++;
+    while( i<n && z[i]>='0' && z[i]<='9' ){ i++; nExp++; }
+    if( nExp==0 ) return 0;
+  }
+  return i==n;
+}
+
+/* The whole number a double holds, truncated toward zero, within
+** [lo, hi]: 0, or the reason it is not. */
+static const char *exprDoubleToInt(double d, double lo, double hi, i64 *pOut){
+  if( isnan(d) ) return "attempt to convert NaN value to integer type";
+  if( isinf(d) ) return "attempt to convert infinity value to integer type";
+  d = trunc(d);
+  if( d<lo || d>hi ) return "conversion would overflow target type";
+  *pOut = (i64)d;
+  return 0;
+}
+
+/* A decimal truncated to an int64 exactly: 0, or the reason it is not. */
+static const char *exprDecToInt(const u8 *aDec, i64 lo, i64 hi, i64 *pOut){
+  char zDig[48];
+  int bNeg, iExp, nDig, i, e = docextDec128Parts(aDec, &bNeg, zDig, &iExp);
+  u64 u = 0;
+  if( e==DOCEXT_DEC_NAN ) return "attempt to convert NaN value to integer type";
+  if( e==DOCEXT_DEC_INF ) return "attempt to convert infinity value to integer type";
+  nDig = (int)strlen(zDig) + iExp;                /* digits before the point */
+  if( nDig>19 && !(zDig[0]=='0' && zDig[1]==0) ) return "conversion would overflow target type";
+  for(i=0; i<nDig; i++){
+    int d = i<(int)strlen(zDig) ? zDig[i]-'0' : 0;
+    if( u>(UINT64_MAX - d)/10 ) return "conversion would overflow target type";
+    u = u*10 + d;
+  }
+  if( bNeg ? u>(u64)0 - (u64)lo : u>(u64)hi ) return "conversion would overflow target type";
+  *pOut = bNeg ? (i64)((u64)0 - u) : (i64)u;
+  return 0;
+}
+
+/* Convert v (not null, not missing) to type eTo into *pOut: SQLITE_OK;
+** SQLITE_ERROR with *pzWhy (a static reason, or NULL for "unsupported") when
+** it does not convert; another code on a real error. */
+static int exprConvertValue(ExprCtx *p, const DocValue *v, int eTo, DocValue *pOut,
+                            const char **pzWhy){
+  DocNum r;
+  char zBuf[64];
+  const char *z;
+  int n;
+  i64 ms;
+  *pzWhy = 0;
+  memset(&r, 0, sizeof(r));
+  if( v->type==eTo && eTo!=DOC_STRING ){
+    *pOut = *v;
+    return SQLITE_OK;
+  }
+  switch( eTo ){
+    case DOC_BOOL:
+      switch( v->type ){
+        case DOC_INT32: case DOC_INT64: case DOC_DOUBLE: case DOC_DECIMAL128:
+          exprSetBool(pOut, docextValueTruth(v));
+          return SQLITE_OK;
+        case DOC_STRING: case DOC_OID: case DOC_DATE: case DOC_TIMESTAMP:
+          exprSetBool(pOut, 1);
+          return SQLITE_OK;
+      }
+      return SQLITE_ERROR;
+    case DOC_INT32: case DOC_INT64: {
+      double lo = eTo==DOC_INT32 ? (double)INT32_MIN : -9223372036854775808.0;
+      double hi = eTo==DOC_INT32 ? (double)INT32_MAX : 9223372036854775807.0;
+      r.type = eTo;
+      switch( v->type ){
+        case DOC_BOOL:  r.i = v->p[0]!=0; break;
+        case DOC_INT32: r.i = docextValueI32(v); break;
+        case DOC_INT64:
+          r.i = docextValueI64(v);
+          if( r.i<lo || r.i>hi ) *pzWhy = "conversion would overflow target type";
+          break;
+        case DOC_DOUBLE:
+          *pzWhy = exprDoubleToInt(docextValueDouble(v), lo, eTo==DOC_INT32 ? hi
+                                   : 9223372036854774784.0, &r.i);
+          break;
+        case DOC_DECIMAL128:
+          *pzWhy = exprDecToInt(v->p, eTo==DOC_INT32 ? INT32_MIN : INT64_MIN,
+                                eTo==DOC_INT32 ? INT32_MAX : INT64_MAX, &r.i);
+          break;
+        case DOC_DATE:
+          if( eTo==DOC_INT32 ) return SQLITE_ERROR;
+          r.i = docextValueI64(v);
+          break;
+        case DOC_STRING:
+          z = docextValueStr(v, &n);
+          if( !exprNumberText(z, n, 1) ){
+            *pzWhy = "failed to parse number";
+          }else{
+            u8 aDec[16];
+            if( n>24 || docextDec128FromString(z, n, aDec) ){
+              *pzWhy = "conversion would overflow target type";
+            }else{
+              *pzWhy = exprDecToInt(aDec, eTo==DOC_INT32 ? INT32_MIN : INT64_MIN,
+                                    eTo==DOC_INT32 ? INT32_MAX : INT64_MAX, &r.i);
+            }
+          }
+          break;
+        default:
+          return SQLITE_ERROR;
+      }
+      if( *pzWhy ) return SQLITE_ERROR;
+      return exprSetNum(p, &r, pOut);
+    }
+    case DOC_DOUBLE: case DOC_DECIMAL128:
+      switch( v->type ){
+        case DOC_BOOL:  r.type = DOC_INT32; r.i = v->p[0]!=0; break;
+        case DOC_DATE:  r.type = DOC_INT64; r.i = docextValueI64(v); break;
+        case DOC_INT32: case DOC_INT64: case DOC_DOUBLE: case DOC_DECIMAL128:
+          docextNumFrom(v, &r);
+          break;
+        case DOC_STRING:
+          z = docextValueStr(v, &n);
+          if( !exprNumberText(z, n, 0) || n>=(int)sizeof(zBuf) ){
+            *pzWhy = "failed to parse number";
+            return SQLITE_ERROR;
+          }
+          memcpy(zBuf, z, n);
+          zBuf[n] = 0;
+          if( eTo==DOC_DOUBLE ){
+            r.type = DOC_DOUBLE;
+            r.d = zBuf[0]=='N' ? NAN : strtod(zBuf, 0);
+          }else{
+            r.type = DOC_DECIMAL128;
+            if( docextDec128FromString(zBuf, n, r.aDec) ){
+              *pzWhy = "failed to parse number";
+              return SQLITE_ERROR;
+            }
+          }
+          break;
+        default:
+          return SQLITE_ERROR;
+      }
+      if( eTo==DOC_DOUBLE && r.type!=DOC_DOUBLE ){
+        double d = exprNumDouble(&r);
+        if( r.type==DOC_DECIMAL128 && isinf(d)
+         && docextDec128Parts(r.aDec, &n, zBuf, &n)==DOCEXT_DEC_FINITE ){
+          *pzWhy = "conversion would overflow target type";
+          return SQLITE_ERROR;
+        }
+        r.type = DOC_DOUBLE;
+        r.d = d;
+      }else if( eTo==DOC_DECIMAL128 && r.type!=DOC_DECIMAL128 ){
+        docextNumToDec(&r, r.aDec);
+        r.type = DOC_DECIMAL128;
+      }
+      return exprSetNum(p, &r, pOut);
+    case DOC_STRING: {
+      DocBuf b;
+      memset(&b, 0, sizeof(b));
+      switch( v->type ){
+        case DOC_STRING: *pOut = *v; return SQLITE_OK;
+        case DOC_BOOL:
+          n = (int)strlen(strcpy(zBuf, v->p[0] ? "true" : "false"));
+          break;
+        case DOC_INT32:
+          n = (int)strlen(sqlite3_snprintf(sizeof(zBuf), zBuf, "%d", docextValueI32(v)));
+          break;
+        case DOC_INT64:
+          n = (int)strlen(sqlite3_snprintf(sizeof(zBuf), zBuf, "%lld", docextValueI64(v)));
+          break;
+        case DOC_DOUBLE: {
+          /* as the shell prints it: 1, 0.1, 1.0E+22, NaN */
+          int rc = SQLITE_OK;
+          docextJsonWriteValue(&rc, &b, v, DOCEXT_JSON_SHELL);
+          if( rc==SQLITE_OK ) exprSetString(p, &b, pOut);
+          else p->rc = rc;
+          docextBufFree(&b);
+          return p->rc;
+        }
+        case DOC_DECIMAL128: n = docextDec128ToString(v->p, zBuf); break;
+        case DOC_DATE:   n = docextIsoDateFormat(docextValueI64(v), zBuf); break;
+        case DOC_OID: {
+          static const char aHex[] = "0123456789abcdef";
+          for(n=0; n<12; n++){
+            zBuf[2*n] = aHex[v->p[n]>>4];
+            zBuf[2*n+1] = aHex[v->p[n]&15];
+          }
+          n = 24;
+          break;
+        }
+        default:
+          return SQLITE_ERROR;
+      }
+      b.a = (u8*)zBuf;                        /* (read only: copied) */
+      b.n = n;
+      return exprSetString(p, &b, pOut);
+    }
+    case DOC_OID: {
+      u8 aOid[12];
+      int i;
+      if( v->type!=DOC_STRING ) return SQLITE_ERROR;
+      z = docextValueStr(v, &n);
+      for(i=0; n==24 && i<24; i++){
+        int c = z[i], h = c>='0' && c<='9' ? c-'0' : c>='a' && c<='f' ? c-'a'+10
+                        : c>='A' && c<='F' ? c-'A'+10 : -1;
+        if( h<0 ) break;
+        if( i%2==0 ) aOid[i/2] = (u8)(h<<4); else aOid[i/2] |= (u8)h;
+      }
+      if( n!=24 || i<24 ){
+        *pzWhy = "failed to parse objectId: 24 hexadecimal digits needed";
+        return SQLITE_ERROR;
+      }
+      return exprSetBytes(p, DOC_OID, aOid, 12, pOut);
+    }
+    case DOC_DATE:
+      switch( v->type ){
+        case DOC_INT64: ms = docextValueI64(v); break;
+        case DOC_DOUBLE:
+          *pzWhy = exprDoubleToInt(docextValueDouble(v), -9223372036854775808.0,
+                                   9223372036854774784.0, &ms);
+          break;
+        case DOC_DECIMAL128:
+          *pzWhy = exprDecToInt(v->p, INT64_MIN, INT64_MAX, &ms);
+          break;
+        case DOC_STRING:
+          z = docextValueStr(v, &n);
+          if( docextIsoDateParse(z, n, &ms) ) *pzWhy = "error parsing date string";
+          break;
+        case DOC_OID: case DOC_TIMESTAMP: {
+          int bNull;
+          exprDateMs(p, "$convert", v, &ms, &bNull);
+          break;
+        }
+        default:
+          return SQLITE_ERROR;
+      }
+      if( *pzWhy ) return SQLITE_ERROR;
+      r.type = DOC_DATE;
+      r.i = ms;
+      return exprSetNum(p, &r, pOut);
+  }
+  return SQLITE_ERROR;
+}
+
+/* $convert and $toX: arguments input, to ($convert only), onError, onNull
+** (present as ExprNode.mArg says). */
+static int exprEvalConvert(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[4], v;
+  const char *zWhy = 0;
+  int eTo = pN->eSub, rc;
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( pN->eOp==EX_ISNUMBER ){
+    exprSetBool(pOut, docextValueIsNumber(&v));
+    return SQLITE_OK;
+  }
+  if( pN->nArg>1 ){
+    if( exprEval(p, pN->apArg[1], &a[1]) ) return p->rc;
+    if( exprNullish(&a[1]) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    eTo = exprTarget(p, &a[1]);
+    if( eTo==0 ) return p->rc;
+  }
+  if( exprNullish(&v) ){
+    if( pN->mArg & 8 ) return exprEval(p, pN->apArg[3], pOut);
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  rc = exprConvertValue(p, &v, eTo, pOut, &zWhy);
+  if( rc==SQLITE_OK || p->rc ) return p->rc ? p->rc : rc;
+  if( rc==SQLITE_ERROR && (pN->mArg & 4) ) return exprEval(p, pN->apArg[2], pOut);
+  if( rc!=SQLITE_ERROR ) return p->rc = rc;
+  if( zWhy ){
+    return exprError(p, "docext: $expr: %s (%s to %s) in %s with no onError value",
+                     zWhy, exprTypeName(&v), exprTargetName(eTo), pN->zOp);
+  }
+  return exprError(p, "docext: $expr: unsupported conversion from %s to %s in %s with no "
+                      "onError value", exprTypeName(&v), exprTargetName(eTo), pN->zOp);
+}
+
+/*------------------------------------------------------------------------
+** More strings: $split, $trim, $ltrim, $rtrim, $indexOfBytes, $indexOfCP,
+** $strcasecmp, $replaceOne, $replaceAll, $substrBytes ($substr). Offsets
+** are bytes, or code points for the CP forms, as in MongoDB.
+*/
+
+/* String argument i of pN's evaluated a[], or an error naming it; *pbNull
+** when it is null or missing. */
+static int exprStrArg(ExprCtx *p, const ExprNode *pN, const DocValue *v, const char *zWhat,
+                      const char **pz, int *pn, int *pbNull){
+  if( exprNullish(v) ){
+    *pbNull = 1;
+    *pz = "";
+    *pn = 0;
+    return SQLITE_OK;
+  }
+  if( v->type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: %s's %s must be a string, not %s",
+                     pN->zOp, zWhat, exprTypeName(v));
+  }
+  *pz = docextValueStr(v, pn);
+  return SQLITE_OK;
+}
+
+/* The length of the UTF-8 character that starts with byte c (1 for a
+** stray continuation byte). */
+static int exprUtf8Len(u8 c){
+  return c<0xC0 ? 1 : c<0xE0 ? 2 : c<0xF0 ? 3 : 4;
+}
+
+/* Is z[0..n) the UTF-8 of a character in zSet[0..nSet) (NULL: MongoDB's
+** default, the whitespace characters and NUL)? */
+static int exprTrimChar(const char *z, int n, const char *zSet, int nSet){
+  static const char *azSpace[] = {
+    "\x00", " ", "\t", "\n", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80",
+    "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84",
+    "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89",
+    "\xE2\x80\x8A", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",
+    "\xE3\x80\x80",
+  };
+  int i;
+  if( zSet==0 ){
+    for(i=0; i<DOCEXT_COUNT(azSpace); i++){
+      int nS = i==0 ? 1 : (int)strlen(azSpace[i]);
+      if( nS==n && memcmp(azSpace[i], z, n)==0 ) return 1;
+    }
+    return 0;
+  }
+  for(i=0; i<nSet; i+=exprUtf8Len((u8)zSet[i])){
+    if( exprUtf8Len((u8)zSet[i])==n && memcmp(&zSet[i], z, n)==0 ) return 1;
+  }
+  return 0;
+}
+
+/* $trim, $ltrim, $rtrim: arguments input, chars. */
+static int exprEvalTrim(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocBuf b;
+  const char *z, *zSet = 0;
+  int n, nSet = 0, bNull = 0, iStart = 0, iEnd;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprStrArg(p, pN, &a[0], "input", &z, &n, &bNull) ) return p->rc;
+  if( (pN->mArg & 2) && exprStrArg(p, pN, &a[1], "chars", &zSet, &nSet, &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  iEnd = n;
+  if( pN->eSub!=2 ){                              /* not $rtrim: the front */
+    while( iStart<n ){
+      int k = exprUtf8Len((u8)z[iStart]);
+      if( iStart+k>n || !exprTrimChar(&z[iStart], k, zSet, nSet) ) break;
+      iStart += k;
+    }
+  }
+  if( pN->eSub!=1 ){                              /* not $ltrim: the back */
+    while( iEnd>iStart ){
+      int j = iEnd-1;
+      while( j>iStart && ((u8)z[j] & 0xC0)==0x80 ) j--;
+      if( !exprTrimChar(&z[j], iEnd-j, zSet, nSet) ) break;
+      iEnd = j;
+    }
+  }
+  memset(&b, 0, sizeof(b));
+  b.a = (u8*)z + iStart;                          /* (read only: copied) */
+  b.n = iEnd - iStart;
+  return exprSetString(p, &b, pOut);
+}
+
+/* $split: [string, delimiter]. */
+static int exprEvalSplit(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2], v;
+  const char *z, *zDelim;
+  int n, nDelim, bNull = 0, i, iStart = 0;
+  ExprArray arr;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprStrArg(p, pN, &a[0], "first argument", &z, &n, &bNull) ) return p->rc;
+  if( exprStrArg(p, pN, &a[1], "delimiter", &zDelim, &nDelim, &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( nDelim==0 ) return exprError(p, "docext: $expr: $split's delimiter must not be empty");
+  exprArrayStart(&arr);
+  for(i=0; i<=n; i++){
+    if( i==n || (i+nDelim<=n && memcmp(&z[i], zDelim, nDelim)==0) ){
+      DocBuf b;
+      memset(&b, 0, sizeof(b));
+      b.a = (u8*)z + iStart;
+      b.n = i - iStart;
+      if( exprSetString(p, &b, &v) || !exprArrayAdd(&arr, &v) ) break;
+      iStart = i + nDelim;
+      i = iStart - 1;
+    }
+  }
+  return exprArrayEnd(p, &arr, pOut);
+}
+
+/* The byte offset of code point k of z[0..n) (n past the end). */
+static int exprCpOffset(const char *z, int n, i64 k){
+  int i = 0;
+  while( i<n && k>0 ){
+    i += exprUtf8Len((u8)z[i]);
+    k--;
+  }
+  return i<n ? i : n;
+}
+
+/* $indexOfBytes, $indexOfCP: [string, substring, start, end]: the first
+** place of substring at or after start and ending by end, or -1. */
+static int exprEvalIndexOf(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[4];
+  const char *z, *zSub;
+  int n, nSub, bNull = 0, i, iStart, iEnd, aLim[2] = {0, -1}, bCP = pN->eOp==EX_INDEXOFCP;
+  i64 nUnits = 0, k;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprStrArg(p, pN, &a[0], "first argument", &z, &n, &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( exprStrArg(p, pN, &a[1], "second argument", &zSub, &nSub, &bNull) ) return p->rc;
+  if( bNull ){
+    return exprError(p, "docext: $expr: %s's second argument must be a string, not null",
+                     pN->zOp);
+  }
+  for(i=2; i<pN->nArg; i++){
+    if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
+      return exprError(p, "docext: $expr: %s's %s index must be a non-negative whole number",
+                       pN->zOp, i==2 ? "starting" : "ending");
+    }
+  }
+  for(i=0; i<n; i+=bCP ? exprUtf8Len((u8)z[i]) : 1) nUnits++;    /* bytes or CPs */
+  if( aLim[0]>nUnits || (aLim[1]>=0 && aLim[0]>aLim[1]) ) return exprSetInt(p, -1, pOut);
+  iStart = bCP ? exprCpOffset(z, n, aLim[0]) : aLim[0];
+  iEnd = aLim[1]<0 ? n : bCP ? exprCpOffset(z, n, aLim[1]) : (aLim[1]<n ? aLim[1] : n);
+  for(i=iStart, k=aLim[0]; i+nSub<=iEnd; k++){
+    if( memcmp(&z[i], zSub, nSub)==0 ) return exprSetInt(p, k, pOut);
+    if( i>=iEnd ) break;
+    i += bCP ? exprUtf8Len((u8)z[i]) : 1;
+  }
+  return exprSetInt(p, -1, pOut);
+}
+
+/* $strcasecmp: [a, b], ASCII letters folded; null is the empty string. */
+static int exprEvalStrcasecmp(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  const char *z[2];
+  int n[2], bNull = 0, i, c = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  for(i=0; i<2; i++){
+    if( exprStrArg(p, pN, &a[i], i ? "second argument" : "first argument", &z[i], &n[i], &bNull) ){
+      return p->rc;
+    }
+  }
+  for(i=0; c==0 && i<n[0] && i<n[1]; i++){
+    int x = (u8)z[0][i], y = (u8)z[1][i];
+    if( x>='A' && x<='Z' ) x += 32;
+    if( y>='A' && y<='Z' ) y += 32;
+    c = x - y;
+  }
+  if( c==0 ) c = n[0] - n[1];
+  return exprSetInt(p, c<0 ? -1 : c>0, pOut);
+}
+
+/* $replaceOne, $replaceAll: arguments input, find, replacement. An empty
+** find matches before each character and at the end, as in JavaScript. */
+static int exprEvalReplace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3];
+  const char *z, *zFind, *zRepl;
+  int n, nFind, nRepl, bNull = 0, i = 0, iRun = 0, rc = SQLITE_OK, bAll = pN->eOp==EX_REPLACEALL;
+  DocBuf b;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprStrArg(p, pN, &a[0], "input", &z, &n, &bNull)
+   || exprStrArg(p, pN, &a[1], "find", &zFind, &nFind, &bNull)
+   || exprStrArg(p, pN, &a[2], "replacement", &zRepl, &nRepl, &bNull) ){
+    return p->rc;
+  }
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  memset(&b, 0, sizeof(b));
+  while( i<=n && rc==SQLITE_OK ){
+    if( i+nFind<=n && memcmp(&z[i], zFind, nFind)==0 ){
+      docextBufAppend(&rc, &b, &z[iRun], i - iRun);
+      docextBufAppend(&rc, &b, zRepl, nRepl);
+      if( b.n>DOCEXT_MAX_BSON ) rc = SQLITE_TOOBIG;
+      iRun = i + nFind;
+      if( !bAll ) break;
+      if( nFind>0 ){
+        i += nFind;
+        continue;
+      }
+    }
+    if( i==n ) break;
+    i += nFind>0 ? 1 : exprUtf8Len((u8)z[i]);
+    if( nFind==0 ){
+      docextBufAppend(&rc, &b, &z[iRun], i - iRun);
+      iRun = i;
+    }
+  }
+  docextBufAppend(&rc, &b, &z[iRun], n - iRun);
+  if( rc==SQLITE_TOOBIG ){
+    exprError(p, "docext: $expr: %s makes a string larger than 16 MiB", pN->zOp);
+  }else if( rc ){
+    p->rc = rc;
+  }else{
+    exprSetString(p, &b, pOut);
+  }
+  docextBufFree(&b);
+  return p->rc;
+}
+
+/* $substrBytes ($substr): [string, start, length]; a negative length
+** takes the rest. Neither end may cut a character in two. */
+static int exprEvalSubstrBytes(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3];
+  DocBuf b;
+  const char *z;
+  int n, bNull = 0, iStart, nLen;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprStrArg(p, pN, &a[0], "first argument", &z, &n, &bNull) ) return p->rc;
+  if( !exprWholeInt(&a[1], &iStart) || iStart<0 ){
+    return exprError(p, "docext: $expr: %s's starting index must be a non-negative whole number",
+                     pN->zOp);
+  }
+  if( !exprWholeInt(&a[2], &nLen) ){
+    return exprError(p, "docext: $expr: %s's length must be a whole number", pN->zOp);
+  }
+  if( iStart>n ) iStart = n;
+  if( nLen<0 || nLen>n-iStart ) nLen = n - iStart;
+  if( (iStart<n && ((u8)z[iStart] & 0xC0)==0x80)
+   || (iStart+nLen<n && ((u8)z[iStart+nLen] & 0xC0)==0x80) ){
+    return exprError(p, "docext: $expr: %s: a range that cuts a UTF-8 character in two",
+                     pN->zOp);
+  }
+  memset(&b, 0, sizeof(b));
+  b.a = (u8*)z + iStart;
+  b.n = nLen;
+  return exprSetString(p, &b, pOut);
+}
+
+/*------------------------------------------------------------------------
+** More arrays and documents: $indexOfArray, $range, $objectToArray,
+** $arrayToObject.
+*/
+
+/* $indexOfArray: [array, value, start, end]. */
+static int exprEvalIndexOfArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[4];
+  DocIter it;
+  int aLim[2] = {0, -1}, i, k = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprNullish(&a[0]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: $indexOfArray's first argument must be an array, not %s",
+                     exprTypeName(&a[0]));
+  }
+  for(i=2; i<pN->nArg; i++){
+    if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
+      return exprError(p, "docext: $expr: $indexOfArray's %s index must be a non-negative "
+                          "whole number", i==2 ? "starting" : "ending");
+    }
+  }
+  docextIterInitValue(&it, &a[0]);
+  while( docextIterNext(&it) && (aLim[1]<0 || k<aLim[1]) ){
+    if( k>=aLim[0] && exprCompare(&it.v, &a[1])==0 ) return exprSetInt(p, k, pOut);
+    k++;
+  }
+  return exprSetInt(p, -1, pOut);
+}
+
+/* $range: [start, end, step]: int32s from start toward end (not reached). */
+static int exprEvalRange(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3], v;
+  int d[3] = {0, 0, 1}, i;
+  i64 x;
+  ExprArray arr;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  for(i=0; i<pN->nArg; i++){
+    if( !exprWholeInt(&a[i], &d[i]) ){
+      return exprError(p, "docext: $expr: $range's %s must be a whole number an int32 holds, "
+                          "not %s", i==0 ? "start" : i==1 ? "end" : "step", exprTypeName(&a[i]));
+    }
+  }
+  if( d[2]==0 ) return exprError(p, "docext: $expr: $range's step must not be 0");
+  exprArrayStart(&arr);
+  for(x=d[0]; d[2]>0 ? x<d[1] : x>d[1]; x+=d[2]){
+    if( exprSetInt(p, x, &v) || !exprArrayAdd(&arr, &v) ) break;
+  }
+  return exprArrayEnd(p, &arr, pOut);
+}
+
+/* $objectToArray: a document as [{k, v}, …]. */
+static int exprEvalObjectToArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  DocIter it;
+  ExprArray arr;
+  char zIdx[16];
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( exprNullish(&v) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( v.type!=DOC_DOCUMENT ){
+    return exprError(p, "docext: $expr: $objectToArray needs a document, not %s", exprTypeName(&v));
+  }
+  exprArrayStart(&arr);
+  docextIterInitValue(&it, &v);
+  while( arr.rc==SQLITE_OK && docextIterNext(&it) ){
+    int nIdx = docextBsonArrayKey(zIdx, arr.n++);
+    i64 iElem = docextBsonStartChild(&arr.rc, &arr.b, DOC_DOCUMENT, zIdx, nIdx);
+    docextBsonAppendString(&arr.rc, &arr.b, DOC_STRING, "k", 1, it.zKey, it.nKey);
+    docextBsonAppendValue(&arr.rc, &arr.b, "v", 1, &it.v);
+    docextBsonEndDoc(&arr.rc, &arr.b, iElem);
+    if( arr.b.n>DOCEXT_MAX_BSON ) arr.rc = SQLITE_TOOBIG;
+  }
+  return exprArrayEnd(p, &arr, pOut);
+}
+
+/* $arrayToObject: [[k, v], …] or [{k, v}, …] as a document; a name met
+** again takes the later value, in the earlier place. */
+static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v, *aK = 0, *aV = 0;
+  DocIter it;
+  DocBuf b;
+  int n, j, k = 0, rc = SQLITE_OK;
+  i64 iDoc;
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( exprNullish(&v) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( v.type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: $arrayToObject needs an array, not %s", exprTypeName(&v));
+  }
+  n = exprCount(&v);
+  aK = sqlite3_malloc64(sizeof(DocValue)*2*((u64)n+1));
+  if( aK==0 ) return p->rc = SQLITE_NOMEM;
+  aV = &aK[n+1];
+  docextIterInitValue(&it, &v);
+  while( docextIterNext(&it) ){
+    DocValue key, val;
+    int bOk = 0;
+    if( it.v.type==DOC_ARRAY && exprCount(&it.v)==2 ){
+      DocIter e;
+      docextIterInitValue(&e, &it.v);
+      docextIterNext(&e);
+      key = e.v;
+      docextIterNext(&e);
+      val = e.v;
+      bOk = 1;
+    }else if( it.v.type==DOC_DOCUMENT && exprCount(&it.v)==2
+           && docextBsonFind(it.v.p, "k", 1, &key) && docextBsonFind(it.v.p, "v", 1, &val) ){
+      bOk = 1;
+    }
+    if( !bOk ){
+      sqlite3_free(aK);
+      return exprError(p, "docext: $expr: $arrayToObject needs [name, value] pairs or "
+                          "{k: name, v: value} documents");
+    }
+    if( key.type!=DOC_STRING || memchr(key.p+4, 0, key.n-5) ){
+      sqlite3_free(aK);
+      return exprError(p, "docext: $expr: $arrayToObject's names must be strings without "
+                          "a NUL, not %s", exprTypeName(&key));
+    }
+    for(j=0; j<k && !(aK[j].n==key.n && memcmp(aK[j].p, key.p, key.n)==0); j++){}
+    aK[j] = key;
+    aV[j] = val;
+    if( j==k ) k++;
+  }
+  memset(&b, 0, sizeof(b));
+  iDoc = docextBsonStartDoc(&rc, &b);
+  for(j=0; j<k; j++){
+    docextBsonAppendValue(&rc, &b, (const char*)aK[j].p+4, aK[j].n-5, &aV[j]);
+  }
+  docextBsonEndDoc(&rc, &b, iDoc);
+  sqlite3_free(aK);
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
 static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   exprSetMissing(pOut);
   if( p->rc ) return p->rc;
@@ -1766,7 +3235,31 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_DIVIDE:   return exprEvalDivide(p, pN, pOut);
     case EX_MOD:      return exprEvalMod(p, pN, pOut);
     case EX_ABS: case EX_CEIL: case EX_FLOOR: case EX_TRUNC:
+      if( pN->nArg>1 ) return exprEvalRoundPlace(p, pN, pOut);
       return exprEvalRound(p, pN, pOut);
+    case EX_ROUND:
+      return exprEvalRoundPlace(p, pN, pOut);
+    case EX_POW: case EX_SQRT: case EX_EXP: case EX_LN: case EX_LOG: case EX_LOG10:
+      return exprEvalMath(p, pN, pOut);
+    case EX_SETUNION: case EX_SETINTERSECTION: case EX_SETDIFFERENCE: case EX_SETEQUALS:
+    case EX_SETISSUBSET: case EX_ANYTRUE: case EX_ALLTRUE:
+      return exprEvalSet(p, pN, pOut);
+    case EX_DATEPART:     return exprEvalDatePart(p, pN, pOut);
+    case EX_DATETOSTRING: return exprEvalDateToString(p, pN, pOut);
+    case EX_CONVERT: case EX_ISNUMBER:
+      return exprEvalConvert(p, pN, pOut);
+    case EX_TRIM:         return exprEvalTrim(p, pN, pOut);
+    case EX_SPLIT:        return exprEvalSplit(p, pN, pOut);
+    case EX_INDEXOFBYTES: case EX_INDEXOFCP:
+      return exprEvalIndexOf(p, pN, pOut);
+    case EX_STRCASECMP:   return exprEvalStrcasecmp(p, pN, pOut);
+    case EX_REPLACEONE: case EX_REPLACEALL:
+      return exprEvalReplace(p, pN, pOut);
+    case EX_SUBSTRBYTES:  return exprEvalSubstrBytes(p, pN, pOut);
+    case EX_INDEXOFARRAY: return exprEvalIndexOfArray(p, pN, pOut);
+    case EX_RANGE:        return exprEvalRange(p, pN, pOut);
+    case EX_OBJECTTOARRAY: return exprEvalObjectToArray(p, pN, pOut);
+    case EX_ARRAYTOOBJECT: return exprEvalArrayToObject(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:
       return exprEvalArrayOp(p, pN, pOut);
     case EX_ARRAYELEMAT: return exprEvalElemAt(p, pN, pOut);

@@ -113,6 +113,19 @@ static char *putDigits(char *z, i64 v, int nDigit){
   return z + nDigit;
 }
 
+void docextCivilFromMs(i64 ms, DocCivil *p){
+  i64 days = ms/86400000;
+  int msInDay = (int)(ms%86400000);   /* no negation: ms may be INT64_MIN */
+  if( msInDay<0 ){ msInDay += 86400000; days--; }
+  civilFromDays(days, &p->year, &p->month, &p->day);
+  p->hour = msInDay/3600000;
+  p->minute = (msInDay/60000)%60;
+  p->second = (msInDay/1000)%60;
+  p->millis = msInDay%1000;
+  p->dayOfWeek = (int)((days%7 + 11)%7) + 1;   /* 1970-01-01: Thursday, 5 */
+  p->dayOfYear = (int)(days - daysFromCivil(p->year, 1, 1)) + 1;
+}
+
 int docextIsoDateFormat(i64 ms, char *zOut){
   i64 days = ms/86400000, y;
   int msInDay = (int)(ms%86400000);   /* no negation: ms may be INT64_MIN */

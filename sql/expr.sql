@@ -275,3 +275,132 @@ SELECT doc_match('{a: 1}', '{$expr: {$concatArrays: [[1], "$a"]}}');
 SELECT doc_match('{a: 1}', '{$expr: {$first: "$a"}}');
 SELECT doc_match('{a: 1}', '{$expr: "$$this"}');
 SELECT doc_match('{a: 1}', '{$expr: {$eq: [{a: 1, b: 3, a: 2}, {a: 2}]}}');
+
+-- 14. Math, sets, dates, conversions, more strings and arrays (MongoDB's
+-- documentation examples where it has them)
+SELECT doc_update('{}', '[{$set: {p: {$pow: [5, 0]}, p2: {$pow: [2, -1]}, p3: {$pow: [-5, 0.5]},
+  p4: {$pow: [NumberLong(3), 40]}, p5: {$pow: [2, 31]}, p6: {$pow: [-1, -3]}, p7: {$pow: [NumberDecimal("2"), 3]},
+  sq: {$sqrt: 25}, sq2: {$sqrt: NumberDecimal("2.25")}, e: {$exp: 0}, ln: {$ln: 1}, lg: {$log: [100, 10]},
+  l10: {$log10: 1000}, n: {$sqrt: null}, nan: {$sqrt: NaN}}}]');
+SELECT doc_update('{}', '[{$set: {a: {$round: [1234.5678, 2]}, b: {$round: [1234.5678, -2]}, c: {$round: [19.25, 1]},
+  d: {$round: [28.73, -1]}, e: {$round: [NumberDecimal("34.3271"), 2]}, f: {$round: [NumberDecimal("-45.39"), -1]},
+  g: {$round: [NumberLong(1250), -2]}, h: {$round: [1350, -2]}, i: {$round: 10.5}, j: {$round: 11.5},
+  k: {$round: [Infinity, 1]}, l: {$round: [NumberDecimal("0.5"), 0]}, m: {$round: [null, 1]},
+  t: {$trunc: [1234.5678, 2]}, u: {$trunc: [-1234.5678, -2]}, v: {$trunc: [NumberDecimal("9.99"), 1]},
+  w: {$trunc: [NumberLong("9223372036854775807"), -18]}}}]');
+SELECT doc_update('{}', '[{$set: {u: {$setUnion: [["a", "b", "a"], ["c", 1, 1.0]]}, u2: {$setUnion: [["a"], null]},
+  i: {$setIntersection: [["a", "b", "c"], ["b", "c", "d"], ["c", "b"]]}, d: {$setDifference: [["a", "b", "c"], ["b"]]},
+  e: {$setEquals: [["a", "b", "a"], ["b", "a"]]}, e2: {$setEquals: [[1], [1.0], [NumberLong(1)]]}, e3: {$setEquals: [[1], [1, 2]]},
+  s: {$setIsSubset: [["a", "b"], [["a", "b"]]]}, s2: {$setIsSubset: [[], [1]]},
+  any: {$anyElementTrue: [[0, null, false]]}, any2: {$anyElementTrue: [[[false]]]}, all: {$allElementsTrue: [[]]},
+  all2: {$allElementsTrue: [[1, "", false]]}}}]');
+SELECT doc_update('{d: ISODate("2014-01-01T08:15:39.736Z")}', '[{$set: {y: {$year: "$d"}, mo: {$month: "$d"},
+  dm: {$dayOfMonth: "$d"}, h: {$hour: "$d"}, mi: {$minute: "$d"}, s: {$second: "$d"}, ms: {$millisecond: "$d"},
+  dy: {$dayOfYear: "$d"}, dw: {$dayOfWeek: "$d"}, w: {$week: "$d"}, iw: {$isoWeek: "$d"}, iy: {$isoWeekYear: "$d"},
+  id: {$isoDayOfWeek: "$d"}, hz: {$hour: {date: "$d", timezone: "+05:30"}}, mz: {$minute: {date: "$d", timezone: "+0530"}},
+  yz: {$year: {date: "$d", timezone: "-09"}}, null: {$year: "$nope"}}}]');
+-- ISO weeks at the turn of years (2008-12-29 is in week 1 of 2009; 2010-01-03 in week 53 of 2009)
+SELECT doc_update('{}', '[{$set: {a: [{$isoWeek: ISODate("2008-12-29")}, {$isoWeekYear: ISODate("2008-12-29")}],
+  b: [{$isoWeek: ISODate("2010-01-03")}, {$isoWeekYear: ISODate("2010-01-03")}, {$isoDayOfWeek: ISODate("2010-01-03")}],
+  c: [{$week: ISODate("2016-01-03")}, {$dayOfWeek: ISODate("2016-01-03")}, {$dayOfYear: ISODate("2016-12-31")}],
+  o: {$year: ObjectId("5ab9cbfa31c2ab715d42129e")}, t: {$second: Timestamp(1412180887, 1)}}}]');
+SELECT doc_update('{d: ISODate("2014-01-01T08:15:39.736Z")}', '[{$set: {a: {$dateToString: {date: "$d"}},
+  b: {$dateToString: {format: "%Y-%m-%d", date: "$d"}},
+  c: {$dateToString: {format: "%H:%M:%S:%L%z", date: "$d", timezone: "-05:00"}},
+  d: {$dateToString: {format: "%Z minutes, day %j, week %U (ISO %V of %G), weekday %w (ISO %u), 100%%", date: "$d", timezone: "+04:30"}},
+  e: {$dateToString: {date: "$d", timezone: "+01"}}, f: {$dateToString: {date: "$nope", onNull: "no date"}},
+  g: {$dateToString: {date: "$nope"}}}}]');
+SELECT doc_update('{}', '[{$set: {i: {$toInt: "42"}, i2: {$toInt: -3.9}, i3: {$toInt: true},
+  l: {$toLong: ISODate("1970-01-01T00:00:01Z")}, l2: {$toLong: NumberDecimal("9223372036854775807")},
+  d: {$toDouble: "1.5e3"}, d2: {$toDouble: "-Infinity"}, d3: {$toDouble: ISODate("2018-03-26T04:38:28.044Z")},
+  m: {$toDecimal: 2.5}, m2: {$toDecimal: "2.50"}, m3: {$toDecimal: true},
+  s: {$toString: 2.5}, s2: {$toString: 1.0}, s3: {$toString: NumberDecimal("1.50")}, s4: {$toString: ISODate("2018-03-27T16:58:51.538Z")},
+  s5: {$toString: ObjectId("5ab9cbfa31c2ab715d42129e")}, s6: {$toString: false}, s7: {$toString: NumberLong(-7)},
+  b: {$toBool: 0}, b2: {$toBool: ""}, b3: {$toBool: NaN}, b4: {$toBool: ISODate("2018-03-26")},
+  o: {$toObjectId: "5ab9cbfa31c2ab715d42129e"}, t: {$toDate: "2018-03-03T12:00:00+01:00"},
+  t2: {$toDate: NumberLong(1000)}, t3: {$toDate: ObjectId("5ab9cbfa31c2ab715d42129e")}, t4: {$toDate: 1.5e12},
+  c: {$convert: {input: "abc", to: "int", onError: "not a number"}}, c2: {$convert: {input: null, to: "int", onNull: 0}},
+  c3: {$convert: {input: 5, to: 2}}, c4: {$convert: {input: "5", to: {$concat: ["lo", "ng"]}}},
+  c5: {$convert: {input: "$nope", to: "bool"}}, c6: {$convert: {input: 1, to: null}},
+  n: [{$isNumber: "5"}, {$isNumber: NumberDecimal("5")}, {$isNumber: "$nope"}]}}]');
+SELECT doc_update('{s: "  hello world  "}', '[{$set: {t: {$trim: {input: "$s"}}, l: {$ltrim: {input: "$s"}},
+  r: {$rtrim: {input: "$s"}}, c: {$trim: {input: "xxaxyx", chars: "xy"}}, u: {$trim: {input: "\u00a0 é\u3000\u0000"}},
+  u2: {$trim: {input: "ééaé", chars: "é"}}, n: {$trim: {input: null}},
+  sp: {$split: ["a,b,,c,", ","]}, sp2: {$split: ["June-15-2013", "-"]}, sp3: {$split: ["abc", "abcd"]},
+  ib: {$indexOfBytes: ["cafeteria", "e"]}, ib2: {$indexOfBytes: ["cafétéria", "t"]}, icp: {$indexOfCP: ["cafétéria", "t"]},
+  ib3: {$indexOfBytes: ["cafeteria", "e", 4]}, ib4: {$indexOfBytes: ["cafeteria", "e", 4, 5]},
+  ib5: {$indexOfBytes: ["abc", "", 5]}, ib6: {$indexOfCP: ["abc", ""]}, ib7: {$indexOfCP: ["héllo", "l", 3]},
+  cmp: [{$strcasecmp: ["Hello", "hello"]}, {$strcasecmp: ["a", "B"]}, {$strcasecmp: ["b", "A"]}, {$strcasecmp: [null, ""]}],
+  r1: {$replaceOne: {input: "blue paint blue", find: "blue", replacement: "red"}},
+  r2: {$replaceAll: {input: "blue paint blue", find: "blue", replacement: "red"}},
+  r3: {$replaceAll: {input: "abc", find: "", replacement: "-"}}, r4: {$replaceOne: {input: "abc", find: "", replacement: "-"}},
+  r5: {$replaceAll: {input: "aaa", find: "aa", replacement: "b"}}, r6: {$replaceOne: {input: null, find: "a", replacement: "b"}},
+  sb: {$substrBytes: ["abcde", 1, 2]}, sb2: {$substr: ["abcde", 2, -1]}, sb3: {$substrBytes: ["éa", 0, 2]}}}]');
+SELECT doc_update('{}', '[{$set: {ia: {$indexOfArray: [["a", "abc", 1, 1.0], 1]}, ia2: {$indexOfArray: [[1, 2, 1], 1, 1]},
+  ia3: {$indexOfArray: [null, 1]}, ia4: {$indexOfArray: [[1, 2], 3]}, ia5: {$indexOfArray: [[1, 2, 1], 1, 1, 2]},
+  rg: {$range: [0, 10, 3]}, rg2: {$range: [10, 0, -4]}, rg3: {$range: [0, 0]}, rg4: {$range: [5, 0]},
+  oa: {$objectToArray: {a: 1, b: {c: 2}}}, oa2: {$objectToArray: "$nope"},
+  ao: {$arrayToObject: [[["x", 1], ["y", 2], ["x", 3]]]}, ao2: {$arrayToObject: [[{k: "p", v: true}]]},
+  ao3: {$arrayToObject: {$objectToArray: {z: 1}}}}}]');
+-- the new operators in filters: orders of this year, by week day, with a total
+CREATE VIRTUAL TABLE orders USING docext;
+INSERT INTO orders(doc) VALUES ('{_id: 1, at: ISODate("2024-03-04T10:00:00Z"), items: ["a", "b"], total: "12.50"}'),
+  ('{_id: 2, at: ISODate("2023-12-31T23:30:00Z"), items: ["b"], total: "3"}'),
+  ('{_id: 3, at: ISODate("2024-03-09T09:00:00Z"), items: ["a", "a", "c"], total: "40.25"}');
+SELECT _id FROM orders('{$expr: {$eq: [{$year: "$at"}, 2024]}}');
+SELECT _id FROM orders('{$expr: {$eq: [{$year: {date: "$at", timezone: "+01:00"}}, 2024]}}');
+SELECT _id FROM orders('{$expr: {$in: [{$dayOfWeek: "$at"}, [1, 7]]}}');
+SELECT _id FROM orders('{$expr: {$gt: [{$toDecimal: "$total"}, 10]}}');
+SELECT _id FROM orders('{$expr: {$setIsSubset: [["a"], "$items"]}}');
+SELECT _id FROM orders('{$expr: {$lt: [{$size: {$setUnion: ["$items"]}}, {$size: "$items"}]}}');
+SELECT doc_update_many('orders', '{}', '[{$set: {day: {$dateToString: {date: "$at", format: "%Y-%m-%d"}},
+  total: {$round: [{$toDouble: "$total"}, 0]}}}]');
+SELECT doc FROM orders;
+-- errors
+SELECT doc_match('{}', '{$expr: {$sqrt: -1}}');
+SELECT doc_match('{}', '{$expr: {$ln: 0}}');
+SELECT doc_match('{}', '{$expr: {$log: [10, 1]}}');
+SELECT doc_match('{}', '{$expr: {$pow: [0, -1]}}');
+SELECT doc_match('{}', '{$expr: {$pow: ["2", 1]}}');
+SELECT doc_match('{}', '{$expr: {$round: [1, 101]}}');
+SELECT doc_match('{}', '{$expr: {$round: [1, 1.5]}}');
+SELECT doc_match('{}', '{$expr: {$round: [NumberLong("9223372036854775807"), -1]}}');
+SELECT doc_match('{}', '{$expr: {$setUnion: [[1], 2]}}');
+SELECT doc_match('{}', '{$expr: {$setEquals: [[1], null]}}');
+SELECT doc_match('{}', '{$expr: {$anyElementTrue: 1}}');
+SELECT doc_match('{}', '{$expr: {$year: "2020"}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "Europe/Paris"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), tz: "UTC"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {timezone: "UTC"}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: ISODate("2020-01-01"), format: "%Q"}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: ISODate("2020-01-01"), format: "100%"}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: {$toDate: NumberLong("400000000000000")}}}}');
+SELECT doc_match('{}', '{$expr: {$toInt: "2147483648"}}');
+SELECT doc_match('{}', '{$expr: {$toInt: " 5"}}');
+SELECT doc_match('{}', '{$expr: {$toInt: NaN}}');
+SELECT doc_match('{}', '{$expr: {$toLong: 1e19}}');
+SELECT doc_match('{}', '{$expr: {$toObjectId: "xyz"}}');
+SELECT doc_match('{}', '{$expr: {$toDate: 5}}');
+SELECT doc_match('{}', '{$expr: {$toDate: "March 3rd"}}');
+SELECT doc_match('{}', '{$expr: {$toBool: [[1]]}}');
+SELECT doc_match('{}', '{$expr: {$toString: [[1]]}}');
+SELECT doc_match('{}', '{$expr: {$convert: {input: 1, to: "nope"}}}');
+SELECT doc_match('{}', '{$expr: {$convert: {input: 1, to: 3}}}');
+SELECT doc_match('{}', '{$expr: {$convert: {input: 1}}}');
+SELECT doc_match('{}', '{$expr: {$toInt: [1, 2]}}');
+SELECT doc_match('{}', '{$expr: {$split: ["a", ""]}}');
+SELECT doc_match('{}', '{$expr: {$split: [1, ","]}}');
+SELECT doc_match('{}', '{$expr: {$trim: {chars: "x"}}}');
+SELECT doc_match('{}', '{$expr: {$trim: {input: 1}}}');
+SELECT doc_match('{}', '{$expr: {$indexOfBytes: ["a", null]}}');
+SELECT doc_match('{}', '{$expr: {$indexOfCP: ["a", "a", -1]}}');
+SELECT doc_match('{}', '{$expr: {$strcasecmp: ["a", 1]}}');
+SELECT doc_match('{}', '{$expr: {$replaceAll: {input: "a", find: 1, replacement: "b"}}}');
+SELECT doc_match('{}', '{$expr: {$substrBytes: ["é", 1, 1]}}');
+SELECT doc_match('{}', '{$expr: {$indexOfArray: ["a", 1]}}');
+SELECT doc_match('{}', '{$expr: {$range: [0, 1, 0]}}');
+SELECT doc_match('{}', '{$expr: {$range: [0, 1.5]}}');
+SELECT doc_match('{}', '{$expr: {$range: [0, 100000000]}}');
+SELECT doc_match('{}', '{$expr: {$objectToArray: [1]}}');
+SELECT doc_match('{}', '{$expr: {$arrayToObject: [[1]]}}');
+SELECT doc_match('{}', '{$expr: {$arrayToObject: [[[1, 2]]]}}');
