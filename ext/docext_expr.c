@@ -1880,15 +1880,14 @@ static int exprMathArgs(ExprCtx *p, const ExprNode *pN, DocNum *ax, int *pbNull)
   int i;
   *pbNull = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  for(i=0; i<pN->nArg; i++){
-    if( exprNullish(&a[i]) ){
-      *pbNull = 1;
-    }else if( !docextValueIsNumber(&a[i]) ){
+  /* (a null anywhere gives null before any type is checked, as in MongoDB) */
+  for(i=0; i<pN->nArg; i++) *pbNull |= exprNullish(&a[i]);
+  for(i=0; i<pN->nArg && !*pbNull; i++){
+    if( !docextValueIsNumber(&a[i]) ){
       return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
                        pN->zOp, exprTypeName(&a[i]));
-    }else{
-      docextNumFrom(&a[i], &ax[i]);
     }
+    docextNumFrom(&a[i], &ax[i]);
   }
   return SQLITE_OK;
 }
@@ -2014,23 +2013,18 @@ static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum x;
   int place = 0, bTrunc = pN->eOp==EX_TRUNC;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( pN->nArg>1 ){
-    if( exprNullish(&a[1]) ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
-    }
-    if( !exprWholeInt(&a[1], &place) || place<-20 || place>100 ){
-      return exprError(p, "docext: $expr: %s's place must be a whole number from -20 to 100",
-                       pN->zOp);
-    }
-  }
-  if( exprNullish(&a[0]) ){
+  /* (the number first, then the place, as MongoDB checks them) */
+  if( exprNullish(&a[0]) || (pN->nArg>1 && docextValueIsNumber(&a[0]) && exprNullish(&a[1])) ){
     exprSetNull(pOut);
     return SQLITE_OK;
   }
   if( !docextValueIsNumber(&a[0]) ){
     return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
                      pN->zOp, exprTypeName(&a[0]));
+  }
+  if( pN->nArg>1 && (!exprWholeInt(&a[1], &place) || place<-20 || place>100) ){
+    return exprError(p, "docext: $expr: %s's place must be a whole number from -20 to 100",
+                     pN->zOp);
   }
   docextNumFrom(&a[0], &x);
   if( x.type==DOC_DOUBLE ){

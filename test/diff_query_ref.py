@@ -23,6 +23,7 @@ check docext there. So docext must agree with this model on every case, and
 a library may disagree with docext only where docext agrees with the model
 and the case is of a known kind.
 """
+import functools
 import math
 import re
 
@@ -769,6 +770,257 @@ def agg_eval(e, doc, env=None):
         if not isinstance(x, str):
             raise ExprError("not a string")
         return len(x)
+    return agg_eval_more(op, arg, ev)
+
+
+# Whitespace $trim removes when no chars are given.
+TRIM_SPACE = "\u0000 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005" \
+             "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def agg_set(x):
+    """An array as a sorted list of distinct values (aggregation equality)."""
+    out = []
+    for v in sorted(x, key=functools.cmp_to_key(agg_cmp)):
+        if not out or agg_cmp(out[-1], v) != 0:
+            out.append(v)
+    return out
+
+
+def whole(x):
+    return is_num(x) and not isinstance(x, bool) and x == int(x)
+
+
+def agg_eval_more(op, arg, ev):
+    """The operators of MongoDB's documentation added with docext's second
+    batch: sets, more strings and arrays, conversions of simple values,
+    $pow/$sqrt/$round."""
+    args = [ev(y) for y in agg_args(arg)] if not (isinstance(arg, dict) and op in (
+        "$trim", "$ltrim", "$rtrim", "$replaceOne", "$replaceAll", "$convert")) else None
+    if op in ("$setUnion", "$setIntersection", "$setDifference"):
+        if any(not nullish(a) and not isinstance(a, list) for a in args):
+            raise ExprError(op + " of a non-array")
+        if any(nullish(a) for a in args):
+            return None
+        sets = [agg_set(a) for a in args]
+        if op == "$setUnion":
+            return agg_set([v for s_ in sets for v in s_])
+        if op == "$setIntersection":
+            return [v for v in sets[0] if all(any(agg_cmp(v, w) == 0 for w in s_) for s_ in sets[1:])]
+        return [v for v in sets[0] if not any(agg_cmp(v, w) == 0 for w in sets[1])]
+    if op in ("$setEquals", "$setIsSubset"):
+        if any(not isinstance(a, list) for a in args):
+            raise ExprError(op + " of a non-array")
+        sets = [agg_set(a) for a in args]
+        sub = lambda a, b: all(any(agg_cmp(v, w) == 0 for w in b) for v in a)
+        if op == "$setIsSubset":
+            return sub(sets[0], sets[1])
+        return all(len(x) == len(sets[0]) and sub(x, sets[0]) for x in sets[1:])
+    if op in ("$anyElementTrue", "$allElementsTrue"):
+        if not isinstance(args[0], list):
+            raise ExprError(op + " of a non-array")
+        f = any if op == "$anyElementTrue" else all
+        return f(truth(v) for v in args[0])
+    if op == "$indexOfArray":
+        a = args[0]
+        if nullish(a):
+            return None
+        if not isinstance(a, list):
+            raise ExprError("not an array")
+        lim = args[2:]
+        if any(not whole(x) or x < 0 for x in lim):
+            raise ExprError("bad index")
+        start = int(lim[0]) if lim else 0
+        end = int(lim[1]) if len(lim) > 1 else len(a)
+        for i in range(start, min(end, len(a))):
+            if agg_cmp(a[i], args[1]) == 0:
+                return i
+        return -1
+    if op == "$range":
+        if any(not whole(x) or not -2**31 <= x < 2**31 for x in args):
+            raise ExprError("bad $range")
+        step = int(args[2]) if len(args) > 2 else 1
+        if step == 0:
+            raise ExprError("step 0")
+        return list(range(int(args[0]), int(args[1]), step))
+    if op in ("$indexOfCP", "$indexOfBytes") and nullish(args[0]):
+        return None                        # (the other arguments unchecked)
+    if op in ("$split", "$strcasecmp", "$indexOfCP", "$indexOfBytes", "$substrBytes"):
+        strs = args if op in ("$split", "$strcasecmp") else args[:2] if op != "$substrBytes" else args[:1]
+        for x in strs:
+            if not nullish(x) and not isinstance(x, str):
+                raise ExprError("not a string")
+        if op == "$strcasecmp":
+            a = "".join(c.lower() if c.isascii() else c for c in (args[0] if isinstance(args[0], str) else ""))
+            b = "".join(c.lower() if c.isascii() else c for c in (args[1] if isinstance(args[1], str) else ""))
+            a, b = a.encode(), b.encode()
+            return (a > b) - (a < b)
+        if op == "$substrBytes":
+            if not whole(args[1]) or args[1] < 0 or not whole(args[2]):
+                raise ExprError("bad range")
+            raw = (args[0] if isinstance(args[0], str) else "").encode()
+            start = min(int(args[1]), len(raw))
+            n = int(args[2])
+            end = len(raw) if n < 0 or n > len(raw) - start else start + n
+            try:
+                return raw[start:end].decode()
+            except UnicodeDecodeError:
+                raise ExprError("cuts a character")
+        if nullish(args[0]):
+            return None
+        if op == "$split":
+            if nullish(args[1]):
+                return None
+            if args[1] == "":
+                raise ExprError("empty delimiter")
+            return args[0].split(args[1])
+        if nullish(args[1]):
+            raise ExprError("null substring")
+        units = list(args[0]) if op == "$indexOfCP" else list(args[0].encode())
+        sub = list(args[1]) if op == "$indexOfCP" else list(args[1].encode())
+        lim = args[2:]
+        if any(not whole(x) or x < 0 for x in lim):
+            raise ExprError("bad index")
+        start = int(lim[0]) if lim else 0
+        end = min(int(lim[1]), len(units)) if len(lim) > 1 else len(units)
+        if start > len(units) or (len(lim) > 1 and start > int(lim[1])):
+            return -1
+        for i in range(start, end - len(sub) + 1):
+            if units[i:i + len(sub)] == sub:
+                return i
+        return -1
+    if op in ("$trim", "$ltrim", "$rtrim"):
+        x = ev(arg["input"])
+        chars = ev(arg["chars"]) if "chars" in arg else TRIM_SPACE
+        for y in (x, chars):
+            if not nullish(y) and not isinstance(y, str):
+                raise ExprError("not a string")
+        if nullish(x) or nullish(chars):
+            return None
+        if op == "$trim":
+            return x.strip(chars)
+        return x.lstrip(chars) if op == "$ltrim" else x.rstrip(chars)
+    if op in ("$replaceOne", "$replaceAll"):
+        x, f, r = ev(arg["input"]), ev(arg["find"]), ev(arg["replacement"])
+        for y in (x, f, r):
+            if not nullish(y) and not isinstance(y, str):
+                raise ExprError("not a string")
+        if nullish(x) or nullish(f) or nullish(r):
+            return None
+        return x.replace(f, r, 1) if op == "$replaceOne" else x.replace(f, r)
+    if op == "$objectToArray":
+        if nullish(args[0]):
+            return None
+        if not isinstance(args[0], dict):
+            raise ExprError("not a document")
+        return [{"k": k, "v": v} for k, v in args[0].items()]
+    if op == "$arrayToObject":
+        a = args[0]
+        if nullish(a):
+            return None
+        if not isinstance(a, list):
+            raise ExprError("not an array")
+        out = {}
+        for el in a:
+            if isinstance(el, list) and len(el) == 2:
+                k, v = el
+            elif isinstance(el, dict) and len(el) == 2 and "k" in el and "v" in el:
+                k, v = el["k"], el["v"]
+            else:
+                raise ExprError("bad pair")
+            if not isinstance(k, str) or "\0" in k:
+                raise ExprError("bad name")
+            out[k] = v
+        return out
+    if op in ("$toString", "$toBool", "$toInt", "$isNumber", "$convert"):
+        if op == "$convert":
+            x, to = ev(arg["input"]), ev(arg["to"])
+            if nullish(to):
+                return None
+            if not isinstance(to, str):
+                raise Unsupported("$convert to a type number")
+            if to not in ("double", "string", "objectId", "bool", "date", "int", "long", "decimal"):
+                raise ExprError("unknown type name")
+            to = {"string": "$toString", "bool": "$toBool", "int": "$toInt"}.get(to)
+            if to is None:
+                raise Unsupported("$convert to that")
+            if nullish(x):
+                return ev(arg["onNull"]) if "onNull" in arg else None
+            try:
+                return agg_eval_more(to, {"$literal": x}, lambda y: y["$literal"])
+            except ExprError:
+                if "onError" in arg:
+                    return ev(arg["onError"])
+                raise
+        x = args[0]
+        if op == "$isNumber":
+            return is_num(x) and not isinstance(x, bool)
+        if nullish(x):
+            return None
+        if op == "$toString":
+            if isinstance(x, bool):
+                return "true" if x else "false"
+            if isinstance(x, (str, int)):
+                return str(x)
+            if isinstance(x, float):
+                raise Unsupported("$toString of a double")
+            raise ExprError("unsupported")
+        if op == "$toBool":
+            if isinstance(x, (bool, int, float, str)) or is_date(x):
+                return truth(x) if not isinstance(x, str) else True
+            raise ExprError("unsupported")
+        if isinstance(x, bool):
+            return int(x)
+        if isinstance(x, float):
+            if math.isnan(x) or math.isinf(x) or not -2**31 <= math.trunc(x) < 2**31:
+                raise ExprError("not an int")
+            return math.trunc(x)
+        if isinstance(x, int):
+            if not -2**31 <= x < 2**31:
+                raise ExprError("overflow")
+            return x
+        if isinstance(x, str):
+            if not re.fullmatch(r"[+-]?[0-9]+", x) or not -2**31 <= int(x) < 2**31:
+                raise ExprError("not an int")
+            return int(x)
+        raise ExprError("unsupported")
+    if op in ("$pow", "$sqrt", "$round"):
+        if any(nullish(a) for a in args):
+            return None
+        if any(not is_num(a) or isinstance(a, bool) for a in args):
+            raise ExprError("not numbers")
+        if op == "$sqrt":
+            if args[0] < 0:
+                raise ExprError("negative")
+            return math.sqrt(args[0])
+        if op == "$pow":
+            b, e = args
+            if b == 0 and e < 0:
+                raise ExprError("0 to a negative power")
+            if isinstance(b, int) and isinstance(e, int) and (e >= 0 or b in (1, -1)):
+                r = b ** abs(e) if e >= 0 else b ** e
+                if -2**63 <= r < 2**63:
+                    return int(r)
+            try:
+                return math.pow(b, e)
+            except (OverflowError, ValueError):
+                raise Unsupported("$pow in doubles")
+        place = args[1] if len(args) > 1 else 0
+        if not whole(place) or not -20 <= place <= 100:
+            raise ExprError("bad place")
+        x, place = args[0], int(place)
+        if isinstance(x, float):
+            raise Unsupported("$round of a double")
+        if place >= 0:
+            return x
+        m = 10 ** -place
+        q, r = divmod(abs(x), m)
+        if r * 2 > m or (r * 2 == m and q % 2 == 1):
+            q += 1
+        out = q * m * (-1 if x < 0 else 1)
+        if not -2**63 <= out < 2**63:
+            raise ExprError("overflow")
+        return out
     raise Unsupported(op)
 
 
