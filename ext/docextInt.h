@@ -485,6 +485,11 @@ void docextCivilFromMs(i64 ms, DocCivil *p);
 /* Parse ISO-8601: YYYY-MM-DD, optionally T or space HH:MM[:SS[.fff]] and
 ** Z, +HH:MM, +HHMM or +HH (UTC when absent). SQLITE_OK or SQLITE_ERROR. */
 int docextIsoDateParse(const char *z, int n, i64 *pMs);
+/* The same, and *pbZone: whether the text gave its zone (Z or an offset). */
+int docextIsoDateParseZone(const char *z, int n, i64 *pMs, int *pbZone);
+/* Days since 1970-01-01 of a proleptic Gregorian date (the month and day in
+** range). */
+i64 docextDaysFromCivil(i64 y, int m, int d);
 
 /**************************************************************************
 ** Interface to docext_cmp.c — BSON comparison order and index keys.

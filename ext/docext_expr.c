@@ -57,7 +57,9 @@ enum {
   EX_DATEPART, EX_DATETOSTRING, EX_CONVERT, EX_ISNUMBER,
   EX_TRIM, EX_SPLIT, EX_INDEXOFBYTES, EX_INDEXOFCP, EX_STRCASECMP,
   EX_REPLACEONE, EX_REPLACEALL, EX_SUBSTRBYTES,
-  EX_INDEXOFARRAY, EX_RANGE, EX_OBJECTTOARRAY, EX_ARRAYTOOBJECT
+  EX_INDEXOFARRAY, EX_RANGE, EX_OBJECTTOARRAY, EX_ARRAYTOOBJECT,
+  EX_DATEADD, EX_DATESUBTRACT, EX_DATEDIFF, EX_DATETRUNC, EX_DATEFROMPARTS,
+  EX_DATETOPARTS, EX_DATEFROMSTRING
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -514,7 +516,7 @@ static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
 ** value of azName[i] (type 0 when absent); those before nRequired must be
 ** there, and no other name may be. */
 static int exprParams(ExprParse *pP, const char *zOp, const DocValue *v,
-                      const char **azName, DocValue *aVal, int nName, int nRequired){
+                      const char *const *azName, DocValue *aVal, int nName, int nRequired){
   DocIter it;
   int i;
   if( v->type!=DOC_DOCUMENT ){
@@ -590,9 +592,9 @@ static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const
 /* {$op: {name: expr, ...}}: a node of nName arguments, parameter i's
 ** expression (a missing constant when absent, with bit i of mArg clear). */
 static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zOp,
-                                const DocValue *v, const char **azName, int nName,
+                                const DocValue *v, const char *const *azName, int nName,
                                 int nRequired){
-  DocValue a[4];
+  DocValue a[8];
   ExprNode *p;
   int i;
   if( !exprParams(pP, zOp, v, azName, a, nName, nRequired) ) return 0;
@@ -627,6 +629,37 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
     static const char *azTrim[] = {"input", "chars"};
     if( docextIterKeyIs(pIt, azTrimOp[i]) ){
       return exprParseNamed(pP, EX_TRIM, i, azTrimOp[i], v, azTrim, 2, 1);
+    }
+  }
+  {
+    static const struct {
+      const char *zOp;
+      u8 eOp, nName, nRequired;
+      const char *azName[8];
+    } aNamed[] = {
+      {"$dateAdd", EX_DATEADD, 4, 3, {"startDate", "unit", "amount", "timezone"}},
+      {"$dateSubtract", EX_DATESUBTRACT, 4, 3, {"startDate", "unit", "amount", "timezone"}},
+      {"$dateDiff", EX_DATEDIFF, 5, 3, {"startDate", "endDate", "unit", "timezone", "startOfWeek"}},
+      {"$dateTrunc", EX_DATETRUNC, 5, 2, {"date", "unit", "binSize", "timezone", "startOfWeek"}},
+      {"$dateToParts", EX_DATETOPARTS, 3, 1, {"date", "timezone", "iso8601"}},
+      {"$dateFromString", EX_DATEFROMSTRING, 5, 1,
+       {"dateString", "format", "timezone", "onError", "onNull"}},
+    };
+    static const char *azParts[] = {"year", "month", "day", "hour", "minute", "second",
+                                    "millisecond", "timezone"};
+    static const char *azIsoParts[] = {"isoWeekYear", "isoWeek", "isoDayOfWeek", "hour",
+                                       "minute", "second", "millisecond", "timezone"};
+    for(i=0; i<DOCEXT_COUNT(aNamed); i++){
+      if( docextIterKeyIs(pIt, aNamed[i].zOp) ){
+        return exprParseNamed(pP, aNamed[i].eOp, 0, aNamed[i].zOp, v, aNamed[i].azName,
+                              aNamed[i].nName, aNamed[i].nRequired);
+      }
+    }
+    if( docextIterKeyIs(pIt, "$dateFromParts") ){
+      DocValue iso;
+      int bIso = v->type==DOC_DOCUMENT && docextBsonFind(v->p, "isoWeekYear", 11, &iso);
+      return exprParseNamed(pP, EX_DATEFROMPARTS, bIso, "$dateFromParts", v,
+                            bIso ? azIsoParts : azParts, 8, 1);
     }
   }
   if( docextIterKeyIs(pIt, "$replaceOne") || docextIterKeyIs(pIt, "$replaceAll") ){
@@ -3204,6 +3237,513 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
   return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
 }
 
+/*------------------------------------------------------------------------
+** Date arithmetic: $dateAdd, $dateSubtract, $dateDiff, $dateTrunc,
+** $dateFromParts, $dateToParts, $dateFromString. Calendar units (month,
+** quarter, year) move in the local calendar of the timezone and keep the
+** day where the month has it (January 31 plus a month is February's
+** last day); the others are fixed lengths of time. Bins of $dateTrunc
+** count from 2000-01-01 (weeks: from the start of the week holding it).
+*/
+
+enum { TU_MS = 1, TU_SECOND, TU_MINUTE, TU_HOUR, TU_DAY, TU_WEEK, TU_MONTH, TU_QUARTER, TU_YEAR };
+
+static const struct ExprUnit {
+  const char *zName;
+  u8 eUnit;
+  i64 nMs;                  /* the unit's length; 0 for calendar units */
+} aExprUnit[] = {
+  {"millisecond", TU_MS, 1}, {"second", TU_SECOND, 1000}, {"minute", TU_MINUTE, 60000},
+  {"hour", TU_HOUR, 3600000}, {"day", TU_DAY, 86400000}, {"week", TU_WEEK, 604800000},
+  {"month", TU_MONTH, 0}, {"quarter", TU_QUARTER, 0}, {"year", TU_YEAR, 0},
+};
+
+/* A unit argument: its index in aExprUnit, or -1 (and the error). */
+static int exprUnit(ExprCtx *p, const ExprNode *pN, const DocValue *v){
+  const char *z;
+  int n, i;
+  if( v->type==DOC_STRING ){
+    z = docextValueStr(v, &n);
+    for(i=0; i<DOCEXT_COUNT(aExprUnit); i++){
+      if( (int)strlen(aExprUnit[i].zName)==n && memcmp(aExprUnit[i].zName, z, n)==0 ) return i;
+    }
+    exprError(p, "docext: $expr: %s: unknown time unit '%.*s'", pN->zOp, n, z);
+    return -1;
+  }
+  exprError(p, "docext: $expr: %s's unit must be a string, not %s", pN->zOp, exprTypeName(v));
+  return -1;
+}
+
+/* A startOfWeek argument ("monday", "mon", …, any case): 0 for Sunday to 6
+** for Saturday, or -1 (and the error). */
+static int exprStartOfWeek(ExprCtx *p, const ExprNode *pN, const DocValue *v){
+  static const char *azDay[] = {"sunday", "monday", "tuesday", "wednesday", "thursday",
+                                "friday", "saturday"};
+  const char *z;
+  int n, i, k;
+  if( v->type==DOC_STRING ){
+    z = docextValueStr(v, &n);
+    for(i=0; i<7; i++){
+      int nDay = (int)strlen(azDay[i]);
+      if( n!=3 && n!=nDay ) continue;
+      for(k=0; k<n && (z[k]|0x20)==azDay[i][k]; k++){}
+      if( k==n ) return i;
+    }
+  }
+  exprError(p, "docext: $expr: %s: startOfWeek must be a day of the week, such as "
+               "\"monday\" or \"sun\"", pN->zOp);
+  return -1;
+}
+
+static i64 exprFloorDiv(i64 a, i64 b){
+  i64 q = a / b;
+  return (a % b != 0 && ((a<0) != (b<0))) ? q - 1 : q;
+}
+
+/* Days in month m of year y. */
+static int exprMonthDays(i64 y, int m){
+  static const int aDays[] = {31,28,31,30,31,30,31,31,30,31,30,31};
+  int bLeap = (y%4==0 && y%100!=0) || y%400==0;
+  return m==2 && bLeap ? 29 : aDays[m-1];
+}
+
+/* Local milliseconds of a civil time. */
+static i64 exprCivilMs(const DocCivil *c){
+  return docextDaysFromCivil(c->year, c->month, c->day)*86400000 + c->hour*3600000LL
+       + c->minute*60000LL + c->second*1000LL + c->millis;
+}
+
+/* The year and month nMonths months from (y, m), months counted from 0. */
+static void exprAddMonths(DocCivil *c, i64 nMonths){
+  i64 t = c->year*12 + (c->month - 1) + nMonths;
+  c->year = exprFloorDiv(t, 12);
+  c->month = (int)(t - c->year*12) + 1;
+  if( c->day>exprMonthDays(c->year, c->month) ) c->day = exprMonthDays(c->year, c->month);
+}
+
+/* A whole number argument (any numeric type) into *pn: 0 if it is not. */
+static int exprWholeI64(const DocValue *v, i64 *pn){
+  double d;
+  if( !docextValueIsNumber(v) ) return 0;
+  if( v->type==DOC_INT32 || v->type==DOC_INT64 ){
+    *pn = v->type==DOC_INT32 ? docextValueI32(v) : docextValueI64(v);
+    return 1;
+  }
+  d = docextValueToDouble(v);
+  if( d!=floor(d) || d<-9.2e18 || d>9.2e18 ) return 0;          /* (NaN too) */
+  *pn = (i64)d;
+  return 1;
+}
+
+/* The dates the arithmetic takes: about 158,000 years either side of
+** 1970, so that no step of it can overflow. */
+#define EXPR_DATE_LIMIT 5000000000000000LL
+
+static int exprDateInRange(ExprCtx *p, const ExprNode *pN, i64 ms){
+  if( ms<-EXPR_DATE_LIMIT || ms>EXPR_DATE_LIMIT ){
+    return exprError(p, "docext: $expr: %s: a date too far from 1970 (more than 158,000 "
+                        "years)", pN->zOp);
+  }
+  return SQLITE_OK;
+}
+
+/* $dateAdd, $dateSubtract: startDate, unit, amount, timezone. */
+static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[4];
+  DocCivil c;
+  DocNum r;
+  i64 ms, nAmount, nDelta;
+  int bNull, iUnit, nMin = 0, bZoneNull;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( bNull || bZoneNull || exprNullish(&a[1]) || exprNullish(&a[2]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
+  if( !exprWholeI64(&a[2], &nAmount) ){
+    return exprError(p, "docext: $expr: %s's amount must be a whole number, not %s",
+                     pN->zOp, exprTypeName(&a[2]));
+  }
+  if( pN->eOp==EX_DATESUBTRACT ){
+    if( nAmount==INT64_MIN ) return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+    nAmount = -nAmount;
+  }
+  if( aExprUnit[iUnit].nMs ){
+    if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
+     || __builtin_add_overflow(ms, nDelta, &ms) ){
+      return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+    }
+  }else{
+    int k = aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12;
+    if( nAmount>1200000 || nAmount<-1200000 ){
+      return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+    }
+    docextCivilFromMs(ms + nMin*60000LL, &c);
+    exprAddMonths(&c, nAmount*k);
+    ms = exprCivilMs(&c) - nMin*60000LL;
+  }
+  r.type = DOC_DATE;
+  r.i = ms;
+  return exprSetNum(p, &r, pOut);
+}
+
+/* The number of the week (starting on day iStart, 0 Sunday) that holds
+** local day dn (days since 1970-01-01, a Thursday). */
+static i64 exprWeekOf(i64 dn, int iStart){
+  i64 iDow = ((dn % 7) + 7 + 4) % 7;                    /* 0 Sunday */
+  return exprFloorDiv(dn - ((iDow - iStart + 7) % 7), 7);
+}
+
+/* $dateDiff: startDate, endDate, unit, timezone, startOfWeek. Counts the
+** unit's boundaries crossed between the two, in local time. */
+static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[5];
+  DocCivil c0, c1;
+  i64 m0, m1, n;
+  int b0, b1, bZoneNull, iUnit, nMin = 0, iStart = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprDateMs(p, pN->zOp, &a[0], &m0, &b0) || exprDateMs(p, pN->zOp, &a[1], &m1, &b1) ){
+    return p->rc;
+  }
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( b0 || b1 || bZoneNull || exprNullish(&a[2]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( (iUnit = exprUnit(p, pN, &a[2]))<0 || exprDateInRange(p, pN, m0)
+   || exprDateInRange(p, pN, m1) ){
+    return p->rc;
+  }
+  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
+    if( exprNullish(&a[4]) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
+  }
+  m0 += nMin*60000LL;
+  m1 += nMin*60000LL;
+  switch( aExprUnit[iUnit].eUnit ){
+    case TU_WEEK:
+      n = exprWeekOf(exprFloorDiv(m1, 86400000), iStart) - exprWeekOf(exprFloorDiv(m0, 86400000), iStart);
+      break;
+    case TU_MONTH: case TU_QUARTER: case TU_YEAR: {
+      int k = aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12;
+      docextCivilFromMs(m0, &c0);
+      docextCivilFromMs(m1, &c1);
+      n = exprFloorDiv(c1.year*12 + c1.month - 1, k) - exprFloorDiv(c0.year*12 + c0.month - 1, k);
+      break;
+    }
+    default:
+      n = exprFloorDiv(m1, aExprUnit[iUnit].nMs) - exprFloorDiv(m0, aExprUnit[iUnit].nMs);
+      break;
+  }
+  {
+    DocNum r;
+    r.type = DOC_INT64;
+    r.i = n;
+    return exprSetNum(p, &r, pOut);
+  }
+}
+
+/* $dateTrunc: date, unit, binSize, timezone, startOfWeek. */
+static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  static const i64 iRefMs = 946684800000LL;           /* 2000-01-01 */
+  DocValue a[5];
+  DocCivil c;
+  DocNum r;
+  i64 ms, nBin = 1;
+  int bNull, bZoneNull, iUnit, nMin = 0, iStart = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( bNull || bZoneNull || exprNullish(&a[1]) || ((pN->mArg & 4) && exprNullish(&a[2])) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
+  if( (pN->mArg & 4) && (!exprWholeI64(&a[2], &nBin) || nBin<1 || nBin>100000000000LL) ){
+    return exprError(p, "docext: $expr: $dateTrunc's binSize must be a positive whole number");
+  }
+  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
+    if( exprNullish(&a[4]) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
+  }
+  ms += nMin*60000LL;
+  switch( aExprUnit[iUnit].eUnit ){
+    case TU_WEEK: {
+      i64 dRef = 10957, dn = exprFloorDiv(ms, 86400000);    /* 2000-01-01: a Saturday */
+      dRef -= (6 - iStart + 7) % 7;                    /* the week's first day */
+      dn = dRef + exprFloorDiv(dn - dRef, 7*nBin)*7*nBin;
+      ms = dn*86400000;
+      break;
+    }
+    case TU_MONTH: case TU_QUARTER: case TU_YEAR: {
+      i64 k = (aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12)*nBin;
+      i64 t;
+      docextCivilFromMs(ms, &c);
+      t = 2000*12 + exprFloorDiv(c.year*12 + c.month - 1 - 2000*12, k)*k;
+      c.year = exprFloorDiv(t, 12);
+      c.month = (int)(t - c.year*12) + 1;
+      c.day = 1;
+      c.hour = c.minute = c.second = c.millis = 0;
+      ms = exprCivilMs(&c);
+      break;
+    }
+    default: {
+      i64 nSize;
+      if( __builtin_mul_overflow(aExprUnit[iUnit].nMs, nBin, &nSize) ){
+        return exprError(p, "docext: $expr: $dateTrunc's binSize is too large");
+      }
+      ms = iRefMs + exprFloorDiv(ms - iRefMs, nSize)*nSize;
+      break;
+    }
+  }
+  r.type = DOC_DATE;
+  r.i = ms - nMin*60000LL;
+  return exprSetNum(p, &r, pOut);
+}
+
+/* $dateFromParts: year, month, day, hour, minute, second, millisecond,
+** timezone (or isoWeekYear, isoWeek, isoDayOfWeek for the first three).
+** Parts past their range carry into the next larger one, as in MongoDB. */
+static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  static const char *azPart[] = {"year", "month", "day", "hour", "minute", "second",
+                                 "millisecond"};
+  DocValue a[8];
+  i64 aPart[7] = {1970, 1, 1, 0, 0, 0, 0}, ms, days;
+  int i, nMin = 0, bZoneNull, bIso = pN->eSub;
+  DocNum r;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  for(i=0; i<7; i++){
+    if( !(pN->mArg & (1<<i)) ) continue;
+    if( exprNullish(&a[i]) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( !exprWholeI64(&a[i], &aPart[i]) ){
+      return exprError(p, "docext: $expr: $dateFromParts' %s must be a whole number, not %s",
+                       bIso && i<3 ? (i==0 ? "isoWeekYear" : i==1 ? "isoWeek" : "isoDayOfWeek")
+                                   : azPart[i], exprTypeName(&a[i]));
+    }
+    if( i==0 ? (aPart[i]<1 || aPart[i]>9999) : (aPart[i]<-32768 || aPart[i]>32767) ){
+      return exprError(p, "docext: $expr: $dateFromParts' %s is out of range: %lld",
+                       i==0 && bIso ? "isoWeekYear" : azPart[i], aPart[i]);
+    }
+  }
+  if( exprTimezone(p, &a[7], pN->mArg & 128, &nMin, &bZoneNull) ) return p->rc;
+  if( bZoneNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( bIso ){
+    /* Monday of ISO week 1 is the Monday on or before January 4 */
+    i64 jan4 = docextDaysFromCivil(aPart[0], 1, 4);
+    i64 iDow = ((jan4 % 7) + 7 + 3) % 7;              /* 0 Monday */
+    if( !(pN->mArg & 2) ) aPart[1] = 1;
+    if( !(pN->mArg & 4) ) aPart[2] = 1;
+    days = jan4 - iDow + (aPart[1] - 1)*7 + (aPart[2] - 1);
+  }else{
+    DocCivil c;
+    memset(&c, 0, sizeof(c));
+    c.year = aPart[0];
+    c.month = 1;
+    c.day = 1;
+    exprAddMonths(&c, aPart[1] - 1);
+    days = docextDaysFromCivil(c.year, c.month, 1) + aPart[2] - 1;
+  }
+  ms = days*86400000 + aPart[3]*3600000 + aPart[4]*60000 + aPart[5]*1000 + aPart[6]
+     - nMin*60000LL;
+  r.type = DOC_DATE;
+  r.i = ms;
+  return exprSetNum(p, &r, pOut);
+}
+
+/* $dateToParts: date, timezone, iso8601. */
+static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  static const char *azPart[] = {"year", "month", "day", "hour", "minute", "second",
+                                 "millisecond"};
+  static const char *azIso[] = {"isoWeekYear", "isoWeek", "isoDayOfWeek"};
+  DocValue a[3];
+  DocCivil c;
+  DocBuf b;
+  i64 aPart[7], iDoc;
+  int bNull, nMin, i, bIso = 0, rc = SQLITE_OK;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nMin, &bNull) ) return p->rc;
+  if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
+    if( a[2].type!=DOC_BOOL ){
+      return exprError(p, "docext: $expr: $dateToParts' iso8601 must be a boolean, not %s",
+                       exprTypeName(&a[2]));
+    }
+    bIso = a[2].p[0]!=0;
+  }
+  if( bNull || ((pN->mArg & 4) && exprNullish(&a[2])) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  aPart[0] = c.year; aPart[1] = c.month; aPart[2] = c.day;
+  if( bIso ){
+    int w;
+    exprIsoWeek(&c, &w, &aPart[0]);
+    aPart[1] = w;
+    aPart[2] = exprDatePart(&c, DP_ISODOW);
+  }
+  aPart[3] = c.hour; aPart[4] = c.minute; aPart[5] = c.second; aPart[6] = c.millis;
+  memset(&b, 0, sizeof(b));
+  iDoc = docextBsonStartDoc(&rc, &b);
+  for(i=0; i<7; i++){
+    const char *z = bIso && i<3 ? azIso[i] : azPart[i];
+    docextBsonAppendInt32(&rc, &b, z, (int)strlen(z), (int32_t)aPart[i]);
+  }
+  docextBsonEndDoc(&rc, &b, iDoc);
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
+/* Read exactly nMin..nMax digits at z[*pi] into *pv (a sign first when
+** bSign). 0 when there are not enough. */
+static int exprReadNum(const char *z, int n, int *pi, int nMin, int nMax, int bSign, i64 *pv){
+  int i = *pi, k = 0, bNeg = 0;
+  i64 v = 0;
+  if( bSign && i<n && (z[i]=='+' || z[i]=='-') ){
+    bNeg = z[i]=='-';
+    i++;
+  }
+  while( i<n && k<nMax && z[i]>='0' && z[i]<='9' ){
+    v = v*10 + (z[i++] - '0');
+    k++;
+  }
+  if( k<nMin ) return 0;
+  *pv = bNeg ? -v : v;
+  *pi = i;
+  return 1;
+}
+
+/* Parse z[0..n) with a $dateToString format: the local civil time into
+** *pC and the zone's offset, if the text gives one, into *pnMin (*pbZone
+** set). 0 when the text does not fit the format. */
+static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
+                              DocCivil *pC, int *pnMin, int *pbZone){
+  int i = 0, k;
+  i64 v;
+  memset(pC, 0, sizeof(*pC));
+  pC->year = 1970;
+  pC->month = pC->day = 1;
+  *pbZone = 0;
+  for(k=0; k<nFmt; k++){
+    if( zFmt[k]!='%' ){
+      if( i>=n || z[i]!=zFmt[k] ) return 0;
+      i++;
+      continue;
+    }
+    if( ++k>=nFmt ) return 0;
+    switch( zFmt[k] ){
+      case 'Y': if( !exprReadNum(z, n, &i, 4, 4, 0, &v) ) return 0; pC->year = v; break;
+      case 'm': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->month = (int)v; break;
+      case 'd': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->day = (int)v; break;
+      case 'H': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->hour = (int)v; break;
+      case 'M': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->minute = (int)v; break;
+      case 'S': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->second = (int)v; break;
+      case 'L': if( !exprReadNum(z, n, &i, 1, 3, 0, &v) ) return 0; pC->millis = (int)v; break;
+      case 'z':
+        if( i<n && z[i]=='Z' ){
+          i++;
+          v = 0;
+        }else{
+          i64 h, m = 0;
+          int bNeg = i<n && z[i]=='-';
+          if( i>=n || (z[i]!='+' && z[i]!='-') ) return 0;
+          i++;
+          if( !exprReadNum(z, n, &i, 2, 2, 0, &h) ) return 0;
+          if( i<n && z[i]==':' ) i++;
+          if( !exprReadNum(z, n, &i, 2, 2, 0, &m) || h>23 || m>59 ) return 0;
+          v = (bNeg ? -1 : 1)*(h*60 + m);
+        }
+        *pnMin = (int)v;
+        *pbZone = 1;
+        break;
+      case 'Z':
+        if( !exprReadNum(z, n, &i, 1, 4, 1, &v) || v<-1439 || v>1439 ) return 0;
+        *pnMin = (int)v;
+        *pbZone = 1;
+        break;
+      case '%': if( i>=n || z[i]!='%' ) return 0; i++; break;
+      default: return -1;                         /* a specifier we lack */
+    }
+  }
+  if( i!=n || pC->month<1 || pC->month>12 || pC->day<1
+   || pC->day>exprMonthDays(pC->year, pC->month) || pC->hour>23 || pC->minute>59
+   || pC->second>59 ){
+    return 0;
+  }
+  return 1;
+}
+
+/* $dateFromString: dateString, format, timezone, onError, onNull. */
+static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[5];
+  DocNum r;
+  const char *z, *zWhy = 0;
+  int n, nMin = 0, bZoneNull, nGiven = 0, bZone = 0;
+  i64 ms = 0;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( exprTimezone(p, &a[2], pN->mArg & 4, &nMin, &bZoneNull) ) return p->rc;
+  if( (pN->mArg & 2) && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: $dateFromString's format must be a string, not %s",
+                     exprTypeName(&a[1]));
+  }
+  if( exprNullish(&a[0]) ){
+    if( pN->mArg & 16 ) *pOut = a[4];
+    else exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( bZoneNull || ((pN->mArg & 2) && exprNullish(&a[1])) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type!=DOC_STRING ){
+    zWhy = "dateString is not a string";
+  }else{
+    z = docextValueStr(&a[0], &n);
+    if( a[1].type==DOC_STRING ){
+      DocCivil c;
+      const char *zFmt;
+      int nFmt, e;
+      zFmt = docextValueStr(&a[1], &nFmt);
+      e = exprParseFormatted(z, n, zFmt, nFmt, &c, &nGiven, &bZone);
+      if( e<0 ){
+        return exprError(p, "docext: $expr: $dateFromString's format has a specifier "
+                            "docext does not parse (it takes %%Y %%m %%d %%H %%M %%S %%L %%z %%Z %%%%)");
+      }
+      if( e==0 ) zWhy = "the string does not match the format";
+      else ms = exprCivilMs(&c) - (bZone ? nGiven : 0)*60000LL;
+    }else if( docextIsoDateParseZone(z, n, &ms, &bZone) ){
+      zWhy = "not an ISO 8601 date";
+    }
+    /* a time without a zone is local to the timezone argument */
+    if( !zWhy && bZone && (pN->mArg & 4) ){
+      return exprError(p, "docext: $expr: $dateFromString: a string that gives its own "
+                          "time zone cannot be read with the timezone argument too");
+    }
+    if( !zWhy && !bZone ) ms -= nMin*60000LL;
+  }
+  if( zWhy ){
+    if( pN->mArg & 8 ){
+      *pOut = a[3];
+      return SQLITE_OK;
+    }
+    return exprError(p, "docext: $expr: $dateFromString: %s", zWhy);
+  }
+  r.type = DOC_DATE;
+  r.i = ms;
+  return exprSetNum(p, &r, pOut);
+}
+
 static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   exprSetMissing(pOut);
   if( p->rc ) return p->rc;
@@ -3254,6 +3794,13 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_RANGE:        return exprEvalRange(p, pN, pOut);
     case EX_OBJECTTOARRAY: return exprEvalObjectToArray(p, pN, pOut);
     case EX_ARRAYTOOBJECT: return exprEvalArrayToObject(p, pN, pOut);
+    case EX_DATEADD: case EX_DATESUBTRACT:
+      return exprEvalDateAdd(p, pN, pOut);
+    case EX_DATEDIFF:        return exprEvalDateDiff(p, pN, pOut);
+    case EX_DATETRUNC:       return exprEvalDateTrunc(p, pN, pOut);
+    case EX_DATEFROMPARTS:   return exprEvalDateFromParts(p, pN, pOut);
+    case EX_DATETOPARTS:     return exprEvalDateToParts(p, pN, pOut);
+    case EX_DATEFROMSTRING:  return exprEvalDateFromString(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:
       return exprEvalArrayOp(p, pN, pOut);
     case EX_ARRAYELEMAT: return exprEvalElemAt(p, pN, pOut);

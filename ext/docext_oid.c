@@ -82,8 +82,8 @@ void docextOidNew(u8 *aOut){
 ** doc_config.
 */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static i64 daysFromCivil(i64 y, int m, int d){
+/* (Howard Hinnant's days_from_civil.) */
+i64 docextDaysFromCivil(i64 y, int m, int d){
   i64 era, yoe, doy, doe;
   y -= m<=2;
   era = (y>=0 ? y : y-399) / 400;
@@ -123,7 +123,7 @@ void docextCivilFromMs(i64 ms, DocCivil *p){
   p->second = (msInDay/1000)%60;
   p->millis = msInDay%1000;
   p->dayOfWeek = (int)((days%7 + 11)%7) + 1;   /* 1970-01-01: Thursday, 5 */
-  p->dayOfYear = (int)(days - daysFromCivil(p->year, 1, 1)) + 1;
+  p->dayOfYear = (int)(days - docextDaysFromCivil(p->year, 1, 1)) + 1;
 }
 
 int docextIsoDateFormat(i64 ms, char *zOut){
@@ -168,8 +168,13 @@ static int readDigits(const char *z, int nz, int *pi, int n, int *pv){
 }
 
 int docextIsoDateParse(const char *z, int n, i64 *pMs){
+  return docextIsoDateParseZone(z, n, pMs, 0);
+}
+
+int docextIsoDateParseZone(const char *z, int n, i64 *pMs, int *pbZone){
   int i = 0, y, mo, d, h = 0, mi = 0, s = 0, ms = 0, tzSign = 0, tzh = 0, tzm = 0;
   static const int aDays[] = {31,29,31,30,31,30,31,31,30,31,30,31};
+  if( pbZone ) *pbZone = 0;
   if( !readDigits(z, n, &i, 4, &y) || i>=n || z[i++]!='-'
    || !readDigits(z, n, &i, 2, &mo) || i>=n || z[i++]!='-'
    || !readDigits(z, n, &i, 2, &d) ){
@@ -195,6 +200,7 @@ int docextIsoDateParse(const char *z, int n, i64 *pMs){
         if( nFrac==0 ) return SQLITE_ERROR;
       }
     }
+    if( pbZone ) *pbZone = i<n && (z[i]=='Z' || z[i]=='+' || z[i]=='-');
     if( i<n && z[i]=='Z' ){
       i++;
     }else if( i<n && (z[i]=='+' || z[i]=='-') ){
@@ -213,7 +219,7 @@ int docextIsoDateParse(const char *z, int n, i64 *pMs){
     return SQLITE_ERROR;
   }
   if( mo==2 && d==29 && !((y%4==0 && y%100!=0) || y%400==0) ) return SQLITE_ERROR;
-  *pMs = (daysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
+  *pMs = (docextDaysFromCivil(y, mo, d)*86400 + h*3600 + mi*60 + s
           - tzSign*(tzh*3600 + tzm*60)) * 1000 + ms;
   return SQLITE_OK;
 }

@@ -404,3 +404,51 @@ SELECT doc_match('{}', '{$expr: {$range: [0, 100000000]}}');
 SELECT doc_match('{}', '{$expr: {$objectToArray: [1]}}');
 SELECT doc_match('{}', '{$expr: {$arrayToObject: [[1]]}}');
 SELECT doc_match('{}', '{$expr: {$arrayToObject: [[[1, 2]]]}}');
+
+-- 15. Date arithmetic: $dateAdd, $dateSubtract, $dateDiff, $dateTrunc,
+-- $dateFromParts, $dateToParts, $dateFromString
+SELECT doc_update('{d: ISODate("2020-01-31T10:30:00Z"), e: ISODate("2021-03-01T00:00:00Z")}', '[{$set: {
+  a1: {$dateAdd: {startDate: "$d", unit: "month", amount: 1}}, a2: {$dateAdd: {startDate: "$d", unit: "day", amount: 3}},
+  a3: {$dateSubtract: {startDate: "$d", unit: "hour", amount: 12}}, a4: {$dateAdd: {startDate: "$d", unit: "year", amount: 1, timezone: "+14:00"}},
+  a5: {$dateAdd: {startDate: ISODate("2020-02-29"), unit: "year", amount: 1}}, a6: {$dateAdd: {startDate: "$d", unit: "quarter", amount: -1}},
+  a7: {$dateAdd: {startDate: "$d", unit: "week", amount: NumberLong(2)}}, a8: {$dateAdd: {startDate: "$nope", unit: "day", amount: 1}},
+  d1: {$dateDiff: {startDate: "$d", endDate: "$e", unit: "month"}}, d2: {$dateDiff: {startDate: "$d", endDate: "$e", unit: "day"}},
+  d3: {$dateDiff: {startDate: "$d", endDate: "$e", unit: "year"}}, d4: {$dateDiff: {startDate: "$d", endDate: "$e", unit: "week", startOfWeek: "MON"}},
+  d5: {$dateDiff: {startDate: "$e", endDate: "$d", unit: "quarter"}},
+  d6: {$dateDiff: {startDate: ISODate("2020-01-01T23:59:59Z"), endDate: ISODate("2020-01-02T00:00:00Z"), unit: "day"}},
+  t1: {$dateTrunc: {date: "$d", unit: "month"}}, t2: {$dateTrunc: {date: "$d", unit: "week"}},
+  t3: {$dateTrunc: {date: "$d", unit: "hour", binSize: 4}}, t4: {$dateTrunc: {date: ISODate("2020-05-18T14:10:30Z"), unit: "week", binSize: 2}},
+  t5: {$dateTrunc: {date: "$d", unit: "year", binSize: 3}}, t6: {$dateTrunc: {date: "$d", unit: "day", timezone: "-05:00"}},
+  t7: {$dateTrunc: {date: "$d", unit: "week", startOfWeek: "monday"}}}}]');
+SELECT doc_update('{}', '[{$set: {f1: {$dateFromParts: {year: 2017, month: 2, day: 8, hour: 12}},
+  f2: {$dateFromParts: {year: 2017, month: 14, day: 1}}, f3: {$dateFromParts: {isoWeekYear: 2017, isoWeek: 6, isoDayOfWeek: 3, hour: 12}},
+  f4: {$dateFromParts: {year: 2016, month: 12, day: 31, hour: 23, minute: 46, second: 12, timezone: "+0500"}},
+  f5: {$dateFromParts: {year: 2017, day: 0}}, f6: {$dateFromParts: {year: 2017, month: null}},
+  p1: {$dateToParts: {date: ISODate("2017-01-01T01:29:09.123Z")}}, p2: {$dateToParts: {date: ISODate("2017-01-01T01:29:09.123Z"), iso8601: true}},
+  p3: {$dateToParts: {date: ISODate("2017-01-01T01:29:09.123Z"), timezone: "-05:00"}},
+  s1: {$dateFromString: {dateString: "2017-02-08T12:10:40.787"}}, s2: {$dateFromString: {dateString: "2017-02-08T12:10:40.787", timezone: "+05:00"}},
+  s3: {$dateFromString: {dateString: "15-06-2018", format: "%d-%m-%Y"}}, s4: {$dateFromString: {dateString: "oops", onError: "bad"}},
+  s5: {$dateFromString: {dateString: null, onNull: "none"}}, s6: {$dateFromString: {dateString: "2018-06-15 10:00 +0200", format: "%Y-%m-%d %H:%M %z"}},
+  s7: {$dateFromString: {dateString: "2017-02-08"}}}}]');
+-- monthly buckets of the orders, and each order's age in days at a fixed date
+SELECT json_extract(doc, '$._id'), doc_update(doc, '[{$project: {_id: 0, month: {$dateTrunc: {date: "$at", unit: "month"}},
+  age: {$dateDiff: {startDate: "$at", endDate: ISODate("2024-04-01"), unit: "day"}}}}]') FROM orders;
+-- errors
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "lightyear", amount: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: 5, amount: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "day", amount: 1.5}}}');
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "day"}}}');
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: {$toDate: NumberLong("9000000000000000000")}, unit: "day", amount: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "month", amount: 100000000}}}');
+SELECT doc_match('{}', '{$expr: {$dateTrunc: {date: ISODate("2020-01-01"), unit: "day", binSize: 0}}}');
+SELECT doc_match('{}', '{$expr: {$dateTrunc: {date: ISODate("2020-01-01"), unit: "week", startOfWeek: "someday"}}}');
+SELECT doc_match('{}', '{$expr: {$dateDiff: {startDate: ISODate("2020-01-01"), endDate: 5, unit: "day"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromParts: {year: 10000}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromParts: {month: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromParts: {year: 2000, hour: 40000}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromParts: {year: 2000, isoWeek: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateToParts: {date: ISODate("2020-01-01"), iso8601: 1}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2017-02-08T12:10:40Z", timezone: "+01:00"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "x"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2020", format: "%Q"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: 5}}}');
