@@ -2960,6 +2960,20 @@ static int exprCpOffset(const char *z, int n, i64 k){
   return i<n ? i : n;
 }
 
+/* The optional third and fourth arguments of $indexOfBytes, $indexOfCP
+** and $indexOfArray, a[2] and a[3]: non-negative whole numbers, into
+** aLim[0] and aLim[1] (left as they are when not given). */
+static int exprIndexLimits(ExprCtx *p, const ExprNode *pN, const DocValue *a, int *aLim){
+  int i;
+  for(i=2; i<pN->nArg; i++){
+    if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
+      return exprError(p, "docext: $expr: %s's %s index must be a non-negative whole number",
+                       pN->zOp, i==2 ? "starting" : "ending");
+    }
+  }
+  return SQLITE_OK;
+}
+
 /* $indexOfBytes, $indexOfCP: [string, substring, start, end]: the first
 ** place of substring at or after start and ending by end, or -1. */
 static int exprEvalIndexOf(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
@@ -2978,12 +2992,7 @@ static int exprEvalIndexOf(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "docext: $expr: %s's second argument must be a string, not null",
                      pN->zOp);
   }
-  for(i=2; i<pN->nArg; i++){
-    if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
-      return exprError(p, "docext: $expr: %s's %s index must be a non-negative whole number",
-                       pN->zOp, i==2 ? "starting" : "ending");
-    }
-  }
+  if( exprIndexLimits(p, pN, a, aLim) ) return p->rc;
   for(i=0; i<n; i+=bCP ? exprUtf8Len((u8)z[i]) : 1) nUnits++;    /* bytes or CPs */
   if( aLim[0]>nUnits || (aLim[1]>=0 && aLim[0]>aLim[1]) ) return exprSetInt(p, -1, pOut);
   iStart = bCP ? exprCpOffset(z, n, aLim[0]) : aLim[0];
@@ -3104,7 +3113,7 @@ static int exprEvalSubstrBytes(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 static int exprEvalIndexOfArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[4];
   DocIter it;
-  int aLim[2] = {0, -1}, i, k = 0;
+  int aLim[2] = {0, -1}, k = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprNullish(&a[0]) ){
     exprSetNull(pOut);
@@ -3114,12 +3123,7 @@ static int exprEvalIndexOfArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "docext: $expr: $indexOfArray's first argument must be an array, not %s",
                      exprTypeName(&a[0]));
   }
-  for(i=2; i<pN->nArg; i++){
-    if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
-      return exprError(p, "docext: $expr: $indexOfArray's %s index must be a non-negative "
-                          "whole number", i==2 ? "starting" : "ending");
-    }
-  }
+  if( exprIndexLimits(p, pN, a, aLim) ) return p->rc;
   docextIterInitValue(&it, &a[0]);
   while( docextIterNext(&it) && (aLim[1]<0 || k<aLim[1]) ){
     if( k>=aLim[0] && exprCompare(&it.v, &a[1])==0 ) return exprSetInt(p, k, pOut);
