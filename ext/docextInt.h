@@ -557,6 +557,13 @@ int docextRegexCompile(const char *z, int n, const char *zOptions,
 /* *pbMatch = 1 if the regex matches somewhere in s[0..n). SQLITE_ERROR
 ** with a message when a limit is hit. */
 int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **pzErr);
+/* The same from byte iStart, and where: aOff[2*i], aOff[2*i+1] are the byte
+** offsets of group i (0: the whole match) for the first nGroup groups, -1
+** for a group that took no part. *pnMatch is 1 on a match, else 0. */
+int docextRegexExec(DocRegex *pRe, const char *s, int n, int iStart, int *aOff, int nGroup,
+                    int *pnMatch, char **pzErr);
+/* The number of capturing groups of the pattern. */
+int docextRegexGroups(DocRegex *pRe);
 void docextRegexFree(DocRegex *pRe);
 /* Put the options a[0..n) of a stored regex in alphabetical order, as BSON
 ** and Extended JSON want them, in linear time (options come from outside

@@ -59,7 +59,11 @@ enum {
   EX_REPLACEONE, EX_REPLACEALL, EX_SUBSTRBYTES,
   EX_INDEXOFARRAY, EX_RANGE, EX_OBJECTTOARRAY, EX_ARRAYTOOBJECT,
   EX_DATEADD, EX_DATESUBTRACT, EX_DATEDIFF, EX_DATETRUNC, EX_DATEFROMPARTS,
-  EX_DATETOPARTS, EX_DATEFROMSTRING
+  EX_DATETOPARTS, EX_DATEFROMSTRING,
+  EX_REGEXMATCH, EX_REGEXFIND, EX_REGEXFINDALL, EX_TRIG, EX_ATAN2, EX_DEG2RAD, EX_RAD2DEG,
+  EX_BITAND, EX_BITOR, EX_BITXOR, EX_BITNOT, EX_ZIP, EX_SORTARRAY,
+  EX_FIRSTN, EX_LASTN, EX_MAXN, EX_MINN, EX_GETFIELD, EX_BSONSIZE, EX_BINARYSIZE,
+  EX_TSSECOND, EX_TSINCREMENT
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -120,6 +124,16 @@ static const struct ExprOp {
   {"$range", EX_RANGE, 2, 3},
   {"$objectToArray", EX_OBJECTTOARRAY, 1, 1},
   {"$arrayToObject", EX_ARRAYTOOBJECT, 1, 1},
+  {"$sin", EX_TRIG, 1, 1},     {"$cos", EX_TRIG, 1, 1},     {"$tan", EX_TRIG, 1, 1},
+  {"$asin", EX_TRIG, 1, 1},    {"$acos", EX_TRIG, 1, 1},    {"$atan", EX_TRIG, 1, 1},
+  {"$sinh", EX_TRIG, 1, 1},    {"$cosh", EX_TRIG, 1, 1},    {"$tanh", EX_TRIG, 1, 1},
+  {"$asinh", EX_TRIG, 1, 1},   {"$acosh", EX_TRIG, 1, 1},   {"$atanh", EX_TRIG, 1, 1},
+  {"$atan2", EX_ATAN2, 2, 2},
+  {"$degreesToRadians", EX_DEG2RAD, 1, 1}, {"$radiansToDegrees", EX_RAD2DEG, 1, 1},
+  {"$bitAnd", EX_BITAND, 0, -1}, {"$bitOr", EX_BITOR, 0, -1}, {"$bitXor", EX_BITXOR, 0, -1},
+  {"$bitNot", EX_BITNOT, 1, 1},
+  {"$bsonSize", EX_BSONSIZE, 1, 1}, {"$binarySize", EX_BINARYSIZE, 1, 1},
+  {"$tsSecond", EX_TSSECOND, 1, 1}, {"$tsIncrement", EX_TSINCREMENT, 1, 1},
 };
 
 /* Operators of one kind that differ by ExprNode.eSub: the date parts, each
@@ -148,6 +162,7 @@ struct ExprNode {
   u8 mArg;                /* operators of named parameters: bit i set when
                           ** parameter i was given (absent ones are
                           ** missing constants) */
+  DocRegex *pRe;          /* $regex*: the regex, when it is a constant */
   u8 bDefault;            /* EX_SWITCH: the last argument is the default */
   u8 bNoDoc;              /* EX_LET: the variables see no document (a
                           ** query's let, evaluated before any document) */
@@ -222,6 +237,7 @@ static void exprNodeFree(ExprNode *p){
     int i;
     for(i=0; i<p->nArg; i++) exprNodeFree(p->apArg[i]);
     sqlite3_free(p->apArg);
+    docextRegexFree(p->pRe);
     sqlite3_free(p);
   }
 }
@@ -609,6 +625,37 @@ static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zO
   return exprDone(pP, p);
 }
 
+/* A $regex* node whose regex and options are constants: compile it once
+** (a bad one is then an error before any document is read). */
+static void exprParseRegex(ExprParse *pP, ExprNode *p){
+  const ExprNode *pRegex = p->apArg[1], *pOpt = p->apArg[2];
+  const char *zPat, *zOpt = "";
+  char zOptBuf[16];
+  int nPat, nOpt;
+  char *zErr = 0;
+  if( pP->rc || pRegex->eOp!=EX_CONST || pOpt->eOp!=EX_CONST ) return;
+  if( pRegex->v.type==DOC_REGEX ){
+    zPat = (const char*)pRegex->v.p;
+    nPat = (int)strlen(zPat);
+    zOpt = zPat + nPat + 1;
+    if( zOpt[0] && pOpt->v.type==DOC_STRING ) return;   /* (an error when run) */
+  }else if( pRegex->v.type==DOC_STRING ){
+    zPat = docextValueStr(&pRegex->v, &nPat);
+  }else{
+    return;
+  }
+  if( pOpt->v.type==DOC_STRING ) zOpt = docextValueStr(&pOpt->v, &nOpt);
+  else if( pOpt->v.type!=0 ) return;
+  nOpt = (int)strlen(zOpt);
+  if( nOpt>=(int)sizeof(zOptBuf) || memchr(zPat, 0, nPat) ) return;
+  memcpy(zOptBuf, zOpt, nOpt+1);
+  if( docextRegexCompile(zPat, nPat, zOptBuf, &p->pRe, &zErr) ){
+    exprParseError(pP, "docext: $expr: %s: %s", p->zOp,
+                   zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr ? zErr : "bad regex");
+    sqlite3_free(zErr);
+  }
+}
+
 /* The operators of aSubOp[], $convert and $dateToString. 0 (and no error)
 ** when zOp is none of them. */
 static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
@@ -644,6 +691,15 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
       {"$dateToParts", EX_DATETOPARTS, 3, 1, {"date", "timezone", "iso8601"}},
       {"$dateFromString", EX_DATEFROMSTRING, 5, 1,
        {"dateString", "format", "timezone", "onError", "onNull"}},
+      {"$regexMatch", EX_REGEXMATCH, 3, 2, {"input", "regex", "options"}},
+      {"$regexFind", EX_REGEXFIND, 3, 2, {"input", "regex", "options"}},
+      {"$regexFindAll", EX_REGEXFINDALL, 3, 2, {"input", "regex", "options"}},
+      {"$zip", EX_ZIP, 3, 1, {"inputs", "useLongestLength", "defaults"}},
+      {"$sortArray", EX_SORTARRAY, 2, 2, {"input", "sortBy"}},
+      {"$firstN", EX_FIRSTN, 2, 2, {"n", "input"}},
+      {"$lastN", EX_LASTN, 2, 2, {"n", "input"}},
+      {"$maxN", EX_MAXN, 2, 2, {"n", "input"}},
+      {"$minN", EX_MINN, 2, 2, {"n", "input"}},
     };
     static const char *azParts[] = {"year", "month", "day", "hour", "minute", "second",
                                     "millisecond", "timezone"};
@@ -651,9 +707,40 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
                                        "minute", "second", "millisecond", "timezone"};
     for(i=0; i<DOCEXT_COUNT(aNamed); i++){
       if( docextIterKeyIs(pIt, aNamed[i].zOp) ){
-        return exprParseNamed(pP, aNamed[i].eOp, 0, aNamed[i].zOp, v, aNamed[i].azName,
-                              aNamed[i].nName, aNamed[i].nRequired);
+        p = exprParseNamed(pP, aNamed[i].eOp, 0, aNamed[i].zOp, v, aNamed[i].azName,
+                           aNamed[i].nName, aNamed[i].nRequired);
+        if( p && (p->eOp==EX_REGEXMATCH || p->eOp==EX_REGEXFIND || p->eOp==EX_REGEXFINDALL) ){
+          exprParseRegex(pP, p);
+          p = exprDone(pP, p);
+        }
+        return p;
       }
+    }
+    if( docextIterKeyIs(pIt, "$getField") ){
+      /* {$getField: "name"} or {$getField: {field: "name", input: e}} */
+      static const char *azGet[] = {"field", "input"};
+      DocValue field = *v, in;
+      memset(&in, 0, sizeof(in));
+      if( v->type==DOC_DOCUMENT ){
+        DocValue a[2];
+        if( !exprParams(pP, "$getField", v, azGet, a, 2, 1) ) return 0;
+        field = a[0];
+        in = a[1];
+      }
+      if( field.type==DOC_DOCUMENT && exprCount(&field)==1 ){
+        DocValue lit;
+        if( docextBsonFind(field.p, "$literal", 8, &lit) ) field = lit;
+      }
+      if( field.type!=DOC_STRING ){
+        exprParseError(pP, "docext: $expr: $getField's field must be a constant string");
+        return 0;
+      }
+      p = exprNodeNew(pP, EX_GETFIELD, 1);
+      if( p==0 ) return 0;
+      p->zOp = "$getField";
+      p->v = field;
+      if( in.type ) exprAddArg(pP, p, &in);
+      return exprDone(pP, p);
     }
     if( docextIterKeyIs(pIt, "$dateFromParts") ){
       DocValue iso;
@@ -3748,6 +3835,482 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
   return exprSetNum(p, &r, pOut);
 }
 
+/*------------------------------------------------------------------------
+** Regular expressions ($regexMatch, $regexFind, $regexFindAll: input,
+** regex, options), trigonometry, bits, and the rest: $zip, $sortArray,
+** $firstN, $lastN, $maxN, $minN, $getField, $bsonSize, $binarySize,
+** $tsSecond, $tsIncrement.
+*/
+
+/* The regex of a $regex* node: its pattern and options, from a string
+** and an options string, or a BSON regex (whose options may not be given
+** twice). SQLITE_OK with *ppRe (free it unless it is pN->pRe) or *pbNull
+** when the regex is null. */
+static int exprRegexOf(ExprCtx *p, const ExprNode *pN, const DocValue *pRegex,
+                       const DocValue *pOpt, DocRegex **ppRe, int *pbNull){
+  const char *zPat, *zOpt = "";
+  char zOptBuf[16];
+  int nPat, nOpt = 0;
+  char *zErr = 0;
+  *ppRe = 0;
+  *pbNull = 0;
+  if( pN->pRe ){
+    *ppRe = pN->pRe;
+    return SQLITE_OK;
+  }
+  if( exprNullish(pRegex) ){
+    *pbNull = 1;
+    return SQLITE_OK;
+  }
+  if( pRegex->type==DOC_REGEX ){
+    zPat = (const char*)pRegex->p;
+    nPat = (int)strlen(zPat);
+    zOpt = zPat + nPat + 1;
+    if( zOpt[0] && (pN->mArg & 4) && !exprNullish(pOpt) ){
+      return exprError(p, "docext: $expr: %s: options given both in the regex and as "
+                          "options", pN->zOp);
+    }
+  }else if( pRegex->type==DOC_STRING ){
+    zPat = docextValueStr(pRegex, &nPat);
+  }else{
+    return exprError(p, "docext: $expr: %s's regex must be a string or a regex, not %s",
+                     pN->zOp, exprTypeName(pRegex));
+  }
+  if( (pN->mArg & 4) && !exprNullish(pOpt) ){
+    if( pOpt->type!=DOC_STRING ){
+      return exprError(p, "docext: $expr: %s's options must be a string, not %s",
+                       pN->zOp, exprTypeName(pOpt));
+    }
+    zOpt = docextValueStr(pOpt, &nOpt);
+  }
+  nOpt = (int)strlen(zOpt);
+  if( nOpt>=(int)sizeof(zOptBuf) || memchr(zPat, 0, nPat) ){
+    return exprError(p, "docext: $expr: %s: a bad regex or options", pN->zOp);
+  }
+  memcpy(zOptBuf, zOpt, nOpt+1);
+  if( docextRegexCompile(zPat, nPat, zOptBuf, ppRe, &zErr) ){
+    exprError(p, "docext: $expr: %s: %s", pN->zOp, zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8
+                                                     : zErr ? zErr : "bad regex");
+    sqlite3_free(zErr);
+    return p->rc;
+  }
+  return SQLITE_OK;
+}
+
+/* The {match, idx, captures} document of one match at aOff (byte offsets;
+** idx counts code points). */
+static int exprMatchDoc(ExprCtx *p, const char *z, const int *aOff, int nGroup, DocValue *pOut){
+  DocBuf b;
+  i64 iDoc, iArr;
+  int rc = SQLITE_OK, i, nCP = 0;
+  char zIdx[16];
+  for(i=0; i<aOff[0]; i+=exprUtf8Len((u8)z[i])) nCP++;
+  memset(&b, 0, sizeof(b));
+  iDoc = docextBsonStartDoc(&rc, &b);
+  docextBsonAppendString(&rc, &b, DOC_STRING, "match", 5, &z[aOff[0]], aOff[1]-aOff[0]);
+  docextBsonAppendInt32(&rc, &b, "idx", 3, nCP);
+  iArr = docextBsonStartChild(&rc, &b, DOC_ARRAY, "captures", 8);
+  for(i=1; i<=nGroup; i++){
+    int nIdx = docextBsonArrayKey(zIdx, i-1);
+    if( aOff[2*i]<0 ) docextBsonAppendNull(&rc, &b, zIdx, nIdx);
+    else docextBsonAppendString(&rc, &b, DOC_STRING, zIdx, nIdx, &z[aOff[2*i]], aOff[2*i+1]-aOff[2*i]);
+  }
+  docextBsonEndDoc(&rc, &b, iArr);
+  docextBsonEndDoc(&rc, &b, iDoc);
+  return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
+}
+
+#define EXPR_MAX_GROUPS 32        /* capture groups $regexFind reports */
+
+static int exprEvalRegex(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3], v;
+  DocRegex *pRe = 0;
+  const char *z;
+  char *zErr = 0;
+  int n, bNull, nGroup, aOff[2*(EXPR_MAX_GROUPS+1)], bMatch = 0, iStart = 0, rc;
+  ExprArray arr;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( !exprNullish(&a[0]) && a[0].type!=DOC_STRING ){
+    return exprError(p, "docext: $expr: %s needs a string as input, not %s",
+                     pN->zOp, exprTypeName(&a[0]));
+  }
+  if( exprRegexOf(p, pN, &a[1], &a[2], &pRe, &bNull) ) return p->rc;
+  if( exprNullish(&a[0]) || bNull ){
+    if( pN->eOp==EX_REGEXMATCH ) exprSetBool(pOut, 0);
+    else if( pN->eOp==EX_REGEXFIND ) exprSetNull(pOut);
+    else{ exprArrayStart(&arr); exprArrayEnd(p, &arr, pOut); }
+    if( pRe!=pN->pRe ) docextRegexFree(pRe);
+    return p->rc;
+  }
+  z = docextValueStr(&a[0], &n);
+  nGroup = docextRegexGroups(pRe);
+  if( nGroup>EXPR_MAX_GROUPS ) nGroup = EXPR_MAX_GROUPS;
+  if( pN->eOp==EX_REGEXFINDALL ) exprArrayStart(&arr);
+  for(;;){
+    rc = docextRegexExec(pRe, z, n, iStart, aOff, nGroup+1, &bMatch, &zErr);
+    if( rc ){
+      if( zErr ){
+        exprError(p, "%s", zErr);
+        sqlite3_free(zErr);
+      }else{
+        p->rc = rc;
+      }
+      break;
+    }
+    if( pN->eOp==EX_REGEXMATCH ){
+      exprSetBool(pOut, bMatch);
+      break;
+    }
+    if( !bMatch ){
+      if( pN->eOp==EX_REGEXFIND ) exprSetNull(pOut);
+      break;
+    }
+    if( pN->eOp==EX_REGEXFIND ){
+      exprMatchDoc(p, z, aOff, nGroup, pOut);
+      break;
+    }
+    if( exprMatchDoc(p, z, aOff, nGroup, &v) || !exprArrayAdd(&arr, &v) ) break;
+    /* the next match starts after this one, a character later if it was empty */
+    iStart = aOff[1]>aOff[0] ? aOff[1] : aOff[1] + (aOff[1]<n ? exprUtf8Len((u8)z[aOff[1]]) : 1);
+    if( iStart>n ) break;
+  }
+  if( pN->eOp==EX_REGEXFINDALL ){
+    if( p->rc==SQLITE_OK ) exprArrayEnd(p, &arr, pOut);
+    else docextBufFree(&arr.b);
+  }
+  if( pRe!=pN->pRe ) docextRegexFree(pRe);
+  return p->rc;
+}
+
+/* $sin … $atanh, $atan2, $degreesToRadians, $radiansToDegrees: doubles
+** (decimal128 in, decimal128 out, computed in double precision). */
+static int exprEvalTrig(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  static const struct {
+    const char *zName;
+    double (*x)(double);
+    double lo, hi;          /* the domain, closed */
+  } aFn[] = {
+    {"$sin", sin, -INFINITY, INFINITY}, {"$cos", cos, -INFINITY, INFINITY},
+    {"$tan", tan, -INFINITY, INFINITY}, {"$asin", asin, -1, 1}, {"$acos", acos, -1, 1},
+    {"$atan", atan, -INFINITY, INFINITY}, {"$sinh", sinh, -INFINITY, INFINITY},
+    {"$cosh", cosh, -INFINITY, INFINITY}, {"$tanh", tanh, -INFINITY, INFINITY},
+    {"$asinh", asinh, -INFINITY, INFINITY}, {"$acosh", acosh, 1, INFINITY},
+    {"$atanh", atanh, -1, 1},
+  };
+  DocNum ax[2];
+  int bNull, i, bDec;
+  double x, r = 0;
+  if( exprMathArgs(p, pN, ax, &bNull) ) return p->rc;
+  if( bNull ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  bDec = ax[0].type==DOC_DECIMAL128 || (pN->nArg>1 && ax[1].type==DOC_DECIMAL128);
+  x = exprNumDouble(&ax[0]);
+  if( pN->eOp==EX_ATAN2 ){
+    r = atan2(x, exprNumDouble(&ax[1]));
+  }else if( pN->eOp==EX_DEG2RAD ){
+    r = x * (3.14159265358979323846 / 180.0);
+  }else if( pN->eOp==EX_RAD2DEG ){
+    r = x * (180.0 / 3.14159265358979323846);
+  }else{
+    for(i=0; strcmp(aFn[i].zName, pN->zOp)!=0; i++){}
+    if( !isnan(x) && (x<aFn[i].lo || x>aFn[i].hi || (isinf(x) && i<3)) ){
+      return exprError(p, "docext: $expr: cannot apply %s to %g: outside its domain", pN->zOp, x);
+    }
+    r = aFn[i].x(x);
+  }
+  return exprSetReal(p, r, bDec, pOut);
+}
+
+/* $bitAnd, $bitOr, $bitXor (of ints and longs), $bitNot. */
+static int exprEvalBits(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  DocNum r;
+  int i;
+  r.type = DOC_INT32;
+  r.i = pN->eOp==EX_BITAND ? -1 : 0;
+  for(i=0; i<pN->nArg; i++){
+    i64 x;
+    if( exprEval(p, pN->apArg[i], &v) ) return p->rc;
+    if( exprNullish(&v) ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( v.type!=DOC_INT32 && v.type!=DOC_INT64 ){
+      return exprError(p, "docext: $expr: %s only supports int and long, not %s",
+                       pN->zOp, exprTypeName(&v));
+    }
+    if( v.type==DOC_INT64 ) r.type = DOC_INT64;
+    x = v.type==DOC_INT32 ? docextValueI32(&v) : docextValueI64(&v);
+    switch( pN->eOp ){
+      case EX_BITAND: r.i &= x; break;
+      case EX_BITOR:  r.i |= x; break;
+      case EX_BITXOR: r.i ^= x; break;
+      default:        r.i = ~x; break;
+    }
+  }
+  return exprSetNum(p, &r, pOut);
+}
+
+/* $zip: inputs, useLongestLength, defaults. */
+static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3], *aIn = 0, *aDef = 0;
+  DocIter *aIt = 0, it;
+  int nIn, i, k, nLen = -1, bLongest = 0;
+  ExprArray arr;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( a[0].type!=DOC_ARRAY && !exprNullish(&a[0]) ){
+    return exprError(p, "docext: $expr: $zip's inputs must be an array, not %s", exprTypeName(&a[0]));
+  }
+  if( (pN->mArg & 2) ){
+    if( a[1].type!=DOC_BOOL ) return exprError(p, "docext: $expr: $zip's useLongestLength must be a boolean");
+    bLongest = a[1].p[0]!=0;
+  }
+  if( (pN->mArg & 4) && (!bLongest || a[2].type!=DOC_ARRAY) ){
+    return exprError(p, "docext: $expr: $zip's defaults must be an array, and needs useLongestLength");
+  }
+  if( exprNullish(&a[0]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  nIn = exprCount(&a[0]);
+  if( (pN->mArg & 4) && exprCount(&a[2])!=nIn ){
+    return exprError(p, "docext: $expr: $zip's defaults must be as long as its inputs");
+  }
+  aIn = sqlite3_malloc64((sizeof(DocValue)*2 + sizeof(DocIter))*((u64)nIn+1));
+  if( aIn==0 ) return p->rc = SQLITE_NOMEM;
+  aDef = &aIn[nIn+1];
+  aIt = (DocIter*)&aDef[nIn+1];
+  docextIterInitValue(&it, &a[0]);
+  for(i=0; docextIterNext(&it); i++){
+    aIn[i] = it.v;
+    if( exprNullish(&aIn[i]) ){
+      sqlite3_free(aIn);
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    if( aIn[i].type!=DOC_ARRAY ){
+      sqlite3_free(aIn);
+      return exprError(p, "docext: $expr: $zip's inputs must be arrays, not %s", exprTypeName(&it.v));
+    }
+    k = exprCount(&aIn[i]);
+    if( nLen<0 || (bLongest ? k>nLen : k<nLen) ) nLen = k;
+    docextIterInitValue(&aIt[i], &aIn[i]);
+  }
+  for(i=0; i<nIn; i++) exprSetNull(&aDef[i]);
+  if( pN->mArg & 4 ){
+    docextIterInitValue(&it, &a[2]);
+    for(i=0; docextIterNext(&it); i++) aDef[i] = it.v;
+  }
+  exprArrayStart(&arr);
+  for(k=0; k<nLen && arr.rc==SQLITE_OK; k++){
+    ExprArray row;
+    DocValue vRow;
+    exprArrayStart(&row);
+    for(i=0; i<nIn; i++){
+      exprArrayAdd(&row, docextIterNext(&aIt[i]) ? &aIt[i].v : &aDef[i]);
+    }
+    if( exprArrayEnd(p, &row, &vRow) || !exprArrayAdd(&arr, &vRow) ) break;
+  }
+  sqlite3_free(aIn);
+  return exprArrayEnd(p, &arr, pOut);
+}
+
+/* For $sortArray's documents sorted by fields: a sort pattern compiled
+** once per call, and for each element its sort key. */
+typedef struct ExprSortKey ExprSortKey;
+struct ExprSortKey {
+  DocValue v;
+  i64 iKey;               /* key bytes in ExprSortCtx.keys */
+  int nKey;
+};
+typedef struct ExprSortCtx ExprSortCtx;
+struct ExprSortCtx {
+  DocBuf keys;
+  int bDesc;              /* sortBy -1 */
+  int bFields;            /* sortBy is a document of fields */
+};
+
+static int exprSortKeyCmp(void *pCtx, const void *x, const void *y){
+  ExprSortCtx *c = (ExprSortCtx*)pCtx;
+  const ExprSortKey *a = (const ExprSortKey*)x, *b = (const ExprSortKey*)y;
+  int r;
+  if( c->bFields ) return docextKeyCmp(&c->keys.a[a->iKey], a->nKey, &c->keys.a[b->iKey], b->nKey);
+  r = exprCompare(&a->v, &b->v);
+  return c->bDesc ? -r : r;
+}
+
+/* $sortArray: input, sortBy (1, -1, or a document of fields as a sort). */
+static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2];
+  DocIter it;
+  ExprSortKey *aK;
+  ExprSortCtx c;
+  DocSort *pSort = 0;
+  ExprArray arr;
+  char *zErr = 0;
+  int n, i, rc = SQLITE_OK;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  memset(&c, 0, sizeof(c));
+  if( a[1].type==DOC_DOCUMENT ){
+    if( docextSortNew(a[1].p, &pSort, &zErr) ){
+      exprError(p, "docext: $expr: $sortArray: %s", zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : "bad sortBy");
+      sqlite3_free(zErr);
+      return p->rc;
+    }
+    c.bFields = 1;
+  }else{
+    int d;
+    if( !exprWholeInt(&a[1], &d) || (d!=1 && d!=-1) ){
+      return exprError(p, "docext: $expr: $sortArray's sortBy must be 1, -1 or a document of fields");
+    }
+    c.bDesc = d<0;
+  }
+  if( exprNullish(&a[0]) ){
+    docextSortFree(pSort);
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[0].type!=DOC_ARRAY ){
+    docextSortFree(pSort);
+    return exprError(p, "docext: $expr: $sortArray's input must be an array, not %s", exprTypeName(&a[0]));
+  }
+  n = exprCount(&a[0]);
+  aK = sqlite3_malloc64(sizeof(ExprSortKey)*2*((u64)n+1));
+  if( aK==0 ){
+    docextSortFree(pSort);
+    return p->rc = SQLITE_NOMEM;
+  }
+  docextIterInitValue(&it, &a[0]);
+  for(i=0; rc==SQLITE_OK && docextIterNext(&it); i++){
+    aK[i].v = it.v;
+    aK[i].iKey = (i64)c.keys.n;
+    if( c.bFields ){
+      /* a non-document sorts as an empty document would */
+      static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+      rc = docextSortKey(pSort, it.v.type==DOC_DOCUMENT ? it.v.p : aEmpty, &c.keys, &zErr);
+    }
+    aK[i].nKey = (int)(c.keys.n - aK[i].iKey);
+  }
+  if( rc==SQLITE_OK ) docextSort(aK, n, sizeof(ExprSortKey), &aK[n], exprSortKeyCmp, &c);
+  exprArrayStart(&arr);
+  for(i=0; rc==SQLITE_OK && i<n && exprArrayAdd(&arr, &aK[i].v); i++){}
+  if( rc ){
+    docextBufFree(&arr.b);
+    if( zErr ){ exprError(p, "%s", zErr); sqlite3_free(zErr); }
+    else p->rc = rc;
+  }else{
+    exprArrayEnd(p, &arr, pOut);
+  }
+  sqlite3_free(aK);
+  docextBufFree(&c.keys);
+  docextSortFree(pSort);
+  return p->rc;
+}
+
+/* $firstN, $lastN, $maxN, $minN: n, input (an array). maxN and minN leave
+** out null and missing values. */
+static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[2], *aV;
+  DocIter it;
+  ExprArray arr;
+  i64 nWant;
+  int n = 0, i, iFrom = 0, iTo;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( !exprWholeI64(&a[0], &nWant) || nWant<1 ){
+    return exprError(p, "docext: $expr: %s's n must be a positive whole number", pN->zOp);
+  }
+  if( exprNullish(&a[1]) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( a[1].type!=DOC_ARRAY ){
+    return exprError(p, "docext: $expr: %s's input must be an array, not %s", pN->zOp,
+                     exprTypeName(&a[1]));
+  }
+  aV = sqlite3_malloc64(sizeof(DocValue)*2*((u64)exprCount(&a[1])+1));
+  if( aV==0 ) return p->rc = SQLITE_NOMEM;
+  docextIterInitValue(&it, &a[1]);
+  while( docextIterNext(&it) ){
+    if( (pN->eOp==EX_MAXN || pN->eOp==EX_MINN) && exprNullish(&it.v) ) continue;
+    aV[n++] = it.v;
+  }
+  if( pN->eOp==EX_MAXN || pN->eOp==EX_MINN ){
+    docextSort(aV, n, sizeof(DocValue), &aV[n], exprValueCmp, 0);
+    if( pN->eOp==EX_MAXN ){
+      for(i=0; i<n/2; i++){ DocValue t = aV[i]; aV[i] = aV[n-1-i]; aV[n-1-i] = t; }
+    }
+  }
+  iTo = nWant<n ? (int)nWant : n;
+  if( pN->eOp==EX_LASTN ){
+    iFrom = n - iTo;
+    iTo = n;
+  }
+  exprArrayStart(&arr);
+  for(i=iFrom; i<iTo && exprArrayAdd(&arr, &aV[i]); i++){}
+  sqlite3_free(aV);
+  return exprArrayEnd(p, &arr, pOut);
+}
+
+/* $getField: field (a constant string), input (default $$CURRENT); the
+** field's value even when its name has a '.' or starts with '$'. */
+static int exprEvalGetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue in;
+  const char *z;
+  int n;
+  if( pN->nArg>0 ){
+    if( exprEval(p, pN->apArg[0], &in) ) return p->rc;
+  }else{
+    in = p->root;
+  }
+  if( exprNullish(&in) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  if( in.type!=DOC_DOCUMENT ){
+    return exprError(p, "docext: $expr: $getField's input must be a document, not %s",
+                     exprTypeName(&in));
+  }
+  z = docextValueStr(&pN->v, &n);
+  if( !docextBsonFind(in.p, z, n, pOut) ) exprSetMissing(pOut);
+  return SQLITE_OK;
+}
+
+/* $bsonSize, $binarySize, $tsSecond, $tsIncrement. */
+static int exprEvalSizes(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue v;
+  if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
+  if( exprNullish(&v) ){
+    exprSetNull(pOut);
+    return SQLITE_OK;
+  }
+  switch( pN->eOp ){
+    case EX_BSONSIZE:
+      if( v.type!=DOC_DOCUMENT ) break;
+      return exprSetInt(p, docextGetI32(v.p), pOut);
+    case EX_BINARYSIZE:
+      if( v.type==DOC_STRING ) return exprSetInt(p, v.n-5, pOut);
+      if( v.type==DOC_BINARY ){
+        int nBin = docextGetI32(v.p);
+        return exprSetInt(p, v.p[4]==0x02 ? nBin-4 : nBin, pOut);
+      }
+      break;
+    default: {
+      DocNum r;
+      u64 u;
+      if( v.type!=DOC_TIMESTAMP ) break;
+      u = (u64)docextValueI64(&v);
+      r.type = DOC_INT64;
+      r.i = pN->eOp==EX_TSSECOND ? (i64)(u>>32) : (i64)(u & 0xFFFFFFFF);
+      return exprSetNum(p, &r, pOut);
+    }
+  }
+  return exprError(p, "docext: $expr: %s needs %s, not %s", pN->zOp,
+                   pN->eOp==EX_BSONSIZE ? "a document" : pN->eOp==EX_BINARYSIZE
+                   ? "a string or binary data" : "a timestamp", exprTypeName(&v));
+}
+
 static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   exprSetMissing(pOut);
   if( p->rc ) return p->rc;
@@ -3805,6 +4368,19 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_DATEFROMPARTS:   return exprEvalDateFromParts(p, pN, pOut);
     case EX_DATETOPARTS:     return exprEvalDateToParts(p, pN, pOut);
     case EX_DATEFROMSTRING:  return exprEvalDateFromString(p, pN, pOut);
+    case EX_REGEXMATCH: case EX_REGEXFIND: case EX_REGEXFINDALL:
+      return exprEvalRegex(p, pN, pOut);
+    case EX_TRIG: case EX_ATAN2: case EX_DEG2RAD: case EX_RAD2DEG:
+      return exprEvalTrig(p, pN, pOut);
+    case EX_BITAND: case EX_BITOR: case EX_BITXOR: case EX_BITNOT:
+      return exprEvalBits(p, pN, pOut);
+    case EX_ZIP:       return exprEvalZip(p, pN, pOut);
+    case EX_SORTARRAY: return exprEvalSortArray(p, pN, pOut);
+    case EX_FIRSTN: case EX_LASTN: case EX_MAXN: case EX_MINN:
+      return exprEvalTopN(p, pN, pOut);
+    case EX_GETFIELD:  return exprEvalGetField(p, pN, pOut);
+    case EX_BSONSIZE: case EX_BINARYSIZE: case EX_TSSECOND: case EX_TSINCREMENT:
+      return exprEvalSizes(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:
       return exprEvalArrayOp(p, pN, pOut);
     case EX_ARRAYELEMAT: return exprEvalElemAt(p, pN, pOut);

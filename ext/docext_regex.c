@@ -148,11 +148,23 @@ nomem:
 }
 
 int docextRegexMatch(DocRegex *pRe, const char *s, int n, int *pbMatch, char **pzErr){
-  int rc = pcre2_match(pRe->pCode, (PCRE2_SPTR)s, (PCRE2_SIZE)n, 0, 0,
+  return docextRegexExec(pRe, s, n, 0, 0, 0, pbMatch, pzErr);
+}
+
+int docextRegexExec(DocRegex *pRe, const char *s, int n, int iStart, int *aOff, int nGroup,
+                    int *pnMatch, char **pzErr){
+  int rc = pcre2_match(pRe->pCode, (PCRE2_SPTR)s, (PCRE2_SIZE)n, (PCRE2_SIZE)iStart, 0,
                        pRe->pData, pRe->pMatchCtx);
-  *pbMatch = 0;
+  *pnMatch = 0;
   if( rc>=0 ){
-    *pbMatch = 1;
+    PCRE2_SIZE *aOv = pcre2_get_ovector_pointer(pRe->pData);
+    int nPair = (int)pcre2_get_ovector_count(pRe->pData), i;
+    for(i=0; i<nGroup; i++){
+      int bSet = i<nPair && aOv[2*i]!=PCRE2_UNSET;
+      aOff[2*i] = bSet ? (int)aOv[2*i] : -1;
+      aOff[2*i+1] = bSet ? (int)aOv[2*i+1] : -1;
+    }
+    *pnMatch = 1;
     return SQLITE_OK;
   }
   switch( rc ){
@@ -186,4 +198,10 @@ void docextRegexSortOptions(u8 *a, i64 n){
   for(c=0; c<128; c++){
     for(k=0; k<aCount[c]; k++) a[j++] = (u8)c;
   }
+}
+
+int docextRegexGroups(DocRegex *pRe){
+  uint32_t n = 0;
+  pcre2_pattern_info(pRe->pCode, PCRE2_INFO_CAPTURECOUNT, &n);
+  return (int)n;
 }

@@ -452,3 +452,44 @@ SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2017-02-08T12:10
 SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "x"}}}');
 SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2020", format: "%Q"}}}');
 SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: 5}}}');
+
+-- 16. Regular expressions, trigonometry, bits, and $zip, $sortArray,
+-- $firstN/$lastN/$maxN/$minN, $getField, $bsonSize, $binarySize, $tsSecond,
+-- $tsIncrement
+SELECT doc_update('{s: "Is this the real life? Is this just fantasy? é1 é22"}', '[{$set: {
+  m1: {$regexMatch: {input: "$s", regex: "fantasy"}}, m2: {$regexMatch: {input: "$s", regex: /FANTASY/i}},
+  m3: {$regexMatch: {input: null, regex: "x"}}, m4: {$regexMatch: {input: "$s", regex: {$concat: ["fan", "t"]}}},
+  f1: {$regexFind: {input: "$s", regex: "(th)(is)"}}, f2: {$regexFind: {input: "$s", regex: "é(\\d+)"}},
+  f3: {$regexFind: {input: "$s", regex: "nomatch"}}, f4: {$regexFind: {input: "$s", regex: null}},
+  a1: {$regexFindAll: {input: "$s", regex: "is", options: "i"}}, a2: {$regexFindAll: {input: "abc", regex: ""}},
+  a3: {$regexFindAll: {input: "aXbX", regex: "(X)|(Y)"}}, a4: {$regexFindAll: {input: "$nope", regex: "x"}}}}]');
+SELECT _id FROM orders('{$expr: {$regexMatch: {input: "$day", regex: "^2024-03-0[1-5]$"}}}');
+SELECT doc_update('{}', '[{$set: {t1: {$sin: 0}, t2: {$cos: 0}, t3: {$atan2: [1, 1]}, t4: {$degreesToRadians: 180},
+  t5: {$radiansToDegrees: 3.141592653589793}, t6: {$acosh: 1}, t7: {$sin: NumberDecimal("0")}, t8: {$tan: null},
+  b1: {$bitAnd: [12, 10]}, b2: {$bitOr: [12, NumberLong(3)]}, b3: {$bitXor: [5, 1]}, b4: {$bitNot: 0}, b5: {$bitAnd: []},
+  z1: {$zip: {inputs: [[1, 2, 3], ["a", "b"]]}}, z2: {$zip: {inputs: [[1, 2, 3], ["a", "b"]], useLongestLength: true, defaults: [0, "z"]}},
+  s1: {$sortArray: {input: [3, 1, "a", 2], sortBy: 1}}, s2: {$sortArray: {input: [{n: 2, k: "x"}, {n: 1}, {n: 3}], sortBy: {n: -1}}},
+  s3: {$sortArray: {input: [1, [0], null], sortBy: -1}},
+  n1: {$firstN: {n: 2, input: [5, 6, 7]}}, n2: {$lastN: {n: 2, input: [5, 6, 7]}}, n3: {$maxN: {n: 2, input: [5, null, 9, 7]}},
+  n4: {$minN: {n: 5, input: [5, 9, 7]}}, g1: {$getField: "b1"}, g2: {$getField: {field: "a.b", input: {$literal: {"a.b": 1}}}},
+  g3: {$getField: {field: {$literal: "$x"}, input: {$setField: {field: "$x", input: {}, value: 5}}}},
+  z: {$bsonSize: {a: 1}}, bs: {$binarySize: "héllo"}, ts: {$tsSecond: Timestamp(1412180887, 7)}, ti: {$tsIncrement: Timestamp(1412180887, 7)}}}]');
+-- errors
+SELECT doc_match('{}', '{$expr: {$regexMatch: {input: "a", regex: "("}}}');
+SELECT doc_match('{}', '{$expr: {$regexMatch: {input: 1, regex: "a"}}}');
+SELECT doc_match('{}', '{$expr: {$regexMatch: {input: "a", regex: /a/i, options: "m"}}}');
+SELECT doc_match('{}', '{$expr: {$regexMatch: {input: "a", regex: 5}}}');
+SELECT doc_match('{}', '{$expr: {$regexFind: {input: "a"}}}');
+SELECT doc_match('{}', '{$expr: {$asin: 2}}');
+SELECT doc_match('{}', '{$expr: {$sin: Infinity}}');
+SELECT doc_match('{}', '{$expr: {$bitAnd: [1, 1.5]}}');
+SELECT doc_match('{}', '{$expr: {$sortArray: {input: [1], sortBy: 2}}}');
+SELECT doc_match('{}', '{$expr: {$sortArray: {input: 1, sortBy: 1}}}');
+SELECT doc_match('{}', '{$expr: {$firstN: {n: 0, input: [1]}}}');
+SELECT doc_match('{}', '{$expr: {$maxN: {n: 1, input: "x"}}}');
+SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1], 2]}}}');
+SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1]], defaults: [0]}}}');
+SELECT doc_match('{}', '{$expr: {$getField: {field: 1}}}');
+SELECT doc_match('{}', '{$expr: {$getField: {field: "a", input: 5}}}');
+SELECT doc_match('{}', '{$expr: {$bsonSize: 1}}');
+SELECT doc_match('{}', '{$expr: {$tsSecond: 1}}');
