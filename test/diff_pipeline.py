@@ -20,8 +20,9 @@ of the cases instead set one field to one operator of the second batch
 (sets, $indexOfArray, $range, $split, $strcasecmp, $indexOfCP/Bytes,
 $substrBytes, the $trim family, $replaceOne/All, $objectToArray,
 $arrayToObject, $toString/$toBool/$toInt/$isNumber, $convert with onError
-and onNull, $pow, $sqrt, $round to a place) over fields and constants of
-every kind, so that each one's results and errors are compared often; a
+and onNull, $pow, $sqrt, $round to a place, the bitwise operators,
+$firstN/$lastN/$maxN/$minN, $zip, $sortArray, $regexMatch) over fields and
+constants of every kind, so that each one's results and errors are compared often; a
 case the model cannot compute (a double's text) is left out and counted.
 
 A case passes when both give the same document (field order included), or
@@ -96,6 +97,12 @@ def gen_more(rnd):
         {"$pow": [n, rnd.choice([0, 1, 2, -1, 3, k])]},
         {"$sqrt": n},
         {"$round": [rnd.choice([k, 1250, 1350, -1250, 7, None]), rnd.choice([0, -1, -2, 2, k, 1.5])]},
+        {rnd.choice(["$bitAnd", "$bitOr", "$bitXor"]): [n, rnd.choice([6, -1, k])]},
+        {"$bitNot": n},
+        {rnd.choice(["$firstN", "$lastN", "$maxN", "$minN"]): {"n": rnd.choice([1, 2, 5, 0, k]), "input": arr}},
+        {"$zip": {"inputs": rnd.choice([[arr, [1, 2]], [k, [0]], arr, [[], k]])}},
+        {"$sortArray": {"input": arr, "sortBy": rnd.choice([1, -1, 2])}},
+        {"$regexMatch": {"input": s, "regex": rnd.choice(["^x", "y+", "z$", "a|b", k, None])}},
     ])
 
 

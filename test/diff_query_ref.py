@@ -796,7 +796,8 @@ def agg_eval_more(op, arg, ev):
     batch: sets, more strings and arrays, conversions of simple values,
     $pow/$sqrt/$round."""
     args = [ev(y) for y in agg_args(arg)] if not (isinstance(arg, dict) and op in (
-        "$trim", "$ltrim", "$rtrim", "$replaceOne", "$replaceAll", "$convert")) else None
+        "$trim", "$ltrim", "$rtrim", "$replaceOne", "$replaceAll", "$convert", "$firstN", "$lastN",
+        "$maxN", "$minN", "$zip", "$sortArray", "$regexMatch")) else None
     if op in ("$setUnion", "$setIntersection", "$setDifference"):
         if any(not nullish(a) and not isinstance(a, list) for a in args):
             raise ExprError(op + " of a non-array")
@@ -984,6 +985,63 @@ def agg_eval_more(op, arg, ev):
                 raise ExprError("not an int")
             return int(x)
         raise ExprError("unsupported")
+    if op in ("$bitAnd", "$bitOr", "$bitXor", "$bitNot"):
+        out = -1 if op == "$bitAnd" else 0
+        for x in args:
+            if nullish(x):
+                return None
+            if not isinstance(x, int) or isinstance(x, bool):
+                raise ExprError("not an integer")
+            out = {"$bitAnd": out & x, "$bitOr": out | x, "$bitXor": out ^ x, "$bitNot": ~x}[op]
+        return out
+    if op in ("$firstN", "$lastN", "$maxN", "$minN", "$zip", "$sortArray", "$regexMatch"):
+        a = {k: ev(v) for k, v in arg.items()}
+        if op == "$regexMatch":
+            x, r = a.get("input"), a.get("regex")
+            if not nullish(x) and not isinstance(x, str):
+                raise ExprError("not a string")
+            if not nullish(r) and not isinstance(r, str):
+                raise ExprError("not a regex")
+            if nullish(x) or nullish(r):
+                return False
+            return re.search(r, x) is not None
+        if op == "$sortArray":
+            by = a["sortBy"]
+            if by not in (1, -1) or isinstance(by, bool):
+                raise Unsupported("$sortArray by fields")
+            if nullish(a["input"]):
+                return None
+            if not isinstance(a["input"], list):
+                raise ExprError("not an array")
+            return sorted(a["input"], key=functools.cmp_to_key(agg_cmp), reverse=by == -1)
+        if op == "$zip":
+            ins = a["inputs"]
+            if nullish(ins):
+                return None
+            if not isinstance(ins, list):
+                raise ExprError("not an array")
+            for x in ins:                       # (in order, as MongoDB checks them)
+                if nullish(x):
+                    return None
+                if not isinstance(x, list):
+                    raise ExprError("not arrays")
+            n = min((len(x) for x in ins), default=0)
+            return [[x[i] for x in ins] for i in range(n)]
+        n, x = a["n"], a["input"]
+        if not whole(n) or n < 1:
+            raise ExprError("bad n")
+        if nullish(x):
+            return None
+        if not isinstance(x, list):
+            raise ExprError("not an array")
+        n = int(n)
+        if op == "$firstN":
+            return x[:n]
+        if op == "$lastN":
+            return x[max(0, len(x) - n):]
+        vals = sorted([v for v in x if not nullish(v)], key=functools.cmp_to_key(agg_cmp),
+                      reverse=op == "$maxN")
+        return vals[:n]
     if op in ("$pow", "$sqrt", "$round"):
         if any(nullish(a) for a in args):
             return None
