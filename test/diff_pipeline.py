@@ -22,8 +22,9 @@ $substrBytes, the $trim family, $replaceOne/All, $objectToArray,
 $arrayToObject, $toString/$toBool/$toInt/$isNumber, $convert with onError
 and onNull, $pow, $sqrt, $round to a place, the bitwise operators,
 $firstN/$lastN/$maxN/$minN, $zip, $sortArray, $regexMatch) over fields and
-constants of every kind, so that each one's results and errors are compared often; a
-case the model cannot compute (a double's text) is left out and counted.
+constants of every kind, so that each one's results and errors are compared
+often; a case the model cannot compute (a double's text) is left out and
+counted.
 
 A case passes when both give the same document (field order included), or
 both refuse the pipeline. The last line is "N passed, M failed".
