@@ -631,7 +631,7 @@ static void exprParseRegex(ExprParse *pP, ExprNode *p){
   const ExprNode *pRegex = p->apArg[1], *pOpt = p->apArg[2];
   const char *zPat, *zOpt = "";
   char zOptBuf[16];
-  int nPat, nOpt;
+  int nPat, nOpt, rc;
   char *zErr = 0;
   if( pP->rc || pRegex->eOp!=EX_CONST || pOpt->eOp!=EX_CONST ) return;
   if( pRegex->v.type==DOC_REGEX ){
@@ -649,9 +649,12 @@ static void exprParseRegex(ExprParse *pP, ExprNode *p){
   nOpt = (int)strlen(zOpt);
   if( nOpt>=(int)sizeof(zOptBuf) || memchr(zPat, 0, nPat) ) return;
   memcpy(zOptBuf, zOpt, nOpt+1);
-  if( docextRegexCompile(zPat, nPat, zOptBuf, &p->pRe, &zErr) ){
+  rc = docextRegexCompile(zPat, nPat, zOptBuf, &p->pRe, &zErr);
+  if( rc && zErr==0 ){
+    pP->rc = rc;                                  /* (out of memory) */
+  }else if( rc ){
     exprParseError(pP, "docext: $expr: %s: %s", p->zOp,
-                   zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr ? zErr : "bad regex");
+                   strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr);
     sqlite3_free(zErr);
   }
 }
@@ -2261,13 +2264,12 @@ static int exprEvalSet(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     exprSetBool(pOut, pN->eOp==EX_ANYTRUE ? bAny : bAll);
     goto done;
   }
-  aaSet = sqlite3_malloc64(sizeof(DocValue*)*pN->nArg);
-  anSet = sqlite3_malloc64(sizeof(int)*pN->nArg);
+  aaSet = docextMallocZero(sizeof(DocValue*)*pN->nArg);
+  anSet = docextMallocZero(sizeof(int)*pN->nArg);
   if( aaSet==0 || anSet==0 ){
     p->rc = SQLITE_NOMEM;
     goto done;
   }
-  memset(aaSet, 0, sizeof(DocValue*)*pN->nArg);
   for(i=0; i<pN->nArg; i++){
     if( exprSetOf(p, &aVal[i], &aaSet[i], &anSet[i]) ) goto done;
     nAll += anSet[i];
@@ -3850,7 +3852,7 @@ static int exprRegexOf(ExprCtx *p, const ExprNode *pN, const DocValue *pRegex,
                        const DocValue *pOpt, DocRegex **ppRe, int *pbNull){
   const char *zPat, *zOpt = "";
   char zOptBuf[16];
-  int nPat, nOpt = 0;
+  int nPat, nOpt = 0, rc;
   char *zErr = 0;
   *ppRe = 0;
   *pbNull = 0;
@@ -3888,13 +3890,15 @@ static int exprRegexOf(ExprCtx *p, const ExprNode *pN, const DocValue *pRegex,
     return exprError(p, "docext: $expr: %s: a bad regex or options", pN->zOp);
   }
   memcpy(zOptBuf, zOpt, nOpt+1);
-  if( docextRegexCompile(zPat, nPat, zOptBuf, ppRe, &zErr) ){
-    exprError(p, "docext: $expr: %s: %s", pN->zOp, zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8
-                                                     : zErr ? zErr : "bad regex");
+  rc = docextRegexCompile(zPat, nPat, zOptBuf, ppRe, &zErr);
+  if( rc && zErr==0 ){
+    p->rc = rc;                                   /* (out of memory) */
+  }else if( rc ){
+    exprError(p, "docext: $expr: %s: %s", pN->zOp,
+              strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr);
     sqlite3_free(zErr);
-    return p->rc;
   }
-  return SQLITE_OK;
+  return p->rc;
 }
 
 /* The {match, idx, captures} document of one match at aOff (byte offsets;

@@ -185,6 +185,12 @@ int main(void){
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
     "SELECT doc_distinct('c', 'tags', '{a: {$gte: 2}}'), doc_distinct('c', 's')",
     "SELECT doc_explain('c', '{a: 3}') IS NOT NULL",
+    "SELECT doc_update('{s: \"a,b é c\", d: ISODate(\"2020-01-31T10:00:00Z\"), t: [3, 1, 2]}', "
+    "'[{$set: {f: {$regexFindAll: {input: \"$s\", regex: \"(\\\\w)\"}}, u: {$setUnion: [\"$t\", [9]]}, "
+    "m: {$dateTrunc: {date: \"$d\", unit: \"week\", binSize: 2}}, p: {$dateToParts: {date: \"$d\", iso8601: true}}, "
+    "c: {$convert: {input: \"$s\", to: \"int\", onError: {$split: [\"$s\", \",\"]}}}, "
+    "z: {$zip: {inputs: [\"$t\", [1]], useLongestLength: true}}, o: {$sortArray: {input: \"$t\", sortBy: -1}}, "
+    "k: {$objectToArray: {$arrayToObject: [[[\"x\", 1]]]}}, r: {$replaceAll: {input: \"$s\", find: \",\", replacement: \";\"}}}}]')",
     "SELECT doc_analyze_shard_key('c', '{a: 1, s: 1}', '{shards: 3, chunkSize: 200, queries: "
     "[{a: 2}, {$or: [{a: 1}, {a: {$gt: 6}}]}, {tags: \"t1\"}, {filter: {a: 3}, sort: {s: -1}, limit: 2}]}'), "
     "doc_analyze_shard_key('c', '{s: \"hashed\"}', '{queries: [{s: {$in: [\"str1\", \"str2\"]}}]}')",
