@@ -191,6 +191,11 @@ int main(void){
     "c: {$convert: {input: \"$s\", to: \"int\", onError: {$split: [\"$s\", \",\"]}}}, "
     "z: {$zip: {inputs: [\"$t\", [1]], useLongestLength: true}}, o: {$sortArray: {input: \"$t\", sortBy: -1}}, "
     "k: {$objectToArray: {$arrayToObject: [[[\"x\", 1]]]}}, r: {$replaceAll: {input: \"$s\", find: \",\", replacement: \";\"}}}}]')",
+    "SELECT doc_update('{s: \" x-1 \", n: 2.5, a: [5, null, 1]}', '[{$set: {t: {$trim: {input: \"$s\"}}, "
+    "f: {$regexFind: {input: \"$s\", regex: {$concat: [\"(\", \"\\\\d)\"]}}}, x: {$toString: \"$n\"}, "
+    "d: {$dateFromString: {dateString: \"05/06/2020\", format: \"%d/%m/%Y\"}}, s2: {$dateToString: {date: \"$nope\", onNull: \"-\"}}, "
+    "m: {$maxN: {n: 2, input: \"$a\"}}, i: {$indexOfCP: [\"$s\", \"1\"]}, g: {$getField: \"s\"}, "
+    "r: {$round: [\"$n\", 0]}, b: {$range: [0, 5]}, q: {$strcasecmp: [\"$s\", \"X\"]}}}]')",
     "SELECT doc_analyze_shard_key('c', '{a: 1, s: 1}', '{shards: 3, chunkSize: 200, queries: "
     "[{a: 2}, {$or: [{a: 1}, {a: {$gt: 6}}]}, {tags: \"t1\"}, {filter: {a: 3}, sort: {s: -1}, limit: 2}]}'), "
     "doc_analyze_shard_key('c', '{s: \"hashed\"}', '{queries: [{s: {$in: [\"str1\", \"str2\"]}}]}')",
