@@ -2058,7 +2058,9 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( pN->nArg>1 ) y = exprNumDouble(&ax[1]);
   switch( pN->eOp ){
     case EX_SQRT:
-      if( x<0 ) return exprError(p, "docext: $expr: $sqrt's argument must be greater than or equal to 0");
+      if( x<0 ){
+        return exprError(p, "docext: $expr: $sqrt's argument must be greater than or equal to 0");
+      }
       return exprSetReal(p, sqrt(x), bDec, pOut);
     case EX_EXP:
       return exprSetReal(p, exp(x), bDec, pOut);
@@ -3520,7 +3522,8 @@ static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   m1 += nMin*60000LL;
   switch( aExprUnit[iUnit].eUnit ){
     case TU_WEEK:
-      n = exprWeekOf(exprFloorDiv(m1, 86400000), iStart) - exprWeekOf(exprFloorDiv(m0, 86400000), iStart);
+      n = exprWeekOf(exprFloorDiv(m1, 86400000), iStart)
+        - exprWeekOf(exprFloorDiv(m0, 86400000), iStart);
       break;
     case TU_MONTH: case TU_QUARTER: case TU_YEAR: {
       int k = aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12;
@@ -3577,7 +3580,8 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       break;
     }
     case TU_MONTH: case TU_QUARTER: case TU_YEAR: {
-      i64 k = (aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12)*nBin;
+      int eUnit = aExprUnit[iUnit].eUnit;
+      i64 k = (eUnit==TU_MONTH ? 1 : eUnit==TU_QUARTER ? 3 : 12)*nBin;
       i64 t;
       docextCivilFromMs(ms, &c);
       t = 2000*12 + exprFloorDiv(c.year*12 + c.month - 1 - 2000*12, k)*k;
@@ -3811,7 +3815,8 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       e = exprParseFormatted(z, n, zFmt, nFmt, &c, &nGiven, &bZone);
       if( e<0 ){
         return exprError(p, "docext: $expr: $dateFromString's format has a specifier "
-                            "docext does not parse (it takes %%Y %%m %%d %%H %%M %%S %%L %%z %%Z %%%%)");
+                            "docext does not parse (it takes "
+                            "%%Y %%m %%d %%H %%M %%S %%L %%z %%Z %%%%)");
       }
       if( e==0 ) zWhy = "the string does not match the format";
       else ms = exprCivilMs(&c) - (bZone ? nGiven : 0)*60000LL;
@@ -3917,7 +3922,8 @@ static int exprMatchDoc(ExprCtx *p, const char *z, const int *aOff, int nGroup, 
   for(i=1; i<=nGroup; i++){
     int nIdx = docextBsonArrayKey(zIdx, i-1);
     if( aOff[2*i]<0 ) docextBsonAppendNull(&rc, &b, zIdx, nIdx);
-    else docextBsonAppendString(&rc, &b, DOC_STRING, zIdx, nIdx, &z[aOff[2*i]], aOff[2*i+1]-aOff[2*i]);
+    else docextBsonAppendString(&rc, &b, DOC_STRING, zIdx, nIdx, &z[aOff[2*i]],
+                                aOff[2*i+1]-aOff[2*i]);
   }
   docextBsonEndDoc(&rc, &b, iArr);
   docextBsonEndDoc(&rc, &b, iDoc);
@@ -4065,14 +4071,18 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   ExprArray arr;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( a[0].type!=DOC_ARRAY && !exprNullish(&a[0]) ){
-    return exprError(p, "docext: $expr: $zip's inputs must be an array, not %s", exprTypeName(&a[0]));
+    return exprError(p, "docext: $expr: $zip's inputs must be an array, not %s",
+                     exprTypeName(&a[0]));
   }
   if( (pN->mArg & 2) ){
-    if( a[1].type!=DOC_BOOL ) return exprError(p, "docext: $expr: $zip's useLongestLength must be a boolean");
+    if( a[1].type!=DOC_BOOL ){
+      return exprError(p, "docext: $expr: $zip's useLongestLength must be a boolean");
+    }
     bLongest = a[1].p[0]!=0;
   }
   if( (pN->mArg & 4) && (!bLongest || a[2].type!=DOC_ARRAY) ){
-    return exprError(p, "docext: $expr: $zip's defaults must be an array, and needs useLongestLength");
+    return exprError(p, "docext: $expr: $zip's defaults must be an array, and needs "
+                        "useLongestLength");
   }
   if( exprNullish(&a[0]) ){
     exprSetNull(pOut);
@@ -4096,7 +4106,8 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( aIn[i].type!=DOC_ARRAY ){
       sqlite3_free(aIn);
-      return exprError(p, "docext: $expr: $zip's inputs must be arrays, not %s", exprTypeName(&it.v));
+      return exprError(p, "docext: $expr: $zip's inputs must be arrays, not %s",
+                       exprTypeName(&it.v));
     }
     k = exprCount(&aIn[i]);
     if( nLen<0 || (bLongest ? k>nLen : k<nLen) ) nLen = k;
@@ -4159,7 +4170,8 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   memset(&c, 0, sizeof(c));
   if( a[1].type==DOC_DOCUMENT ){
     if( docextSortNew(a[1].p, &pSort, &zErr) ){
-      exprError(p, "docext: $expr: $sortArray: %s", zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : "bad sortBy");
+      exprError(p, "docext: $expr: $sortArray: %s",
+                zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : "bad sortBy");
       sqlite3_free(zErr);
       return p->rc;
     }
@@ -4167,7 +4179,8 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }else{
     int d;
     if( !exprWholeInt(&a[1], &d) || (d!=1 && d!=-1) ){
-      return exprError(p, "docext: $expr: $sortArray's sortBy must be 1, -1 or a document of fields");
+      return exprError(p, "docext: $expr: $sortArray's sortBy must be 1, -1 or a document "
+                          "of fields");
     }
     c.bDesc = d<0;
   }
@@ -4178,7 +4191,8 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( a[0].type!=DOC_ARRAY ){
     docextSortFree(pSort);
-    return exprError(p, "docext: $expr: $sortArray's input must be an array, not %s", exprTypeName(&a[0]));
+    return exprError(p, "docext: $expr: $sortArray's input must be an array, not %s",
+                     exprTypeName(&a[0]));
   }
   n = exprCount(&a[0]);
   aK = sqlite3_malloc64(sizeof(ExprSortKey)*2*((u64)n+1));
