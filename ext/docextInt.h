@@ -706,6 +706,12 @@ int docextStorageSavepoint(DocStore *p, int eOp);
 ** the transaction leaves none open, even when that fails (busy,
 ** interrupted). Returns rc, or the release's error. */
 int docextStorageSavepointEnd(DocStore *p, int rc);
+/* One snapshot for several reads (doc_count, doc_explain, the shard-key
+** analyzer): outside a transaction each statement would otherwise see the
+** database as it is at that moment. Opens the savepoint (*pbOpen: close it
+** with docextStorageSavepointEnd), or opens none inside a statement that
+** writes, which holds the transaction anyway (SQLITE_BUSY there). */
+int docextStorageSnapshot(DocStore *p, int *pbOpen);
 /* Step a write statement to completion (a row, if any, is ignored) and
 ** reset it; the first error code. */
 int docextStmtRun(sqlite3_stmt *pStmt);

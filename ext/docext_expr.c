@@ -124,10 +124,6 @@ static const struct ExprOp {
   {"$range", EX_RANGE, 2, 3},
   {"$objectToArray", EX_OBJECTTOARRAY, 1, 1},
   {"$arrayToObject", EX_ARRAYTOOBJECT, 1, 1},
-  {"$sin", EX_TRIG, 1, 1},     {"$cos", EX_TRIG, 1, 1},     {"$tan", EX_TRIG, 1, 1},
-  {"$asin", EX_TRIG, 1, 1},    {"$acos", EX_TRIG, 1, 1},    {"$atan", EX_TRIG, 1, 1},
-  {"$sinh", EX_TRIG, 1, 1},    {"$cosh", EX_TRIG, 1, 1},    {"$tanh", EX_TRIG, 1, 1},
-  {"$asinh", EX_TRIG, 1, 1},   {"$acosh", EX_TRIG, 1, 1},   {"$atanh", EX_TRIG, 1, 1},
   {"$atan2", EX_ATAN2, 2, 2},
   {"$degreesToRadians", EX_DEG2RAD, 1, 1}, {"$radiansToDegrees", EX_RAD2DEG, 1, 1},
   {"$bitAnd", EX_BITAND, 0, -1}, {"$bitOr", EX_BITOR, 0, -1}, {"$bitXor", EX_BITXOR, 0, -1},
@@ -137,7 +133,8 @@ static const struct ExprOp {
 };
 
 /* Operators of one kind that differ by ExprNode.eSub: the date parts, each
-** of a date or {date, timezone}, and the conversions $toX of one value. */
+** of a date or {date, timezone}, the conversions $toX of one value, and the
+** trigonometric functions (eSub: their place in exprEvalTrig's table). */
 static const struct ExprSubOp {
   const char *zName;
   u8 eOp, eSub;
@@ -153,6 +150,10 @@ static const struct ExprSubOp {
   {"$toObjectId", EX_CONVERT, DOC_OID},    {"$toBool", EX_CONVERT, DOC_BOOL},
   {"$toDate", EX_CONVERT, DOC_DATE},       {"$toInt", EX_CONVERT, DOC_INT32},
   {"$toLong", EX_CONVERT, DOC_INT64},      {"$toDecimal", EX_CONVERT, DOC_DECIMAL128},
+  {"$sin", EX_TRIG, 0},   {"$cos", EX_TRIG, 1},   {"$tan", EX_TRIG, 2},
+  {"$asin", EX_TRIG, 3},  {"$acos", EX_TRIG, 4},  {"$atan", EX_TRIG, 5},
+  {"$sinh", EX_TRIG, 6},  {"$cosh", EX_TRIG, 7},  {"$tanh", EX_TRIG, 8},
+  {"$asinh", EX_TRIG, 9}, {"$acosh", EX_TRIG, 10}, {"$atanh", EX_TRIG, 11},
 };
 
 struct ExprNode {
@@ -222,6 +223,15 @@ static const u8 aExprFalse[1] = {0};
 /*------------------------------------------------------------------------
 ** Compiling
 */
+
+static int exprNullish(const DocValue *v){
+  return v->type==0 || v->type==DOC_NULL || v->type==DOC_UNDEFINED;
+}
+
+/* "missing" for type 0, else the $type alias. */
+static const char *exprTypeName(const DocValue *v){
+  return v->type==0 ? "missing" : docextTypeAlias(v->type);
+}
 
 static void exprParseError(ExprParse *pP, const char *zFmt, ...){
   if( pP->rc==SQLITE_OK ){
@@ -486,6 +496,20 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   return exprDone(pP, p);
 }
 
+/* The field name of $setField and $getField: a constant string, or a
+** {$literal: string} (for names that start with '$'), into *pField. */
+static int exprConstField(ExprParse *pP, const char *zOp, DocValue *pField){
+  if( pField->type==DOC_DOCUMENT && exprCount(pField)==1 ){
+    DocValue lit;
+    if( docextBsonFind(pField->p, "$literal", 8, &lit) ) *pField = lit;
+  }
+  if( pField->type!=DOC_STRING ){
+    exprParseError(pP, "docext: $expr: %s's field must be a constant string", zOp);
+    return 0;
+  }
+  return 1;
+}
+
 /* {$setField: {field: "name", input: expr, value: expr}}: arguments input
 ** and value; the name (a constant string, or a $literal one) in v. */
 static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
@@ -496,14 +520,7 @@ static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
     exprParseError(pP, "docext: $expr: $setField needs a document {field: …, input: …, value: …}");
     return 0;
   }
-  if( field.type==DOC_DOCUMENT && exprCount(&field)==1 ){
-    DocValue lit;
-    if( docextBsonFind(field.p, "$literal", 8, &lit) ) field = lit;
-  }
-  if( field.type!=DOC_STRING ){
-    exprParseError(pP, "docext: $expr: $setField's field must be a constant string");
-    return 0;
-  }
+  if( !exprConstField(pP, "$setField", &field) ) return 0;
   p = exprNodeNew(pP, EX_SETFIELD, 2);
   if( p==0 ) return 0;
   p->zOp = "$setField";
@@ -625,37 +642,82 @@ static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zO
   return exprDone(pP, p);
 }
 
+/* The pattern and options of a $regex* operator: from its regex value (a
+** string, or a BSON regex) and its options value when bOpt (given, not
+** null), whose options may not be given twice. zOptBuf has room for 16
+** bytes. SQLITE_OK, or an error with *pzErr. */
+static int exprRegexParts(const char *zOp, const DocValue *pRegex, const DocValue *pOpt,
+                          int bOpt, const char **pzPat, int *pnPat, char *zOptBuf,
+                          char **pzErr){
+  const char *zOpt = "";
+  int nOpt;
+  if( pRegex->type==DOC_REGEX ){
+    *pzPat = (const char*)pRegex->p;
+    *pnPat = (int)strlen(*pzPat);
+    zOpt = *pzPat + *pnPat + 1;
+    if( zOpt[0] && bOpt ){
+      return docextError(pzErr, "docext: $expr: %s: options given both in the regex and as "
+                                "options", zOp);
+    }
+  }else if( pRegex->type==DOC_STRING ){
+    *pzPat = docextValueStr(pRegex, pnPat);
+  }else{
+    return docextError(pzErr, "docext: $expr: %s's regex must be a string or a regex, not %s",
+                       zOp, exprTypeName(pRegex));
+  }
+  if( bOpt ){
+    if( pOpt->type!=DOC_STRING ){
+      return docextError(pzErr, "docext: $expr: %s's options must be a string, not %s",
+                         zOp, exprTypeName(pOpt));
+    }
+    zOpt = docextValueStr(pOpt, &nOpt);
+  }
+  nOpt = (int)strlen(zOpt);
+  if( nOpt>=16 || memchr(*pzPat, 0, *pnPat) ){
+    return docextError(pzErr, "docext: $expr: %s: a bad regex or options", zOp);
+  }
+  memcpy(zOptBuf, zOpt, nOpt+1);
+  return SQLITE_OK;
+}
+
+/* Compile what exprRegexParts gave: SQLITE_OK, SQLITE_ERROR with *pzErr
+** for a bad pattern, or SQLITE_NOMEM. */
+static int exprRegexBuild(const char *zOp, const char *zPat, int nPat, const char *zOpt,
+                          DocRegex **ppRe, char **pzErr){
+  char *zWhy = 0;
+  int rc = docextRegexCompile(zPat, nPat, zOpt, ppRe, &zWhy);
+  if( rc && zWhy ){
+    rc = docextError(pzErr, "docext: $expr: %s: %s", zOp,
+                     strncmp(zWhy, "docext: ", 8)==0 ? zWhy+8 : zWhy);
+    sqlite3_free(zWhy);
+  }
+  return rc;
+}
+
 /* A $regex* node whose regex and options are constants: compile it once
-** (a bad one is then an error before any document is read). */
+** (a bad pattern is then an error before any document is read; other
+** faults stay the evaluation's, as they would be for computed values). */
 static void exprParseRegex(ExprParse *pP, ExprNode *p){
   const ExprNode *pRegex = p->apArg[1], *pOpt = p->apArg[2];
-  const char *zPat, *zOpt = "";
-  char zOptBuf[16];
-  int nPat, nOpt, rc;
+  const char *zPat;
+  char zOpt[16];
   char *zErr = 0;
-  if( pP->rc || pRegex->eOp!=EX_CONST || pOpt->eOp!=EX_CONST ) return;
-  if( pRegex->v.type==DOC_REGEX ){
-    zPat = (const char*)pRegex->v.p;
-    nPat = (int)strlen(zPat);
-    zOpt = zPat + nPat + 1;
-    if( zOpt[0] && pOpt->v.type==DOC_STRING ) return;   /* (an error when run) */
-  }else if( pRegex->v.type==DOC_STRING ){
-    zPat = docextValueStr(&pRegex->v, &nPat);
-  }else{
+  int nPat, rc;
+  if( pP->rc || pRegex->eOp!=EX_CONST || pOpt->eOp!=EX_CONST || exprNullish(&pRegex->v) ){
     return;
   }
-  if( pOpt->v.type==DOC_STRING ) zOpt = docextValueStr(&pOpt->v, &nOpt);
-  else if( pOpt->v.type!=0 ) return;
-  nOpt = (int)strlen(zOpt);
-  if( nOpt>=(int)sizeof(zOptBuf) || memchr(zPat, 0, nPat) ) return;
-  memcpy(zOptBuf, zOpt, nOpt+1);
-  rc = docextRegexCompile(zPat, nPat, zOptBuf, &p->pRe, &zErr);
-  if( rc && zErr==0 ){
-    pP->rc = rc;                                  /* (out of memory) */
-  }else if( rc ){
-    exprParseError(pP, "docext: $expr: %s: %s", p->zOp,
-                   strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr);
+  rc = exprRegexParts(p->zOp, &pRegex->v, &pOpt->v, !exprNullish(&pOpt->v),
+                      &zPat, &nPat, zOpt, &zErr);
+  sqlite3_free(zErr);
+  zErr = 0;
+  if( rc==SQLITE_NOMEM ) pP->rc = rc;
+  if( rc ) return;
+  rc = exprRegexBuild(p->zOp, zPat, nPat, zOpt, &p->pRe, &zErr);
+  if( rc && zErr ){
+    exprParseError(pP, "%s", zErr);
     sqlite3_free(zErr);
+  }else if( rc ){
+    pP->rc = rc;
   }
 }
 
@@ -730,14 +792,7 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
         field = a[0];
         in = a[1];
       }
-      if( field.type==DOC_DOCUMENT && exprCount(&field)==1 ){
-        DocValue lit;
-        if( docextBsonFind(field.p, "$literal", 8, &lit) ) field = lit;
-      }
-      if( field.type!=DOC_STRING ){
-        exprParseError(pP, "docext: $expr: $getField's field must be a constant string");
-        return 0;
-      }
+      if( !exprConstField(pP, "$getField", &field) ) return 0;
       p = exprNodeNew(pP, EX_GETFIELD, 1);
       if( p==0 ) return 0;
       p->zOp = "$getField";
@@ -1095,15 +1150,6 @@ static int exprArrayEnd(ExprCtx *p, ExprArray *pA, DocValue *pOut){
 */
 
 static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut);
-
-static int exprNullish(const DocValue *v){
-  return v->type==0 || v->type==DOC_NULL || v->type==DOC_UNDEFINED;
-}
-
-/* "missing" for type 0, else the $type alias. */
-static const char *exprTypeName(const DocValue *v){
-  return v->type==0 ? "missing" : docextTypeAlias(v->type);
-}
 
 /* Aggregation's order: missing and undefined are equal to each other and
 ** below every other value but MinKey; the rest is BSON's order. */
@@ -3855,10 +3901,9 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
 ** when the regex is null. */
 static int exprRegexOf(ExprCtx *p, const ExprNode *pN, const DocValue *pRegex,
                        const DocValue *pOpt, DocRegex **ppRe, int *pbNull){
-  const char *zPat, *zOpt = "";
-  char zOptBuf[16];
-  int nPat, nOpt = 0, rc;
-  char *zErr = 0;
+  const char *zPat;
+  char zOpt[16];
+  int nPat, rc;
   *ppRe = 0;
   *pbNull = 0;
   if( pN->pRe ){
@@ -3869,41 +3914,10 @@ static int exprRegexOf(ExprCtx *p, const ExprNode *pN, const DocValue *pRegex,
     *pbNull = 1;
     return SQLITE_OK;
   }
-  if( pRegex->type==DOC_REGEX ){
-    zPat = (const char*)pRegex->p;
-    nPat = (int)strlen(zPat);
-    zOpt = zPat + nPat + 1;
-    if( zOpt[0] && (pN->mArg & 4) && !exprNullish(pOpt) ){
-      return exprError(p, "docext: $expr: %s: options given both in the regex and as "
-                          "options", pN->zOp);
-    }
-  }else if( pRegex->type==DOC_STRING ){
-    zPat = docextValueStr(pRegex, &nPat);
-  }else{
-    return exprError(p, "docext: $expr: %s's regex must be a string or a regex, not %s",
-                     pN->zOp, exprTypeName(pRegex));
-  }
-  if( (pN->mArg & 4) && !exprNullish(pOpt) ){
-    if( pOpt->type!=DOC_STRING ){
-      return exprError(p, "docext: $expr: %s's options must be a string, not %s",
-                       pN->zOp, exprTypeName(pOpt));
-    }
-    zOpt = docextValueStr(pOpt, &nOpt);
-  }
-  nOpt = (int)strlen(zOpt);
-  if( nOpt>=(int)sizeof(zOptBuf) || memchr(zPat, 0, nPat) ){
-    return exprError(p, "docext: $expr: %s: a bad regex or options", pN->zOp);
-  }
-  memcpy(zOptBuf, zOpt, nOpt+1);
-  rc = docextRegexCompile(zPat, nPat, zOptBuf, ppRe, &zErr);
-  if( rc && zErr==0 ){
-    p->rc = rc;                                   /* (out of memory) */
-  }else if( rc ){
-    exprError(p, "docext: $expr: %s: %s", pN->zOp,
-              strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : zErr);
-    sqlite3_free(zErr);
-  }
-  return p->rc;
+  rc = exprRegexParts(pN->zOp, pRegex, pOpt, (pN->mArg & 4) && !exprNullish(pOpt),
+                      &zPat, &nPat, zOpt, &p->zErr);
+  if( rc==SQLITE_OK ) rc = exprRegexBuild(pN->zOp, zPat, nPat, zOpt, ppRe, &p->zErr);
+  return p->rc = rc;
 }
 
 /* The {match, idx, captures} document of one match at aOff (byte offsets;
@@ -3996,19 +4010,16 @@ static int exprEvalRegex(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 ** (decimal128 in, decimal128 out, computed in double precision). */
 static int exprEvalTrig(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   static const struct {
-    const char *zName;
     double (*x)(double);
     double lo, hi;          /* the domain, closed */
-  } aFn[] = {
-    {"$sin", sin, -INFINITY, INFINITY}, {"$cos", cos, -INFINITY, INFINITY},
-    {"$tan", tan, -INFINITY, INFINITY}, {"$asin", asin, -1, 1}, {"$acos", acos, -1, 1},
-    {"$atan", atan, -INFINITY, INFINITY}, {"$sinh", sinh, -INFINITY, INFINITY},
-    {"$cosh", cosh, -INFINITY, INFINITY}, {"$tanh", tanh, -INFINITY, INFINITY},
-    {"$asinh", asinh, -INFINITY, INFINITY}, {"$acosh", acosh, 1, INFINITY},
-    {"$atanh", atanh, -1, 1},
+  } aFn[] = {               /* in the order of aSubOp's EX_TRIG entries */
+    {sin, -INFINITY, INFINITY}, {cos, -INFINITY, INFINITY}, {tan, -INFINITY, INFINITY},
+    {asin, -1, 1}, {acos, -1, 1}, {atan, -INFINITY, INFINITY},
+    {sinh, -INFINITY, INFINITY}, {cosh, -INFINITY, INFINITY}, {tanh, -INFINITY, INFINITY},
+    {asinh, -INFINITY, INFINITY}, {acosh, 1, INFINITY}, {atanh, -1, 1},
   };
   DocNum ax[2];
-  int bNull, i, bDec;
+  int bNull, i = pN->eSub, bDec;
   double x, r = 0;
   if( exprMathArgs(p, pN, ax, &bNull) ) return p->rc;
   if( bNull ){
@@ -4024,7 +4035,6 @@ static int exprEvalTrig(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }else if( pN->eOp==EX_RAD2DEG ){
     r = x * (180.0 / 3.14159265358979323846);
   }else{
-    for(i=0; strcmp(aFn[i].zName, pN->zOp)!=0; i++){}
     if( !isnan(x) && (x<aFn[i].lo || x>aFn[i].hi || (isinf(x) && i<3)) ){
       return exprError(p, "docext: $expr: cannot apply %s to %g: outside its domain", pN->zOp, x);
     }

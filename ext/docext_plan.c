@@ -2268,9 +2268,7 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
   ** database as it is at that moment, and a change another connection
   ** commits in between could be counted half. (BUSY: no savepoint inside
   ** a statement that writes, which holds the transaction anyway.) */
-  rc = docextStorageSavepoint(pStore, DOCEXT_SP_OPEN);
-  if( rc==SQLITE_OK ) bSave = 1;
-  if( rc==SQLITE_BUSY ) rc = SQLITE_OK;
+  rc = docextStorageSnapshot(pStore, &bSave);
   if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, pSpec, &pQuery, pzErr);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, pzErr);
   while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){

@@ -102,6 +102,8 @@ struct Analysis {
   SkLayout layout;          /* chunks of every document */
   SkMarks shards;           /* scratch: shards a query reaches */
   SkMarks chunks;           /* scratch: chunks a query reaches */
+  DocIndexScratch *pKeyGen; /* the key generator's memory, kept from
+                            ** document to document */
 };
 
 static int skKeyCmp(const Analysis *p, i64 iA, int nA, i64 iB, int nB){
@@ -163,7 +165,7 @@ static int skArrayError(const u8 *aDoc, const char *zPath, char **pzErr){
 static int skAddDoc(void *pCtx, const u8 *aDoc, char **pzErr){
   Analysis *p = (Analysis*)pCtx;
   SkDoc *d;
-  int *aOff = 0, nKey = 0, rc = SQLITE_OK, j;
+  int rc, j;
   i64 iStart;
   for(j=0; j<p->key.nField; j++){
     if( skPathHasArray(aDoc, p->key.azPath[j]) ){
@@ -178,13 +180,11 @@ static int skAddDoc(void *pCtx, const u8 *aDoc, char **pzErr){
     p->nDocAlloc = nNew;
   }
   d = &p->aDoc[p->nDoc];
-  rc = docextIndexKeys(&p->key, aDoc, &p->keys, &aOff, &nKey, pzErr);
-  if( rc==SQLITE_OK && nKey!=1 ){
-    rc = docextError(pzErr, "docext: shard key: %d keys for one document", nKey);
-  }
+  d->iKey = (i64)p->keys.n;
+  /* (no array on the key's paths: exactly one key) */
+  rc = docextIndexFirstKey(&p->key, aDoc, &p->keys, &p->pKeyGen, pzErr);
   if( rc==SQLITE_OK ){
-    d->iKey = aOff[0];
-    d->nKey = aOff[1] - aOff[0];
+    d->nKey = (int)(p->keys.n - d->iKey);
     d->nBytes = docextGetI32(aDoc);
     d->iVal = (i64)p->vals.n;
     iStart = docextBsonStartDoc(&rc, &p->vals);
@@ -199,7 +199,6 @@ static int skAddDoc(void *pCtx, const u8 *aDoc, char **pzErr){
     }
     docextBsonEndDoc(&rc, &p->vals, iStart);
   }
-  sqlite3_free(aOff);
   if( rc==SQLITE_OK ){
     p->nBytes += d->nBytes;
     p->nDoc++;
@@ -598,13 +597,12 @@ struct SkLocality {
 static int skLocalityVisit(void *pCtx, const u8 *aDoc, char **pzErr){
   SkLocality *pL = (SkLocality*)pCtx;
   Analysis *p = pL->p;
-  int *aOff = 0, nKey = 0, rc;
+  int rc;
   docextBufReset(&pL->key);
-  rc = docextIndexKeys(&p->key, aDoc, &pL->key, &aOff, &nKey, pzErr);
-  if( rc==SQLITE_OK && nKey>0 ){
-    skMark(&p->shards, p->layout.a[skChunkOf(p, &p->layout, pL->key.a, aOff[1])].iShard);
+  rc = docextIndexFirstKey(&p->key, aDoc, &pL->key, &p->pKeyGen, pzErr);
+  if( rc==SQLITE_OK && pL->key.n>0 ){
+    skMark(&p->shards, p->layout.a[skChunkOf(p, &p->layout, pL->key.a, (int)pL->key.n)].iShard);
   }
-  sqlite3_free(aOff);
   pL->nDocs++;
   return rc;
 }
@@ -807,6 +805,7 @@ static void skFree(Analysis *p){
   sqlite3_free(p->layout.a);
   skMarksFree(&p->shards);
   skMarksFree(&p->chunks);
+  docextIndexScratchFree(p->pKeyGen);
 }
 
 static int skAnalyze(Analysis *p, DocColl *pColl, DocBuf *pOut, char **pzErr){
@@ -857,12 +856,8 @@ static void skAnalyzeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK ) rc = skOptionsParse(&a, aOpt, &zErr);
   if( rc==SQLITE_OK ){
-    /* One snapshot for every read (BUSY: inside a statement that writes,
-    ** which holds the transaction anyway). */
     pStore = docextCollStore(pColl);
-    rc = docextStorageSavepoint(pStore, DOCEXT_SP_OPEN);
-    if( rc==SQLITE_OK ) bSave = 1;
-    if( rc==SQLITE_BUSY ) rc = SQLITE_OK;
+    rc = docextStorageSnapshot(pStore, &bSave);      /* one snapshot for every read */
     if( rc==SQLITE_OK ) rc = skAnalyze(&a, pColl, &out, &zErr);
     if( bSave ) rc = docextStorageSavepointEnd(pStore, rc);
   }

@@ -418,6 +418,12 @@ int docextStorageSavepoint(DocStore *p, int eOp){
   }
 }
 
+int docextStorageSnapshot(DocStore *p, int *pbOpen){
+  int rc = docextStorageSavepoint(p, DOCEXT_SP_OPEN);
+  *pbOpen = rc==SQLITE_OK;
+  return rc==SQLITE_BUSY ? SQLITE_OK : rc;
+}
+
 int docextStorageSavepointEnd(DocStore *p, int rc){
   int rcUndo;
   if( rc==SQLITE_OK ){
