@@ -134,7 +134,7 @@ static const struct ExprOp {
 
 /* Operators of one kind that differ by ExprNode.eSub: the date parts, each
 ** of a date or {date, timezone}, the conversions $toX of one value, and the
-** trigonometric functions (eSub: their place in exprEvalTrig's table). */
+** trigonometric functions (eSub: their place in aExprTrig). */
 static const struct ExprSubOp {
   const char *zName;
   u8 eOp, eSub;
@@ -2090,6 +2090,21 @@ static int exprIntPow(i64 b, i64 e, i64 *pOut){
   return 1;
 }
 
+/* The trigonometric functions: ExprNode.eSub is the place in this table,
+** in the order of aSubOp's EX_TRIG entries. */
+static const struct ExprTrig {
+  double (*x)(double);
+  double lo, hi;          /* the domain, closed (infinities: below) */
+} aExprTrig[] = {
+  {sin, -INFINITY, INFINITY}, {cos, -INFINITY, INFINITY}, {tan, -INFINITY, INFINITY},
+  {asin, -1, 1}, {acos, -1, 1}, {atan, -INFINITY, INFINITY},
+  {sinh, -INFINITY, INFINITY}, {cosh, -INFINITY, INFINITY}, {tanh, -INFINITY, INFINITY},
+  {asinh, -INFINITY, INFINITY}, {acosh, 1, INFINITY}, {atanh, -1, 1},
+};
+
+/* $pow, $sqrt, $exp, $ln, $log, $log10, the trigonometric functions,
+** $atan2, $degreesToRadians, $radiansToDegrees: doubles (decimal128 in,
+** decimal128 out, computed in double precision). */
 static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum ax[2];
   int bNull, bDec, i;
@@ -2103,6 +2118,18 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   x = exprNumDouble(&ax[0]);
   if( pN->nArg>1 ) y = exprNumDouble(&ax[1]);
   switch( pN->eOp ){
+    case EX_TRIG: {
+      const struct ExprTrig *pT = &aExprTrig[pN->eSub];
+      /* sin, cos and tan (the first three) have no value at infinity */
+      if( !isnan(x) && (x<pT->lo || x>pT->hi || (isinf(x) && pN->eSub<3)) ){
+        return exprError(p, "docext: $expr: cannot apply %s to %g: outside its domain",
+                         pN->zOp, x);
+      }
+      return exprSetReal(p, pT->x(x), bDec, pOut);
+    }
+    case EX_ATAN2:   return exprSetReal(p, atan2(x, y), bDec, pOut);
+    case EX_DEG2RAD: return exprSetReal(p, x * (3.14159265358979323846 / 180.0), bDec, pOut);
+    case EX_RAD2DEG: return exprSetReal(p, x * (180.0 / 3.14159265358979323846), bDec, pOut);
     case EX_SQRT:
       if( x<0 ){
         return exprError(p, "docext: $expr: $sqrt's argument must be greater than or equal to 0");
@@ -4006,43 +4033,6 @@ static int exprEvalRegex(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return p->rc;
 }
 
-/* $sin … $atanh, $atan2, $degreesToRadians, $radiansToDegrees: doubles
-** (decimal128 in, decimal128 out, computed in double precision). */
-static int exprEvalTrig(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
-  static const struct {
-    double (*x)(double);
-    double lo, hi;          /* the domain, closed */
-  } aFn[] = {               /* in the order of aSubOp's EX_TRIG entries */
-    {sin, -INFINITY, INFINITY}, {cos, -INFINITY, INFINITY}, {tan, -INFINITY, INFINITY},
-    {asin, -1, 1}, {acos, -1, 1}, {atan, -INFINITY, INFINITY},
-    {sinh, -INFINITY, INFINITY}, {cosh, -INFINITY, INFINITY}, {tanh, -INFINITY, INFINITY},
-    {asinh, -INFINITY, INFINITY}, {acosh, 1, INFINITY}, {atanh, -1, 1},
-  };
-  DocNum ax[2];
-  int bNull, i = pN->eSub, bDec;
-  double x, r = 0;
-  if( exprMathArgs(p, pN, ax, &bNull) ) return p->rc;
-  if( bNull ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
-  }
-  bDec = ax[0].type==DOC_DECIMAL128 || (pN->nArg>1 && ax[1].type==DOC_DECIMAL128);
-  x = exprNumDouble(&ax[0]);
-  if( pN->eOp==EX_ATAN2 ){
-    r = atan2(x, exprNumDouble(&ax[1]));
-  }else if( pN->eOp==EX_DEG2RAD ){
-    r = x * (3.14159265358979323846 / 180.0);
-  }else if( pN->eOp==EX_RAD2DEG ){
-    r = x * (180.0 / 3.14159265358979323846);
-  }else{
-    if( !isnan(x) && (x<aFn[i].lo || x>aFn[i].hi || (isinf(x) && i<3)) ){
-      return exprError(p, "docext: $expr: cannot apply %s to %g: outside its domain", pN->zOp, x);
-    }
-    r = aFn[i].x(x);
-  }
-  return exprSetReal(p, r, bDec, pOut);
-}
-
 /* $bitAnd, $bitOr, $bitXor (of ints and longs), $bitNot. */
 static int exprEvalBits(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue v;
@@ -4399,7 +4389,7 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_REGEXMATCH: case EX_REGEXFIND: case EX_REGEXFINDALL:
       return exprEvalRegex(p, pN, pOut);
     case EX_TRIG: case EX_ATAN2: case EX_DEG2RAD: case EX_RAD2DEG:
-      return exprEvalTrig(p, pN, pOut);
+      return exprEvalMath(p, pN, pOut);
     case EX_BITAND: case EX_BITOR: case EX_BITXOR: case EX_BITNOT:
       return exprEvalBits(p, pN, pOut);
     case EX_ZIP:       return exprEvalZip(p, pN, pOut);
