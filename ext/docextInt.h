@@ -865,8 +865,10 @@ struct DocIndex {
   i64 nExpireAfter;         /* TTL seconds, or -1 */
   u8 *aPartial;             /* partialFilterExpression (BSON) or NULL */
   DocMatcher *pPartial;     /* compiled, or NULL */
-  int bHashMix;             /* a shard key (docextIndexPattern): its hashes
-                            ** are mixed further (docextIndexHashValue) */
+  int bHashMix;             /* its hashes are mixed further
+                            ** (docextIndexHashValue): every hashed index
+                            ** created now, and a shard key; not an index
+                            ** an older docext stored */
 };
 
 /* The indexes of a collection, current as of this call: index 0 is _id_.

@@ -27,11 +27,18 @@
 **                                      where some document had an array
 **                                      (bit 0: the first; never cleared);
 **                                      absent or malformed: every bit set
-**       multikeyVals: true }           multikey indexes whose entries' vals
+**       multikeyVals: true,            multikey indexes whose entries' vals
 **                                      are kept while multikey (every
 **                                      index docext creates now); absent:
 **                                      written by an older docext, whose
 **                                      vals may be stale, so never read
+**       hashMix: true }                hashed indexes whose hashes go
+**                                      through MurmurHash3's finalizer
+**                                      (every one docext creates now, so
+**                                      that a partition's index on a hashed
+**                                      shard key orders its entries as the
+**                                      router's chunks); absent: FNV-1a
+**                                      alone, as an older docext wrote it
 ** X_config row ('idxtag', n) is a random 64-bit tag rewritten by every
 ** change to X_idxdef (create, drop, multikey flag or paths): see "The
 ** cache" below.
@@ -939,6 +946,7 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
   if( p->bMultikey && p->bMultikeyVals ){
     docextBsonAppendBool(&rc, pOut, "multikeyVals", 12, 1);
   }
+  if( p->bHashed && p->bHashMix ) docextBsonAppendBool(&rc, pOut, "hashMix", 7, 1);
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }
@@ -996,6 +1004,8 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
       paths = it.v;
     }else if( strcmp(it.zKey, "multikeyVals")==0 ){
       pIdx->bMultikeyVals = docextValueTruth(&it.v);
+    }else if( strcmp(it.zKey, "hashMix")==0 ){
+      pIdx->bHashMix = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "v")!=0 ){
       docextBsonAppendValue(&rc, &opt, it.zKey, it.nKey, &it.v);
     }
@@ -1835,6 +1845,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   memset(&cand, 0, sizeof(cand));
   cand.nExpireAfter = -1;
   cand.bMultikeyVals = 1;
+  cand.bHashMix = 1;
   rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){

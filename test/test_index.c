@@ -188,12 +188,16 @@ static void tk(const char *zWhat, const char *zPattern, int bSparse, const char 
 }
 
 /* The single key of a one-field hashed index for zDoc, into pKey. */
+/* The key of a hashed index {a: 'hashed'}: hashed as an older docext
+** stored it (FNV-1a alone), or, while hashedKeyMixed, as it stores it now. */
+static int hashedKeyMixed = 0;
 static int hashedKey(const char *zDoc, DocBuf *pKey){
   TestIndex t;
   DocBuf doc;
   int *aOff = 0, nKey = 0, rc;
   char *zErr = 0;
   indexInit(&t, "{a: 'hashed'}", 0, 0);
+  t.idx.bHashMix = hashedKeyMixed;
   parseDoc(zDoc, &doc);
   docextBufReset(pKey);
   rc = docextIndexKeys(&t.idx, doc.a, pKey, &aOff, &nKey, &zErr);
@@ -289,6 +293,18 @@ static void testHashed(void){
   check(strcmp(hexOf(got.a, (int)got.n),
                "1E013C2CB875ACCBAAD7017FED99985CAAEEDC6EE6E57F")==0,
         "hashed: pinned key of 'abc'", hexOf(got.a, (int)got.n));
+  /* The same, as every hashed index docext creates now stores it: mixed
+  ** by MurmurHash3's finalizer (hashMix in the spec). */
+  hashedKeyMixed = 1;
+  hashedKey("{a: 1}", &got);
+  check(strcmp(hexOf(got.a, (int)got.n),
+               "1E013C35674A344E2413017FEDB6BC58BE996C8CC5D55F")==0,
+        "hashed: pinned mixed key of 1", hexOf(got.a, (int)got.n));
+  hashedKey("{a: 'abc'}", &got);
+  check(strcmp(hexOf(got.a, (int)got.n),
+               "1E01C3DD13B5503253180180129491981541925A322A20")==0,
+        "hashed: pinned mixed key of 'abc'", hexOf(got.a, (int)got.n));
+  hashedKeyMixed = 0;
   docextBufFree(&got);
   docextBufFree(&want);
 
