@@ -876,6 +876,11 @@ struct DocIndex {
 ** rollback). The array stays valid until the next docextCollIndexes call
 ** or any index change. */
 int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr);
+/* The pattern a collection is sharded by (docext_router.c), kept in its
+** X_config with its chunk size and cached with its index definitions;
+** *paKey NULL when it is not sharded. Valid until the next call. */
+int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, char **pzErr);
+int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char **pzErr);
 /* Called by docext_coll.c for every write, after the _id rules. aOld is NULL
 ** for an insert, aNew NULL for a delete. Writes only the entries whose keys
 ** changed; checks unique indexes (E11000 in MongoDB's words) and parallel
@@ -1059,6 +1064,10 @@ struct DocQuerySpec {
   int bCountOnly;           /* no document is read, only ids and counts: an
                             ** exact index plan need not fetch documents */
   int bExplain;             /* planned for doc_explain: describe the bounds */
+  int bRouted;              /* one shard's part of a routed find: the
+                            ** router applies skip and limit over the
+                            ** merged parts (docextQueryLimits), the part
+                            ** returns its first skip+limit results */
   int bProjectIfCovered;    /* aProjection only if an index covers it, else
                             ** the documents whole: for a caller to whom
                             ** both give the same answer (doc_distinct) */
@@ -1080,6 +1089,9 @@ void docextQueryIdle(DocQuery *p);
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr);
 int docextQueryNext(DocQuery *p, char **pzErr);
 int docextQueryEof(DocQuery *p);
+/* The skip and the limit (-1: none) a routed part's spec asked for, which
+** the router applies (options' skip/limit, then SQL OFFSET/LIMIT). */
+void docextQueryLimits(DocQuery *p, i64 *pnSkip, i64 *pnMax);
 /* The current result's document id (SQLITE_OK, or an error reading the
 ** entries that say which it is). */
 int docextQueryDocid(DocQuery *p, i64 *piDoc);
@@ -1252,6 +1264,39 @@ const char *docextTypeAlias(int type);
 /**************************************************************************
 ** Interface to docext_shard.c — sharding: doc_analyze_shard_key.
 */
+/**************************************************************************
+** Interface to docext_router.c — sharded collections: the router.
+*/
+typedef struct DocRouter DocRouter;
+typedef struct DocRouted DocRouted;
+/* A shard key pattern ({a: 1, b: "hashed"}: no -1) as a DocIndex. */
+int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr);
+/* Refuse a document whose shard key meets an array (MongoDB does), or,
+** bRequire, lacks a key field, naming the field and the document. */
+int docextShardKeyCheck(const DocIndex *pKey, const u8 *aDoc, int bRequire, char **pzErr);
+/* The router of pHome when it is sharded (its chunks as the metadata says
+** now), else *ppR NULL. */
+int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzErr);
+void docextRouterFree(DocRouter *pR);
+/* Writes: to the shard owning the document's chunk; rowids are the
+** router's (docid << 10 | the shard's number). */
+int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
+                       i64 *piRowid, char **pzErr);
+int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr);
+int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
+                        char **pzErr);
+/* A find over the shards (takes pR over, even on error). pAccess: the
+** vtab's _id or rowid constraints, copied for each shard. */
+int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
+                    DocRouted **ppOut, char **pzErr);
+void docextRoutedFree(DocRouted *p);
+int docextRoutedNext(DocRouted *p, char **pzErr);
+int docextRoutedEof(DocRouted *p);
+int docextRoutedRowid(DocRouted *p, i64 *piRowid);
+/* The shard's query positioned on the current result (for its columns). */
+DocQuery *docextRoutedQuery(DocRouted *p);
+int docextRegisterRouterFunctions(sqlite3 *db, DocConn *pConn);
+
 int docextRegisterShardFunctions(sqlite3 *db, DocConn *pConn);
 
 /**************************************************************************

@@ -1106,6 +1106,8 @@ enum {
   IS_ENTRY_DUP,         /* another docid with this key? */
   IS_TTL_ASC,           /* docids of keys in [?2, ?3) */
   IS_TTL_DESC,          /* docids of keys in (?2, ?3] */
+  IS_SHARD_GET,         /* the shard key and chunk size (docext_router.c) */
+  IS_SHARD_SET,         /* INSERT OR REPLACE them */
   IS_COUNT
 };
 
@@ -1121,6 +1123,8 @@ static const char *const azIdxStmt[IS_COUNT] = {
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid<>?3 LIMIT 1",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>?2 AND key<=?3",
+  "SELECT k, v FROM \"%w\".\"%w_config\" WHERE k IN ('shardkey','chunksize')",
+  "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v) VALUES(?1,?2)",
 };
 
 struct DocIndexCache {
@@ -1136,6 +1140,9 @@ struct DocIndexCache {
   int bTtl;                 /* some index has expireAfterSeconds */
   int bSweeping;            /* a TTL sweep is running (no recursion) */
   KeySet ttlKeys;           /* scratch for docextCollExpired */
+  u8 *aShardKey;            /* X_config 'shardkey': the collection is
+                            ** sharded by this pattern (BSON), or NULL */
+  i64 nChunkSize;           /* X_config 'chunksize', with it */
   sqlite3_stmt *aStmt[IS_COUNT];
 };
 
@@ -1153,6 +1160,9 @@ static void idxCacheDrop(DocIndexCache *c){
   c->nIdx = 0;
   c->bLoaded = 0;
   c->bTtl = 0;
+  sqlite3_free(c->aShardKey);
+  c->aShardKey = 0;
+  c->nChunkSize = 0;
 }
 
 void docextIndexCacheFree(DocIndexCache *c){
@@ -1225,6 +1235,43 @@ static int idxTagBump(DocColl *p, DocIndexCache *c, int bKeep){
   return rc;
 }
 
+/* Read X_config's shard key and chunk size, written by docext_router.c
+** (untrusted: a damaged one is reported, not used). */
+static int idxShardKeyLoad(DocColl *p, DocIndexCache *c, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zWhy = 0;
+  int rc = idxStmt(p, c, IS_SHARD_GET, &pStmt), rc2;
+  if( rc!=SQLITE_OK ) return idxSqlError(p, rc, pzErr);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *zK = (const char*)sqlite3_column_text(pStmt, 0);
+    if( zK && strcmp(zK, "chunksize")==0 ){
+      c->nChunkSize = sqlite3_column_int64(pStmt, 1);
+    }else{
+      const void *a = sqlite3_column_blob(pStmt, 1);
+      int n = sqlite3_column_bytes(pStmt, 1);
+      if( a==0 || docextBsonCheck(a, n, &zWhy)!=SQLITE_OK ){
+        rc = SQLITE_CORRUPT_VTAB;
+        break;
+      }
+      c->aShardKey = sqlite3_malloc(n);
+      if( c->aShardKey==0 ){ rc = SQLITE_NOMEM; break; }
+      memcpy(c->aShardKey, a, n);
+    }
+  }
+  rc2 = sqlite3_reset(pStmt);
+  if( rc==SQLITE_OK ) rc = idxSqlError(p, rc2, pzErr);
+  if( rc==SQLITE_CORRUPT_VTAB ){
+    sqlite3_free(zWhy);
+    *pzErr = sqlite3_mprintf("docext: corrupt shard key in %s", docextCollName(p));
+  }
+  if( rc==SQLITE_OK && c->aShardKey && c->nChunkSize<=0 ){
+    *pzErr = sqlite3_mprintf("docext: corrupt chunk size in %s", docextCollName(p));
+    rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc!=SQLITE_OK ) c->bLoaded = 0;
+  return rc;
+}
+
 /* Read every definition from X_idxdef. */
 static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
   sqlite3_stmt *pStmt = 0;
@@ -1281,7 +1328,7 @@ static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
     if( aIdx[i].nExpireAfter>=0 ) c->bTtl = 1;
   }
   c->bLoaded = 1;
-  return SQLITE_OK;
+  return idxShardKeyLoad(p, c, pzErr);
 }
 
 /* Is a write transaction open on schema zDb (so that changes made in it
@@ -1330,6 +1377,35 @@ static int idxCacheGet(DocColl *p, int bForce, DocIndexCache **ppC, char **pzErr
   }
   *ppC = c;
   return SQLITE_OK;
+}
+
+int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc = idxCacheGet(pColl, 0, &c, pzErr);
+  *paKey = rc==SQLITE_OK ? c->aShardKey : 0;
+  if( pnChunkSize ) *pnChunkSize = rc==SQLITE_OK ? c->nChunkSize : 0;
+  return rc;
+}
+
+int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char **pzErr){
+  DocIndexCache *c = 0;
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxCacheGet(pColl, 1, &c, pzErr);
+  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, IS_SHARD_SET, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, "shardkey", -1, SQLITE_STATIC);
+    sqlite3_bind_blob(pStmt, 2, aKey, docextGetI32(aKey), SQLITE_STATIC);
+    rc = docextStmtRun(pStmt);
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, "chunksize", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(pStmt, 2, nChunkSize);
+    rc = docextStmtRun(pStmt);
+  }
+  if( pStmt ) sqlite3_clear_bindings(pStmt);
+  if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
+  if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
+  return rc;
 }
 
 int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr){

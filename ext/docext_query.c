@@ -167,6 +167,8 @@ struct DocQuery {
   DocProjection *pProj;     /* may be NULL */
   DocSort *pSort;           /* NULL when no (or an empty) sort */
   i64 nSkip;                /* results to skip (options.skip + OFFSET) */
+  i64 nRouterSkip, nRouterMax;    /* a routed part's: the router's (the
+                                  ** part's own take skip+limit from 0) */
   i64 nMax;                 /* results to return, or -1 for all */
 
   DocAccess access;
@@ -329,7 +331,20 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->nMax = nLimit>0 ? nLimit - (pSpec->nOffset>0 ? pSpec->nOffset : 0) : -1;
   if( nLimit>0 && p->nMax<0 ) p->nMax = 0;
   if( pSpec->nLimit>=0 && (p->nMax<0 || pSpec->nLimit<p->nMax) ) p->nMax = pSpec->nLimit;
+  p->nRouterSkip = 0;
+  p->nRouterMax = -1;
+  if( pSpec->bRouted ){
+    p->nRouterSkip = p->nSkip;
+    p->nRouterMax = p->nMax;
+    if( p->nMax>=0 ) p->nMax += p->nSkip;
+    p->nSkip = 0;
+  }
   return rc;
+}
+
+void docextQueryLimits(DocQuery *p, i64 *pnSkip, i64 *pnMax){
+  *pnSkip = p->nRouterSkip;
+  *pnMax = p->nRouterMax;
 }
 
 /* Free what queryCompile made. */

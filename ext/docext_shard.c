@@ -130,48 +130,14 @@ static int skGroupEnd(const Analysis *p, const int *aIdx, int n, int i){
 ** Reading the collection
 */
 
-/* Does path z meet an array in aDoc: is the value at z, or at a prefix of
-** it, an array? (MongoDB refuses a shard key value there, even when the
-** array's elements give nothing at the rest of the path.) */
-static int skPathHasArray(const u8 *aDoc, const char *z){
-  int n = 0;
-  for(;;){
-    DocValue v;
-    while( z[n] && z[n]!='.' ) n++;
-    if( !docextPathGet(aDoc, z, n, &v) ) return 0;
-    if( v.type==DOC_ARRAY ) return 1;
-    if( z[n]==0 ) return 0;
-    n++;
-  }
-}
-
-/* The error for a shard key field that holds an array in aDoc. */
-static int skArrayError(const u8 *aDoc, const char *zPath, char **pzErr){
-  DocBuf id;
-  DocValue v;
-  int rc = SQLITE_OK;
-  memset(&id, 0, sizeof(id));
-  if( docextBsonFind(aDoc, "_id", 3, &v) ) docextValueToString(&rc, &id, &v);
-  docextBufAppendByte(&rc, &id, 0);
-  if( rc==SQLITE_OK ){
-    rc = docextError(pzErr, "docext: shard key field '%s' holds an array in the document "
-                     "with _id %s: a shard key cannot be an array", zPath, (char*)id.a);
-  }
-  docextBufFree(&id);
-  return rc;
-}
-
 /* Append one document: its key, its key values and its size. */
 static int skAddDoc(void *pCtx, const u8 *aDoc, char **pzErr){
   Analysis *p = (Analysis*)pCtx;
   SkDoc *d;
   int rc, j;
   i64 iStart;
-  for(j=0; j<p->key.nField; j++){
-    if( skPathHasArray(aDoc, p->key.azPath[j]) ){
-      return skArrayError(aDoc, p->key.azPath[j], pzErr);
-    }
-  }
+  rc = docextShardKeyCheck(&p->key, aDoc, 0, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
   if( p->nDoc>=p->nDocAlloc ){
     int nNew = p->nDocAlloc ? p->nDocAlloc*2 : 256;
     SkDoc *aNew = sqlite3_realloc64(p->aDoc, sizeof(SkDoc)*(u64)nNew);
@@ -734,27 +700,6 @@ static int skReads(Analysis *p, DocColl *pColl, DocBuf *pOut, char **pzErr){
 ** doc_analyze_shard_key(coll, key [, options])
 */
 
-/* The key: a pattern whose fields are 1 or "hashed". */
-static int skKeyParse(Analysis *p, const u8 *aKey, char **pzErr){
-  char *zWhy = 0;
-  int rc = docextIndexPattern(aKey, &p->key, &zWhy), j;
-  if( rc!=SQLITE_OK ){
-    if( zWhy ){
-      rc = docextError(pzErr, "docext: in the shard key: %s",
-                       strncmp(zWhy, "docext: ", 8)==0 ? zWhy+8 : zWhy);
-      sqlite3_free(zWhy);
-    }
-    return rc;
-  }
-  for(j=0; j<p->key.nField; j++){
-    if( p->key.aDir[j]<0 ){
-      return docextError(pzErr, "docext: in the shard key: field %s is -1: a shard key "
-                         "field is 1 or \"hashed\"", p->key.azPath[j]);
-    }
-  }
-  return SQLITE_OK;
-}
-
 static int skOptionsParse(Analysis *p, const u8 *aOpt, char **pzErr){
   DocIter it;
   p->nShard = SK_DEFAULT_SHARDS;
@@ -850,7 +795,7 @@ static void skAnalyzeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&text, 0, sizeof(text));
   rc = docextCollFindArg(pConn, ctx, 0, argv[0], &pColl, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &keyArg, &aKey, &zErr);
-  if( rc==SQLITE_OK ) rc = skKeyParse(&a, aKey, &zErr);
+  if( rc==SQLITE_OK ) rc = docextShardKeyParse(aKey, &a.key, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = docextArgToBson(argv[2], &optArg, &aOpt, &zErr);
   }

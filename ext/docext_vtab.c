@@ -84,6 +84,7 @@ struct DocConn {
 struct DocCursor {
   sqlite3_vtab_cursor base;
   DocQuery *pQuery;         /* the running find() */
+  DocRouted *pRouted;       /* or, on a sharded collection, the router's */
   DocBuf spec;              /* the query arguments as BSON, back to back */
   DocBuf json;              /* the doc column's text */
 };
@@ -506,6 +507,7 @@ static int xOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor){
 
 static void cursorFree(DocCursor *pCur){
   if( pCur ){
+    docextRoutedFree(pCur->pRouted);
     docextQueryFree(pCur->pQuery);
     docextBufFree(&pCur->json);
     docextBufFree(&pCur->spec);
@@ -516,6 +518,8 @@ static void cursorFree(DocCursor *pCur){
 static int xClose(sqlite3_vtab_cursor *pCursor){
   DocCursor *pCur = (DocCursor*)pCursor;
   DocVtab *p = (DocVtab*)pCursor->pVtab;
+  docextRoutedFree(pCur->pRouted);
+  pCur->pRouted = 0;
   if( p->pSpare==0 && pCur->pQuery ){
     docextQueryIdle(pCur->pQuery);
     memset(&pCur->base, 0, sizeof(pCur->base));
@@ -762,6 +766,8 @@ static int filterPlanIndex(const char *idxStr, const char *zBar, char *zSpace, i
 static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *pArgs,
                        int idxNum, DocAccess *pAccess){
   DocVtab *pTab = (DocVtab*)pCur->base.pVtab;
+  DocColl *pColl;
+  DocRouter *pR = 0;
   char *zErr = 0;
   int i, rc;
   /* The arena has stopped moving: pointers only now. */
@@ -771,15 +777,21 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
   if( pArgs->aOff[1]>=0 ) pSpec->aSort = pCur->spec.a + pArgs->aOff[1];
   if( pArgs->aOff[2]>=0 ) pSpec->aOptions = pCur->spec.a + pArgs->aOff[2];
   pSpec->bCountOnly = (idxNum & 1)!=0;
-  if( pCur->pQuery ){
+  docextRoutedFree(pCur->pRouted);
+  pCur->pRouted = 0;
+  rc = vtabColl(pTab, &pColl);
+  if( rc!=SQLITE_OK ) return rc;          /* (vtabColl set the message) */
+  rc = docextRouterOpen(pTab->pConn, pColl, &pR, &zErr);
+  if( rc==SQLITE_OK && pR ){
+    /* a sharded collection: a find on each shard it must ask */
+    rc = docextRoutedNew(pR, pSpec, pAccess, &pCur->pRouted, &zErr);
+  }else if( rc==SQLITE_OK && pCur->pQuery ){
     rc = docextQueryReuse(pCur->pQuery, pSpec, &zErr);
-  }else{
-    DocColl *pColl;
-    rc = vtabColl(pTab, &pColl);
-    if( rc!=SQLITE_OK ) return rc;          /* (vtabColl set the message) */
+    if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, pAccess, &zErr);
+  }else if( rc==SQLITE_OK ){
     rc = docextQueryNew(pColl, pSpec, &pCur->pQuery, &zErr);
+    if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, pAccess, &zErr);
   }
-  if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, pAccess, &zErr);
   if( rc!=SQLITE_OK ) return vtabError(&pTab->base, rc, zErr);
   return SQLITE_OK;
 }
@@ -814,18 +826,22 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
 static int xNext(sqlite3_vtab_cursor *pCursor){
   DocCursor *pCur = (DocCursor*)pCursor;
   char *zErr = 0;
-  int rc = docextQueryNext(pCur->pQuery, &zErr);
+  int rc = pCur->pRouted ? docextRoutedNext(pCur->pRouted, &zErr)
+                         : docextQueryNext(pCur->pQuery, &zErr);
   if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
   return SQLITE_OK;
 }
 
 static int xEof(sqlite3_vtab_cursor *pCursor){
   DocCursor *pCur = (DocCursor*)pCursor;
+  if( pCur->pRouted ) return docextRoutedEof(pCur->pRouted);
   return pCur->pQuery==0 || docextQueryEof(pCur->pQuery);
 }
 
 static int xRowid(sqlite3_vtab_cursor *pCursor, sqlite3_int64 *pRowid){
-  return docextQueryDocid(((DocCursor*)pCursor)->pQuery, pRowid);
+  DocCursor *pCur = (DocCursor*)pCursor;
+  if( pCur->pRouted ) return docextRoutedRowid(pCur->pRouted, pRowid);
+  return docextQueryDocid(pCur->pQuery, pRowid);
 }
 
 /* The _id column: INTEGER, REAL, TEXT, or relaxed Extended JSON TEXT. */
@@ -860,6 +876,7 @@ static void resultId(sqlite3_context *ctx, const u8 *aDoc, DocBuf *pTmp){
 
 static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol){
   DocCursor *pCur = (DocCursor*)pCursor;
+  DocQuery *pQuery = pCur->pRouted ? docextRoutedQuery(pCur->pRouted) : pCur->pQuery;
   const u8 *aDoc = 0;
   char *zErr = 0;
   int rc;
@@ -867,9 +884,9 @@ static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol)
   /* In an UPDATE, columns not being changed need not be computed. */
   if( sqlite3_vtab_nochange(ctx) ) return SQLITE_OK;
   if( iCol==COL_ID ){
-    rc = docextQueryStored(pCur->pQuery, &aDoc, &zErr);
+    rc = docextQueryStored(pQuery, &aDoc, &zErr);
   }else{
-    rc = docextQueryResult(pCur->pQuery, &aDoc, &zErr);
+    rc = docextQueryResult(pQuery, &aDoc, &zErr);
   }
   if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
   switch( iCol ){
@@ -962,39 +979,49 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   const u8 *aDoc = 0;
   char *zErr = 0;
   DocColl *pColl;
+  DocRouter *pR = 0;
   int rc = vtabColl(p, &pColl), bNamesChecked = 0;
 
   if( rc!=SQLITE_OK ) return rc;
+  rc = docextRouterOpen(p->pConn, pColl, &pR, &zErr);
+  if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, zErr);
   if( argc==1 ){
-    rc = docextCollDelete(pColl, sqlite3_value_int64(argv[0]), &zErr);
+    rc = pR ? docextRouterDelete(pR, sqlite3_value_int64(argv[0]), &zErr)
+            : docextCollDelete(pColl, sqlite3_value_int64(argv[0]), &zErr);
+    docextRouterFree(pR);
     return rc==SQLITE_OK ? rc : vtabError(pVtab, rc, zErr);
   }
   memset(&buf, 0, sizeof(buf));
   if( sqlite3_value_type(argv[0])==SQLITE_NULL ){
     if( sqlite3_value_type(argv[1])!=SQLITE_NULL ){
+      docextRouterFree(pR);
       return vtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be set: it is assigned"));
     }
     rc = newDocument(p, argv, 0, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK ){
       int eConflict = sqlite3_vtab_on_conflict(p->db);
-      rc = docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
+      rc = pR ? docextRouterInsert(pR, aDoc, bNamesChecked, eConflict, pRowid, &zErr)
+              : docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }else{
     i64 iOld = sqlite3_value_int64(argv[0]);
     if( sqlite3_value_type(argv[1])!=SQLITE_INTEGER
      || sqlite3_value_int64(argv[1])!=iOld ){
+      docextRouterFree(pR);
       return vtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be changed"));
     }
     rc = newDocument(p, argv, 1, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK && aDoc ){
-      rc = docextCollReplace(pColl, iOld, aDoc, bNamesChecked, &zErr);
+      rc = pR ? docextRouterReplace(pR, iOld, aDoc, bNamesChecked, &zErr)
+              : docextCollReplace(pColl, iOld, aDoc, bNamesChecked, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }
   docextBufFree(&buf);
+  docextRouterFree(pR);
   return rc;
 }
 

@@ -1,0 +1,2058 @@
+/*
+** docext_router.c — sharded collections (INTERFACE.md §6): the shards, the
+** chunks, the router, splits and migration.
+**
+**   SELECT doc_add_shard('shard1');
+**   SELECT doc_shard_collection('books', '{_id: 1}' [, '{"chunkSize": 65536}']);
+**   INSERT INTO books(doc) VALUES (…);    SELECT doc FROM books('{_id: 45}');
+**   SELECT * FROM doc_chunks('books');    SELECT doc_route('books', '{_id: 45}');
+**   SELECT doc_split_chunk('books', '{_id: 40}');
+**   SELECT doc_move_chunk('books', '{_id: 45}', 'shard1');
+**   SELECT doc_balance('books');
+**
+** SHARDS are schemas of the connection: attached databases, or main. A
+** sharded collection is a docext collection of main, the router (the table
+** the user names), and a partition in each shard that holds chunks of it:
+** a docext collection of the same name in the shard's schema, with an
+** index on the shard key, readable on its own. When main is a shard, its
+** partition is the router's own storage.
+**
+** METADATA, in main:
+**   docext_shards(name, num)   num (0 to 1022) is the low ten bits of the
+**       rowid a sharded collection shows for a document: a row is
+**       (docid << 10 | num) of the partition that holds it. 1023 is main's
+**       while main is not a shard (it then holds documents only while a
+**       collection sharded with documents has not moved them all out).
+**   docext_chunks(coll, lo, min, shard, prev, mig, jumbo, written), key
+**       (coll, lo): chunk [lo, the next chunk's lo) of coll. lo is the
+**       shard key encoded as index keys are (docext_cmp.c), empty for
+**       MinKey; min the same bound as a document, for people; written the
+**       bytes inserted since its size was last measured; jumbo: its
+**       documents share one key value and outgrow the chunk size.
+**   the router's X_config: 'shardkey' (the pattern) and 'chunksize',
+**       read with its index definitions (docextCollShardKey), so every
+**       connection notices that a collection became sharded.
+**
+** KEYS. A document's shard key is its index key under the pattern
+** (docextIndexFirstKey: a hashed field gives its 64-bit hash, mixed as
+** every hashed index docext creates now mixes it), so chunk bounds, the
+** partitions' shard-key indexes and the planner's bounds all order keys
+** alike. A key field may not hold an array; an insert must give every
+** key field.
+**
+** SPLITS. Each insert and replacement adds its size to its chunk's
+** written; past a fifth of the chunk size (as MongoDB's auto-splitter) the
+** chunk is measured through the owner's shard-key index and, if over the
+** chunk size, split at its median key by bytes, again while a half is
+** still over. A chunk of one key value cannot split: it is marked jumbo.
+**
+** MIGRATION must never lose a document nor show one twice, even when the
+** process dies mid-way in WAL mode, where SQLite commits the files of one
+** transaction one after another (main first). So a move is two steps:
+**   1. in one transaction: copy the chunk's documents to the destination's
+**      partition, with a marker in its X_config ('migrated:<mig>'), and
+**      point the chunk at the destination with prev = the source and mig
+**      = a random id. The source keeps its copies.
+**   2. in a later transaction (the next migration command, once main has
+**      no write transaction of ours open, so step 1 has committed or is
+**      gone): if the marker is there, delete the source's copies, else
+**      give the chunk back to prev; then clear prev and mig.
+** While prev is set the marker says who owns the chunk: the destination if
+** its commit happened, else still the source. And every read takes from
+** a shard only the documents of the chunks it owns, so a copy on the
+** other side (an orphan) is never seen.
+*/
+#include "docextInt.h"
+#include <string.h>
+
+#define RT_NUM_BITS       10
+#define RT_HOME_NUM       1023          /* main while it is not a shard */
+#define RT_MAX_SHARDS     1023
+#define RT_MAX_DOCID      ((i64)1 << 52)
+#define RT_DEFAULT_CHUNK  ((i64)128*1024*1024)    /* MongoDB's since 6.0 */
+#define RT_MAX_CHUNK      ((i64)1 << 40)
+#define RT_CHECK_EVERY    5             /* measure after chunkSize/5 written */
+
+static const char zMetaSchema[] =
+  "CREATE TABLE IF NOT EXISTS main.docext_shards("
+  "name TEXT PRIMARY KEY COLLATE NOCASE, num INTEGER NOT NULL UNIQUE);"
+  "CREATE TABLE IF NOT EXISTS main.docext_chunks("
+  "coll TEXT NOT NULL COLLATE NOCASE, lo BLOB NOT NULL, min BLOB NOT NULL,"
+  " shard TEXT NOT NULL, prev TEXT, mig INTEGER, jumbo INTEGER NOT NULL DEFAULT 0,"
+  " written INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(coll, lo)) WITHOUT ROWID;";
+
+typedef struct RtShard RtShard;
+struct RtShard {
+  char *zName;              /* its schema */
+  int iNum;                 /* the low bits of its rows' rowids */
+  int bHome;                /* main: its partition is the router's storage */
+  int bShard;               /* 0 only for main when it is not a shard */
+  DocColl *pColl;           /* its partition (held), once opened */
+};
+
+typedef struct RtChunk RtChunk;
+struct RtChunk {
+  i64 iLo;                  /* lower bound: a key in DocRouter.bytes */
+  int nLo;                  /* (0: MinKey) */
+  i64 iMin;                 /* the same bound as a document, in bytes */
+  int iShard;               /* the shard the metadata names */
+  int iPrev;                /* a pending move's source, else -1 */
+  i64 iMig;                 /* the pending move's id */
+  int iOwner;               /* who owns it now: iShard, or iPrev when the
+                            ** move never reached iShard */
+  int bJumbo;
+  i64 nWritten;
+};
+
+struct DocRouter {
+  DocConn *pConn;
+  sqlite3 *db;
+  DocColl *pHome;           /* the router's collection, in main */
+  const char *zColl;        /* its name */
+  DocIndex key;             /* the shard key pattern */
+  i64 nChunkSize;
+  RtShard *aShard;
+  int nShard, nShardAlloc;
+  RtChunk *aChunk;
+  int nChunk, nChunkAlloc;
+  DocBuf bytes;             /* the chunks' bounds */
+  DocBuf docKey;            /* scratch: a document's key */
+  DocIndexScratch *pKeyGen;
+};
+
+/*------------------------------------------------------------------------
+** Keys
+*/
+
+/* Does path z meet an array in aDoc: is the value at z, or at a prefix of
+** it, an array? (MongoDB refuses a shard key value there, even when the
+** array's elements give nothing at the rest of the path.) */
+static int rtPathHasArray(const u8 *aDoc, const char *z){
+  int n = 0;
+  for(;;){
+    DocValue v;
+    while( z[n] && z[n]!='.' ) n++;
+    if( !docextPathGet(aDoc, z, n, &v) ) return 0;
+    if( v.type==DOC_ARRAY ) return 1;
+    if( z[n]==0 ) return 0;
+    n++;
+  }
+}
+
+/* "_id 35" of aDoc, for messages (sqlite3_malloc'd; NULL on OOM). */
+static char *rtDocLabel(const u8 *aDoc){
+  DocBuf id;
+  DocValue v;
+  int rc = SQLITE_OK;
+  memset(&id, 0, sizeof(id));
+  if( docextBsonFind(aDoc, "_id", 3, &v) ){
+    docextBufAppendStr(&rc, &id, "_id ");
+    docextValueToString(&rc, &id, &v);
+  }else{
+    docextBufAppendStr(&rc, &id, "no _id");
+  }
+  return docextBufDetachText(&rc, &id);
+}
+
+int docextShardKeyCheck(const DocIndex *pKey, const u8 *aDoc, int bRequire, char **pzErr){
+  int j;
+  for(j=0; j<pKey->nField; j++){
+    const char *z = pKey->azPath[j];
+    const char *zWhy = 0;
+    DocValue v;
+    if( rtPathHasArray(aDoc, z) ){
+      zWhy = "holds an array in the document with %s: a shard key cannot be an array";
+    }else if( bRequire && !docextPathGet(aDoc, z, (int)strlen(z), &v) ){
+      zWhy = "is missing from the document with %s: a document of a sharded "
+             "collection needs every field of its shard key";
+    }
+    if( zWhy ){
+      char *zDoc = rtDocLabel(aDoc);
+      char *zMsg = zDoc ? sqlite3_mprintf(zWhy, zDoc) : 0;
+      int rc = zMsg ? docextError(pzErr, "docext: shard key field '%s' %s", z, zMsg)
+                    : SQLITE_NOMEM;
+      sqlite3_free(zDoc);
+      sqlite3_free(zMsg);
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr){
+  char *zWhy = 0;
+  int rc = docextIndexPattern(aKey, pKey, &zWhy), j;
+  if( rc!=SQLITE_OK ){
+    if( zWhy ){
+      rc = docextError(pzErr, "docext: in the shard key: %s",
+                       strncmp(zWhy, "docext: ", 8)==0 ? zWhy+8 : zWhy);
+      sqlite3_free(zWhy);
+    }
+    return rc;
+  }
+  for(j=0; j<pKey->nField; j++){
+    if( pKey->aDir[j]<0 ){
+      return docextError(pzErr, "docext: in the shard key: field %s is -1: a shard key "
+                         "field is 1 or \"hashed\"", pKey->azPath[j]);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* aDoc's shard key into pR->docKey. bRequire: every field must be there
+** (a new document); else a missing one counts as null. */
+static int rtDocKey(DocRouter *pR, const u8 *aDoc, int bRequire, char **pzErr){
+  int rc = docextShardKeyCheck(&pR->key, aDoc, bRequire, pzErr);
+  docextBufReset(&pR->docKey);
+  if( rc==SQLITE_OK ) rc = docextIndexFirstKey(&pR->key, aDoc, &pR->docKey, &pR->pKeyGen, pzErr);
+  return rc;
+}
+
+/* A chunk bound as a document: aDoc's shard key values, field by field in
+** the pattern's order, a hashed field as its hash (NumberLong), a missing
+** one as null. */
+static void rtBoundOf(int *pRc, const DocIndex *pKey, const u8 *aDoc, DocBuf *pOut){
+  i64 iStart = docextBsonStartDoc(pRc, pOut);
+  int j;
+  for(j=0; j<pKey->nField; j++){
+    const char *z = pKey->azPath[j];
+    int n = (int)strlen(z);
+    DocValue v;
+    if( !docextPathGet(aDoc, z, n, &v) ){
+      static const u8 aNull[1] = {0};
+      v.type = DOC_NULL;
+      v.p = aNull;
+      v.n = 0;
+    }
+    if( pKey->aDir[j]==0 ){
+      docextBsonAppendInt64(pRc, pOut, z, n, docextIndexHashValue(pKey, pRc, &v));
+    }else{
+      docextBsonAppendValue(pRc, pOut, z, n, &v);
+    }
+  }
+  docextBsonEndDoc(pRc, pOut, iStart);
+}
+
+/* The key of a bound given by a person (doc_split_chunk's middle): every
+** key field, a hashed one as its hash (an integer), as rtBoundOf writes
+** them. Appends the bound document, normalized, to pDoc when not NULL. */
+static int rtBoundKey(const DocIndex *pKey, const u8 *aBound, DocBuf *pKeyOut, DocBuf *pDoc,
+                      char **pzErr){
+  int rc = SQLITE_OK, j, nGiven = 0;
+  i64 iStart = pDoc ? docextBsonStartDoc(&rc, pDoc) : 0;
+  DocIter it;
+  docextIterInit(&it, aBound);
+  while( docextIterNext(&it) ) nGiven++;
+  if( nGiven!=pKey->nField ){
+    return docextError(pzErr, "docext: a chunk bound gives each field of the shard key "
+                       "and nothing else");
+  }
+  for(j=0; rc==SQLITE_OK && j<pKey->nField; j++){
+    const char *z = pKey->azPath[j];
+    DocValue v;
+    if( !docextBsonFind(aBound, z, (int)strlen(z), &v) ){
+      return docextError(pzErr, "docext: the chunk bound lacks shard key field '%s'", z);
+    }
+    if( pKey->aDir[j]==0 ){
+      double d = docextValueToDouble(&v);
+      u8 a8[8];
+      DocValue h;
+      i64 x;
+      int k;
+      if( !docextValueIsNumber(&v) || d!=d || d!=(double)(i64)d ){
+        return docextError(pzErr, "docext: hashed shard key field '%s' of a chunk bound "
+                           "is a hash: an integer", z);
+      }
+      x = v.type==DOC_INT64 ? docextValueI64(&v) : (i64)d;
+      for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
+      h.type = DOC_INT64;
+      h.p = a8;
+      h.n = 8;
+      docextKeyAppend(&rc, pKeyOut, &h, 0);
+      if( pDoc ) docextBsonAppendInt64(&rc, pDoc, z, (int)strlen(z), x);
+    }else{
+      if( v.type==DOC_ARRAY ){
+        return docextError(pzErr, "docext: shard key field '%s' of a chunk bound is an "
+                           "array: a shard key cannot be an array", z);
+      }
+      docextKeyAppend(&rc, pKeyOut, &v, 0);
+      if( pDoc ) docextBsonAppendValue(&rc, pDoc, z, (int)strlen(z), &v);
+    }
+  }
+  if( pDoc ) docextBsonEndDoc(&rc, pDoc, iStart);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Loading a router
+*/
+
+static int rtSqlError(DocRouter *pR, int rc, char **pzErr){
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr==0 ){
+    *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errcode(pR->db)!=SQLITE_OK
+                             ? sqlite3_errmsg(pR->db) : sqlite3_errstr(rc));
+  }
+  return rc;
+}
+
+/* Prepare SQL made from a format (%w, %Q). */
+static int rtPrepare(DocRouter *pR, sqlite3_stmt **ppStmt, const char *zFmt, ...){
+  va_list ap;
+  char *zSql;
+  int rc;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  *ppStmt = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(pR->db, zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+static RtShard *rtShardAdd(DocRouter *pR, int *pRc, const char *zName, int iNum){
+  RtShard *s;
+  pR->aShard = docextArrayGrow(pRc, pR->aShard, pR->nShard, &pR->nShardAlloc, sizeof(RtShard));
+  if( *pRc!=SQLITE_OK ) return 0;
+  s = &pR->aShard[pR->nShard];
+  memset(s, 0, sizeof(*s));
+  s->zName = sqlite3_mprintf("%s", zName);
+  if( s->zName==0 ){ *pRc = SQLITE_NOMEM; return 0; }
+  s->iNum = iNum;
+  s->bHome = sqlite3_stricmp(zName, "main")==0;
+  s->bShard = 1;
+  pR->nShard++;
+  return s;
+}
+
+static int rtShardIndex(DocRouter *pR, const char *zName){
+  int i;
+  for(i=0; zName && i<pR->nShard; i++){
+    if( sqlite3_stricmp(pR->aShard[i].zName, zName)==0 ) return i;
+  }
+  return -1;
+}
+
+static int rtLoadShards(DocRouter *pR, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc = rtPrepare(pR, &pStmt, "SELECT name, num FROM main.docext_shards ORDER BY num");
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    i64 iNum = sqlite3_column_int64(pStmt, 1);
+    if( z==0 || iNum<0 || iNum>=RT_MAX_SHARDS ){
+      rc = docextError(pzErr, "docext: corrupt main.docext_shards");
+      if( rc==SQLITE_ERROR ) rc = SQLITE_CORRUPT;
+      break;
+    }
+    rtShardAdd(pR, &rc, z, (int)iNum);
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && rtShardIndex(pR, "main")<0 ){
+    RtShard *s = rtShardAdd(pR, &rc, "main", RT_HOME_NUM);
+    if( s ) s->bShard = 0;
+  }
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* The partition of shard i, opened (and held) on first use. */
+static int rtShardColl(DocRouter *pR, int i, DocColl **ppColl, char **pzErr){
+  RtShard *s = &pR->aShard[i];
+  if( s->bHome ){
+    *ppColl = pR->pHome;
+    return SQLITE_OK;
+  }
+  if( s->pColl==0 ){
+    char *zSpec = sqlite3_mprintf("\"%w\".\"%w\"", s->zName, pR->zColl);
+    char *zErr = 0;
+    int rc = zSpec ? docextCollFind(pR->pConn, zSpec, &s->pColl, &zErr) : SQLITE_NOMEM;
+    sqlite3_free(zSpec);
+    if( rc!=SQLITE_OK ){
+      s->pColl = 0;
+      sqlite3_free(zErr);
+      if( rc==SQLITE_NOMEM ) return rc;
+      return docextError(pzErr, "docext: shard %s has no partition of %s (is its "
+                         "database attached?)", s->zName, pR->zColl);
+    }
+    docextCollHold(s->pColl);
+  }
+  *ppColl = s->pColl;
+  return SQLITE_OK;
+}
+
+/* Is the marker of move iMig in shard i's partition? */
+static int rtMarker(DocRouter *pR, int i, i64 iMig, int *pbHas, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  *pbHas = 0;
+  rc = rtPrepare(pR, &pStmt, "SELECT 1 FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
+                 pR->aShard[i].zName, pR->zColl, iMig);
+  if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ) *pbHas = 1;
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc!=SQLITE_OK && !*pbHas ){
+    /* no partition there at all: the move's copy never happened */
+    if( (rc & 0xff)==SQLITE_ERROR ) rc = SQLITE_OK;
+  }
+  return rtSqlError(pR, rc, pzErr);
+}
+
+static int rtCorrupt(DocRouter *pR, char **pzErr, const char *zWhat){
+  docextError(pzErr, "docext: corrupt chunk metadata of %s in main.docext_chunks: %s",
+              pR->zColl, zWhat);
+  return SQLITE_CORRUPT;
+}
+
+static int rtLoadChunks(DocRouter *pR, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc, i;
+  pR->nChunk = 0;
+  docextBufReset(&pR->bytes);
+  rc = rtPrepare(pR, &pStmt, "SELECT lo, min, shard, prev, mig, jumbo, written"
+                             " FROM main.docext_chunks WHERE coll=?1 ORDER BY lo");
+  if( rc==SQLITE_OK ) sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    RtChunk *c;
+    const u8 *aMin = sqlite3_column_blob(pStmt, 1);
+    int nLo = sqlite3_column_bytes(pStmt, 0), nMin = sqlite3_column_bytes(pStmt, 1);
+    char *zWhy = 0;
+    pR->aChunk = docextArrayGrow(&rc, pR->aChunk, pR->nChunk, &pR->nChunkAlloc, sizeof(RtChunk));
+    if( rc!=SQLITE_OK ) break;
+    c = &pR->aChunk[pR->nChunk];
+    memset(c, 0, sizeof(*c));
+    if( (pR->nChunk==0)!=(nLo==0) ){ rc = rtCorrupt(pR, pzErr, "bad lower bound"); break; }
+    if( aMin==0 || docextBsonCheck(aMin, nMin, &zWhy)!=SQLITE_OK ){
+      sqlite3_free(zWhy);
+      rc = rtCorrupt(pR, pzErr, "bad min");
+      break;
+    }
+    c->iLo = pR->bytes.n;
+    c->nLo = nLo;
+    docextBufAppend(&rc, &pR->bytes, sqlite3_column_blob(pStmt, 0), nLo);
+    c->iMin = pR->bytes.n;
+    docextBufAppend(&rc, &pR->bytes, aMin, nMin);
+    c->iShard = rtShardIndex(pR, (const char*)sqlite3_column_text(pStmt, 2));
+    c->iPrev = -1;
+    if( sqlite3_column_type(pStmt, 3)!=SQLITE_NULL ){
+      c->iPrev = rtShardIndex(pR, (const char*)sqlite3_column_text(pStmt, 3));
+      if( c->iPrev<0 ){ rc = rtCorrupt(pR, pzErr, "unknown shard"); break; }
+      c->iMig = sqlite3_column_int64(pStmt, 4);
+    }
+    if( c->iShard<0 || !pR->aShard[c->iShard].bShard ){
+      rc = rtCorrupt(pR, pzErr, "unknown shard");
+      break;
+    }
+    c->bJumbo = sqlite3_column_int(pStmt, 5)!=0;
+    c->nWritten = sqlite3_column_int64(pStmt, 6);
+    pR->nChunk++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  if( rc==SQLITE_OK && pR->nChunk==0 ) rc = rtCorrupt(pR, pzErr, "no chunk");
+  for(i=0; rc==SQLITE_OK && i<pR->nChunk; i++){
+    RtChunk *c = &pR->aChunk[i];
+    int bHas = 1;
+    if( c->iPrev>=0 ) rc = rtMarker(pR, c->iShard, c->iMig, &bHas, pzErr);
+    c->iOwner = bHas ? c->iShard : c->iPrev;
+  }
+  return rtSqlError(pR, rc, pzErr);
+}
+
+void docextRouterFree(DocRouter *pR){
+  int i;
+  if( pR==0 ) return;
+  for(i=0; i<pR->nShard; i++){
+    if( pR->aShard[i].pColl ) docextCollRelease(pR->aShard[i].pColl);
+    sqlite3_free(pR->aShard[i].zName);
+  }
+  sqlite3_free(pR->aShard);
+  sqlite3_free(pR->aChunk);
+  docextIndexClear(&pR->key);
+  docextBufFree(&pR->bytes);
+  docextBufFree(&pR->docKey);
+  docextIndexScratchFree(pR->pKeyGen);
+  docextCollRelease(pR->pHome);
+  sqlite3_free(pR);
+}
+
+int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzErr){
+  const u8 *aKey = 0;
+  i64 nChunkSize = 0;
+  DocRouter *pR;
+  int rc = docextCollShardKey(pHome, &aKey, &nChunkSize, pzErr);
+  *ppR = 0;
+  if( rc!=SQLITE_OK || aKey==0 ) return rc;
+  pR = docextMallocZero(sizeof(*pR));
+  if( pR==0 ) return SQLITE_NOMEM;
+  docextCollHold(pHome);
+  pR->pConn = pConn;
+  pR->pHome = pHome;
+  pR->db = docextStorageDb(docextCollStore(pHome));
+  pR->zColl = docextStorageName(docextCollStore(pHome));
+  pR->nChunkSize = nChunkSize;
+  rc = docextShardKeyParse(aKey, &pR->key, pzErr);
+  if( rc==SQLITE_OK ) rc = rtLoadShards(pR, pzErr);
+  if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, pzErr);
+  if( rc!=SQLITE_OK ){
+    docextRouterFree(pR);
+    return rc;
+  }
+  *ppR = pR;
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Routing
+*/
+
+/* The chunk holding key aKey[0..nKey): the last whose lower bound is not
+** above it. */
+static int rtChunkOf(const DocRouter *pR, const u8 *aKey, int nKey){
+  int lo = 0, hi = pR->nChunk - 1;
+  while( lo<hi ){
+    int mid = (lo + hi + 1)/2;
+    const RtChunk *c = &pR->aChunk[mid];
+    if( docextKeyCmp(&pR->bytes.a[c->iLo], c->nLo, aKey, nKey)<=0 ) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* The upper bound of chunk i: the next one's lower bound (*pn -1 for
+** MaxKey). */
+static const u8 *rtChunkHi(const DocRouter *pR, int i, int *pn){
+  if( i+1>=pR->nChunk ){ *pn = -1; return 0; }
+  *pn = pR->aChunk[i+1].nLo;
+  return &pR->bytes.a[pR->aChunk[i+1].iLo];
+}
+
+/* Mark in aOn (one byte per chunk) the chunks whose keys a document
+** matching aFilter may have. *pbBounded: the filter bounds the key. */
+static int rtTargetFilter(DocRouter *pR, const u8 *aFilter, u8 *aOn, int *pbBounded,
+                          char **pzErr){
+  DocPlan *pPlan = 0;
+  int rc = docextPlanKeyRanges(&pR->key, aFilter, &pPlan, pzErr), i, j;
+  *pbBounded = 0;
+  if( rc!=SQLITE_OK ) return rc;
+  if( pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ){
+    memset(aOn, 1, pR->nChunk);
+  }else{
+    *pbBounded = 1;
+    for(i=0; i<pPlan->nScan; i++){
+      const DocPlanScan *pScan = &pPlan->aScan[i];
+      for(j=0; j<pScan->nRange; j++){
+        const int *aR = &pScan->aRange[4*j];
+        const u8 *aHi = &pPlan->keys.a[aR[2]];
+        int c = rtChunkOf(pR, &pPlan->keys.a[aR[0]], aR[1]);
+        for(; c<pR->nChunk; c++){
+          const RtChunk *pC = &pR->aChunk[c];
+          if( c>0 && docextKeyCmp(&pR->bytes.a[pC->iLo], pC->nLo, aHi, aR[3])>=0 ) break;
+          aOn[c] = 1;
+        }
+      }
+    }
+  }
+  docextPlanFree(pPlan);
+  return SQLITE_OK;
+}
+
+/* The chunks (aOn) that filters aaFilter[0..nFilter), ANDed, may touch;
+** *pbTargeted when some filter bounds the shard key. */
+static int rtTarget(DocRouter *pR, const u8 *const *aaFilter, int nFilter, u8 *aOn,
+                    int *pbTargeted, char **pzErr){
+  u8 *aOne = sqlite3_malloc64((u64)pR->nChunk + 1);
+  int rc = aOne ? SQLITE_OK : SQLITE_NOMEM, f, c;
+  memset(aOn, 1, pR->nChunk);
+  *pbTargeted = 0;
+  for(f=0; rc==SQLITE_OK && f<nFilter; f++){
+    int bBounded = 0;
+    memset(aOne, 0, pR->nChunk);
+    rc = rtTargetFilter(pR, aaFilter[f], aOne, &bBounded, pzErr);
+    if( bBounded ) *pbTargeted = 1;
+    for(c=0; c<pR->nChunk; c++) aOn[c] &= aOne[c];
+  }
+  sqlite3_free(aOne);
+  return rc;
+}
+
+static i64 rtRowid(const DocRouter *pR, int iShard, i64 iDoc){
+  return (iDoc << RT_NUM_BITS) | pR->aShard[iShard].iNum;
+}
+
+/* The shard and document id of a rowid the router gave. */
+static int rtFromRowid(DocRouter *pR, i64 iRowid, int *piShard, i64 *piDoc, char **pzErr){
+  int iNum = (int)(iRowid & ((1<<RT_NUM_BITS)-1)), i;
+  for(i=0; i<pR->nShard; i++){
+    if( pR->aShard[i].iNum==iNum ){
+      *piShard = i;
+      *piDoc = iRowid >> RT_NUM_BITS;
+      return SQLITE_OK;
+    }
+  }
+  return docextError(pzErr, "docext: rowid %lld is no document of %s", iRowid, pR->zColl);
+}
+
+/*------------------------------------------------------------------------
+** Chunk contents, through the owner's index on the shard key
+*/
+
+/* One document of a chunk: its key (in the listing's buffer), id, size. */
+typedef struct RtEntry RtEntry;
+struct RtEntry {
+  i64 iKey;
+  int nKey;
+  i64 iDoc;
+  i64 nBytes;
+};
+
+typedef struct RtList RtList;
+struct RtList {
+  RtEntry *a;
+  int n, nAlloc;
+  DocBuf keys;
+  i64 nBytes;
+};
+
+static void rtListFree(RtList *p){
+  sqlite3_free(p->a);
+  docextBufFree(&p->keys);
+  memset(p, 0, sizeof(*p));
+}
+
+/* The id of the index on the shard key in pColl (0: _id_), or -1. */
+static i64 rtKeyIndex(DocRouter *pR, DocColl *pColl, char **pzErr){
+  DocIndex *aIdx = 0;
+  int nIdx = 0, i;
+  int nKey = docextGetI32(pR->key.aKeys);
+  if( docextCollIndexes(pColl, &aIdx, &nIdx, pzErr)!=SQLITE_OK ) return -2;
+  for(i=0; i<nIdx; i++){
+    const DocIndex *x = &aIdx[i];
+    if( docextGetI32(x->aKeys)==nKey && memcmp(x->aKeys, pR->key.aKeys, nKey)==0
+     && !x->bSparse && x->aPartial==0 && (!x->bHashed || x->bHashMix) ){
+      return x->iId;
+    }
+  }
+  return -1;
+}
+
+/* The documents shard iShard holds with keys in chunk iChunk's range, in
+** key order. */
+static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzErr){
+  DocColl *pColl = 0;
+  sqlite3_stmt *pStmt = 0;
+  const RtChunk *c = &pR->aChunk[iChunk];
+  const u8 *aHi;
+  int nHi, rc;
+  i64 iIx;
+  rtListFree(pL);
+  rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  iIx = rtKeyIndex(pR, pColl, pzErr);
+  if( iIx==-2 ) return SQLITE_ERROR;
+  if( iIx<0 ){
+    return docextError(pzErr, "docext: %s has no index on the shard key %s", 
+                       docextCollName(pColl), pR->key.zName);
+  }
+  if( iIx==0 ){
+    rc = rtPrepare(pR, &pStmt, "SELECT idkey, id, size FROM \"%w\".\"%w_docs\""
+                   " WHERE idkey>=?1 AND (?2 IS NULL OR idkey<?2) ORDER BY idkey",
+                   pR->aShard[iShard].zName, pR->zColl);
+  }else{
+    rc = rtPrepare(pR, &pStmt, "SELECT i.key, i.docid, d.size FROM \"%w\".\"%w_idx\" AS i"
+                   " JOIN \"%w\".\"%w_docs\" AS d ON d.id=i.docid WHERE i.ix=%lld"
+                   " AND i.key>=?1 AND (?2 IS NULL OR i.key<?2) ORDER BY i.key",
+                   pR->aShard[iShard].zName, pR->zColl, pR->aShard[iShard].zName,
+                   pR->zColl, iIx);
+  }
+  if( rc==SQLITE_OK ){
+    aHi = rtChunkHi(pR, iChunk, &nHi);
+    sqlite3_bind_blob(pStmt, 1, c->nLo ? (const void*)&pR->bytes.a[c->iLo] : (const void*)"",
+                      c->nLo, SQLITE_STATIC);
+    if( aHi ) sqlite3_bind_blob(pStmt, 2, nHi ? (const void*)aHi : (const void*)"", nHi,
+                                SQLITE_STATIC);
+  }
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    RtEntry *e;
+    pL->a = docextArrayGrow(&rc, pL->a, pL->n, &pL->nAlloc, sizeof(RtEntry));
+    if( rc!=SQLITE_OK ) break;
+    e = &pL->a[pL->n++];
+    e->iKey = pL->keys.n;
+    e->nKey = sqlite3_column_bytes(pStmt, 0);
+    docextBufAppend(&rc, &pL->keys, sqlite3_column_blob(pStmt, 0), e->nKey);
+    e->iDoc = sqlite3_column_int64(pStmt, 1);
+    e->nBytes = sqlite3_column_int64(pStmt, 2);
+    pL->nBytes += e->nBytes;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* Read document iDoc of pColl (valid until pRd moves). */
+static int rtReadDoc(DocColl *pColl, DocReader *pRd, i64 iDoc, const u8 **paDoc, char **pzErr){
+  int rc = docextReaderSeek(pRd, iDoc);
+  (void)pColl;
+  if( rc==SQLITE_ROW ) return docextReaderDoc(pRd, paDoc, pzErr);
+  if( rc==SQLITE_DONE ) return docextError(pzErr, "docext: no document %lld in %s", iDoc,
+                                           docextCollName(pColl));
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Changing the metadata
+*/
+
+static int rtExec(DocRouter *pR, char **pzErr, sqlite3_stmt *pStmt){
+  int rc = docextStmtRun(pStmt);
+  sqlite3_finalize(pStmt);
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* Insert chunk [aLo, …) with bound document aMin, owned as chunk iFrom
+** is (a split). */
+static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const u8 *aMin,
+                         int bJumbo, char **pzErr){
+  const RtChunk *c = &pR->aChunk[iFrom];
+  sqlite3_stmt *pStmt = 0;
+  int rc = rtPrepare(pR, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
+                     " mig, jumbo) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+  sqlite3_bind_blob(pStmt, 2, nLo ? (const void*)aLo : (const void*)"", nLo, SQLITE_STATIC);
+  sqlite3_bind_blob(pStmt, 3, aMin, docextGetI32(aMin), SQLITE_STATIC);
+  sqlite3_bind_text(pStmt, 4, pR->aShard[c->iShard].zName, -1, SQLITE_STATIC);
+  if( c->iPrev>=0 ){
+    sqlite3_bind_text(pStmt, 5, pR->aShard[c->iPrev].zName, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(pStmt, 6, c->iMig);
+  }
+  sqlite3_bind_int(pStmt, 7, bJumbo);
+  return rtExec(pR, pzErr, pStmt);
+}
+
+/* UPDATE main.docext_chunks SET <zSet> for chunk i; ?2 is the chunk's
+** key, ?3, ?4 and ?5 the values given. */
+static int rtChunkSet5(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
+                       const char *z5, char **pzErr){
+  const RtChunk *c = &pR->aChunk[i];
+  sqlite3_stmt *pStmt = 0;
+  int rc = rtPrepare(pR, &pStmt, "UPDATE main.docext_chunks SET %s WHERE coll=?1 AND lo=?2",
+                     zSet);
+  if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+  sqlite3_bind_blob(pStmt, 2, c->nLo ? (const void*)&pR->bytes.a[c->iLo] : (const void*)"",
+                    c->nLo, SQLITE_STATIC);
+  if( z3 ) sqlite3_bind_text(pStmt, 3, z3, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(pStmt, 4, i4);
+  if( z5 ) sqlite3_bind_text(pStmt, 5, z5, -1, SQLITE_STATIC);
+  return rtExec(pR, pzErr, pStmt);
+}
+
+static int rtChunkSet(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
+                      char **pzErr){
+  return rtChunkSet5(pR, i, zSet, z3, i4, 0, pzErr);
+}
+
+/* The bytes of entries [iFrom, iTo) of pL. */
+static i64 rtListBytes(const RtList *pL, int iFrom, int iTo){
+  i64 n = 0;
+  for(; iFrom<iTo; iFrom++) n += pL->a[iFrom].nBytes;
+  return n;
+}
+
+static int rtEntryCmp(const RtList *pL, int x, int y){
+  return docextKeyCmp(&pL->keys.a[pL->a[x].iKey], pL->a[x].nKey,
+                      &pL->keys.a[pL->a[y].iKey], pL->a[y].nKey);
+}
+
+/* Where entries [iFrom, iTo) of pL (in key order) split, while a part is
+** over the chunk size: at the entry before which half the bytes lie,
+** moved to the start of a key value (forward, else backward: a chunk
+** never divides one value). Appends the split points in key order. */
+static void rtSplitPoints(DocRouter *pR, const RtList *pL, int iFrom, int iTo, int nDepth,
+                          int *pRc, int **paPt, int *pnPt, int *pnAlloc){
+  i64 nBytes = rtListBytes(pL, iFrom, iTo), nHalf = 0;
+  int m, k;
+  if( nBytes<=pR->nChunkSize || iTo-iFrom<2 || nDepth>62 || *pRc!=SQLITE_OK ) return;
+  for(m=iFrom; m<iTo-1 && nHalf + pL->a[m].nBytes <= nBytes/2; m++) nHalf += pL->a[m].nBytes;
+  if( m==iFrom ) m = iFrom+1;
+  for(k=m; k<iTo && rtEntryCmp(pL, k, k-1)==0; k++){}
+  if( k>=iTo ){
+    for(k=m; k>iFrom && rtEntryCmp(pL, k, k-1)==0; k--){}
+  }
+  if( k<=iFrom ) return;                    /* one key value: no split */
+  rtSplitPoints(pR, pL, iFrom, k, nDepth+1, pRc, paPt, pnPt, pnAlloc);
+  *paPt = docextArrayGrow(pRc, *paPt, *pnPt, pnAlloc, sizeof(int));
+  if( *pRc!=SQLITE_OK ) return;
+  (*paPt)[(*pnPt)++] = k;
+  rtSplitPoints(pR, pL, k, iTo, nDepth+1, pRc, paPt, pnPt, pnAlloc);
+}
+
+/* Split chunk i (whose documents, in shard iShard, pL lists) at points
+** aPt[0..nPt): a new chunk row at each, bounded by its first document's
+** key; a part still over the size (one key value) is jumbo. */
+static int rtSplitAt(DocRouter *pR, int i, const RtList *pL, const int *aPt, int nPt,
+                     char **pzErr){
+  DocColl *pColl = 0;
+  DocReader *pRd = 0;
+  DocBuf bound;
+  int rc = rtShardColl(pR, pR->aChunk[i].iOwner, &pColl, pzErr), k;
+  memset(&bound, 0, sizeof(bound));
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
+  for(k=0; rc==SQLITE_OK && k<=nPt; k++){
+    int iFrom = k ? aPt[k-1] : 0, iTo = k<nPt ? aPt[k] : pL->n;
+    int bJumbo = rtListBytes(pL, iFrom, iTo)>pR->nChunkSize;
+    const u8 *aDoc = 0;
+    if( k==0 ){
+      if( bJumbo ) rc = rtChunkSet(pR, i, "jumbo=1", 0, 0, pzErr);
+      continue;
+    }
+    rc = rtReadDoc(pColl, pRd, pL->a[iFrom].iDoc, &aDoc, pzErr);
+    if( rc==SQLITE_OK ){
+      docextBufReset(&bound);
+      rtBoundOf(&rc, &pR->key, aDoc, &bound);
+      docextReaderReset(pRd);
+    }
+    if( rc==SQLITE_OK ){
+      rc = rtChunkInsert(pR, i, &pL->keys.a[pL->a[iFrom].iKey], pL->a[iFrom].nKey,
+                         bound.a, bJumbo, pzErr);
+    }
+  }
+  docextReaderFree(pRd);
+  docextBufFree(&bound);
+  return rc;
+}
+
+/* Measure chunk i and split it if it is over the chunk size. */
+static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
+  RtList list;
+  int *aPt = 0, nPt = 0, nAlloc = 0;
+  int rc;
+  memset(&list, 0, sizeof(list));
+  rc = rtChunkSet(pR, i, "written=0", 0, 0, pzErr);
+  if( rc==SQLITE_OK ) rc = rtList(pR, i, pR->aChunk[i].iOwner, &list, pzErr);
+  if( rc==SQLITE_OK && list.nBytes>pR->nChunkSize ){
+    rtSplitPoints(pR, &list, 0, list.n, 0, &rc, &aPt, &nPt, &nAlloc);
+    if( rc==SQLITE_OK ) rc = rtSplitAt(pR, i, &list, aPt, nPt, pzErr);
+    if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, pzErr);
+  }
+  sqlite3_free(aPt);
+  rtListFree(&list);
+  return rc;
+}
+
+/* Count nBytes written into chunk i; measure it when enough was. */
+static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
+  RtChunk *c = &pR->aChunk[i];
+  int rc;
+  c->nWritten += nBytes;
+  if( c->bJumbo || c->nWritten*RT_CHECK_EVERY < pR->nChunkSize ){
+    return rtChunkSet(pR, i, "written=written+?4", 0, nBytes, pzErr);
+  }
+  rc = rtSplitCheck(pR, i, pzErr);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Writes through the router
+*/
+
+int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
+                       i64 *piRowid, char **pzErr){
+  DocBuf prepared;
+  const u8 *aStore = 0;
+  DocColl *pColl = 0;
+  i64 iDoc = 0;
+  int rc, iChunk = 0, iShard = 0;
+  memset(&prepared, 0, sizeof(prepared));
+  /* (_id first, made if missing: a shard key may be _id) */
+  rc = docextCollPrepare(aDoc, bNamesChecked, &prepared, &aStore, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aStore, 1, pzErr);
+  if( rc==SQLITE_OK ){
+    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    iShard = pR->aChunk[iChunk].iOwner;
+    rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  }
+  if( rc==SQLITE_OK ) rc = docextCollInsert(pColl, aStore, 1, eConflict, &iDoc, pzErr);
+  if( rc==SQLITE_OK && iDoc>=RT_MAX_DOCID ){
+    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
+                     "collection's rowid", iDoc, docextCollName(pColl));
+  }
+  if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iShard, iDoc);
+  if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aStore), pzErr);
+  docextBufFree(&prepared);
+  return rc;
+}
+
+int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
+  DocColl *pColl = 0;
+  i64 iDoc = 0;
+  int iShard = 0;
+  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollDelete(pColl, iDoc, pzErr);
+  return rc;
+}
+
+int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
+                        char **pzErr){
+  DocColl *pColl = 0;
+  DocReader *pRd = 0;
+  DocBuf oldKey;
+  const u8 *aOld = 0;
+  i64 iDoc = 0;
+  int iShard = 0, rc;
+  memset(&oldKey, 0, sizeof(oldKey));
+  rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
+  if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
+  if( rc==SQLITE_OK ) docextBufAppend(&rc, &oldKey, pR->docKey.a, pR->docKey.n);
+  docextReaderFree(pRd);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aNew, 1, pzErr);
+  if( rc==SQLITE_OK && docextKeyCmp(oldKey.a, (int)oldKey.n,
+                                    pR->docKey.a, (int)pR->docKey.n)!=0 ){
+    rc = docextError(pzErr, "docext: the shard key of a document of %s cannot change "
+                     "(shard key %s)", pR->zColl, pR->key.zName);
+  }
+  if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = rtWritten(pR, rtChunkOf(pR, oldKey.a, (int)oldKey.n), docextGetI32(aNew), pzErr);
+  }
+  docextBufFree(&oldKey);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Reads through the router: a find on each shard the filter targets,
+** each shard's documents limited to the chunks it owns, merged by the
+** sort (or one shard after another), then skip and limit.
+*/
+
+typedef struct RtPart RtPart;
+struct RtPart {
+  int iShard;
+  DocQuery *pQuery;
+  DocBuf sortKey;           /* the current result's, when sorted */
+  int bEof;
+};
+
+struct DocRouted {
+  DocRouter *pR;
+  RtPart *aPart;
+  int nPart;
+  int iCur;                 /* the part of the current result; -1 at the end */
+  DocSort *pSort;
+  i64 nSkip, nMax, nSkipped, nReturned;
+};
+
+void docextRoutedFree(DocRouted *p){
+  int i;
+  if( p==0 ) return;
+  for(i=0; i<p->nPart; i++){
+    docextQueryFree(p->aPart[i].pQuery);
+    docextBufFree(&p->aPart[i].sortKey);
+  }
+  sqlite3_free(p->aPart);
+  docextSortFree(p->pSort);
+  docextRouterFree(p->pR);
+  sqlite3_free(p);
+}
+
+/* Move part pP onto its next result the shard owns (from the current one). */
+static int rtPartSettle(DocRouted *p, RtPart *pP, char **pzErr){
+  DocRouter *pR = p->pR;
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK && !docextQueryEof(pP->pQuery) ){
+    const u8 *aDoc = 0;
+    rc = docextQueryStored(pP->pQuery, &aDoc, pzErr);
+    if( rc==SQLITE_OK ) rc = rtDocKey(pR, aDoc, 0, pzErr);
+    if( rc!=SQLITE_OK ) break;
+    if( pR->aChunk[rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n)].iOwner==pP->iShard ){
+      if( p->pSort ){
+        docextBufReset(&pP->sortKey);
+        rc = docextSortKey(p->pSort, aDoc, &pP->sortKey, pzErr);
+      }
+      return rc;
+    }
+    rc = docextQueryNext(pP->pQuery, pzErr);     /* an orphan: not this shard's */
+  }
+  pP->bEof = 1;
+  return rc;
+}
+
+/* The part whose result comes next: the smallest sort key (the first
+** part on a tie), or the first part not at its end. */
+static void rtPick(DocRouted *p){
+  int i;
+  p->iCur = -1;
+  for(i=0; i<p->nPart; i++){
+    RtPart *pP = &p->aPart[i];
+    if( pP->bEof ) continue;
+    if( p->iCur<0 ){
+      p->iCur = i;
+      if( p->pSort==0 ) return;
+    }else{
+      RtPart *pBest = &p->aPart[p->iCur];
+      if( docextKeyCmp(pP->sortKey.a, (int)pP->sortKey.n,
+                       pBest->sortKey.a, (int)pBest->sortKey.n)<0 ) p->iCur = i;
+    }
+  }
+}
+
+/* Step to the next result to return, past those skipped. */
+static int rtAdvance(DocRouted *p, int bFirst, char **pzErr){
+  int rc = SQLITE_OK;
+  for(;;){
+    if( !bFirst ){
+      RtPart *pP = &p->aPart[p->iCur];
+      rc = docextQueryNext(pP->pQuery, pzErr);
+      if( rc==SQLITE_OK ) rc = rtPartSettle(p, pP, pzErr);
+      if( rc!=SQLITE_OK ) return rc;
+    }
+    bFirst = 0;
+    rtPick(p);
+    if( p->iCur<0 ) return SQLITE_OK;
+    if( p->nMax>=0 && p->nReturned>=p->nMax ){
+      p->iCur = -1;
+      return SQLITE_OK;
+    }
+    if( p->nSkipped<p->nSkip ){
+      p->nSkipped++;
+      continue;
+    }
+    p->nReturned++;
+    return SQLITE_OK;
+  }
+}
+
+/* A copy of pFrom in pTo (which is empty). */
+static int rtAccessCopy(DocAccess *pTo, const DocAccess *pFrom){
+  int rc = SQLITE_OK;
+  docextAccessInit(pTo);
+  pTo->eAccess = pFrom->eAccess;
+  pTo->iDoc = pFrom->iDoc;
+  pTo->nKey = pFrom->nKey;
+  pTo->bLo = pFrom->bLo;
+  pTo->bHi = pFrom->bHi;
+  pTo->bLoIncl = pFrom->bLoIncl;
+  pTo->bHiIncl = pFrom->bHiIncl;
+  docextBufAppend(&rc, &pTo->keys, pFrom->keys.a, pFrom->keys.n);
+  docextBufAppend(&rc, &pTo->lo, pFrom->lo.a, pFrom->lo.n);
+  docextBufAppend(&rc, &pTo->hi, pFrom->hi.a, pFrom->hi.n);
+  if( rc==SQLITE_OK && pFrom->aKeyOff ){
+    pTo->aKeyOff = sqlite3_malloc64(sizeof(int)*((u64)pFrom->nKey+1));
+    if( pTo->aKeyOff==0 ) rc = SQLITE_NOMEM;
+    else memcpy(pTo->aKeyOff, pFrom->aKeyOff, sizeof(int)*((u64)pFrom->nKey+1));
+  }
+  return rc;
+}
+
+int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
+                    DocRouted **ppOut, char **pzErr){
+  DocRouted *p = docextMallocZero(sizeof(*p));
+  DocQuerySpec spec = *pSpec;
+  u8 *aOn = 0, *aShardOn = 0;
+  int rc = p ? SQLITE_OK : SQLITE_NOMEM, bTargeted = 0, i, iDocShard = -1;
+  i64 iDoc = 0;
+
+  *ppOut = 0;
+  if( p==0 ){ docextRouterFree(pR); return rc; }
+  p->pR = pR;
+  p->nMax = -1;
+  spec.bRouted = 1;
+  spec.bCountOnly = 0;          /* (orphans are told apart by their keys) */
+  aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1);
+  if( aOn==0 ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = rtTarget(pR, pSpec->aaFilter, pSpec->nFilter, aOn, &bTargeted, pzErr);
+  if( rc==SQLITE_OK && pAccess->eAccess==DOCEXT_ACCESS_DOCID ){
+    /* rowid = ?: one shard, one document */
+    char *zIgnore = 0;
+    if( rtFromRowid(pR, pAccess->iDoc, &iDocShard, &iDoc, &zIgnore)!=SQLITE_OK ){
+      sqlite3_free(zIgnore);
+      pAccess->eAccess = DOCEXT_ACCESS_NONE;
+    }
+  }
+  if( rc==SQLITE_OK ){
+    aShardOn = &aOn[pR->nChunk];
+    memset(aShardOn, 0, pR->nShard);
+    for(i=0; i<pR->nChunk; i++) if( aOn[i] ) aShardOn[pR->aChunk[i].iOwner] = 1;
+    if( iDocShard>=0 ){
+      for(i=0; i<pR->nShard; i++) if( i!=iDocShard ) aShardOn[i] = 0;
+    }
+    /* with no shard to ask, one still compiles the query: its errors */
+    for(i=0; i<pR->nShard && !aShardOn[i]; i++){}
+    if( i==pR->nShard ) aShardOn[iDocShard>=0 ? iDocShard : pR->aChunk[0].iOwner] = 1;
+    p->aPart = docextMallocZero(sizeof(RtPart)*((i64)pR->nShard+1));
+    if( p->aPart==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK && pSpec->aSort ){
+    rc = docextSortNew(pSpec->aSort, &p->pSort, pzErr);
+    if( rc==SQLITE_OK && docextSortFieldCount(p->pSort)==0 ){
+      docextSortFree(p->pSort);
+      p->pSort = 0;
+    }
+  }
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    RtPart *pP;
+    DocColl *pColl = 0;
+    DocAccess access;
+    if( !aShardOn[i] ) continue;
+    pP = &p->aPart[p->nPart++];
+    pP->iShard = i;
+    rc = rtShardColl(pR, i, &pColl, pzErr);
+    if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, &spec, &pP->pQuery, pzErr);
+    if( rc==SQLITE_OK ){
+      rc = rtAccessCopy(&access, pAccess);
+      if( iDocShard>=0 ) access.iDoc = iDoc;
+      if( rc==SQLITE_OK ) rc = docextQueryStart(pP->pQuery, &access, pzErr);
+      docextAccessClear(&access);
+    }
+    if( rc==SQLITE_OK ) rc = rtPartSettle(p, pP, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
+    rc = rtAdvance(p, 1, pzErr);
+  }
+  sqlite3_free(aOn);
+  if( rc!=SQLITE_OK ){
+    docextRoutedFree(p);
+    return rc;
+  }
+  *ppOut = p;
+  return SQLITE_OK;
+}
+
+int docextRoutedNext(DocRouted *p, char **pzErr){
+  if( p->iCur<0 ) return SQLITE_OK;
+  return rtAdvance(p, 0, pzErr);
+}
+
+int docextRoutedEof(DocRouted *p){
+  return p->iCur<0;
+}
+
+int docextRoutedRowid(DocRouted *p, i64 *piRowid){
+  RtPart *pP = &p->aPart[p->iCur];
+  i64 iDoc = 0;
+  int rc = docextQueryDocid(pP->pQuery, &iDoc);
+  *piRowid = rtRowid(p->pR, pP->iShard, iDoc);
+  return rc;
+}
+
+DocQuery *docextRoutedQuery(DocRouted *p){
+  return p->aPart[p->iCur].pQuery;
+}
+
+/*------------------------------------------------------------------------
+** Partitions and migration
+*/
+
+/* Run SQL made from a format on the router's connection. */
+static int rtExecf(DocRouter *pR, char **pzErr, const char *zFmt, ...){
+  va_list ap;
+  char *zSql;
+  int rc;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(pR->db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* Make sure shard i has a partition of the collection with an index on
+** the shard key (what MongoDB requires of every shard). */
+static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
+  const char *zShard = pR->aShard[i].zName;
+  sqlite3_stmt *pStmt = 0;
+  char *zSpec;
+  int rc = SQLITE_OK;
+  if( !pR->aShard[i].bHome ){
+    rc = rtExecf(pR, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\" USING docext",
+                 zShard, pR->zColl);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  zSpec = sqlite3_mprintf("\"%w\".\"%w\"", zShard, pR->zColl);
+  if( zSpec==0 ) return SQLITE_NOMEM;
+  rc = rtPrepare(pR, &pStmt, "SELECT doc_create_index(?1, ?2)");
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, zSpec, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(pStmt, 2, pR->key.aKeys, docextGetI32(pR->key.aKeys), SQLITE_STATIC);
+    rc = rtExec(pR, pzErr, pStmt);
+  }
+  sqlite3_free(zSpec);
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* Copy chunk i from its owner to shard iTo, and point the chunk there
+** as a pending move (the head of the file). *pnDocs: documents copied. */
+static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
+  RtChunk *c = &pR->aChunk[i];
+  int iFrom = c->iOwner;
+  DocColl *pFrom = 0, *pTo = 0;
+  DocReader *pRd = 0;
+  RtList list;
+  i64 iMig = 0;
+  int rc, k;
+  *pnDocs = 0;
+  if( c->iPrev>=0 ){
+    return docextError(pzErr, "docext: a chunk of %s is still moving from %s to %s: move "
+                       "it again once that transaction has committed", pR->zColl,
+                       pR->aShard[c->iPrev].zName, pR->aShard[c->iShard].zName);
+  }
+  if( iFrom==iTo ) return SQLITE_OK;
+  memset(&list, 0, sizeof(list));
+  rc = rtEnsurePartition(pR, iTo, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iFrom, &pFrom, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iTo, &pTo, pzErr);
+  if( rc==SQLITE_OK ) rc = rtList(pR, i, iFrom, &list, pzErr);
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pFrom), &pRd);
+  for(k=0; rc==SQLITE_OK && k<list.n; k++){
+    const u8 *aDoc = 0;
+    i64 iNew = 0;
+    rc = rtReadDoc(pFrom, pRd, list.a[k].iDoc, &aDoc, pzErr);
+    if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, aDoc, 1, SQLITE_ABORT, &iNew, pzErr);
+    docextReaderReset(pRd);
+  }
+  docextReaderFree(pRd);
+  if( rc==SQLITE_OK ){
+    do{ sqlite3_randomness(sizeof(iMig), &iMig); iMig &= 0x7fffffffffffffffLL; }while( iMig==0 );
+    rc = rtExecf(pR, pzErr, "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v)"
+                 " VALUES('migrated:%lld', 1)", pR->aShard[iTo].zName, pR->zColl, iMig);
+  }
+  if( rc==SQLITE_OK ){
+    rc = rtChunkSet5(pR, i, "shard=?3, prev=?5, mig=?4, written=0",
+                     pR->aShard[iTo].zName, iMig, pR->aShard[iFrom].zName, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    c->iPrev = iFrom;
+    c->iShard = c->iOwner = iTo;
+    c->iMig = iMig;
+    *pnDocs = list.n;
+  }
+  rtListFree(&list);
+  return rc;
+}
+
+/* Finish the pending moves of earlier transactions: delete the source's
+** copies of a move that reached its destination, give back a chunk whose
+** move did not. Only when main had no write transaction of ours open as
+** the command began (bClean; rtCanClean): then no move of this
+** transaction is pending, and those found have committed (or are gone). */
+static int rtCleanup(DocRouter *pR, int bClean, char **pzErr){
+  int rc = SQLITE_OK, i, bChanged = 0;
+  if( !bClean ) return SQLITE_OK;
+  for(i=0; rc==SQLITE_OK && i<pR->nChunk; i++){
+    RtChunk *c = &pR->aChunk[i];
+    if( c->iPrev<0 ) continue;
+    bChanged = 1;
+    if( c->iOwner==c->iShard ){
+      RtList list;
+      DocColl *pFrom = 0;
+      int k;
+      memset(&list, 0, sizeof(list));
+      rc = rtList(pR, i, c->iPrev, &list, pzErr);
+      if( rc==SQLITE_OK ) rc = rtShardColl(pR, c->iPrev, &pFrom, pzErr);
+      for(k=0; rc==SQLITE_OK && k<list.n; k++){
+        rc = docextCollDelete(pFrom, list.a[k].iDoc, pzErr);
+      }
+      rtListFree(&list);
+      if( rc==SQLITE_OK ){
+        rc = rtExecf(pR, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
+                     pR->aShard[c->iShard].zName, pR->zColl, c->iMig);
+      }
+      if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, pzErr);
+    }else{
+      rc = rtChunkSet(pR, i, "shard=prev, prev=NULL, mig=NULL", 0, 0, pzErr);
+    }
+  }
+  if( rc==SQLITE_OK && bChanged ) rc = rtLoadChunks(pR, pzErr);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** The SQL functions
+*/
+
+/* May this command clean up pending moves (rtCleanup)? Asked before its
+** savepoint, whose lock opens a write transaction. */
+static int rtCanClean(DocRouter *pR){
+  return sqlite3_txn_state(pR->db, "main")!=SQLITE_TXN_WRITE;
+}
+
+/* Open the savepoint every command runs in (docextStorageSavepoint). */
+static int rtBegin(DocRouter *pR, int *pbSave){
+  DocStore *pStore = docextCollStore(pR->pHome);
+  int rc = docextStorageSavepoint(pStore, DOCEXT_SP_OPEN);
+  *pbSave = rc==SQLITE_OK;
+  if( rc==SQLITE_OK ) rc = docextStorageSavepoint(pStore, DOCEXT_SP_LOCK);
+  return rc;
+}
+
+static int rtEnd(DocRouter *pR, int bSave, int rc){
+  return bSave ? docextStorageSavepointEnd(docextCollStore(pR->pHome), rc) : rc;
+}
+
+/* The router of the collection named by argument pArg; an error if it is
+** not sharded. */
+static int rtOpenArg(DocConn *pConn, sqlite3_value *pArg, DocRouter **ppR, char **pzErr){
+  DocColl *pColl = 0;
+  const char *z;
+  int rc;
+  *ppR = 0;
+  if( sqlite3_value_type(pArg)!=SQLITE_TEXT ){
+    return docextError(pzErr, "docext: a collection name is TEXT");
+  }
+  z = (const char*)sqlite3_value_text(pArg);
+  if( z==0 ) return SQLITE_NOMEM;
+  rc = docextCollFind(pConn, z, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, pColl, ppR, pzErr);
+  if( rc==SQLITE_OK && *ppR==0 ){
+    rc = docextError(pzErr, "docext: %s is not sharded (doc_shard_collection shards it)", z);
+  }
+  return rc;
+}
+
+/* A document argument (JSON text or BSON) into pBuf. */
+static int rtDocArg(sqlite3_value *pArg, const char *zWhat, DocBuf *pBuf, const u8 **paDoc,
+                    char **pzErr){
+  if( sqlite3_value_type(pArg)==SQLITE_NULL ){
+    return docextError(pzErr, "docext: %s is required", zWhat);
+  }
+  return docextArgToBson(pArg, pBuf, paDoc, pzErr);
+}
+
+/* Append the bound of chunk i (or, i==nChunk, MaxKey) as relaxed JSON
+** under zKey. */
+static void rtAppendBound(int *pRc, DocRouter *pR, int i, DocBuf *pOut, const char *zKey){
+  DocValue v;
+  DocBuf max;
+  memset(&max, 0, sizeof(max));
+  v.type = DOC_DOCUMENT;
+  if( i<pR->nChunk ){
+    v.p = &pR->bytes.a[pR->aChunk[i].iMin];
+  }else{
+    i64 iStart = docextBsonStartDoc(pRc, &max);
+    int j;
+    for(j=0; j<pR->key.nField; j++){
+      docextBsonAppendKey(pRc, &max, DOC_MAXKEY, pR->key.azPath[j],
+                          (int)strlen(pR->key.azPath[j]));
+    }
+    docextBsonEndDoc(pRc, &max, iStart);
+    v.p = max.a;
+  }
+  if( *pRc==SQLITE_OK ){
+    v.n = docextGetI32(v.p);
+    docextBsonAppendValue(pRc, pOut, zKey, (int)strlen(zKey), &v);
+  }
+  docextBufFree(&max);
+}
+
+/* Return a BSON document built in pOut as relaxed JSON text. */
+static void rtResultJson(sqlite3_context *ctx, int rc, DocBuf *pOut, char *zErr){
+  DocBuf text;
+  memset(&text, 0, sizeof(text));
+  if( rc==SQLITE_OK ) docextJsonWriteDoc(&rc, &text, pOut->a, DOCEXT_JSON_RELAXED);
+  if( rc==SQLITE_OK ){
+    docextBufResultText(ctx, &text);
+  }else{
+    docextResultError(ctx, rc, zErr);
+  }
+  docextBufFree(&text);
+}
+
+/* doc_add_shard(schema) */
+static void rtAddShardFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  sqlite3_stmt *pStmt = 0;
+  const char *z = (const char*)sqlite3_value_text(argv[0]);
+  char *zErr = 0;
+  int rc, bFound = 0;
+  (void)argc;
+  if( z==0 || sqlite3_value_type(argv[0])!=SQLITE_TEXT ){
+    docextResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("docext: doc_add_shard needs the "
+                      "name of an attached database (or main)"));
+    return;
+  }
+  rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name=?1"
+                              " COLLATE NOCASE AND name<>'temp'", -1, &pStmt, 0);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, z, -1, SQLITE_STATIC);
+    bFound = sqlite3_step(pStmt)==SQLITE_ROW;
+    rc = sqlite3_finalize(pStmt);
+  }
+  if( rc==SQLITE_OK && !bFound ){
+    docextResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("docext: no database named %s: "
+                      "a shard is main or an attached database (ATTACH 'f.db' AS %s)", z, z));
+    return;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_exec(db, "SAVEPOINT docext_add_shard", 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_exec(db, zMetaSchema, 0, 0, 0);
+    if( rc==SQLITE_OK ){
+      rc = sqlite3_prepare_v2(db, "INSERT INTO main.docext_shards(name, num) SELECT ?1,"
+                                  " CASE WHEN NOT EXISTS (SELECT 1 FROM main.docext_shards"
+                                  " WHERE num=0) THEN 0 ELSE (SELECT min(num)+1 FROM"
+                                  " main.docext_shards a WHERE NOT EXISTS (SELECT 1 FROM"
+                                  " main.docext_shards b WHERE b.num=a.num+1)) END"
+                                  " WHERE (SELECT count(*) FROM main.docext_shards)<1023", -1, &pStmt, 0);
+    }
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_text(pStmt, 1, z, -1, SQLITE_STATIC);
+      rc = docextStmtRun(pStmt);
+      if( rc==SQLITE_OK && sqlite3_changes(db)==0 ){
+        zErr = sqlite3_mprintf("docext: at most %d shards", RT_MAX_SHARDS);
+        rc = SQLITE_ERROR;
+      }else if( (rc & 0xff)==SQLITE_CONSTRAINT ){
+        zErr = sqlite3_mprintf("docext: %s is a shard already", z);
+      }
+    }
+    sqlite3_finalize(pStmt);
+    if( rc!=SQLITE_OK ){
+      if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(db));
+      sqlite3_exec(db, "ROLLBACK TO docext_add_shard", 0, 0, 0);
+    }
+    sqlite3_exec(db, "RELEASE docext_add_shard", 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+  }else{
+    if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errmsg(db));
+    docextResultError(ctx, rc, zErr);
+  }
+}
+
+/* doc_shard_collection's options: {chunkSize}. */
+static int rtShardOptions(const u8 *aOpt, i64 *pnChunkSize, char **pzErr){
+  DocIter it;
+  *pnChunkSize = RT_DEFAULT_CHUNK;
+  if( aOpt==0 ) return SQLITE_OK;
+  docextIterInit(&it, aOpt);
+  while( docextIterNext(&it) ){
+    if( strcmp(it.zKey, "chunkSize")==0 ){
+      double d = docextValueToDouble(&it.v);
+      if( !docextValueIsNumber(&it.v) || d!=d || d<1 || d>(double)RT_MAX_CHUNK
+       || d!=(double)(i64)d ){
+        return docextError(pzErr, "docext: doc_shard_collection: chunkSize must be a whole "
+                           "number of bytes from 1 to 2^40");
+      }
+      *pnChunkSize = (i64)d;
+    }else{
+      return docextError(pzErr, "docext: doc_shard_collection: unknown option '%s' (the "
+                         "option is chunkSize)", it.zKey);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* A new sharded collection's first chunks: for a key led by a hashed
+** field, on an empty collection, two per shard over the range of hashes
+** (as MongoDB pre-splits); else one, [MinKey, MaxKey), on the primary
+** shard (main if it is a shard, else the first). A collection that holds
+** documents while main is not a shard moves them out as a pending move
+** from main (see the head of the file). */
+static int rtFirstChunks(DocRouter *pR, int bEmpty, char **pzErr){
+  int nShard = 0, iPrimary = -1, i, j, rc = SQLITE_OK, nChunk;
+  DocBuf bound, key;
+  memset(&bound, 0, sizeof(bound));
+  memset(&key, 0, sizeof(key));
+  for(i=0; i<pR->nShard; i++){
+    if( !pR->aShard[i].bShard ) continue;
+    nShard++;
+    if( iPrimary<0 || pR->aShard[i].bHome ) iPrimary = i;
+  }
+  nChunk = bEmpty && pR->key.aDir[0]==0 ? 2*nShard : 1;
+  for(i=0; rc==SQLITE_OK && i<nChunk; i++){
+    sqlite3_stmt *pStmt = 0;
+    int iShard = iPrimary, n = -1;
+    i64 iStart;
+    docextBufReset(&bound);
+    docextBufReset(&key);
+    iStart = docextBsonStartDoc(&rc, &bound);
+    for(j=0; j<pR->key.nField; j++){
+      const char *z = pR->key.azPath[j];
+      if( j==0 && i>0 ){
+        /* hash bound i of nChunk equal ranges of the int64 hashes */
+        u64 x = (~(u64)0 / (u64)nChunk) * (u64)i;
+        docextBsonAppendInt64(&rc, &bound, z, (int)strlen(z), (i64)(x ^ ((u64)1<<63)));
+      }else{
+        docextBsonAppendKey(&rc, &bound, DOC_MINKEY, z, (int)strlen(z));
+      }
+    }
+    docextBsonEndDoc(&rc, &bound, iStart);
+    if( rc==SQLITE_OK && i>0 ) rc = rtBoundKey(&pR->key, bound.a, &key, 0, pzErr);
+    if( nChunk>1 ){
+      for(j=0; j<pR->nShard; j++){
+        if( pR->aShard[j].bShard && ++n==i/2 ){ iShard = j; break; }
+      }
+    }
+    if( rc==SQLITE_OK ){
+      rc = rtPrepare(pR, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
+                     " mig) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+    }
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+      sqlite3_bind_blob(pStmt, 2, key.n ? (const void*)key.a : (const void*)"", (int)key.n,
+                        SQLITE_STATIC);
+      sqlite3_bind_blob(pStmt, 3, bound.a, (int)bound.n, SQLITE_STATIC);
+      sqlite3_bind_text(pStmt, 4, pR->aShard[iShard].zName, -1, SQLITE_STATIC);
+      rc = rtExec(pR, pzErr, pStmt);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, pzErr);
+  if( rc==SQLITE_OK && !bEmpty && !pR->aShard[iPrimary].bHome ){
+    /* the documents are main's, which is no shard: move them out */
+    i64 nDocs = 0;
+    int iHome = rtShardIndex(pR, "main");
+    pR->aChunk[0].iOwner = iHome;
+    rc = rtMove(pR, 0, iPrimary, &nDocs, pzErr);
+  }
+  docextBufFree(&bound);
+  docextBufFree(&key);
+  return rc;
+}
+
+/* Check every document's shard key (no arrays); *pbEmpty. */
+static int rtCheckDocs(DocRouter *pR, int *pbEmpty, char **pzErr);
+
+/* doc_shard_collection(coll, key [, options]) */
+static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *pColl = 0;
+  DocRouter *pR = 0;
+  DocBuf keyArg, optArg, out;
+  const u8 *aKey = 0, *aOpt = 0, *aOld = 0;
+  i64 nChunkSize = 0;
+  char *zErr = 0;
+  int rc, bSave = 0, bEmpty = 1, i, nShard = 0;
+  DocIndex key;
+
+  memset(&keyArg, 0, sizeof(keyArg));
+  memset(&optArg, 0, sizeof(optArg));
+  memset(&out, 0, sizeof(out));
+  memset(&key, 0, sizeof(key));
+  if( sqlite3_value_type(argv[0])!=SQLITE_TEXT ){
+    rc = docextError(&zErr, "docext: a collection name is TEXT");
+  }else{
+    rc = docextCollFind(pConn, (const char*)sqlite3_value_text(argv[0]), &pColl, &zErr);
+  }
+  if( rc==SQLITE_OK && sqlite3_stricmp(docextStorageSchema(docextCollStore(pColl)), "main") ){
+    rc = docextError(&zErr, "docext: only a collection of main can be sharded (%s is "
+                     "in %s)", docextCollName(pColl), docextStorageSchema(docextCollStore(pColl)));
+  }
+  if( rc==SQLITE_OK ) rc = rtDocArg(argv[1], "a shard key", &keyArg, &aKey, &zErr);
+  if( rc==SQLITE_OK ) rc = docextShardKeyParse(aKey, &key, &zErr);
+  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    rc = docextArgToBson(argv[2], &optArg, &aOpt, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = rtShardOptions(aOpt, &nChunkSize, &zErr);
+  if( rc==SQLITE_OK ) rc = docextCollShardKey(pColl, &aOld, 0, &zErr);
+  if( rc==SQLITE_OK && aOld ){
+    rc = docextError(&zErr, "docext: %s is sharded already", docextCollName(pColl));
+  }
+  if( rc==SQLITE_OK ){
+    pR = docextMallocZero(sizeof(*pR));
+    if( pR==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ){
+    /* a router of its own until the shard key is stored */
+    docextCollHold(pColl);
+    pR->pConn = pConn;
+    pR->pHome = pColl;
+    pR->db = docextStorageDb(docextCollStore(pColl));
+    pR->zColl = docextStorageName(docextCollStore(pColl));
+    pR->nChunkSize = nChunkSize;
+    pR->key = key;
+    memset(&key, 0, sizeof(key));
+    rc = rtBegin(pR, &bSave);
+    if( rc==SQLITE_OK ) rc = rtExecf(pR, &zErr, "%s", zMetaSchema);
+    if( rc==SQLITE_OK ) rc = rtLoadShards(pR, &zErr);
+  }
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++) nShard += pR->aShard[i].bShard;
+  if( rc==SQLITE_OK && nShard==0 ){
+    rc = docextError(&zErr, "docext: there is no shard: add one first (SELECT "
+                     "doc_add_shard('main'), or an attached database)");
+  }
+  if( rc==SQLITE_OK ) rc = rtExecf(pR, &zErr, "DELETE FROM main.docext_chunks WHERE coll=%Q",
+                                   pR->zColl);
+  if( rc==SQLITE_OK ) rc = rtCheckDocs(pR, &bEmpty, &zErr);
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    if( pR->aShard[i].bShard ) rc = rtEnsurePartition(pR, i, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = docextCollSetShardKey(pColl, pR->key.aKeys, nChunkSize, &zErr);
+  if( rc==SQLITE_OK ) rc = rtFirstChunks(pR, bEmpty, &zErr);
+  if( rc==SQLITE_OK && pR->nChunk==1 && !bEmpty ) rc = rtSplitCheck(pR, 0, &zErr);
+  if( pR ) rc = rtEnd(pR, bSave, rc);
+  if( rc==SQLITE_OK ){
+    i64 iStart = docextBsonStartDoc(&rc, &out);
+    DocValue v;
+    docextBsonAppendString(&rc, &out, DOC_STRING, "collectionsharded", 17, pR->zColl,
+                           (int)strlen(pR->zColl));
+    v.type = DOC_DOCUMENT;
+    v.p = pR->key.aKeys;
+    v.n = docextGetI32(v.p);
+    docextBsonAppendValue(&rc, &out, "key", 3, &v);
+    docextBsonAppendInt64(&rc, &out, "chunks", 6, pR->nChunk);
+    docextBsonEndDoc(&rc, &out, iStart);
+  }
+  rtResultJson(ctx, rc, &out, zErr);
+  docextRouterFree(pR);
+  docextIndexClear(&key);
+  docextBufFree(&keyArg);
+  docextBufFree(&optArg);
+  docextBufFree(&out);
+}
+
+static int rtCheckVisit(void *pCtx, const u8 *aDoc, char **pzErr){
+  return docextShardKeyCheck(&((DocRouter*)pCtx)->key, aDoc, 0, pzErr);
+}
+
+static int rtCheckDocs(DocRouter *pR, int *pbEmpty, char **pzErr){
+  DocQuerySpec spec;
+  i64 n = 0;
+  int rc;
+  docextQuerySpecInit(&spec);
+  rc = docextPlanRunQuery(pR->pHome, &spec, 1, rtCheckVisit, pR, &n, 0, pzErr);
+  *pbEmpty = n==0;
+  return rc;
+}
+
+/* doc_route(coll, filter_or_doc): {shards, targeted, chunks} */
+static void rtRouteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocRouter *pR = 0;
+  DocBuf arg, out;
+  const u8 *aFilter = 0;
+  u8 *aOn = 0;
+  char *zErr = 0;
+  int rc, bTargeted = 0, i, c, nChunk = 0, n = 0;
+  (void)argc;
+  memset(&arg, 0, sizeof(arg));
+  memset(&out, 0, sizeof(out));
+  rc = rtOpenArg(pConn, argv[0], &pR, &zErr);
+  if( rc==SQLITE_OK ) rc = rtDocArg(argv[1], "a filter or a document", &arg, &aFilter, &zErr);
+  if( rc==SQLITE_OK ){
+    aOn = sqlite3_malloc64((u64)pR->nChunk + 1);
+    if( aOn==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = rtTarget(pR, &aFilter, 1, aOn, &bTargeted, &zErr);
+  if( rc==SQLITE_OK ){
+    i64 iStart = docextBsonStartDoc(&rc, &out);
+    i64 iArr = docextBsonStartChild(&rc, &out, DOC_ARRAY, "shards", 6);
+    for(i=0; i<pR->nShard; i++){
+      int bOn = 0;
+      for(c=0; c<pR->nChunk; c++) if( aOn[c] && pR->aChunk[c].iOwner==i ) bOn = 1;
+      if( bOn ){
+        char zIdx[16];
+        int nIdx = docextBsonArrayKey(zIdx, n++);
+        docextBsonAppendString(&rc, &out, DOC_STRING, zIdx, nIdx, pR->aShard[i].zName,
+                               (int)strlen(pR->aShard[i].zName));
+      }
+    }
+    docextBsonEndDoc(&rc, &out, iArr);
+    for(c=0; c<pR->nChunk; c++) nChunk += aOn[c];
+    docextBsonAppendBool(&rc, &out, "targeted", 8, bTargeted);
+    docextBsonAppendInt64(&rc, &out, "chunks", 6, nChunk);
+    docextBsonEndDoc(&rc, &out, iStart);
+  }
+  rtResultJson(ctx, rc, &out, zErr);
+  sqlite3_free(aOn);
+  docextRouterFree(pR);
+  docextBufFree(&arg);
+  docextBufFree(&out);
+}
+
+/* doc_split_chunk(coll, middle): split the chunk holding the key middle
+** gives (each shard key field; a hashed one as its hash) at it. */
+static void rtSplitFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocRouter *pR = 0;
+  DocBuf arg, key, bound, out;
+  const u8 *aMiddle = 0;
+  char *zErr = 0;
+  int rc, bSave = 0, i = 0, j;
+  (void)argc;
+  memset(&arg, 0, sizeof(arg));
+  memset(&key, 0, sizeof(key));
+  memset(&bound, 0, sizeof(bound));
+  memset(&out, 0, sizeof(out));
+  rc = rtOpenArg(pConn, argv[0], &pR, &zErr);
+  if( rc==SQLITE_OK ) rc = rtDocArg(argv[1], "the middle of the split", &arg, &aMiddle, &zErr);
+  if( rc==SQLITE_OK ) rc = rtBoundKey(&pR->key, aMiddle, &key, &bound, &zErr);
+  if( rc==SQLITE_OK ){
+    DocIter it;
+    docextIterInit(&it, bound.a);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      if( it.v.type==DOC_MINKEY || it.v.type==DOC_MAXKEY ){
+        rc = docextError(&zErr, "docext: a chunk cannot split at MinKey or MaxKey");
+      }
+    }
+  }
+  if( rc==SQLITE_OK ){
+    i = rtChunkOf(pR, key.a, (int)key.n);
+    if( docextKeyCmp(&pR->bytes.a[pR->aChunk[i].iLo], pR->aChunk[i].nLo,
+                     key.a, (int)key.n)==0 ){
+      rc = docextError(&zErr, "docext: a chunk of %s begins at that key already", pR->zColl);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = rtBegin(pR, &bSave);
+  if( rc==SQLITE_OK ) rc = rtChunkInsert(pR, i, key.a, (int)key.n, bound.a, 0, &zErr);
+  if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "jumbo=0, written=0", 0, 0, &zErr);
+  if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, &zErr);
+  rc = pR ? rtEnd(pR, bSave, rc) : rc;
+  if( rc==SQLITE_OK ){
+    i64 iStart = docextBsonStartDoc(&rc, &out);
+    for(j=i; j<=i+1; j++){
+      i64 iChunk = docextBsonStartChild(&rc, &out, DOC_DOCUMENT, j==i ? "left" : "right", j==i ? 4 : 5);
+      rtAppendBound(&rc, pR, j, &out, "min");
+      rtAppendBound(&rc, pR, j+1, &out, "max");
+      docextBsonEndDoc(&rc, &out, iChunk);
+    }
+    docextBsonEndDoc(&rc, &out, iStart);
+  }
+  rtResultJson(ctx, rc, &out, zErr);
+  docextRouterFree(pR);
+  docextBufFree(&arg);
+  docextBufFree(&key);
+  docextBufFree(&bound);
+  docextBufFree(&out);
+}
+
+/* Append {min, max, from, to, docs} of a move of chunk i under zKey. */
+static void rtAppendMove(int *pRc, DocRouter *pR, int i, int iFrom, i64 nDocs, DocBuf *pOut,
+                         const char *zKey){
+  i64 iStart = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, zKey, (int)strlen(zKey));
+  const char *zFrom = pR->aShard[iFrom].zName, *zTo = pR->aShard[pR->aChunk[i].iShard].zName;
+  rtAppendBound(pRc, pR, i, pOut, "min");
+  rtAppendBound(pRc, pR, i+1, pOut, "max");
+  docextBsonAppendString(pRc, pOut, DOC_STRING, "from", 4, zFrom, (int)strlen(zFrom));
+  docextBsonAppendString(pRc, pOut, DOC_STRING, "to", 2, zTo, (int)strlen(zTo));
+  docextBsonAppendInt64(pRc, pOut, "docs", 4, nDocs);
+  docextBsonEndDoc(pRc, pOut, iStart);
+}
+
+/* doc_move_chunk(coll, find, shard): move the chunk holding find's key. */
+static void rtMoveFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocRouter *pR = 0;
+  DocBuf arg, out;
+  const u8 *aFind = 0;
+  const char *zTo = (const char*)sqlite3_value_text(argv[2]);
+  char *zErr = 0;
+  int rc, bSave = 0, i = 0, iTo = -1, iFrom = 0, bClean = 0;
+  i64 nDocs = 0;
+  (void)argc;
+  memset(&arg, 0, sizeof(arg));
+  memset(&out, 0, sizeof(out));
+  rc = rtOpenArg(pConn, argv[0], &pR, &zErr);
+  if( rc==SQLITE_OK ) rc = rtDocArg(argv[1], "a document of the chunk's range", &arg, &aFind,
+                                    &zErr);
+  if( rc==SQLITE_OK ){
+    iTo = rtShardIndex(pR, zTo);
+    if( iTo<0 || !pR->aShard[iTo].bShard ){
+      rc = docextError(&zErr, "docext: no shard named %s", zTo ? zTo : "NULL");
+    }
+  }
+  if( rc==SQLITE_OK ){
+    bClean = rtCanClean(pR);
+    rc = rtBegin(pR, &bSave);
+  }
+  if( rc==SQLITE_OK ) rc = rtCleanup(pR, bClean, &zErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aFind, 0, &zErr);
+  if( rc==SQLITE_OK ){
+    i = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    iFrom = pR->aChunk[i].iOwner;
+    rc = rtMove(pR, i, iTo, &nDocs, &zErr);
+  }
+  rc = pR ? rtEnd(pR, bSave, rc) : rc;
+  if( rc==SQLITE_OK ){
+    i64 iStart = docextBsonStartDoc(&rc, &out);
+    rtAppendMove(&rc, pR, i, iFrom, nDocs, &out, "moved");
+    docextBsonEndDoc(&rc, &out, iStart);
+  }
+  rtResultJson(ctx, rc, &out, zErr);
+  docextRouterFree(pR);
+  docextBufFree(&arg);
+  docextBufFree(&out);
+}
+
+/* doc_balance(coll): move chunks from the shard with the most to the one
+** with the fewest until their counts differ by at most one (chunks still
+** moving stay where they are). */
+static void rtBalanceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocRouter *pR = 0;
+  DocBuf out;
+  int *anChunk = 0;
+  char *zErr = 0;
+  int rc, bSave = 0, nMove = 0, i, bClean = 0;
+  i64 iArr = 0, iStart = 0;
+  (void)argc;
+  memset(&out, 0, sizeof(out));
+  rc = rtOpenArg(pConn, argv[0], &pR, &zErr);
+  if( rc==SQLITE_OK ){
+    bClean = rtCanClean(pR);
+    rc = rtBegin(pR, &bSave);
+  }
+  if( rc==SQLITE_OK ) rc = rtCleanup(pR, bClean, &zErr);
+  if( rc==SQLITE_OK ){
+    anChunk = sqlite3_malloc64(sizeof(int)*((u64)pR->nShard+1));
+    if( anChunk==0 ) rc = SQLITE_NOMEM;
+    iStart = docextBsonStartDoc(&rc, &out);
+    iArr = docextBsonStartChild(&rc, &out, DOC_ARRAY, "migrations", 10);
+  }
+  while( rc==SQLITE_OK && nMove<=pR->nChunk ){
+    int iMost = -1, iLeast = -1, iMove = -1, iFrom;
+    i64 nDocs = 0;
+    char zIdx[16];
+    memset(anChunk, 0, sizeof(int)*pR->nShard);
+    for(i=0; i<pR->nChunk; i++) anChunk[pR->aChunk[i].iOwner]++;
+    for(i=0; i<pR->nShard; i++){
+      if( !pR->aShard[i].bShard ) continue;
+      if( iMost<0 || anChunk[i]>anChunk[iMost] ) iMost = i;
+      if( iLeast<0 || anChunk[i]<anChunk[iLeast] ) iLeast = i;
+    }
+    if( iMost<0 || anChunk[iMost]-anChunk[iLeast]<2 ) break;
+    /* the donor's last chunk that can move */
+    for(i=pR->nChunk-1; i>=0 && iMove<0; i--){
+      if( pR->aChunk[i].iOwner==iMost && pR->aChunk[i].iPrev<0 && !pR->aChunk[i].bJumbo ){
+        iMove = i;
+      }
+    }
+    if( iMove<0 ) break;
+    iFrom = pR->aChunk[iMove].iOwner;
+    rc = rtMove(pR, iMove, iLeast, &nDocs, &zErr);
+    if( rc==SQLITE_OK ){
+      docextBsonArrayKey(zIdx, nMove);
+      rtAppendMove(&rc, pR, iMove, iFrom, nDocs, &out, zIdx);
+      nMove++;
+    }
+  }
+  rc = pR ? rtEnd(pR, bSave, rc) : rc;
+  if( rc==SQLITE_OK ){
+    i64 iBy;
+    docextBsonEndDoc(&rc, &out, iArr);
+    iBy = docextBsonStartChild(&rc, &out, DOC_DOCUMENT, "chunksByShard", 13);
+    for(i=0; i<pR->nShard; i++){
+      if( pR->aShard[i].bShard ){
+        docextBsonAppendInt64(&rc, &out, pR->aShard[i].zName,
+                              (int)strlen(pR->aShard[i].zName), anChunk[i]);
+      }
+    }
+    docextBsonEndDoc(&rc, &out, iBy);
+    docextBsonEndDoc(&rc, &out, iStart);
+  }
+  rtResultJson(ctx, rc, &out, zErr);
+  sqlite3_free(anChunk);
+  docextRouterFree(pR);
+  docextBufFree(&out);
+}
+
+/*------------------------------------------------------------------------
+** SELECT * FROM doc_chunks('books'): min, max, shard, docs, bytes, jumbo
+** (docs and bytes measured in the owner's partition)
+*/
+
+typedef struct ChunksRow ChunksRow;
+struct ChunksRow {
+  char *zMin, *zMax;        /* the bounds, relaxed Extended JSON */
+  const char *zShard;       /* (in the cursor's router) */
+  i64 nDocs, nBytes;
+  int bJumbo;
+};
+
+typedef struct ChunksCursor ChunksCursor;
+struct ChunksCursor {
+  sqlite3_vtab_cursor base;
+  DocRouter *pR;
+  ChunksRow *aRow;
+  int nRow, iRow;
+};
+
+#define CHUNKS_COLL 6       /* the hidden argument column */
+
+static int chunksConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                         sqlite3_vtab **ppVtab, char **pzErr){
+  sqlite3_vtab *p;
+  int rc;
+  (void)argc; (void)argv; (void)pzErr;
+  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(min, max, shard, docs, bytes, jumbo,"
+                            " coll HIDDEN)");
+  if( rc!=SQLITE_OK ) return rc;
+#ifdef SQLITE_VTAB_DIRECTONLY
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+#endif
+  p = docextMallocZero(sizeof(*p) + sizeof(void*));
+  if( p==0 ) return SQLITE_NOMEM;
+  *(void**)&p[1] = pAux;
+  *ppVtab = p;
+  return SQLITE_OK;
+}
+
+static int chunksDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int chunksBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int i;
+  (void)pVtab;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn==CHUNKS_COLL && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      if( !pC->usable ) return SQLITE_CONSTRAINT;
+      pInfo->aConstraintUsage[i].argvIndex = 1;
+      pInfo->aConstraintUsage[i].omit = 1;
+      pInfo->idxNum = 1;
+      pInfo->estimatedCost = 10;
+      return SQLITE_OK;
+    }
+  }
+  pInfo->idxNum = 0;
+  pInfo->estimatedCost = 1e12;
+  return SQLITE_OK;
+}
+
+static int chunksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  ChunksCursor *p = docextMallocZero(sizeof(*p));
+  (void)pVtab;
+  if( p==0 ) return SQLITE_NOMEM;
+  *ppCur = &p->base;
+  return SQLITE_OK;
+}
+
+static void chunksReset(ChunksCursor *p){
+  int i;
+  for(i=0; i<p->nRow; i++){
+    sqlite3_free(p->aRow[i].zMin);
+    sqlite3_free(p->aRow[i].zMax);
+  }
+  sqlite3_free(p->aRow);
+  docextRouterFree(p->pR);
+  p->pR = 0;
+  p->aRow = 0;
+  p->nRow = p->iRow = 0;
+}
+
+static int chunksClose(sqlite3_vtab_cursor *pCur){
+  chunksReset((ChunksCursor*)pCur);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/* Bound i of the router (i==nChunk: MaxKey) as relaxed JSON text. */
+static char *chunksBound(int *pRc, DocRouter *pR, int i){
+  DocBuf doc, text;
+  DocValue v;
+  char *z = 0;
+  memset(&doc, 0, sizeof(doc));
+  memset(&text, 0, sizeof(text));
+  {
+    i64 iStart = docextBsonStartDoc(pRc, &doc);
+    rtAppendBound(pRc, pR, i, &doc, "b");
+    docextBsonEndDoc(pRc, &doc, iStart);
+  }
+  if( *pRc==SQLITE_OK && docextBsonFind(doc.a, "b", 1, &v) ){
+    docextJsonWriteDoc(pRc, &text, v.p, DOCEXT_JSON_RELAXED);
+    z = docextBufDetachText(pRc, &text);
+  }
+  docextBufFree(&doc);
+  docextBufFree(&text);
+  return z;
+}
+
+static int chunksFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
+                        int argc, sqlite3_value **argv){
+  ChunksCursor *pC = (ChunksCursor*)pCur;
+  DocConn *pConn = *(DocConn**)&pCur->pVtab[1];
+  RtList list;
+  char *zErr = 0;
+  int rc, i;
+  (void)idxStr;
+  chunksReset(pC);
+  memset(&list, 0, sizeof(list));
+  if( idxNum==0 || argc<1 ){
+    rc = docextError(&zErr, "docext: doc_chunks needs a collection name");
+  }else{
+    rc = rtOpenArg(pConn, argv[0], &pC->pR, &zErr);
+  }
+  if( rc==SQLITE_OK ){
+    pC->aRow = docextMallocZero(sizeof(ChunksRow)*((i64)pC->pR->nChunk));
+    if( pC->aRow==0 ) rc = SQLITE_NOMEM;
+  }
+  for(i=0; rc==SQLITE_OK && i<pC->pR->nChunk; i++){
+    DocRouter *pR = pC->pR;
+    ChunksRow *pRow = &pC->aRow[pC->nRow++];
+    int iOwner = pR->aChunk[i].iOwner;
+    pRow->zMin = chunksBound(&rc, pR, i);
+    pRow->zMax = chunksBound(&rc, pR, i+1);
+    pRow->zShard = pR->aShard[iOwner].zName;
+    pRow->bJumbo = pR->aChunk[i].bJumbo;
+    if( rc==SQLITE_OK ) rc = rtList(pR, i, iOwner, &list, &zErr);
+    pRow->nDocs = list.n;
+    pRow->nBytes = list.nBytes;
+  }
+  rtListFree(&list);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(pCur->pVtab->zErrMsg);
+    pCur->pVtab->zErrMsg = zErr;
+    if( zErr==0 && rc!=SQLITE_NOMEM ){
+      pCur->pVtab->zErrMsg = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
+    }
+  }
+  return rc;
+}
+
+static int chunksNext(sqlite3_vtab_cursor *pCur){
+  ((ChunksCursor*)pCur)->iRow++;
+  return SQLITE_OK;
+}
+
+static int chunksEof(sqlite3_vtab_cursor *pCur){
+  ChunksCursor *p = (ChunksCursor*)pCur;
+  return p->iRow>=p->nRow;
+}
+
+static int chunksColumn(sqlite3_vtab_cursor *pCur, sqlite3_context *ctx, int iCol){
+  ChunksCursor *p = (ChunksCursor*)pCur;
+  const ChunksRow *pRow = &p->aRow[p->iRow];
+  switch( iCol ){
+    case 0: sqlite3_result_text(ctx, pRow->zMin, -1, SQLITE_TRANSIENT); break;
+    case 1: sqlite3_result_text(ctx, pRow->zMax, -1, SQLITE_TRANSIENT); break;
+    case 2: sqlite3_result_text(ctx, pRow->zShard, -1, SQLITE_TRANSIENT); break;
+    case 3: sqlite3_result_int64(ctx, pRow->nDocs); break;
+    case 4: sqlite3_result_int64(ctx, pRow->nBytes); break;
+    case 5: sqlite3_result_int(ctx, pRow->bJumbo); break;
+  }
+  return SQLITE_OK;
+}
+
+static int chunksRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
+  *pRowid = ((ChunksCursor*)pCur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module chunksModule = {
+  0, 0, chunksConnect, chunksBestIndex, chunksDisconnect, 0,
+  chunksOpen, chunksClose, chunksFilter, chunksNext, chunksEof, chunksColumn, chunksRowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+#if SQLITE_VERSION_NUMBER>=3044000
+  0,
+#endif
+};
+
+int docextRegisterRouterFunctions(sqlite3 *db, DocConn *pConn){
+  /* They read and write any collection they are named: never from a
+  ** schema's triggers or views. */
+  enum { F = SQLITE_UTF8|SQLITE_DIRECTONLY };
+  static const DocFuncDef aFunc[] = {
+    { "doc_add_shard",        1, F, rtAddShardFunc },
+    { "doc_shard_collection", 2, F, rtShardCollectionFunc },
+    { "doc_shard_collection", 3, F, rtShardCollectionFunc },
+    { "doc_route",            2, F, rtRouteFunc },
+    { "doc_split_chunk",      2, F, rtSplitFunc },
+    { "doc_move_chunk",       3, F, rtMoveFunc },
+    { "doc_balance",          1, F, rtBalanceFunc },
+  };
+  int rc = docextCreateFunctions(db, pConn, aFunc, DOCEXT_COUNT(aFunc));
+  if( rc==SQLITE_OK ) rc = sqlite3_create_module(db, "doc_chunks", &chunksModule, pConn);
+  return rc;
+}
