@@ -907,6 +907,11 @@ void docextIndexScratchFree(DocIndexScratch *p);
 ** DocIndex of no collection (iId -1, no name, no options): for a shard
 ** key. zName is the default index name (owner_1_sequence_1). Free it
 ** with docextIndexClear. */
+/* doc_create_index(coll, keys, options) on a collection: the new index's
+** name, or an existing one's with the same pattern and options, in *pzName
+** (sqlite3_malloc'd). Atomic: on error nothing changed. */
+int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName,
+                      char **pzErr);
 int docextIndexPattern(const u8 *aKeys, DocIndex *pIdx, char **pzErr);
 void docextIndexClear(DocIndex *p);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);

@@ -1904,31 +1904,22 @@ static int idxConflict(DocIndexCache *c, const DocIndex *pNew, const char **pzNa
   return SQLITE_OK;
 }
 
-static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
-  DocColl *p = 0;
+int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName,
+                      char **pzErr){
   DocIndexCache *c = 0;
-  DocBuf bufKeys, bufOpt, name;
+  DocBuf name;
   DocIndex cand;
-  const u8 *aKeys = 0, *aOpt = 0;
   const char *zExisting = 0;
-  char *zErr = 0;
   int rc, bSave = 0, bNamed = 0;
 
-  memset(&bufKeys, 0, sizeof(bufKeys));
-  memset(&bufOpt, 0, sizeof(bufOpt));
+  *pzName = 0;
   memset(&name, 0, sizeof(name));
   memset(&cand, 0, sizeof(cand));
   cand.nExpireAfter = -1;
   cand.bMultikeyVals = 1;
   cand.bHashMix = 1;
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
-  if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
-  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
-    rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
-  }
-  if( rc==SQLITE_OK ) rc = idxPatternParse(aKeys, &cand, &name, &zErr);
-  if( rc==SQLITE_OK && aOpt ) rc = idxOptionsParse(aOpt, &cand, &zErr);
+  rc = idxPatternParse(aKeys, &cand, &name, pzErr);
+  if( rc==SQLITE_OK && aOpt ) rc = idxOptionsParse(aOpt, &cand, pzErr);
   if( rc==SQLITE_OK ){
     bNamed = cand.zName!=0;
     if( !bNamed ) cand.zName = docextBufDetachText(&rc, &name);
@@ -1937,47 +1928,70 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     /* The _id index always exists and takes no options. */
     if( (bNamed && strcmp(cand.zName, "_id_")!=0)
      || cand.bSparse || cand.nExpireAfter>=0 || cand.aPartial ){
-      zErr = sqlite3_mprintf("docext: the _id index exists already and cannot be changed");
+      *pzErr = sqlite3_mprintf("docext: the _id index exists already and cannot be changed");
       rc = SQLITE_ERROR;
     }else{
-      sqlite3_result_text(ctx, "_id_", -1, SQLITE_STATIC);
-      goto done;
+      zExisting = "_id_";
+      rc = SQLITE_DONE;
     }
   }else if( rc==SQLITE_OK && strcmp(cand.zName, "_id_")==0 ){
-    zErr = sqlite3_mprintf("docext: the name _id_ is reserved for the _id index");
+    *pzErr = sqlite3_mprintf("docext: the name _id_ is reserved for the _id index");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK ) rc = idxFinish(&cand, &zErr);
-  if( rc!=SQLITE_OK ) goto done;
-
-  bSave = idxCmdBegin(p);
-  rc = idxCmdLock(p, bSave);
-  if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
-  if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, &zErr);
-  if( rc==SQLITE_DONE ){
-    sqlite3_result_text(ctx, zExisting, -1, SQLITE_TRANSIENT);
-    rc = idxCmdEnd(p, bSave, SQLITE_OK);
-    goto done;
-  }
+  if( rc==SQLITE_OK ) rc = idxFinish(&cand, pzErr);
   if( rc==SQLITE_OK ){
-    rc = idxBuild(p, c, &cand, &zErr);
-    if( rc!=SQLITE_OK && !bSave && cand.iId>0 ){
-      /* No savepoint to roll back: remove what was written. */
-      idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", cand.iId);
-      idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", cand.iId);
+    bSave = idxCmdBegin(p);
+    rc = idxCmdLock(p, bSave);
+    if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, pzErr);
+    if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, pzErr);
+    if( rc==SQLITE_OK ){
+      rc = idxBuild(p, c, &cand, pzErr);
+      if( rc!=SQLITE_OK && !bSave && cand.iId>0 ){
+        /* No savepoint to roll back: remove what was written. */
+        idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", cand.iId);
+        idxExec(p, 0, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", cand.iId);
+      }
     }
+    {
+      int rcEnd = idxCmdEnd(p, bSave, rc==SQLITE_DONE ? SQLITE_OK : rc);
+      if( rc!=SQLITE_DONE || rcEnd!=SQLITE_OK ) rc = rcEnd;
+    }
+    if( rc!=SQLITE_OK && rc!=SQLITE_DONE && c ) c->bLoaded = 0;
   }
-  rc = idxCmdEnd(p, bSave, rc);
-  if( rc!=SQLITE_OK && c ) c->bLoaded = 0;
-  if( rc==SQLITE_OK ) sqlite3_result_text(ctx, cand.zName, -1, SQLITE_TRANSIENT);
-
-done:
-  if( rc!=SQLITE_OK ) idxResultError(ctx, rc, zErr);
-  else sqlite3_free(zErr);
+  if( rc==SQLITE_DONE || rc==SQLITE_OK ){
+    /* (an existing index: its name; zExisting lives in the cache) */
+    *pzName = sqlite3_mprintf("%s", rc==SQLITE_DONE ? zExisting : cand.zName);
+    rc = *pzName ? SQLITE_OK : SQLITE_NOMEM;
+  }
   idxClear(&cand);
+  docextBufFree(&name);
+  return rc;
+}
+
+static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  DocColl *p = 0;
+  DocBuf bufKeys, bufOpt;
+  const u8 *aKeys = 0, *aOpt = 0;
+  char *zErr = 0, *zName = 0;
+  int rc;
+
+  memset(&bufKeys, 0, sizeof(bufKeys));
+  memset(&bufOpt, 0, sizeof(bufOpt));
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
+  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = docextIndexCreate(p, aKeys, aOpt, &zName, &zErr);
+  if( rc==SQLITE_OK ){
+    sqlite3_result_text(ctx, zName, -1, sqlite3_free);
+    sqlite3_free(zErr);
+  }else{
+    idxResultError(ctx, rc, zErr);
+  }
   docextBufFree(&bufKeys);
   docextBufFree(&bufOpt);
-  docextBufFree(&name);
 }
 
 /*------------------------------------------------------------------------

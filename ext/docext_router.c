@@ -904,13 +904,15 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
   if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
   if( rc==SQLITE_OK ) docextBufAppend(&rc, &oldKey, pR->docKey.a, pR->docKey.n);
-  docextReaderFree(pRd);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aNew, 1, pzErr);
   if( rc==SQLITE_OK && docextKeyCmp(oldKey.a, (int)oldKey.n,
                                     pR->docKey.a, (int)pR->docKey.n)!=0 ){
-    rc = docextError(pzErr, "docext: the shard key of a document of %s cannot change "
-                     "(shard key %s)", pR->zColl, pR->key.zName);
+    char *zDoc = rtDocLabel(aOld);
+    rc = zDoc ? docextError(pzErr, "docext: the shard key of a document of %s cannot change "
+                            "(the document with %s)", pR->zColl, zDoc) : SQLITE_NOMEM;
+    sqlite3_free(zDoc);
   }
+  docextReaderFree(pRd);             /* (aOld goes with it) */
   if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
   if( rc==SQLITE_OK ){
     rc = rtWritten(pR, rtChunkOf(pR, oldKey.a, (int)oldKey.n), docextGetI32(aNew), pzErr);
@@ -1161,25 +1163,17 @@ static int rtExecf(DocRouter *pR, char **pzErr, const char *zFmt, ...){
 /* Make sure shard i has a partition of the collection with an index on
 ** the shard key (what MongoDB requires of every shard). */
 static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
-  const char *zShard = pR->aShard[i].zName;
-  sqlite3_stmt *pStmt = 0;
-  char *zSpec;
+  DocColl *pColl = 0;
+  char *zName = 0;
   int rc = SQLITE_OK;
   if( !pR->aShard[i].bHome ){
     rc = rtExecf(pR, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\" USING docext",
-                 zShard, pR->zColl);
+                 pR->aShard[i].zName, pR->zColl);
   }
-  if( rc!=SQLITE_OK ) return rc;
-  zSpec = sqlite3_mprintf("\"%w\".\"%w\"", zShard, pR->zColl);
-  if( zSpec==0 ) return SQLITE_NOMEM;
-  rc = rtPrepare(pR, &pStmt, "SELECT doc_create_index(?1, ?2)");
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, zSpec, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(pStmt, 2, pR->key.aKeys, docextGetI32(pR->key.aKeys), SQLITE_STATIC);
-    rc = rtExec(pR, pzErr, pStmt);
-  }
-  sqlite3_free(zSpec);
-  return rtSqlError(pR, rc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, i, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextIndexCreate(pColl, pR->key.aKeys, 0, &zName, pzErr);
+  sqlite3_free(zName);
+  return rc;
 }
 
 /* Copy chunk i from its owner to shard iTo, and point the chunk there
@@ -1575,7 +1569,8 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
                                    pR->zColl);
   if( rc==SQLITE_OK ) rc = rtCheckDocs(pR, &bEmpty, &zErr);
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
-    if( pR->aShard[i].bShard ) rc = rtEnsurePartition(pR, i, &zErr);
+    /* (main too when it is no shard: its documents leave through the index) */
+    if( pR->aShard[i].bShard || pR->aShard[i].bHome ) rc = rtEnsurePartition(pR, i, &zErr);
   }
   if( rc==SQLITE_OK ) rc = docextCollSetShardKey(pColl, pR->key.aKeys, nChunkSize, &zErr);
   if( rc==SQLITE_OK ) rc = rtFirstChunks(pR, bEmpty, &zErr);
@@ -1629,6 +1624,12 @@ static void rtRouteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&out, 0, sizeof(out));
   rc = rtOpenArg(pConn, argv[0], &pR, &zErr);
   if( rc==SQLITE_OK ) rc = rtDocArg(argv[1], "a filter or a document", &arg, &aFilter, &zErr);
+  if( rc==SQLITE_OK ){
+    /* a filter the finds would refuse is refused here too */
+    DocMatcher *pM = 0;
+    rc = docextMatcherNew(aFilter, 0, &pM, &zErr);
+    docextMatcherFree(pM);
+  }
   if( rc==SQLITE_OK ){
     aOn = sqlite3_malloc64((u64)pR->nChunk + 1);
     if( aOn==0 ) rc = SQLITE_NOMEM;

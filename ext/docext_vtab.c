@@ -217,8 +217,17 @@ static int xDestroy(sqlite3_vtab *pVtab){
 static int xRename(sqlite3_vtab *pVtab, const char *zNew){
   DocVtab *p = (DocVtab*)pVtab;
   DocColl *pColl;
+  const u8 *aKey = 0;
+  char *zErr = 0;
   int rc = vtabColl(p, &pColl);
   if( rc!=SQLITE_OK ) return rc;
+  rc = docextCollShardKey(pColl, &aKey, 0, &zErr);
+  if( rc==SQLITE_OK && aKey ){
+    /* its partitions and chunks go by its name */
+    rc = docextError(&zErr, "docext: %s is sharded: a sharded collection cannot be "
+                     "renamed", p->zName);
+  }
+  if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, zErr);
   vtabDropSpare(p);
   rc = docextCollRename(pColl, zNew);
   if( rc==SQLITE_OK ){
@@ -1311,6 +1320,19 @@ int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_va
     return docextError(pzErr, "docext: a collection name cannot hold a NUL character");
   }
   rc = docextCollFind(pConn, z, ppColl, pzErr);
+  if( rc==SQLITE_OK ){
+    /* The commands act on one collection's storage: on a sharded one that
+    ** is the router's, which holds none of its documents (or some). */
+    const u8 *aKey = 0;
+    rc = docextCollShardKey(*ppColl, &aKey, 0, pzErr);
+    if( rc==SQLITE_OK && aKey ){
+      rc = docextError(pzErr, "docext: %s is sharded: this command does not reach its "
+                       "shards; read and write it through its table (SELECT, INSERT, "
+                       "UPDATE, DELETE), or run the command on a shard's partition "
+                       "(<shard>.%s)", z, z);
+    }
+    if( rc!=SQLITE_OK ) *ppColl = 0;
+  }
   if( rc==SQLITE_OK && ctx && sqlite3_get_auxdata(ctx, iArg)!=(void*)*ppColl ){
     /* (a collection held already, by an earlier row, is let go of here) */
     docextCollHold(*ppColl);

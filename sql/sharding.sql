@@ -1,0 +1,220 @@
+-- Sharded collections (INTERFACE.md §6): shards, chunks, the router, splits,
+-- migration; SCENARIOS A.15 (sharding the books), B.1-B.3 (inbox keys), the
+-- states a crash can leave, and bad input.
+.load ./docext
+.headers off
+.mode list
+ATTACH ':memory:' AS shard1;
+ATTACH ':memory:' AS shard2;
+ATTACH ':memory:' AS shard3;
+
+-- 1. Before anything is sharded
+CREATE VIRTUAL TABLE books USING docext;
+SELECT doc_shard_collection('books', '{_id: 1}');               -- no shard yet
+SELECT doc_add_shard('nowhere');
+SELECT doc_add_shard('temp');
+SELECT doc_add_shard(NULL);
+SELECT doc_add_shard('shard1');
+SELECT doc_add_shard('SHARD1');                                 -- names ignore case
+SELECT name, num FROM docext_shards;
+SELECT doc_route('books', '{_id: 1}');                          -- not sharded
+SELECT * FROM doc_chunks('books');
+SELECT * FROM doc_chunks('nothing');
+SELECT doc_shard_collection('nothing', '{_id: 1}');
+SELECT doc_shard_collection('books', '{_id: -1}');
+SELECT doc_shard_collection('books', '{a: "hashed", b: "hashed"}');
+SELECT doc_shard_collection('books', '{}');
+SELECT doc_shard_collection('books', 'not a key');
+SELECT doc_shard_collection('books', NULL);
+SELECT doc_shard_collection('books', '{_id: 1}', '{chunkSize: 0}');
+SELECT doc_shard_collection('books', '{_id: 1}', '{chunkSize: 1.5}');
+SELECT doc_shard_collection('books', '{_id: 1}', '{chunk: 5}');
+CREATE VIRTUAL TABLE shard2.elsewhere USING docext;
+SELECT doc_shard_collection('shard2.elsewhere', '{_id: 1}');     -- only main's
+-- nothing above changed anything
+SELECT count(*) FROM docext_chunks;
+SELECT doc_indexes.name FROM doc_indexes('books');
+
+-- 2. SCENARIOS A.15: books sharded by _id; chunks (-inf, 40), [40, 50),
+-- [50, 60), [60, +inf); books 35, 40, 45, 50 arrive
+SELECT doc_shard_collection('books', '{_id: 1}');
+SELECT doc_shard_collection('books', '{_id: 1}');               -- again
+SELECT doc_split_chunk('books', '{_id: 40}');
+SELECT doc_split_chunk('books', '{_id: 50}');
+SELECT doc_split_chunk('books', '{_id: 60}');
+SELECT doc_split_chunk('books', '{_id: 60}');                   -- a bound already
+SELECT doc_split_chunk('books', '{_id: {$minKey: 1}}');
+SELECT doc_split_chunk('books', '{title: "x"}');
+SELECT doc_split_chunk('books', '{_id: 1, title: "x"}');
+SELECT doc_split_chunk('books', '{_id: [1]}');
+INSERT INTO books(doc) VALUES ('{_id: 35, title: "Call of the Wild"}');
+INSERT INTO books(doc) VALUES ('{_id: 40, title: "The Jungle"}');
+INSERT INTO books(doc) VALUES ('{_id: 45, title: "Moby Dick"}');
+INSERT INTO books(doc) VALUES ('{_id: 50, title: "Dracula"}');
+SELECT * FROM doc_chunks('books');
+-- shards 2 and 3 arrive: the balancer evens out the chunks
+SELECT doc_add_shard('shard2');
+SELECT doc_add_shard('shard3');
+SELECT doc_balance('books');
+SELECT min, max, shard, docs FROM doc_chunks('books');
+SELECT doc_balance('books');                                    -- balanced
+-- reads by _id are targeted, others scatter/gather
+SELECT doc_route('books', '{_id: 45}');
+SELECT doc_route('books', '{_id: {$in: [35, 45]}}');
+SELECT doc_route('books', '{_id: {$gte: 40, $lt: 50}}');
+SELECT doc_route('books', '{title: "The Jungle"}');
+SELECT doc_route('books', '{_id: 45, title: "Moby Dick"}');     -- a document routes too
+SELECT doc FROM books('{_id: 45}');
+SELECT doc FROM books('{title: "The Jungle"}');
+-- in shard-key order across the shards, and by any other field
+SELECT _id FROM books('{}', NULL, '{_id: 1}');
+SELECT _id FROM books('{}', NULL, '{_id: -1}');
+SELECT doc FROM books('{}', '{_id: 0, title: 1}', '{title: 1}');
+SELECT _id FROM books('{}', NULL, '{_id: 1}', '{skip: 1, limit: 2}');
+SELECT _id FROM books('{}', NULL, '{_id: 1}') LIMIT 2 OFFSET 1;
+SELECT count(*) FROM books;
+SELECT count(*) FROM books WHERE doc_match(doc, '{_id: {$gt: 36}}');
+-- each partition is a collection of its own
+SELECT 'shard1', _id FROM shard1.books UNION ALL SELECT 'shard2', _id FROM shard2.books
+  UNION ALL SELECT 'shard3', _id FROM shard3.books ORDER BY 1, 2;
+SELECT doc_check('shard1.books'), doc_check('shard2.books'), doc_check('shard3.books');
+
+-- 3. Writes through the router
+INSERT INTO books(doc) VALUES ('{title: "no _id: one is made, and routed"}');
+SELECT count(*) FROM books('{title: "no _id: one is made, and routed"}');
+DELETE FROM books WHERE doc_match(doc, '{title: "no _id: one is made, and routed"}');
+UPDATE books SET doc = '{_id: 45, title: "Moby-Dick", year: 1851}' WHERE _id = 45;
+SELECT doc FROM books('{_id: 45}');
+UPDATE books SET doc = '{_id: 46, title: "Moby-Dick"}' WHERE _id = 45;   -- the key cannot change
+DELETE FROM books WHERE _id = 40;
+SELECT _id FROM books ORDER BY _id;
+SELECT doc FROM books WHERE rowid = (SELECT rowid FROM books WHERE _id = 50);
+INSERT INTO books(doc) VALUES ('{_id: 35, title: "again"}');     -- E11000 within its shard
+INSERT OR IGNORE INTO books(doc) VALUES ('{_id: 35, title: "again"}');
+INSERT OR REPLACE INTO books(doc) VALUES ('{_id: 35, title: "Call of the Wild (2nd ed.)"}');
+SELECT doc FROM books('{_id: 35}');
+BEGIN;
+INSERT INTO books(doc) VALUES ('{_id: 70, title: "in a transaction"}');
+ROLLBACK;
+SELECT count(*) FROM books('{_id: 70}');
+
+-- 4. Moving a chunk by hand, within and across transactions
+SELECT doc_move_chunk('books', '{_id: 55}', 'shard1');
+SELECT doc_move_chunk('books', '{_id: 55}', 'shard1');           -- where it is: no move
+SELECT doc_move_chunk('books', '{_id: 55}', 'nowhere');
+SELECT doc_move_chunk('books', '{_id: [55]}', 'shard2');
+BEGIN;
+SELECT doc_move_chunk('books', '{_id: 35}', 'shard3');
+SELECT doc_move_chunk('books', '{_id: 35}', 'shard1');           -- still moving
+ROLLBACK;
+SELECT min, max, shard, docs FROM doc_chunks('books');
+SELECT _id FROM books ORDER BY _id;
+
+-- 5. Splits on their own: small chunks split at the median as documents
+-- arrive; a chunk of one key value cannot split and is jumbo (F: logs
+-- sharded by host alone)
+CREATE VIRTUAL TABLE logs USING docext;
+SELECT doc_shard_collection('logs', '{host: 1}', '{chunkSize: 2000}');
+INSERT INTO logs(doc) SELECT json_object('_id', value, 'host', 'h' || (value % 3),
+    'message', 'event ' || value) FROM generate_series(1, 300);
+SELECT min, max, docs, jumbo FROM doc_chunks('logs');
+INSERT INTO logs(doc) VALUES ('{_id: 1000, message: "no host"}');   -- every key field
+INSERT INTO logs(doc) VALUES ('{_id: 1001, host: ["a", "b"]}');     -- no arrays
+SELECT doc_split_chunk('logs', '{host: "h1"}');                    -- a bound already
+CREATE VIRTUAL TABLE events USING docext;
+SELECT doc_shard_collection('events', '{host: 1, n: 1}', '{chunkSize: 2000}');
+INSERT INTO events(doc) SELECT json_object('host', 'h' || (value % 3), 'n', value)
+  FROM generate_series(1, 300);
+SELECT count(*), sum(jumbo), sum(docs) FROM doc_chunks('events');
+SELECT doc_balance('events') IS NOT NULL;
+SELECT shard, count(*) FROM doc_chunks('events') GROUP BY shard;
+SELECT count(*) FROM events;
+SELECT json_extract(doc_route('events', '{host: "h1", n: 7}'), '$.targeted', '$.chunks');
+SELECT json_extract(doc_route('events', '{n: 7}'), '$.targeted');
+
+-- 6. A hashed key: an empty collection starts with two chunks per shard,
+-- and consecutive ids spread over them
+CREATE VIRTUAL TABLE games USING docext;
+SELECT doc_shard_collection('games', '{_id: "hashed"}');
+SELECT min, max, shard FROM doc_chunks('games');
+INSERT INTO games(doc) SELECT json_object('_id', value, 'state', 'turn ' || value)
+  FROM generate_series(1, 600);
+SELECT shard, sum(docs) > 100 FROM doc_chunks('games') GROUP BY shard;
+SELECT doc_route('games', '{_id: 17}');
+SELECT json_extract(doc_route('games', '{_id: {$gt: 17}}'), '$.targeted', '$.chunks');
+SELECT doc FROM games('{_id: 17}');
+SELECT count(*), min(_id), max(_id) FROM games;
+SELECT doc_split_chunk('games', '{_id: 12345}');
+SELECT doc_split_chunk('games', '{_id: "abc"}');                   -- a hash is an integer
+
+-- 7. B.2/B.3: an inbox by {owner, sequence}: a read of one inbox goes to one
+-- shard, newest buckets first
+CREATE VIRTUAL TABLE inbox USING docext;
+SELECT doc_shard_collection('inbox', '{owner: 1, sequence: 1}', '{chunkSize: 1500}');
+INSERT INTO inbox(doc) SELECT json_object('owner', o.value, 'sequence', s.value,
+    'messages', json_array('m' || s.value))
+  FROM json_each('["Bob","Jane","Joe","Ann"]') AS o, generate_series(0, 9) AS s;
+SELECT doc_balance('inbox') IS NOT NULL;
+SELECT json_extract(doc_route('inbox', '{owner: "Joe"}'), '$.targeted');
+SELECT json_array_length(json_extract(doc_route('inbox', '{owner: "Joe"}'), '$.shards'));
+SELECT doc FROM inbox('{owner: "Joe"}', '{_id: 0, owner: 1, sequence: 1}', '{sequence: -1}',
+  '{limit: 2}');
+
+-- 8. Sharding a collection that holds documents, main not a shard: they
+-- move out to the first shard, split there, and stay readable throughout
+CREATE VIRTUAL TABLE old USING docext;
+INSERT INTO old(doc) SELECT json_object('_id', value, 'v', value * 10) FROM generate_series(1, 50);
+SELECT doc_shard_collection('old', '{v: 1}', '{chunkSize: 600}');
+SELECT count(*), sum(v) FROM (SELECT doc_get(doc, 'v') AS v FROM old);
+SELECT count(*) FROM main.old_docs;           -- (their copies, until cleaned up)
+SELECT doc_balance('old') IS NOT NULL;
+SELECT count(*) FROM main.old_docs;
+SELECT count(*), sum(v) FROM (SELECT doc_get(doc, 'v') AS v FROM old);
+SELECT count(*) FROM doc_chunks('old') WHERE shard = 'main';
+CREATE VIRTUAL TABLE arr USING docext;
+INSERT INTO arr(doc) VALUES ('{_id: 1, k: [1, 2]}');
+SELECT doc_shard_collection('arr', '{k: 1}');                      -- an array key
+
+-- 9. main as a shard: its partition is the collection itself
+SELECT doc_add_shard('main');
+CREATE VIRTUAL TABLE local USING docext;
+INSERT INTO local(doc) SELECT json_object('_id', value) FROM generate_series(1, 20);
+SELECT doc_shard_collection('local', '{_id: 1}');
+SELECT min, max, shard, docs FROM doc_chunks('local');
+SELECT doc_split_chunk('local', '{_id: 10}');
+SELECT json_extract(doc_move_chunk('local', '{_id: 15}', 'shard2'), '$.moved.docs');
+SELECT count(*), sum(_id) FROM local;
+SELECT doc_balance('local') IS NOT NULL;
+SELECT count(*), sum(_id) FROM local;
+SELECT shard, docs FROM doc_chunks('local');
+
+-- 10. What a crash can leave (WAL mode commits main before the shards)
+-- a. main committed a move, the destination did not: no marker there, so
+-- the source still owns the chunk, and nothing is lost
+BEGIN;
+SELECT json_extract(doc_move_chunk('books', '{_id: 35}', 'shard3'), '$.moved.docs');
+DELETE FROM shard3.books_config WHERE k LIKE 'migrated:%';
+DELETE FROM shard3.books WHERE _id = 35;
+COMMIT;
+SELECT shard FROM doc_chunks('books') WHERE min = '{"_id":{"$minKey":1}}';
+SELECT doc FROM books('{_id: 35}');
+SELECT doc_balance('books') IS NOT NULL;                          -- gives it back
+SELECT prev IS NULL FROM docext_chunks WHERE coll = 'books' AND lo = X'';
+-- b. a destination committed copies that main never pointed to: orphans,
+-- never shown
+INSERT INTO shard3.books(doc) VALUES ('{_id: 35, title: "an orphan copy"}');
+SELECT doc FROM books('{_id: 35}');
+SELECT count(*) FROM books;
+
+-- 11. Commands that do not route refuse a sharded collection; its partitions
+-- take them
+SELECT doc_count('books');
+SELECT doc_update_one('books', '{_id: 35}', '{$set: {x: 1}}');
+SELECT doc_create_index('books', '{title: 1}');
+SELECT doc_analyze_shard_key('books', '{_id: 1}');
+SELECT doc_count('shard1.books') + doc_count('shard2.books') >= 0;
+ALTER TABLE books RENAME TO novels;
+SELECT doc_route('books', '{_id: {$bad: 1}}');
+SELECT doc_route('books', NULL);
+SELECT doc_route(1, '{}');
+SELECT doc_balance('nothing');
