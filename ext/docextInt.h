@@ -1071,8 +1071,8 @@ struct DocQuerySpec {
   int bExplain;             /* planned for doc_explain: describe the bounds */
   int bRouted;              /* one shard's part of a routed find: the
                             ** router applies skip and limit over the
-                            ** merged parts (docextQueryLimits), the part
-                            ** returns its first skip+limit results */
+                            ** merged parts (docextQueryLimits); the part
+                            ** returns every result */
   int bProjectIfCovered;    /* aProjection only if an index covers it, else
                             ** the documents whole: for a caller to whom
                             ** both give the same answer (doc_distinct) */
@@ -1325,5 +1325,10 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
 ** statement when the argument is a constant. */
 int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
                       DocColl **ppColl, char **pzErr);
+/* The same; bStorage: also a sharded collection, whose own storage the
+** caller means (doc_check). Other commands refuse one: they would not
+** reach its shards. */
+int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
+                         int bStorage, DocColl **ppColl, char **pzErr);
 
 #endif /* DOCEXT_INT_H */

@@ -2941,7 +2941,8 @@ static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int rc;
   (void)argc;
 
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  /* (a sharded collection too: its own storage is checked) */
+  rc = docextCollFindArgFor(pConn, ctx, 0, argv[0], 1, &p, &zErr);
   if( rc==SQLITE_OK ) rc = docextCollCheck(p, &zReport, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);

@@ -334,9 +334,12 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->nRouterSkip = 0;
   p->nRouterMax = -1;
   if( pSpec->bRouted ){
+    /* No limit of its own: the router drops documents a shard holds but
+    ** does not own (orphans), which a limit here would have counted. It
+    ** pulls no more than it needs from a plan that streams. */
     p->nRouterSkip = p->nSkip;
     p->nRouterMax = p->nMax;
-    if( p->nMax>=0 ) p->nMax += p->nSkip;
+    p->nMax = -1;
     p->nSkip = 0;
   }
   return rc;

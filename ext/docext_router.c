@@ -1176,6 +1176,23 @@ static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   return rc;
 }
 
+/* Delete what shard iShard holds in chunk i's range: copies it does not
+** own (a move's source after the move, or a destination whose copy main
+** never came to point at). */
+static int rtDeleteRange(DocRouter *pR, int i, int iShard, char **pzErr){
+  RtList list;
+  DocColl *pColl = 0;
+  int rc, k;
+  memset(&list, 0, sizeof(list));
+  rc = rtList(pR, i, iShard, &list, pzErr);
+  if( rc==SQLITE_OK && list.n>0 ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  for(k=0; rc==SQLITE_OK && k<list.n; k++){
+    rc = docextCollDelete(pColl, list.a[k].iDoc, pzErr);
+  }
+  rtListFree(&list);
+  return rc;
+}
+
 /* Copy chunk i from its owner to shard iTo, and point the chunk there
 ** as a pending move (the head of the file). *pnDocs: documents copied. */
 static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
@@ -1197,6 +1214,7 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
   rc = rtEnsurePartition(pR, iTo, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, iFrom, &pFrom, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, iTo, &pTo, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDeleteRange(pR, i, iTo, pzErr);
   if( rc==SQLITE_OK ) rc = rtList(pR, i, iFrom, &list, pzErr);
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pFrom), &pRd);
   for(k=0; rc==SQLITE_OK && k<list.n; k++){
@@ -1239,16 +1257,7 @@ static int rtCleanup(DocRouter *pR, int bClean, char **pzErr){
     if( c->iPrev<0 ) continue;
     bChanged = 1;
     if( c->iOwner==c->iShard ){
-      RtList list;
-      DocColl *pFrom = 0;
-      int k;
-      memset(&list, 0, sizeof(list));
-      rc = rtList(pR, i, c->iPrev, &list, pzErr);
-      if( rc==SQLITE_OK ) rc = rtShardColl(pR, c->iPrev, &pFrom, pzErr);
-      for(k=0; rc==SQLITE_OK && k<list.n; k++){
-        rc = docextCollDelete(pFrom, list.a[k].iDoc, pzErr);
-      }
-      rtListFree(&list);
+      rc = rtDeleteRange(pR, i, c->iPrev, pzErr);
       if( rc==SQLITE_OK ){
         rc = rtExecf(pR, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
                      pR->aShard[c->iShard].zName, pR->zColl, c->iMig);

@@ -1308,6 +1308,11 @@ static void collRelease(void *p){
 
 int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
                       DocColl **ppColl, char **pzErr){
+  return docextCollFindArgFor(pConn, ctx, iArg, pArg, 0, ppColl, pzErr);
+}
+
+int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
+                         int bStorage, DocColl **ppColl, char **pzErr){
   const char *z;
   int rc;
   *ppColl = 0;
@@ -1320,7 +1325,7 @@ int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_va
     return docextError(pzErr, "docext: a collection name cannot hold a NUL character");
   }
   rc = docextCollFind(pConn, z, ppColl, pzErr);
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && !bStorage ){
     /* The commands act on one collection's storage: on a sharded one that
     ** is the router's, which holds none of its documents (or some). */
     const u8 *aKey = 0;
