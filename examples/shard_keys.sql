@@ -2,7 +2,7 @@
 -- candidate key on a collection as it is, by the five criteria of a good
 -- shard key: cardinality, write distribution, read distribution, read
 -- targeting and read locality. It simulates the collection cut into chunks
--- on N shards (the router itself, INTERFACE.md §6, is still to come).
+-- on N shards; examples/sharding.sql then shards collections for real.
 -- Run: sqlite3 < examples/shard_keys.sql
 .load ./docext
 .headers off

@@ -1193,6 +1193,57 @@ static int rtDeleteRange(DocRouter *pR, int i, int iShard, char **pzErr){
   return rc;
 }
 
+/* Finish the pending move of chunk i: if it reached its destination,
+** delete the source's copies and the marker, else give the chunk back. */
+static int rtFinishMove(DocRouter *pR, int i, char **pzErr){
+  RtChunk *c = &pR->aChunk[i];
+  int rc;
+  if( c->iOwner!=c->iShard ){
+    rc = rtChunkSet(pR, i, "shard=prev, prev=NULL, mig=NULL", 0, 0, pzErr);
+    if( rc==SQLITE_OK ) c->iShard = c->iPrev;
+  }else{
+    rc = rtDeleteRange(pR, i, c->iPrev, pzErr);
+    if( rc==SQLITE_OK ){
+      rc = rtExecf(pR, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
+                   pR->aShard[c->iShard].zName, pR->zColl, c->iMig);
+    }
+    if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    c->iPrev = -1;
+    c->iMig = 0;
+  }
+  return rc;
+}
+
+/* Does SQLite commit main and shards iA and iB all or none? With main a
+** file in a rollback journal mode and the shards too, one super-journal
+** makes the commit atomic across the files (and databases in memory do
+** not survive a crash at all). WAL mode commits file by file. */
+static int rtCommitIsAtomic(DocRouter *pR, int iA, int iB){
+  const char *azDb[3];
+  int i, nFile = 0, bRollback = 1;
+  azDb[0] = "main";
+  azDb[1] = pR->aShard[iA].zName;
+  azDb[2] = pR->aShard[iB].zName;
+  for(i=0; i<3; i++){
+    const char *zFile = sqlite3_db_filename(pR->db, azDb[i]);
+    sqlite3_stmt *pStmt = 0;
+    if( zFile && zFile[0] ) nFile++;
+    if( rtPrepare(pR, &pStmt, "PRAGMA \"%w\".journal_mode", azDb[i])==SQLITE_OK
+     && sqlite3_step(pStmt)==SQLITE_ROW ){
+      const char *zMode = (const char*)sqlite3_column_text(pStmt, 0);
+      if( zMode==0 || (sqlite3_stricmp(zMode, "delete") && sqlite3_stricmp(zMode, "truncate")
+                       && sqlite3_stricmp(zMode, "persist")) ) bRollback = 0;
+    }else{
+      bRollback = 0;
+    }
+    sqlite3_finalize(pStmt);
+  }
+  if( nFile==0 ) return 1;
+  return bRollback && sqlite3_db_filename(pR->db, "main")[0]!=0;
+}
+
 /* Copy chunk i from its owner to shard iTo, and point the chunk there
 ** as a pending move (the head of the file). *pnDocs: documents copied. */
 static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
@@ -1239,6 +1290,9 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
     c->iShard = c->iOwner = iTo;
     c->iMig = iMig;
     *pnDocs = list.n;
+    /* the source's copies can go in this transaction when its commit
+    ** takes every file or none */
+    if( rtCommitIsAtomic(pR, iFrom, iTo) ) rc = rtFinishMove(pR, i, pzErr);
   }
   rtListFree(&list);
   return rc;
@@ -1253,19 +1307,9 @@ static int rtCleanup(DocRouter *pR, int bClean, char **pzErr){
   int rc = SQLITE_OK, i, bChanged = 0;
   if( !bClean ) return SQLITE_OK;
   for(i=0; rc==SQLITE_OK && i<pR->nChunk; i++){
-    RtChunk *c = &pR->aChunk[i];
-    if( c->iPrev<0 ) continue;
+    if( pR->aChunk[i].iPrev<0 ) continue;
     bChanged = 1;
-    if( c->iOwner==c->iShard ){
-      rc = rtDeleteRange(pR, i, c->iPrev, pzErr);
-      if( rc==SQLITE_OK ){
-        rc = rtExecf(pR, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
-                     pR->aShard[c->iShard].zName, pR->zColl, c->iMig);
-      }
-      if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, pzErr);
-    }else{
-      rc = rtChunkSet(pR, i, "shard=prev, prev=NULL, mig=NULL", 0, 0, pzErr);
-    }
+    rc = rtFinishMove(pR, i, pzErr);
   }
   if( rc==SQLITE_OK && bChanged ) rc = rtLoadChunks(pR, pzErr);
   return rc;

@@ -105,7 +105,6 @@ SELECT doc_move_chunk('books', '{_id: 55}', 'nowhere');
 SELECT doc_move_chunk('books', '{_id: [55]}', 'shard2');
 BEGIN;
 SELECT doc_move_chunk('books', '{_id: 35}', 'shard3');
-SELECT doc_move_chunk('books', '{_id: 35}', 'shard1');           -- still moving
 ROLLBACK;
 SELECT min, max, shard, docs FROM doc_chunks('books');
 SELECT _id FROM books ORDER BY _id;
@@ -188,23 +187,54 @@ SELECT doc_balance('local') IS NOT NULL;
 SELECT count(*), sum(_id) FROM local;
 SELECT shard, docs FROM doc_chunks('local');
 
--- 10. What a crash can leave (WAL mode commits main before the shards)
+-- 10. Moves between files in WAL mode, which SQLite commits file by file
+-- (main first): a move leaves the source's copies until a later migration
+-- command, and ownership follows the destination's marker. (Between
+-- databases in memory, or files in a rollback journal, the commit takes
+-- every file or none, and a move cleans up at once, as above.)
+.shell rm -f build/sharding-f1.db* build/sharding-f2.db*
+ATTACH 'build/sharding-f1.db' AS f1;
+ATTACH 'build/sharding-f2.db' AS f2;
+PRAGMA f1.journal_mode = WAL;
+PRAGMA f2.journal_mode = WAL;
+SELECT doc_add_shard('f1'), doc_add_shard('f2');
+CREATE VIRTUAL TABLE crash USING docext;
+SELECT doc_shard_collection('crash', '{_id: 1}');               -- on main, a shard
+INSERT INTO crash(doc) SELECT json_object('_id', value) FROM generate_series(0, 19);
+SELECT json_extract(doc_split_chunk('crash', '{_id: 10}'), '$.right.min');
+BEGIN;
+SELECT json_extract(doc_move_chunk('crash', '{_id: 15}', 'f1'), '$.moved.docs');
+SELECT doc_move_chunk('crash', '{_id: 15}', 'f2');              -- still moving
+COMMIT;
+SELECT (SELECT count(*) FROM main.crash_docs), (SELECT count(*) FROM f1.crash);   -- copies
+SELECT count(*), sum(_id) FROM crash;                           -- each once
+SELECT count(*) FROM crash('{_id: {$gte: 10}}');
+SELECT doc_balance('crash') IS NOT NULL;                        -- cleans up first
+SELECT (SELECT count(*) FROM main.crash_docs), (SELECT count(*) FROM f1.crash),
+  (SELECT count(*) FROM f2.crash);
+SELECT count(*), sum(_id) FROM crash;
 -- a. main committed a move, the destination did not: no marker there, so
 -- the source still owns the chunk, and nothing is lost
+SELECT shard FROM doc_chunks('crash') WHERE min = '{"_id":{"$minKey":1}}';
 BEGIN;
-SELECT json_extract(doc_move_chunk('books', '{_id: 35}', 'shard3'), '$.moved.docs');
-DELETE FROM shard3.books_config WHERE k LIKE 'migrated:%';
-DELETE FROM shard3.books WHERE _id = 35;
+SELECT json_extract(doc_move_chunk('crash', '{_id: 5}', 'f2'), '$.moved.docs');
+DELETE FROM f2.crash_config WHERE k LIKE 'migrated:%';
+DELETE FROM f2.crash WHERE _id < 10;
 COMMIT;
-SELECT shard FROM doc_chunks('books') WHERE min = '{"_id":{"$minKey":1}}';
-SELECT doc FROM books('{_id: 35}');
-SELECT doc_balance('books') IS NOT NULL;                          -- gives it back
-SELECT prev IS NULL FROM docext_chunks WHERE coll = 'books' AND lo = X'';
--- b. a destination committed copies that main never pointed to: orphans,
--- never shown
-INSERT INTO shard3.books(doc) VALUES ('{_id: 35, title: "an orphan copy"}');
-SELECT doc FROM books('{_id: 35}');
-SELECT count(*) FROM books;
+SELECT count(*), sum(_id) FROM crash;
+SELECT shard FROM doc_chunks('crash') WHERE min = '{"_id":{"$minKey":1}}';
+SELECT doc_balance('crash') IS NOT NULL;                        -- gives it back
+SELECT count(*), sum(_id) FROM crash;
+SELECT count(*) FROM docext_chunks WHERE coll = 'crash' AND prev IS NOT NULL;
+-- b. a shard committed copies that main never pointed to: orphans, never
+-- shown, and cleared when a chunk moves there
+INSERT INTO f2.crash(doc) VALUES ('{_id: 3, note: "an orphan copy"}');
+SELECT doc FROM crash('{_id: 3}');
+SELECT count(*) FROM crash;
+SELECT doc_check('crash'), doc_check('f1.crash'), doc_check('f2.crash');
+DETACH f1;
+DETACH f2;
+.shell rm -f build/sharding-f1.db* build/sharding-f2.db*
 
 -- 11. Commands that do not route refuse a sharded collection; its partitions
 -- take them
