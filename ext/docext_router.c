@@ -616,20 +616,24 @@ static void rtListFree(RtList *p){
   memset(p, 0, sizeof(*p));
 }
 
-/* The id of the index on the shard key in pColl (0: _id_), or -1. */
-static i64 rtKeyIndex(DocRouter *pR, DocColl *pColl, char **pzErr){
+/* The id of the index on the shard key in pColl (0: _id_) in *piIx, or
+** an error if it has none. */
+static int rtKeyIndex(DocRouter *pR, DocColl *pColl, i64 *piIx, char **pzErr){
   DocIndex *aIdx = 0;
   int nIdx = 0, i;
   int nKey = docextGetI32(pR->key.aKeys);
-  if( docextCollIndexes(pColl, &aIdx, &nIdx, pzErr)!=SQLITE_OK ) return -2;
-  for(i=0; i<nIdx; i++){
+  int rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
+  for(i=0; rc==SQLITE_OK && i<nIdx; i++){
     const DocIndex *x = &aIdx[i];
     if( docextGetI32(x->aKeys)==nKey && memcmp(x->aKeys, pR->key.aKeys, nKey)==0
      && !x->bSparse && x->aPartial==0 && (!x->bHashed || x->bHashMix) ){
-      return x->iId;
+      *piIx = x->iId;
+      return SQLITE_OK;
     }
   }
-  return -1;
+  if( rc!=SQLITE_OK ) return rc;
+  return docextError(pzErr, "docext: %s has no index on the shard key %s",
+                     docextCollName(pColl), pR->key.zName);
 }
 
 /* The documents shard iShard holds with keys in chunk iChunk's range, in
@@ -640,16 +644,12 @@ static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzEr
   const RtChunk *c = &pR->aChunk[iChunk];
   const u8 *aHi;
   int nHi, rc;
-  i64 iIx;
+  i64 iIx = 0;
   rtListFree(pL);
   rc = rtShardColl(pR, iShard, &pColl, pzErr);
   if( rc!=SQLITE_OK ) return rc;
-  iIx = rtKeyIndex(pR, pColl, pzErr);
-  if( iIx==-2 ) return SQLITE_ERROR;
-  if( iIx<0 ){
-    return docextError(pzErr, "docext: %s has no index on the shard key %s", 
-                       docextCollName(pColl), pR->key.zName);
-  }
+  rc = rtKeyIndex(pR, pColl, &iIx, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
   if( iIx==0 ){
     rc = rtPrepare(pR, &pStmt, "SELECT idkey, id, size FROM \"%w\".\"%w_docs\""
                    " WHERE idkey>=?1 AND (?2 IS NULL OR idkey<?2) ORDER BY idkey",
@@ -852,6 +852,26 @@ static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
 ** Writes through the router
 */
 
+/* Before a routed write to shard i: let the statement that writes (an
+** UPDATE of several rows, say) undo it if it fails later. SQLite undoes a
+** failed statement through savepoints it opens in the files the
+** statement writes, and the router's statement names only main; a shard
+** is written by docext's own statements. An INSERT … SELECT that inserts
+** nothing is a statement SQLite gives a statement journal (several rows,
+** a constraint that may abort): running it in the shard opens the
+** shard's savepoints up to the writing statement's, before any change of
+** that statement reaches the shard. */
+static int rtShardWriteBegin(DocRouter *pR, int i, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( pR->aShard[i].bHome ) return SQLITE_OK;   /* (main: the statement's own) */
+  rc = rtPrepare(pR, &pStmt, "INSERT INTO \"%w\".\"%w_config\"(k, v) SELECT 'version', 0"
+                 " WHERE 0", pR->aShard[i].zName, pR->zColl);
+  if( rc==SQLITE_OK ) return rtExec(pR, pzErr, pStmt);
+  sqlite3_finalize(pStmt);
+  return rtSqlError(pR, rc, pzErr);
+}
+
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr){
   DocBuf prepared;
@@ -868,6 +888,7 @@ int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eCo
     iShard = pR->aChunk[iChunk].iOwner;
     rc = rtShardColl(pR, iShard, &pColl, pzErr);
   }
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollInsert(pColl, aStore, 1, eConflict, &iDoc, pzErr);
   if( rc==SQLITE_OK && iDoc>=RT_MAX_DOCID ){
     rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
@@ -885,6 +906,7 @@ int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   int iShard = 0;
   int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollDelete(pColl, iDoc, pzErr);
   return rc;
 }
@@ -913,6 +935,7 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
     sqlite3_free(zDoc);
   }
   docextReaderFree(pRd);             /* (aOld goes with it) */
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
   if( rc==SQLITE_OK ){
     rc = rtWritten(pR, rtChunkOf(pR, oldKey.a, (int)oldKey.n), docextGetI32(aNew), pzErr);

@@ -621,7 +621,7 @@ int docextStorageInsert(DocStore *p, const u8 *aKey, int nKey,
   if( rc==SQLITE_OK ){
     rc = docextStmtRun(pStmt);
     *piDoc = sqlite3_last_insert_rowid(p->db);
-  }else{
+  }else if( pStmt ){            /* (none when it could not be prepared) */
     sqlite3_reset(pStmt);
     sqlite3_clear_bindings(pStmt);
   }

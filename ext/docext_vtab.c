@@ -134,8 +134,10 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   p->zDb = sqlite3_mprintf("%s", argv[1]);
   p->zName = sqlite3_mprintf("%s", argv[2]);
   if( p->zDb==0 || p->zName==0 ) rc = SQLITE_NOMEM;
-  if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, argv[1], argv[2], pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollOpen(db, argv[1], argv[2], &p->pColl, pzErr);
+  /* (the copies, not argv: creating the shadow tables may, out of memory,
+  ** make SQLite reset the schema that argv's strings belong to) */
+  if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, p->zDb, p->zName, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollOpen(db, p->zDb, p->zName, &p->pColl, pzErr);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && !bCreate ){
     /* A collection whose shadow tables cannot be opened (a damaged or
     ** missing X_config, a lock) still connects, so that DROP TABLE can

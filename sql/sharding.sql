@@ -97,6 +97,19 @@ BEGIN;
 INSERT INTO books(doc) VALUES ('{_id: 70, title: "in a transaction"}');
 ROLLBACK;
 SELECT count(*) FROM books('{_id: 70}');
+-- a statement that fails at its ninth row undoes the eight before it, on
+-- every shard
+CREATE VIRTUAL TABLE b USING docext;
+SELECT doc_shard_collection('b', '{_id: 1}');
+INSERT INTO b(doc) SELECT json_object('_id', value) FROM generate_series(1, 10);
+SELECT json_extract(doc_split_chunk('b', '{_id: 5}'), '$.right.min');
+SELECT json_extract(doc_move_chunk('b', '{_id: 7}', 'shard2'), '$.moved.docs');
+SELECT group_concat(_id) FROM b;
+UPDATE b SET doc = CASE WHEN _id = 9 THEN '{_id: 99}' ELSE json_object('_id', _id, 'touched', 1) END;
+SELECT count(*) FROM b('{touched: 1}');
+SELECT (SELECT count(*) FROM shard1.b('{touched: 1}')), (SELECT count(*) FROM shard2.b('{touched: 1}'));
+DELETE FROM b WHERE _id <> 9 OR doc_match(doc, '{$expr: {$divide: [1, 0]}}');
+SELECT count(*) FROM b;
 
 -- 4. Moving a chunk by hand, within and across transactions
 SELECT doc_move_chunk('books', '{_id: 55}', 'shard1');

@@ -72,7 +72,14 @@ static const char zState[] =
   "SELECT 'c', _id, hex(bson) FROM c ORDER BY rowid;"
   "SELECT 'big', _id, hex(bson) FROM big ORDER BY rowid;"
   "SELECT name, key, entries FROM doc_indexes('c');"
-  "SELECT doc_check('c'), doc_check('big');";
+  "SELECT doc_check('c'), doc_check('big');"
+  "SELECT 'sh', _id, hex(bson) FROM sh ORDER BY _id;"
+  "SELECT 's1', _id FROM s1.sh ORDER BY _id;"
+  "SELECT 's2', _id FROM s2.sh ORDER BY _id;"
+  "SELECT hex(lo), hex(min), shard, prev, jumbo FROM docext_chunks ORDER BY coll, lo;"
+  "SELECT name FROM sqlite_schema UNION ALL SELECT name FROM s1.sqlite_schema"
+  " UNION ALL SELECT name FROM s2.sqlite_schema ORDER BY 1;"
+  "SELECT _id FROM c2 ORDER BY _id;";
 
 static void state(sqlite3 *db, DocBuf *pOut){
   docextBufReset(pOut);
@@ -220,6 +227,17 @@ int main(void){
     "SELECT doc_drop_index('c', 'a_1') FROM one",
     "SELECT doc_stats('c') IS NOT NULL FROM one",
     "SELECT doc_ttl_sweep() FROM one",
+    /* a sharded collection: routed writes (splits), reads, migrations */
+    "INSERT INTO sh(doc) VALUES ('{_id: 500, k: 4, pad: \"a longer document, to split its chunk\"}')",
+    "UPDATE sh SET doc = '{_id: 7, k: 7, v: \"new\"}' WHERE _id = 7",
+    "DELETE FROM sh WHERE doc_match(doc, '{k: {$in: [2, 3]}}')",
+    "SELECT doc FROM sh('{k: {$gte: 3}}', NULL, '{_id: -1}', '{skip: 1}') LIMIT 5",
+    "SELECT count(*) FROM sh('{v: {$exists: false}}')",
+    "SELECT doc_route('sh', '{k: {$in: [1, 7]}}'), (SELECT count(*) FROM doc_chunks('sh'))",
+    "SELECT doc_split_chunk('sh', '{k: 5}') FROM one",
+    "SELECT doc_move_chunk('sh', '{k: 1}', 's2') FROM one",
+    "SELECT doc_balance('sh') FROM one",
+    "SELECT doc_shard_collection('c2', '{k: 1}', '{chunkSize: 200}') FROM one",
   };
   size_t i;
 
@@ -243,7 +261,18 @@ int main(void){
       "SELECT doc_create_index('c', '{tags: 1}');"
       "INSERT INTO big(doc) VALUES (json_object('_id', 1, 'list', json_array(),"
       "  'pad', printf('%.9000c', 'p')));"
-      "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: 1}}');", 0)!=SQLITE_OK ){
+      "SELECT doc_update_one('big', '{_id: 1}', '{$push: {list: 1}}');"
+      /* sh: sharded by k over two shards, in small chunks; c2: to shard */
+      "ATTACH ':memory:' AS s1; ATTACH ':memory:' AS s2;"
+      "SELECT doc_add_shard('s1'), doc_add_shard('s2');"
+      "CREATE VIRTUAL TABLE sh USING docext;"
+      "SELECT doc_shard_collection('sh', '{k: 1}', '{chunkSize: 300}');"
+      "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<30)"
+      " INSERT INTO sh(doc) SELECT json_object('_id', value, 'k', value % 8) FROM n;"
+      "SELECT doc_balance('sh');"
+      "CREATE VIRTUAL TABLE c2 USING docext;"
+      "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<12)"
+      " INSERT INTO c2(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;", 0)!=SQLITE_OK ){
     printf("FAIL setup: %s\n", sqlite3_errmsg(db));
     return 1;
   }
