@@ -63,7 +63,24 @@ static const char *aStmt[] = {
   "PRAGMA integrity_check",             /* xIntegrity, with SQLite 3.44+ */
   "PRAGMA quick_check(c)",
   "SELECT doc_analyze_shard_key('c', ?1, ?2)",
+  /* the router (sh: sharded over main and s1) */
+  "SELECT doc FROM sh(?1, ?2, ?3, ?4)",
+  "INSERT INTO sh(doc) VALUES (?1)",
+  "UPDATE sh SET doc = ?2 WHERE _id = ?1",
+  "DELETE FROM sh WHERE doc_match(doc, ?1)",
+  "SELECT doc_route(?1, ?2)",
+  "SELECT doc_split_chunk('sh', ?1)",
+  "SELECT doc_move_chunk('sh', ?1, ?2)",
+  "SELECT doc_balance(?1)",
+  "SELECT * FROM doc_chunks(?1)",
+  "SELECT doc_shard_collection('c', ?1, ?2)",
+  "SELECT doc_add_shard(?1)",
 };
+
+/* The statements before the router's: a first byte past the end of aStmt
+** picks aStmt[byte % FUZZ_SQL_FIRST], as it did before the router's came
+** (so the saved inputs keep their statements). */
+#define FUZZ_SQL_FIRST 45
 
 static sqlite3 *db = 0;
 
@@ -87,21 +104,33 @@ static void openDb(void){
     " ('{_id: \"k\", a: null, n: NumberDecimal(\"1.5\"), r: /ab/i}'),"
     " ('{_id: 4, big: \"' || printf('%.900c', 'q') || '\", arr: [1, 2, 3]}');"
     "SELECT doc_create_index('c', '{a: 1}');"
-    "SELECT doc_create_index('c', '{\"b.c\": 1, s: -1}', '{unique: true, sparse: true}');",
+    "SELECT doc_create_index('c', '{\"b.c\": 1, s: -1}', '{unique: true, sparse: true}');"
+    "ATTACH ':memory:' AS s1;"
+    "SELECT doc_add_shard('main'), doc_add_shard('s1');"
+    "CREATE VIRTUAL TABLE sh USING docext;"
+    "SELECT doc_shard_collection('sh', '{k: 1}', '{chunkSize: 300}');"
+    "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<30)"
+    " INSERT INTO sh(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;"
+    "SELECT doc_balance('sh');",
     0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
 }
 
-/* A hash of every row of every table (the shadow tables included). */
+/* A hash of every row of every table (the shadow tables included), in
+** main and the shard s1. */
 static u64 fingerprint(void){
   sqlite3_stmt *pTables = 0;
   u64 h = 14695981039346656037ULL;
-  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type='table'"
-                                     " AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
-                                 -1, &pTables, 0)==SQLITE_OK, sqlite3_errmsg(db));
+  FUZZ_ASSERT(sqlite3_prepare_v2(db, "SELECT 'main', name FROM main.sqlite_schema"
+                                     " WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+                                     " UNION ALL SELECT 's1', name FROM s1.sqlite_schema"
+                                     " WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+                                     " ORDER BY 1, 2", -1, &pTables, 0)==SQLITE_OK,
+              sqlite3_errmsg(db));
   while( sqlite3_step(pTables)==SQLITE_ROW ){
     sqlite3_stmt *pRows = 0;
-    char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\" ORDER BY 1, 2",
-                                 (const char*)sqlite3_column_text(pTables, 0));
+    char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w\" ORDER BY 1, 2",
+                                 (const char*)sqlite3_column_text(pTables, 0),
+                                 (const char*)sqlite3_column_text(pTables, 1));
     int i;
     FUZZ_ASSERT(sqlite3_prepare_v2(db, zSql, -1, &pRows, 0)==SQLITE_OK, sqlite3_errmsg(db));
     while( sqlite3_step(pRows)==SQLITE_ROW ){
@@ -146,7 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   if( nData<1 || nData>20000 ) return 0;
   openDb();
   FUZZ_ASSERT(sqlite3_exec(db, "SAVEPOINT f", 0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
-  rc = sqlite3_prepare_v2(db, aStmt[aData[0] % DOCEXT_COUNT(aStmt)], -1, &pStmt, 0);
+  rc = sqlite3_prepare_v2(db, aStmt[aData[0] < DOCEXT_COUNT(aStmt) ? aData[0]
+                                    : aData[0] % FUZZ_SQL_FIRST], -1, &pStmt, 0);
   FUZZ_ASSERT(rc==SQLITE_OK, sqlite3_errmsg(db));
   for(i=iArg=1; i<=nData && iParam<=sqlite3_bind_parameter_count(pStmt); i++){
     if( i==nData || aData[i]==0x01 ){
