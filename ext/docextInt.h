@@ -715,6 +715,9 @@ int docextStorageSnapshot(DocStore *p, int *pbOpen);
 /* Step a write statement to completion (a row, if any, is ignored) and
 ** reset it; the first error code. */
 int docextStmtRun(sqlite3_stmt *pStmt);
+/* Run SQL made from a format with %w/%Q arguments; on an error, when pzErr
+** is not NULL and holds nothing yet, "docext: " and SQLite's message. */
+int docextExecf(sqlite3 *db, char **pzErr, const char *zFmt, ...);
 int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
                       DocStore **ppStore, char **pzErr);
@@ -1261,6 +1264,20 @@ struct DocFuncDef {
   void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
 };
 int docextCreateFunctions(sqlite3 *db, void *pApp, const DocFuncDef *aDef, int nDef);
+/* Table-valued functions: a table whose HIDDEN column iArgCol takes the
+** argument. Connect declares zSchema (eConfig: an SQLITE_VTAB_* option, or
+** 0) and keeps pAux for docextTvfAux; BestIndex uses an equality on the
+** argument column (idxNum 1), or plans no rows without it (idxNum 0). */
+#ifdef SQLITE_VTAB_DIRECTONLY
+# define DOCEXT_VTAB_DIRECTONLY SQLITE_VTAB_DIRECTONLY
+#else
+# define DOCEXT_VTAB_DIRECTONLY 0
+#endif
+int docextTvfConnect(sqlite3 *db, const char *zSchema, int eConfig, void *pAux,
+                     sqlite3_vtab **ppVtab);
+void *docextTvfAux(sqlite3_vtab *pVtab);
+int docextTvfDisconnect(sqlite3_vtab *pVtab);
+int docextTvfBestIndex(sqlite3_index_info *pInfo, int iArgCol, double rCost);
 /* doc_match(d, filter), also handed to collections by xFindFunction. */
 void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* The alias $type uses for a BSON type ("double", "objectId", ...). */

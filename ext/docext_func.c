@@ -89,7 +89,12 @@ int docextArgToBsonStored(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paDoc,
 /* An error without a message (from SQLite, under a damaged collection)
 ** still gets one, "docext: " and what the connection says. */
 void docextResultError(sqlite3_context *ctx, int rc, char *zErr){
-  if( zErr ){
+  if( rc==SQLITE_NOMEM ){
+    /* (a message some step made of SQLite's "out of memory" would turn
+    ** the failure into an ordinary error) */
+    sqlite3_free(zErr);
+    sqlite3_result_error_nomem(ctx);
+  }else if( zErr ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_free(zErr);
   }else if( rc==SQLITE_NOMEM ){
@@ -526,42 +531,61 @@ struct EachCursor {
   DocJsonSeq seq;           /* TEXT: a JSON array or JSON Lines */
 };
 
-static int eachConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
-                       sqlite3_vtab **ppVtab, char **pzErr){
+/*------------------------------------------------------------------------
+** Table-valued functions (doc_each, doc_indexes, doc_chunks): a table whose
+** HIDDEN argument column takes the function's argument.
+*/
+
+int docextTvfConnect(sqlite3 *db, const char *zSchema, int eConfig, void *pAux,
+                     sqlite3_vtab **ppVtab){
   sqlite3_vtab *p;
-  int rc;
-  (void)pAux; (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(doc, x HIDDEN)");
+  int rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ) return rc;
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  p = docextMallocZero(sizeof(*p));
+  if( eConfig ) sqlite3_vtab_config(db, eConfig);
+  p = docextMallocZero(sizeof(*p) + sizeof(void*));
   if( p==0 ) return SQLITE_NOMEM;
+  *(void**)&p[1] = pAux;
   *ppVtab = p;
   return SQLITE_OK;
 }
 
-static int eachDisconnect(sqlite3_vtab *pVtab){
+void *docextTvfAux(sqlite3_vtab *pVtab){
+  return *(void**)&pVtab[1];
+}
+
+int docextTvfDisconnect(sqlite3_vtab *pVtab){
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
 
-static int eachBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+int docextTvfBestIndex(sqlite3_index_info *pInfo, int iArgCol, double rCost){
   int i;
-  (void)pVtab;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->iColumn==1 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+    if( pC->iColumn==iArgCol && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       if( !pC->usable ) return SQLITE_CONSTRAINT;
       pInfo->aConstraintUsage[i].argvIndex = 1;
       pInfo->aConstraintUsage[i].omit = 1;
       pInfo->idxNum = 1;
-      pInfo->estimatedCost = 1000;
+      pInfo->estimatedCost = rCost;
       return SQLITE_OK;
     }
   }
-  pInfo->idxNum = 0;      /* no input: no rows */
+  pInfo->idxNum = 0;      /* no argument: no rows (or an error) */
   pInfo->estimatedCost = 1e12;
   return SQLITE_OK;
+}
+
+static int eachConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                       sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  return docextTvfConnect(db, "CREATE TABLE x(doc, x HIDDEN)", SQLITE_VTAB_INNOCUOUS,
+                          pAux, ppVtab);
+}
+
+static int eachBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  return docextTvfBestIndex(pInfo, 1, 1000);
 }
 
 static int eachOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -675,7 +699,7 @@ static int eachRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
 }
 
 static sqlite3_module eachModule = {
-  0, 0, eachConnect, eachBestIndex, eachDisconnect, 0,
+  0, 0, eachConnect, eachBestIndex, docextTvfDisconnect, 0,
   eachOpen, eachClose, eachFilter, eachNext, eachEof, eachColumn, eachRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 #if SQLITE_VERSION_NUMBER>=3044000

@@ -2221,45 +2221,16 @@ struct IdxvCursor {
 
 static int idxvConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                        sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *p;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name, key, \"unique\", sparse, "
-                            "multikey, expire_after_seconds, entries, coll HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-#ifdef SQLITE_VTAB_DIRECTONLY
   /* It reads any collection it is named: see the function flags below. */
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-#endif
-  p = docextMallocZero(sizeof(*p) + sizeof(void*));
-  if( p==0 ) return SQLITE_NOMEM;
-  *(void**)&p[1] = pAux;
-  *ppVtab = p;
-  return SQLITE_OK;
-}
-
-static int idxvDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return docextTvfConnect(db, "CREATE TABLE x(name, key, \"unique\", sparse, "
+                          "multikey, expire_after_seconds, entries, coll HIDDEN)",
+                          DOCEXT_VTAB_DIRECTONLY, pAux, ppVtab);
 }
 
 static int idxvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int i;
   (void)pVtab;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->iColumn==IDXV_COLL && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
-      if( !pC->usable ) return SQLITE_CONSTRAINT;
-      pInfo->aConstraintUsage[i].argvIndex = 1;
-      pInfo->aConstraintUsage[i].omit = 1;
-      pInfo->idxNum = 1;
-      pInfo->estimatedCost = 10;
-      return SQLITE_OK;
-    }
-  }
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1e12;
-  return SQLITE_OK;
+  return docextTvfBestIndex(pInfo, IDXV_COLL, 10);
 }
 
 static int idxvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -2309,7 +2280,7 @@ static int idxEntries(DocColl *p, const DocIndex *pIdx, i64 *pn, char **pzErr){
 static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
                       int argc, sqlite3_value **argv){
   IdxvCursor *pC = (IdxvCursor*)pCur;
-  DocConn *pConn = *(DocConn**)&pCur->pVtab[1];
+  DocConn *pConn = (DocConn*)docextTvfAux(pCur->pVtab);
   DocColl *p = 0;
   DocIndexCache *c = 0;
   char *zErr = 0;
@@ -2382,7 +2353,7 @@ static int idxvRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
 }
 
 static sqlite3_module idxvModule = {
-  0, 0, idxvConnect, idxvBestIndex, idxvDisconnect, 0,
+  0, 0, idxvConnect, idxvBestIndex, docextTvfDisconnect, 0,
   idxvOpen, idxvClose, idxvFilter, idxvNext, idxvEof, idxvColumn, idxvRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 #if SQLITE_VERSION_NUMBER>=3044000

@@ -1169,20 +1169,6 @@ DocQuery *docextRoutedQuery(DocRouted *p){
 ** Partitions and migration
 */
 
-/* Run SQL made from a format on the router's connection. */
-static int rtExecf(DocRouter *pR, char **pzErr, const char *zFmt, ...){
-  va_list ap;
-  char *zSql;
-  int rc;
-  va_start(ap, zFmt);
-  zSql = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(pR->db, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
-  return rtSqlError(pR, rc, pzErr);
-}
-
 /* Make sure shard i has a partition of the collection with an index on
 ** the shard key (what MongoDB requires of every shard). */
 static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
@@ -1190,7 +1176,7 @@ static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   char *zName = 0;
   int rc = SQLITE_OK;
   if( !pR->aShard[i].bHome ){
-    rc = rtExecf(pR, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\" USING docext",
+    rc = docextExecf(pR->db, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\" USING docext",
                  pR->aShard[i].zName, pR->zColl);
   }
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, i, &pColl, pzErr);
@@ -1227,7 +1213,7 @@ static int rtFinishMove(DocRouter *pR, int i, char **pzErr){
   }else{
     rc = rtDeleteRange(pR, i, c->iPrev, pzErr);
     if( rc==SQLITE_OK ){
-      rc = rtExecf(pR, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
+      rc = docextExecf(pR->db, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
                    pR->aShard[c->iShard].zName, pR->zColl, c->iMig);
     }
     if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, pzErr);
@@ -1301,7 +1287,7 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
   docextReaderFree(pRd);
   if( rc==SQLITE_OK ){
     do{ sqlite3_randomness(sizeof(iMig), &iMig); iMig &= 0x7fffffffffffffffLL; }while( iMig==0 );
-    rc = rtExecf(pR, pzErr, "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v)"
+    rc = docextExecf(pR->db, pzErr, "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v)"
                  " VALUES('migrated:%lld', 1)", pR->aShard[iTo].zName, pR->zColl, iMig);
   }
   if( rc==SQLITE_OK ){
@@ -1633,7 +1619,7 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
     pR->key = key;
     memset(&key, 0, sizeof(key));
     rc = rtBegin(pR, &bSave);
-    if( rc==SQLITE_OK ) rc = rtExecf(pR, &zErr, "%s", zMetaSchema);
+    if( rc==SQLITE_OK ) rc = docextExecf(pR->db, &zErr, "%s", zMetaSchema);
     if( rc==SQLITE_OK ) rc = rtLoadShards(pR, &zErr);
   }
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++) nShard += pR->aShard[i].bShard;
@@ -1641,7 +1627,7 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
     rc = docextError(&zErr, "docext: there is no shard: add one first (SELECT "
                      "doc_add_shard('main'), or an attached database)");
   }
-  if( rc==SQLITE_OK ) rc = rtExecf(pR, &zErr, "DELETE FROM main.docext_chunks WHERE coll=%Q",
+  if( rc==SQLITE_OK ) rc = docextExecf(pR->db, &zErr, "DELETE FROM main.docext_chunks WHERE coll=%Q",
                                    pR->zColl);
   if( rc==SQLITE_OK ) rc = rtCheckDocs(pR, &bEmpty, &zErr);
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
@@ -1948,44 +1934,14 @@ struct ChunksCursor {
 
 static int chunksConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                          sqlite3_vtab **ppVtab, char **pzErr){
-  sqlite3_vtab *p;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(min, max, shard, docs, bytes, jumbo,"
-                            " coll HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-#ifdef SQLITE_VTAB_DIRECTONLY
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-#endif
-  p = docextMallocZero(sizeof(*p) + sizeof(void*));
-  if( p==0 ) return SQLITE_NOMEM;
-  *(void**)&p[1] = pAux;
-  *ppVtab = p;
-  return SQLITE_OK;
-}
-
-static int chunksDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return docextTvfConnect(db, "CREATE TABLE x(min, max, shard, docs, bytes, jumbo,"
+                          " coll HIDDEN)", DOCEXT_VTAB_DIRECTONLY, pAux, ppVtab);
 }
 
 static int chunksBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int i;
   (void)pVtab;
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->iColumn==CHUNKS_COLL && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
-      if( !pC->usable ) return SQLITE_CONSTRAINT;
-      pInfo->aConstraintUsage[i].argvIndex = 1;
-      pInfo->aConstraintUsage[i].omit = 1;
-      pInfo->idxNum = 1;
-      pInfo->estimatedCost = 10;
-      return SQLITE_OK;
-    }
-  }
-  pInfo->idxNum = 0;
-  pInfo->estimatedCost = 1e12;
-  return SQLITE_OK;
+  return docextTvfBestIndex(pInfo, CHUNKS_COLL, 10);
 }
 
 static int chunksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -2039,7 +1995,7 @@ static char *chunksBound(int *pRc, DocRouter *pR, int i){
 static int chunksFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
                         int argc, sqlite3_value **argv){
   ChunksCursor *pC = (ChunksCursor*)pCur;
-  DocConn *pConn = *(DocConn**)&pCur->pVtab[1];
+  DocConn *pConn = (DocConn*)docextTvfAux(pCur->pVtab);
   RtList list;
   char *zErr = 0;
   int rc, i;
@@ -2108,7 +2064,7 @@ static int chunksRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
 }
 
 static sqlite3_module chunksModule = {
-  0, 0, chunksConnect, chunksBestIndex, chunksDisconnect, 0,
+  0, 0, chunksConnect, chunksBestIndex, docextTvfDisconnect, 0,
   chunksOpen, chunksClose, chunksFilter, chunksNext, chunksEof, chunksColumn, chunksRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 #if SQLITE_VERSION_NUMBER>=3044000

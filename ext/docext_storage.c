@@ -157,7 +157,7 @@ int docextStorageIsShadow(const char *zSuffix){
 }
 
 /* Run SQL built from a format with %w/%Q arguments. */
-static int execf(sqlite3 *db, char **pzErr, const char *zFmt, ...){
+int docextExecf(sqlite3 *db, char **pzErr, const char *zFmt, ...){
   va_list ap;
   char *zSql;
   int rc;
@@ -192,7 +192,7 @@ static int pageMaxFor(sqlite3 *db, const char *zDb){
 
 int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr){
   int rc;
-  rc = execf(db, pzErr,
+  rc = docextExecf(db, pzErr,
     "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
     "CREATE TABLE \"%w\".\"%w_docs\"(id INTEGER PRIMARY KEY,"
       " idkey BLOB NOT NULL UNIQUE, size INTEGER NOT NULL, body BLOB, pages BLOB);"
@@ -299,7 +299,7 @@ int docextStorageDrop(sqlite3 *db, const char *zDb, const char *zName){
   size_t i;
   int rc = SQLITE_OK;
   for(i=0; rc==SQLITE_OK && i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
-    rc = execf(db, 0, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
+    rc = docextExecf(db, 0, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
                zDb, zName, azShadow[i]);
   }
   return rc;
@@ -316,7 +316,7 @@ int docextStorageRename(DocStore *p, const char *zNew){
   char *zCopy;
   finalizeAll(p);
   for(i=0; rc==SQLITE_OK && i<sizeof(azShadow)/sizeof(azShadow[0]); i++){
-    rc = execf(p->db, 0, "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
+    rc = docextExecf(p->db, 0, "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"",
                p->zDb, p->zName, azShadow[i], zNew, azShadow[i]);
   }
   if( rc==SQLITE_OK ){
