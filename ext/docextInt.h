@@ -1291,6 +1291,21 @@ const char *docextTypeAlias(int type);
 */
 typedef struct DocRouter DocRouter;
 typedef struct DocRouted DocRouted;
+/* Chunks, as the router and the analyzer keep them: an array of structs
+** sorted by lower bound, each starting with a DocChunkBound, the bounds'
+** key bytes in a buffer aBytes. */
+typedef struct DocChunkBound DocChunkBound;
+struct DocChunkBound {
+  i64 iLo;                  /* the chunk's lower bound: aBytes[iLo..iLo+nLo) */
+  int nLo;                  /* (0 for the first: MinKey, below every key) */
+};
+/* The chunk holding a key: the last whose lower bound is not above it.
+** aChunk holds nChunk structs of szChunk bytes. */
+int docextChunkOf(const u8 *aBytes, const void *aChunk, int nChunk, size_t szChunk,
+                  const u8 *aKey, int nKey);
+/* Call xMark(pCtx, i) for every chunk i a range of pPlan's scans meets. */
+void docextChunksMet(const DocPlan *pPlan, const u8 *aBytes, const void *aChunk, int nChunk,
+                     size_t szChunk, void (*xMark)(void*, int), void *pCtx);
 /* A shard key pattern ({a: 1, b: "hashed"}: no -1) as a DocIndex. */
 int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr);
 /* Refuse a document whose shard key meets an array (MongoDB does), or,

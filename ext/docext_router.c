@@ -92,8 +92,7 @@ struct RtShard {
 
 typedef struct RtChunk RtChunk;
 struct RtChunk {
-  i64 iLo;                  /* lower bound: a key in DocRouter.bytes */
-  int nLo;                  /* (0: MinKey) */
+  DocChunkBound lo;         /* lower bound: a key in DocRouter.bytes */
   i64 iMin;                 /* the same bound as a document, in bytes */
   int iShard;               /* the shard the metadata names */
   int iPrev;                /* a pending move's source, else -1 */
@@ -424,8 +423,8 @@ static int rtLoadChunks(DocRouter *pR, char **pzErr){
       rc = rtCorrupt(pR, pzErr, "bad min");
       break;
     }
-    c->iLo = pR->bytes.n;
-    c->nLo = nLo;
+    c->lo.iLo = pR->bytes.n;
+    c->lo.nLo = nLo;
     docextBufAppend(&rc, &pR->bytes, sqlite3_column_blob(pStmt, 0), nLo);
     c->iMin = pR->bytes.n;
     docextBufAppend(&rc, &pR->bytes, aMin, nMin);
@@ -502,25 +501,51 @@ int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzE
 ** Routing
 */
 
-/* The chunk holding key aKey[0..nKey): the last whose lower bound is not
-** above it. */
-static int rtChunkOf(const DocRouter *pR, const u8 *aKey, int nKey){
-  int lo = 0, hi = pR->nChunk - 1;
+int docextChunkOf(const u8 *aBytes, const void *aChunk, int nChunk, size_t szChunk,
+                  const u8 *aKey, int nKey){
+  int lo = 0, hi = nChunk - 1;
   while( lo<hi ){
     int mid = (lo + hi + 1)/2;
-    const RtChunk *c = &pR->aChunk[mid];
-    if( docextKeyCmp(&pR->bytes.a[c->iLo], c->nLo, aKey, nKey)<=0 ) lo = mid;
+    const DocChunkBound *b = (const DocChunkBound*)((const u8*)aChunk + szChunk*(size_t)mid);
+    if( docextKeyCmp(&aBytes[b->iLo], b->nLo, aKey, nKey)<=0 ) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+void docextChunksMet(const DocPlan *pPlan, const u8 *aBytes, const void *aChunk, int nChunk,
+                     size_t szChunk, void (*xMark)(void*, int), void *pCtx){
+  int i, j, c;
+  for(i=0; i<pPlan->nScan; i++){
+    const DocPlanScan *pScan = &pPlan->aScan[i];
+    for(j=0; j<pScan->nRange; j++){
+      const int *aR = &pScan->aRange[4*j];
+      const u8 *aHi = &pPlan->keys.a[aR[2]];
+      c = docextChunkOf(aBytes, aChunk, nChunk, szChunk, &pPlan->keys.a[aR[0]], aR[1]);
+      for(; c<nChunk; c++){
+        const DocChunkBound *b = (const DocChunkBound*)((const u8*)aChunk + szChunk*(size_t)c);
+        if( c>0 && docextKeyCmp(&aBytes[b->iLo], b->nLo, aHi, aR[3])>=0 ) break;
+        xMark(pCtx, c);             /* (the chunk starts below hi) */
+      }
+    }
+  }
+}
+
+/* The chunk holding key aKey[0..nKey). */
+static int rtChunkOf(const DocRouter *pR, const u8 *aKey, int nKey){
+  return docextChunkOf(pR->bytes.a, pR->aChunk, pR->nChunk, sizeof(RtChunk), aKey, nKey);
 }
 
 /* The upper bound of chunk i: the next one's lower bound (*pn -1 for
 ** MaxKey). */
 static const u8 *rtChunkHi(const DocRouter *pR, int i, int *pn){
   if( i+1>=pR->nChunk ){ *pn = -1; return 0; }
-  *pn = pR->aChunk[i+1].nLo;
-  return &pR->bytes.a[pR->aChunk[i+1].iLo];
+  *pn = pR->aChunk[i+1].lo.nLo;
+  return &pR->bytes.a[pR->aChunk[i+1].lo.iLo];
+}
+
+static void rtMark(void *pCtx, int i){
+  ((u8*)pCtx)[i] = 1;
 }
 
 /* Mark in aOn (one byte per chunk) the chunks whose keys a document
@@ -528,26 +553,14 @@ static const u8 *rtChunkHi(const DocRouter *pR, int i, int *pn){
 static int rtTargetFilter(DocRouter *pR, const u8 *aFilter, u8 *aOn, int *pbBounded,
                           char **pzErr){
   DocPlan *pPlan = 0;
-  int rc = docextPlanKeyRanges(&pR->key, aFilter, &pPlan, pzErr), i, j;
+  int rc = docextPlanKeyRanges(&pR->key, aFilter, &pPlan, pzErr);
   *pbBounded = 0;
   if( rc!=SQLITE_OK ) return rc;
   if( pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ){
     memset(aOn, 1, pR->nChunk);
   }else{
     *pbBounded = 1;
-    for(i=0; i<pPlan->nScan; i++){
-      const DocPlanScan *pScan = &pPlan->aScan[i];
-      for(j=0; j<pScan->nRange; j++){
-        const int *aR = &pScan->aRange[4*j];
-        const u8 *aHi = &pPlan->keys.a[aR[2]];
-        int c = rtChunkOf(pR, &pPlan->keys.a[aR[0]], aR[1]);
-        for(; c<pR->nChunk; c++){
-          const RtChunk *pC = &pR->aChunk[c];
-          if( c>0 && docextKeyCmp(&pR->bytes.a[pC->iLo], pC->nLo, aHi, aR[3])>=0 ) break;
-          aOn[c] = 1;
-        }
-      }
-    }
+    docextChunksMet(pPlan, pR->bytes.a, pR->aChunk, pR->nChunk, sizeof(RtChunk), rtMark, aOn);
   }
   docextPlanFree(pPlan);
   return SQLITE_OK;
@@ -663,8 +676,8 @@ static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzEr
   }
   if( rc==SQLITE_OK ){
     aHi = rtChunkHi(pR, iChunk, &nHi);
-    sqlite3_bind_blob(pStmt, 1, c->nLo ? (const void*)&pR->bytes.a[c->iLo] : (const void*)"",
-                      c->nLo, SQLITE_STATIC);
+    sqlite3_bind_blob(pStmt, 1, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo] : (const void*)"",
+                      c->lo.nLo, SQLITE_STATIC);
     if( aHi ) sqlite3_bind_blob(pStmt, 2, nHi ? (const void*)aHi : (const void*)"", nHi,
                                 SQLITE_STATIC);
   }
@@ -735,8 +748,8 @@ static int rtChunkSet5(DocRouter *pR, int i, const char *zSet, const char *z3, i
                      zSet);
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-  sqlite3_bind_blob(pStmt, 2, c->nLo ? (const void*)&pR->bytes.a[c->iLo] : (const void*)"",
-                    c->nLo, SQLITE_STATIC);
+  sqlite3_bind_blob(pStmt, 2, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo] : (const void*)"",
+                    c->lo.nLo, SQLITE_STATIC);
   if( z3 ) sqlite3_bind_text(pStmt, 3, z3, -1, SQLITE_STATIC);
   sqlite3_bind_int64(pStmt, 4, i4);
   if( z5 ) sqlite3_bind_text(pStmt, 5, z5, -1, SQLITE_STATIC);
@@ -1751,7 +1764,7 @@ static void rtSplitFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK ){
     i = rtChunkOf(pR, key.a, (int)key.n);
-    if( docextKeyCmp(&pR->bytes.a[pR->aChunk[i].iLo], pR->aChunk[i].nLo,
+    if( docextKeyCmp(&pR->bytes.a[pR->aChunk[i].lo.iLo], pR->aChunk[i].lo.nLo,
                      key.a, (int)key.n)==0 ){
       rc = docextError(&zErr, "docext: a chunk of %s begins at that key already", pR->zColl);
     }

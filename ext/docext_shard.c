@@ -65,8 +65,7 @@ struct SkDoc {
 ** chunk's. The first chunk's bound is MinKey (nLo 0: below every key). */
 typedef struct SkChunk SkChunk;
 struct SkChunk {
-  i64 iLo;                  /* lower bound, in Analysis.keys */
-  int nLo;
+  DocChunkBound lo;         /* lower bound, in Analysis.keys */
   i64 nDocs, nBytes;
   int bJumbo;               /* one key value, over chunkSize: cannot split */
   int iShard;
@@ -208,8 +207,8 @@ static SkChunk *skChunkNew(SkLayout *pL, i64 iLo, int nLo){
   }
   c = &pL->a[pL->n++];
   memset(c, 0, sizeof(*c));
-  c->iLo = iLo;
-  c->nLo = nLo;
+  c->lo.iLo = iLo;
+  c->lo.nLo = nLo;
   return c;
 }
 
@@ -256,14 +255,7 @@ static int skSplit(Analysis *p, const int *aIdx, int n, SkLayout *pL){
 /* The chunk of pL that holds key aKey[0..nKey): the last whose lower bound
 ** is not above it. */
 static int skChunkOf(const Analysis *p, const SkLayout *pL, const u8 *aKey, int nKey){
-  int lo = 0, hi = pL->n - 1;
-  while( lo<hi ){
-    int mid = (lo + hi + 1)/2;
-    const SkChunk *c = &pL->a[mid];
-    if( docextKeyCmp(&p->keys.a[c->iLo], c->nLo, aKey, nKey)<=0 ) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return docextChunkOf(p->keys.a, pL->a, pL->n, sizeof(SkChunk), aKey, nKey);
 }
 
 static int skMarksInit(SkMarks *pM, int nMax){
@@ -533,24 +525,14 @@ static int skQueryParse(const DocValue *v, SkQuery *pQ, char **pzErr){
 }
 
 /* Mark the chunks the plan's ranges meet, and their shards. */
+static void skTargetMark(void *pCtx, int c){
+  Analysis *p = (Analysis*)pCtx;
+  skMark(&p->shards, p->layout.a[c].iShard);
+  skMark(&p->chunks, c);
+}
+
 static void skTarget(Analysis *p, const DocPlan *pPlan){
-  int i, j;
-  for(i=0; i<pPlan->nScan; i++){
-    const DocPlanScan *pScan = &pPlan->aScan[i];
-    for(j=0; j<pScan->nRange; j++){
-      const int *aR = &pScan->aRange[4*j];
-      const u8 *aHi = &pPlan->keys.a[aR[2]];
-      int c = skChunkOf(p, &p->layout, &pPlan->keys.a[aR[0]], aR[1]);
-      for(; c<p->layout.n; c++){
-        const SkChunk *pC = &p->layout.a[c];
-        if( c>0 && docextKeyCmp(&p->keys.a[pC->iLo], pC->nLo, aHi, aR[3])>=0 ){
-          break;                           /* the chunk starts at hi or above */
-        }
-        skMark(&p->shards, pC->iShard);
-        skMark(&p->chunks, c);
-      }
-    }
-  }
+  docextChunksMet(pPlan, p->keys.a, p->layout.a, p->layout.n, sizeof(SkChunk), skTargetMark, p);
 }
 
 typedef struct SkLocality SkLocality;
