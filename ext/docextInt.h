@@ -718,6 +718,8 @@ int docextStmtRun(sqlite3_stmt *pStmt);
 /* Run SQL made from a format with %w/%Q arguments; on an error, when pzErr
 ** is not NULL and holds nothing yet, "docext: " and SQLite's message. */
 int docextExecf(sqlite3 *db, char **pzErr, const char *zFmt, ...);
+/* Prepare SQL made from a format with %w/%Q arguments. */
+int docextPreparef(sqlite3 *db, sqlite3_stmt **ppStmt, const char *zFmt, ...);
 int docextStorageCreate(sqlite3 *db, const char *zDb, const char *zName, char **pzErr);
 int docextStorageOpen(sqlite3 *db, const char *zDb, const char *zName,
                       DocStore **ppStore, char **pzErr);
@@ -915,6 +917,9 @@ void docextIndexScratchFree(DocIndexScratch *p);
 ** (sqlite3_malloc'd). Atomic: on error nothing changed. */
 int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName,
                       char **pzErr);
+/* The options doc_create_index would take to make pIdx again: {name,
+** unique, sparse, expireAfterSeconds, partialFilterExpression}. */
+void docextIndexOptions(const DocIndex *pIdx, int *pRc, DocBuf *pOut);
 int docextIndexPattern(const u8 *aKeys, DocIndex *pIdx, char **pzErr);
 void docextIndexClear(DocIndex *p);
 int docextRegisterIndexFunctions(sqlite3 *db, DocConn *pConn);
@@ -1332,6 +1337,13 @@ int docextRoutedEof(DocRouted *p);
 int docextRoutedRowid(DocRouted *p, i64 *piRowid);
 /* The shard's query positioned on the current result (for its columns). */
 DocQuery *docextRoutedQuery(DocRouted *p);
+/* doc_create_index on a sharded collection: on the router's storage and
+** on every shard's partition. */
+int docextRouterCreateIndex(DocRouter *pR, const u8 *aKeys, const u8 *aOpt, char **pzName,
+                            char **pzErr);
+/* doc_count on a sharded collection: the documents matching the spec's
+** filters, counted over the shards in one snapshot (takes pR over). */
+int docextRouterCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, char **pzErr);
 int docextRegisterRouterFunctions(sqlite3 *db, DocConn *pConn);
 
 int docextRegisterShardFunctions(sqlite3 *db, DocConn *pConn);

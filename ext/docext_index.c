@@ -1968,9 +1968,29 @@ int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName
   return rc;
 }
 
+void docextIndexOptions(const DocIndex *pIdx, int *pRc, DocBuf *pOut){
+  i64 iStart = docextBsonStartDoc(pRc, pOut);
+  docextBsonAppendString(pRc, pOut, DOC_STRING, "name", 4, pIdx->zName,
+                         (int)strlen(pIdx->zName));
+  if( pIdx->bUnique ) docextBsonAppendBool(pRc, pOut, "unique", 6, 1);
+  if( pIdx->bSparse ) docextBsonAppendBool(pRc, pOut, "sparse", 6, 1);
+  if( pIdx->nExpireAfter>=0 ){
+    docextBsonAppendInt64(pRc, pOut, "expireAfterSeconds", 18, pIdx->nExpireAfter);
+  }
+  if( pIdx->aPartial ){
+    DocValue v;
+    v.type = DOC_DOCUMENT;
+    v.p = pIdx->aPartial;
+    v.n = docextGetI32(pIdx->aPartial);
+    docextBsonAppendValue(pRc, pOut, "partialFilterExpression", 23, &v);
+  }
+  docextBsonEndDoc(pRc, pOut, iStart);
+}
+
 static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
+  DocRouter *pR = 0;
   DocBuf bufKeys, bufOpt;
   const u8 *aKeys = 0, *aOpt = 0;
   char *zErr = 0, *zName = 0;
@@ -1978,12 +1998,18 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
 
   memset(&bufKeys, 0, sizeof(bufKeys));
   memset(&bufOpt, 0, sizeof(bufOpt));
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  /* (a sharded collection too: the index goes to every partition) */
+  rc = docextCollFindArgFor(pConn, ctx, 0, argv[0], 1, &p, &zErr);
+  if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, p, &pR, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
   }
-  if( rc==SQLITE_OK ) rc = docextIndexCreate(p, aKeys, aOpt, &zName, &zErr);
+  if( rc==SQLITE_OK ){
+    rc = pR ? docextRouterCreateIndex(pR, aKeys, aOpt, &zName, &zErr)
+            : docextIndexCreate(p, aKeys, aOpt, &zName, &zErr);
+  }
+  docextRouterFree(pR);
   if( rc==SQLITE_OK ){
     sqlite3_result_text(ctx, zName, -1, sqlite3_free);
     sqlite3_free(zErr);
@@ -2291,7 +2317,9 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     return idxvError(pCur, SQLITE_ERROR,
                      sqlite3_mprintf("docext: doc_indexes needs a collection name"));
   }
-  rc = idxCollArg(pConn, 0, argv[0], &p, &zErr);
+  /* (a sharded collection's indexes are its router's: doc_create_index
+  ** makes them there and on every partition) */
+  rc = docextCollFindArgFor(pConn, 0, 0, argv[0], 1, &p, &zErr);
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
     pC->aRow = docextMallocZero(sizeof(IdxvRow)*c->nIdx);

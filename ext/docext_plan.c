@@ -2405,20 +2405,33 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *zErr = 0;
   int rc;
   i64 n = 0;
-  if( planArgColl(ctx, argv[0], &pColl) ) return;
+  DocRouter *pR = 0;
+  /* (a sharded collection too: its shards are counted) */
+  rc = docextCollFindArgFor((DocConn*)sqlite3_user_data(ctx), ctx, 0, argv[0], 1, &pColl, &zErr);
+  if( rc==SQLITE_OK ) rc = docextRouterOpen((DocConn*)sqlite3_user_data(ctx), pColl, &pR, &zErr);
+  if( rc!=SQLITE_OK ){
+    docextResultError(ctx, rc, zErr);
+    return;
+  }
   memset(&buf, 0, sizeof(buf));
   rc = planArgDoc(ctx, argc, argv, 1, "filter", &buf, &aFilter);
   if( rc==SQLITE_OK ){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
     spec.bCountOnly = 1;
-    rc = docextPlanRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
+    if( pR ){
+      rc = docextRouterCount(pR, &spec, &n, &zErr);
+      pR = 0;
+    }else{
+      rc = docextPlanRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
+    }
     if( rc==SQLITE_OK ){
       sqlite3_result_int64(ctx, n);
     }else{
       docextResultError(ctx, rc, zErr);
     }
   }
+  docextRouterFree(pR);
   docextBufFree(&buf);
 }
 

@@ -294,21 +294,6 @@ static int rtSqlError(DocRouter *pR, int rc, char **pzErr){
   return rc;
 }
 
-/* Prepare SQL made from a format (%w, %Q). */
-static int rtPrepare(DocRouter *pR, sqlite3_stmt **ppStmt, const char *zFmt, ...){
-  va_list ap;
-  char *zSql;
-  int rc;
-  va_start(ap, zFmt);
-  zSql = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  *ppStmt = 0;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(pR->db, zSql, -1, ppStmt, 0);
-  sqlite3_free(zSql);
-  return rc;
-}
-
 static RtShard *rtShardAdd(DocRouter *pR, int *pRc, const char *zName, int iNum){
   RtShard *s;
   pR->aShard = docextArrayGrow(pRc, pR->aShard, pR->nShard, &pR->nShardAlloc, sizeof(RtShard));
@@ -334,7 +319,7 @@ static int rtShardIndex(DocRouter *pR, const char *zName){
 
 static int rtLoadShards(DocRouter *pR, char **pzErr){
   sqlite3_stmt *pStmt = 0;
-  int rc = rtPrepare(pR, &pStmt, "SELECT name, num FROM main.docext_shards ORDER BY num");
+  int rc = docextPreparef(pR->db, &pStmt, "SELECT name, num FROM main.docext_shards ORDER BY num");
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(pStmt, 0);
     i64 iNum = sqlite3_column_int64(pStmt, 1);
@@ -383,7 +368,7 @@ static int rtMarker(DocRouter *pR, int i, i64 iMig, int *pbHas, char **pzErr){
   sqlite3_stmt *pStmt = 0;
   int rc;
   *pbHas = 0;
-  rc = rtPrepare(pR, &pStmt, "SELECT 1 FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
+  rc = docextPreparef(pR->db, &pStmt, "SELECT 1 FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
                  pR->aShard[i].zName, pR->zColl, iMig);
   if( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ) *pbHas = 1;
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
@@ -405,7 +390,7 @@ static int rtLoadChunks(DocRouter *pR, char **pzErr){
   int rc, i;
   pR->nChunk = 0;
   docextBufReset(&pR->bytes);
-  rc = rtPrepare(pR, &pStmt, "SELECT lo, min, shard, prev, mig, jumbo, written"
+  rc = docextPreparef(pR->db, &pStmt, "SELECT lo, min, shard, prev, mig, jumbo, written"
                              " FROM main.docext_chunks WHERE coll=?1 ORDER BY lo");
   if( rc==SQLITE_OK ) sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -664,11 +649,11 @@ static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzEr
   rc = rtKeyIndex(pR, pColl, &iIx, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   if( iIx==0 ){
-    rc = rtPrepare(pR, &pStmt, "SELECT idkey, id, size FROM \"%w\".\"%w_docs\""
+    rc = docextPreparef(pR->db, &pStmt, "SELECT idkey, id, size FROM \"%w\".\"%w_docs\""
                    " WHERE idkey>=?1 AND (?2 IS NULL OR idkey<?2) ORDER BY idkey",
                    pR->aShard[iShard].zName, pR->zColl);
   }else{
-    rc = rtPrepare(pR, &pStmt, "SELECT i.key, i.docid, d.size FROM \"%w\".\"%w_idx\" AS i"
+    rc = docextPreparef(pR->db, &pStmt, "SELECT i.key, i.docid, d.size FROM \"%w\".\"%w_idx\" AS i"
                    " JOIN \"%w\".\"%w_docs\" AS d ON d.id=i.docid WHERE i.ix=%lld"
                    " AND i.key>=?1 AND (?2 IS NULL OR i.key<?2) ORDER BY i.key",
                    pR->aShard[iShard].zName, pR->zColl, pR->aShard[iShard].zName,
@@ -723,7 +708,7 @@ static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const
                          int bJumbo, char **pzErr){
   const RtChunk *c = &pR->aChunk[iFrom];
   sqlite3_stmt *pStmt = 0;
-  int rc = rtPrepare(pR, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
+  int rc = docextPreparef(pR->db, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
                      " mig, jumbo) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
@@ -744,7 +729,7 @@ static int rtChunkSet5(DocRouter *pR, int i, const char *zSet, const char *z3, i
                        const char *z5, char **pzErr){
   const RtChunk *c = &pR->aChunk[i];
   sqlite3_stmt *pStmt = 0;
-  int rc = rtPrepare(pR, &pStmt, "UPDATE main.docext_chunks SET %s WHERE coll=?1 AND lo=?2",
+  int rc = docextPreparef(pR->db, &pStmt, "UPDATE main.docext_chunks SET %s WHERE coll=?1 AND lo=?2",
                      zSet);
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
@@ -878,7 +863,7 @@ static int rtShardWriteBegin(DocRouter *pR, int i, char **pzErr){
   sqlite3_stmt *pStmt = 0;
   int rc;
   if( pR->aShard[i].bHome ) return SQLITE_OK;   /* (main: the statement's own) */
-  rc = rtPrepare(pR, &pStmt, "INSERT INTO \"%w\".\"%w_config\"(k, v) SELECT 'version', 0"
+  rc = docextPreparef(pR->db, &pStmt, "INSERT INTO \"%w\".\"%w_config\"(k, v) SELECT 'version', 0"
                  " WHERE 0", pR->aShard[i].zName, pR->zColl);
   if( rc==SQLITE_OK ) return rtExec(pR, pzErr, pStmt);
   sqlite3_finalize(pStmt);
@@ -1183,18 +1168,32 @@ DocQuery *docextRoutedQuery(DocRouted *p){
 */
 
 /* Make sure shard i has a partition of the collection with an index on
-** the shard key (what MongoDB requires of every shard). */
+** the shard key (what MongoDB requires of every shard), and every index
+** the router's own storage has (those of doc_create_index). */
 static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   DocColl *pColl = 0;
+  DocIndex *aIdx = 0;
+  DocBuf opt;
   char *zName = 0;
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, nIdx = 0, k;
+  memset(&opt, 0, sizeof(opt));
   if( !pR->aShard[i].bHome ){
-    rc = docextExecf(pR->db, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\" USING docext",
-                 pR->aShard[i].zName, pR->zColl);
+    rc = docextExecf(pR->db, pzErr, "CREATE VIRTUAL TABLE IF NOT EXISTS \"%w\".\"%w\""
+                     " USING docext", pR->aShard[i].zName, pR->zColl);
   }
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, i, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = docextIndexCreate(pColl, pR->key.aKeys, 0, &zName, pzErr);
   sqlite3_free(zName);
+  if( rc==SQLITE_OK && pColl!=pR->pHome ) rc = docextCollIndexes(pR->pHome, &aIdx, &nIdx, pzErr);
+  for(k=1; rc==SQLITE_OK && k<nIdx; k++){
+    docextBufReset(&opt);
+    docextIndexOptions(&aIdx[k], &rc, &opt);
+    zName = 0;
+    if( rc==SQLITE_OK ) rc = docextIndexCreate(pColl, aIdx[k].aKeys, opt.a, &zName, pzErr);
+    sqlite3_free(zName);
+    /* (creating one in the partition leaves the router's list as it was) */
+  }
+  docextBufFree(&opt);
   return rc;
 }
 
@@ -1252,7 +1251,7 @@ static int rtCommitIsAtomic(DocRouter *pR, int iA, int iB){
     const char *zFile = sqlite3_db_filename(pR->db, azDb[i]);
     sqlite3_stmt *pStmt = 0;
     if( zFile && zFile[0] ) nFile++;
-    if( rtPrepare(pR, &pStmt, "PRAGMA \"%w\".journal_mode", azDb[i])==SQLITE_OK
+    if( docextPreparef(pR->db, &pStmt, "PRAGMA \"%w\".journal_mode", azDb[i])==SQLITE_OK
      && sqlite3_step(pStmt)==SQLITE_ROW ){
       const char *zMode = (const char*)sqlite3_column_text(pStmt, 0);
       if( zMode==0 || (sqlite3_stricmp(zMode, "delete") && sqlite3_stricmp(zMode, "truncate")
@@ -1554,7 +1553,7 @@ static int rtFirstChunks(DocRouter *pR, int bEmpty, char **pzErr){
       }
     }
     if( rc==SQLITE_OK ){
-      rc = rtPrepare(pR, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
+      rc = docextPreparef(pR->db, &pStmt, "INSERT INTO main.docext_chunks(coll, lo, min, shard, prev,"
                      " mig) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
     }
     if( rc==SQLITE_OK ){
@@ -2084,6 +2083,45 @@ static sqlite3_module chunksModule = {
   0,
 #endif
 };
+
+int docextRouterCreateIndex(DocRouter *pR, const u8 *aKeys, const u8 *aOpt, char **pzName,
+                            char **pzErr){
+  int bSave = 0, i;
+  int rc = rtBegin(pR, &bSave);
+  if( rc==SQLITE_OK ) rc = docextIndexCreate(pR->pHome, aKeys, aOpt, pzName, pzErr);
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    if( pR->aShard[i].bShard && !pR->aShard[i].bHome ) rc = rtEnsurePartition(pR, i, pzErr);
+  }
+  rc = rtEnd(pR, bSave, rc);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(*pzName);
+    *pzName = 0;
+  }
+  return rc;
+}
+
+int docextRouterCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, char **pzErr){
+  DocStore *pStore = docextCollStore(pR->pHome);
+  DocRouted *p = 0;
+  DocAccess access;
+  int bSave = 0, rc;
+  *pnCount = 0;
+  docextAccessInit(&access);
+  rc = docextStorageSnapshot(pStore, &bSave);      /* one snapshot for every shard */
+  if( rc!=SQLITE_OK ){
+    docextRouterFree(pR);
+    return rc;
+  }
+  rc = docextRoutedNew(pR, pSpec, &access, &p, pzErr);
+  while( rc==SQLITE_OK && !docextRoutedEof(p) ){
+    (*pnCount)++;
+    rc = docextRoutedNext(p, pzErr);
+  }
+  docextRoutedFree(p);
+  docextAccessClear(&access);
+  if( bSave ) rc = docextStorageSavepointEnd(pStore, rc);
+  return rc;
+}
 
 int docextRegisterRouterFunctions(sqlite3 *db, DocConn *pConn){
   /* They read and write any collection they are named: never from a

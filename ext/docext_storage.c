@@ -156,6 +156,20 @@ int docextStorageIsShadow(const char *zSuffix){
   return 0;
 }
 
+int docextPreparef(sqlite3 *db, sqlite3_stmt **ppStmt, const char *zFmt, ...){
+  va_list ap;
+  char *zSql;
+  int rc;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  *ppStmt = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  return rc;
+}
+
 /* Run SQL built from a format with %w/%Q arguments. */
 int docextExecf(sqlite3 *db, char **pzErr, const char *zFmt, ...){
   va_list ap;

@@ -97,6 +97,9 @@ def compare_finds(db, rnd, label):
             got, want = sorted(got), sorted(want)
         check(got == want, "%s: find %s sort %s %s:\n  sharded %s\n  plain   %s"
               % (label, flt, sort, opts, got[:6], want[:6]))
+        n = rows(db, "SELECT doc_count('coll', ?), doc_count('ref', ?)",
+                 (json.dumps(flt), json.dumps(flt)))[0]
+        check(n[0] == n[1], "%s: doc_count %s: %d, want %d" % (label, flt, n[0], n[1]))
 
 
 def check_whole(db, label, shards):
@@ -178,6 +181,10 @@ def run_case(seed):
                     db.execute("SELECT doc_split_chunk('coll', ?)", (json.dumps(mid),))
                 except sqlite3.Error as e:
                     check("begins at that key" in str(e), "%s: split: %s" % (label, e))
+            elif op < 0.88:
+                spec = rnd.choice(['{"v": 1}', '{"v": -1, "k": 1}', '{"pad": 1}', '{"k": 1, "v": 1}'])
+                for c in ("coll", "ref"):
+                    db.execute("SELECT doc_create_index(?, ?)", (c, spec))
             elif op < 0.90 and len(shards) < 5:
                 name = "s%d" % len(shards)
                 if not in_txn:
