@@ -884,7 +884,12 @@ int docextCollIndexes(DocColl *pColl, DocIndex **paIdx, int *pnIdx, char **pzErr
 /* The pattern a collection is sharded by (docext_router.c), kept in its
 ** X_config with its chunk size and cached with its index definitions;
 ** *paKey NULL when it is not sharded. Valid until the next call. */
-int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, char **pzErr);
+int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, i64 *piTag,
+                       char **pzErr);
+/* The tag (X_config 'idxtag', random) changes with every change to the
+** definitions, and, through this, to a sharded collection's chunks: a
+** router cached at one tag is current while the tag is the same. */
+int docextCollTagBump(DocColl *pColl, char **pzErr);
 int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char **pzErr);
 /* Called by docext_coll.c for every write, after the _id rules. aOld is NULL
 ** for an insert, aNew NULL for a delete. Writes only the entries whose keys
@@ -1317,8 +1322,13 @@ int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr);
 ** bRequire, lacks a key field, naming the field and the document. */
 int docextShardKeyCheck(const DocIndex *pKey, const u8 *aDoc, int bRequire, char **pzErr);
 /* The router of pHome when it is sharded (its chunks as the metadata says
-** now), else *ppR NULL. */
+** now), else *ppR NULL. docextRouterGet is the same through a cache (*ppCache,
+** which holds a reference: free it with docextRouterFree), reloaded when
+** the chunks changed. A router is counted: docextRouterFree lets go of one
+** reference. */
 int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzErr);
+int docextRouterGet(DocConn *pConn, DocColl *pHome, DocRouter **ppCache, DocRouter **ppR,
+                    char **pzErr);
 void docextRouterFree(DocRouter *pR);
 /* Writes: to the shard owning the document's chunk; rowids are the
 ** router's (docid << 10 | the shard's number). */

@@ -1379,11 +1379,21 @@ static int idxCacheGet(DocColl *p, int bForce, DocIndexCache **ppC, char **pzErr
   return SQLITE_OK;
 }
 
-int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, char **pzErr){
+int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, i64 *piTag,
+                       char **pzErr){
   DocIndexCache *c = 0;
   int rc = idxCacheGet(pColl, 0, &c, pzErr);
   *paKey = rc==SQLITE_OK ? c->aShardKey : 0;
   if( pnChunkSize ) *pnChunkSize = rc==SQLITE_OK ? c->nChunkSize : 0;
+  if( piTag ) *piTag = rc==SQLITE_OK ? c->iTag : 0;
+  return rc;
+}
+
+int docextCollTagBump(DocColl *pColl, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc = idxCacheGet(pColl, 1, &c, pzErr);
+  if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 1);
+  if( rc!=SQLITE_OK ) rc = idxSqlError(pColl, rc, pzErr);
   return rc;
 }
 

@@ -88,6 +88,7 @@ struct RtShard {
   int bHome;                /* main: its partition is the router's storage */
   int bShard;               /* 0 only for main when it is not a shard */
   DocColl *pColl;           /* its partition (held), once opened */
+  sqlite3_stmt *pBegin;     /* rtShardWriteBegin's, once prepared */
 };
 
 typedef struct RtChunk RtChunk;
@@ -104,6 +105,8 @@ struct RtChunk {
 };
 
 struct DocRouter {
+  int nRef;                 /* references: a cache's, cursors', callers' */
+  i64 iTag;                 /* the home's tag it was loaded at (0: stale) */
   DocConn *pConn;
   sqlite3 *db;
   DocColl *pHome;           /* the router's collection, in main */
@@ -117,6 +120,7 @@ struct DocRouter {
   DocBuf bytes;             /* the chunks' bounds */
   DocBuf docKey;            /* scratch: a document's key */
   DocIndexScratch *pKeyGen;
+  sqlite3_stmt *pWritten;   /* rtWritten's, once prepared */
 };
 
 /*------------------------------------------------------------------------
@@ -441,9 +445,10 @@ static int rtLoadChunks(DocRouter *pR, char **pzErr){
 
 void docextRouterFree(DocRouter *pR){
   int i;
-  if( pR==0 ) return;
+  if( pR==0 || --pR->nRef>0 ) return;
   for(i=0; i<pR->nShard; i++){
     if( pR->aShard[i].pColl ) docextCollRelease(pR->aShard[i].pColl);
+    sqlite3_finalize(pR->aShard[i].pBegin);
     sqlite3_free(pR->aShard[i].zName);
   }
   sqlite3_free(pR->aShard);
@@ -452,6 +457,7 @@ void docextRouterFree(DocRouter *pR){
   docextBufFree(&pR->bytes);
   docextBufFree(&pR->docKey);
   docextIndexScratchFree(pR->pKeyGen);
+  sqlite3_finalize(pR->pWritten);
   docextCollRelease(pR->pHome);
   sqlite3_free(pR);
 }
@@ -460,11 +466,14 @@ int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzE
   const u8 *aKey = 0;
   i64 nChunkSize = 0;
   DocRouter *pR;
-  int rc = docextCollShardKey(pHome, &aKey, &nChunkSize, pzErr);
+  i64 iTag = 0;
+  int rc = docextCollShardKey(pHome, &aKey, &nChunkSize, &iTag, pzErr);
   *ppR = 0;
   if( rc!=SQLITE_OK || aKey==0 ) return rc;
   pR = docextMallocZero(sizeof(*pR));
   if( pR==0 ) return SQLITE_NOMEM;
+  pR->nRef = 1;
+  pR->iTag = iTag;
   docextCollHold(pHome);
   pR->pConn = pConn;
   pR->pHome = pHome;
@@ -480,6 +489,30 @@ int docextRouterOpen(DocConn *pConn, DocColl *pHome, DocRouter **ppR, char **pzE
   }
   *ppR = pR;
   return SQLITE_OK;
+}
+
+int docextRouterGet(DocConn *pConn, DocColl *pHome, DocRouter **ppCache, DocRouter **ppR,
+                    char **pzErr){
+  const u8 *aKey = 0;
+  i64 iTag = 0;
+  int rc = docextCollShardKey(pHome, &aKey, 0, &iTag, pzErr);
+  DocRouter *pC = *ppCache;
+  *ppR = 0;
+  if( rc!=SQLITE_OK ) return rc;
+  if( pC && aKey && pC->pHome==pHome && pC->iTag==iTag && iTag!=0 ){
+    pC->nRef++;
+    *ppR = pC;
+    return SQLITE_OK;
+  }
+  docextRouterFree(pC);
+  *ppCache = 0;
+  if( aKey==0 ) return SQLITE_OK;
+  rc = docextRouterOpen(pConn, pHome, ppR, pzErr);
+  if( rc==SQLITE_OK ){
+    (*ppR)->nRef++;
+    *ppCache = *ppR;
+  }
+  return rc;
 }
 
 /*------------------------------------------------------------------------
@@ -702,6 +735,13 @@ static int rtExec(DocRouter *pR, char **pzErr, sqlite3_stmt *pStmt){
   return rtSqlError(pR, rc, pzErr);
 }
 
+/* The chunks changed (a split, a move, a new owner): every cached router,
+** this one too, reloads before its next use. */
+static int rtChanged(DocRouter *pR, char **pzErr){
+  pR->iTag = 0;
+  return docextCollTagBump(pR->pHome, pzErr);
+}
+
 /* Insert chunk [aLo, …) with bound document aMin, owned as chunk iFrom
 ** is (a split). */
 static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const u8 *aMin,
@@ -720,7 +760,8 @@ static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const
     sqlite3_bind_int64(pStmt, 6, c->iMig);
   }
   sqlite3_bind_int(pStmt, 7, bJumbo);
-  return rtExec(pR, pzErr, pStmt);
+  rc = rtExec(pR, pzErr, pStmt);
+  return rc==SQLITE_OK ? rtChanged(pR, pzErr) : rc;
 }
 
 /* UPDATE main.docext_chunks SET <zSet> for chunk i; ?2 is the chunk's
@@ -738,7 +779,10 @@ static int rtChunkSet5(DocRouter *pR, int i, const char *zSet, const char *z3, i
   if( z3 ) sqlite3_bind_text(pStmt, 3, z3, -1, SQLITE_STATIC);
   sqlite3_bind_int64(pStmt, 4, i4);
   if( z5 ) sqlite3_bind_text(pStmt, 5, z5, -1, SQLITE_STATIC);
-  return rtExec(pR, pzErr, pStmt);
+  rc = rtExec(pR, pzErr, pStmt);
+  /* (what it has written since measured is no change of the layout) */
+  if( rc==SQLITE_OK && strncmp(zSet, "written=", 8)!=0 ) rc = rtChanged(pR, pzErr);
+  return rc;
 }
 
 static int rtChunkSet(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
@@ -822,6 +866,7 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   int *aPt = 0, nPt = 0, nAlloc = 0;
   int rc;
   memset(&list, 0, sizeof(list));
+  pR->aChunk[i].nWritten = 0;
   rc = rtChunkSet(pR, i, "written=0", 0, 0, pzErr);
   if( rc==SQLITE_OK ) rc = rtList(pR, i, pR->aChunk[i].iOwner, &list, pzErr);
   if( rc==SQLITE_OK && list.nBytes>pR->nChunkSize ){
@@ -840,10 +885,21 @@ static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
   int rc;
   c->nWritten += nBytes;
   if( c->bJumbo || c->nWritten*RT_CHECK_EVERY < pR->nChunkSize ){
-    return rtChunkSet(pR, i, "written=written+?4", 0, nBytes, pzErr);
+    /* (on every write: prepared once) */
+    if( pR->pWritten==0 ){
+      rc = docextPreparef(pR->db, &pR->pWritten, "UPDATE main.docext_chunks"
+                          " SET written=written+?3 WHERE coll=?1 AND lo=?2");
+      if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+    }
+    sqlite3_bind_text(pR->pWritten, 1, pR->zColl, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(pR->pWritten, 2, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo]
+                      : (const void*)"", c->lo.nLo, SQLITE_STATIC);
+    sqlite3_bind_int64(pR->pWritten, 3, nBytes);
+    rc = docextStmtRun(pR->pWritten);
+    sqlite3_clear_bindings(pR->pWritten);
+    return rtSqlError(pR, rc, pzErr);
   }
-  rc = rtSplitCheck(pR, i, pzErr);
-  return rc;
+  return rtSplitCheck(pR, i, pzErr);
 }
 
 /*------------------------------------------------------------------------
@@ -860,14 +916,15 @@ static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
 ** shard's savepoints up to the writing statement's, before any change of
 ** that statement reaches the shard. */
 static int rtShardWriteBegin(DocRouter *pR, int i, char **pzErr){
-  sqlite3_stmt *pStmt = 0;
+  RtShard *s = &pR->aShard[i];
   int rc;
-  if( pR->aShard[i].bHome ) return SQLITE_OK;   /* (main: the statement's own) */
-  rc = docextPreparef(pR->db, &pStmt, "INSERT INTO \"%w\".\"%w_config\"(k, v) SELECT 'version', 0"
-                 " WHERE 0", pR->aShard[i].zName, pR->zColl);
-  if( rc==SQLITE_OK ) return rtExec(pR, pzErr, pStmt);
-  sqlite3_finalize(pStmt);
-  return rtSqlError(pR, rc, pzErr);
+  if( s->bHome ) return SQLITE_OK;   /* (main: the statement's own) */
+  if( s->pBegin==0 ){
+    rc = docextPreparef(pR->db, &s->pBegin, "INSERT INTO \"%w\".\"%w_config\"(k, v)"
+                        " SELECT 'version', 0 WHERE 0", s->zName, pR->zColl);
+    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  }
+  return rtSqlError(pR, docextStmtRun(s->pBegin), pzErr);
 }
 
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
@@ -1612,7 +1669,7 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
     rc = docextArgToBson(argv[2], &optArg, &aOpt, &zErr);
   }
   if( rc==SQLITE_OK ) rc = rtShardOptions(aOpt, &nChunkSize, &zErr);
-  if( rc==SQLITE_OK ) rc = docextCollShardKey(pColl, &aOld, 0, &zErr);
+  if( rc==SQLITE_OK ) rc = docextCollShardKey(pColl, &aOld, 0, 0, &zErr);
   if( rc==SQLITE_OK && aOld ){
     rc = docextError(&zErr, "docext: %s is sharded already", docextCollName(pColl));
   }

@@ -73,6 +73,7 @@ struct DocVtab {
   char *zDb, *zName;        /* schema and collection name */
   DocVtab *pNext;           /* next in pConn's list */
   DocCursor *pSpare;        /* a closed cursor kept for the next xOpen */
+  DocRouter *pRouter;       /* a sharded collection's router, cached */
 };
 
 /* The connection's open collections. */
@@ -200,6 +201,7 @@ static int xDisconnect(sqlite3_vtab *pVtab){
   for(pp=&p->pConn->pList; *pp; pp=&(*pp)->pNext){
     if( *pp==p ){ *pp = p->pNext; break; }
   }
+  docextRouterFree(p->pRouter);
   docextCollClose(p->pColl);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -223,7 +225,7 @@ static int xRename(sqlite3_vtab *pVtab, const char *zNew){
   char *zErr = 0;
   int rc = vtabColl(p, &pColl);
   if( rc!=SQLITE_OK ) return rc;
-  rc = docextCollShardKey(pColl, &aKey, 0, &zErr);
+  rc = docextCollShardKey(pColl, &aKey, 0, 0, &zErr);
   if( rc==SQLITE_OK && aKey ){
     /* its partitions and chunks go by its name */
     rc = docextError(&zErr, "docext: %s is sharded: a sharded collection cannot be "
@@ -792,7 +794,7 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
   pCur->pRouted = 0;
   rc = vtabColl(pTab, &pColl);
   if( rc!=SQLITE_OK ) return rc;          /* (vtabColl set the message) */
-  rc = docextRouterOpen(pTab->pConn, pColl, &pR, &zErr);
+  rc = docextRouterGet(pTab->pConn, pColl, &pTab->pRouter, &pR, &zErr);
   if( rc==SQLITE_OK && pR ){
     /* a sharded collection: a find on each shard it must ask */
     rc = docextRoutedNew(pR, pSpec, pAccess, &pCur->pRouted, &zErr);
@@ -994,7 +996,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   int rc = vtabColl(p, &pColl), bNamesChecked = 0;
 
   if( rc!=SQLITE_OK ) return rc;
-  rc = docextRouterOpen(p->pConn, pColl, &pR, &zErr);
+  rc = docextRouterGet(p->pConn, pColl, &p->pRouter, &pR, &zErr);
   if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, zErr);
   if( argc==1 ){
     rc = pR ? docextRouterDelete(pR, sqlite3_value_int64(argv[0]), &zErr)
@@ -1331,7 +1333,7 @@ int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3
     /* The commands act on one collection's storage: on a sharded one that
     ** is the router's, which holds none of its documents (or some). */
     const u8 *aKey = 0;
-    rc = docextCollShardKey(*ppColl, &aKey, 0, pzErr);
+    rc = docextCollShardKey(*ppColl, &aKey, 0, 0, pzErr);
     if( rc==SQLITE_OK && aKey ){
       rc = docextError(pzErr, "docext: %s is sharded: this command does not reach its "
                        "shards; read and write it through its table (SELECT, INSERT, "

@@ -304,10 +304,56 @@ def run_crashes():
         shutil.rmtree(d)
 
 
+def run_two_connections():
+    """A router cached by one connection must follow chunks another one
+    moved and splits this one rolled back."""
+    d = tempfile.mkdtemp(prefix="docext_conns_")
+    try:
+        crash_setup(d)
+        a, b = crash_open(d), crash_open(d)
+        for db in (a, b):
+            db.execute("PRAGMA busy_timeout=2000")
+        want = set(range(20))
+        n = 100
+        for step in range(30):
+            op = step % 5
+            if op == 0:
+                b.execute("SELECT doc_move_chunk('coll', ?, ?)",
+                          (json.dumps({"_id": random.Random(step).randint(0, 120)}),
+                           random.Random(step).choice(["s1", "s2"])))
+            elif op == 1:
+                try:
+                    b.execute("SELECT doc_split_chunk('coll', ?)", (json.dumps({"_id": n - 3}),))
+                except sqlite3.Error as e:
+                    check("begins at that key" in str(e), "two connections: split: %s" % e)
+            elif op == 2:
+                a.execute("BEGIN")
+                a.execute("SELECT doc_split_chunk('coll', ?)", (json.dumps({"_id": n + 50}),))
+                a.execute("SELECT doc_balance('coll')")
+                a.execute("INSERT INTO coll(doc) VALUES (?)", (json.dumps({"_id": 10000 + n}),))
+                a.execute("ROLLBACK")
+            for db in (a, b):
+                db.execute("INSERT INTO coll(doc) VALUES (?)", (json.dumps({"_id": n}),))
+                want.add(n)
+                n += 1
+            for name, db in (("a", a), ("b", b)):
+                ids = set(r[0] for r in rows(db, "SELECT _id FROM coll"))
+                check(ids == want, "two connections, step %d, %s reads %d of %d documents"
+                      % (step, name, len(ids & want), len(want)))
+                total = rows(db, "SELECT total(docs) FROM doc_chunks('coll')")[0][0]
+                check(int(total) == len(want), "two connections, step %d, %s: doc_chunks %s"
+                      % (step, name, total))
+        a.close()
+        b.close()
+    finally:
+        shutil.rmtree(d)
+
+
 def main():
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 20261126
     run_crashes()
+    run_two_connections()
     for i in range(cases):
         run_case(seed + i)
     print("%d passed, %d failed" % (passed, failed))
