@@ -1638,6 +1638,29 @@ static int rtFirstChunks(DocRouter *pR, int bEmpty, char **pzErr){
 /* Check every document's shard key (no arrays); *pbEmpty. */
 static int rtCheckDocs(DocRouter *pR, int *pbEmpty, char **pzErr);
 
+/* A shard's partition that holds documents already (left by a collection
+** of the same name dropped while sharded, or made by hand) would have
+** them show up as the new collection's: refused, as MongoDB refuses. */
+static int rtCheckPartitions(DocRouter *pR, char **pzErr){
+  int i, rc = SQLITE_OK;
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    sqlite3_stmt *pStmt = 0;
+    int bDocs = 0;
+    if( pR->aShard[i].bHome || !pR->aShard[i].bShard ) continue;
+    if( docextPreparef(pR->db, &pStmt, "SELECT 1 FROM \"%w\".\"%w_docs\" LIMIT 1",
+                       pR->aShard[i].zName, pR->zColl)==SQLITE_OK ){
+      bDocs = sqlite3_step(pStmt)==SQLITE_ROW;
+    }
+    sqlite3_finalize(pStmt);           /* (no such table: no partition yet) */
+    if( bDocs ){
+      rc = docextError(pzErr, "docext: %s.%s holds documents already: drop it, or move "
+                       "them elsewhere, before sharding %s", pR->aShard[i].zName, pR->zColl,
+                       pR->zColl);
+    }
+  }
+  return rc;
+}
+
 /* doc_shard_collection(coll, key [, options]) */
 static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
@@ -1698,6 +1721,7 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
   }
   if( rc==SQLITE_OK ) rc = docextExecf(pR->db, &zErr, "DELETE FROM main.docext_chunks WHERE coll=%Q",
                                    pR->zColl);
+  if( rc==SQLITE_OK ) rc = rtCheckPartitions(pR, &zErr);
   if( rc==SQLITE_OK ) rc = rtCheckDocs(pR, &bEmpty, &zErr);
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
     /* (main too when it is no shard: its documents leave through the index) */

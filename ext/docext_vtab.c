@@ -211,8 +211,17 @@ static int xDisconnect(sqlite3_vtab *pVtab){
 
 static int xDestroy(sqlite3_vtab *pVtab){
   DocVtab *p = (DocVtab*)pVtab;
+  const u8 *aKey = 0;
+  char *zErr = 0;
   int rc;
   vtabDropSpare(p);
+  if( p->pColl && docextCollShardKey(p->pColl, &aKey, 0, 0, &zErr)==SQLITE_OK && aKey ){
+    /* A sharded collection's chunks go with it. (Its partitions stay, each
+    ** a collection of its shard: DROP TABLE shard1.books drops one.) */
+    rc = docextExecf(p->db, 0, "DELETE FROM main.docext_chunks WHERE coll=%Q", p->zName);
+    if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, 0);
+  }
+  sqlite3_free(zErr);
   rc = p->pColl ? docextCollDestroy(p->pColl) : docextCollDrop(p->db, p->zDb, p->zName);
   if( rc!=SQLITE_OK ) return rc;
   return xDisconnect(pVtab);

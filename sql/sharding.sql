@@ -29,6 +29,10 @@ SELECT doc_shard_collection('books', NULL);
 SELECT doc_shard_collection('books', '{_id: 1}', '{chunkSize: 0}');
 SELECT doc_shard_collection('books', '{_id: 1}', '{chunkSize: 1.5}');
 SELECT doc_shard_collection('books', '{_id: 1}', '{chunk: 5}');
+CREATE VIRTUAL TABLE shard1.books USING docext;                 -- a partition, full
+INSERT INTO shard1.books(doc) VALUES ('{_id: 1, left: "behind"}');
+SELECT doc_shard_collection('books', '{_id: 1}');
+DROP TABLE shard1.books;
 CREATE VIRTUAL TABLE shard2.elsewhere USING docext;
 SELECT doc_shard_collection('shard2.elsewhere', '{_id: 1}');     -- only main's
 -- nothing above changed anything
@@ -272,3 +276,11 @@ SELECT doc_route('books', '{_id: {$bad: 1}}');
 SELECT doc_route('books', NULL);
 SELECT doc_route(1, '{}');
 SELECT doc_balance('nothing');
+-- DROP TABLE takes a sharded collection's chunks; its partitions stay, and
+-- sharding one of that name again waits until they are dropped
+SELECT count(*) FROM docext_chunks WHERE coll = 'logs';
+DROP TABLE logs;
+SELECT count(*) FROM docext_chunks WHERE coll = 'logs';
+SELECT count(*) FROM shard1.logs;
+CREATE VIRTUAL TABLE logs USING docext;
+SELECT doc_shard_collection('logs', '{host: 1}');
