@@ -1060,6 +1060,9 @@ struct DocAccess {
 };
 void docextAccessInit(DocAccess *p);
 void docextAccessClear(DocAccess *p);
+/* A copy of pFrom in pTo (empty before; clear it after), for a router that
+** gives each shard's query the same candidates. */
+int docextAccessCopy(DocAccess *pTo, const DocAccess *pFrom);
 /* Append a candidate key: p->keys grows by the bytes the caller appended
 ** since iStart (the caller writes the key into p->keys first). */
 int docextAccessAddKey(DocAccess *p, i64 iStart);
@@ -1371,6 +1374,9 @@ int docextRegisterVtab(sqlite3 *db, DocConn **ppConn);
 ** quotes names: '"x.y"', 'aux."my books"'), connecting the
 ** virtual table if this connection has not used it yet. Error (with
 ** message) if there is no such docext collection. */
+/* 1 if zDb[0..nDb) names a schema of the connection (main and temp
+** always do), else 0. */
+int docextIsSchema(sqlite3 *db, const char *zDb, int nDb);
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr);
 /* The same for a function's argument: TEXT only (a BLOB, or a name with a
 ** NUL inside, is an error). */

@@ -45,6 +45,27 @@ void docextAccessInit(DocAccess *p){
   p->eAccess = DOCEXT_ACCESS_ALL;
 }
 
+int docextAccessCopy(DocAccess *pTo, const DocAccess *pFrom){
+  int rc = SQLITE_OK;
+  docextAccessInit(pTo);
+  pTo->eAccess = pFrom->eAccess;
+  pTo->iDoc = pFrom->iDoc;
+  pTo->nKey = pFrom->nKey;
+  pTo->bLo = pFrom->bLo;
+  pTo->bHi = pFrom->bHi;
+  pTo->bLoIncl = pFrom->bLoIncl;
+  pTo->bHiIncl = pFrom->bHiIncl;
+  docextBufAppend(&rc, &pTo->keys, pFrom->keys.a, pFrom->keys.n);
+  docextBufAppend(&rc, &pTo->lo, pFrom->lo.a, pFrom->lo.n);
+  docextBufAppend(&rc, &pTo->hi, pFrom->hi.a, pFrom->hi.n);
+  if( rc==SQLITE_OK && pFrom->aKeyOff ){
+    pTo->aKeyOff = sqlite3_malloc64(sizeof(int)*((u64)pFrom->nKey+1));
+    if( pTo->aKeyOff==0 ) rc = SQLITE_NOMEM;
+    else memcpy(pTo->aKeyOff, pFrom->aKeyOff, sizeof(int)*((u64)pFrom->nKey+1));
+  }
+  return rc;
+}
+
 void docextAccessClear(DocAccess *p){
   docextBufFree(&p->keys);
   docextBufFree(&p->lo);

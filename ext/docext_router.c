@@ -290,6 +290,18 @@ static int rtBoundKey(const DocIndex *pKey, const u8 *aBound, DocBuf *pKeyOut, D
 ** Loading a router
 */
 
+/* Bind key a[0..n) as a BLOB: the empty key (MinKey's bound) too, which
+** a NULL pointer would bind as NULL. */
+static void rtBindKey(sqlite3_stmt *pStmt, int iParam, const u8 *a, int n){
+  sqlite3_bind_blob(pStmt, iParam, n ? (const void*)a : (const void*)"", n, SQLITE_STATIC);
+}
+
+/* Bind chunk i's lower bound. */
+static void rtBindLo(DocRouter *pR, sqlite3_stmt *pStmt, int iParam, int i){
+  const RtChunk *c = &pR->aChunk[i];
+  rtBindKey(pStmt, iParam, &pR->bytes.a[c->lo.iLo], c->lo.nLo);
+}
+
 static int rtSqlError(DocRouter *pR, int rc, char **pzErr){
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr==0 ){
     *pzErr = sqlite3_mprintf("docext: %s", sqlite3_errcode(pR->db)!=SQLITE_OK
@@ -672,7 +684,6 @@ static int rtKeyIndex(DocRouter *pR, DocColl *pColl, i64 *piIx, char **pzErr){
 static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzErr){
   DocColl *pColl = 0;
   sqlite3_stmt *pStmt = 0;
-  const RtChunk *c = &pR->aChunk[iChunk];
   const u8 *aHi;
   int nHi, rc;
   i64 iIx = 0;
@@ -694,10 +705,8 @@ static int rtList(DocRouter *pR, int iChunk, int iShard, RtList *pL, char **pzEr
   }
   if( rc==SQLITE_OK ){
     aHi = rtChunkHi(pR, iChunk, &nHi);
-    sqlite3_bind_blob(pStmt, 1, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo] : (const void*)"",
-                      c->lo.nLo, SQLITE_STATIC);
-    if( aHi ) sqlite3_bind_blob(pStmt, 2, nHi ? (const void*)aHi : (const void*)"", nHi,
-                                SQLITE_STATIC);
+    rtBindLo(pR, pStmt, 1, iChunk);
+    if( aHi ) rtBindKey(pStmt, 2, aHi, nHi);
   }
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     RtEntry *e;
@@ -752,7 +761,7 @@ static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const
                      " mig, jumbo) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-  sqlite3_bind_blob(pStmt, 2, nLo ? (const void*)aLo : (const void*)"", nLo, SQLITE_STATIC);
+  rtBindKey(pStmt, 2, aLo, nLo);
   sqlite3_bind_blob(pStmt, 3, aMin, docextGetI32(aMin), SQLITE_STATIC);
   sqlite3_bind_text(pStmt, 4, pR->aShard[c->iShard].zName, -1, SQLITE_STATIC);
   if( c->iPrev>=0 ){
@@ -765,29 +774,23 @@ static int rtChunkInsert(DocRouter *pR, int iFrom, const u8 *aLo, int nLo, const
 }
 
 /* UPDATE main.docext_chunks SET <zSet> for chunk i; ?2 is the chunk's
-** key, ?3, ?4 and ?5 the values given. */
-static int rtChunkSet5(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
-                       const char *z5, char **pzErr){
-  const RtChunk *c = &pR->aChunk[i];
+** key, ?3, ?4 and ?5 the values given. bLayout: the change is one of the
+** layout (owner, bounds, jumbo), which cached routers must see; what was
+** written since the chunk was measured is not. */
+static int rtChunkSet(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
+                      const char *z5, int bLayout, char **pzErr){
   sqlite3_stmt *pStmt = 0;
   int rc = docextPreparef(pR->db, &pStmt, "UPDATE main.docext_chunks SET %s WHERE coll=?1 AND lo=?2",
                      zSet);
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-  sqlite3_bind_blob(pStmt, 2, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo] : (const void*)"",
-                    c->lo.nLo, SQLITE_STATIC);
+  rtBindLo(pR, pStmt, 2, i);
   if( z3 ) sqlite3_bind_text(pStmt, 3, z3, -1, SQLITE_STATIC);
   sqlite3_bind_int64(pStmt, 4, i4);
   if( z5 ) sqlite3_bind_text(pStmt, 5, z5, -1, SQLITE_STATIC);
   rc = rtExec(pR, pzErr, pStmt);
-  /* (what it has written since measured is no change of the layout) */
-  if( rc==SQLITE_OK && strncmp(zSet, "written=", 8)!=0 ) rc = rtChanged(pR, pzErr);
+  if( rc==SQLITE_OK && bLayout ) rc = rtChanged(pR, pzErr);
   return rc;
-}
-
-static int rtChunkSet(DocRouter *pR, int i, const char *zSet, const char *z3, i64 i4,
-                      char **pzErr){
-  return rtChunkSet5(pR, i, zSet, z3, i4, 0, pzErr);
 }
 
 /* The bytes of entries [iFrom, iTo) of pL. */
@@ -841,7 +844,7 @@ static int rtSplitAt(DocRouter *pR, int i, const RtList *pL, const int *aPt, int
     int bJumbo = rtListBytes(pL, iFrom, iTo)>pR->nChunkSize;
     const u8 *aDoc = 0;
     if( k==0 ){
-      if( bJumbo ) rc = rtChunkSet(pR, i, "jumbo=1", 0, 0, pzErr);
+      if( bJumbo ) rc = rtChunkSet(pR, i, "jumbo=1", 0, 0, 0, 1, pzErr);
       continue;
     }
     rc = rtReadDoc(pColl, pRd, pL->a[iFrom].iDoc, &aDoc, pzErr);
@@ -867,7 +870,7 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   int rc;
   memset(&list, 0, sizeof(list));
   pR->aChunk[i].nWritten = 0;
-  rc = rtChunkSet(pR, i, "written=0", 0, 0, pzErr);
+  rc = rtChunkSet(pR, i, "written=0", 0, 0, 0, 0, pzErr);
   if( rc==SQLITE_OK ) rc = rtList(pR, i, pR->aChunk[i].iOwner, &list, pzErr);
   if( rc==SQLITE_OK && list.nBytes>pR->nChunkSize ){
     rtSplitPoints(pR, &list, 0, list.n, 0, &rc, &aPt, &nPt, &nAlloc);
@@ -892,8 +895,7 @@ static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
       if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
     }
     sqlite3_bind_text(pR->pWritten, 1, pR->zColl, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(pR->pWritten, 2, c->lo.nLo ? (const void*)&pR->bytes.a[c->lo.iLo]
-                      : (const void*)"", c->lo.nLo, SQLITE_STATIC);
+    rtBindLo(pR, pR->pWritten, 2, i);
     sqlite3_bind_int64(pR->pWritten, 3, nBytes);
     rc = docextStmtRun(pR->pWritten);
     sqlite3_clear_bindings(pR->pWritten);
@@ -1102,28 +1104,6 @@ static int rtAdvance(DocRouted *p, int bFirst, char **pzErr){
   }
 }
 
-/* A copy of pFrom in pTo (which is empty). */
-static int rtAccessCopy(DocAccess *pTo, const DocAccess *pFrom){
-  int rc = SQLITE_OK;
-  docextAccessInit(pTo);
-  pTo->eAccess = pFrom->eAccess;
-  pTo->iDoc = pFrom->iDoc;
-  pTo->nKey = pFrom->nKey;
-  pTo->bLo = pFrom->bLo;
-  pTo->bHi = pFrom->bHi;
-  pTo->bLoIncl = pFrom->bLoIncl;
-  pTo->bHiIncl = pFrom->bHiIncl;
-  docextBufAppend(&rc, &pTo->keys, pFrom->keys.a, pFrom->keys.n);
-  docextBufAppend(&rc, &pTo->lo, pFrom->lo.a, pFrom->lo.n);
-  docextBufAppend(&rc, &pTo->hi, pFrom->hi.a, pFrom->hi.n);
-  if( rc==SQLITE_OK && pFrom->aKeyOff ){
-    pTo->aKeyOff = sqlite3_malloc64(sizeof(int)*((u64)pFrom->nKey+1));
-    if( pTo->aKeyOff==0 ) rc = SQLITE_NOMEM;
-    else memcpy(pTo->aKeyOff, pFrom->aKeyOff, sizeof(int)*((u64)pFrom->nKey+1));
-  }
-  return rc;
-}
-
 int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
                     DocRouted **ppOut, char **pzErr){
   DocRouted *p = docextMallocZero(sizeof(*p));
@@ -1179,7 +1159,7 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
     rc = rtShardColl(pR, i, &pColl, pzErr);
     if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, &spec, &pP->pQuery, pzErr);
     if( rc==SQLITE_OK ){
-      rc = rtAccessCopy(&access, pAccess);
+      rc = docextAccessCopy(&access, pAccess);
       if( iDocShard>=0 ) access.iDoc = iDoc;
       if( rc==SQLITE_OK ) rc = docextQueryStart(pP->pQuery, &access, pzErr);
       docextAccessClear(&access);
@@ -1277,7 +1257,7 @@ static int rtFinishMove(DocRouter *pR, int i, char **pzErr){
   RtChunk *c = &pR->aChunk[i];
   int rc;
   if( c->iOwner!=c->iShard ){
-    rc = rtChunkSet(pR, i, "shard=prev, prev=NULL, mig=NULL", 0, 0, pzErr);
+    rc = rtChunkSet(pR, i, "shard=prev, prev=NULL, mig=NULL", 0, 0, 0, 1, pzErr);
     if( rc==SQLITE_OK ) c->iShard = c->iPrev;
   }else{
     rc = rtDeleteRange(pR, i, c->iPrev, pzErr);
@@ -1285,7 +1265,7 @@ static int rtFinishMove(DocRouter *pR, int i, char **pzErr){
       rc = docextExecf(pR->db, pzErr, "DELETE FROM \"%w\".\"%w_config\" WHERE k='migrated:%lld'",
                    pR->aShard[c->iShard].zName, pR->zColl, c->iMig);
     }
-    if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, pzErr);
+    if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "prev=NULL, mig=NULL", 0, 0, 0, 1, pzErr);
   }
   if( rc==SQLITE_OK ){
     c->iPrev = -1;
@@ -1360,8 +1340,8 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
                  " VALUES('migrated:%lld', 1)", pR->aShard[iTo].zName, pR->zColl, iMig);
   }
   if( rc==SQLITE_OK ){
-    rc = rtChunkSet5(pR, i, "shard=?3, prev=?5, mig=?4, written=0",
-                     pR->aShard[iTo].zName, iMig, pR->aShard[iFrom].zName, pzErr);
+    rc = rtChunkSet(pR, i, "shard=?3, prev=?5, mig=?4, written=0",
+                    pR->aShard[iTo].zName, iMig, pR->aShard[iFrom].zName, 1, pzErr);
   }
   if( rc==SQLITE_OK ){
     c->iPrev = iFrom;
@@ -1416,22 +1396,25 @@ static int rtEnd(DocRouter *pR, int bSave, int rc){
   return bSave ? docextStorageSavepointEnd(docextCollStore(pR->pHome), rc) : rc;
 }
 
-/* The router of the collection named by argument pArg; an error if it is
-** not sharded. */
-static int rtOpenArg(DocConn *pConn, sqlite3_value *pArg, DocRouter **ppR, char **pzErr){
-  DocColl *pColl = 0;
-  const char *z;
-  int rc;
-  *ppR = 0;
+/* The collection named by a function's argument (TEXT only), sharded or
+** not. */
+static int rtCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char **pzErr){
+  *ppColl = 0;
   if( sqlite3_value_type(pArg)!=SQLITE_TEXT ){
     return docextError(pzErr, "docext: a collection name is TEXT");
   }
-  z = (const char*)sqlite3_value_text(pArg);
-  if( z==0 ) return SQLITE_NOMEM;
-  rc = docextCollFind(pConn, z, &pColl, pzErr);
+  return docextCollFindArgFor(pConn, 0, 0, pArg, 1, ppColl, pzErr);
+}
+
+/* Its router; an error if it is not sharded. */
+static int rtOpenArg(DocConn *pConn, sqlite3_value *pArg, DocRouter **ppR, char **pzErr){
+  DocColl *pColl = 0;
+  int rc = rtCollArg(pConn, pArg, &pColl, pzErr);
+  *ppR = 0;
   if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, pColl, ppR, pzErr);
   if( rc==SQLITE_OK && *ppR==0 ){
-    rc = docextError(pzErr, "docext: %s is not sharded (doc_shard_collection shards it)", z);
+    rc = docextError(pzErr, "docext: %s is not sharded (doc_shard_collection shards it)",
+                     docextCollName(pColl));
   }
   return rc;
 }
@@ -1490,26 +1473,19 @@ static void rtAddShardFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   sqlite3_stmt *pStmt = 0;
   const char *z = (const char*)sqlite3_value_text(argv[0]);
   char *zErr = 0;
-  int rc, bFound = 0;
+  int rc;
   (void)argc;
   if( z==0 || sqlite3_value_type(argv[0])!=SQLITE_TEXT ){
     docextResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("docext: doc_add_shard needs the "
                       "name of an attached database (or main)"));
     return;
   }
-  rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name=?1"
-                              " COLLATE NOCASE AND name<>'temp'", -1, &pStmt, 0);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, z, -1, SQLITE_STATIC);
-    bFound = sqlite3_step(pStmt)==SQLITE_ROW;
-    rc = sqlite3_finalize(pStmt);
-  }
-  if( rc==SQLITE_OK && !bFound ){
+  if( sqlite3_stricmp(z, "temp")==0 || !docextIsSchema(db, z, (int)strlen(z)) ){
     docextResultError(ctx, SQLITE_ERROR, sqlite3_mprintf("docext: no database named %s: "
                       "a shard is main or an attached database (ATTACH 'f.db' AS %s)", z, z));
     return;
   }
-  if( rc==SQLITE_OK ) rc = sqlite3_exec(db, "SAVEPOINT docext_add_shard", 0, 0, 0);
+  rc = sqlite3_exec(db, "SAVEPOINT docext_add_shard", 0, 0, 0);
   if( rc==SQLITE_OK ){
     rc = sqlite3_exec(db, zMetaSchema, 0, 0, 0);
     if( rc==SQLITE_OK ){
@@ -1615,8 +1591,7 @@ static int rtFirstChunks(DocRouter *pR, int bEmpty, char **pzErr){
     }
     if( rc==SQLITE_OK ){
       sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-      sqlite3_bind_blob(pStmt, 2, key.n ? (const void*)key.a : (const void*)"", (int)key.n,
-                        SQLITE_STATIC);
+      rtBindKey(pStmt, 2, key.a, (int)key.n);
       sqlite3_bind_blob(pStmt, 3, bound.a, (int)bound.n, SQLITE_STATIC);
       sqlite3_bind_text(pStmt, 4, pR->aShard[iShard].zName, -1, SQLITE_STATIC);
       rc = rtExec(pR, pzErr, pStmt);
@@ -1677,11 +1652,8 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
   memset(&optArg, 0, sizeof(optArg));
   memset(&out, 0, sizeof(out));
   memset(&key, 0, sizeof(key));
-  if( sqlite3_value_type(argv[0])!=SQLITE_TEXT ){
-    rc = docextError(&zErr, "docext: a collection name is TEXT");
-  }else{
-    rc = docextCollFind(pConn, (const char*)sqlite3_value_text(argv[0]), &pColl, &zErr);
-  }
+  /* (its shard key is checked below: sharded already is an error) */
+  rc = rtCollArg(pConn, argv[0], &pColl, &zErr);
   if( rc==SQLITE_OK && sqlite3_stricmp(docextStorageSchema(docextCollStore(pColl)), "main") ){
     rc = docextError(&zErr, "docext: only a collection of main can be sharded (%s is "
                      "in %s)", docextCollName(pColl), docextStorageSchema(docextCollStore(pColl)));
@@ -1851,7 +1823,7 @@ static void rtSplitFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK ) rc = rtBegin(pR, &bSave);
   if( rc==SQLITE_OK ) rc = rtChunkInsert(pR, i, key.a, (int)key.n, bound.a, 0, &zErr);
-  if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "jumbo=0, written=0", 0, 0, &zErr);
+  if( rc==SQLITE_OK ) rc = rtChunkSet(pR, i, "jumbo=0, written=0", 0, 0, 0, 1, &zErr);
   if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, &zErr);
   rc = pR ? rtEnd(pR, bSave, rc) : rc;
   if( rc==SQLITE_OK ){

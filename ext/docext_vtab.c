@@ -1190,7 +1190,7 @@ static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
 /* 1 if zDb[0..nDb) names a schema of the connection ("main" and "temp"
 ** always do), else 0 (also on an error, which the lookup that follows
 ** then meets again). */
-static int isSchema(sqlite3 *db, const char *zDb, int nDb){
+int docextIsSchema(sqlite3 *db, const char *zDb, int nDb){
   sqlite3_stmt *pStmt = 0;
   int bFound = 0;
   if( (nDb==4 && sqlite3_strnicmp(zDb, "main", 4)==0)
@@ -1251,7 +1251,7 @@ static int splitCollName(sqlite3 *db, const char *zSpec, char **pzDb, char **pzN
     const char *zDot = strchr(zSpec, '.');
     sqlite3_free(zFirst);
     if( rc!=SQLITE_OK ) return rc;
-    if( zDot && isSchema(db, zSpec, (int)(zDot-zSpec)) ){
+    if( zDot && docextIsSchema(db, zSpec, (int)(zDot-zSpec)) ){
       *pzDb = sqlite3_mprintf("%.*s", (int)(zDot-zSpec), zSpec);   /* schema.rest */
       if( *pzDb==0 ) return SQLITE_NOMEM;
       zRest = zDot+1;
