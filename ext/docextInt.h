@@ -1220,6 +1220,20 @@ typedef int (*DocPlanVisitor)(void *pCtx, const u8 *aDoc, char **pzErr);
 int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
                        DocPlanVisitor xDoc, void *pDocCtx,
                        i64 *pnCount, DocBuf *pJson, char **pzErr);
+/* The same on a collection that may be sharded: on its shards, through its
+** router, when it is (pJson then holds the router's explain, with each
+** shard's). */
+int docextPlanRun(DocConn *pConn, DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
+                  DocPlanVisitor xDoc, void *pDocCtx, i64 *pnCount, DocBuf *pJson,
+                  char **pzErr);
+/* Append doc_explain's object for a run of plan pPlan (NULL: none was
+** made, a scan) with counts pSt, which took nMillis; zHead and zTail (JSON
+** members with their commas, or NULL) go first and last inside it. */
+void docextPlanExplainWrite(int *pRc, DocBuf *pJson, const DocPlan *pPlan,
+                            const DocQueryStats *pSt, i64 nMillis, const char *zHead,
+                            const char *zTail);
+/* A monotonic clock in milliseconds, for explain's millis. */
+double docextPlanNowMs(void);
 /* Fill in nEst (-1 while unknown: a plan with a single candidate index is
 ** chosen without probing it) by counting entries in the plan's ranges. */
 int docextPlanEstimate(DocColl *pColl, DocPlan *p);
@@ -1340,6 +1354,30 @@ int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eCo
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr);
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
                         char **pzErr);
+/* One more reference to pR (for a call that takes one over). */
+DocRouter *docextRouterRef(DocRouter *pR);
+/* A copy of the document at router rowid iRowid, in pOut. */
+int docextRouterRead(DocRouter *pR, i64 iRowid, DocBuf *pOut, char **pzErr);
+/* Take the write lock of every shard that owns chunks (a command that
+** reads, then writes, outside a transaction: as docextStorageSavepoint's
+** DOCEXT_SP_LOCK does for one database). */
+int docextRouterLock(DocRouter *pR, char **pzErr);
+/* The storages of a sharded collection: the router's own first (zShard
+** "main", bShard whether main is a shard), then the partition of each
+** shard that has one. *paPart is sqlite3_malloc'd; the collections are
+** the router's, held while it is. */
+typedef struct DocPartition DocPartition;
+struct DocPartition {
+  DocColl *pColl;
+  const char *zShard;
+  int bShard;
+};
+int docextRouterPartitions(DocRouter *pR, DocPartition **paPart, int *pnPart, char **pzErr);
+/* How many chunks the collection has. */
+int docextRouterChunkCount(DocRouter *pR);
+/* Is pIdx an index that serves as the shard key's (which every partition
+** needs: the router lists chunks through it)? */
+int docextRouterIsKeyIndex(DocRouter *pR, const DocIndex *pIdx);
 /* A find over the shards (takes pR over, even on error). pAccess: the
 ** vtab's _id or rowid constraints, copied for each shard. */
 int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
@@ -1354,9 +1392,11 @@ DocQuery *docextRoutedQuery(DocRouted *p);
 ** on every shard's partition. */
 int docextRouterCreateIndex(DocRouter *pR, const u8 *aKeys, const u8 *aOpt, char **pzName,
                             char **pzErr);
-/* doc_count on a sharded collection: the documents matching the spec's
-** filters, counted over the shards in one snapshot (takes pR over). */
-int docextRouterCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, char **pzErr);
+/* docextPlanRunQuery on a sharded collection: the find over its shards, in
+** one snapshot (takes pR over). */
+int docextRouterRun(DocRouter *pR, const DocQuerySpec *pSpec, int bRead,
+                    DocPlanVisitor xDoc, void *pDocCtx, i64 *pnCount, DocBuf *pJson,
+                    char **pzErr);
 int docextRegisterRouterFunctions(sqlite3 *db, DocConn *pConn);
 
 int docextRegisterShardFunctions(sqlite3 *db, DocConn *pConn);
@@ -1382,13 +1422,10 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
 ** NUL inside, is an error). */
 /* With ctx, the collection is also held (docextCollHold) as argument
 ** iArg's auxiliary data: until the call returns, or to the end of the
-** statement when the argument is a constant. */
+** statement when the argument is a constant. A sharded collection is its
+** router's own storage: commands reach its shards through
+** docextRouterOpen. */
 int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
                       DocColl **ppColl, char **pzErr);
-/* The same; bStorage: also a sharded collection, whose own storage the
-** caller means (doc_check). Other commands refuse one: they would not
-** reach its shards. */
-int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
-                         int bStorage, DocColl **ppColl, char **pzErr);
 
 #endif /* DOCEXT_INT_H */

@@ -12,6 +12,12 @@
 ** included. Inside an enclosing transaction the savepoint nests, so a later
 ** ROLLBACK undoes the command too.
 **
+** On a sharded collection the commands go through its router: the find
+** to the shards the filter targets, each write to the document's shard
+** (a shard key cannot change; an upsert needs every shard-key field), and
+** the savepoint covers every shard, as SQLite's savepoints cover every
+** attached database.
+**
 ** Upserts follow MongoDB: the new document starts from the filter's
 ** equality conditions (also $eq, a one-value $in or $all, inside $and or a
 ** one-clause $or; dotted paths building embedded documents, _id
@@ -32,6 +38,7 @@ typedef struct Cmd Cmd;
 struct Cmd {
   sqlite3 *db;
   DocColl *pColl;
+  DocRouter *pR;            /* pColl's router when it is sharded, else NULL */
   DocBuf filter, update, options, sort, queryOpt, updateOpt, fields;
   int bFilter, bSort, bFields;
   int bPipeline;            /* update holds a pipeline's stages (an array) */
@@ -51,6 +58,7 @@ static void cmdClear(Cmd *p){
   docextBufFree(&p->updateOpt);
   docextBufFree(&p->fields);
   docextUpdateFree(p->pUpdate);
+  docextRouterFree(p->pR);
   sqlite3_free(p->aMatch);
   sqlite3_free(p->zErr);
 }
@@ -125,13 +133,60 @@ static int cmdCopyDoc(Cmd *p, const DocValue *v, const char *zWhat, DocBuf *pBuf
   return rc;
 }
 
-/* Start: find the collection (argument 0, held for the call), open the
-** savepoint later. */
+/* Start: find the collection (argument 0, held for the call) and, when
+** it is sharded, its router; open the savepoint later. */
 static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
+  int rc;
   memset(p, 0, sizeof(*p));
   p->db = sqlite3_context_db_handle(ctx);
-  return docextCollFindArg(pConn, ctx, 0, pName, &p->pColl, &p->zErr);
+  rc = docextCollFindArg(pConn, ctx, 0, pName, &p->pColl, &p->zErr);
+  if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, p->pColl, &p->pR, &p->zErr);
+  return rc;
+}
+
+/* The writes, each to the collection or through its router (a matched
+** document's id is then the router's rowid). */
+static int cmdInsert(Cmd *p, const u8 *aDoc, i64 *piDoc){
+  if( p->pR ) return docextRouterInsert(p->pR, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
+  return docextCollInsert(p->pColl, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
+}
+static int cmdReplace(Cmd *p, i64 iDoc, const u8 *aNew){
+  if( p->pR ) return docextRouterReplace(p->pR, iDoc, aNew, 0, &p->zErr);
+  return docextCollReplace(p->pColl, iDoc, aNew, 0, &p->zErr);
+}
+static int cmdDelete(Cmd *p, i64 iDoc){
+  if( p->pR ) return docextRouterDelete(p->pR, iDoc, &p->zErr);
+  return docextCollDelete(p->pColl, iDoc, &p->zErr);
+}
+
+/* Add a matched document. */
+static int cmdMatch(Cmd *p, i64 iDoc, int iPos){
+  int rc = SQLITE_OK;
+  p->aMatch = docextArrayGrow(&rc, p->aMatch, p->nMatch, &p->nMatchAlloc, sizeof(CmdMatch));
+  if( rc==SQLITE_OK ){
+    p->aMatch[p->nMatch].iDoc = iDoc;
+    p->aMatch[p->nMatch].iPos = iPos;
+    p->nMatch++;
+  }
+  return rc;
+}
+
+/* cmdFind on a sharded collection: through the shards its filter targets. */
+static int cmdFindRouted(Cmd *p, const DocQuerySpec *pSpec, DocAccess *pAccess){
+  DocRouted *pRouted = 0;
+  int rc = docextRoutedNew(docextRouterRef(p->pR), pSpec, pAccess, &pRouted, &p->zErr);
+  while( rc==SQLITE_OK && !docextRoutedEof(pRouted) ){
+    i64 iRowid = 0;
+    rc = docextRoutedRowid(pRouted, &iRowid);
+    if( rc==SQLITE_OK ){
+      rc = cmdMatch(p, iRowid, docextQueryPosition(docextRoutedQuery(pRouted)));
+    }
+    if( rc==SQLITE_OK ) rc = docextRoutedNext(pRouted, &p->zErr);
+  }
+  docextRoutedFree(pRouted);
+  docextAccessClear(pAccess);
+  return rc;
 }
 
 /* Find the matching documents (at most nLimit, -1 for all), in sort order
@@ -152,16 +207,16 @@ static int cmdFind(Cmd *p, i64 nLimit, int bIdsOnly){
   spec.nLimit = nLimit;
   spec.bCountOnly = bIdsOnly;
   docextAccessInit(&access);
+  if( p->pR ){
+    return cmdFindRouted(p, &spec, &access);
+  }
   rc = docextQueryNew(p->pColl, &spec, &pQuery, &p->zErr);
   if( rc==SQLITE_OK ) rc = docextQueryStart(pQuery, &access, &p->zErr);
   while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
-    p->aMatch = docextArrayGrow(&rc, p->aMatch, p->nMatch, &p->nMatchAlloc, sizeof(CmdMatch));
-    if( rc!=SQLITE_OK ) break;
-    rc = docextQueryDocid(pQuery, &p->aMatch[p->nMatch].iDoc);
-    if( rc!=SQLITE_OK ) break;
-    p->aMatch[p->nMatch].iPos = docextQueryPosition(pQuery);
-    p->nMatch++;
-    rc = docextQueryNext(pQuery, &p->zErr);
+    i64 iDoc = 0;
+    rc = docextQueryDocid(pQuery, &iDoc);
+    if( rc==SQLITE_OK ) rc = cmdMatch(p, iDoc, docextQueryPosition(pQuery));
+    if( rc==SQLITE_OK ) rc = docextQueryNext(pQuery, &p->zErr);
   }
   docextAccessClear(&access);
   docextQueryFree(pQuery);
@@ -175,6 +230,7 @@ static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
   DocAccess access;
   const u8 *aDoc;
   int rc;
+  if( p->pR ) return docextRouterRead(p->pR, iDoc, pOut, &p->zErr);
   docextQuerySpecInit(&spec);
   docextAccessInit(&access);
   access.eAccess = DOCEXT_ACCESS_DOCID;
@@ -193,10 +249,12 @@ static int cmdRead(Cmd *p, i64 iDoc, DocBuf *pOut){
 }
 
 static int cmdSavepoint(Cmd *p){
+  int bAuto = sqlite3_get_autocommit(p->db);
   int rc = docextStorageSavepoint(docextCollStore(p->pColl), DOCEXT_SP_OPEN);
   if( rc==SQLITE_OK ){
     p->bSavepoint = 1;
     rc = docextStorageSavepoint(docextCollStore(p->pColl), DOCEXT_SP_LOCK);
+    if( rc==SQLITE_OK && p->pR && bAuto ) rc = docextRouterLock(p->pR, &p->zErr);
   }else if( rc==SQLITE_BUSY ){
     /* SQLite opens no savepoint while a statement that writes is running
     ** ("SQL statements in progress"): INSERT … SELECT doc_update_many(…) */
@@ -392,7 +450,7 @@ static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
   DocBuf stored;
   int rc = cmdUpsertDoc(p, pNewDoc);
   memset(&stored, 0, sizeof(stored));
-  if( rc==SQLITE_OK ) rc = docextCollInsert(p->pColl, pNewDoc->a, 0, SQLITE_ABORT, &iDoc, &p->zErr);
+  if( rc==SQLITE_OK ) rc = cmdInsert(p, pNewDoc->a, &iDoc);
   if( rc==SQLITE_OK ) rc = cmdRead(p, iDoc, &stored);     /* _id first, maybe new */
   if( rc==SQLITE_OK ){
     DocValue id;
@@ -449,8 +507,9 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
   *pnModified = 0;
   for(i=0; rc==SQLITE_OK && i<p->nMatch; i++){
     int bChanged = 0;
-    if( pLast==0 ){
-      /* A $push onto a large document: only the pages it touches. */
+    if( pLast==0 && p->pR==0 ){
+      /* A $push onto a large document: only the pages it touches. (Not
+      ** through a router, which counts what it writes to each chunk.) */
       int bDone = 0;
       rc = docextCollAppendInPlace(p->pColl, p->aMatch[i].iDoc, p->pUpdate, &bDone, &p->zErr);
       if( rc!=SQLITE_OK ) break;
@@ -464,7 +523,7 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
       rc = docextUpdateApply(p->pUpdate, old.a, p->aMatch[i].iPos, 0, &neu, &bChanged, &p->zErr);
     }
     if( rc==SQLITE_OK && bChanged ){
-      rc = docextCollReplace(p->pColl, p->aMatch[i].iDoc, neu.a, 0, &p->zErr);
+      rc = cmdReplace(p, p->aMatch[i].iDoc, neu.a);
       if( rc==SQLITE_OK ) (*pnModified)++;
     }
     if( rc==SQLITE_OK && pLast ){
@@ -567,7 +626,7 @@ static void deleteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, 1);
   for(i=0; rc==SQLITE_OK && i<c.nMatch; i++){
-    rc = docextCollDelete(c.pColl, c.aMatch[i].iDoc, &c.zErr);
+    rc = cmdDelete(&c, c.aMatch[i].iDoc);
   }
   rc = cmdFinish(&c, rc);
   if( rc==SQLITE_OK ) sqlite3_result_int(ctx, c.nMatch);
@@ -658,7 +717,7 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   if( rc==SQLITE_OK && c.nMatch==1 ){
     rc = cmdRead(&c, c.aMatch[0].iDoc, &before);
     if( rc==SQLITE_OK && bRemove ){
-      rc = docextCollDelete(c.pColl, c.aMatch[0].iDoc, &c.zErr);
+      rc = cmdDelete(&c, c.aMatch[0].iDoc);
     }else if( rc==SQLITE_OK ){
       rc = cmdApplyUpdates(&c, &nModified, &after);
     }

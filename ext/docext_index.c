@@ -1751,12 +1751,15 @@ static void idxResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
-/* The collection named by an argument (argument 0 of the function of ctx,
-** which holds it for the call; ctx is NULL in doc_indexes, which never
-** rolls back). */
+/* The collection named by argument 0 of the function of ctx (which
+** holds it for the call), and its router when it is sharded (*ppR, to be
+** freed; else NULL). */
 static int idxCollArg(DocConn *pConn, sqlite3_context *ctx, sqlite3_value *pArg,
-                      DocColl **ppColl, char **pzErr){
-  return docextCollFindArg(pConn, ctx, 0, pArg, ppColl, pzErr);
+                      DocColl **ppColl, DocRouter **ppR, char **pzErr){
+  int rc = docextCollFindArg(pConn, ctx, 0, pArg, ppColl, pzErr);
+  *ppR = 0;
+  if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, *ppColl, ppR, pzErr);
+  return rc;
 }
 
 /* Run SQL on the collection's shadow tables: %w arguments are the schema
@@ -2009,8 +2012,7 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   memset(&bufKeys, 0, sizeof(bufKeys));
   memset(&bufOpt, 0, sizeof(bufOpt));
   /* (a sharded collection too: the index goes to every partition) */
-  rc = docextCollFindArgFor(pConn, ctx, 0, argv[0], 1, &p, &zErr);
-  if( rc==SQLITE_OK ) rc = docextRouterOpen(pConn, p, &pR, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &pR, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &bufKeys, &aKeys, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = docextArgToBson(argv[2], &bufOpt, &aOpt, &zErr);
@@ -2034,9 +2036,46 @@ static void createIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
 ** doc_drop_index(coll, name_or_keys)
 */
 
+/* Drop index i of p (whose definitions c holds). */
+static int idxDropAt(DocColl *p, DocIndexCache *c, int i, char **pzErr){
+  i64 iId = c->aIdx[i].iId;
+  int rc = idxExec(p, pzErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
+  if( rc==SQLITE_OK ) rc = idxExec(p, pzErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
+  if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
+  c->bLoaded = 0;
+  return rc;
+}
+
+/* doc_drop_index on a sharded collection, before the router's own storage
+** drops pIdx: the index of that name in every partition, unless it is
+** the shard key's, which every shard needs. */
+static int idxDropSharded(DocRouter *pR, const DocIndex *pIdx, char **pzErr){
+  DocPartition *aPart = 0;
+  int nPart = 0, rc, k, i;
+  if( docextRouterIsKeyIndex(pR, pIdx) ){
+    return docextError(pzErr, "docext: cannot drop index %s: the collection is sharded on "
+                       "its key, and every shard needs an index on the shard key", pIdx->zName);
+  }
+  rc = docextRouterPartitions(pR, &aPart, &nPart, pzErr);
+  for(k=1; rc==SQLITE_OK && k<nPart; k++){
+    DocColl *p = aPart[k].pColl;
+    DocIndexCache *c = 0;
+    rc = idxCacheGet(p, 1, &c, pzErr);
+    for(i=1; rc==SQLITE_OK && i<c->nIdx; i++){
+      if( strcmp(c->aIdx[i].zName, pIdx->zName)==0 ){
+        if( !docextRouterIsKeyIndex(pR, &c->aIdx[i]) ) rc = idxDropAt(p, c, i, pzErr);
+        break;
+      }
+    }
+  }
+  sqlite3_free(aPart);
+  return rc;
+}
+
 static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
+  DocRouter *pR = 0;
   DocIndexCache *c = 0;
   DocIndex pat;
   DocBuf buf;
@@ -2048,7 +2087,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&pat, 0, sizeof(pat));
   memset(&buf, 0, sizeof(buf));
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &pR, &zErr);
   /* The lock before the lookup: another connection must not drop the index
   ** found, and create one that takes its id, before this one deletes it. */
   if( rc==SQLITE_OK ){
@@ -2110,14 +2149,10 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     zErr = sqlite3_mprintf("docext: cannot drop _id index");
     rc = SQLITE_ERROR;
   }
-  if( rc==SQLITE_OK ){
-    i64 iId = c->aIdx[iFound].iId;
-    rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
-    if( rc==SQLITE_OK ) rc = idxExec(p, &zErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
-    if( rc==SQLITE_OK ) rc = idxTagBump(p, c, 0);
-    c->bLoaded = 0;
-  }
+  if( rc==SQLITE_OK && pR ) rc = idxDropSharded(pR, &c->aIdx[iFound], &zErr);
+  if( rc==SQLITE_OK ) rc = idxDropAt(p, c, iFound, &zErr);
   if( p ) rc = idxCmdEnd(p, bSave, rc);
+  docextRouterFree(pR);
   if( rc==SQLITE_OK ){
     sqlite3_result_int(ctx, 1);
     sqlite3_free(zErr);
@@ -2176,9 +2211,25 @@ static int idxListCollections(sqlite3 *db, DocBuf *pList){
   return rc;
 }
 
+/* doc_ttl_sweep(coll) on a sharded collection: its own storage and every
+** partition. */
+static int idxTtlSweepSharded(DocRouter *pR, i64 *pnRemoved, char **pzErr){
+  DocPartition *aPart = 0;
+  int nPart = 0, k;
+  int rc = docextRouterPartitions(pR, &aPart, &nPart, pzErr);
+  for(k=0; rc==SQLITE_OK && k<nPart; k++){
+    i64 n = 0;
+    rc = docextCollTtlSweep(aPart[k].pColl, &n, pzErr);
+    *pnRemoved += n;
+  }
+  sqlite3_free(aPart);
+  return rc;
+}
+
 static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   sqlite3 *db = sqlite3_context_db_handle(ctx);
+  DocRouter *pR = 0;
   DocColl *p = 0;
   DocBuf list;
   char *zErr = 0;
@@ -2187,7 +2238,7 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&list, 0, sizeof(list));
   if( argc>0 ){
-    rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+    rc = idxCollArg(pConn, ctx, argv[0], &p, &pR, &zErr);
   }else{
     rc = idxListCollections(db, &list);
     if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
@@ -2202,8 +2253,11 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p ){
     bSave = idxCmdBegin(p);
     rc = idxCmdLock(p, bSave);
-    if( rc==SQLITE_OK ) rc = docextCollTtlSweep(p, &nTotal, &zErr);
+    if( rc==SQLITE_OK ){
+      rc = pR ? idxTtlSweepSharded(pR, &nTotal, &zErr) : docextCollTtlSweep(p, &nTotal, &zErr);
+    }
     rc = idxCmdEnd(p, bSave, rc);
+    docextRouterFree(pR);
   }else{
     /* each collection in its own savepoint (a sweep can be repeated) */
     i64 i = 0;
@@ -2329,7 +2383,7 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   }
   /* (a sharded collection's indexes are its router's: doc_create_index
   ** makes them there and on every partition) */
-  rc = docextCollFindArgFor(pConn, 0, 0, argv[0], 1, &p, &zErr);
+  rc = docextCollFindArg(pConn, 0, 0, argv[0], &p, &zErr);
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
   if( rc==SQLITE_OK ){
     pC->aRow = docextMallocZero(sizeof(IdxvRow)*c->nIdx);
@@ -2942,17 +2996,46 @@ int docextCollCheck(DocColl *p, char **pzReport, char **pzErr){
   return rc;
 }
 
+/* docextCollCheck over a sharded collection's storages: its own and each
+** partition's, each problem line led by the shard's name. */
+static int checkSharded(DocRouter *pR, char **pzReport, char **pzErr){
+  DocPartition *aPart = 0;
+  DocBuf out;
+  int nPart = 0, k;
+  int rc = docextRouterPartitions(pR, &aPart, &nPart, pzErr);
+  memset(&out, 0, sizeof(out));
+  for(k=0; rc==SQLITE_OK && k<nPart; k++){
+    char *zReport = 0;
+    const char *z;
+    rc = docextCollCheck(aPart[k].pColl, &zReport, pzErr);
+    for(z=zReport; rc==SQLITE_OK && z && *z; ){
+      const char *zEnd = strchr(z, '\n');
+      int n = zEnd ? (int)(zEnd - z) : (int)strlen(z);
+      docextBufAppendf(&rc, &out, "%sshard %s: %.*s", out.n ? "\n" : "", aPart[k].zShard, n, z);
+      z += n + (zEnd!=0);
+    }
+    sqlite3_free(zReport);
+  }
+  sqlite3_free(aPart);
+  *pzReport = out.n ? docextBufDetachText(&rc, &out) : 0;
+  docextBufFree(&out);
+  return rc;
+}
+
 /* doc_check(coll): 'ok', or a line per problem found. */
 static void checkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
+  DocRouter *pR = 0;
   char *zErr = 0, *zReport = 0;
   int rc;
   (void)argc;
 
-  /* (a sharded collection too: its own storage is checked) */
-  rc = docextCollFindArgFor(pConn, ctx, 0, argv[0], 1, &p, &zErr);
-  if( rc==SQLITE_OK ) rc = docextCollCheck(p, &zReport, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &pR, &zErr);
+  if( rc==SQLITE_OK ){
+    rc = pR ? checkSharded(pR, &zReport, &zErr) : docextCollCheck(p, &zReport, &zErr);
+  }
+  docextRouterFree(pR);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
   }else if( zReport==0 ){
@@ -3064,36 +3147,103 @@ static int statsBtrees(DocColl *p, StatsSizes *pS){
   return rc;
 }
 
-/* doc_stats's JSON. X_idx is shared among the indexes in proportion to
-** their entries' bytes. */
-static void statsJson(int *pRc, DocBuf *pOut, const DocIndexCache *c, const StatsSizes *pS){
-  i64 nCum = 0, nPrev = 0, nTotalIdx = 0;
+/* Each index's size in pS->aBytes, in place of its entries' bytes: _id_'s
+** B-tree, and X_idx shared among the others in proportion to their
+** entries' bytes (rounded cumulatively, so that the shares add up). */
+static void statsShare(const DocIndexCache *c, StatsSizes *pS){
+  i64 nCum = 0, nPrev = 0;
   int i;
-  docextBufAppendf(pRc, pOut, "{\"count\":%lld,\"size\":%lld,\"avgObjSize\":%lld,"
-                   "\"storageSize\":%lld,\"nindexes\":%d,\"indexSizes\":{",
+  pS->aBytes[0] = pS->nIdSize;
+  for(i=1; i<c->nIdx; i++){
+    i64 nEnd;
+    nCum += pS->aBytes[i];
+    nEnd = pS->nBytesAll>0 ? (i64)((double)pS->nIdxTree*nCum/pS->nBytesAll + 0.5) : 0;
+    pS->aBytes[i] = nEnd - nPrev;
+    nPrev = nEnd;
+  }
+}
+
+/* Gather doc_stats's figures of p: *pc its indexes, pS (whose aBytes the
+** caller frees) the sizes, each index's in aBytes. */
+static int statsGather(DocColl *p, DocIndexCache **pc, StatsSizes *pS, char **pzErr){
+  int rc = idxCacheGet(p, 1, pc, pzErr);
+  memset(pS, 0, sizeof(*pS));
+  if( rc==SQLITE_OK ){
+    pS->aBytes = docextMallocZero(sizeof(i64)*(*pc)->nIdx);
+    if( pS->aBytes==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = statsBytes(p, *pc, pS, pzErr);
+  if( rc==SQLITE_OK ) rc = statsBtrees(p, pS);
+  if( rc==SQLITE_OK ) statsShare(*pc, pS);
+  return rc;
+}
+
+/* doc_stats's JSON, of indexes c with sizes pS; zTail (members with their
+** commas, or NULL) goes last inside it. */
+static void statsJson(int *pRc, DocBuf *pOut, const DocIndexCache *c, const StatsSizes *pS,
+                      const char *zHead, const char *zTail){
+  i64 nTotalIdx = 0;
+  int i;
+  docextBufAppendf(pRc, pOut, "{%s\"count\":%lld,\"size\":%lld,\"avgObjSize\":%lld,"
+                   "\"storageSize\":%lld,\"nindexes\":%d,\"indexSizes\":{", zHead ? zHead : "",
                    pS->nCount, pS->nSize, pS->nCount ? pS->nSize/pS->nCount : 0,
                    pS->nStorage, c->nIdx);
   for(i=0; i<c->nIdx; i++){
-    i64 n = pS->nIdSize;
-    if( i>0 ){
-      /* cumulative rounding, so that the shares add up to nIdxTree */
-      i64 nEnd;
-      nCum += pS->aBytes[i];
-      nEnd = pS->nBytesAll>0 ? (i64)((double)pS->nIdxTree*nCum/pS->nBytesAll + 0.5) : 0;
-      n = nEnd - nPrev;
-      nPrev = nEnd;
-    }
     if( i ) docextBufAppendByte(pRc, pOut, ',');
     docextJsonWriteString(pRc, pOut, c->aIdx[i].zName, (int)strlen(c->aIdx[i].zName));
-    docextBufAppendf(pRc, pOut, ":%lld", n);
-    nTotalIdx += n;
+    docextBufAppendf(pRc, pOut, ":%lld", pS->aBytes[i]);
+    nTotalIdx += pS->aBytes[i];
   }
-  docextBufAppendf(pRc, pOut, "},\"totalIndexSize\":%lld}", nTotalIdx);
+  docextBufAppendf(pRc, pOut, "},\"totalIndexSize\":%lld%s}", nTotalIdx, zTail ? zTail : "");
+}
+
+/* doc_stats on a sharded collection, as MongoDB's collStats through mongos:
+** the sums (of the indexes the router lists: each partition's index of the
+** same name), "sharded", "nchunks", and each shard's own under "shards". */
+static int statsSharded(DocRouter *pR, DocIndexCache *cHome, StatsSizes *pSum, DocBuf *pOut,
+                        char **pzErr){
+  DocPartition *aPart = 0;
+  DocBuf shards;
+  int nPart = 0, k, i, j, n = 0;
+  int rc = docextRouterPartitions(pR, &aPart, &nPart, pzErr);
+  memset(&shards, 0, sizeof(shards));
+  docextBufAppendStr(&rc, &shards, ",\"shards\":{");
+  for(k=0; rc==SQLITE_OK && k<nPart; k++){
+    DocIndexCache *c = 0;
+    StatsSizes st;
+    rc = statsGather(aPart[k].pColl, &c, &st, pzErr);
+    if( rc==SQLITE_OK && (aPart[k].bShard || st.nCount>0) ){
+      pSum->nCount += st.nCount;
+      pSum->nSize += st.nSize;
+      pSum->nStorage += st.nStorage;
+      for(i=0; i<cHome->nIdx; i++){
+        for(j=0; j<c->nIdx && strcmp(c->aIdx[j].zName, cHome->aIdx[i].zName)!=0; j++){}
+        if( j<c->nIdx ) pSum->aBytes[i] += st.aBytes[j];
+      }
+      if( n++ ) docextBufAppendByte(&rc, &shards, ',');
+      docextJsonWriteString(&rc, &shards, aPart[k].zShard, (int)strlen(aPart[k].zShard));
+      docextBufAppendByte(&rc, &shards, ':');
+      statsJson(&rc, &shards, c, &st, 0, 0);
+    }
+    sqlite3_free(st.aBytes);
+  }
+  docextBufAppendStr(&rc, &shards, "}");
+  docextBufAppendByte(&rc, &shards, 0);
+  if( rc==SQLITE_OK ){
+    char zHead[64];
+    sqlite3_snprintf(sizeof(zHead), zHead, "\"sharded\":true,\"nchunks\":%d,",
+                     docextRouterChunkCount(pR));
+    statsJson(&rc, pOut, cHome, pSum, zHead, (const char*)shards.a);
+  }
+  docextBufFree(&shards);
+  sqlite3_free(aPart);
+  return rc;
 }
 
 static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
+  DocRouter *pR = 0;
   DocIndexCache *c = 0;
   StatsSizes sizes;
   DocBuf out;
@@ -3103,20 +3253,23 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   memset(&out, 0, sizeof(out));
   memset(&sizes, 0, sizeof(sizes));
-  rc = idxCollArg(pConn, ctx, argv[0], &p, &zErr);
+  rc = idxCollArg(pConn, ctx, argv[0], &p, &pR, &zErr);
   if( rc!=SQLITE_OK ){
     idxResultError(ctx, rc, zErr);
     return;
   }
-  bSave = idxCmdBegin(p);
-  rc = idxCacheGet(p, 1, &c, &zErr);
-  if( rc==SQLITE_OK ){
-    sizes.aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
-    if( sizes.aBytes==0 ) rc = SQLITE_NOMEM;
+  bSave = idxCmdBegin(p);           /* (one snapshot) */
+  if( pR ){
+    rc = idxCacheGet(p, 1, &c, &zErr);
+    if( rc==SQLITE_OK ){
+      sizes.aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
+      if( sizes.aBytes==0 ) rc = SQLITE_NOMEM;
+    }
+    if( rc==SQLITE_OK ) rc = statsSharded(pR, c, &sizes, &out, &zErr);
+  }else{
+    rc = statsGather(p, &c, &sizes, &zErr);
+    if( rc==SQLITE_OK ) statsJson(&rc, &out, c, &sizes, 0, 0);
   }
-  if( rc==SQLITE_OK ) rc = statsBytes(p, c, &sizes, &zErr);
-  if( rc==SQLITE_OK ) rc = statsBtrees(p, &sizes);
-  if( rc==SQLITE_OK ) statsJson(&rc, &out, c, &sizes);
   rc = idxCmdEnd(p, bSave, rc);
   if( rc==SQLITE_OK ){
     docextBufResultText(ctx, &out);
@@ -3124,6 +3277,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }else{
     idxResultError(ctx, rc, zErr);
   }
+  docextRouterFree(pR);
   sqlite3_free(sizes.aBytes);
   docextBufFree(&out);
 }

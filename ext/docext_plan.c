@@ -2206,7 +2206,7 @@ char *docextPlanLabel(const DocPlan *p){
 ** doc_count(coll [, filter])
 */
 
-static double planNowMs(void){
+double docextPlanNowMs(void){
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec*1000.0 + ts.tv_nsec/1e6;
@@ -2252,6 +2252,46 @@ static void explainScan(int *pRc, DocBuf *p, const DocPlanScan *pScan){
   }
 }
 
+void docextPlanExplainWrite(int *pRc, DocBuf *pJson, const DocPlan *pPlan,
+                            const DocQueryStats *pSt, i64 nMillis, const char *zHead,
+                            const char *zTail){
+  int ePlan = pPlan ? pPlan->ePlan : DOCEXT_PLAN_COLLSCAN;
+  int i;
+  docextBufAppendStr(pRc, pJson, "{");
+  if( zHead ) docextBufAppendStr(pRc, pJson, zHead);
+  if( ePlan==DOCEXT_PLAN_INDEX ){
+    explainScan(pRc, pJson, &pPlan->aScan[0]);
+  }else{
+    int bMulti = 0;
+    for(i=0; pPlan && i<pPlan->nScan; i++) bMulti |= pPlan->aScan[i].bMultikey;
+    docextBufAppendf(pRc, pJson, "\"cursor\":\"%s\",\"indexName\":null,\"isMultiKey\":%s",
+                     ePlan==DOCEXT_PLAN_UNION ? "QueryOptimizerCursor" : "BasicCursor",
+                     bMulti ? "true" : "false");
+  }
+  docextBufAppendf(pRc, pJson, ",\"n\":%lld,\"nscanned\":%lld,\"nscannedObjects\":%lld"
+                   ",\"scanAndOrder\":%s,\"indexOnly\":%s",
+                   pSt->nReturned, pSt->nKeys, pSt->nDocs,
+                   pSt->bSortInMemory ? "true" : "false", pSt->bIndexOnly ? "true" : "false");
+  if( ePlan==DOCEXT_PLAN_INDEX ){
+    docextBufAppendf(pRc, pJson, ",\"direction\":\"%s\",\"indexBounds\":%s",
+                     pPlan->aScan[0].bDesc ? "backward" : "forward", pPlan->aScan[0].zBounds);
+  }else{
+    docextBufAppendStr(pRc, pJson, ",\"indexBounds\":{}");
+  }
+  if( ePlan==DOCEXT_PLAN_UNION ){
+    docextBufAppendStr(pRc, pJson, ",\"clauses\":[");
+    for(i=0; i<pPlan->nScan; i++){
+      docextBufAppendStr(pRc, pJson, i ? ",{" : "{");
+      explainScan(pRc, pJson, &pPlan->aScan[i]);
+      docextBufAppendf(pRc, pJson, ",\"indexBounds\":%s}", pPlan->aScan[i].zBounds);
+    }
+    docextBufAppendStr(pRc, pJson, "]");
+  }
+  docextBufAppendf(pRc, pJson, ",\"millis\":%lld", nMillis);
+  if( zTail ) docextBufAppendStr(pRc, pJson, zTail);
+  docextBufAppendStr(pRc, pJson, "}");
+}
+
 int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
                        DocPlanVisitor xDoc, void *pDocCtx,
                        i64 *pnCount, DocBuf *pJson, char **pzErr){
@@ -2259,7 +2299,7 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
   DocAccess access;
   DocQueryStats st;
   DocStore *pStore = docextCollStore(pColl);
-  double t0 = planNowMs();
+  double t0 = docextPlanNowMs();
   int rc, bSave = 0;
   docextAccessInit(&access);
   /* One snapshot for the whole run. Called outside a transaction, from a
@@ -2285,39 +2325,7 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
     *pnCount = st.nReturned;
   }
   if( rc==SQLITE_OK && pJson ){
-    const DocPlan *pPlan = docextQueryPlan(pQuery);
-    int ePlan = pPlan ? pPlan->ePlan : DOCEXT_PLAN_COLLSCAN;
-    int i;
-    docextBufAppendStr(&rc, pJson, "{");
-    if( ePlan==DOCEXT_PLAN_INDEX ){
-      explainScan(&rc, pJson, &pPlan->aScan[0]);
-    }else{
-      int bMulti = 0;
-      for(i=0; pPlan && i<pPlan->nScan; i++) bMulti |= pPlan->aScan[i].bMultikey;
-      docextBufAppendf(&rc, pJson, "\"cursor\":\"%s\",\"indexName\":null,\"isMultiKey\":%s",
-                       ePlan==DOCEXT_PLAN_UNION ? "QueryOptimizerCursor" : "BasicCursor",
-                       bMulti ? "true" : "false");
-    }
-    docextBufAppendf(&rc, pJson, ",\"n\":%lld,\"nscanned\":%lld,\"nscannedObjects\":%lld"
-                     ",\"scanAndOrder\":%s,\"indexOnly\":%s",
-                     st.nReturned, st.nKeys, st.nDocs,
-                     st.bSortInMemory ? "true" : "false", st.bIndexOnly ? "true" : "false");
-    if( ePlan==DOCEXT_PLAN_INDEX ){
-      docextBufAppendf(&rc, pJson, ",\"direction\":\"%s\",\"indexBounds\":%s",
-                       pPlan->aScan[0].bDesc ? "backward" : "forward", pPlan->aScan[0].zBounds);
-    }else{
-      docextBufAppendStr(&rc, pJson, ",\"indexBounds\":{}");
-    }
-    if( ePlan==DOCEXT_PLAN_UNION ){
-      docextBufAppendStr(&rc, pJson, ",\"clauses\":[");
-      for(i=0; i<pPlan->nScan; i++){
-        docextBufAppendStr(&rc, pJson, i ? ",{" : "{");
-        explainScan(&rc, pJson, &pPlan->aScan[i]);
-        docextBufAppendf(&rc, pJson, ",\"indexBounds\":%s}", pPlan->aScan[i].zBounds);
-      }
-      docextBufAppendStr(&rc, pJson, "]");
-    }
-    docextBufAppendf(&rc, pJson, ",\"millis\":%lld}", (i64)(planNowMs()-t0));
+    docextPlanExplainWrite(&rc, pJson, docextQueryPlan(pQuery), &st, (i64)(docextPlanNowMs()-t0), 0, 0);
   }
   docextQueryFree(pQuery);
   docextAccessClear(&access);
@@ -2325,7 +2333,18 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
   return rc;
 }
 
-/* The collection named by argument 0. */
+int docextPlanRun(DocConn *pConn, DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
+                  DocPlanVisitor xDoc, void *pDocCtx, i64 *pnCount, DocBuf *pJson,
+                  char **pzErr){
+  DocRouter *pR = 0;
+  int rc = docextRouterOpen(pConn, pColl, &pR, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  if( pR ) return docextRouterRun(pR, pSpec, bRead, xDoc, pDocCtx, pnCount, pJson, pzErr);
+  return docextPlanRunQuery(pColl, pSpec, bRead, xDoc, pDocCtx, pnCount, pJson, pzErr);
+}
+
+/* The collection named by argument 0 (sharded or not: docextPlanRun
+** reaches the shards). */
 static int planArgColl(sqlite3_context *ctx, sqlite3_value *pArg, DocColl **ppColl){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   char *zErr = 0;
@@ -2386,7 +2405,10 @@ static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
     spec.aOptions = optionsWithoutCount(&rc, aOpt, &aBuf[4], &bCount);
     spec.bCountOnly = bCount;
     spec.bExplain = 1;
-    if( rc==SQLITE_OK ) rc = docextPlanRunQuery(pColl, &spec, !bCount, 0, 0, &n, &out, &zErr);
+    if( rc==SQLITE_OK ){
+      rc = docextPlanRun((DocConn*)sqlite3_user_data(ctx), pColl, &spec, !bCount, 0, 0, &n,
+                         &out, &zErr);
+    }
     if( rc==SQLITE_OK ){
       docextBufResultText(ctx, &out);
     }else{
@@ -2405,33 +2427,20 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char *zErr = 0;
   int rc;
   i64 n = 0;
-  DocRouter *pR = 0;
-  /* (a sharded collection too: its shards are counted) */
-  rc = docextCollFindArgFor((DocConn*)sqlite3_user_data(ctx), ctx, 0, argv[0], 1, &pColl, &zErr);
-  if( rc==SQLITE_OK ) rc = docextRouterOpen((DocConn*)sqlite3_user_data(ctx), pColl, &pR, &zErr);
-  if( rc!=SQLITE_OK ){
-    docextResultError(ctx, rc, zErr);
-    return;
-  }
+  if( planArgColl(ctx, argv[0], &pColl) ) return;
   memset(&buf, 0, sizeof(buf));
   rc = planArgDoc(ctx, argc, argv, 1, "filter", &buf, &aFilter);
   if( rc==SQLITE_OK ){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
     spec.bCountOnly = 1;
-    if( pR ){
-      rc = docextRouterCount(pR, &spec, &n, &zErr);
-      pR = 0;
-    }else{
-      rc = docextPlanRunQuery(pColl, &spec, 0, 0, 0, &n, 0, &zErr);
-    }
+    rc = docextPlanRun((DocConn*)sqlite3_user_data(ctx), pColl, &spec, 0, 0, 0, &n, 0, &zErr);
     if( rc==SQLITE_OK ){
       sqlite3_result_int64(ctx, n);
     }else{
       docextResultError(ctx, rc, zErr);
     }
   }
-  docextRouterFree(pR);
   docextBufFree(&buf);
 }
 
@@ -2661,7 +2670,10 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     spec.aOptions = aOpt;
     spec.aProjection = distinctProjection(&rc, &set, &aBuf[2]);
     spec.bProjectIfCovered = 1;
-    if( rc==SQLITE_OK ) rc = docextPlanRunQuery(pColl, &spec, 1, distinctDoc, &set, &n, 0, &zErr);
+    if( rc==SQLITE_OK ){
+      rc = docextPlanRun((DocConn*)sqlite3_user_data(ctx), pColl, &spec, 1, distinctDoc, &set,
+                         &n, 0, &zErr);
+    }
   }
   if( rc==SQLITE_OK && set.nEnt>1 ){
     DistinctEntry *aTmp = sqlite3_malloc64(sizeof(DistinctEntry)*(size_t)set.nEnt);

@@ -891,7 +891,9 @@ static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aaFilter[DOCEXT_MAX_FILTERS];
   const u8 *aSort = p->iSortOff>=0 ? p->specCopy.a + p->iSortOff : 0;
   DocValue hint, *pHint = 0;
-  i64 nWant = p->nMax>=0 ? p->nSkip + p->nMax : -1;
+  /* (a routed part: what the router wants, not counting orphans) */
+  i64 nWant = p->nMax>=0 ? p->nSkip + p->nMax
+            : p->nRouterMax>=0 ? p->nRouterSkip + p->nRouterMax : -1;
   int i, rc;
   for(i=0; i<p->nFilter; i++) aaFilter[i] = p->specCopy.a + p->aFilterOff[i];
   if( p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint) ){

@@ -664,13 +664,10 @@ static void rtListFree(RtList *p){
 static int rtKeyIndex(DocRouter *pR, DocColl *pColl, i64 *piIx, char **pzErr){
   DocIndex *aIdx = 0;
   int nIdx = 0, i;
-  int nKey = docextGetI32(pR->key.aKeys);
   int rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
   for(i=0; rc==SQLITE_OK && i<nIdx; i++){
-    const DocIndex *x = &aIdx[i];
-    if( docextGetI32(x->aKeys)==nKey && memcmp(x->aKeys, pR->key.aKeys, nKey)==0
-     && !x->bSparse && x->aPartial==0 && (!x->bHashed || x->bHashMix) ){
-      *piIx = x->iId;
+    if( docextRouterIsKeyIndex(pR, &aIdx[i]) ){
+      *piIx = aIdx[i].iId;
       return SQLITE_OK;
     }
   }
@@ -957,6 +954,38 @@ int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eCo
   return rc;
 }
 
+DocRouter *docextRouterRef(DocRouter *pR){
+  pR->nRef++;
+  return pR;
+}
+
+int docextRouterRead(DocRouter *pR, i64 iRowid, DocBuf *pOut, char **pzErr){
+  DocColl *pColl = 0;
+  DocReader *pRd = 0;
+  const u8 *aDoc = 0;
+  i64 iDoc = 0;
+  int iShard = 0;
+  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
+  if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aDoc, pzErr);
+  if( rc==SQLITE_OK ){
+    docextBufReset(pOut);
+    docextBufAppend(&rc, pOut, aDoc, docextGetI32(aDoc));
+  }
+  docextReaderFree(pRd);
+  return rc;
+}
+
+int docextRouterLock(DocRouter *pR, char **pzErr){
+  int rc = SQLITE_OK, i, c;
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    for(c=0; c<pR->nChunk && pR->aChunk[c].iOwner!=i; c++){}
+    if( c<pR->nChunk ) rc = rtShardWriteBegin(pR, i, pzErr);
+  }
+  return rc;
+}
+
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   DocColl *pColl = 0;
   i64 iDoc = 0;
@@ -1001,27 +1030,102 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
   return rc;
 }
 
+int docextRouterPartitions(DocRouter *pR, DocPartition **paPart, int *pnPart, char **pzErr){
+  DocPartition *a = docextMallocZero(sizeof(DocPartition)*((i64)pR->nShard + 1));
+  int rc = SQLITE_OK, n = 0, i;
+  *paPart = 0;
+  *pnPart = 0;
+  if( a==0 ) return SQLITE_NOMEM;
+  a[n].pColl = pR->pHome;
+  a[n].zShard = "main";
+  n++;
+  for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
+    RtShard *s = &pR->aShard[i];
+    sqlite3_stmt *pStmt = 0;
+    int bHas = 0;
+    if( s->bHome ){
+      a[0].bShard = s->bShard;
+      continue;
+    }
+    /* (a shard gets its partition with its first chunk) */
+    rc = docextPreparef(pR->db, &pStmt, "SELECT 1 FROM \"%w\".sqlite_schema"
+                        " WHERE type='table' AND name=?1 COLLATE NOCASE", s->zName);
+    if( rc==SQLITE_OK ){
+      sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+      bHas = sqlite3_step(pStmt)==SQLITE_ROW;
+      rc = sqlite3_finalize(pStmt);
+    }
+    if( rc!=SQLITE_OK ){
+      if( rc!=SQLITE_NOMEM ){
+        rc = docextError(pzErr, "docext: shard %s of %s is not attached", s->zName, pR->zColl);
+      }
+      break;
+    }
+    if( bHas ){
+      rc = rtShardColl(pR, i, &a[n].pColl, pzErr);
+      a[n].zShard = s->zName;
+      a[n].bShard = 1;
+      n++;
+    }
+  }
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(a);
+    a = 0;
+    n = 0;
+  }
+  *paPart = a;
+  *pnPart = n;
+  return rc;
+}
+
+int docextRouterChunkCount(DocRouter *pR){
+  return pR->nChunk;
+}
+
+int docextRouterIsKeyIndex(DocRouter *pR, const DocIndex *pIdx){
+  int nKey = docextGetI32(pR->key.aKeys);
+  return docextGetI32(pIdx->aKeys)==nKey && memcmp(pIdx->aKeys, pR->key.aKeys, nKey)==0
+      && !pIdx->bSparse && pIdx->aPartial==0 && (!pIdx->bHashed || pIdx->bHashMix);
+}
+
 /*------------------------------------------------------------------------
 ** Reads through the router: a find on each shard the filter targets,
-** each shard's documents limited to the chunks it owns, merged by the
-** sort (or one shard after another), then skip and limit.
+** each shard's documents limited to the chunks it owns, then skip and
+** limit. A sort by the shard key reads chunk after chunk, in key order,
+** each from its owner, starting a shard's find only when its first chunk
+** comes (so sort + limit asks only the shards it needs); any other sort
+** is a merge of the shards' sorted streams; no sort, one shard after
+** another.
 */
 
 typedef struct RtPart RtPart;
 struct RtPart {
   int iShard;
-  DocQuery *pQuery;
-  DocBuf sortKey;           /* the current result's, when sorted */
+  DocQuery *pQuery;         /* NULL until started */
+  DocBuf sortKey;           /* the current result's, when merged */
+  int iChunk;               /* the current result's chunk */
   int bEof;
+  i64 nOwned;               /* results it gave that the shard owns */
+  i64 nOrphans;             /* results it skipped: another shard's */
+  double rMillis;           /* time spent in it (when timed, to explain) */
 };
 
 struct DocRouted {
   DocRouter *pR;
+  DocQuerySpec spec;        /* each part's (the caller's, bRouted) */
+  DocBuf specCopy;          /* its documents and index name: parts may
+                            ** start after the caller's copies are gone */
+  DocAccess access;         /* the vtab's constraints, for each part */
+  i64 iDoc;                 /* with iDocShard >= 0: rowid = ? there */
+  int iDocShard;
   RtPart *aPart;
   int nPart;
   int iCur;                 /* the part of the current result; -1 at the end */
-  DocSort *pSort;
+  DocSort *pSort;           /* a merge's sort */
+  int *aSeq;                /* chunk order: the chunks to read, in order */
+  int nSeq, iSeq;
   i64 nSkip, nMax, nSkipped, nReturned;
+  int bTimed;               /* time each part (doc_explain) */
 };
 
 void docextRoutedFree(DocRouted *p){
@@ -1032,9 +1136,36 @@ void docextRoutedFree(DocRouted *p){
     docextBufFree(&p->aPart[i].sortKey);
   }
   sqlite3_free(p->aPart);
+  sqlite3_free(p->aSeq);
   docextSortFree(p->pSort);
+  docextAccessClear(&p->access);
+  docextBufFree(&p->specCopy);
   docextRouterFree(p->pR);
   sqlite3_free(p);
+}
+
+/* p->spec as pSpec, with its documents and index name in p->specCopy. */
+static int rtSpecKeep(DocRouted *p, const DocQuerySpec *pSpec){
+  const u8 **aaDoc[DOCEXT_MAX_FILTERS + 3];
+  i64 aOff[DOCEXT_MAX_FILTERS + 4];
+  int rc = SQLITE_OK, n = 0, i;
+  p->spec = *pSpec;
+  for(i=0; i<pSpec->nFilter; i++) aaDoc[n++] = &p->spec.aaFilter[i];
+  aaDoc[n++] = &p->spec.aProjection;
+  aaDoc[n++] = &p->spec.aSort;
+  aaDoc[n++] = &p->spec.aOptions;
+  for(i=0; i<n; i++){
+    aOff[i] = p->specCopy.n;
+    if( *aaDoc[i] ) docextBufAppend(&rc, &p->specCopy, *aaDoc[i], docextGetI32(*aaDoc[i]));
+  }
+  aOff[n] = p->specCopy.n;
+  if( pSpec->zPlanIndex ){
+    docextBufAppend(&rc, &p->specCopy, pSpec->zPlanIndex, (i64)strlen(pSpec->zPlanIndex)+1);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=0; i<n; i++) if( *aaDoc[i] ) *aaDoc[i] = &p->specCopy.a[aOff[i]];
+  if( pSpec->zPlanIndex ) p->spec.zPlanIndex = (const char*)&p->specCopy.a[aOff[n]];
+  return SQLITE_OK;
 }
 
 /* Move part pP onto its next result the shard owns (from the current one). */
@@ -1046,36 +1177,80 @@ static int rtPartSettle(DocRouted *p, RtPart *pP, char **pzErr){
     rc = docextQueryStored(pP->pQuery, &aDoc, pzErr);
     if( rc==SQLITE_OK ) rc = rtDocKey(pR, aDoc, 0, pzErr);
     if( rc!=SQLITE_OK ) break;
-    if( pR->aChunk[rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n)].iOwner==pP->iShard ){
+    pP->iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    if( pR->aChunk[pP->iChunk].iOwner==pP->iShard ){
+      pP->nOwned++;
       if( p->pSort ){
         docextBufReset(&pP->sortKey);
         rc = docextSortKey(p->pSort, aDoc, &pP->sortKey, pzErr);
       }
       return rc;
     }
+    pP->nOrphans++;
     rc = docextQueryNext(pP->pQuery, pzErr);     /* an orphan: not this shard's */
   }
   pP->bEof = 1;
   return rc;
 }
 
-/* The part whose result comes next: the smallest sort key (the first
-** part on a tie), or the first part not at its end. */
-static void rtPick(DocRouted *p){
+/* Start part pP's find on its shard, positioned on its first result. */
+static int rtPartStart(DocRouted *p, RtPart *pP, char **pzErr){
+  DocColl *pColl = 0;
+  DocAccess access;
+  double t0 = p->bTimed ? docextPlanNowMs() : 0;
+  int rc = rtShardColl(p->pR, pP->iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, &p->spec, &pP->pQuery, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = docextAccessCopy(&access, &p->access);
+    if( p->iDocShard>=0 ) access.iDoc = p->iDoc;
+    if( rc==SQLITE_OK ) rc = docextQueryStart(pP->pQuery, &access, pzErr);
+    docextAccessClear(&access);
+  }
+  if( rc==SQLITE_OK ) rc = rtPartSettle(p, pP, pzErr);
+  if( p->bTimed ) pP->rMillis += docextPlanNowMs() - t0;
+  return rc;
+}
+
+/* The part of shard iShard. */
+static RtPart *rtPartOf(DocRouted *p, int iShard){
   int i;
+  for(i=0; i<p->nPart && p->aPart[i].iShard!=iShard; i++){}
+  return &p->aPart[i];
+}
+
+/* The part whose result comes next (p->iCur, -1 at the end): in chunk
+** order, the owner of the current chunk while it has results there; in a
+** merge, the smallest sort key (the first part on a tie); else the first
+** part not at its end. */
+static int rtPick(DocRouted *p, char **pzErr){
+  int i, rc = SQLITE_OK;
   p->iCur = -1;
+  if( p->aSeq ){
+    while( p->iSeq<p->nSeq ){
+      int iChunk = p->aSeq[p->iSeq];
+      RtPart *pP = rtPartOf(p, p->pR->aChunk[iChunk].iOwner);
+      if( pP->pQuery==0 && (rc = rtPartStart(p, pP, pzErr))!=SQLITE_OK ) return rc;
+      if( !pP->bEof && pP->iChunk==iChunk ){
+        p->iCur = (int)(pP - p->aPart);
+        return SQLITE_OK;
+      }
+      p->iSeq++;
+    }
+    return SQLITE_OK;
+  }
   for(i=0; i<p->nPart; i++){
     RtPart *pP = &p->aPart[i];
     if( pP->bEof ) continue;
     if( p->iCur<0 ){
       p->iCur = i;
-      if( p->pSort==0 ) return;
+      if( p->pSort==0 ) return SQLITE_OK;
     }else{
       RtPart *pBest = &p->aPart[p->iCur];
       if( docextKeyCmp(pP->sortKey.a, (int)pP->sortKey.n,
                        pBest->sortKey.a, (int)pBest->sortKey.n)<0 ) p->iCur = i;
     }
   }
+  return SQLITE_OK;
 }
 
 /* Step to the next result to return, past those skipped. */
@@ -1084,13 +1259,15 @@ static int rtAdvance(DocRouted *p, int bFirst, char **pzErr){
   for(;;){
     if( !bFirst ){
       RtPart *pP = &p->aPart[p->iCur];
+      double t0 = p->bTimed ? docextPlanNowMs() : 0;
       rc = docextQueryNext(pP->pQuery, pzErr);
       if( rc==SQLITE_OK ) rc = rtPartSettle(p, pP, pzErr);
+      if( p->bTimed ) pP->rMillis += docextPlanNowMs() - t0;
       if( rc!=SQLITE_OK ) return rc;
     }
     bFirst = 0;
-    rtPick(p);
-    if( p->iCur<0 ) return SQLITE_OK;
+    rc = rtPick(p, pzErr);
+    if( rc!=SQLITE_OK || p->iCur<0 ) return rc;
     if( p->nMax>=0 && p->nReturned>=p->nMax ){
       p->iCur = -1;
       return SQLITE_OK;
@@ -1104,70 +1281,113 @@ static int rtAdvance(DocRouted *p, int bFirst, char **pzErr){
   }
 }
 
+/* Does sort aSort order documents as the shard key does (*pbDesc: or the
+** reverse)? Its fields must be the key's, in order, all ascending or all
+** descending, and no key field hashed. Then the chunks, each sorted, in
+** chunk order are the sorted whole: equal keys share a chunk. */
+static int rtSortIsKeyOrder(const DocRouter *pR, const u8 *aSort, int *pbDesc){
+  DocIter it;
+  int i = 0, iDir = 0;
+  if( pR->key.bHashed ) return 0;
+  docextIterInit(&it, aSort);
+  while( docextIterNext(&it) ){
+    double r;
+    if( i>=pR->key.nField || strcmp(it.zKey, pR->key.azPath[i])!=0 ) return 0;
+    if( !docextValueIsNumber(&it.v) ) return 0;
+    r = docextValueToDouble(&it.v);
+    if( r!=1.0 && r!=-1.0 ) return 0;
+    if( iDir && iDir!=(int)r ) return 0;
+    iDir = (int)r;
+    i++;
+  }
+  *pbDesc = iDir<0;
+  return i==pR->key.nField;
+}
+
+/* The sort: chunk order when it is the shard key's and several shards
+** are asked, else a merge of the parts (none for an empty sort). */
+static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzErr){
+  DocRouter *pR = p->pR;
+  int rc, bDesc = 0, i;
+  if( p->nPart>1 && rtSortIsKeyOrder(pR, aSort, &bDesc) ){
+    p->aSeq = sqlite3_malloc64(sizeof(int)*((i64)pR->nChunk + 1));
+    if( p->aSeq==0 ) return SQLITE_NOMEM;
+    for(i=0; i<pR->nChunk; i++){
+      int c = bDesc ? pR->nChunk-1-i : i;
+      if( aOn[c] ) p->aSeq[p->nSeq++] = c;
+    }
+    return SQLITE_OK;
+  }
+  rc = docextSortNew(aSort, &p->pSort, pzErr);
+  if( rc==SQLITE_OK && docextSortFieldCount(p->pSort)==0 ){
+    docextSortFree(p->pSort);
+    p->pSort = 0;
+  }
+  return rc;
+}
+
 int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
                     DocRouted **ppOut, char **pzErr){
   DocRouted *p = docextMallocZero(sizeof(*p));
-  DocQuerySpec spec = *pSpec;
   u8 *aOn = 0, *aShardOn = 0;
-  int rc = p ? SQLITE_OK : SQLITE_NOMEM, bTargeted = 0, i, iDocShard = -1;
-  i64 iDoc = 0;
+  int rc = p ? SQLITE_OK : SQLITE_NOMEM, bTargeted = 0, i;
 
   *ppOut = 0;
   if( p==0 ){ docextRouterFree(pR); return rc; }
   p->pR = pR;
   p->nMax = -1;
-  spec.bRouted = 1;
-  spec.bCountOnly = 0;          /* (orphans are told apart by their keys) */
+  p->iDocShard = -1;
+  p->bTimed = pSpec->bExplain;
+  docextAccessInit(&p->access);
+  rc = rtSpecKeep(p, pSpec);
+  p->spec.bRouted = 1;
+  p->spec.bCountOnly = 0;       /* (orphans are told apart by their keys) */
   aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1);
   if( aOn==0 ) rc = SQLITE_NOMEM;
-  if( rc==SQLITE_OK ) rc = rtTarget(pR, pSpec->aaFilter, pSpec->nFilter, aOn, &bTargeted, pzErr);
+  if( rc==SQLITE_OK ) rc = rtTarget(pR, p->spec.aaFilter, p->spec.nFilter, aOn, &bTargeted, pzErr);
   if( rc==SQLITE_OK && pAccess->eAccess==DOCEXT_ACCESS_DOCID ){
     /* rowid = ?: one shard, one document */
     char *zIgnore = 0;
-    if( rtFromRowid(pR, pAccess->iDoc, &iDocShard, &iDoc, &zIgnore)!=SQLITE_OK ){
+    if( rtFromRowid(pR, pAccess->iDoc, &p->iDocShard, &p->iDoc, &zIgnore)!=SQLITE_OK ){
       sqlite3_free(zIgnore);
+      p->iDocShard = -1;
       pAccess->eAccess = DOCEXT_ACCESS_NONE;
     }
   }
+  if( rc==SQLITE_OK ) rc = docextAccessCopy(&p->access, pAccess);
   if( rc==SQLITE_OK ){
     aShardOn = &aOn[pR->nChunk];
     memset(aShardOn, 0, pR->nShard);
     for(i=0; i<pR->nChunk; i++) if( aOn[i] ) aShardOn[pR->aChunk[i].iOwner] = 1;
-    if( iDocShard>=0 ){
-      for(i=0; i<pR->nShard; i++) if( i!=iDocShard ) aShardOn[i] = 0;
+    if( p->iDocShard>=0 ){
+      for(i=0; i<pR->nShard; i++) if( i!=p->iDocShard ) aShardOn[i] = 0;
     }
     /* with no shard to ask, one still compiles the query: its errors */
     for(i=0; i<pR->nShard && !aShardOn[i]; i++){}
-    if( i==pR->nShard ) aShardOn[iDocShard>=0 ? iDocShard : pR->aChunk[0].iOwner] = 1;
+    if( i==pR->nShard ) aShardOn[p->iDocShard>=0 ? p->iDocShard : pR->aChunk[0].iOwner] = 1;
     p->aPart = docextMallocZero(sizeof(RtPart)*((i64)pR->nShard+1));
     if( p->aPart==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK && pSpec->aSort ){
-    rc = docextSortNew(pSpec->aSort, &p->pSort, pzErr);
-    if( rc==SQLITE_OK && docextSortFieldCount(p->pSort)==0 ){
-      docextSortFree(p->pSort);
-      p->pSort = 0;
-    }
-  }
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
-    RtPart *pP;
-    DocColl *pColl = 0;
-    DocAccess access;
-    if( !aShardOn[i] ) continue;
-    pP = &p->aPart[p->nPart++];
-    pP->iShard = i;
-    rc = rtShardColl(pR, i, &pColl, pzErr);
-    if( rc==SQLITE_OK ) rc = docextQueryNew(pColl, &spec, &pP->pQuery, pzErr);
-    if( rc==SQLITE_OK ){
-      rc = docextAccessCopy(&access, pAccess);
-      if( iDocShard>=0 ) access.iDoc = iDoc;
-      if( rc==SQLITE_OK ) rc = docextQueryStart(pP->pQuery, &access, pzErr);
-      docextAccessClear(&access);
+    if( aShardOn[i] ) p->aPart[p->nPart++].iShard = i;
+  }
+  if( rc==SQLITE_OK && p->spec.aSort ) rc = rtRoutedSort(p, p->spec.aSort, aOn, pzErr);
+  /* Start the parts: in chunk order only the first chunk's owner (the
+  ** others when their chunks come), which also compiles the query. */
+  for(i=0; rc==SQLITE_OK && i<p->nPart; i++){
+    RtPart *pP = &p->aPart[i];
+    if( p->aSeq ){
+      if( p->nSeq==0 && i>0 ) break;
+      if( p->nSeq>0 ) pP = rtPartOf(p, pR->aChunk[p->aSeq[0]].iOwner);
     }
-    if( rc==SQLITE_OK ) rc = rtPartSettle(p, pP, pzErr);
+    rc = rtPartStart(p, pP, pzErr);
+    if( rc==SQLITE_OK && p->aSeq ){
+      docextQueryLimits(pP->pQuery, &p->nSkip, &p->nMax);
+      break;
+    }
   }
   if( rc==SQLITE_OK ){
-    docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
+    if( p->aSeq==0 ) docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
     rc = rtAdvance(p, 1, pzErr);
   }
   sqlite3_free(aOn);
@@ -1403,7 +1623,7 @@ static int rtCollArg(DocConn *pConn, sqlite3_value *pArg, DocColl **ppColl, char
   if( sqlite3_value_type(pArg)!=SQLITE_TEXT ){
     return docextError(pzErr, "docext: a collection name is TEXT");
   }
-  return docextCollFindArgFor(pConn, 0, 0, pArg, 1, ppColl, pzErr);
+  return docextCollFindArg(pConn, 0, 0, pArg, ppColl, pzErr);
 }
 
 /* Its router; an error if it is not sharded. */
@@ -2153,10 +2373,66 @@ int docextRouterCreateIndex(DocRouter *pR, const u8 *aKeys, const u8 *aOpt, char
   return rc;
 }
 
-int docextRouterCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, char **pzErr){
+/* doc_explain's object for a routed run: as MongoDB's mongos wrote it
+** (version 2.x, whose explain format docext follows): each shard's own under
+** "shards", then the first shard's plan with the counts of all of them. */
+static void rtExplain(int *pRc, DocRouted *p, i64 nMillis, DocBuf *pJson){
+  DocBuf head, tail;
+  DocQueryStats sum, st;
+  double rTotal = 0;
+  i64 nOrphans = 0;
+  int i, nRun = 0;
+  DocQuery *pFirst = 0;
+  memset(&head, 0, sizeof(head));
+  memset(&tail, 0, sizeof(tail));
+  memset(&sum, 0, sizeof(sum));
+  sum.bIndexOnly = 1;
+  for(i=0; i<p->nPart; i++) nRun += p->aPart[i].pQuery!=0;
+  /* (chunk order reads the shards one after another) */
+  docextBufAppendf(pRc, &head, "\"clusteredType\":\"%s\",\"shards\":{",
+                   nRun>1 && p->aSeq==0 ? "ParallelSort" : "SerialServer");
+  for(i=0; i<p->nPart; i++){
+    RtPart *pP = &p->aPart[i];
+    const char *zName = p->pR->aShard[pP->iShard].zName;
+    if( pP->pQuery==0 ) continue;         /* (never reached) */
+    docextQueryStats(pP->pQuery, &st);
+    st.nReturned = pP->nOwned;
+    if( pFirst ) docextBufAppendStr(pRc, &head, ",");
+    else pFirst = pP->pQuery;
+    docextJsonWriteString(pRc, &head, zName, (int)strlen(zName));
+    docextBufAppendStr(pRc, &head, ":[");
+    docextPlanExplainWrite(pRc, &head, docextQueryPlan(pP->pQuery), &st, (i64)pP->rMillis,
+                           0, 0);
+    docextBufAppendStr(pRc, &head, "]");
+    sum.nKeys += st.nKeys;
+    sum.nDocs += st.nDocs;
+    sum.bSortInMemory |= st.bSortInMemory;
+    sum.bIndexOnly &= st.bIndexOnly;
+    nOrphans += pP->nOrphans;
+    rTotal += pP->rMillis;
+  }
+  docextBufAppendStr(pRc, &head, "},");
+  sum.nReturned = p->nReturned;
+  docextBufAppendf(pRc, &tail, ",\"nChunkSkips\":%lld,\"millisShardTotal\":%lld"
+                   ",\"millisShardAvg\":%lld,\"numQueries\":%d,\"numShards\":%d",
+                   nOrphans, (i64)rTotal, (i64)(rTotal/nRun), nRun, p->nPart);
+  docextBufAppend(pRc, &head, "", 1);
+  docextBufAppend(pRc, &tail, "", 1);
+  if( *pRc==SQLITE_OK ){
+    docextPlanExplainWrite(pRc, pJson, docextQueryPlan(pFirst), &sum, nMillis,
+                           (const char*)head.a, (const char*)tail.a);
+  }
+  docextBufFree(&head);
+  docextBufFree(&tail);
+}
+
+int docextRouterRun(DocRouter *pR, const DocQuerySpec *pSpec, int bRead,
+                    DocPlanVisitor xDoc, void *pDocCtx, i64 *pnCount, DocBuf *pJson,
+                    char **pzErr){
   DocStore *pStore = docextCollStore(pR->pHome);
   DocRouted *p = 0;
   DocAccess access;
+  double t0 = docextPlanNowMs();
   int bSave = 0, rc;
   *pnCount = 0;
   docextAccessInit(&access);
@@ -2167,9 +2443,16 @@ int docextRouterCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, ch
   }
   rc = docextRoutedNew(pR, pSpec, &access, &p, pzErr);
   while( rc==SQLITE_OK && !docextRoutedEof(p) ){
+    if( bRead ){
+      const u8 *aDoc;
+      rc = docextQueryResult(docextRoutedQuery(p), &aDoc, pzErr);
+      if( rc==SQLITE_OK && xDoc ) rc = xDoc(pDocCtx, aDoc, pzErr);
+      if( rc!=SQLITE_OK ) break;
+    }
     (*pnCount)++;
     rc = docextRoutedNext(p, pzErr);
   }
+  if( rc==SQLITE_OK && pJson ) rtExplain(&rc, p, (i64)(docextPlanNowMs() - t0), pJson);
   docextRoutedFree(p);
   docextAccessClear(&access);
   if( bSave ) rc = docextStorageSavepointEnd(pStore, rc);

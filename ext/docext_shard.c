@@ -88,6 +88,7 @@ struct SkMarks {
 
 typedef struct Analysis Analysis;
 struct Analysis {
+  DocConn *pConn;           /* (a sharded collection is read through its router) */
   DocIndex key;             /* the shard key as an index key pattern */
   int nShard;
   i64 nChunkSize;           /* 0 until known: the default is derived */
@@ -178,7 +179,7 @@ static int skLoad(Analysis *p, DocColl *pColl, char **pzErr){
   i64 n = 0;
   int rc, i;
   docextQuerySpecInit(&spec);
-  rc = docextPlanRunQuery(pColl, &spec, 1, skAddDoc, p, &n, 0, pzErr);
+  rc = docextPlanRun(p->pConn, pColl, &spec, 1, skAddDoc, p, &n, 0, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   p->aSorted = sqlite3_malloc64(sizeof(int)*((u64)p->nDoc+1));
   aTmp = sqlite3_malloc64(sizeof(int)*((u64)p->nDoc+1));
@@ -569,7 +570,7 @@ static int skLocality(Analysis *p, DocColl *pColl, const SkQuery *pQ, i64 *pnDoc
   spec.nFilter = 1;
   spec.aSort = pQ->aSort;
   spec.nLimit = pQ->nLimit;
-  rc = docextPlanRunQuery(pColl, &spec, 1, skLocalityVisit, &loc, &n, 0, pzErr);
+  rc = docextPlanRun(p->pConn, pColl, &spec, 1, skLocalityVisit, &loc, &n, 0, pzErr);
   docextBufFree(&loc.key);
   *pnDocs = loc.nDocs;
   return rc;
@@ -775,6 +776,9 @@ static void skAnalyzeFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   memset(&optArg, 0, sizeof(optArg));
   memset(&out, 0, sizeof(out));
   memset(&text, 0, sizeof(text));
+  a.pConn = pConn;
+  /* (a sharded collection too: analyzing a new key for it, as MongoDB's
+  ** analyzeShardKey does) */
   rc = docextCollFindArg(pConn, ctx, 0, argv[0], &pColl, &zErr);
   if( rc==SQLITE_OK ) rc = docextArgToBson(argv[1], &keyArg, &aKey, &zErr);
   if( rc==SQLITE_OK ) rc = docextShardKeyParse(aKey, &a.key, &zErr);

@@ -1321,11 +1321,6 @@ static void collRelease(void *p){
 
 int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
                       DocColl **ppColl, char **pzErr){
-  return docextCollFindArgFor(pConn, ctx, iArg, pArg, 0, ppColl, pzErr);
-}
-
-int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
-                         int bStorage, DocColl **ppColl, char **pzErr){
   const char *z;
   int rc;
   *ppColl = 0;
@@ -1338,19 +1333,6 @@ int docextCollFindArgFor(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3
     return docextError(pzErr, "docext: a collection name cannot hold a NUL character");
   }
   rc = docextCollFind(pConn, z, ppColl, pzErr);
-  if( rc==SQLITE_OK && !bStorage ){
-    /* The commands act on one collection's storage: on a sharded one that
-    ** is the router's, which holds none of its documents (or some). */
-    const u8 *aKey = 0;
-    rc = docextCollShardKey(*ppColl, &aKey, 0, 0, pzErr);
-    if( rc==SQLITE_OK && aKey ){
-      rc = docextError(pzErr, "docext: %s is sharded: this command does not reach its "
-                       "shards; read and write it through its table (SELECT, INSERT, "
-                       "UPDATE, DELETE), or run the command on a shard's partition "
-                       "(<shard>.%s)", z, z);
-    }
-    if( rc!=SQLITE_OK ) *ppColl = 0;
-  }
   if( rc==SQLITE_OK && ctx && sqlite3_get_auxdata(ctx, iArg)!=(void*)*ppColl ){
     /* (a collection held already, by an earlier row, is let go of here) */
     docextCollHold(*ppColl);
