@@ -64,3 +64,12 @@ SELECT shard, count(*), sum(docs) FROM doc_chunks('inbox') GROUP BY shard;
 SELECT doc_route('inbox', '{owner: "Joe"}');
 SELECT doc FROM inbox('{owner: "Joe"}', '{_id: 0, sequence: 1, messages: 1}',
   '{sequence: -1}', '{limit: 2}');
+-- The collection commands reach the shards: a new message appended to
+-- Joe's latest bucket (one shard), everyone's first bucket archived (all
+-- shards), and the sorted read by the shard key goes chunk after chunk
+SELECT doc_update_one('inbox', '{owner: "Joe"}', '{$push: {messages: "hello Joe"}}',
+  '{sort: {sequence: -1}}');
+SELECT doc_update_many('inbox', '{sequence: 0}', '{$set: {archived: true}}');
+SELECT json_extract(e, '$.clusteredType'), json_extract(e, '$.numQueries'), json_extract(e, '$.n')
+  FROM (SELECT doc_explain('inbox', '{}', NULL, '{owner: 1, sequence: 1}', '{limit: 3}') AS e);
+SELECT json_extract(doc_stats('inbox'), '$.count'), doc_distinct('inbox', 'owner', '{archived: true}');

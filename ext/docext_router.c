@@ -1454,6 +1454,44 @@ static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   return rc;
 }
 
+/* Refuse a unique index (other than _id_) not led by the shard key's
+** fields, as MongoDB does: each shard checks uniqueness among its own
+** documents only, which is uniqueness over all of them when documents
+** equal in the index's leading fields share a chunk. (_id_ is unique per
+** shard, as MongoDB's is, unless _id leads the shard key.) */
+static int rtUniqueCheck(DocRouter *pR, const DocIndex *pIdx, char **pzErr){
+  int i;
+  if( !pIdx->bUnique || pIdx->iId==0 ) return SQLITE_OK;
+  for(i=0; i<pR->key.nField && i<pIdx->nField
+           && strcmp(pR->key.azPath[i], pIdx->azPath[i])==0; i++){}
+  if( i==pR->key.nField ) return SQLITE_OK;
+  {
+    DocBuf key;
+    int rc = SQLITE_OK;
+    memset(&key, 0, sizeof(key));
+    docextJsonWriteDoc(&rc, &key, pR->key.aKeys, DOCEXT_JSON_SHELL);
+    docextBufAppendByte(&rc, &key, 0);
+    if( rc==SQLITE_OK ){
+      rc = docextError(pzErr, "docext: a unique index of a sharded collection must begin with "
+                       "the shard key's fields (each shard checks uniqueness among its own "
+                       "documents): %s does not begin with %s", pIdx->zName, (const char*)key.a);
+    }
+    docextBufFree(&key);
+    return rc;
+  }
+}
+
+/* rtUniqueCheck of the router's indexes: index zName, or every one. */
+static int rtUniqueCheckAll(DocRouter *pR, const char *zName, char **pzErr){
+  DocIndex *aIdx = 0;
+  int nIdx = 0, i;
+  int rc = docextCollIndexes(pR->pHome, &aIdx, &nIdx, pzErr);
+  for(i=0; rc==SQLITE_OK && i<nIdx; i++){
+    if( zName==0 || strcmp(aIdx[i].zName, zName)==0 ) rc = rtUniqueCheck(pR, &aIdx[i], pzErr);
+  }
+  return rc;
+}
+
 /* Delete what shard iShard holds in chunk i's range: copies it does not
 ** own (a move's source after the move, or a destination whose copy main
 ** never came to point at). */
@@ -1914,6 +1952,7 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
   if( rc==SQLITE_OK ) rc = docextExecf(pR->db, &zErr, "DELETE FROM main.docext_chunks WHERE coll=%Q",
                                    pR->zColl);
   if( rc==SQLITE_OK ) rc = rtCheckPartitions(pR, &zErr);
+  if( rc==SQLITE_OK ) rc = rtUniqueCheckAll(pR, 0, &zErr);
   if( rc==SQLITE_OK ) rc = rtCheckDocs(pR, &bEmpty, &zErr);
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
     /* (main too when it is no shard: its documents leave through the index) */
@@ -2362,6 +2401,7 @@ int docextRouterCreateIndex(DocRouter *pR, const u8 *aKeys, const u8 *aOpt, char
   int bSave = 0, i;
   int rc = rtBegin(pR, &bSave);
   if( rc==SQLITE_OK ) rc = docextIndexCreate(pR->pHome, aKeys, aOpt, pzName, pzErr);
+  if( rc==SQLITE_OK ) rc = rtUniqueCheckAll(pR, *pzName, pzErr);
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
     if( pR->aShard[i].bShard && !pR->aShard[i].bHome ) rc = rtEnsurePartition(pR, i, pzErr);
   }

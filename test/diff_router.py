@@ -79,6 +79,41 @@ def find(db, coll, flt, sort, opts):
                                 json.dumps(opts) if opts else None))]
 
 
+def command_of(rnd, next_id):
+    """A collection command, with arguments after the collection's name
+    that give one answer on both (doc_update_one and doc_find_and_modify
+    sorted by a unique order, doc_delete_one by _id)."""
+    flt = json.dumps(filter_of(rnd))
+    sort = rnd.choice([{"_id": 1}, {"_id": -1}, {"v": -1, "_id": 1}])
+    pad = "z" * rnd.randint(0, 150)
+    c = rnd.randrange(6)
+    if c == 0:
+        return ("SELECT doc_update_many(?, ?, ?)",
+                (flt, json.dumps({"$inc": {"v": 1}, "$set": {"pad": pad}})), next_id)
+    if c == 1:
+        return ("SELECT doc_update_one(?, ?, ?, ?)",
+                (flt, json.dumps({"$set": {"v": rnd.randint(0, 100)}, "$push": {"t": 1}}),
+                 json.dumps({"sort": sort})), next_id)
+    if c == 2:
+        return ("SELECT doc_update_one(?, ?, ?, ?)",
+                (json.dumps({"_id": next_id, "k": k_value(rnd)}),
+                 json.dumps({"$set": {"v": 7}, "$setOnInsert": {"pad": pad}}),
+                 json.dumps({"upsert": True})), next_id + 1)
+    if c == 3:
+        return ("SELECT doc_delete_one(?, ?)",
+                (json.dumps({"_id": rnd.randint(0, max(next_id, 1))}),), next_id)
+    if c == 4:
+        return "SELECT doc_delete_many(?, ?)", (flt,), next_id
+    spec = {"query": json.loads(flt), "sort": sort}
+    if rnd.random() < 0.3:
+        spec["remove"] = True
+    else:
+        spec["update"] = {"$inc": {"v": 5}}
+        spec["new"] = rnd.random() < 0.5
+        spec["fields"] = {"pad": 0}
+    return "SELECT doc_find_and_modify(?, ?)", (json.dumps(spec),), next_id
+
+
 def compare_finds(db, rnd, label):
     for _ in range(4):
         flt = filter_of(rnd)
@@ -100,6 +135,15 @@ def compare_finds(db, rnd, label):
         n = rows(db, "SELECT doc_count('coll', ?), doc_count('ref', ?)",
                  (json.dumps(flt), json.dumps(flt)))[0]
         check(n[0] == n[1], "%s: doc_count %s: %d, want %d" % (label, flt, n[0], n[1]))
+        d = rows(db, "SELECT doc_distinct('coll', 'k', ?), doc_distinct('ref', 'k', ?)",
+                 (json.dumps(flt), json.dumps(flt)))[0]
+        check(d[0] == d[1], "%s: doc_distinct %s: %s, want %s" % (label, flt, d[0], d[1]))
+        e = rows(db, "SELECT json_extract(doc_explain('coll', ?1, NULL, ?2, ?3), '$.n'),"
+                 " json_extract(doc_explain('ref', ?1, NULL, ?2, ?3), '$.n')",
+                 (json.dumps(flt), json.dumps(sort) if sort else None,
+                  json.dumps(opts) if opts else None))[0]
+        check(e[0] == e[1] == len(want), "%s: doc_explain %s: n %s, want %s"
+              % (label, flt, e[0], e[1]))
 
 
 def check_whole(db, label, shards):
@@ -159,10 +203,14 @@ def run_case(seed):
                     d["pad"] = "y" * rnd.randint(0, 200)
                     for c in ("coll", "ref"):
                         db.execute("UPDATE %s SET doc = ? WHERE _id = ?" % c, (json.dumps(d), i))
-            elif op < 0.65:
+            elif op < 0.62:
                 flt = json.dumps(filter_of(rnd))
                 for c in ("coll", "ref"):
                     db.execute("DELETE FROM %s WHERE doc_match(doc, ?)" % c, (flt,))
+            elif op < 0.70:
+                sql, args, next_id = command_of(rnd, next_id)
+                got, want = [rows(db, sql, (c,) + args)[0][0] for c in ("coll", "ref")]
+                check(got == want, "%s: %s %s: sharded %s, plain %s" % (label, sql, args, got, want))
             elif op < 0.72:
                 db.execute("SELECT doc_balance('coll')")
             elif op < 0.80:

@@ -238,6 +238,15 @@ int main(void){
     "SELECT doc_move_chunk('sh', '{k: 1}', 's2') FROM one",
     "SELECT doc_balance('sh') FROM one",
     "SELECT doc_shard_collection('c2', '{k: 1}', '{chunkSize: 200}') FROM one",
+    "SELECT doc_update_many('sh', '{k: {$in: [1, 6]}}', '{$set: {u: 1}}') FROM one",
+    "SELECT doc_update_one('sh', '{_id: 900, k: 2}', '{$set: {u: 2}}', '{upsert: true}') FROM one",
+    "SELECT doc_delete_many('sh', '{k: {$gte: 6}}') FROM one",
+    "SELECT doc_find_and_modify('sh', '{query: {k: 3}, sort: {_id: -1}, update: {$inc: {n: 1}}, new: true}') FROM one",
+    "SELECT doc_explain('sh', '{k: {$lte: 2}}', NULL, '{k: 1, _id: 1}', '{limit: 4}') IS NOT NULL,"
+    " doc_distinct('sh', 'k', '{_id: {$gt: 3}}') FROM one",
+    "SELECT json_extract(doc_stats('sh'), '$.count'), doc_check('sh') FROM one",
+    "SELECT doc_create_index('sh', '{v: 1}'), doc_drop_index('sh', 'v_1') FROM one",
+    "SELECT group_concat(_id) FROM sh('{}', NULL, '{k: 1}', '{limit: 9}')",
   };
   size_t i;
 

@@ -75,6 +75,16 @@ static const char *aStmt[] = {
   "SELECT * FROM doc_chunks(?1)",
   "SELECT doc_shard_collection('c', ?1, ?2)",
   "SELECT doc_add_shard(?1)",
+  /* the collection commands, through the router (first bytes 56-63: five
+  ** saved inputs whose first byte picked aStmt[byte % 45] now run these) */
+  "SELECT doc_update_many('sh', ?1, ?2, ?3)",
+  "SELECT doc_update_one('sh', ?1, ?2, ?3)",
+  "SELECT doc_delete_many('sh', ?1)",
+  "SELECT doc_find_and_modify('sh', ?1)",
+  "SELECT doc_explain('sh', ?1, ?2, ?3, ?4)",
+  "SELECT doc_distinct('sh', ?1, ?2, ?3)",
+  "SELECT doc_drop_index('sh', ?1), doc_create_index('sh', ?2, ?3)",
+  "SELECT doc_stats('sh'), doc_check('sh'), doc_count('sh', ?1)",
 };
 
 /* The statements before the router's: a first byte past the end of aStmt
