@@ -1348,12 +1348,14 @@ int docextRouterGet(DocConn *pConn, DocColl *pHome, DocRouter **ppCache, DocRout
                     char **pzErr);
 void docextRouterFree(DocRouter *pR);
 /* Writes: to the shard owning the document's chunk; rowids are the
-** router's (docid << 10 | the shard's number). */
+** router's (docid << 10 | the shard's number). A replacement that changes
+** the shard key moves the document to the shard owning its new chunk
+** (*piRowid: its rowid, new or not). */
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr);
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr);
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
-                        char **pzErr);
+                        i64 *piRowid, char **pzErr);
 /* One more reference to pR (for a call that takes one over). */
 DocRouter *docextRouterRef(DocRouter *pR);
 /* A copy of the document at router rowid iRowid, in pOut. */

@@ -14,7 +14,8 @@
 **
 ** On a sharded collection the commands go through its router: the find
 ** to the shards the filter targets, each write to the document's shard
-** (a shard key cannot change; an upsert needs every shard-key field), and
+** (one whose shard key changes moves to its new chunk's shard; an upsert
+** needs every shard-key field), and
 ** the savepoint covers every shard, as SQLite's savepoints cover every
 ** attached database.
 **
@@ -151,9 +152,9 @@ static int cmdInsert(Cmd *p, const u8 *aDoc, i64 *piDoc){
   if( p->pR ) return docextRouterInsert(p->pR, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
   return docextCollInsert(p->pColl, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
 }
-static int cmdReplace(Cmd *p, i64 iDoc, const u8 *aNew){
-  if( p->pR ) return docextRouterReplace(p->pR, iDoc, aNew, 0, &p->zErr);
-  return docextCollReplace(p->pColl, iDoc, aNew, 0, &p->zErr);
+static int cmdReplace(Cmd *p, i64 *piDoc, const u8 *aNew){
+  if( p->pR ) return docextRouterReplace(p->pR, *piDoc, aNew, 0, piDoc, &p->zErr);
+  return docextCollReplace(p->pColl, *piDoc, aNew, 0, &p->zErr);
 }
 static int cmdDelete(Cmd *p, i64 iDoc){
   if( p->pR ) return docextRouterDelete(p->pR, iDoc, &p->zErr);
@@ -523,7 +524,7 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
       rc = docextUpdateApply(p->pUpdate, old.a, p->aMatch[i].iPos, 0, &neu, &bChanged, &p->zErr);
     }
     if( rc==SQLITE_OK && bChanged ){
-      rc = cmdReplace(p, p->aMatch[i].iDoc, neu.a);
+      rc = cmdReplace(p, &p->aMatch[i].iDoc, neu.a);     /* (moved: a new id) */
       if( rc==SQLITE_OK ) (*pnModified)++;
     }
     if( rc==SQLITE_OK && pLast ){

@@ -997,35 +997,77 @@ int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   return rc;
 }
 
+/* Move document iDoc of shard iShard, whose new key (in pR->docKey) has
+** it belong to chunk iChunk of another shard: delete it there and insert
+** it into the owner's partition (as MongoDB 4.2 and later do when an
+** update changes the shard key). *piRowid: its new rowid. */
+static int rtMoveDoc(DocRouter *pR, int iShard, i64 iDoc, int iChunk, i64 *piRowid,
+                     char **pzErr){
+  DocColl *pFrom = 0, *pTo = 0;
+  DocReader *pRd = 0;
+  DocBuf doc;
+  const u8 *aDoc = 0;
+  i64 iNew = 0;
+  int iTo = pR->aChunk[iChunk].iOwner;
+  int rc = rtShardColl(pR, iShard, &pFrom, pzErr);
+  memset(&doc, 0, sizeof(doc));
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iTo, &pTo, pzErr);
+  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pFrom), &pRd);
+  if( rc==SQLITE_OK ) rc = rtReadDoc(pFrom, pRd, iDoc, &aDoc, pzErr);
+  if( rc==SQLITE_OK ) docextBufAppend(&rc, &doc, aDoc, docextGetI32(aDoc));
+  docextReaderFree(pRd);
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iTo, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollDelete(pFrom, iDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, doc.a, 1, SQLITE_ABORT, &iNew, pzErr);
+  if( rc==SQLITE_OK && iNew>=RT_MAX_DOCID ){
+    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
+                     "collection's rowid", iNew, docextCollName(pTo));
+  }
+  if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iTo, iNew);
+  docextBufFree(&doc);
+  return rc;
+}
+
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
-                        char **pzErr){
+                        i64 *piRowid, char **pzErr){
   DocColl *pColl = 0;
   DocReader *pRd = 0;
   DocBuf oldKey;
   const u8 *aOld = 0;
+  DocValue idNew;
   i64 iDoc = 0;
-  int iShard = 0, rc;
+  int iShard = 0, iChunk = 0, rc;
   memset(&oldKey, 0, sizeof(oldKey));
+  *piRowid = iRowid;
   rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
   if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
   if( rc==SQLITE_OK ) docextBufAppend(&rc, &oldKey, pR->docKey.a, pR->docKey.n);
-  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aNew, 1, pzErr);
-  if( rc==SQLITE_OK && docextKeyCmp(oldKey.a, (int)oldKey.n,
-                                    pR->docKey.a, (int)pR->docKey.n)!=0 ){
-    char *zDoc = rtDocLabel(aOld);
-    rc = zDoc ? docextError(pzErr, "docext: the shard key of a document of %s cannot change "
-                            "(the document with %s)", pR->zColl, zDoc) : SQLITE_NOMEM;
-    sqlite3_free(zDoc);
-  }
   docextReaderFree(pRd);             /* (aOld goes with it) */
   if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
+  /* The replacement first, where the document is: its checks (_id kept
+  ** and unchanged, names, size) and its index entries as for any. */
   if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
-  if( rc==SQLITE_OK ){
-    rc = rtWritten(pR, rtChunkOf(pR, oldKey.a, (int)oldKey.n), docextGetI32(aNew), pzErr);
+  if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
+    /* (a replacement without _id keeps the old one: the key from the
+    ** document as stored) */
+    rc = docextReaderNew(docextCollStore(pColl), &pRd);
+    if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
+    if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 1, pzErr);
+    docextReaderFree(pRd);
+  }else if( rc==SQLITE_OK ){
+    rc = rtDocKey(pR, aNew, 1, pzErr);
   }
+  if( rc==SQLITE_OK ){
+    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    if( pR->aChunk[iChunk].iOwner!=iShard
+     && docextKeyCmp(oldKey.a, (int)oldKey.n, pR->docKey.a, (int)pR->docKey.n)!=0 ){
+      rc = rtMoveDoc(pR, iShard, iDoc, iChunk, piRowid, pzErr);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aNew), pzErr);
   docextBufFree(&oldKey);
   return rc;
 }

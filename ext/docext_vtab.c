@@ -1037,7 +1037,8 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     }
     rc = newDocument(p, argv, 1, &buf, &aDoc, &bNamesChecked);
     if( rc==SQLITE_OK && aDoc ){
-      rc = pR ? docextRouterReplace(pR, iOld, aDoc, bNamesChecked, &zErr)
+      i64 iNew = iOld;    /* (a document that moves to another shard: its new rowid) */
+      rc = pR ? docextRouterReplace(pR, iOld, aDoc, bNamesChecked, &iNew, &zErr)
               : docextCollReplace(pColl, iOld, aDoc, bNamesChecked, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }

@@ -89,7 +89,7 @@ SELECT count(*) FROM books('{title: "no _id: one is made, and routed"}');
 DELETE FROM books WHERE doc_match(doc, '{title: "no _id: one is made, and routed"}');
 UPDATE books SET doc = '{_id: 45, title: "Moby-Dick", year: 1851}' WHERE _id = 45;
 SELECT doc FROM books('{_id: 45}');
-UPDATE books SET doc = '{_id: 46, title: "Moby-Dick"}' WHERE _id = 45;   -- the key cannot change
+UPDATE books SET doc = '{_id: 46, title: "Moby-Dick"}' WHERE _id = 45;   -- _id, the key, cannot change
 DELETE FROM books WHERE _id = 40;
 SELECT _id FROM books ORDER BY _id;
 SELECT doc FROM books WHERE rowid = (SELECT rowid FROM books WHERE _id = 50);

@@ -8,8 +8,9 @@ a small chunk size, so chunks split as documents arrive; sometimes after
 documents are already there) and keeps an ordinary docext collection with
 the same documents. Random operations follow: inserts, replacements,
 deletes, splits, moves, balancing, new shards, transactions committed or
-rolled back. After each, random finds (filter, sort, skip, limit) must
-return the same documents from both, and the sharded one must be whole:
+rolled back, and the collection commands (their results must be the
+twin's), some changing the shard key. After each, random finds (filter,
+sort, skip, limit) must return the same documents from both, and the sharded one must be whole:
 every document on the shard owning its chunk once, doc_chunks counting them
 all, doc_check clean on every partition.
 
@@ -86,10 +87,13 @@ def command_of(rnd, next_id):
     flt = json.dumps(filter_of(rnd))
     sort = rnd.choice([{"_id": 1}, {"_id": -1}, {"v": -1, "_id": 1}])
     pad = "z" * rnd.randint(0, 150)
-    c = rnd.randrange(6)
+    c = rnd.randrange(7)
     if c == 0:
         return ("SELECT doc_update_many(?, ?, ?)",
                 (flt, json.dumps({"$inc": {"v": 1}, "$set": {"pad": pad}})), next_id)
+    if c == 6:
+        return ("SELECT doc_update_many(?, ?, ?)",
+                (flt, json.dumps({"$set": {"k": k_value(rnd)}})), next_id)
     if c == 1:
         return ("SELECT doc_update_one(?, ?, ?, ?)",
                 (flt, json.dumps({"$set": {"v": rnd.randint(0, 100)}, "$push": {"t": 1}}),
@@ -154,11 +158,16 @@ def check_whole(db, label, shards):
     check(len(ids) == len(set(ids)), "%s: an _id twice: %s" % (label, sorted(ids)))
     total = rows(db, "SELECT total(docs) FROM doc_chunks('coll')")[0][0]
     check(int(total) == n, "%s: doc_chunks counts %d of %d" % (label, total, n))
+    stored = 0 if "main" in shards else rows(db, "SELECT count(*) FROM main.coll_docs")[0][0]
     for s in shards:
         has = rows(db, "SELECT count(*) FROM \"%s\".sqlite_schema WHERE name='coll'" % s)[0][0]
         if has:
             ok = rows(db, "SELECT doc_check(?)", ('"%s".coll' % s,))[0][0]
             check(ok == "ok", "%s: doc_check %s: %s" % (label, s, ok))
+            stored += rows(db, "SELECT count(*) FROM \"%s\".coll_docs" % s)[0][0]
+    # (in memory a move commits atomically and leaves no orphan behind)
+    check(stored == n, "%s: the partitions store %d documents, the router sees %d"
+          % (label, stored, n))
 
 
 def run_case(seed):
@@ -201,6 +210,8 @@ def run_case(seed):
                     d = json.loads(old[0][0])
                     d["v"] = rnd.randint(0, 100)
                     d["pad"] = "y" * rnd.randint(0, 200)
+                    if rnd.random() < 0.3:
+                        d["k"] = k_value(rnd)      # (the key may change: a move)
                     for c in ("coll", "ref"):
                         db.execute("UPDATE %s SET doc = ? WHERE _id = ?" % c, (json.dumps(d), i))
             elif op < 0.62:

@@ -247,6 +247,8 @@ int main(void){
     "SELECT json_extract(doc_stats('sh'), '$.count'), doc_check('sh') FROM one",
     "SELECT doc_create_index('sh', '{v: 1}'), doc_drop_index('sh', 'v_1') FROM one",
     "SELECT group_concat(_id) FROM sh('{}', NULL, '{k: 1}', '{limit: 9}')",
+    "SELECT doc_update_many('sh', '{k: 1}', '{$set: {k: 7}}') FROM one",     /* key changes: moves */
+    "UPDATE sh SET doc = json_object('_id', _id, 'k', 0) WHERE _id IN (6, 7, 8)",
   };
   size_t i;
 
