@@ -1,4 +1,4 @@
--- Sharding the books (SCENARIOS.md A.15, and the inbox of B.2): a
+-- Sharding the books (SCENARIOS.md A.15, and the inbox of B.3): a
 -- collection partitioned across attached database files by a shard key,
 -- in chunks that split as documents arrive and move between shards; reads
 -- by the key go to one shard, others to all.
@@ -52,22 +52,34 @@ SELECT doc_move_chunk('books', '{_id: 45}', 'shard3');
 SELECT _id, doc FROM books ORDER BY _id;
 
 -- Fan out on write with buckets (B.3): the inbox sharded by {owner,
--- sequence}; chunks split on their own past chunkSize, and one owner's
--- inbox is read from one shard
+-- sequence}. Delivering a message to a recipient bumps their counter
+-- (findAndModify with upsert), then pushes the message into their bucket
+-- (floor(count / 5) here; 50 in the scenario) with an upsert, which the
+-- router sends to the shard of that bucket's chunk. Chunks split on their
+-- own past chunkSize; an owner's inbox is read from the shards of its
+-- chunks only.
+CREATE VIRTUAL TABLE users USING docext;
 CREATE VIRTUAL TABLE inbox USING docext;
-SELECT doc_shard_collection('inbox', '{owner: 1, sequence: 1}', '{"chunkSize": 2000}');
-INSERT INTO inbox(doc) SELECT json_object('owner', o.value, 'sequence', s.value,
-    'messages', json_array('message ' || s.value))
-  FROM json_each('["Bob","Jane","Joe","Ann"]') AS o, generate_series(0, 9) AS s;
+SELECT doc_shard_collection('inbox', '{owner: 1, sequence: 1}', '{"chunkSize": 1000}');
+SELECT count(doc_update_one('inbox',
+    json_object('owner', r.value, 'sequence',
+      (doc_find_and_modify('users', json_object('query', json_object('user_name', r.value),
+        'update', json('{"$inc": {"msg_count": 1}}'), 'upsert', json('true'), 'new', json('true')))
+       ->> 'msg_count' - 1) / 5),
+    json_object('$push', json_object('messages', json_object('from', 'Sue', 'n', m.value))),
+    '{upsert: true}'))
+  FROM generate_series(1, 30) AS m, json_each('["Bob","Jane","Joe","Ann"]') AS r;
+SELECT doc FROM users('{}', '{_id: 0}', '{user_name: 1}');
 SELECT doc_balance('inbox');
 SELECT shard, count(*), sum(docs) FROM doc_chunks('inbox') GROUP BY shard;
 SELECT doc_route('inbox', '{owner: "Joe"}');
 SELECT doc FROM inbox('{owner: "Joe"}', '{_id: 0, sequence: 1, messages: 1}',
   '{sequence: -1}', '{limit: 2}');
--- The collection commands reach the shards: a new message appended to
--- Joe's latest bucket (one shard), everyone's first bucket archived (all
--- shards), and the sorted read by the shard key goes chunk after chunk
-SELECT doc_update_one('inbox', '{owner: "Joe"}', '{$push: {messages: "hello Joe"}}',
+-- The collection commands reach the shards: Joe's latest bucket marked
+-- (the shards of Joe's chunks), everyone's first bucket archived (all); a
+-- sorted read by the shard key goes chunk after chunk, asking only the
+-- shards of the chunks it reads
+SELECT doc_update_one('inbox', '{owner: "Joe"}', '{$set: {seen: true}}',
   '{sort: {sequence: -1}}');
 SELECT doc_update_many('inbox', '{sequence: 0}', '{$set: {archived: true}}');
 SELECT json_extract(e, '$.clusteredType'), json_extract(e, '$.numQueries'), json_extract(e, '$.n')

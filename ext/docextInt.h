@@ -273,6 +273,9 @@ static inline int docextIterKeyIs(const DocIter *pIt, const char *z){
 }
 /* Find key zKey (nKey bytes) in a validated document; 1 if found. */
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
+/* Append to pOut document aDoc (which has no _id) with _id *pId first: a
+** replacement keeping the old _id, an upsert taking the filter's. */
+void docextBsonWithId(int *pRc, DocBuf *pOut, const DocValue *pId, const u8 *aDoc);
 /* A copy of a validated document (sqlite3_free it), or 0: out of memory. */
 u8 *docextBsonCopy(const u8 *aDoc);
 

@@ -323,6 +323,15 @@ u8 *docextBsonCopy(const u8 *aDoc){
   return aCopy;
 }
 
+void docextBsonWithId(int *pRc, DocBuf *pOut, const DocValue *pId, const u8 *aDoc){
+  DocIter it;
+  i64 iStart = docextBsonStartDoc(pRc, pOut);
+  docextBsonAppendValue(pRc, pOut, "_id", 3, pId);
+  docextIterInit(&it, aDoc);
+  while( docextIterNext(&it) ) docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
+  docextBsonEndDoc(pRc, pOut, iStart);
+}
+
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
   DocIter it;
   docextIterInit(&it, aDoc);

@@ -423,14 +423,8 @@ static int cmdUpsertDoc(Cmd *p, DocBuf *pOut){
     if( rc==SQLITE_OK && !docextBsonFind(pOut->a, "_id", 3, &id)
      && docextBsonFind(seed.a, "_id", 3, &id) ){
       DocBuf withId;
-      DocIter it;
-      i64 iStart;
       memset(&withId, 0, sizeof(withId));
-      iStart = docextBsonStartDoc(&rc, &withId);
-      docextBsonAppendValue(&rc, &withId, "_id", 3, &id);
-      docextIterInit(&it, pOut->a);
-      while( docextIterNext(&it) ) docextBsonAppendValue(&rc, &withId, it.zKey, it.nKey, &it.v);
-      docextBsonEndDoc(&rc, &withId, iStart);
+      docextBsonWithId(&rc, &withId, &id, pOut->a);
       docextBufReset(pOut);
       if( rc==SQLITE_OK ) docextBufAppend(&rc, pOut, withId.a, withId.n);
       docextBufFree(&withId);

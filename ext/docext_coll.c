@@ -552,13 +552,7 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
   if( rc==SQLITE_OK ) rc = idKey(aOld, &keyOld, &idOld);
   if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
     /* A replacement without _id keeps the old one: build {_id, ...aNew}. */
-    DocIter it;
-    i64 iStart;
-    iStart = docextBsonStartDoc(&rc, &doc);
-    docextBsonAppendValue(&rc, &doc, "_id", 3, &idOld);
-    docextIterInit(&it, aNew);
-    while( docextIterNext(&it) ) docextBsonAppendValue(&rc, &doc, it.zKey, it.nKey, &it.v);
-    docextBsonEndDoc(&rc, &doc, iStart);
+    docextBsonWithId(&rc, &doc, &idOld, aNew);
     if( rc==SQLITE_TOOBIG ){
       *pzErr = sqlite3_mprintf("docext: document larger than 16 MiB");
     }

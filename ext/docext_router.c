@@ -101,7 +101,6 @@ struct RtChunk {
   int iOwner;               /* who owns it now: iShard, or iPrev when the
                             ** move never reached iShard */
   int bJumbo;
-  i64 nWritten;
 };
 
 struct DocRouter {
@@ -406,7 +405,7 @@ static int rtLoadChunks(DocRouter *pR, char **pzErr){
   int rc, i;
   pR->nChunk = 0;
   docextBufReset(&pR->bytes);
-  rc = docextPreparef(pR->db, &pStmt, "SELECT lo, min, shard, prev, mig, jumbo, written"
+  rc = docextPreparef(pR->db, &pStmt, "SELECT lo, min, shard, prev, mig, jumbo"
                              " FROM main.docext_chunks WHERE coll=?1 ORDER BY lo");
   if( rc==SQLITE_OK ) sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
@@ -441,7 +440,6 @@ static int rtLoadChunks(DocRouter *pR, char **pzErr){
       break;
     }
     c->bJumbo = sqlite3_column_int(pStmt, 5)!=0;
-    c->nWritten = sqlite3_column_int64(pStmt, 6);
     pR->nChunk++;
   }
   if( rc==SQLITE_OK ) rc = sqlite3_finalize(pStmt); else sqlite3_finalize(pStmt);
@@ -866,7 +864,6 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   int *aPt = 0, nPt = 0, nAlloc = 0;
   int rc;
   memset(&list, 0, sizeof(list));
-  pR->aChunk[i].nWritten = 0;
   rc = rtChunkSet(pR, i, "written=0", 0, 0, 0, 0, pzErr);
   if( rc==SQLITE_OK ) rc = rtList(pR, i, pR->aChunk[i].iOwner, &list, pzErr);
   if( rc==SQLITE_OK && list.nBytes>pR->nChunkSize ){
@@ -879,25 +876,26 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   return rc;
 }
 
-/* Count nBytes written into chunk i; measure it when enough was. */
+/* Count nBytes written into chunk i; measure it when enough was. The
+** count is read back from the metadata (not kept in the router, which a
+** rolled-back statement would leave counting writes that never were). */
 static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
-  RtChunk *c = &pR->aChunk[i];
+  i64 nWritten = 0;
   int rc;
-  c->nWritten += nBytes;
-  if( c->bJumbo || c->nWritten*RT_CHECK_EVERY < pR->nChunkSize ){
+  if( pR->pWritten==0 ){
     /* (on every write: prepared once) */
-    if( pR->pWritten==0 ){
-      rc = docextPreparef(pR->db, &pR->pWritten, "UPDATE main.docext_chunks"
-                          " SET written=written+?3 WHERE coll=?1 AND lo=?2");
-      if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
-    }
-    sqlite3_bind_text(pR->pWritten, 1, pR->zColl, -1, SQLITE_STATIC);
-    rtBindLo(pR, pR->pWritten, 2, i);
-    sqlite3_bind_int64(pR->pWritten, 3, nBytes);
-    rc = docextStmtRun(pR->pWritten);
-    sqlite3_clear_bindings(pR->pWritten);
-    return rtSqlError(pR, rc, pzErr);
+    rc = docextPreparef(pR->db, &pR->pWritten, "UPDATE main.docext_chunks"
+                        " SET written=written+?3 WHERE coll=?1 AND lo=?2 RETURNING written");
+    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   }
+  sqlite3_bind_text(pR->pWritten, 1, pR->zColl, -1, SQLITE_STATIC);
+  rtBindLo(pR, pR->pWritten, 2, i);
+  sqlite3_bind_int64(pR->pWritten, 3, nBytes);
+  if( sqlite3_step(pR->pWritten)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pR->pWritten, 0);
+  rc = sqlite3_reset(pR->pWritten);
+  sqlite3_clear_bindings(pR->pWritten);
+  if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  if( pR->aChunk[i].bJumbo || nWritten*RT_CHECK_EVERY < pR->nChunkSize ) return SQLITE_OK;
   return rtSplitCheck(pR, i, pzErr);
 }
 
@@ -1032,12 +1030,13 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
                         i64 *piRowid, char **pzErr){
   DocColl *pColl = 0;
   DocReader *pRd = 0;
-  DocBuf oldKey;
+  DocBuf oldKey, withId;
   const u8 *aOld = 0;
-  DocValue idNew;
+  DocValue id;
   i64 iDoc = 0;
   int iShard = 0, iChunk = 0, rc;
   memset(&oldKey, 0, sizeof(oldKey));
+  memset(&withId, 0, sizeof(withId));
   *piRowid = iRowid;
   rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
@@ -1045,30 +1044,26 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
   if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
   if( rc==SQLITE_OK ) docextBufAppend(&rc, &oldKey, pR->docKey.a, pR->docKey.n);
-  docextReaderFree(pRd);             /* (aOld goes with it) */
-  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
-  /* The replacement first, where the document is: its checks (_id kept
-  ** and unchanged, names, size) and its index entries as for any. */
-  if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
-  if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
-    /* (a replacement without _id keeps the old one: the key from the
-    ** document as stored) */
-    rc = docextReaderNew(docextCollStore(pColl), &pRd);
-    if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
-    if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 1, pzErr);
-    docextReaderFree(pRd);
-  }else if( rc==SQLITE_OK ){
-    rc = rtDocKey(pR, aNew, 1, pzErr);
+  if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &id) && docextBsonFind(aOld, "_id", 3, &id) ){
+    /* (a replacement without _id keeps the old one: the key is the
+    ** document's with it) */
+    docextBsonWithId(&rc, &withId, &id, aNew);
+    if( rc==SQLITE_OK ) aNew = withId.a;
   }
-  if( rc==SQLITE_OK ){
-    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
-    if( pR->aChunk[iChunk].iOwner!=iShard
-     && docextKeyCmp(oldKey.a, (int)oldKey.n, pR->docKey.a, (int)pR->docKey.n)!=0 ){
-      rc = rtMoveDoc(pR, iShard, iDoc, iChunk, piRowid, pzErr);
-    }
+  docextReaderFree(pRd);             /* (aOld goes with it) */
+  /* Every check before the first write: a statement changing one row has
+  ** no statement journal to undo it. */
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aNew, 1, pzErr);
+  if( rc==SQLITE_OK ) iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
+  if( rc==SQLITE_OK && pR->aChunk[iChunk].iOwner!=iShard
+   && docextKeyCmp(oldKey.a, (int)oldKey.n, pR->docKey.a, (int)pR->docKey.n)!=0 ){
+    rc = rtMoveDoc(pR, iShard, iDoc, iChunk, piRowid, pzErr);
   }
   if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aNew), pzErr);
   docextBufFree(&oldKey);
+  docextBufFree(&withId);
   return rc;
 }
 

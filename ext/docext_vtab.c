@@ -463,6 +463,17 @@ static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCod
   return nRow;
 }
 
+/* Is the collection sharded (as far as its cached definitions say)? */
+static int vtabIsSharded(DocVtab *p){
+  DocColl *pColl = 0;
+  const u8 *aKey = 0;
+  char *zErr = 0;
+  if( vtabColl(p, &pColl)!=SQLITE_OK ) return 1;
+  if( docextCollShardKey(pColl, &aKey, 0, 0, &zErr)!=SQLITE_OK ) aKey = (const u8*)"";
+  sqlite3_free(zErr);
+  return aKey!=0;
+}
+
 static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   BestTerms t;
   char aCode[32];
@@ -481,8 +492,13 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   }
   /* At most one row only by rowid or _id: SQLite then runs an UPDATE or
   ** DELETE in one pass, writing while this cursor reads, which only a
-  ** single row allows (an index scan would meet rows it moved ahead). */
-  if( t.iRowid>=0 || (t.iEq>=0 && !bIn) ) pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  ** single row allows (an index scan would meet rows it moved ahead). Not
+  ** on a sharded collection: _id is unique only within a shard, and a
+  ** routed write may take several steps (a move between shards) that only
+  ** the statement journal of a statement of several rows undoes. */
+  if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && !vtabIsSharded((DocVtab*)pVtab) ){
+    pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  }
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
   pInfo->idxStr = sqlite3_mprintf("%s|%s",

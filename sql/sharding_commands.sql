@@ -56,6 +56,19 @@ SELECT doc_update_one('inbox', '{_id: 1}', '{$set: {owner: ["ann"]}}');
 SELECT doc_update_one('inbox', '{_id: 1}', '{$set: {_id: 1000}}');
 SELECT doc_update_one('inbox', '{_id: 1}', '{$unset: {sequence: 1}}');
 SELECT doc FROM inbox WHERE _id = 1;
+-- _id is unique within a shard only (unless it leads the key): a move onto
+-- a shard holding that _id fails with E11000, changing nothing, also in a
+-- transaction and for one row
+INSERT INTO s2.inbox(doc) VALUES ('{_id: 1, owner: "zz", sequence: 1}');
+SELECT count(*) FROM inbox WHERE _id = 1;
+SELECT doc_update_one('inbox', '{_id: 1, owner: "ann"}', '{$set: {owner: "zed"}}');
+BEGIN;
+UPDATE inbox SET doc = '{_id: 1, owner: "zed", sequence: 1}' WHERE _id = 1 AND doc ->> 'owner' = 'ann';
+UPDATE inbox SET doc = '{_id: 1, owner: "zed", sequence: 1}'
+  WHERE rowid = (SELECT rowid FROM inbox WHERE _id = 1 AND doc ->> 'owner' = 'ann');
+COMMIT;
+SELECT doc FROM inbox WHERE _id = 1 ORDER BY doc ->> 'owner';
+DELETE FROM inbox WHERE doc_match(doc, '{_id: 1, owner: "zz"}');
 UPDATE inbox SET doc = doc_update(doc, '{$set: {n: "text"}}') WHERE _id = 24;     -- cy, 8: on s2
 SELECT doc_update_many('inbox', '{}', '{$inc: {n: 1}}');
 SELECT (SELECT count(*) FROM inbox('{n: 1}')), (SELECT count(*) FROM s1.inbox('{n: 1}'));

@@ -249,6 +249,7 @@ int main(void){
     "SELECT group_concat(_id) FROM sh('{}', NULL, '{k: 1}', '{limit: 9}')",
     "SELECT doc_update_many('sh', '{k: 1}', '{$set: {k: 7}}') FROM one",     /* key changes: moves */
     "UPDATE sh SET doc = json_object('_id', _id, 'k', 0) WHERE _id IN (6, 7, 8)",
+    "UPDATE sh SET doc = '{_id: 9, k: 6, v: \"moved\"}' WHERE _id = 9",
   };
   size_t i;
 
