@@ -1357,6 +1357,9 @@ void docextRouterFree(DocRouter *pR);
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr);
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr);
+/* docextCollAppendInPlace on the document at router rowid iRowid. */
+int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int *pbDone,
+                              char **pzErr);
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
                         i64 *piRowid, char **pzErr);
 /* One more reference to pR (for a call that takes one over). */

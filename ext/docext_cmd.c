@@ -502,11 +502,12 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
   *pnModified = 0;
   for(i=0; rc==SQLITE_OK && i<p->nMatch; i++){
     int bChanged = 0;
-    if( pLast==0 && p->pR==0 ){
-      /* A $push onto a large document: only the pages it touches. (Not
-      ** through a router, which counts what it writes to each chunk.) */
+    if( pLast==0 ){
+      /* A $push onto a large document: only the pages it touches. */
+      i64 iDoc = p->aMatch[i].iDoc;
       int bDone = 0;
-      rc = docextCollAppendInPlace(p->pColl, p->aMatch[i].iDoc, p->pUpdate, &bDone, &p->zErr);
+      rc = p->pR ? docextRouterAppendInPlace(p->pR, iDoc, p->pUpdate, &bDone, &p->zErr)
+                 : docextCollAppendInPlace(p->pColl, iDoc, p->pUpdate, &bDone, &p->zErr);
       if( rc!=SQLITE_OK ) break;
       if( bDone ){
         (*pnModified)++;

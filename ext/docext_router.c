@@ -984,6 +984,33 @@ int docextRouterLock(DocRouter *pR, char **pzErr){
   return rc;
 }
 
+int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int *pbDone,
+                              char **pzErr){
+  DocColl *pColl = 0;
+  DocReader *pRd = 0;
+  const u8 *aDoc = 0;
+  i64 iDoc = 0;
+  int iShard = 0;
+  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
+  *pbDone = 0;
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollAppendInPlace(pColl, iDoc, pUpdate, pbDone, pzErr);
+  if( rc!=SQLITE_OK || !*pbDone ) return rc;
+  /* Its chunk, to count what was written (its size, as for a
+  ** replacement): appends never touch the key (no key field holds an
+  ** array), but only the document says what the key is. */
+  rc = docextReaderNew(docextCollStore(pColl), &pRd);
+  if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aDoc, 0, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = rtWritten(pR, rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n), docextGetI32(aDoc),
+                   pzErr);
+  }
+  docextReaderFree(pRd);
+  return rc;
+}
+
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   DocColl *pColl = 0;
   i64 iDoc = 0;

@@ -76,6 +76,18 @@ SELECT doc_update_many('inbox', '{}', '{$set: {a: 1}}', '{bad: 1}');
 SELECT doc_update_many('inbox', '{$bad: 1}', '{$set: {a: 1}}');
 SELECT doc_update_many('inbox', '{}', '{a: 1}');
 
+-- A $push onto a large document of a shard rewrites only the pages it
+-- touches there, as in an unsharded collection, and counts toward its chunk
+INSERT INTO inbox(doc) VALUES (json_object('_id', 300, 'owner', 'dee', 'sequence', 9,
+  'messages', json_array(printf('%.3000c', 'a'), printf('%.3000c', 'b'), printf('%.3000c', 'c'))));
+SELECT rowid & 1023 = (SELECT num FROM docext_shards WHERE name = 's2') FROM inbox WHERE _id = 300;
+CREATE TEMP TABLE before AS SELECT pgno, data FROM s2.inbox_pages;
+SELECT doc_update_one('inbox', '{_id: 300}', '{$push: {messages: "d"}}');
+SELECT 'pages rewritten by one $push', count(*) FROM s2.inbox_pages p LEFT JOIN temp.before b USING (pgno)
+ WHERE b.data IS NOT p.data;
+SELECT json_array_length(doc, '$.messages'), doc ->> '$.messages[3]' FROM inbox WHERE _id = 300;
+SELECT doc_delete_one('inbox', '{_id: 300}');
+
 -- 4. doc_delete_one and doc_delete_many
 SELECT doc_delete_one('inbox', '{owner: "ann", sequence: 1}');
 SELECT doc_delete_many('inbox', '{tags: "old"}');
