@@ -28,6 +28,8 @@
 **                          (when it still fits) so that the plan shown is
 **                          the plan run
 **     OR(IXSCAN <a>, ...)  a union for a top-level $or, planned at xFilter
+**     ROUTED <how>         a sharded collection: <how> is its own storage's
+**                          plan; each shard plans its part at xFilter
 ** Each character of <codes> says what the xFilter argument at that
 ** position is:
 **     R   rowid = ?
@@ -477,7 +479,7 @@ static int vtabIsSharded(DocVtab *p){
 static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   BestTerms t;
   char aCode[32];
-  int bIn, bIdScan, rc;
+  int bIn, bIdScan, bSharded, rc;
   double nRow;
   char *zHow = 0;
 
@@ -496,12 +498,15 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   ** on a sharded collection: _id is unique only within a shard, and a
   ** routed write may take several steps (a move between shards) that only
   ** the statement journal of a statement of several rows undoes. */
-  if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && !vtabIsSharded((DocVtab*)pVtab) ){
+  bSharded = vtabIsSharded((DocVtab*)pVtab);
+  if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && !bSharded ){
     pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
-  pInfo->idxStr = sqlite3_mprintf("%s|%s",
+  /* (a sharded collection's label is its own storage's plan: each shard
+  ** plans its part when the query runs, and doc_explain shows them) */
+  pInfo->idxStr = sqlite3_mprintf("%s%s|%s", bSharded ? "ROUTED " : "",
       bIdScan ? "IXSCAN _id_" : zHow ? zHow : "COLLSCAN", aCode);
   sqlite3_free(zHow);
   pInfo->needToFreeIdxStr = 1;
