@@ -275,9 +275,10 @@ static int isQueryColumn(int iCol){
 ** terms, the sort and the options are all known (literals). Returns the
 ** plan's label (sqlite3_malloc'd) and its estimated entries in *pnEst, or
 ** NULL when something is unknown or invalid (xFilter then plans, and
-** reports any error). */
+** reports any error). Only running out of memory is an error here (*pRc):
+** SQLite must hear of it, not go on preparing as if it had not happened. */
 static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQuery,
-                           const int *aMatch, int nMatch, double *pnEst){
+                           const int *aMatch, int nMatch, double *pnEst, int *pRc){
 #if SQLITE_VERSION_NUMBER>=3038000
   DocBuf aBuf[DOCEXT_MAX_FILTERS+2];
   const u8 *aaFilter[DOCEXT_MAX_FILTERS], *aSort = 0, *aOpt = 0;
@@ -286,6 +287,7 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
   DocValue hint;
   DocPlan *pPlan = 0;
   char *zLabel = 0;
+  int rc;
 
   if( aQuery[COL_FILTER]>=0 ){ aiCons[nCons] = aQuery[COL_FILTER]; anKind[nCons++] = 'F'; }
   for(i=0; i<nMatch; i++){ aiCons[nCons] = aMatch[i]; anKind[nCons++] = 'F'; }
@@ -296,12 +298,16 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
     sqlite3_value *pVal = 0;
     const u8 *aDoc = 0;
     char *zErr = 0;
-    if( sqlite3_vtab_rhs_value(pInfo, aiCons[i], &pVal)!=SQLITE_OK || pVal==0 ){
+    rc = sqlite3_vtab_rhs_value(pInfo, aiCons[i], &pVal);
+    if( rc!=SQLITE_OK || pVal==0 ){
+      if( rc==SQLITE_NOMEM ) *pRc = rc;
       bOk = 0;
       break;
     }
     if( sqlite3_value_type(pVal)==SQLITE_NULL ) continue;
-    if( docextArgToBson(pVal, &aBuf[i], &aDoc, &zErr)!=SQLITE_OK ){
+    rc = docextArgToBson(pVal, &aBuf[i], &aDoc, &zErr);
+    if( rc!=SQLITE_OK ){
+      if( rc==SQLITE_NOMEM ) *pRc = rc;
       sqlite3_free(zErr);
       bOk = 0;
       break;
@@ -313,19 +319,22 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
   if( bOk && p->pColl ){
     char *zErr = 0;
     int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
-    if( docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1, 0,
-                      &pPlan, &zErr)==SQLITE_OK
-     && docextPlanEstimate(p->pColl, pPlan)==SQLITE_OK ){
+    rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1, 0,
+                       &pPlan, &zErr);
+    if( rc==SQLITE_OK ) rc = docextPlanEstimate(p->pColl, pPlan);
+    if( rc==SQLITE_OK ){
       zLabel = docextPlanLabel(pPlan);
+      if( zLabel==0 ) rc = SQLITE_NOMEM;
       *pnEst = pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ? -1.0 : pPlan->nEst;
     }
+    if( (rc & 0xff)==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
     docextPlanFree(pPlan);
     sqlite3_free(zErr);
   }
   for(i=0; i<nCons; i++) docextBufFree(&aBuf[i]);
   return zLabel;
 #else
-  (void)p; (void)pInfo; (void)aQuery; (void)aMatch; (void)nMatch; (void)pnEst;
+  (void)p; (void)pInfo; (void)aQuery; (void)aMatch; (void)nMatch; (void)pnEst; (void)pRc;
   return 0;
 #endif
 }
@@ -465,15 +474,15 @@ static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCod
   return nRow;
 }
 
-/* Is the collection sharded (as far as its cached definitions say)? */
-static int vtabIsSharded(DocVtab *p){
+/* Is the collection sharded (*pbSharded)? */
+static int vtabIsSharded(DocVtab *p, int *pbSharded){
   DocColl *pColl = 0;
   const u8 *aKey = 0;
   char *zErr = 0;
-  if( vtabColl(p, &pColl)!=SQLITE_OK ) return 1;
-  if( docextCollShardKey(pColl, &aKey, 0, 0, &zErr)!=SQLITE_OK ) aKey = (const u8*)"";
-  sqlite3_free(zErr);
-  return aKey!=0;
+  int rc = vtabColl(p, &pColl);
+  if( rc==SQLITE_OK ) rc = docextCollShardKey(pColl, &aKey, 0, 0, &zErr);
+  *pbSharded = aKey!=0;
+  return rc==SQLITE_OK ? rc : vtabError(&p->base, rc, zErr);
 }
 
 static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
@@ -489,7 +498,11 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   bIdScan = t.iRowid>=0 || t.iEq>=0 || bestHasRange(&t);
   if( !bIdScan ){
     double nEst = -1.0;
-    zHow = planAtPrepare((DocVtab*)pVtab, pInfo, t.aQuery, t.aMatch, t.nMatch, &nEst);
+    zHow = planAtPrepare((DocVtab*)pVtab, pInfo, t.aQuery, t.aMatch, t.nMatch, &nEst, &rc);
+    if( rc!=SQLITE_OK ){
+      sqlite3_free(zHow);
+      return rc;
+    }
     if( nEst>=0.0 ) nRow = nEst<1.0 ? 1.0 : nEst;
   }
   /* At most one row only by rowid or _id: SQLite then runs an UPDATE or
@@ -498,7 +511,11 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   ** on a sharded collection: _id is unique only within a shard, and a
   ** routed write may take several steps (a move between shards) that only
   ** the statement journal of a statement of several rows undoes. */
-  bSharded = vtabIsSharded((DocVtab*)pVtab);
+  rc = vtabIsSharded((DocVtab*)pVtab, &bSharded);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(zHow);
+    return rc;
+  }
   if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && !bSharded ){
     pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
