@@ -474,21 +474,24 @@ static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCod
   return nRow;
 }
 
-/* Is the collection sharded (*pbSharded)? */
-static int vtabIsSharded(DocVtab *p, int *pbSharded){
+/* Is the collection sharded? *peSharded: 1 yes, 0 no, -1 unknown (its
+** definitions cannot be read: xFilter will say why). Only running out of
+** memory is an error here. */
+static int vtabIsSharded(DocVtab *p, int *peSharded){
   DocColl *pColl = 0;
   const u8 *aKey = 0;
   char *zErr = 0;
   int rc = vtabColl(p, &pColl);
   if( rc==SQLITE_OK ) rc = docextCollShardKey(pColl, &aKey, 0, 0, &zErr);
-  *pbSharded = aKey!=0;
-  return rc==SQLITE_OK ? rc : vtabError(&p->base, rc, zErr);
+  sqlite3_free(zErr);
+  *peSharded = rc!=SQLITE_OK ? -1 : aKey!=0;
+  return (rc & 0xff)==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
 }
 
 static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   BestTerms t;
   char aCode[32];
-  int bIn, bIdScan, bSharded, rc;
+  int bIn, bIdScan, eSharded, rc;
   double nRow;
   char *zHow = 0;
 
@@ -511,19 +514,19 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   ** on a sharded collection: _id is unique only within a shard, and a
   ** routed write may take several steps (a move between shards) that only
   ** the statement journal of a statement of several rows undoes. */
-  rc = vtabIsSharded((DocVtab*)pVtab, &bSharded);
+  rc = vtabIsSharded((DocVtab*)pVtab, &eSharded);
   if( rc!=SQLITE_OK ){
     sqlite3_free(zHow);
     return rc;
   }
-  if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && !bSharded ){
+  if( (t.iRowid>=0 || (t.iEq>=0 && !bIn)) && eSharded==0 ){
     pInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = nRow<1e6 ? 10.0 + nRow*2 : 2e6;
   /* (a sharded collection's label is its own storage's plan: each shard
   ** plans its part when the query runs, and doc_explain shows them) */
-  pInfo->idxStr = sqlite3_mprintf("%s%s|%s", bSharded ? "ROUTED " : "",
+  pInfo->idxStr = sqlite3_mprintf("%s%s|%s", eSharded==1 ? "ROUTED " : "",
       bIdScan ? "IXSCAN _id_" : zHow ? zHow : "COLLSCAN", aCode);
   sqlite3_free(zHow);
   pInfo->needToFreeIdxStr = 1;
