@@ -924,6 +924,14 @@ static int rtShardWriteBegin(DocRouter *pR, int i, char **pzErr){
   return rtSqlError(pR, docextStmtRun(s->pBegin), pzErr);
 }
 
+/* The shard, document id and partition of a rowid the router gave. */
+static int rtRowidColl(DocRouter *pR, i64 iRowid, int *piShard, i64 *piDoc, DocColl **ppColl,
+                       char **pzErr){
+  int rc = rtFromRowid(pR, iRowid, piShard, piDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, *piShard, ppColl, pzErr);
+  return rc;
+}
+
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr){
   DocBuf prepared;
@@ -963,8 +971,7 @@ int docextRouterRead(DocRouter *pR, i64 iRowid, DocBuf *pOut, char **pzErr){
   const u8 *aDoc = 0;
   i64 iDoc = 0;
   int iShard = 0;
-  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
-  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  int rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
   if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aDoc, pzErr);
   if( rc==SQLITE_OK ){
@@ -991,9 +998,8 @@ int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int
   const u8 *aDoc = 0;
   i64 iDoc = 0;
   int iShard = 0;
-  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
+  int rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
   *pbDone = 0;
-  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollAppendInPlace(pColl, iDoc, pUpdate, pbDone, pzErr);
   if( rc!=SQLITE_OK || !*pbDone ) return rc;
@@ -1015,8 +1021,7 @@ int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   DocColl *pColl = 0;
   i64 iDoc = 0;
   int iShard = 0;
-  int rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
-  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  int rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollDelete(pColl, iDoc, pzErr);
   return rc;
@@ -1065,8 +1070,7 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
   memset(&oldKey, 0, sizeof(oldKey));
   memset(&withId, 0, sizeof(withId));
   *piRowid = iRowid;
-  rc = rtFromRowid(pR, iRowid, &iShard, &iDoc, pzErr);
-  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
   if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
