@@ -932,29 +932,35 @@ static int rtRowidColl(DocRouter *pR, i64 iRowid, int *piShard, i64 *piDoc, DocC
   return rc;
 }
 
+/* Insert aDoc into shard iShard's partition; *piRowid its router rowid. */
+static int rtInsertInto(DocRouter *pR, int iShard, const u8 *aDoc, int bNamesChecked,
+                        int eConflict, i64 *piRowid, char **pzErr){
+  DocColl *pColl = 0;
+  i64 iDoc = 0;
+  int rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, &iDoc, pzErr);
+  if( rc==SQLITE_OK && iDoc>=RT_MAX_DOCID ){
+    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
+                     "collection's rowid", iDoc, docextCollName(pColl));
+  }
+  if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iShard, iDoc);
+  return rc;
+}
+
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr){
   DocBuf prepared;
   const u8 *aStore = 0;
-  DocColl *pColl = 0;
-  i64 iDoc = 0;
-  int rc, iChunk = 0, iShard = 0;
+  int rc, iChunk = 0;
   memset(&prepared, 0, sizeof(prepared));
   /* (_id first, made if missing: a shard key may be _id) */
   rc = docextCollPrepare(aDoc, bNamesChecked, &prepared, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aStore, 1, pzErr);
   if( rc==SQLITE_OK ){
     iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
-    iShard = pR->aChunk[iChunk].iOwner;
-    rc = rtShardColl(pR, iShard, &pColl, pzErr);
+    rc = rtInsertInto(pR, pR->aChunk[iChunk].iOwner, aStore, 1, eConflict, piRowid, pzErr);
   }
-  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollInsert(pColl, aStore, 1, eConflict, &iDoc, pzErr);
-  if( rc==SQLITE_OK && iDoc>=RT_MAX_DOCID ){
-    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
-                     "collection's rowid", iDoc, docextCollName(pColl));
-  }
-  if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iShard, iDoc);
   if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aStore), pzErr);
   docextBufFree(&prepared);
   return rc;
@@ -994,8 +1000,7 @@ int docextRouterLock(DocRouter *pR, char **pzErr){
 int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int *pbDone,
                               char **pzErr){
   DocColl *pColl = 0;
-  DocReader *pRd = 0;
-  const u8 *aDoc = 0;
+  DocBuf doc;
   i64 iDoc = 0;
   int iShard = 0;
   int rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
@@ -1006,14 +1011,13 @@ int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int
   /* Its chunk, to count what was written (its size, as for a
   ** replacement): appends never touch the key (no key field holds an
   ** array), but only the document says what the key is. */
-  rc = docextReaderNew(docextCollStore(pColl), &pRd);
-  if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aDoc, pzErr);
-  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aDoc, 0, pzErr);
+  memset(&doc, 0, sizeof(doc));
+  rc = docextRouterRead(pR, iRowid, &doc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(pR, doc.a, 0, pzErr);
   if( rc==SQLITE_OK ){
-    rc = rtWritten(pR, rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n), docextGetI32(aDoc),
-                   pzErr);
+    rc = rtWritten(pR, rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n), (i64)doc.n, pzErr);
   }
-  docextReaderFree(pRd);
+  docextBufFree(&doc);
   return rc;
 }
 
@@ -1027,34 +1031,19 @@ int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
   return rc;
 }
 
-/* Move document iDoc of shard iShard, whose new key (in pR->docKey) has
-** it belong to chunk iChunk of another shard: delete it there and insert
-** it into the owner's partition (as MongoDB 4.2 and later do when an
-** update changes the shard key). *piRowid: its new rowid. */
-static int rtMoveDoc(DocRouter *pR, int iShard, i64 iDoc, int iChunk, i64 *piRowid,
-                     char **pzErr){
-  DocColl *pFrom = 0, *pTo = 0;
-  DocReader *pRd = 0;
-  DocBuf doc;
-  const u8 *aDoc = 0;
-  i64 iNew = 0;
-  int iTo = pR->aChunk[iChunk].iOwner;
+/* Move document iDoc of shard iShard, replaced by aNew already, whose new
+** key has it belong to chunk iChunk of another shard: delete it there and
+** insert it into the owner's partition (as MongoDB 4.2 and later do when
+** an update changes the shard key). *piRowid: its new rowid. */
+static int rtMoveDoc(DocRouter *pR, int iShard, i64 iDoc, int iChunk, const u8 *aNew,
+                     int bNamesChecked, i64 *piRowid, char **pzErr){
+  DocColl *pFrom = 0;
   int rc = rtShardColl(pR, iShard, &pFrom, pzErr);
-  memset(&doc, 0, sizeof(doc));
-  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iTo, &pTo, pzErr);
-  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pFrom), &pRd);
-  if( rc==SQLITE_OK ) rc = rtReadDoc(pFrom, pRd, iDoc, &aDoc, pzErr);
-  if( rc==SQLITE_OK ) docextBufAppend(&rc, &doc, aDoc, docextGetI32(aDoc));
-  docextReaderFree(pRd);
-  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iTo, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollDelete(pFrom, iDoc, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, doc.a, 1, SQLITE_ABORT, &iNew, pzErr);
-  if( rc==SQLITE_OK && iNew>=RT_MAX_DOCID ){
-    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
-                     "collection's rowid", iNew, docextCollName(pTo));
+  if( rc==SQLITE_OK ){
+    rc = rtInsertInto(pR, pR->aChunk[iChunk].iOwner, aNew, bNamesChecked, SQLITE_ABORT,
+                      piRowid, pzErr);
   }
-  if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iTo, iNew);
-  docextBufFree(&doc);
   return rc;
 }
 
@@ -1090,7 +1079,7 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
   if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
   if( rc==SQLITE_OK && pR->aChunk[iChunk].iOwner!=iShard
    && docextKeyCmp(oldKey.a, (int)oldKey.n, pR->docKey.a, (int)pR->docKey.n)!=0 ){
-    rc = rtMoveDoc(pR, iShard, iDoc, iChunk, piRowid, pzErr);
+    rc = rtMoveDoc(pR, iShard, iDoc, iChunk, aNew, bNamesChecked, piRowid, pzErr);
   }
   if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aNew), pzErr);
   docextBufFree(&oldKey);
@@ -1440,24 +1429,17 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
     if( aShardOn[i] ) p->aPart[p->nPart++].iShard = i;
   }
   if( rc==SQLITE_OK && p->spec.aSort ) rc = rtRoutedSort(p, p->spec.aSort, aOn, pzErr);
-  /* Start the parts: in chunk order only the first chunk's owner (the
-  ** others when their chunks come), which also compiles the query. */
-  for(i=0; rc==SQLITE_OK && i<p->nPart; i++){
-    RtPart *pP = &p->aPart[i];
-    if( p->aSeq ){
-      if( p->nSeq==0 && i>0 ) break;
-      if( p->nSeq>0 ) pP = rtPartOf(p, pR->aChunk[p->aSeq[0]].iOwner);
-    }
-    rc = rtPartStart(p, pP, pzErr);
-    if( rc==SQLITE_OK && p->aSeq ){
-      docextQueryLimits(pP->pQuery, &p->nSkip, &p->nMax);
-      break;
-    }
+  if( rc==SQLITE_OK && p->aSeq ){
+    /* chunk order: only the first chunk's owner now (which also compiles
+    ** the query), the others when their chunks come */
+    RtPart *pFirst = p->nSeq ? rtPartOf(p, pR->aChunk[p->aSeq[0]].iOwner) : &p->aPart[0];
+    rc = rtPartStart(p, pFirst, pzErr);
+    if( rc==SQLITE_OK ) docextQueryLimits(pFirst->pQuery, &p->nSkip, &p->nMax);
+  }else{
+    for(i=0; rc==SQLITE_OK && i<p->nPart; i++) rc = rtPartStart(p, &p->aPart[i], pzErr);
+    if( rc==SQLITE_OK ) docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
   }
-  if( rc==SQLITE_OK ){
-    if( p->aSeq==0 ) docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
-    rc = rtAdvance(p, 1, pzErr);
-  }
+  if( rc==SQLITE_OK ) rc = rtAdvance(p, 1, pzErr);
   sqlite3_free(aOn);
   if( rc!=SQLITE_OK ){
     docextRoutedFree(p);
