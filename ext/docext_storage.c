@@ -1206,21 +1206,26 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
 ** moves. */
 int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
   if( !p->bLoaded ){
-    i64 nSize = sqlite3_column_int64(p->pRows, 1);
+    /* (sqlite3_column_value() once per column, then sqlite3_value_*(): a
+    ** reader runs inside a statement of the same connection, which holds
+    ** its mutex, so the values need no locking of their own) */
+    sqlite3_value *pSize = sqlite3_column_value(p->pRows, 1);
+    sqlite3_value *pBody = sqlite3_column_value(p->pRows, 2);
+    i64 nSize = sqlite3_value_int64(pSize);
     const u8 *a;
     int rc;
-    int eBody = sqlite3_column_type(p->pRows, 2);
+    int eBody = sqlite3_value_type(pBody);
     /* size is NOT NULL: only an index entry's LEFT JOIN gives NULL */
-    if( sqlite3_column_type(p->pRows, 1)==SQLITE_NULL ){
+    if( sqlite3_value_type(pSize)==SQLITE_NULL ){
       *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
                                "which does not exist (see doc_check)",
                                p->pStore->zName, docextReaderDocid(p));
       return SQLITE_CORRUPT_VTAB;
     }
     if( eBody==SQLITE_BLOB ){
-      a = sqlite3_column_blob(p->pRows, 2);
+      a = sqlite3_value_blob(pBody);
       /* (an empty BLOB reads as NULL: bad size, not out of memory) */
-      if( sqlite3_column_bytes(p->pRows, 2)!=nSize || nSize<5 ) nSize = -1;
+      if( sqlite3_value_bytes(pBody)!=nSize || nSize<5 ) nSize = -1;
       else if( a==0 ) return SQLITE_NOMEM;
     }else if( eBody!=SQLITE_NULL ){
       *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "

@@ -41,7 +41,11 @@
 **     N   LIMIT ?          K   OFFSET ?
 ** idxNum: bit 0 (1) set when the statement reads no document column (_id,
 ** doc, bson: e.g. count(*)), so a count over an exact index plan reads only
-** index entries.
+** index entries. Bit 1 (2) set when the plan was made for a sharded
+** collection (or one whose definitions could not be read): it is never a
+** one-pass write. A plan without it may be one, so if the collection has
+** been sharded since, xFilter makes SQLite prepare the statement again
+** (SQLITE_SCHEMA) rather than run it.
 **
 ** _id COMPARISONS follow what the _id column shows: an INTEGER or REAL
 ** compares with numeric _ids by value (int32, int64, double, decimal), a
@@ -534,8 +538,9 @@ static int xBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   /* No document column read (count(*), a DELETE by filter): bit 0. */
   if( (pInfo->colUsed & (((sqlite3_uint64)1<<COL_ID) | ((sqlite3_uint64)1<<COL_DOC)
                          | ((sqlite3_uint64)1<<COL_BSON)))==0 ){
-    pInfo->idxNum = 1;
+    pInfo->idxNum |= 1;
   }
+  if( eSharded!=0 ) pInfo->idxNum |= 2;
   /* An unsorted collection scan yields rows in rowid (insertion) order;
   ** a filter, doc_match term or hint may make it an index scan, in key
   ** order. */
@@ -845,7 +850,15 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
   rc = vtabColl(pTab, &pColl);
   if( rc!=SQLITE_OK ) return rc;          /* (vtabColl set the message) */
   rc = docextRouterGet(pTab->pConn, pColl, &pTab->pRouter, &pR, &zErr);
-  if( rc==SQLITE_OK && pR ){
+  if( rc==SQLITE_OK && pR && (idxNum & 2)==0 ){
+    /* Planned before the collection was sharded: perhaps as a one-pass
+    ** UPDATE or DELETE, which has no statement journal to undo a routed
+    ** write that fails halfway. No row has been read or written yet, so
+    ** SQLite prepares the statement again and runs the new plan. */
+    rc = SQLITE_SCHEMA;
+    zErr = sqlite3_mprintf("docext: %s was sharded after this statement was "
+                           "prepared; prepare it again", pTab->zName);
+  }else if( rc==SQLITE_OK && pR ){
     /* a sharded collection: a find on each shard it must ask */
     rc = docextRoutedNew(pR, pSpec, pAccess, &pCur->pRouted, &zErr);
   }else if( rc==SQLITE_OK && pCur->pQuery ){

@@ -136,6 +136,10 @@ SELECT json_extract(e, '$.clusteredType'), json_extract(e, '$.n'), json_extract(
        json_extract(e, '$.numQueries'), (SELECT group_concat(key) FROM json_each(e, '$.shards')),
        json_extract(e, '$.scanAndOrder')
   FROM (SELECT doc_explain('inbox', '{}', NULL, '{owner: 1, sequence: 1}', '{limit: 3}') AS e);
+-- EXPLAIN QUERY PLAN: ROUTED, and idxNum bit 1 (2): a plan for a sharded
+-- collection, which SQLite never runs as a one-pass write
+EXPLAIN QUERY PLAN SELECT _id FROM inbox('{owner: "bob"}');
+EXPLAIN QUERY PLAN UPDATE inbox SET doc = doc WHERE _id = 1;
 
 -- 10. Indexes: made and dropped on every partition; the shard key's stays;
 -- a unique index must begin with the shard key

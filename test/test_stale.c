@@ -270,7 +270,103 @@ static void testMode(int bWal, int bAttached){
   if( bAttached ) removeDb(zMain);
 }
 
+/* A statement prepared before its collection was sharded, by this
+** connection or another. Its plan may be a one-pass UPDATE by _id, which
+** has no statement journal to undo a routed write that fails halfway (a
+** move between shards), so it must not run: SQLite prepares it again
+** (once) and the new plan routes it; a statement of the legacy
+** sqlite3_prepare() fails with SQLITE_SCHEMA and changes nothing. */
+static void testShardedSince(int bByOther){
+  char zMain[] = "/tmp/docext-test-stale-sh-XXXXXX";
+  char zS1[] = "/tmp/docext-test-stale-s1-XXXXXX";
+  char zS2[] = "/tmp/docext-test-stale-s2-XXXXXX";
+  const char *zWho = bByOther ? "B" : "A";
+  sqlite3 *dbA, *dbB;
+  sqlite3_stmt *pUpd = 0, *pLegacy = 0, *pRead = 0;
+  char zWhat[200], *zAttach;
+  int rc;
+  makeTempDb(zMain);
+  makeTempDb(zS1);
+  makeTempDb(zS2);
+  zAttach = sqlite3_mprintf("ATTACH %Q AS s1; ATTACH %Q AS s2", zS1, zS2);
+  dbA = openDb(zMain, 1);
+  dbB = openDb(zMain, 1);
+  exec(dbA, zAttach);
+  exec(dbB, zAttach);
+  /* (docext's shard catalog exists before: making it changes the schema,
+  ** which alone would make SQLite prepare every statement again) */
+  exec(dbA, "SELECT doc_add_shard('s1'), doc_add_shard('s2')");
+  exec(dbA, "CREATE VIRTUAL TABLE c USING docext");
+  exec(dbA, "INSERT INTO c(doc) WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1"
+            " FROM s WHERE x<40) SELECT json_object('_id', x, 'k', x) FROM s");
+  rc = sqlite3_prepare_v2(dbA, "UPDATE c SET doc = ?1 WHERE _id = ?2", -1, &pUpd, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_prepare(dbA, "UPDATE c SET doc = ?1 WHERE _id = ?2", -1, &pLegacy, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_prepare_v2(dbA, "SELECT doc FROM c WHERE _id = ?1", -1, &pRead, 0);
+  }
+  if( rc!=SQLITE_OK ){
+    printf("cannot prepare: %s\n", sqlite3_errmsg(dbA));
+    exit(1);
+  }
+  /* Two chunks, one per shard: k < 20 on s1, the rest on s2. */
+  exec(bByOther ? dbB : dbA,
+       "SELECT doc_shard_collection('c', '{k: 1}');"
+       " SELECT doc_split_chunk('c', '{k: 20}');"
+       " SELECT doc_move_chunk('c', '{k: 20}', 's2')");
+
+  /* Moves document 5 from s1 to s2, through a new plan. */
+  sqlite3_bind_text(pUpd, 1, "{k: 25, moved: 1}", -1, SQLITE_STATIC);
+  sqlite3_bind_int(pUpd, 2, 5);
+  rc = sqlite3_step(pUpd);
+  snprintf(zWhat, sizeof(zWhat), "an UPDATE prepared before %s sharded c", zWho);
+  check(rc==SQLITE_DONE, zWhat, sqlite3_errmsg(dbA));
+  check(sqlite3_stmt_status(pUpd, SQLITE_STMTSTATUS_REPREPARE, 0)==1, zWhat,
+        "not prepared again");
+  check(sqlite3_changes(dbA)==1, zWhat, "not one change");
+  check(sqlite3_reset(pUpd)==SQLITE_OK, zWhat, sqlite3_errmsg(dbA));
+  sqlite3_bind_int(pRead, 1, 5);
+  rc = sqlite3_step(pRead);
+  check(rc==SQLITE_ROW && strcmp((const char*)sqlite3_column_text(pRead, 0),
+                                 "{\"_id\":5,\"k\":25,\"moved\":1}")==0,
+        zWhat, "document 5 not as updated");
+  sqlite3_reset(pRead);
+  {
+    /* k 1-19 were on s1, 20-40 on s2: the move left no copy behind */
+    char *zDocs = run(dbA, "SELECT (SELECT count(*) FROM s1.c_docs),"
+                           " (SELECT count(*) FROM s2.c_docs)", 0);
+    check(strcmp(zDocs, "18|22\n")==0, zWhat, zDocs);
+    sqlite3_free(zDocs);
+  }
+
+  /* The legacy interface does not prepare again. */
+  sqlite3_bind_text(pLegacy, 1, "{k: 3}", -1, SQLITE_STATIC);
+  sqlite3_bind_int(pLegacy, 2, 6);
+  rc = sqlite3_step(pLegacy);
+  if( rc!=SQLITE_DONE ) rc = sqlite3_reset(pLegacy);
+  snprintf(zWhat, sizeof(zWhat), "a legacy UPDATE prepared before %s sharded c", zWho);
+  check(rc==SQLITE_SCHEMA, zWhat, sqlite3_errmsg(dbA));
+  {
+    char *z = run(dbA, "SELECT doc FROM c WHERE _id = 6", 0);
+    check(strcmp(z, "{\"_id\":6,\"k\":6}\n")==0, zWhat, z);
+    sqlite3_free(z);
+  }
+  sqlite3_finalize(pUpd);
+  sqlite3_finalize(pLegacy);
+  sqlite3_finalize(pRead);
+  checkIdle(dbA, zWhat);
+  sqlite3_close(dbB);
+  sqlite3_close(dbA);
+  sqlite3_free(zAttach);
+  removeDb(zMain);
+  removeDb(zS1);
+  removeDb(zS2);
+}
+
 int main(void){
+  testShardedSince(0);
+  testShardedSince(1);
   testMode(0, 0);
   testMode(1, 0);
   testMode(0, 1);
