@@ -282,7 +282,7 @@ static void testShardedSince(int bByOther){
   char zS2[] = "/tmp/docext-test-stale-s2-XXXXXX";
   const char *zWho = bByOther ? "B" : "A";
   sqlite3 *dbA, *dbB;
-  sqlite3_stmt *pUpd = 0, *pLegacy = 0, *pRead = 0;
+  sqlite3_stmt *pUpd = 0, *pLegacy = 0, *pRead = 0, *pDel = 0;
   char zWhat[200], *zAttach;
   int rc;
   makeTempDb(zMain);
@@ -305,6 +305,9 @@ static void testShardedSince(int bByOther){
   }
   if( rc==SQLITE_OK ){
     rc = sqlite3_prepare_v2(dbA, "SELECT doc FROM c WHERE _id = ?1", -1, &pRead, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_prepare_v2(dbA, "DELETE FROM c WHERE _id = ?1", -1, &pDel, 0);
   }
   if( rc!=SQLITE_OK ){
     printf("cannot prepare: %s\n", sqlite3_errmsg(dbA));
@@ -331,12 +334,23 @@ static void testShardedSince(int bByOther){
   check(rc==SQLITE_ROW && strcmp((const char*)sqlite3_column_text(pRead, 0),
                                  "{\"_id\":5,\"k\":25,\"moved\":1}")==0,
         zWhat, "document 5 not as updated");
+  check(sqlite3_stmt_status(pRead, SQLITE_STMTSTATUS_REPREPARE, 0)==1, zWhat,
+        "the SELECT not prepared again");
   sqlite3_reset(pRead);
+
+  /* A DELETE by _id, from s2 now. */
+  sqlite3_bind_int(pDel, 1, 30);
+  rc = sqlite3_step(pDel);
+  check(rc==SQLITE_DONE && sqlite3_changes(dbA)==1, zWhat, sqlite3_errmsg(dbA));
+  check(sqlite3_stmt_status(pDel, SQLITE_STMTSTATUS_REPREPARE, 0)==1, zWhat,
+        "the DELETE not prepared again");
+  sqlite3_reset(pDel);
   {
-    /* k 1-19 were on s1, 20-40 on s2: the move left no copy behind */
+    /* k 1-19 were on s1, 20-40 on s2: the move left no copy behind, and
+    ** the DELETE took 30 from s2 */
     char *zDocs = run(dbA, "SELECT (SELECT count(*) FROM s1.c_docs),"
                            " (SELECT count(*) FROM s2.c_docs)", 0);
-    check(strcmp(zDocs, "18|22\n")==0, zWhat, zDocs);
+    check(strcmp(zDocs, "18|21\n")==0, zWhat, zDocs);
     sqlite3_free(zDocs);
   }
 
@@ -355,6 +369,7 @@ static void testShardedSince(int bByOther){
   sqlite3_finalize(pUpd);
   sqlite3_finalize(pLegacy);
   sqlite3_finalize(pRead);
+  sqlite3_finalize(pDel);
   checkIdle(dbA, zWhat);
   sqlite3_close(dbB);
   sqlite3_close(dbA);
