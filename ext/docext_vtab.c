@@ -853,8 +853,9 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
   if( rc==SQLITE_OK && pR && (idxNum & 2)==0 ){
     /* Planned before the collection was sharded: perhaps as a one-pass
     ** UPDATE or DELETE, which has no statement journal to undo a routed
-    ** write that fails halfway. No row has been read or written yet, so
-    ** SQLite prepares the statement again and runs the new plan. */
+    ** write that fails halfway (and such a statement has written nothing
+    ** before its scan starts). SQLite ends the statement as for any error,
+    ** prepares it again and runs the new plan. */
     rc = SQLITE_SCHEMA;
     zErr = sqlite3_mprintf("docext: %s was sharded after this statement was "
                            "prepared; prepare it again", pTab->zName);
