@@ -856,6 +856,7 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
     ** write that fails halfway (and such a statement has written nothing
     ** before its scan starts). SQLite ends the statement as for any error,
     ** prepares it again and runs the new plan. */
+    docextRouterFree(pR);                 /* (the reference taken above) */
     rc = SQLITE_SCHEMA;
     zErr = sqlite3_mprintf("docext: %s was sharded after this statement was "
                            "prepared; prepare it again", pTab->zName);
