@@ -1021,9 +1021,10 @@ struct DocAppend {
 int docextUpdateAppends(DocUpdate *p, DocAppend *aOut, int nMax);
 /* Apply an update made of plain appends to a large document in place
 ** (docext_coll.c), writing only the pages it changes. *pbDone = 0 when it
-** cannot (the caller then updates the usual way; nothing was written). */
+** cannot (the caller then updates the usual way; nothing was written).
+** *pnSize (when not NULL): the document's size after it. */
 int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDone,
-                            char **pzErr);
+                            i64 *pnSize, char **pzErr);
 /* Apply to a validated document. iPos resolves the positional "$" (from
 ** docextMatcherMatch; -1 if none: using "$" is then an error). bInsert: the
 ** document is being upserted, so $setOnInsert applies. Writes the new
@@ -1357,9 +1358,10 @@ void docextRouterFree(DocRouter *pR);
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr);
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr);
-/* docextCollAppendInPlace on the document at router rowid iRowid. */
-int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int *pbDone,
-                              char **pzErr);
+/* docextCollAppendInPlace on the document at router rowid iRowid, whose
+** shard key (as docextRoutedKey gave it) is aKey[0..nKey). */
+int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, const u8 *aKey, int nKey,
+                              DocUpdate *pUpdate, int *pbDone, char **pzErr);
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
                         i64 *piRowid, char **pzErr);
 /* One more reference to pR (for a call that takes one over). */
@@ -1394,6 +1396,8 @@ void docextRoutedFree(DocRouted *p);
 int docextRoutedNext(DocRouted *p, char **pzErr);
 int docextRoutedEof(DocRouted *p);
 int docextRoutedRowid(DocRouted *p, i64 *piRowid);
+/* Append the current result's shard key (its index key bytes) to pOut. */
+int docextRoutedKey(DocRouted *p, DocBuf *pOut, char **pzErr);
 /* The shard's query positioned on the current result (for its columns). */
 DocQuery *docextRoutedQuery(DocRouted *p);
 /* doc_create_index on a sharded collection: on the router's storage and

@@ -32,6 +32,8 @@ typedef struct CmdMatch CmdMatch;
 struct CmdMatch {
   i64 iDoc;
   int iPos;                 /* matched array position, for "$" */
+  i64 iKey;                 /* sharded: its shard key, Cmd.keys[iKey..+nKey) */
+  int nKey;
 };
 
 /* What a command is working on; freed by cmdClear. */
@@ -41,6 +43,7 @@ struct Cmd {
   DocColl *pColl;
   DocRouter *pR;            /* pColl's router when it is sharded, else NULL */
   DocBuf filter, update, options, sort, queryOpt, updateOpt, fields;
+  DocBuf keys;              /* sharded: the matched documents' shard keys */
   int bFilter, bSort, bFields;
   int bPipeline;            /* update holds a pipeline's stages (an array) */
   DocUpdate *pUpdate;
@@ -58,6 +61,7 @@ static void cmdClear(Cmd *p){
   docextBufFree(&p->queryOpt);
   docextBufFree(&p->updateOpt);
   docextBufFree(&p->fields);
+  docextBufFree(&p->keys);
   docextUpdateFree(p->pUpdate);
   docextRouterFree(p->pR);
   sqlite3_free(p->aMatch);
@@ -161,13 +165,15 @@ static int cmdDelete(Cmd *p, i64 iDoc){
   return docextCollDelete(p->pColl, iDoc, &p->zErr);
 }
 
-/* Add a matched document. */
-static int cmdMatch(Cmd *p, i64 iDoc, int iPos){
+/* Add a matched document (its shard key p->keys[iKey..+nKey), or none). */
+static int cmdMatch(Cmd *p, i64 iDoc, int iPos, i64 iKey, int nKey){
   int rc = SQLITE_OK;
   p->aMatch = docextArrayGrow(&rc, p->aMatch, p->nMatch, &p->nMatchAlloc, sizeof(CmdMatch));
   if( rc==SQLITE_OK ){
     p->aMatch[p->nMatch].iDoc = iDoc;
     p->aMatch[p->nMatch].iPos = iPos;
+    p->aMatch[p->nMatch].iKey = iKey;
+    p->aMatch[p->nMatch].nKey = nKey;
     p->nMatch++;
   }
   return rc;
@@ -178,10 +184,13 @@ static int cmdFindRouted(Cmd *p, const DocQuerySpec *pSpec, DocAccess *pAccess){
   DocRouted *pRouted = 0;
   int rc = docextRoutedNew(docextRouterRef(p->pR), pSpec, pAccess, &pRouted, &p->zErr);
   while( rc==SQLITE_OK && !docextRoutedEof(pRouted) ){
-    i64 iRowid = 0;
+    i64 iRowid = 0, iKey = p->keys.n;
     rc = docextRoutedRowid(pRouted, &iRowid);
+    /* (its key, for an in-place append, which then need not read it) */
+    if( rc==SQLITE_OK ) rc = docextRoutedKey(pRouted, &p->keys, &p->zErr);
     if( rc==SQLITE_OK ){
-      rc = cmdMatch(p, iRowid, docextQueryPosition(docextRoutedQuery(pRouted)));
+      rc = cmdMatch(p, iRowid, docextQueryPosition(docextRoutedQuery(pRouted)),
+                    iKey, (int)(p->keys.n - iKey));
     }
     if( rc==SQLITE_OK ) rc = docextRoutedNext(pRouted, &p->zErr);
   }
@@ -216,7 +225,7 @@ static int cmdFind(Cmd *p, i64 nLimit, int bIdsOnly){
   while( rc==SQLITE_OK && !docextQueryEof(pQuery) ){
     i64 iDoc = 0;
     rc = docextQueryDocid(pQuery, &iDoc);
-    if( rc==SQLITE_OK ) rc = cmdMatch(p, iDoc, docextQueryPosition(pQuery));
+    if( rc==SQLITE_OK ) rc = cmdMatch(p, iDoc, docextQueryPosition(pQuery), 0, 0);
     if( rc==SQLITE_OK ) rc = docextQueryNext(pQuery, &p->zErr);
   }
   docextAccessClear(&access);
@@ -504,10 +513,11 @@ static int cmdApplyUpdates(Cmd *p, int *pnModified, DocBuf *pLast){
     int bChanged = 0;
     if( pLast==0 ){
       /* A $push onto a large document: only the pages it touches. */
-      i64 iDoc = p->aMatch[i].iDoc;
+      const CmdMatch *m = &p->aMatch[i];
       int bDone = 0;
-      rc = p->pR ? docextRouterAppendInPlace(p->pR, iDoc, p->pUpdate, &bDone, &p->zErr)
-                 : docextCollAppendInPlace(p->pColl, iDoc, p->pUpdate, &bDone, &p->zErr);
+      rc = p->pR ? docextRouterAppendInPlace(p->pR, m->iDoc, &p->keys.a[m->iKey], m->nKey,
+                                             p->pUpdate, &bDone, &p->zErr)
+                 : docextCollAppendInPlace(p->pColl, m->iDoc, p->pUpdate, &bDone, 0, &p->zErr);
       if( rc!=SQLITE_OK ) break;
       if( bDone ){
         (*pnModified)++;

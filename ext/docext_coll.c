@@ -877,7 +877,7 @@ static int pagedAppend(DocPaged *pDoc, const DocAppend *pApp, PushHint *aHint,
 }
 
 int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDone,
-                            char **pzErr){
+                            i64 *pnSize, char **pzErr){
   DocAppend aApp[8];
   PushHint aHint[PUSH_MAX_HINT];
   DocPaged *pDoc = 0;
@@ -902,6 +902,7 @@ int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDon
   if( rc==SQLITE_OK ) rc = docextPagedCommit(pDoc);
   if( rc==SQLITE_OK ){
     *pbDone = 1;
+    if( pnSize ) *pnSize = docextPagedSize(pDoc);
   }else if( rc==SQLITE_MISMATCH || rc==SQLITE_CORRUPT_VTAB ){
     /* Not in place: the ordinary update reads the whole document (and
     ** reports corruption in its words). Nothing was written. */

@@ -3163,15 +3163,22 @@ static void statsShare(const DocIndexCache *c, StatsSizes *pS){
   }
 }
 
-/* Gather doc_stats's figures of p: *pc its indexes, pS (whose aBytes the
-** caller frees) the sizes, each index's in aBytes. */
-static int statsGather(DocColl *p, DocIndexCache **pc, StatsSizes *pS, char **pzErr){
+/* *pc the indexes of p, and pS zeroed, with an aBytes (the caller frees
+** it) of one slot per index. */
+static int statsStart(DocColl *p, DocIndexCache **pc, StatsSizes *pS, char **pzErr){
   int rc = idxCacheGet(p, 1, pc, pzErr);
   memset(pS, 0, sizeof(*pS));
   if( rc==SQLITE_OK ){
     pS->aBytes = docextMallocZero(sizeof(i64)*(*pc)->nIdx);
     if( pS->aBytes==0 ) rc = SQLITE_NOMEM;
   }
+  return rc;
+}
+
+/* Gather doc_stats's figures of p: *pc its indexes, pS (whose aBytes the
+** caller frees) the sizes, each index's in aBytes. */
+static int statsGather(DocColl *p, DocIndexCache **pc, StatsSizes *pS, char **pzErr){
+  int rc = statsStart(p, pc, pS, pzErr);
   if( rc==SQLITE_OK ) rc = statsBytes(p, *pc, pS, pzErr);
   if( rc==SQLITE_OK ) rc = statsBtrees(p, pS);
   if( rc==SQLITE_OK ) statsShare(*pc, pS);
@@ -3260,11 +3267,7 @@ static void statsFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   bSave = idxCmdBegin(p);           /* (one snapshot) */
   if( pR ){
-    rc = idxCacheGet(p, 1, &c, &zErr);
-    if( rc==SQLITE_OK ){
-      sizes.aBytes = docextMallocZero(sizeof(i64)*c->nIdx);
-      if( sizes.aBytes==0 ) rc = SQLITE_NOMEM;
-    }
+    rc = statsStart(p, &c, &sizes, &zErr);     /* (the sums start at 0) */
     if( rc==SQLITE_OK ) rc = statsSharded(pR, c, &sizes, &out, &zErr);
   }else{
     rc = statsGather(p, &c, &sizes, &zErr);

@@ -997,28 +997,20 @@ int docextRouterLock(DocRouter *pR, char **pzErr){
   return rc;
 }
 
-int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, DocUpdate *pUpdate, int *pbDone,
-                              char **pzErr){
+int docextRouterAppendInPlace(DocRouter *pR, i64 iRowid, const u8 *aKey, int nKey,
+                              DocUpdate *pUpdate, int *pbDone, char **pzErr){
   DocColl *pColl = 0;
-  DocBuf doc;
-  i64 iDoc = 0;
+  i64 iDoc = 0, nSize = 0;
   int iShard = 0;
   int rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
   *pbDone = 0;
   if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollAppendInPlace(pColl, iDoc, pUpdate, pbDone, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollAppendInPlace(pColl, iDoc, pUpdate, pbDone, &nSize, pzErr);
   if( rc!=SQLITE_OK || !*pbDone ) return rc;
-  /* Its chunk, to count what was written (its size, as for a
-  ** replacement): appends never touch the key (no key field holds an
-  ** array), but only the document says what the key is. */
-  memset(&doc, 0, sizeof(doc));
-  rc = docextRouterRead(pR, iRowid, &doc, pzErr);
-  if( rc==SQLITE_OK ) rc = rtDocKey(pR, doc.a, 0, pzErr);
-  if( rc==SQLITE_OK ){
-    rc = rtWritten(pR, rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n), (i64)doc.n, pzErr);
-  }
-  docextBufFree(&doc);
-  return rc;
+  /* Count what was written (its size, as for a replacement) into its
+  ** chunk: the key the find read stays the key, as appends never touch it
+  ** (no key field holds an array), so the document is not read again. */
+  return rtWritten(pR, rtChunkOf(pR, aKey, nKey), nSize, pzErr);
 }
 
 int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
@@ -1468,6 +1460,14 @@ int docextRoutedRowid(DocRouted *p, i64 *piRowid){
 
 DocQuery *docextRoutedQuery(DocRouted *p){
   return p->aPart[p->iCur].pQuery;
+}
+
+int docextRoutedKey(DocRouted *p, DocBuf *pOut, char **pzErr){
+  const u8 *aDoc = 0;
+  int rc = docextQueryStored(docextRoutedQuery(p), &aDoc, pzErr);
+  if( rc==SQLITE_OK ) rc = rtDocKey(p->pR, aDoc, 0, pzErr);
+  if( rc==SQLITE_OK ) docextBufAppend(&rc, pOut, p->pR->docKey.a, p->pR->docKey.n);
+  return rc;
 }
 
 /*------------------------------------------------------------------------
