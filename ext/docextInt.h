@@ -280,6 +280,104 @@ void docextBsonWithId(int *pRc, DocBuf *pOut, const DocValue *pId, const u8 *aDo
 u8 *docextBsonCopy(const u8 *aDoc);
 
 
+/* Checking an untrusted document while reading it, element by element,
+** for a reader that would otherwise walk it twice (check, then use). The
+** problems found, and their order, are those of docextBsonCheckEx():
+**   docextCheckInit(&ck, a, n, bText)   the whole document's size limits;
+**   docextCheckStart(&ck, &it, a, n)    a (sub)document's frame, readying it;
+**   docextCheckNext(&ck, &it, iDepth)   1: the next element, checked, in it;
+**                                       0: the end; -1: a problem.
+** An element that is a document or an array is sized, not walked: check
+** it with docextCheckStart() on it.v (and step through it at iDepth+1)
+** before stepping on. On a problem, ck.iOff and ck.zWhy say where and what. */
+typedef struct DocCheck DocCheck;
+struct DocCheck {
+  const u8 *aBase;       /* start of the outermost document */
+  int bText;             /* also check UTF-8 of keys and strings */
+  int iOff;              /* offset of the first problem */
+  const char *zWhy;      /* what it is */
+};
+int docextCheckInit(DocCheck *pCk, const u8 *a, i64 n, int bText);
+/* The whole check in one call: docextBsonCheckEx(), reporting through pCk. */
+int docextCheckDoc(DocCheck *pCk, const u8 *a, i64 n, int bText);
+int docextCheckFailAt(DocCheck *pCk, const u8 *p, const char *zWhy);   /* -1 */
+int docextCheckUtf8(DocCheck *pCk, const u8 *p, i64 n, const char *zWhy);
+int docextCheckOther(DocCheck *pCk, int type, const u8 *pType, const u8 *p, i64 nRest,
+                     int iDepth);
+static inline int docextCheckStart(DocCheck *pCk, DocIter *pIt, const u8 *a, i64 nAvail){
+  if( nAvail<5 ) return docextCheckFailAt(pCk, a, "document shorter than 5 bytes");
+  if( docextGetI32(a)!=nAvail ) return docextCheckFailAt(pCk, a, "bad document length");
+  if( a[nAvail-1]!=0 ) return docextCheckFailAt(pCk, a+nAvail-1, "document not terminated");
+  docextIterInit(pIt, a);
+  return SQLITE_OK;
+}
+/* Inline, as docextIterNext() is: every read of a stored document steps
+** through it this way, and a call per element would cost the caller its
+** iterator in registers. The common types are sized and checked here, in
+** one switch; docextCheckOther() has the rest. */
+static inline int docextCheckNext(DocCheck *pCk, DocIter *pIt, int iDepth){
+  const u8 *a = pIt->aDoc;
+  i64 nDoc = pIt->nDoc, i = pIt->iNext, j, nVal, nRest;
+  int type;
+  const u8 *pType;
+  if( i>=nDoc-1 ){
+    if( i!=nDoc-1 ) return docextCheckFailAt(pCk, a+i, "elements overrun the document");
+    return 0;
+  }
+  pType = &a[i];
+  type = a[i++];
+  j = i + docextKeyLen(&a[i], nDoc-i);
+  if( j>=nDoc-1 ) return docextCheckFailAt(pCk, pType, "key not terminated");
+  if( pCk->bText && docextCheckUtf8(pCk, &a[i], j-i, "invalid UTF-8 in key") ) return -1;
+  pIt->iElem = (int)(pType - a);
+  pIt->zKey = (const char*)&a[i];
+  pIt->nKey = (int)(j-i);
+  i = j+1;
+  nRest = nDoc-1-i;
+  switch( type ){
+    case DOC_STRING:
+      nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) + 4 : -1;
+      if( nVal<5 || nVal>nRest ){ nVal = -1; break; }
+      if( a[i+nVal-1]!=0 ) return docextCheckFailAt(pCk, &a[i+nVal-1], "string not terminated");
+      if( pCk->bText && docextCheckUtf8(pCk, &a[i+4], nVal-5, "invalid UTF-8 in string") ){
+        return -1;
+      }
+      break;
+    case DOC_INT32:
+      nVal = nRest>=4 ? 4 : -1;
+      break;
+    case DOC_DOUBLE: case DOC_INT64: case DOC_DATE:
+      nVal = nRest>=8 ? 8 : -1;
+      break;
+    case DOC_NULL:
+      nVal = 0;
+      break;
+    case DOC_BOOL:
+      nVal = nRest>=1 ? 1 : -1;
+      if( nVal>0 && a[i]>1 ) return docextCheckFailAt(pCk, &a[i], "bool byte is not 0 or 1");
+      break;
+    case DOC_DOCUMENT: case DOC_ARRAY:
+      nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) : -1;
+      if( nVal<5 || nVal>nRest ) nVal = -1;
+      else if( iDepth>=DOCEXT_MAX_DEPTH ){
+        return docextCheckFailAt(pCk, &a[i], "nesting deeper than 100 levels");
+      }
+      break;
+    default:
+      nVal = docextCheckOther(pCk, type, pType, &a[i], nRest, iDepth);
+      if( nVal<0 ) return -1;
+      break;
+  }
+  if( nVal<0 || nVal>nRest ){
+    return docextCheckFailAt(pCk, &a[i], "value runs past the end of its document");
+  }
+  pIt->v.type = (u8)type;
+  pIt->v.p = &a[i];
+  pIt->v.n = (int)nVal;
+  pIt->iNext = (int)(i + nVal);
+  return 1;
+}
+
 /* Validate an untrusted BSON document of n bytes. Returns SQLITE_OK, or
 ** SQLITE_ERROR with *piOff set to the byte offset of the first problem and
 ** *pzWhy to a static description ("bad string length", ...). Checks lengths,
@@ -453,6 +551,12 @@ int docextJsonParseValue(const char *z, int n, DocBuf *pOut, int *pnUsed, char *
 ** the given mode. Relaxed/canonical: compact Extended JSON v2. Shell: the
 ** mongo shell's style (ObjectId("…"), ISODate("…"), NumberLong(…), …). */
 void docextJsonWriteDoc(int *pRc, DocBuf *pOut, const u8 *aDoc, int eMode);
+/* As docextJsonWriteDoc, for n bytes not yet checked: checks their
+** structure (as docextBsonCheckEx() with bText=0) while writing them, in
+** one walk instead of two. SQLITE_CORRUPT, with pCk saying what and
+** where, at a problem (the text written so far is then meaningless). */
+int docextJsonWriteDocChecked(int *pRc, DocBuf *pOut, const u8 *aDoc, i64 n, int eMode,
+                              DocCheck *pCk);
 void docextJsonWriteValue(int *pRc, DocBuf *pOut, const DocValue *v, int eMode);
 /* Append z[0..n) as a JSON string: quoted, with '"', '\\' and control
 ** characters escaped (UTF-8 as it is). */
@@ -775,6 +879,9 @@ int docextReaderSeek(DocReader *p, i64 iDoc);    /* start on document iDoc, step
 void docextReaderReset(DocReader *p);            /* release the current row */
 i64 docextReaderDocid(DocReader *p);
 int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr);
+/* The current document as Extended JSON (eMode), appended to pOut; checked
+** as docextReaderDoc() checks it, while it is written if not yet read. */
+int docextReaderDocJson(DocReader *p, DocBuf *pOut, int eMode, char **pzErr);
 
 /* Index entries (index iIx: X_idx rows with ix = iIx, or for iIx 0 the _id
 ** index, X_docs.idkey), over a half-open range of key bytes [aLo, aHi). */
@@ -1125,6 +1232,8 @@ int docextQueryPosition(DocQuery *p);
 /* The current result after projection (validated BSON), valid until the
 ** query moves. */
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr);
+/* The same as Extended JSON (eMode), appended to pOut. */
+int docextQueryResultJson(DocQuery *p, DocBuf *pOut, int eMode, char **pzErr);
 /* The stored document itself, before projection. */
 int docextQueryStored(DocQuery *p, const u8 **paDoc, char **pzErr);
 /* What the query did, for doc_explain: index keys (or, for a collection

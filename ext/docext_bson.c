@@ -6,7 +6,11 @@
 **
 ** Untrusted bytes (SQL arguments, shadow-table pages) go through
 ** docextBsonValidate() once; everything after that (the iterator, the
-** accessors) trusts them and does no bounds checking of its own.
+** accessors) trusts them and does no bounds checking of its own. The one
+** exception is a reader that walks the bytes once anyway, the JSON writer
+** of SELECT doc: it steps with docextCheckNext() (docextInt.h), which
+** checks each element as docextBsonValidate() would, in the same order,
+** through the same code.
 */
 #include "docextInt.h"
 
@@ -112,18 +116,16 @@ static int typeKnown(int type){
       || type==DOC_MINKEY || type==DOC_MAXKEY;
 }
 
-typedef struct DocCheck DocCheck;
-struct DocCheck {
-  const u8 *aBase;       /* start of the outermost document */
-  int bText;             /* also check UTF-8 of keys and strings */
-  int iOff;              /* offset of the first problem */
-  const char *zWhy;      /* what it is */
-};
-
 static int checkFail(DocCheck *pCk, const u8 *p, const char *zWhy){
   pCk->iOff = (int)(p - pCk->aBase);
   pCk->zWhy = zWhy;
   return SQLITE_ERROR;
+}
+
+/* checkFail() for docextCheckNext(), which reports a problem as -1. */
+static int stepFail(DocCheck *pCk, const u8 *p, const char *zWhy){
+  checkFail(pCk, p, zWhy);
+  return -1;
 }
 
 static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth);
@@ -184,91 +186,70 @@ static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth
   }
 }
 
-/* Check the document at a, which must be exactly nAvail bytes long. Every
-** stored document is checked so on each read, so the common types are sized
-** and checked here, in one switch; checkValue() has the rest. */
-static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
-  i64 nDoc, i;
-  if( nAvail<5 ) return checkFail(pCk, a, "document shorter than 5 bytes");
-  nDoc = docextGetI32(a);
-  if( nDoc!=nAvail ) return checkFail(pCk, a, "bad document length");
-  if( a[nDoc-1]!=0 ) return checkFail(pCk, a+nDoc-1, "document not terminated");
-  i = 4;
-  while( i<nDoc-1 ){
-    int type = a[i];
-    i64 j, nVal, nRest;
-    int rc = SQLITE_OK;
-    const u8 *pType = &a[i];
-    i++;
-    j = i + docextKeyLen(&a[i], nDoc-i);
-    if( j>=nDoc-1 ) return checkFail(pCk, pType, "key not terminated");
-    if( pCk->bText && !utf8Valid(&a[i], j-i) ){
-      return checkFail(pCk, &a[i], "invalid UTF-8 in key");
-    }
-    i = j+1;
-    nRest = nDoc-1-i;
-    switch( type ){
-      case DOC_STRING:
-        nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) + 4 : -1;
-        if( nVal<5 || nVal>nRest ) nVal = -1;
-        else rc = checkString(pCk, &a[i], (int)nVal);
-        break;
-      case DOC_INT32:
-        nVal = nRest>=4 ? 4 : -1;
-        break;
-      case DOC_DOUBLE: case DOC_INT64: case DOC_DATE:
-        nVal = nRest>=8 ? 8 : -1;
-        break;
-      case DOC_NULL:
-        nVal = 0;
-        break;
-      case DOC_BOOL:
-        nVal = nRest>=1 ? 1 : -1;
-        if( nVal>0 && a[i]>1 ) return checkFail(pCk, &a[i], "bool byte is not 0 or 1");
-        break;
-      case DOC_DOCUMENT: case DOC_ARRAY:
-        nVal = nRest>=4 ? (i64)docextGetI32(&a[i]) : -1;
-        if( nVal<5 || nVal>nRest ){
-          nVal = -1;
-        }else if( iDepth>=DOCEXT_MAX_DEPTH ){
-          return checkFail(pCk, &a[i], "nesting deeper than 100 levels");
-        }else{
-          rc = checkDoc(pCk, &a[i], nVal, iDepth+1);
-        }
-        break;
-      default:
-        nVal = docextBsonValueSize(type, &a[i], nRest);
-        if( nVal>=0 ) rc = checkValue(pCk, type, &a[i], (int)nVal, iDepth);
-        break;
-    }
-    if( nVal<0 ){
-      if( !typeKnown(type) ) return checkFail(pCk, pType, "unknown element type");
-      return checkFail(pCk, &a[i], "value runs past the end of its document");
-    }
-    if( rc ) return rc;
-    i += nVal;
+/* The slow paths of docextCheckNext() (docextInt.h). */
+int docextCheckFailAt(DocCheck *pCk, const u8 *p, const char *zWhy){
+  return stepFail(pCk, p, zWhy);
+}
+int docextCheckUtf8(DocCheck *pCk, const u8 *p, i64 n, const char *zWhy){
+  return utf8Valid(p, n) ? 0 : stepFail(pCk, p, zWhy);
+}
+int docextCheckOther(DocCheck *pCk, int type, const u8 *pType, const u8 *p, i64 nRest,
+                     int iDepth){
+  int nVal = docextBsonValueSize(type, p, nRest);
+  if( nVal<0 ){
+    if( !typeKnown(type) ) return stepFail(pCk, pType, "unknown element type");
+    return stepFail(pCk, p, "value runs past the end of its document");
   }
-  if( i!=nDoc-1 ) return checkFail(pCk, a+i, "elements overrun the document");
+  if( checkValue(pCk, type, p, nVal, iDepth) ) return -1;
+  return nVal;
+}
+
+/* Check the document at a, which must be exactly nAvail bytes long. */
+static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
+  DocIter it;
+  int r;
+  if( docextCheckStart(pCk, &it, a, nAvail) ) return SQLITE_ERROR;
+  while( (r = docextCheckNext(pCk, &it, iDepth))>0 ){
+    if( (it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY)
+     && checkDoc(pCk, it.v.p, it.v.n, iDepth+1) ){
+      return SQLITE_ERROR;
+    }
+  }
+  return r<0 ? SQLITE_ERROR : SQLITE_OK;
+}
+
+/* The checks of a whole document before its elements: its size limit and
+** its length prefix. Readies pCk. */
+static int checkInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
+  pCk->aBase = a;
+  pCk->bText = bText;
+  pCk->iOff = 0;
+  pCk->zWhy = 0;
+  if( n>DOCEXT_MAX_BSON ){
+    pCk->zWhy = "document larger than 16 MiB";
+    return SQLITE_ERROR;
+  }
+  if( n>=4 && docextGetI32(a)!=n ){
+    pCk->zWhy = "document length does not match its size";
+    return SQLITE_ERROR;
+  }
   return SQLITE_OK;
 }
 
+int docextCheckInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
+  return checkInit(pCk, a, n, bText);
+}
+
 /* Validate; bText also checks UTF-8. */
+int docextCheckDoc(DocCheck *pCk, const u8 *a, i64 n, int bText){
+  int rc = checkInit(pCk, a, n, bText);
+  if( rc==SQLITE_OK ) rc = checkDoc(pCk, a, n, 0);
+  return rc;
+}
+
 static int validate(const u8 *a, i64 n, int bText, int *piOff, const char **pzWhy){
   DocCheck ck;
-  int rc;
-  ck.aBase = a;
-  ck.bText = bText;
-  ck.iOff = 0;
-  ck.zWhy = 0;
-  if( n>DOCEXT_MAX_BSON ){
-    rc = SQLITE_ERROR;
-    ck.zWhy = "document larger than 16 MiB";
-  }else if( n>=4 && docextGetI32(a)!=n ){
-    rc = SQLITE_ERROR;
-    ck.zWhy = "document length does not match its size";
-  }else{
-    rc = checkDoc(&ck, a, n, 0);
-  }
+  int rc = docextCheckDoc(&ck, a, n, bText);
   if( piOff ) *piOff = ck.iOff;
   if( pzWhy ) *pzWhy = ck.zWhy;
   return rc;

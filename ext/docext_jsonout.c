@@ -27,7 +27,7 @@
 static const char aHex[] = "0123456789abcdef";
 
 static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
-                         int bArray, int eMode);
+                         int bArray, int eMode, DocCheck *pCk, int iDepth);
 
 /* Bytes a JSON string must escape: control characters, '"' and '\\'. */
 static const u8 aNeedsEscape[256] = {
@@ -460,10 +460,10 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
       writeString(pRc, p, z, n);
       break;
     case DOC_DOCUMENT:
-      writeDocBody(pRc, p, v->p, v->p + v->n, 0, eMode);
+      writeDocBody(pRc, p, v->p, v->p + v->n, 0, eMode, 0, 0);
       break;
     case DOC_ARRAY:
-      writeDocBody(pRc, p, v->p, v->p + v->n, 1, eMode);
+      writeDocBody(pRc, p, v->p, v->p + v->n, 1, eMode, 0, 0);
       break;
     case DOC_BINARY:
       writeBinary(pRc, p, v, eMode);
@@ -528,7 +528,7 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
       docextBufAppendStr(pRc, p, bShell ? "{ \"$code\" : " : "{\"$code\":");
       writeString(pRc, p, z, n);
       docextBufAppendStr(pRc, p, bShell ? ", \"$scope\" : " : ",\"$scope\":");
-      writeDocBody(pRc, p, v->p + 8 + n + 1, v->p + v->n, 0, eMode);
+      writeDocBody(pRc, p, v->p + 8 + n + 1, v->p + v->n, 0, eMode, 0, 0);
       docextBufAppendStr(pRc, p, bShell ? " }" : "}");
       break;
     case DOC_INT32:
@@ -583,15 +583,35 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
 
 /* The elements of a document ({…}) or array ([…]). This loop is every
 ** read's hot path (SELECT doc FROM c), so it writes the commonest values
-** itself and leaves the rest to docextJsonWriteValue. */
+** itself and leaves the rest to docextJsonWriteValue.
+** pCk: the document is not yet checked; check it (at nesting iDepth) while
+** writing, setting *pRc to SQLITE_CORRUPT at the first problem (pCk says
+** what and where). Else it is trusted. aEnd is the end of the outermost
+** document (short strings are loaded in 16-byte blocks up to there). */
 static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
-                         int bArray, int eMode){
+                         int bArray, int eMode, DocCheck *pCk, int iDepth){
   DocIter it;
   int bShell = eMode==DOCEXT_JSON_SHELL;
   int bFirst = 1;
   docextBufAppendByte(pRc, p, bArray ? '[' : '{');
-  docextIterInit(&it, aDoc);
-  while( docextIterNext(&it) && *pRc==SQLITE_OK ){
+  if( pCk==0 ){
+    docextIterInit(&it, aDoc);
+  }else{
+    /* (the outermost document's size is the caller's; an embedded one's
+    ** was checked against the room it has by the step that found it) */
+    i64 nAvail = aDoc==pCk->aBase ? aEnd-aDoc : docextGetI32(aDoc);
+    memset(&it, 0, sizeof(it));
+    if( docextCheckStart(pCk, &it, aDoc, nAvail) ){
+      *pRc = SQLITE_CORRUPT;
+      return;
+    }
+  }
+  while( *pRc==SQLITE_OK ){
+    int r = pCk ? docextCheckNext(pCk, &it, iDepth) : docextIterNext(&it);
+    if( r<=0 ){
+      if( r<0 ) *pRc = SQLITE_CORRUPT;
+      break;
+    }
     /* One reservation per element: the separator, a short key, and a short
     ** string value (putShortString: 20 bytes each). */
     if( !docextBufReserve(pRc, p, 42) ) break;
@@ -616,7 +636,7 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
         break;
       case DOC_DOCUMENT:
       case DOC_ARRAY:
-        writeDocBody(pRc, p, it.v.p, aEnd, it.v.type==DOC_ARRAY, eMode);
+        writeDocBody(pRc, p, it.v.p, aEnd, it.v.type==DOC_ARRAY, eMode, pCk, iDepth+1);
         break;
       case DOC_INT32:
         if( eMode!=DOCEXT_JSON_CANONICAL ){
@@ -648,5 +668,18 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
 void docextJsonWriteDoc(int *pRc, DocBuf *p, const u8 *aDoc, int eMode){
   /* Text is usually a little longer than its BSON: grow once up front. */
   docextBufGrow(pRc, p, docextGetI32(aDoc) + docextGetI32(aDoc)/4 + 16);
-  writeDocBody(pRc, p, aDoc, aDoc + docextGetI32(aDoc), 0, eMode);
+  writeDocBody(pRc, p, aDoc, aDoc + docextGetI32(aDoc), 0, eMode, 0, 0);
+}
+
+int docextJsonWriteDocChecked(int *pRc, DocBuf *p, const u8 *aDoc, i64 n, int eMode,
+                              DocCheck *pCk){
+  if( *pRc!=SQLITE_OK ) return SQLITE_OK;
+  if( docextCheckInit(pCk, aDoc, n, 0)!=SQLITE_OK ) return SQLITE_CORRUPT;
+  docextBufGrow(pRc, p, n + n/4 + 16);
+  writeDocBody(pRc, p, aDoc, aDoc + n, 0, eMode, pCk, 0);
+  if( *pRc==SQLITE_CORRUPT && pCk->zWhy ){
+    *pRc = SQLITE_OK;
+    return SQLITE_CORRUPT;
+  }
+  return SQLITE_OK;
 }

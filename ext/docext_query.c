@@ -520,7 +520,8 @@ static int queryReplay(DocQuery *p){
 
 /* The current document (validated), fetching it by id if the reader is
 ** not on it. */
-static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
+/* Put the reader on the current result's document, counting it read. */
+static int queryOnDoc(DocQuery *p, char **pzErr){
   if( p->bPrecount ){
     int rc = queryReplay(p);
     if( rc!=SQLITE_OK ) return rc;
@@ -540,6 +541,12 @@ static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
     p->bCounted = 1;
     p->nDocs++;
   }
+  return SQLITE_OK;
+}
+
+static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
+  int rc = queryOnDoc(p, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
   return docextReaderDoc(p->pReader, paDoc, pzErr);
 }
 
@@ -1057,6 +1064,20 @@ void docextQueryStats(DocQuery *p, DocQueryStats *pStats){
 
 const DocPlan *docextQueryPlan(DocQuery *p){
   return p->pPlan;
+}
+
+int docextQueryResultJson(DocQuery *p, DocBuf *pOut, int eMode, char **pzErr){
+  const u8 *aDoc = 0;
+  int rc;
+  if( p->pProj==0 ){
+    /* the stored document itself: the reader checks it while writing it */
+    rc = queryOnDoc(p, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
+    return docextReaderDocJson(p->pReader, pOut, eMode, pzErr);
+  }
+  rc = docextQueryResult(p, &aDoc, pzErr);
+  if( rc==SQLITE_OK ) docextJsonWriteDoc(&rc, pOut, aDoc, eMode);
+  return rc;
 }
 
 int docextQueryResult(DocQuery *p, const u8 **paDoc, char **pzErr){

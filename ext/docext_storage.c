@@ -1202,69 +1202,115 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
   return rc;
 }
 
+/* The bytes of the current document, not yet checked: *pnDoc of them,
+** at least 5, and as many as the row says. */
+static int readerLocate(DocReader *p, const u8 **paDoc, i64 *pnDoc, char **pzErr){
+  /* (sqlite3_column_value() once per column, then sqlite3_value_*(): a
+  ** reader runs inside a statement of the same connection, which holds
+  ** its mutex, so the values need no locking of their own) */
+  sqlite3_value *pSize = sqlite3_column_value(p->pRows, 1);
+  sqlite3_value *pBody = sqlite3_column_value(p->pRows, 2);
+  i64 nSize = sqlite3_value_int64(pSize);
+  const u8 *a;
+  int rc;
+  int eBody = sqlite3_value_type(pBody);
+  /* size is NOT NULL: only an index entry's LEFT JOIN gives NULL */
+  if( sqlite3_value_type(pSize)==SQLITE_NULL ){
+    *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
+                             "which does not exist (see doc_check)",
+                             p->pStore->zName, docextReaderDocid(p));
+    return SQLITE_CORRUPT_VTAB;
+  }
+  if( eBody==SQLITE_BLOB ){
+    a = sqlite3_value_blob(pBody);
+    /* (an empty BLOB reads as NULL: bad size, not out of memory) */
+    if( sqlite3_value_bytes(pBody)!=nSize || nSize<5 ) nSize = -1;
+    else if( a==0 ) return SQLITE_NOMEM;
+  }else if( eBody!=SQLITE_NULL ){
+    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
+                             "not a BLOB", docextReaderDocid(p), p->pStore->zName);
+    return SQLITE_CORRUPT_VTAB;
+  }else{
+    rc = readPages(p, nSize, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
+    a = p->buf.a;
+  }
+  if( nSize<5 ){
+    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: bad size",
+                             docextReaderDocid(p), p->pStore->zName);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  *paDoc = a;
+  *pnDoc = nSize;
+  return SQLITE_OK;
+}
+
+/* The current document failed its check: what ck says, as an error. */
+static int readerCorrupt(DocReader *p, const DocCheck *pCk, char **pzErr){
+  *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: malformed BSON "
+                           "at byte %d: %s", docextReaderDocid(p), p->pStore->zName,
+                           pCk->iOff, pCk->zWhy);
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* The last check of a document whose structure is sound: writers rely on
+** _id coming first (a document stored without it is not one docext
+** wrote). One look at the first element. */
+static int readerCheckId(DocReader *p, const u8 *aDoc, char **pzErr){
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
+    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: _id is not "
+                             "its first field", docextReaderDocid(p), p->pStore->zName);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  return SQLITE_OK;
+}
+
 /* The current document, validated. *paDoc stays valid until the reader
 ** moves. */
 int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
   if( !p->bLoaded ){
-    /* (sqlite3_column_value() once per column, then sqlite3_value_*(): a
-    ** reader runs inside a statement of the same connection, which holds
-    ** its mutex, so the values need no locking of their own) */
-    sqlite3_value *pSize = sqlite3_column_value(p->pRows, 1);
-    sqlite3_value *pBody = sqlite3_column_value(p->pRows, 2);
-    i64 nSize = sqlite3_value_int64(pSize);
     const u8 *a;
-    int rc;
-    int eBody = sqlite3_value_type(pBody);
-    /* size is NOT NULL: only an index entry's LEFT JOIN gives NULL */
-    if( sqlite3_value_type(pSize)==SQLITE_NULL ){
-      *pzErr = sqlite3_mprintf("docext: an index of %s names document %lld, "
-                               "which does not exist (see doc_check)",
-                               p->pStore->zName, docextReaderDocid(p));
-      return SQLITE_CORRUPT_VTAB;
-    }
-    if( eBody==SQLITE_BLOB ){
-      a = sqlite3_value_blob(pBody);
-      /* (an empty BLOB reads as NULL: bad size, not out of memory) */
-      if( sqlite3_value_bytes(pBody)!=nSize || nSize<5 ) nSize = -1;
-      else if( a==0 ) return SQLITE_NOMEM;
-    }else if( eBody!=SQLITE_NULL ){
-      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
-                               "not a BLOB", docextReaderDocid(p), p->pStore->zName);
-      return SQLITE_CORRUPT_VTAB;
-    }else{
-      rc = readPages(p, nSize, pzErr);
-      if( rc!=SQLITE_OK ) return rc;
-      a = p->buf.a;
-    }
-    if( nSize<5 ){
-      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: bad size",
-                               docextReaderDocid(p), p->pStore->zName);
-      return SQLITE_CORRUPT_VTAB;
-    }
+    i64 nSize;
+    DocCheck ck;
+    int rc = readerLocate(p, &a, &nSize, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
     /* Structure only: text was checked when the document was stored. */
-    if( docextBsonCheckEx(a, nSize, 0, pzErr)!=SQLITE_OK ){
-      char *zWhy = *pzErr;
-      *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: %s",
-                               docextReaderDocid(p), p->pStore->zName,
-                               zWhy ? zWhy+8 : "invalid BSON");
-      sqlite3_free(zWhy);
-      return SQLITE_CORRUPT_VTAB;
+    if( docextCheckDoc(&ck, a, nSize, 0)!=SQLITE_OK ){
+      return readerCorrupt(p, &ck, pzErr);
     }
-    /* Writers rely on _id coming first (a document stored without it is
-    ** not one docext wrote): one look at the first element. */
-    {
-      DocIter it;
-      docextIterInit(&it, a);
-      if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
-        *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: _id is not "
-                                 "its first field", docextReaderDocid(p), p->pStore->zName);
-        return SQLITE_CORRUPT_VTAB;
-      }
-    }
+    rc = readerCheckId(p, a, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
     p->aDoc = a;
     p->bLoaded = 1;
   }
   *paDoc = p->aDoc;
+  return SQLITE_OK;
+}
+
+/* The current document as Extended JSON (eMode), appended to pOut. A
+** document not yet read is checked while it is written: one walk of its
+** bytes instead of two, on the path of every SELECT doc. */
+int docextReaderDocJson(DocReader *p, DocBuf *pOut, int eMode, char **pzErr){
+  const u8 *a;
+  i64 nSize;
+  DocCheck ck;
+  int rc = SQLITE_OK;
+  if( p->bLoaded ){
+    docextJsonWriteDoc(&rc, pOut, p->aDoc, eMode);
+    return rc;
+  }
+  rc = readerLocate(p, &a, &nSize, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  if( docextJsonWriteDocChecked(&rc, pOut, a, nSize, eMode, &ck)!=SQLITE_OK ){
+    return readerCorrupt(p, &ck, pzErr);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  rc = readerCheckId(p, a, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  p->aDoc = a;
+  p->bLoaded = 1;
   return SQLITE_OK;
 }
 

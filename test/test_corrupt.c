@@ -288,6 +288,7 @@ struct Surface {
 static const Surface aSurface[] = {
   /* reads */
   { "SELECT _id, doc, bson FROM c", 0 },
+  { "SELECT doc FROM c", 0 },
   { "SELECT _id, doc FROM c('{}', NULL, NULL, '{hint: {$natural: -1}}')", 0 },
   { "SELECT doc FROM c('{a: 3}')", 0 },
   { "SELECT doc FROM c('{a: {$gte: 2}}', '{a: 1, _id: 0}')", 0 },
@@ -954,6 +955,35 @@ static void repairedSettings(const u8 *aTemplate, long nTemplate){
   sqlite3_close(db);
 }
 
+/* Every row of zSql's column iCol, then its error, if any, as one string. */
+static char *allRows(sqlite3 *db, const char *zSql, int iCol){
+  sqlite3_str *pOut = sqlite3_str_new(0);
+  sqlite3_stmt *pStmt = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  if( rc==SQLITE_OK ){
+    while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+      sqlite3_str_appendf(pOut, "%s\n", (const char*)sqlite3_column_text(pStmt, iCol));
+    }
+  }
+  if( rc!=SQLITE_DONE ) sqlite3_str_appendf(pOut, "error: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(pStmt);
+  return sqlite3_str_finish(pOut);
+}
+
+/* A document read only as text is checked while it is written
+** (docextReaderDocJson); one whose _id is read first is checked on its
+** own (docextReaderDoc), then written. Both must find the same damage,
+** with the same words, and give the same text where there is none. */
+static void checkJsonPaths(sqlite3 *db, const char *zCase){
+  char *zFused = allRows(db, "SELECT doc FROM c", 0);
+  char *zApart = allRows(db, "SELECT _id, doc FROM c", 1);
+  char zWhat[128];
+  snprintf(zWhat, sizeof(zWhat), "[%s] doc read alone = doc read after _id", zCase);
+  check(zFused && zApart && strcmp(zFused, zApart)==0, zWhat, zFused);
+  sqlite3_free(zFused);
+  sqlite3_free(zApart);
+}
+
 static void damageList(const u8 *aTemplate, long nTemplate){
   int i, k;
   for(i=0; i<N_DAMAGE; i++){
@@ -994,6 +1024,7 @@ static void damageList(const u8 *aTemplate, long nTemplate){
     writeFile(zPath, aDamaged, nDamaged);
     db = openWork();
     beforeTake(db, &before);
+    checkJsonPaths(db, pD->zName);
     for(k=0; k<N_SURFACE; k++){
       if( aSurface[k].bWrite==0 ) runSurface(db, k, pD->zName, 0);
     }
@@ -1158,6 +1189,7 @@ static void damageRandom(const u8 *aTemplate, long nTemplate, int nCase){
     db = openWork();
     for(nTry=0; nDone<nDamage && nTry<20; nTry++) nDone += randomDamage(db);
     snprintf(zCase, sizeof(zCase), "random case %d", i);
+    checkJsonPaths(db, zCase);
     for(k=0; k<6; k++){
       int iSurface = (int)rnd(N_SURFACE);
       runSurface(db, iSurface, zCase, 0);
