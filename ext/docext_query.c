@@ -518,9 +518,8 @@ static int queryReplay(DocQuery *p){
   return rc==SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-/* The current document (validated), fetching it by id if the reader is
-** not on it. */
-/* Put the reader on the current result's document, counting it read. */
+/* Put the reader on the current result's document, fetching it by id if
+** the reader is not on it, and count it read. */
 static int queryOnDoc(DocQuery *p, char **pzErr){
   if( p->bPrecount ){
     int rc = queryReplay(p);
@@ -544,6 +543,7 @@ static int queryOnDoc(DocQuery *p, char **pzErr){
   return SQLITE_OK;
 }
 
+/* The current result's document, validated. */
 static int queryDoc(DocQuery *p, const u8 **paDoc, char **pzErr){
   int rc = queryOnDoc(p, pzErr);
   if( rc!=SQLITE_OK ) return rc;
