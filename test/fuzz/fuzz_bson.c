@@ -9,7 +9,8 @@
 ** has bytes the text cannot carry, such as a NaN's payload or unsorted
 ** regex options, so the bytes themselves may differ). The order-preserving
 ** key of the document must order it as a value equal to itself. (Names
-** that start with '$' are the exception: see hasDollarName.)
+** that start with '$' are the exception: see hasDollarName.) Valid or not,
+** the writer that checks as it writes must agree with the check.
 */
 #include "fuzz.h"
 
@@ -67,10 +68,41 @@ static void checkKey(const u8 *aDoc, i64 nDoc){
   docextBufFree(&k2);
 }
 
+/* SELECT doc checks a stored document while writing it as text
+** (docextJsonWriteDocChecked). It must find what the structural check
+** finds, at the same byte and in the same words, and where that finds
+** nothing, write what the writer of checked documents writes. */
+static void checkWhileWriting(const u8 *aData, i64 nData){
+  DocCheck ckApart, ckWriting;
+  DocBuf fused, apart;
+  int rc = SQLITE_OK;
+  int bBad, bBadWriting;
+  memset(&fused, 0, sizeof(fused));
+  memset(&apart, 0, sizeof(apart));
+  bBad = docextCheckDoc(&ckApart, aData, nData, 0)!=SQLITE_OK;
+  bBadWriting = docextJsonWriteDocChecked(&rc, &fused, aData, nData, DOCEXT_JSON_RELAXED,
+                                          &ckWriting)!=SQLITE_OK;
+  FUZZ_ASSERT(rc==SQLITE_OK, "writing JSON while checking failed");
+  FUZZ_ASSERT(bBad==bBadWriting, "checking while writing disagrees with the check");
+  if( bBad ){
+    FUZZ_ASSERT(ckApart.iOff==ckWriting.iOff && strcmp(ckApart.zWhy, ckWriting.zWhy)==0,
+                "checking while writing finds another problem than the check");
+  }else{
+    docextJsonWriteDoc(&rc, &apart, aData, DOCEXT_JSON_RELAXED);
+    FUZZ_ASSERT(rc==SQLITE_OK, "writing JSON failed");
+    FUZZ_ASSERT(apart.n==fused.n && memcmp(apart.a, fused.a, (size_t)fused.n)==0,
+                "checking while writing writes other text");
+  }
+  docextBufFree(&fused);
+  docextBufFree(&apart);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   DocBuf text, back, again;
   int eMode;
-  if( nData>1000000 || !fuzzValid(aData, (i64)nData) ) return 0;
+  if( nData>1000000 ) return 0;
+  checkWhileWriting(aData, (i64)nData);
+  if( !fuzzValid(aData, (i64)nData) ) return 0;
   memset(&text, 0, sizeof(text));
   memset(&back, 0, sizeof(back));
   memset(&again, 0, sizeof(again));
