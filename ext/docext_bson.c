@@ -122,12 +122,6 @@ static int checkFail(DocCheck *pCk, const u8 *p, const char *zWhy){
   return SQLITE_ERROR;
 }
 
-/* checkFail() for docextCheckNext(), which reports a problem as -1. */
-static int stepFail(DocCheck *pCk, const u8 *p, const char *zWhy){
-  checkFail(pCk, p, zWhy);
-  return -1;
-}
-
 static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth);
 
 /* A length-prefixed string: int32 n, n-1 bytes of UTF-8, NUL. */
@@ -186,19 +180,21 @@ static int checkValue(DocCheck *pCk, int type, const u8 *p, int nVal, int iDepth
   }
 }
 
-/* The slow paths of docextCheckNext() (docextInt.h). */
+/* The slow paths of docextCheckNext() (docextInt.h), which reports a
+** problem as -1. */
 int docextCheckFailAt(DocCheck *pCk, const u8 *p, const char *zWhy){
-  return stepFail(pCk, p, zWhy);
+  checkFail(pCk, p, zWhy);
+  return -1;
 }
 int docextCheckUtf8(DocCheck *pCk, const u8 *p, i64 n, const char *zWhy){
-  return utf8Valid(p, n) ? 0 : stepFail(pCk, p, zWhy);
+  return utf8Valid(p, n) ? 0 : docextCheckFailAt(pCk, p, zWhy);
 }
 int docextCheckOther(DocCheck *pCk, int type, const u8 *pType, const u8 *p, i64 nRest,
                      int iDepth){
   int nVal = docextBsonValueSize(type, p, nRest);
   if( nVal<0 ){
-    if( !typeKnown(type) ) return stepFail(pCk, pType, "unknown element type");
-    return stepFail(pCk, p, "value runs past the end of its document");
+    if( !typeKnown(type) ) return docextCheckFailAt(pCk, pType, "unknown element type");
+    return docextCheckFailAt(pCk, p, "value runs past the end of its document");
   }
   if( checkValue(pCk, type, p, nVal, iDepth) ) return -1;
   return nVal;

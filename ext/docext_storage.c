@@ -1253,10 +1253,10 @@ static int readerCorrupt(DocReader *p, const DocCheck *pCk, char **pzErr){
   return SQLITE_CORRUPT_VTAB;
 }
 
-/* The last check of a document whose structure is sound: writers rely on
-** _id coming first (a document stored without it is not one docext
-** wrote). One look at the first element. */
-static int readerCheckId(DocReader *p, const u8 *aDoc, char **pzErr){
+/* Take aDoc, whose structure is sound, as the current document, after the
+** last check: writers rely on _id coming first (a document stored without
+** it is not one docext wrote). One look at the first element. */
+static int readerAccept(DocReader *p, const u8 *aDoc, char **pzErr){
   DocIter it;
   docextIterInit(&it, aDoc);
   if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
@@ -1264,6 +1264,8 @@ static int readerCheckId(DocReader *p, const u8 *aDoc, char **pzErr){
                              "its first field", docextReaderDocid(p), p->pStore->zName);
     return SQLITE_CORRUPT_VTAB;
   }
+  p->aDoc = aDoc;
+  p->bLoaded = 1;
   return SQLITE_OK;
 }
 
@@ -1280,10 +1282,8 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     if( docextCheckDoc(&ck, a, nSize, 0)!=SQLITE_OK ){
       return readerCorrupt(p, &ck, pzErr);
     }
-    rc = readerCheckId(p, a, pzErr);
+    rc = readerAccept(p, a, pzErr);
     if( rc!=SQLITE_OK ) return rc;
-    p->aDoc = a;
-    p->bLoaded = 1;
   }
   *paDoc = p->aDoc;
   return SQLITE_OK;
@@ -1307,11 +1307,7 @@ int docextReaderDocJson(DocReader *p, DocBuf *pOut, int eMode, char **pzErr){
     return readerCorrupt(p, &ck, pzErr);
   }
   if( rc!=SQLITE_OK ) return rc;
-  rc = readerCheckId(p, a, pzErr);
-  if( rc!=SQLITE_OK ) return rc;
-  p->aDoc = a;
-  p->bLoaded = 1;
-  return SQLITE_OK;
+  return readerAccept(p, a, pzErr);
 }
 
 /*------------------------------------------------------------------------

@@ -961,25 +961,22 @@ static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol)
   if( iCol!=COL_ID && iCol!=COL_DOC && iCol!=COL_BSON ) return SQLITE_OK;
   /* In an UPDATE, columns not being changed need not be computed. */
   if( sqlite3_vtab_nochange(ctx) ) return SQLITE_OK;
-  if( iCol==COL_DOC ){
-    docextBufReset(&pCur->json);
-    rc = docextQueryResultJson(pQuery, &pCur->json, DOCEXT_JSON_RELAXED, &zErr);
-    if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
-    docextBufResultTextCopy(ctx, &pCur->json);
-    return SQLITE_OK;
+  switch( iCol ){
+    case COL_DOC:
+      docextBufReset(&pCur->json);
+      rc = docextQueryResultJson(pQuery, &pCur->json, DOCEXT_JSON_RELAXED, &zErr);
+      if( rc==SQLITE_OK ) docextBufResultTextCopy(ctx, &pCur->json);
+      break;
+    case COL_ID:
+      rc = docextQueryStored(pQuery, &aDoc, &zErr);
+      if( rc==SQLITE_OK ) resultId(ctx, aDoc, &pCur->json);
+      break;
+    default:  /* COL_BSON */
+      rc = docextQueryResult(pQuery, &aDoc, &zErr);
+      if( rc==SQLITE_OK ) sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
+      break;
   }
-  if( iCol==COL_ID ){
-    rc = docextQueryStored(pQuery, &aDoc, &zErr);
-  }else{
-    rc = docextQueryResult(pQuery, &aDoc, &zErr);
-  }
-  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
-  if( iCol==COL_ID ){
-    resultId(ctx, aDoc, &pCur->json);
-  }else{
-    sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
-  }
-  return SQLITE_OK;
+  return rc==SQLITE_OK ? SQLITE_OK : vtabError(pCursor->pVtab, rc, zErr);
 }
 
 /* doc_match(doc, filter) in a WHERE reaches xBestIndex as a constraint. */
