@@ -693,7 +693,8 @@ def padded(case, cp):
         return False
     for op, q, _ in entries(case):
         qc = q.split(".")
-        if (op in CREATORS and len(qc) > len(parent) and qc[:len(parent)] == parent
+        # ($setOnInsert creates nothing: no case is an insert)
+        if (op in CREATORS and op != "$setOnInsert" and len(qc) > len(parent) and qc[:len(parent)] == parent
                 and canonical_index(qc[len(parent)]) and int(qc[len(parent)]) > int(last)):
             return True
     return False
