@@ -46,6 +46,9 @@ typedef unsigned char u8;
 /* Limits (INTERFACE.md §2). */
 #define DOCEXT_MAX_BSON   (16*1024*1024)  /* largest document, bytes */
 #define DOCEXT_MAX_DEPTH  100             /* nested documents/arrays below the root */
+#define DOCEXT_MAX_PATH_PARTS 200         /* components of a field path (MongoDB's
+                                          ** FieldPath limit): in a projection, an
+                                          ** update, a pipeline stage */
 #define DOCEXT_COUNT(a)   ((int)(sizeof(a)/sizeof((a)[0])))   /* elements of an array */
 
 /* BSON element types (bsonspec.org 1.1). */

@@ -38,6 +38,7 @@ struct PipeField {
   const char *zName;      /* the path component (in the stage's copy) */
   int nName;
   int eKind;              /* PF_* */
+  int nPart;              /* path components from the stage's root to here */
   int bComputes;          /* this leaf, or a leaf below, is PF_COMPUTE */
   DocExpr *pExpr;         /* PF_COMPUTE */
   PipeField **apChild;    /* PF_NESTED: the fields below, in order */
@@ -161,6 +162,7 @@ static PipeField *pipeChild(PipeParse *pP, PipeField *p, const char *z, int n, i
   }
   pNew->zName = z;
   pNew->nName = n;
+  pNew->nPart = p->nPart + 1;
   p->apChild[p->nChild++] = pNew;
   pP->rc = pipeHashAdd(p, p->nChild-1);
   return pP->rc ? 0 : pNew;
@@ -184,6 +186,12 @@ static PipeField *pipePath(PipeParse *pP, PipeField *p, const char *z, int n, in
     pChild = pipeChild(pP, p, z+i, nPart, 0);
     if( pChild && (pChild->eKind!=PF_NESTED || (zDot==0 && bLeaf)) ){
       pipeError(pP, "docext: %s: two paths meet at '%.*s'", pP->zStage, n, z);
+      return 0;
+    }
+    if( pChild==0 && p->nPart>=DOCEXT_MAX_PATH_PARTS ){
+      /* (every walk of the tree goes one call deeper a component) */
+      pipeError(pP, "docext: %s: field path '%.*s%s' has more than %d components", pP->zStage,
+                n<60 ? n : 60, z, n<60 ? "" : "...", DOCEXT_MAX_PATH_PARTS);
       return 0;
     }
     if( pChild==0 ) pChild = pipeChild(pP, p, z+i, nPart, 1);
@@ -367,6 +375,22 @@ static int pipeTooBig(PipeApply *pA, const DocBuf *pOut){
   return pA->rc!=SQLITE_OK;
 }
 
+/* A stage's document nests no deeper than a stored one may: the next stage
+** and the caller walk it, and a stage can nest its input deeper (a long
+** path, an expression such as {$reduce: …, in: ["$$value"]}). The input
+** was no deeper, and a stage's tree adds at most DOCEXT_MAX_PATH_PARTS
+** levels, so the measure's own recursion is bounded. */
+static void pipeTooDeep(PipeApply *pA, const PipeStage *pS, const DocBuf *pOut){
+  DocValue v;
+  if( pA->rc!=SQLITE_OK ) return;
+  v.type = DOC_DOCUMENT;
+  v.p = pOut->a;
+  v.n = (int)pOut->n;
+  if( docextValueDepth(&v)>DOCEXT_MAX_DEPTH+1 ){
+    pA->rc = docextError(&pA->zErr, "docext: %s: the document would nest deeper "
+                         "than %d levels", pS->zName, DOCEXT_MAX_DEPTH);
+  }
+}
 
 /* Append computed leaf pLeaf's value as element zKey (nothing if missing). */
 static void pipeCompute(PipeApply *pA, const PipeField *pLeaf, DocBuf *pOut,
@@ -482,10 +506,12 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
       memmove(pOut->a, v.p, v.n);
       pOut->n = v.n;
     }
+    pipeTooDeep(pA, pS, pOut);
     return pA->rc;
   }
   pipeDoc(pA, &pS->root, pS->eStage, pOut, 0, 0, aIn);
   pipeTooBig(pA, pOut);
+  pipeTooDeep(pA, pS, pOut);
   return pA->rc;
 }
 

@@ -62,9 +62,6 @@
 #define PROJ_MODE_INCLUDE    1
 #define PROJ_MODE_EXCLUDE    2
 
-/* MongoDB's limit on the components of a field path. */
-#define PROJ_MAX_COMPONENTS 200
-
 typedef struct DocProjNode DocProjNode;
 struct DocProjNode {
   const char *zName;      /* path component (points into DocProjection.aCopy) */
@@ -205,10 +202,10 @@ static DocProjNode *projAddPath(DocProjParse *pP, DocProjNode *pParent,
           projPath(pP)));
       return 0;
     }
-    if( ++nComp>PROJ_MAX_COMPONENTS ){
+    if( ++nComp>DOCEXT_MAX_PATH_PARTS ){
       projError(pP, SQLITE_ERROR, sqlite3_mprintf(
           "docext: path with more than %d components in projection at '%.*s...'",
-          PROJ_MAX_COMPONENTS, 60, projPath(pP)));
+          DOCEXT_MAX_PATH_PARTS, 60, projPath(pP)));
       return 0;
     }
     pChild = projNodeFind(pNode, z, nPart);

@@ -408,6 +408,12 @@ static void updPathCheck(UpdParse *pP, const char *zPath, int nPath, int bInsert
                      "name, which is not allowed.", nPath, zPath);
       return;
     }
+    if( iComp>=DOCEXT_MAX_PATH_PARTS ){
+      /* (the walks of the update's tree go one call deeper a component) */
+      updParseError(pP, "docext: The update path '%.*s...' has more than %d components.",
+                    60, zPath, DOCEXT_MAX_PATH_PARTS);
+      return;
+    }
     eComp = updCompKind(z, n);
     if( eComp==UCOMP_POS ){
       if( iComp==0 ){

@@ -109,3 +109,35 @@ SELECT length(doc_update(json_object('s', printf('%.*c', 1000000, 'x'), 'arr', j
   '[{$set: {"arr.copy": "$s"}}]'));
 SELECT length(doc_update(json_object('s', printf('%.*c', 1000000, 'x'), 'arr', json('[1,2,3,4,5,6,7,8,9,10]')),
   '[{$set: {"arr.copy": "$s"}}]')) > 10000000;
+
+-- 8. Depth and path length: a stage's document may nest no deeper than a
+-- stored one (100 levels below the root), whether a long path or an
+-- expression nests it; a field path has at most 200 components. Each is
+-- refused with the stage's name, and the collection is unchanged.
+CREATE TEMP TABLE parts(n INTEGER PRIMARY KEY, path TEXT);
+INSERT INTO parts SELECT value, rtrim(replace(printf('%.*c', value, 'k'), 'k', 'k.'), '.')
+  FROM (SELECT 101 AS value UNION ALL SELECT 102 UNION ALL SELECT 200 UNION ALL SELECT 201);
+-- k.k…k (101 components): 100 documents, the last holding k: 1
+SELECT doc_valid(doc_update(doc_bson('{_id: 1}'), printf('[{$set: {"%s": 1}}]', path))) FROM parts WHERE n = 101;
+SELECT doc_update('{_id: 1}', printf('[{$set: {"%s": 1}}]', path)) FROM parts WHERE n = 102;
+SELECT length(doc_update('{_id: 1}', printf('[{$unset: "%s"}, {$project: {"%s": 0}}]', path, path))) FROM parts WHERE n = 200;
+SELECT doc_update('{_id: 1}', printf('[{$unset: "%s"}]', path)) FROM parts WHERE n = 201;
+SELECT doc_update('{_id: 1}', printf('[{$project: {"%s": 1}}]', path)) FROM parts WHERE n = 201;
+-- a nested field spec counts the components above it
+SELECT doc_update('{_id: 1}', printf('[{$project: {"%s": {"%s": 1}}}]', a.path, b.path))
+  FROM parts AS a, parts AS b WHERE a.n = 101 AND b.n = 101;
+-- an expression that nests: 100 arrays fit below the root, 101 do not
+SELECT doc_valid(doc_update(doc_bson('{_id: 1}'), '[{$set: {a: {$reduce: {input: {$range: [0, 99]}, initialValue: [], in: ["$$value"]}}}}]'));
+SELECT doc_update('{_id: 1}', '[{$set: {a: {$reduce: {input: {$range: [0, 100]}, initialValue: [], in: ["$$value"]}}}}]');
+SELECT doc_update('{_id: 1}', '[{$replaceWith: {a: {$reduce: {input: {$range: [0, 100]}, initialValue: [], in: ["$$value"]}}}}]');
+-- a stored document 98 levels deep, copied into itself
+CREATE VIRTUAL TABLE deep USING docext;
+INSERT INTO deep(doc) SELECT printf('{_id: 1, d: %s1%s}', replace(printf('%.*c', 98, 'x'), 'x', '{x: '),
+                                    replace(printf('%.*c', 98, 'x'), 'x', '}'));
+-- w.v: 99 levels, fits; w.v.u.t: 101, does not; nor the document under a.b
+SELECT doc_update_one('deep', '{_id: 1}', '[{$set: {w: {v: "$d"}}}]');
+SELECT doc_update_one('deep', '{_id: 1}', '[{$set: {w: {v: {u: {t: "$d"}}}}}]');
+SELECT doc_update_one('deep', '{_id: 1}', '[{$replaceWith: {a: {b: "$$ROOT"}}}]');
+SELECT doc_update_one('deep', '{_id: 1}', printf('[{$set: {"%s": 1}}]', path)) FROM parts WHERE n = 102;
+SELECT doc_match(doc, '{"w.v": {$exists: true}, a: {$exists: false}, k: {$exists: false}}'),
+       doc_check('deep') FROM deep;

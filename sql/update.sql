@@ -199,3 +199,16 @@ UPDATE books SET doc = doc_update(doc, NULL) WHERE _id = 2;
 UPDATE books SET doc = NULL WHERE _id = 2;
 UPDATE books SET bson = NULL WHERE _id = 2;
 SELECT doc FROM books WHERE _id = 2;
+
+-- An update path has at most 200 components (as a projection's), and the
+-- collection is unchanged when one has more.
+CREATE TEMP TABLE parts(n INTEGER PRIMARY KEY, path TEXT);
+INSERT INTO parts SELECT value, rtrim(replace(printf('%.*c', value, 'k'), 'k', 'k.'), '.')
+  FROM (SELECT 200 AS value UNION ALL SELECT 201);
+SELECT doc_update('{_id: 1, k: 2}', printf('{$unset: {"%s": 1}}', path)) FROM parts WHERE n = 200;
+SELECT doc_update('{_id: 1, k: 2}', printf('{$unset: {"%s": 1}}', path)) FROM parts WHERE n = 201;
+SELECT doc_update('{_id: 1, k: 2}', printf('{$set: {x: 1}, $rename: {k: "%s"}}', path)) FROM parts WHERE n = 201;
+-- (a path of 100,000 components is refused as soon: the update's walks,
+-- one call deeper a component, never see it)
+SELECT doc_update('{_id: 1}', printf('{$unset: {"%s": 1}}', rtrim(replace(printf('%.*c', 100000, 'k'), 'k', 'k.'), '.')));
+SELECT doc_update('{_id: 1}', printf('[{$set: {"%s": 1}}]', rtrim(replace(printf('%.*c', 100000, 'k'), 'k', 'k.'), '.')));
