@@ -404,8 +404,10 @@ double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
 const char *docextValueStr(const DocValue *v, int *pn);
 int docextValueIsNumber(const DocValue *v);
 /* Levels of documents and arrays a value holds: 0 for a scalar, 1 for a
-** document of scalars, ... */
-int docextValueDepth(const DocValue *v);
+** document of scalars, ...; past nMax levels it looks no deeper and
+** returns nMax+1 (so a value built deeper than any stored one costs no
+** more stack than a stored one). */
+int docextValueDepth(const DocValue *v, int nMax);
 /* A number as a double (decimal128 rounded); 0.0 for non-numbers. */
 double docextValueToDouble(const DocValue *v);
 /* MongoDB's truth of a value ($exists' operand, options such as upsert,

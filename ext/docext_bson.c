@@ -274,18 +274,20 @@ int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr){
 */
 
 
-int docextValueDepth(const DocValue *v){
+int docextValueDepth(const DocValue *v, int nMax){
   DocIter it;
-  int nMax = 0;
+  int nDeepest = 0;
   if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ) return 0;
+  if( nMax<=0 ) return 1;                 /* (already more than nMax) */
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
-      int d = docextValueDepth(&it.v);
-      if( d>nMax ) nMax = d;
+      int d = docextValueDepth(&it.v, nMax-1);
+      if( d>nDeepest ) nDeepest = d;
+      if( nDeepest>=nMax ) break;         /* 1 + nDeepest is more than nMax */
     }
   }
-  return 1 + nMax;
+  return 1 + nDeepest;
 }
 
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal){

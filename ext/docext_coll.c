@@ -820,7 +820,7 @@ static int pagedAppend(DocPaged *pDoc, const DocAppend *pApp, PushHint *aHint,
     const DocValue *v = &pApp->aVal[i];
     char zName[24];
     int nName;
-    if( nElem+i>0x7fffffff || nLen + docextValueDepth(v) > DOCEXT_MAX_DEPTH ){
+    if( nElem+i>0x7fffffff || nLen + docextValueDepth(v, DOCEXT_MAX_DEPTH) > DOCEXT_MAX_DEPTH ){
       rc = SQLITE_MISMATCH;
       break;
     }

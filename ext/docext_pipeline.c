@@ -377,16 +377,15 @@ static int pipeTooBig(PipeApply *pA, const DocBuf *pOut){
 
 /* A stage's document nests no deeper than a stored one may: the next stage
 ** and the caller walk it, and a stage can nest its input deeper (a long
-** path, an expression such as {$reduce: …, in: ["$$value"]}). The input
-** was no deeper, and a stage's tree adds at most DOCEXT_MAX_PATH_PARTS
-** levels, so the measure's own recursion is bounded. */
+** path, or an expression such as {$reduce: …, in: ["$$value"]}, which
+** may nest a value thousands of levels deep). */
 static void pipeTooDeep(PipeApply *pA, const PipeStage *pS, const DocBuf *pOut){
   DocValue v;
   if( pA->rc!=SQLITE_OK ) return;
   v.type = DOC_DOCUMENT;
   v.p = pOut->a;
   v.n = (int)pOut->n;
-  if( docextValueDepth(&v)>DOCEXT_MAX_DEPTH+1 ){
+  if( docextValueDepth(&v, DOCEXT_MAX_DEPTH+1)>DOCEXT_MAX_DEPTH+1 ){
     pA->rc = docextError(&pA->zErr, "docext: %s: the document would nest deeper "
                          "than %d levels", pS->zName, DOCEXT_MAX_DEPTH);
   }

@@ -1309,7 +1309,7 @@ static i64 updPathPush(UpdApply *pA, const char *z, int n){
 ** nesting limit? Sets the error if not. */
 static int updDepthOk(UpdApply *pA, const DocValue *v, int iDepth){
   if( (v->type==DOC_DOCUMENT || v->type==DOC_ARRAY)
-   && iDepth + docextValueDepth(v) > DOCEXT_MAX_DEPTH ){
+   && iDepth + docextValueDepth(v, DOCEXT_MAX_DEPTH) > DOCEXT_MAX_DEPTH ){
     updApplyError(pA, "docext: the update of '%s' would nest the document deeper "
                    "than %d levels", updCurPath(pA), DOCEXT_MAX_DEPTH);
     return 0;
