@@ -24,7 +24,9 @@
 ** untimed check that the two sides gave the same answers (counts, ids),
 ** which dies otherwise, so a broken workload cannot report a good number.
 ** A workload that only reads may run in several rounds, its two sides in
-** turn; each side's median time counts. The runner prints
+** turn; each side's median time counts (so does W6's comparison of two
+** layouts: an $inc costs the same on a counter's later values). The runner
+** prints
 **   W2 100000 point lookups by slug (median of 3 rounds): docext 1.230 s, json 1.010 s, ratio 1.22 (target <= 1.2, MISSED)
 ** Workloads run in table order and may rely on the ones before them (W1
 ** loads the books that the later workloads read). The other counts are
@@ -814,7 +816,8 @@ static void w5After(Bench *p){
 ** means walking past 1439 keys in the flat layout but only 23 sub-documents
 ** and 60 keys in the nested one, so nested should win. WAL checkpoints run
 ** automatically (SQLite's default, every 1000 pages) and are timed. */
-static int w6nFlatRuns;   /* times the flat docext side ran (it runs twice) */
+static int w6nFlatRuns;   /* times the flat docext side ran (in both W6 lines) */
+static int w6nNestedRuns; /* times the nested side ran */
 
 static int tsFlatJson(char *z, int nz){
   int n = 0, h, m;
@@ -869,6 +872,7 @@ static void w6FlatDocext(Bench *p){
 static void w6NestedDocext(Bench *p){
   repeatUpdate(p, p->dbDocWal, "UPDATE ts_nested SET doc = doc_update(bson,"
       " '{$inc: {total: 1, \"hour.23.total\": 1, \"hour.23.1439\": 1}}') WHERE _id = 1");
+  w6nNestedRuns++;
 }
 static void w6FlatJson(Bench *p){
   repeatUpdate(p, p->dbJsonWal, "UPDATE ts_json SET doc = json_set(doc,"
@@ -892,10 +896,11 @@ static void w6Check(Bench *p){
   w6Expect(p->dbJsonWal, "SELECT doc ->> '$.minute.1439' FROM ts_json", p->nInc);
 }
 static void w6CheckNested(Bench *p){
+  long long nNested = (long long)p->nInc * w6nNestedRuns;
   w6Check(p);
-  w6Expect(p->dbDocWal, "SELECT doc ->> '$.total' FROM ts_nested", p->nInc);
-  w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.23.total' FROM ts_nested", p->nInc);
-  w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.23.1439' FROM ts_nested", p->nInc);
+  w6Expect(p->dbDocWal, "SELECT doc ->> '$.total' FROM ts_nested", nNested);
+  w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.23.total' FROM ts_nested", nNested);
+  w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.23.1439' FROM ts_nested", nNested);
   w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.22.1379' FROM ts_nested", 0);
 }
 
@@ -949,7 +954,7 @@ static const Workload aWorkload[] = {
       "docext", w6FlatDocext, "json", w6FlatJson, "<=", 0, w6Check, 1 },
   { "W6",     "%d $inc of minute 1439, nested against flat", COUNT(nInc), 0,
       "docext nested", w6NestedDocext, "docext flat", w6FlatDocext, "<", 1.0,
-      w6CheckNested, 1 },
+      w6CheckNested, 3 },
 };
 
 /* ---- main -------------------------------------------------------------- */
