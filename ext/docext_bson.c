@@ -216,7 +216,7 @@ static int checkDoc(DocCheck *pCk, const u8 *a, i64 nAvail, int iDepth){
 
 /* The checks of a whole document before its elements: its size limit and
 ** its length prefix. Readies pCk. */
-static int checkInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
+int docextCheckInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
   pCk->aBase = a;
   pCk->bText = bText;
   pCk->iOff = 0;
@@ -232,13 +232,9 @@ static int checkInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
   return SQLITE_OK;
 }
 
-int docextCheckInit(DocCheck *pCk, const u8 *a, i64 n, int bText){
-  return checkInit(pCk, a, n, bText);
-}
-
 /* Validate; bText also checks UTF-8. */
 int docextCheckDoc(DocCheck *pCk, const u8 *a, i64 n, int bText){
-  int rc = checkInit(pCk, a, n, bText);
+  int rc = docextCheckInit(pCk, a, n, bText);
   if( rc==SQLITE_OK ) rc = checkDoc(pCk, a, n, 0);
   return rc;
 }

@@ -665,9 +665,14 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
   docextBufAppendByte(pRc, p, bArray ? ']' : '}');
 }
 
+/* Text is usually a little longer than its BSON (n bytes): grow p once,
+** up front, for a whole document's text. */
+static void growForText(int *pRc, DocBuf *p, i64 n){
+  docextBufGrow(pRc, p, n + n/4 + 16);
+}
+
 void docextJsonWriteDoc(int *pRc, DocBuf *p, const u8 *aDoc, int eMode){
-  /* Text is usually a little longer than its BSON: grow once up front. */
-  docextBufGrow(pRc, p, docextGetI32(aDoc) + docextGetI32(aDoc)/4 + 16);
+  growForText(pRc, p, docextGetI32(aDoc));
   writeDocBody(pRc, p, aDoc, aDoc + docextGetI32(aDoc), 0, eMode, 0, 0);
 }
 
@@ -675,7 +680,7 @@ int docextJsonWriteDocChecked(int *pRc, DocBuf *p, const u8 *aDoc, i64 n, int eM
                               DocCheck *pCk){
   if( *pRc!=SQLITE_OK ) return SQLITE_OK;
   if( docextCheckInit(pCk, aDoc, n, 0)!=SQLITE_OK ) return SQLITE_CORRUPT;
-  docextBufGrow(pRc, p, n + n/4 + 16);
+  growForText(pRc, p, n);
   writeDocBody(pRc, p, aDoc, aDoc + n, 0, eMode, pCk, 0);
   if( *pRc==SQLITE_CORRUPT && pCk->zWhy ){
     *pRc = SQLITE_OK;

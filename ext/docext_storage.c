@@ -1202,6 +1202,19 @@ static int readPages(DocReader *p, i64 nSize, char **pzErr){
   return rc;
 }
 
+/* The current document is damaged: "docext: corrupt document N in X: "
+** and what zFmt says. */
+static int readerCorrupt(DocReader *p, char **pzErr, const char *zFmt, ...){
+  va_list ap;
+  char *zWhat;
+  va_start(ap, zFmt);
+  zWhat = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: %z",
+                           docextReaderDocid(p), p->pStore->zName, zWhat);
+  return SQLITE_CORRUPT_VTAB;
+}
+
 /* The bytes of the current document, not yet checked: *pnDoc of them,
 ** at least 5, and as many as the row says. */
 static int readerLocate(DocReader *p, const u8 **paDoc, i64 *pnDoc, char **pzErr){
@@ -1227,18 +1240,14 @@ static int readerLocate(DocReader *p, const u8 **paDoc, i64 *pnDoc, char **pzErr
     if( sqlite3_value_bytes(pBody)!=nSize || nSize<5 ) nSize = -1;
     else if( a==0 ) return SQLITE_NOMEM;
   }else if( eBody!=SQLITE_NULL ){
-    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: its body is "
-                             "not a BLOB", docextReaderDocid(p), p->pStore->zName);
-    return SQLITE_CORRUPT_VTAB;
+    return readerCorrupt(p, pzErr, "its body is not a BLOB");
   }else{
     rc = readPages(p, nSize, pzErr);
     if( rc!=SQLITE_OK ) return rc;
     a = p->buf.a;
   }
   if( nSize<5 ){
-    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: bad size",
-                             docextReaderDocid(p), p->pStore->zName);
-    return SQLITE_CORRUPT_VTAB;
+    return readerCorrupt(p, pzErr, "bad size");
   }
   *paDoc = a;
   *pnDoc = nSize;
@@ -1246,11 +1255,8 @@ static int readerLocate(DocReader *p, const u8 **paDoc, i64 *pnDoc, char **pzErr
 }
 
 /* The current document failed its check: what ck says, as an error. */
-static int readerCorrupt(DocReader *p, const DocCheck *pCk, char **pzErr){
-  *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: malformed BSON "
-                           "at byte %d: %s", docextReaderDocid(p), p->pStore->zName,
-                           pCk->iOff, pCk->zWhy);
-  return SQLITE_CORRUPT_VTAB;
+static int readerMalformed(DocReader *p, const DocCheck *pCk, char **pzErr){
+  return readerCorrupt(p, pzErr, "malformed BSON at byte %d: %s", pCk->iOff, pCk->zWhy);
 }
 
 /* Take aDoc, whose structure is sound, as the current document, after the
@@ -1260,9 +1266,7 @@ static int readerAccept(DocReader *p, const u8 *aDoc, char **pzErr){
   DocIter it;
   docextIterInit(&it, aDoc);
   if( !docextIterNext(&it) || it.nKey!=3 || memcmp(it.zKey, "_id", 3)!=0 ){
-    *pzErr = sqlite3_mprintf("docext: corrupt document %lld in %s: _id is not "
-                             "its first field", docextReaderDocid(p), p->pStore->zName);
-    return SQLITE_CORRUPT_VTAB;
+    return readerCorrupt(p, pzErr, "_id is not its first field");
   }
   p->aDoc = aDoc;
   p->bLoaded = 1;
@@ -1280,7 +1284,7 @@ int docextReaderDoc(DocReader *p, const u8 **paDoc, char **pzErr){
     if( rc!=SQLITE_OK ) return rc;
     /* Structure only: text was checked when the document was stored. */
     if( docextCheckDoc(&ck, a, nSize, 0)!=SQLITE_OK ){
-      return readerCorrupt(p, &ck, pzErr);
+      return readerMalformed(p, &ck, pzErr);
     }
     rc = readerAccept(p, a, pzErr);
     if( rc!=SQLITE_OK ) return rc;
@@ -1304,7 +1308,7 @@ int docextReaderDocJson(DocReader *p, DocBuf *pOut, int eMode, char **pzErr){
   rc = readerLocate(p, &a, &nSize, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   if( docextJsonWriteDocChecked(&rc, pOut, a, nSize, eMode, &ck)!=SQLITE_OK ){
-    return readerCorrupt(p, &ck, pzErr);
+    return readerMalformed(p, &ck, pzErr);
   }
   if( rc!=SQLITE_OK ) return rc;
   return readerAccept(p, a, pzErr);
