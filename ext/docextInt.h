@@ -717,9 +717,12 @@ typedef struct DocExpr DocExpr;
 /* Compile the expression v; aLet, if not NULL, is a document of variables
 ** ({name: expression}) that v reads as "$$name" (a query's let option).
 ** The bytes of both must outlive the DocExpr (the matcher's copies).
-** Errors name the operator, path or variable: "docext: $expr: $size takes
-** exactly 1 argument, not 2". */
-int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzErr);
+** zWhere says where the expression stands ("$expr", "$set 'a.b'"); every
+** error of its compile and evaluations starts with it, then names the
+** operator, path or variable: "docext: $expr: $size takes exactly 1
+** argument, not 2". */
+int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, DocExpr **ppOut,
+                  char **pzErr);
 /* The let option of an options document (may be NULL): *paLet = the
 ** variables, or NULL when there is none; an error when it is not a
 ** document. */

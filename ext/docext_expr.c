@@ -182,6 +182,8 @@ struct ExprNode {
 struct DocExpr {
   ExprNode *pRoot;
   int nSlot;              /* variables ($let, the query's let) */
+  char *zWhere;           /* where it stands, for messages (in this
+                          ** allocation): "$expr", "$set 'a.b'" */
 };
 
 /* A variable in scope while parsing: $$zName reads slot iSlot. */
@@ -324,7 +326,7 @@ static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
         if( pV->nName==nVar-1 && memcmp(pV->zName, z+1, nVar-1)==0 ) break;
       }
       if( i<0 ){
-        exprParseError(pP, "docext: $expr: use of undefined variable: %.*s", nVar-1, z+1);
+        exprParseError(pP, "use of undefined variable: %.*s", nVar-1, z+1);
         return 0;
       }
       iSlot = pP->aVar[i].iSlot;
@@ -334,17 +336,17 @@ static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
     if( n>0 ){ z++; n--; }                        /* the '.' */
     else z = "";
   }else if( n==0 ){
-    exprParseError(pP, "docext: $expr: '$' by itself is not a valid field path");
+    exprParseError(pP, "'$' by itself is not a valid field path");
     return 0;
   }
   for(i=iStart=0; i<=n; i++){
     if( i==n || z[i]=='.' ){
       if( i==iStart && !(n==0 && i==0) ){
-        exprParseError(pP, "docext: $expr: empty field name in path '$%.*s'", n, z);
+        exprParseError(pP, "empty field name in path '$%.*s'", n, z);
         return 0;
       }
       if( i>iStart && z[iStart]=='$' ){
-        exprParseError(pP, "docext: $expr: field name may not start with '$' in path '$%.*s'", n, z);
+        exprParseError(pP, "field name may not start with '$' in path '$%.*s'", n, z);
         return 0;
       }
       iStart = i+1;
@@ -372,13 +374,13 @@ static ExprNode *exprParseCondDoc(ExprParse *pP, const DocValue *v){
   while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
     for(i=0; i<3 && !docextIterKeyIs(&it, azPart[i]); i++){}
     if( i==3 ){
-      exprParseError(pP, "docext: $expr: unrecognized parameter to $cond: %s", it.zKey);
+      exprParseError(pP, "unrecognized parameter to $cond: %s", it.zKey);
     }else if( p->apArg[i]==0 ){
       p->apArg[i] = exprParse(pP, &it.v);
     }
   }
   for(i=0; i<3 && pP->rc==SQLITE_OK; i++){
-    if( p->apArg[i]==0 ) exprParseError(pP, "docext: $expr: missing '%s' parameter to $cond", azPart[i]);
+    if( p->apArg[i]==0 ) exprParseError(pP, "missing '%s' parameter to $cond", azPart[i]);
   }
   return exprDone(pP, p);
 }
@@ -393,7 +395,7 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
   memset(&branches, 0, sizeof(branches));
   memset(&dflt, 0, sizeof(dflt));
   if( v->type!=DOC_DOCUMENT ){
-    exprParseError(pP, "docext: $expr: $switch needs a document");
+    exprParseError(pP, "$switch needs a document");
     return 0;
   }
   docextIterInitValue(&it, v);
@@ -401,17 +403,17 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
     if( docextIterKeyIs(&it, "branches") ) branches = it.v;
     else if( docextIterKeyIs(&it, "default") ) dflt = it.v;
     else{
-      exprParseError(pP, "docext: $expr: $switch found an unknown argument: %s", it.zKey);
+      exprParseError(pP, "$switch found an unknown argument: %s", it.zKey);
       return 0;
     }
   }
   if( branches.type!=DOC_ARRAY ){
-    exprParseError(pP, "docext: $expr: $switch needs a 'branches' array");
+    exprParseError(pP, "$switch needs a 'branches' array");
     return 0;
   }
   nBranch = exprCount(&branches);
   if( nBranch==0 ){
-    exprParseError(pP, "docext: $expr: $switch needs at least one branch");
+    exprParseError(pP, "$switch needs at least one branch");
     return 0;
   }
   p = exprNodeNew(pP, EX_SWITCH, nBranch*2 + 1);
@@ -422,7 +424,7 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
     DocValue vCase, vThen;
     if( br.v.type!=DOC_DOCUMENT || exprCount(&br.v)!=2
      || !docextBsonFind(br.v.p, "case", 4, &vCase) || !docextBsonFind(br.v.p, "then", 4, &vThen) ){
-      exprParseError(pP, "docext: $expr: each $switch branch must be a document "
+      exprParseError(pP, "each $switch branch must be a document "
                          "{case: …, then: …}");
       break;
     }
@@ -478,7 +480,7 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   docextIterInitValue(&it, pVars);
   while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
     if( !exprVarNameOk(it.zKey, it.nKey) ){
-      exprParseError(pP, "docext: $expr: '%s' is not a valid variable name "
+      exprParseError(pP, "'%s' is not a valid variable name "
                          "(a lower-case letter first, then letters, digits or _)", it.zKey);
       break;
     }
@@ -504,7 +506,7 @@ static int exprConstField(ExprParse *pP, const char *zOp, DocValue *pField){
     if( docextBsonFind(pField->p, "$literal", 8, &lit) ) *pField = lit;
   }
   if( pField->type!=DOC_STRING ){
-    exprParseError(pP, "docext: $expr: %s's field must be a constant string", zOp);
+    exprParseError(pP, "%s's field must be a constant string", zOp);
     return 0;
   }
   return 1;
@@ -517,7 +519,7 @@ static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
   ExprNode *p;
   if( v->type!=DOC_DOCUMENT || exprCount(v)!=3 || !docextBsonFind(v->p, "field", 5, &field)
    || !docextBsonFind(v->p, "input", 5, &input) || !docextBsonFind(v->p, "value", 5, &value) ){
-    exprParseError(pP, "docext: $expr: $setField needs a document {field: …, input: …, value: …}");
+    exprParseError(pP, "$setField needs a document {field: …, input: …, value: …}");
     return 0;
   }
   if( !exprConstField(pP, "$setField", &field) ) return 0;
@@ -535,11 +537,11 @@ static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
   DocValue vars, in;
   if( v->type!=DOC_DOCUMENT || exprCount(v)!=2
    || !docextBsonFind(v->p, "vars", 4, &vars) || !docextBsonFind(v->p, "in", 2, &in) ){
-    exprParseError(pP, "docext: $expr: $let needs a document {vars: {…}, in: …}");
+    exprParseError(pP, "$let needs a document {vars: {…}, in: …}");
     return 0;
   }
   if( vars.type!=DOC_DOCUMENT ){
-    exprParseError(pP, "docext: $expr: $let's vars must be a document");
+    exprParseError(pP, "$let's vars must be a document");
     return 0;
   }
   return exprParseLet(pP, &vars, &in, 0);
@@ -553,7 +555,7 @@ static int exprParams(ExprParse *pP, const char *zOp, const DocValue *v,
   DocIter it;
   int i;
   if( v->type!=DOC_DOCUMENT ){
-    exprParseError(pP, "docext: $expr: %s needs a document of parameters", zOp);
+    exprParseError(pP, "%s needs a document of parameters", zOp);
     return 0;
   }
   for(i=0; i<nName; i++) memset(&aVal[i], 0, sizeof(DocValue));
@@ -561,14 +563,14 @@ static int exprParams(ExprParse *pP, const char *zOp, const DocValue *v,
   while( docextIterNext(&it) ){
     for(i=0; i<nName && !docextIterKeyIs(&it, azName[i]); i++){}
     if( i==nName ){
-      exprParseError(pP, "docext: $expr: unknown parameter '%s' of %s", it.zKey, zOp);
+      exprParseError(pP, "unknown parameter '%s' of %s", it.zKey, zOp);
       return 0;
     }
     aVal[i] = it.v;
   }
   for(i=0; i<nRequired; i++){
     if( aVal[i].type==0 ){
-      exprParseError(pP, "docext: $expr: %s needs '%s'", zOp, azName[i]);
+      exprParseError(pP, "%s needs '%s'", zOp, azName[i]);
       return 0;
     }
   }
@@ -595,7 +597,7 @@ static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const
   }
   if( eOp!=EX_REDUCE && a[2].type!=0 ){
     if( a[2].type!=DOC_STRING || !exprVarNameOk((const char*)a[2].p+4, a[2].n-5) ){
-      exprParseError(pP, "docext: $expr: %s's 'as' must be a valid variable name", zOp);
+      exprParseError(pP, "%s's 'as' must be a valid variable name", zOp);
       return 0;
     }
     zAs = (const char*)a[2].p+4;
@@ -656,25 +658,25 @@ static int exprRegexParts(const char *zOp, const DocValue *pRegex, const DocValu
     *pnPat = (int)strlen(*pzPat);
     zOpt = *pzPat + *pnPat + 1;
     if( zOpt[0] && bOpt ){
-      return docextError(pzErr, "docext: $expr: %s: options given both in the regex and as "
+      return docextError(pzErr, "%s: options given both in the regex and as "
                                 "options", zOp);
     }
   }else if( pRegex->type==DOC_STRING ){
     *pzPat = docextValueStr(pRegex, pnPat);
   }else{
-    return docextError(pzErr, "docext: $expr: %s's regex must be a string or a regex, not %s",
+    return docextError(pzErr, "%s's regex must be a string or a regex, not %s",
                        zOp, exprTypeName(pRegex));
   }
   if( bOpt ){
     if( pOpt->type!=DOC_STRING ){
-      return docextError(pzErr, "docext: $expr: %s's options must be a string, not %s",
+      return docextError(pzErr, "%s's options must be a string, not %s",
                          zOp, exprTypeName(pOpt));
     }
     zOpt = docextValueStr(pOpt, &nOpt);
   }
   nOpt = (int)strlen(zOpt);
   if( nOpt>=16 || memchr(*pzPat, 0, *pnPat) ){
-    return docextError(pzErr, "docext: $expr: %s: a bad regex or options", zOp);
+    return docextError(pzErr, "%s: a bad regex or options", zOp);
   }
   memcpy(zOptBuf, zOpt, nOpt+1);
   return SQLITE_OK;
@@ -687,7 +689,7 @@ static int exprRegexBuild(const char *zOp, const char *zPat, int nPat, const cha
   char *zWhy = 0;
   int rc = docextRegexCompile(zPat, nPat, zOpt, ppRe, &zWhy);
   if( rc && zWhy ){
-    rc = docextError(pzErr, "docext: $expr: %s: %s", zOp,
+    rc = docextError(pzErr, "%s: %s", zOp,
                      strncmp(zWhy, "docext: ", 8)==0 ? zWhy+8 : zWhy);
     sqlite3_free(zWhy);
   }
@@ -824,7 +826,7 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
     }
   }
   if( v->type==DOC_ARRAY && exprCount(v)!=1 ){
-    exprParseError(pP, "docext: $expr: %s takes exactly 1 argument, not %d",
+    exprParseError(pP, "%s takes exactly 1 argument, not %d",
                    aSubOp[i].zName, exprCount(v));
     return 0;
   }
@@ -846,7 +848,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   docextIterInitValue(&it, v);
   docextIterNext(&it);
   if( exprCount(v)!=1 ){
-    exprParseError(pP, "docext: $expr: an expression operator must be alone in its "
+    exprParseError(pP, "an expression operator must be alone in its "
                        "document ({%s: …, …})", it.zKey);
     return 0;
   }
@@ -866,16 +868,16 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( p || pP->rc ) return p;
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aOp) ){
-    exprParseError(pP, "docext: $expr: unknown or unsupported expression operator %s", it.zKey);
+    exprParseError(pP, "unknown or unsupported expression operator %s", it.zKey);
     return 0;
   }
   nArg = it.v.type==DOC_ARRAY ? exprCount(&it.v) : 1;
   if( nArg<aOp[i].nMin || (aOp[i].nMax>=0 && nArg>aOp[i].nMax) ){
     if( aOp[i].nMin==aOp[i].nMax ){
-      exprParseError(pP, "docext: $expr: %s takes exactly %d argument%s, not %d",
+      exprParseError(pP, "%s takes exactly %d argument%s, not %d",
                      aOp[i].zName, aOp[i].nMin, aOp[i].nMin==1 ? "" : "s", nArg);
     }else{
-      exprParseError(pP, "docext: $expr: %s takes at least %d arguments, not %d",
+      exprParseError(pP, "%s takes at least %d arguments, not %d",
                      aOp[i].zName, aOp[i].nMin, nArg);
     }
     return 0;
@@ -924,7 +926,7 @@ static int exprHasDuplicate(ExprParse *pP, const DocValue *v){
   docextSort(a, n, sizeof(ExprName), &a[n], exprNameCmp, 0);
   for(i=1; i<n && exprNameCmp(0, &a[i-1], &a[i])!=0; i++){}
   if( i<n ){
-    exprParseError(pP, "docext: $expr: field '%s' is given twice in a document of "
+    exprParseError(pP, "field '%s' is given twice in a document of "
                        "expressions", a[i].z);
   }
   sqlite3_free(a);
@@ -938,12 +940,12 @@ static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ){
     if( it.nKey>0 && it.zKey[0]=='$' ){
-      exprParseError(pP, "docext: $expr: field name '%s' may not start with '$' "
+      exprParseError(pP, "field name '%s' may not start with '$' "
                          "in a document of expressions", it.zKey);
       return 0;
     }
     if( memchr(it.zKey, '.', it.nKey) ){
-      exprParseError(pP, "docext: $expr: field name '%s' may not contain '.' "
+      exprParseError(pP, "field name '%s' may not contain '.' "
                          "in a document of expressions", it.zKey);
       return 0;
     }
@@ -1004,12 +1006,12 @@ static u8 *exprAlloc(ExprCtx *p, i64 n){
   u8 *a;
   if( p->rc ) return 0;
   if( n>DOCEXT_MAX_BSON ){
-    exprError(p, "docext: $expr: a value larger than 16 MiB");
+    exprError(p, "a value larger than 16 MiB");
     return 0;
   }
   p->nArena += n;
   if( p->nArena>EXPR_MAX_ARENA ){
-    exprError(p, "docext: $expr: evaluating it needs more than 64 MiB");
+    exprError(p, "evaluating it needs more than 64 MiB");
     return 0;
   }
   if( pB==0 || pB->nAlloc - pB->nUsed < n ){
@@ -1105,7 +1107,7 @@ static int exprSetDoc(ExprCtx *p, int type, int rc, DocBuf *pDoc, DocValue *pOut
   if( p->rc ){
     /* (its error stands) */
   }else if( rc==SQLITE_TOOBIG || pDoc->n>DOCEXT_MAX_BSON ){
-    exprError(p, "docext: $expr: a value larger than 16 MiB");
+    exprError(p, "a value larger than 16 MiB");
   }else if( rc==SQLITE_OK ){
     exprSetBytes(p, type, pDoc->a, pDoc->n, pOut);
   }else{
@@ -1239,7 +1241,7 @@ static int exprEvalSetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( a[0].type!=DOC_DOCUMENT ){
-    return exprError(p, "docext: $expr: $setField needs a document as input, not %s",
+    return exprError(p, "$setField needs a document as input, not %s",
                      exprTypeName(&a[0]));
   }
   zField = docextValueStr(&pN->v, &nField);
@@ -1284,7 +1286,7 @@ static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       if( aVal[i].type==DOC_DOCUMENT ){
         nTotal += exprCount(&aVal[i]);
       }else if( !exprNullish(&aVal[i]) ){
-        exprError(p, "docext: $expr: $mergeObjects needs documents, not %s",
+        exprError(p, "$mergeObjects needs documents, not %s",
                   exprTypeName(&aVal[i]));
         break;
       }
@@ -1417,12 +1419,12 @@ static int exprEvalSum(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return SQLITE_OK;
     }
     if( v.type==DOC_DATE && !bMul ){
-      if( date.type ) return exprError(p, "docext: $expr: only one date allowed in an $add expression");
+      if( date.type ) return exprError(p, "only one date allowed in an $add expression");
       date = v;
       continue;
     }
     if( !docextValueIsNumber(&v) ){
-      return exprError(p, "docext: $expr: %s only supports numeric%s types, not %s",
+      return exprError(p, "%s only supports numeric%s types, not %s",
                        pN->zOp, bMul ? "" : " or date", exprTypeName(&v));
     }
     docextNumFrom(&v, &x);
@@ -1435,7 +1437,7 @@ static int exprEvalSum(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( date.type ){
     i64 ms;
     if( !exprMillis(&acc, &ms) || __builtin_add_overflow(docextGetI64(date.p), ms, &acc.i) ){
-      return exprError(p, "docext: $expr: date overflow in $add");
+      return exprError(p, "date overflow in $add");
     }
     acc.type = DOC_DATE;
   }
@@ -1458,14 +1460,14 @@ static int exprEvalSubtract(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( a[1].type==DOC_DATE ){
       x.type = DOC_INT64;
       if( __builtin_sub_overflow(docextGetI64(a[0].p), docextGetI64(a[1].p), &x.i) ){
-        return exprError(p, "docext: $expr: date overflow in $subtract");
+        return exprError(p, "date overflow in $subtract");
       }
       return exprSetNum(p, &x, pOut);
     }
     if( docextValueIsNumber(&a[1]) ){
       docextNumFrom(&a[1], &y);
       if( !exprMillis(&y, &ms) || __builtin_sub_overflow(docextGetI64(a[0].p), ms, &x.i) ){
-        return exprError(p, "docext: $expr: date overflow in $subtract");
+        return exprError(p, "date overflow in $subtract");
       }
       x.type = DOC_DATE;
       return exprSetNum(p, &x, pOut);
@@ -1478,7 +1480,7 @@ static int exprEvalSubtract(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( rc ) return p->rc = rc;
     return exprSetNum(p, &x, pOut);
   }
-  return exprError(p, "docext: $expr: can't $subtract %s from %s",
+  return exprError(p, "can't $subtract %s from %s",
                    exprTypeName(&a[1]), exprTypeName(&a[0]));
 }
 
@@ -1491,7 +1493,7 @@ static int exprTwoNumbers(ExprCtx *p, const ExprNode *pN, DocValue *pOut, DocNum
     return 1;
   }
   if( !docextValueIsNumber(&a[0]) || !docextValueIsNumber(&a[1]) ){
-    return exprError(p, "docext: $expr: %s only supports numeric types, not %s and %s",
+    return exprError(p, "%s only supports numeric types, not %s and %s",
                      pN->zOp, exprTypeName(&a[0]), exprTypeName(&a[1]));
   }
   docextNumFrom(&a[0], pX);
@@ -1512,7 +1514,7 @@ static int exprEvalDivide(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum x, y, r;
   int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
   if( rc ) return rc==1 ? SQLITE_OK : rc;
-  if( exprNumIsZero(&y) ) return exprError(p, "docext: $expr: can't $divide by zero");
+  if( exprNumIsZero(&y) ) return exprError(p, "can't $divide by zero");
   if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
     u8 da[16], db[16];
     docextNumToDec(&x, da);
@@ -1532,9 +1534,9 @@ static int exprEvalMod(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum x, y, r;
   int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
   if( rc ) return rc==1 ? SQLITE_OK : rc;
-  if( exprNumIsZero(&y) ) return exprError(p, "docext: $expr: can't $mod by zero");
+  if( exprNumIsZero(&y) ) return exprError(p, "can't $mod by zero");
   if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
-    return exprError(p, "docext: $expr: $mod of decimal values is not supported");
+    return exprError(p, "$mod of decimal values is not supported");
   }
   if( x.type==DOC_DOUBLE || y.type==DOC_DOUBLE ){
     r.type = DOC_DOUBLE;
@@ -1577,7 +1579,7 @@ static int exprEvalRound(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( !docextValueIsNumber(&v) ){
-    return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+    return exprError(p, "%s only supports numeric types, not %s",
                      pN->zOp, exprTypeName(&v));
   }
   docextNumFrom(&v, &x);
@@ -1587,14 +1589,14 @@ static int exprEvalRound(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }else if( x.type==DOC_DOUBLE ){
       x.d = fabs(x.d);
     }else if( x.i<0 ){
-      if( x.i==INT64_MIN ) return exprError(p, "docext: $expr: can't take $abs of the smallest long");
+      if( x.i==INT64_MIN ) return exprError(p, "can't take $abs of the smallest long");
       exprNegate(&x);
     }
   }else if( x.type==DOC_DOUBLE ){
     x.d = pN->eOp==EX_CEIL ? ceil(x.d) : pN->eOp==EX_FLOOR ? floor(x.d) : trunc(x.d);
   }else if( x.type==DOC_DECIMAL128 ){
     u8 a[16];
-    if( exprDecIntegral(x.aDec, pN->eOp, a) ) return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+    if( exprDecIntegral(x.aDec, pN->eOp, a) ) return exprError(p, "%s overflow", pN->zOp);
     memcpy(x.aDec, a, 16);
   }
   return exprSetNum(p, &x, pOut);
@@ -1621,15 +1623,15 @@ static int exprEvalElemAt(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( a[0].type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: $arrayElemAt's first argument must be an array, not %s",
+    return exprError(p, "$arrayElemAt's first argument must be an array, not %s",
                      exprTypeName(&a[0]));
   }
   if( !docextValueIsNumber(&a[1]) ){
-    return exprError(p, "docext: $expr: $arrayElemAt's second argument must be a number, not %s",
+    return exprError(p, "$arrayElemAt's second argument must be a number, not %s",
                      exprTypeName(&a[1]));
   }
   if( !exprWholeInt(&a[1], &i) ){
-    return exprError(p, "docext: $expr: $arrayElemAt's second argument must be "
+    return exprError(p, "$arrayElemAt's second argument must be "
                         "representable as a 32-bit integer");
   }
   n = exprCount(&a[0]);
@@ -1658,13 +1660,13 @@ static int exprEvalConcat(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return SQLITE_OK;
     }
     if( v.type!=DOC_STRING ){
-      exprError(p, "docext: $expr: $concat only supports strings, not %s", exprTypeName(&v));
+      exprError(p, "$concat only supports strings, not %s", exprTypeName(&v));
       break;
     }
     z = docextValueStr(&v, &n);
     docextBufAppend(&rc, &b, z, n);
     if( b.n>DOCEXT_MAX_BSON ){
-      exprError(p, "docext: $expr: $concat makes a string larger than 16 MiB");
+      exprError(p, "$concat makes a string larger than 16 MiB");
       break;
     }
   }
@@ -1681,7 +1683,7 @@ static int exprEvalStrLen(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int n, i, nCP = 0;
   if( exprEval(p, pN->apArg[0], &v) ) return p->rc;
   if( v.type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: %s needs a string, not %s", pN->zOp, exprTypeName(&v));
+    return exprError(p, "%s needs a string, not %s", pN->zOp, exprTypeName(&v));
   }
   z = docextValueStr(&v, &n);
   if( pN->eOp==EX_STRLENBYTES ) return exprSetInt(p, n, pOut);
@@ -1699,12 +1701,12 @@ static int exprEvalArrayOp(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( pN->eOp==EX_SIZE ){
     if( a[0].type!=DOC_ARRAY ){
-      return exprError(p, "docext: $expr: $size needs an array, not %s", exprTypeName(&a[0]));
+      return exprError(p, "$size needs an array, not %s", exprTypeName(&a[0]));
     }
     return exprSetInt(p, exprCount(&a[0]), pOut);
   }
   if( a[1].type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: $in needs an array as its second argument, not %s",
+    return exprError(p, "$in needs an array as its second argument, not %s",
                      exprTypeName(&a[1]));
   }
   {
@@ -1738,7 +1740,7 @@ static int exprEvalChoice(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
         if( docextValueTruth(&v) ) return exprEval(p, pN->apArg[2*i+1], pOut);
       }
       if( pN->bDefault ) return exprEval(p, pN->apArg[pN->nArg-1], pOut);
-      return exprError(p, "docext: $expr: $switch found no branch for a document, "
+      return exprError(p, "$switch found no branch for a document, "
                           "and has no default");
     }
   }
@@ -1788,7 +1790,7 @@ static int exprEvalCompare(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 static int exprArrayArg(ExprCtx *p, const ExprNode *pN, const DocValue *v, int *pbNull){
   *pbNull = exprNullish(v);
   if( !*pbNull && v->type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: %s needs an array, not %s", pN->zOp, exprTypeName(v));
+    return exprError(p, "%s needs an array, not %s", pN->zOp, exprTypeName(v));
   }
   return SQLITE_OK;
 }
@@ -1808,7 +1810,7 @@ static int exprEvalIterate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( exprEval(p, pN->apArg[2], &lim) ) return p->rc;
     if( !exprNullish(&lim) ){
       if( !exprWholeInt(&lim, &k) || k<1 ){
-        return exprError(p, "docext: $expr: $filter's limit must be a positive whole number");
+        return exprError(p, "$filter's limit must be a positive whole number");
       }
       nLimit = k;
     }
@@ -1880,7 +1882,7 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     i64 x;
     for(i=1; i<pN->nArg; i++){
       if( !exprWholeInt(&aVal[i], &k[i-1]) ){
-        return exprError(p, "docext: $expr: $slice's position and count must be whole "
+        return exprError(p, "$slice's position and count must be whole "
                             "numbers, not %s", exprTypeName(&aVal[i]));
       }
     }
@@ -1889,7 +1891,7 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       nTake = x<n ? (int)x : n;
       iFrom = k[0]<0 ? n - nTake : 0;
     }else{
-      if( k[1]<=0 ) return exprError(p, "docext: $expr: $slice's count must be positive");
+      if( k[1]<=0 ) return exprError(p, "$slice's count must be positive");
       x = k[0]<0 ? (i64)n + k[0] : k[0];             /* where from */
       iFrom = x<0 ? 0 : (x>n ? n : (int)x);
       nTake = k[1] < n - iFrom ? k[1] : n - iFrom;
@@ -1997,7 +1999,7 @@ static int exprEvalString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( aVal[0].type==DOC_STRING || aVal[0].type==DOC_SYMBOL ){
     z = docextValueStr(&aVal[0], &n);
   }else if( !exprNullish(&aVal[0]) ){
-    return exprError(p, "docext: $expr: %s needs a string, not %s", pN->zOp, exprTypeName(&aVal[0]));
+    return exprError(p, "%s needs a string, not %s", pN->zOp, exprTypeName(&aVal[0]));
   }
   memset(&b, 0, sizeof(b));
   if( pN->eOp==EX_SUBSTRCP ){
@@ -2005,7 +2007,7 @@ static int exprEvalString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     int iStart = 0, iEnd, k;
     for(i=0; i<2; i++){
       if( !exprWholeInt(&aVal[i+1], &d[i]) || d[i]<0 ){
-        return exprError(p, "docext: $expr: $substrCP's %s must be a non-negative whole number",
+        return exprError(p, "$substrCP's %s must be a non-negative whole number",
                          i==0 ? "index" : "count");
       }
     }
@@ -2053,7 +2055,7 @@ static int exprMathArgs(ExprCtx *p, const ExprNode *pN, DocNum *ax, int *pbNull)
   for(i=0; i<pN->nArg; i++) *pbNull |= exprNullish(&a[i]);
   for(i=0; i<pN->nArg && !*pbNull; i++){
     if( !docextValueIsNumber(&a[i]) ){
-      return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+      return exprError(p, "%s only supports numeric types, not %s",
                        pN->zOp, exprTypeName(&a[i]));
     }
     docextNumFrom(&a[i], &ax[i]);
@@ -2122,7 +2124,7 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       const struct ExprTrig *pT = &aExprTrig[pN->eSub];
       /* sin, cos and tan (the first three) have no value at infinity */
       if( !isnan(x) && (x<pT->lo || x>pT->hi || (isinf(x) && pN->eSub<3)) ){
-        return exprError(p, "docext: $expr: cannot apply %s to %g: outside its domain",
+        return exprError(p, "cannot apply %s to %g: outside its domain",
                          pN->zOp, x);
       }
       return exprSetReal(p, pT->x(x), bDec, pOut);
@@ -2132,18 +2134,18 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_RAD2DEG: return exprSetReal(p, x * (180.0 / 3.14159265358979323846), bDec, pOut);
     case EX_SQRT:
       if( x<0 ){
-        return exprError(p, "docext: $expr: $sqrt's argument must be greater than or equal to 0");
+        return exprError(p, "$sqrt's argument must be greater than or equal to 0");
       }
       return exprSetReal(p, sqrt(x), bDec, pOut);
     case EX_EXP:
       return exprSetReal(p, exp(x), bDec, pOut);
     case EX_LN: case EX_LOG10: case EX_LOG:
       if( x<=0 ){
-        return exprError(p, "docext: $expr: %s's argument must be a positive number, but is %g",
+        return exprError(p, "%s's argument must be a positive number, but is %g",
                          pN->zOp, x);
       }
       if( pN->eOp==EX_LOG && (y<=0 || y==1) ){
-        return exprError(p, "docext: $expr: $log's base must be a positive number not equal "
+        return exprError(p, "$log's base must be a positive number not equal "
                             "to 1, but is %g", y);
       }
       return exprSetReal(p, pN->eOp==EX_LN ? log(x) : pN->eOp==EX_LOG10 ? log10(x)
@@ -2152,7 +2154,7 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       int bInt = 1;
       for(i=0; i<2; i++) bInt &= ax[i].type==DOC_INT32 || ax[i].type==DOC_INT64;
       if( x==0 && y<0 ){
-        return exprError(p, "docext: $expr: $pow cannot take a base of 0 and a negative exponent");
+        return exprError(p, "$pow cannot take a base of 0 and a negative exponent");
       }
       if( bInt && (ax[1].i>=0 || ax[0].i==1 || ax[0].i==-1) ){
         /* int^int stays an integer while it fits (1 and -1 to any power) */
@@ -2217,11 +2219,11 @@ static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( !docextValueIsNumber(&a[0]) ){
-    return exprError(p, "docext: $expr: %s only supports numeric types, not %s",
+    return exprError(p, "%s only supports numeric types, not %s",
                      pN->zOp, exprTypeName(&a[0]));
   }
   if( pN->nArg>1 && (!exprWholeInt(&a[1], &place) || place<-20 || place>100) ){
-    return exprError(p, "docext: $expr: %s's place must be a whole number from -20 to 100",
+    return exprError(p, "%s's place must be a whole number from -20 to 100",
                      pN->zOp);
   }
   docextNumFrom(&a[0], &x);
@@ -2234,7 +2236,7 @@ static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }else if( x.type==DOC_DECIMAL128 ){
     u8 aNew[16];
     if( exprDecRoundPlace(x.aDec, place, bTrunc, aNew) ){
-      return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+      return exprError(p, "%s overflow", pN->zOp);
     }
     memcpy(x.aDec, aNew, 16);
   }else if( place<0 ){
@@ -2247,7 +2249,7 @@ static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       r = u % m;
       if( !bTrunc && (r>m-r || (r==m-r && (q & 1))) ) q++;
       if( __builtin_mul_overflow(q, m, &u) || u>(u64)INT64_MAX + bNeg ){
-        return exprError(p, "docext: $expr: %s overflow", pN->zOp);
+        return exprError(p, "%s overflow", pN->zOp);
       }
     }else{
       u = 0;                                    /* |x| < 10^20 / 2 */
@@ -2320,7 +2322,7 @@ static int exprEvalSet(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( bNullable && exprNullish(&aVal[i]) ){
       bNull = 1;
     }else if( aVal[i].type!=DOC_ARRAY ){
-      exprError(p, "docext: $expr: %s's arguments must be arrays, not %s",
+      exprError(p, "%s's arguments must be arrays, not %s",
                 pN->zOp, exprTypeName(&aVal[i]));
       goto done;
     }
@@ -2438,7 +2440,7 @@ static int exprDateMs(ExprCtx *p, const char *zOp, const DocValue *v, i64 *pMs, 
     *pbNull = 1;
     return SQLITE_OK;
   }
-  return exprError(p, "docext: $expr: %s can't convert from BSON type %s to Date",
+  return exprError(p, "%s can't convert from BSON type %s to Date",
                    zOp, exprTypeName(v));
 }
 
@@ -2455,7 +2457,7 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, int *pnMin, i
     return SQLITE_OK;
   }
   if( v->type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: timezone must be a string, not %s", exprTypeName(v));
+    return exprError(p, "timezone must be a string, not %s", exprTypeName(v));
   }
   z = docextValueStr(v, &n);
   if( (n==3 && (memcmp(z, "UTC", 3)==0 || memcmp(z, "GMT", 3)==0)) || (n==1 && z[0]=='Z')
@@ -2478,7 +2480,7 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, int *pnMin, i
       }
     }
   }
-  return exprError(p, "docext: $expr: unrecognized time zone identifier: \"%.*s\" (docext "
+  return exprError(p, "unrecognized time zone identifier: \"%.*s\" (docext "
                       "knows UTC and offsets such as \"+05:30\")", n, z);
 }
 
@@ -2573,7 +2575,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int nFmt, bNull, nMin = 0, i, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( a[1].type!=0 && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: $dateToString's format must be a string, not %s",
+    return exprError(p, "$dateToString's format must be a string, not %s",
                      exprTypeName(&a[1]));
   }
   if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nMin, &bNull) ) return p->rc;
@@ -2603,13 +2605,13 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( ++i>=nFmt ){
       docextBufFree(&b);
-      return exprError(p, "docext: $expr: $dateToString's format ends with a lone '%%'");
+      return exprError(p, "$dateToString's format ends with a lone '%%'");
     }
     switch( zFmt[i] ){
       case 'Y':
         if( c.year<0 || c.year>9999 ){
           docextBufFree(&b);
-          return exprError(p, "docext: $expr: $dateToString's %%Y is only defined on years "
+          return exprError(p, "$dateToString's %%Y is only defined on years "
                               "0 to 9999, not %lld", c.year);
         }
         exprAppendDigits(&rc, &b, c.year, 4);
@@ -2644,7 +2646,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       case '%': docextBufAppendByte(&rc, &b, '%'); break;
       default:
         docextBufFree(&b);
-        return exprError(p, "docext: $expr: $dateToString: invalid format character '%%%c'",
+        return exprError(p, "$dateToString: invalid format character '%%%c'",
                          zFmt[i]);
     }
   }
@@ -2682,7 +2684,7 @@ static int exprTarget(ExprCtx *p, const DocValue *v){
         return aExprTarget[i].type;
       }
     }
-    exprError(p, "docext: $expr: $convert: unknown type name '%.*s'", n, z);
+    exprError(p, "$convert: unknown type name '%.*s'", n, z);
     return 0;
   }
   if( exprWholeInt(v, &code) ){
@@ -2690,7 +2692,7 @@ static int exprTarget(ExprCtx *p, const DocValue *v){
       if( aExprTarget[i].type==code ) return code;
     }
   }
-  exprError(p, "docext: $expr: $convert's 'to' must name a type (\"int\", \"string\", …) "
+  exprError(p, "$convert's 'to' must name a type (\"int\", \"string\", …) "
                "or give its number, not %s", exprTypeName(v));
   return 0;
 }
@@ -2989,10 +2991,10 @@ static int exprEvalConvert(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( rc==SQLITE_ERROR && (pN->mArg & 4) ) return exprEval(p, pN->apArg[2], pOut);
   if( rc!=SQLITE_ERROR ) return p->rc = rc;
   if( zWhy ){
-    return exprError(p, "docext: $expr: %s (%s to %s) in %s with no onError value",
+    return exprError(p, "%s (%s to %s) in %s with no onError value",
                      zWhy, exprTypeName(&v), exprTargetName(eTo), pN->zOp);
   }
-  return exprError(p, "docext: $expr: unsupported conversion from %s to %s in %s with no "
+  return exprError(p, "unsupported conversion from %s to %s in %s with no "
                       "onError value", exprTypeName(&v), exprTargetName(eTo), pN->zOp);
 }
 
@@ -3013,7 +3015,7 @@ static int exprStrArg(ExprCtx *p, const ExprNode *pN, const DocValue *v, const c
     return SQLITE_OK;
   }
   if( v->type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: %s's %s must be a string, not %s",
+    return exprError(p, "%s's %s must be a string, not %s",
                      pN->zOp, zWhat, exprTypeName(v));
   }
   *pz = docextValueStr(v, pn);
@@ -3098,7 +3100,7 @@ static int exprEvalSplit(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     exprSetNull(pOut);
     return SQLITE_OK;
   }
-  if( nDelim==0 ) return exprError(p, "docext: $expr: $split's delimiter must not be empty");
+  if( nDelim==0 ) return exprError(p, "$split's delimiter must not be empty");
   exprArrayStart(&arr);
   for(i=0; i<=n; i++){
     if( i==n || (i+nDelim<=n && memcmp(&z[i], zDelim, nDelim)==0) ){
@@ -3131,7 +3133,7 @@ static int exprIndexLimits(ExprCtx *p, const ExprNode *pN, const DocValue *a, in
   int i;
   for(i=2; i<pN->nArg; i++){
     if( !exprWholeInt(&a[i], &aLim[i-2]) || aLim[i-2]<0 ){
-      return exprError(p, "docext: $expr: %s's %s index must be a non-negative whole number",
+      return exprError(p, "%s's %s index must be a non-negative whole number",
                        pN->zOp, i==2 ? "starting" : "ending");
     }
   }
@@ -3153,7 +3155,7 @@ static int exprEvalIndexOf(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( exprStrArg(p, pN, &a[1], "second argument", &zSub, &nSub, &bNull) ) return p->rc;
   if( bNull ){
-    return exprError(p, "docext: $expr: %s's second argument must be a string, not null",
+    return exprError(p, "%s's second argument must be a string, not null",
                      pN->zOp);
   }
   if( exprIndexLimits(p, pN, a, aLim) ) return p->rc;
@@ -3229,7 +3231,7 @@ static int exprEvalReplace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   docextBufAppend(&rc, &b, &z[iRun], n - iRun);
   if( rc==SQLITE_TOOBIG ){
-    exprError(p, "docext: $expr: %s makes a string larger than 16 MiB", pN->zOp);
+    exprError(p, "%s makes a string larger than 16 MiB", pN->zOp);
   }else if( rc ){
     p->rc = rc;
   }else{
@@ -3249,17 +3251,17 @@ static int exprEvalSubstrBytes(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprStrArg(p, pN, &a[0], "first argument", &z, &n, &bNull) ) return p->rc;
   if( !exprWholeInt(&a[1], &iStart) || iStart<0 ){
-    return exprError(p, "docext: $expr: %s's starting index must be a non-negative whole number",
+    return exprError(p, "%s's starting index must be a non-negative whole number",
                      pN->zOp);
   }
   if( !exprWholeInt(&a[2], &nLen) ){
-    return exprError(p, "docext: $expr: %s's length must be a whole number", pN->zOp);
+    return exprError(p, "%s's length must be a whole number", pN->zOp);
   }
   if( iStart>n ) iStart = n;
   if( nLen<0 || nLen>n-iStart ) nLen = n - iStart;
   if( (iStart<n && ((u8)z[iStart] & 0xC0)==0x80)
    || (iStart+nLen<n && ((u8)z[iStart+nLen] & 0xC0)==0x80) ){
-    return exprError(p, "docext: $expr: %s: a range that cuts a UTF-8 character in two",
+    return exprError(p, "%s: a range that cuts a UTF-8 character in two",
                      pN->zOp);
   }
   memset(&b, 0, sizeof(b));
@@ -3284,7 +3286,7 @@ static int exprEvalIndexOfArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( a[0].type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: $indexOfArray's first argument must be an array, not %s",
+    return exprError(p, "$indexOfArray's first argument must be an array, not %s",
                      exprTypeName(&a[0]));
   }
   if( exprIndexLimits(p, pN, a, aLim) ) return p->rc;
@@ -3305,11 +3307,11 @@ static int exprEvalRange(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   for(i=0; i<pN->nArg; i++){
     if( !exprWholeInt(&a[i], &d[i]) ){
-      return exprError(p, "docext: $expr: $range's %s must be a whole number an int32 holds, "
+      return exprError(p, "$range's %s must be a whole number an int32 holds, "
                           "not %s", i==0 ? "start" : i==1 ? "end" : "step", exprTypeName(&a[i]));
     }
   }
-  if( d[2]==0 ) return exprError(p, "docext: $expr: $range's step must not be 0");
+  if( d[2]==0 ) return exprError(p, "$range's step must not be 0");
   exprArrayStart(&arr);
   for(x=d[0]; d[2]>0 ? x<d[1] : x>d[1]; x+=d[2]){
     if( exprSetInt(p, x, &v) || !exprArrayAdd(&arr, &v) ) break;
@@ -3329,7 +3331,7 @@ static int exprEvalObjectToArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     return SQLITE_OK;
   }
   if( v.type!=DOC_DOCUMENT ){
-    return exprError(p, "docext: $expr: $objectToArray needs a document, not %s", exprTypeName(&v));
+    return exprError(p, "$objectToArray needs a document, not %s", exprTypeName(&v));
   }
   exprArrayStart(&arr);
   docextIterInitValue(&it, &v);
@@ -3358,7 +3360,7 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     return SQLITE_OK;
   }
   if( v.type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: $arrayToObject needs an array, not %s", exprTypeName(&v));
+    return exprError(p, "$arrayToObject needs an array, not %s", exprTypeName(&v));
   }
   n = exprCount(&v);
   aK = sqlite3_malloc64(sizeof(DocValue)*2*((u64)n+1));
@@ -3382,12 +3384,12 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     }
     if( !bOk ){
       sqlite3_free(aK);
-      return exprError(p, "docext: $expr: $arrayToObject needs [name, value] pairs or "
+      return exprError(p, "$arrayToObject needs [name, value] pairs or "
                           "{k: name, v: value} documents");
     }
     if( key.type!=DOC_STRING || memchr(key.p+4, 0, key.n-5) ){
       sqlite3_free(aK);
-      return exprError(p, "docext: $expr: $arrayToObject's names must be strings without "
+      return exprError(p, "$arrayToObject's names must be strings without "
                           "a NUL, not %s", exprTypeName(&key));
     }
     for(j=0; j<k && !(aK[j].n==key.n && memcmp(aK[j].p, key.p, key.n)==0); j++){}
@@ -3435,10 +3437,10 @@ static int exprUnit(ExprCtx *p, const ExprNode *pN, const DocValue *v){
     for(i=0; i<DOCEXT_COUNT(aExprUnit); i++){
       if( (int)strlen(aExprUnit[i].zName)==n && memcmp(aExprUnit[i].zName, z, n)==0 ) return i;
     }
-    exprError(p, "docext: $expr: %s: unknown time unit '%.*s'", pN->zOp, n, z);
+    exprError(p, "%s: unknown time unit '%.*s'", pN->zOp, n, z);
     return -1;
   }
-  exprError(p, "docext: $expr: %s's unit must be a string, not %s", pN->zOp, exprTypeName(v));
+  exprError(p, "%s's unit must be a string, not %s", pN->zOp, exprTypeName(v));
   return -1;
 }
 
@@ -3458,7 +3460,7 @@ static int exprStartOfWeek(ExprCtx *p, const ExprNode *pN, const DocValue *v){
       if( k==n ) return i;
     }
   }
-  exprError(p, "docext: $expr: %s: startOfWeek must be a day of the week, such as "
+  exprError(p, "%s: startOfWeek must be a day of the week, such as "
                "\"monday\" or \"sun\"", pN->zOp);
   return -1;
 }
@@ -3509,7 +3511,7 @@ static int exprWholeI64(const DocValue *v, i64 *pn){
 
 static int exprDateInRange(ExprCtx *p, const ExprNode *pN, i64 ms){
   if( ms<-EXPR_DATE_LIMIT || ms>EXPR_DATE_LIMIT ){
-    return exprError(p, "docext: $expr: %s: a date too far from 1970 (more than 158,000 "
+    return exprError(p, "%s: a date too far from 1970 (more than 158,000 "
                         "years)", pN->zOp);
   }
   return SQLITE_OK;
@@ -3531,22 +3533,22 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
   if( !exprWholeI64(&a[2], &nAmount) ){
-    return exprError(p, "docext: $expr: %s's amount must be a whole number, not %s",
+    return exprError(p, "%s's amount must be a whole number, not %s",
                      pN->zOp, exprTypeName(&a[2]));
   }
   if( pN->eOp==EX_DATESUBTRACT ){
-    if( nAmount==INT64_MIN ) return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+    if( nAmount==INT64_MIN ) return exprError(p, "%s overflowed", pN->zOp);
     nAmount = -nAmount;
   }
   if( aExprUnit[iUnit].nMs ){
     if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
      || __builtin_add_overflow(ms, nDelta, &ms) ){
-      return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+      return exprError(p, "%s overflowed", pN->zOp);
     }
   }else{
     int k = aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12;
     if( nAmount>1200000 || nAmount<-1200000 ){
-      return exprError(p, "docext: $expr: %s overflowed", pN->zOp);
+      return exprError(p, "%s overflowed", pN->zOp);
     }
     docextCivilFromMs(ms + nMin*60000LL, &c);
     exprAddMonths(&c, nAmount*k);
@@ -3634,7 +3636,7 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
   if( (pN->mArg & 4) && (!exprWholeI64(&a[2], &nBin) || nBin<1 || nBin>100000000000LL) ){
-    return exprError(p, "docext: $expr: $dateTrunc's binSize must be a positive whole number");
+    return exprError(p, "$dateTrunc's binSize must be a positive whole number");
   }
   if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
     if( exprNullish(&a[4]) ){
@@ -3668,7 +3670,7 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     default: {
       i64 nSize;
       if( __builtin_mul_overflow(aExprUnit[iUnit].nMs, nBin, &nSize) ){
-        return exprError(p, "docext: $expr: $dateTrunc's binSize is too large");
+        return exprError(p, "$dateTrunc's binSize is too large");
       }
       ms = iRefMs + exprFloorDiv(ms - iRefMs, nSize)*nSize;
       break;
@@ -3697,12 +3699,12 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
       return SQLITE_OK;
     }
     if( !exprWholeI64(&a[i], &aPart[i]) ){
-      return exprError(p, "docext: $expr: $dateFromParts' %s must be a whole number, not %s",
+      return exprError(p, "$dateFromParts' %s must be a whole number, not %s",
                        bIso && i<3 ? (i==0 ? "isoWeekYear" : i==1 ? "isoWeek" : "isoDayOfWeek")
                                    : azPart[i], exprTypeName(&a[i]));
     }
     if( i==0 ? (aPart[i]<1 || aPart[i]>9999) : (aPart[i]<-32768 || aPart[i]>32767) ){
-      return exprError(p, "docext: $expr: $dateFromParts' %s is out of range: %lld",
+      return exprError(p, "$dateFromParts' %s is out of range: %lld",
                        i==0 && bIso ? "isoWeekYear" : azPart[i], aPart[i]);
     }
   }
@@ -3748,7 +3750,7 @@ static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nMin, &bNull) ) return p->rc;
   if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
     if( a[2].type!=DOC_BOOL ){
-      return exprError(p, "docext: $expr: $dateToParts' iso8601 must be a boolean, not %s",
+      return exprError(p, "$dateToParts' iso8601 must be a boolean, not %s",
                        exprTypeName(&a[2]));
     }
     bIso = a[2].p[0]!=0;
@@ -3864,7 +3866,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprTimezone(p, &a[2], pN->mArg & 4, &nMin, &bZoneNull) ) return p->rc;
   if( (pN->mArg & 2) && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: $dateFromString's format must be a string, not %s",
+    return exprError(p, "$dateFromString's format must be a string, not %s",
                      exprTypeName(&a[1]));
   }
   if( exprNullish(&a[0]) ){
@@ -3887,7 +3889,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       zFmt = docextValueStr(&a[1], &nFmt);
       e = exprParseFormatted(z, n, zFmt, nFmt, &c, &nGiven, &bZone);
       if( e<0 ){
-        return exprError(p, "docext: $expr: $dateFromString's format has a specifier "
+        return exprError(p, "$dateFromString's format has a specifier "
                             "docext does not parse (it takes "
                             "%%Y %%m %%d %%H %%M %%S %%L %%z %%Z %%%%)");
       }
@@ -3898,7 +3900,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
     }
     /* a time without a zone is local to the timezone argument */
     if( !zWhy && bZone && (pN->mArg & 4) ){
-      return exprError(p, "docext: $expr: $dateFromString: a string that gives its own "
+      return exprError(p, "$dateFromString: a string that gives its own "
                           "time zone cannot be read with the timezone argument too");
     }
     if( !zWhy && !bZone ) ms -= nMin*60000LL;
@@ -3908,7 +3910,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       *pOut = a[3];
       return SQLITE_OK;
     }
-    return exprError(p, "docext: $expr: $dateFromString: %s", zWhy);
+    return exprError(p, "$dateFromString: %s", zWhy);
   }
   r.type = DOC_DATE;
   r.i = ms;
@@ -3982,7 +3984,7 @@ static int exprEvalRegex(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   ExprArray arr;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( !exprNullish(&a[0]) && a[0].type!=DOC_STRING ){
-    return exprError(p, "docext: $expr: %s needs a string as input, not %s",
+    return exprError(p, "%s needs a string as input, not %s",
                      pN->zOp, exprTypeName(&a[0]));
   }
   if( exprRegexOf(p, pN, &a[1], &a[2], &pRe, &bNull) ) return p->rc;
@@ -4048,7 +4050,7 @@ static int exprEvalBits(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return SQLITE_OK;
     }
     if( v.type!=DOC_INT32 && v.type!=DOC_INT64 ){
-      return exprError(p, "docext: $expr: %s only supports int and long, not %s",
+      return exprError(p, "%s only supports int and long, not %s",
                        pN->zOp, exprTypeName(&v));
     }
     if( v.type==DOC_INT64 ) r.type = DOC_INT64;
@@ -4071,17 +4073,17 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   ExprArray arr;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( a[0].type!=DOC_ARRAY && !exprNullish(&a[0]) ){
-    return exprError(p, "docext: $expr: $zip's inputs must be an array, not %s",
+    return exprError(p, "$zip's inputs must be an array, not %s",
                      exprTypeName(&a[0]));
   }
   if( (pN->mArg & 2) ){
     if( a[1].type!=DOC_BOOL ){
-      return exprError(p, "docext: $expr: $zip's useLongestLength must be a boolean");
+      return exprError(p, "$zip's useLongestLength must be a boolean");
     }
     bLongest = a[1].p[0]!=0;
   }
   if( (pN->mArg & 4) && (!bLongest || a[2].type!=DOC_ARRAY) ){
-    return exprError(p, "docext: $expr: $zip's defaults must be an array, and needs "
+    return exprError(p, "$zip's defaults must be an array, and needs "
                         "useLongestLength");
   }
   if( exprNullish(&a[0]) ){
@@ -4090,7 +4092,7 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   nIn = exprCount(&a[0]);
   if( (pN->mArg & 4) && exprCount(&a[2])!=nIn ){
-    return exprError(p, "docext: $expr: $zip's defaults must be as long as its inputs");
+    return exprError(p, "$zip's defaults must be as long as its inputs");
   }
   aIn = sqlite3_malloc64((sizeof(DocValue)*2 + sizeof(DocIter))*((u64)nIn+1));
   if( aIn==0 ) return p->rc = SQLITE_NOMEM;
@@ -4106,7 +4108,7 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( aIn[i].type!=DOC_ARRAY ){
       sqlite3_free(aIn);
-      return exprError(p, "docext: $expr: $zip's inputs must be arrays, not %s",
+      return exprError(p, "$zip's inputs must be arrays, not %s",
                        exprTypeName(&it.v));
     }
     k = exprCount(&aIn[i]);
@@ -4170,7 +4172,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   memset(&c, 0, sizeof(c));
   if( a[1].type==DOC_DOCUMENT ){
     if( docextSortNew(a[1].p, &pSort, &zErr) ){
-      exprError(p, "docext: $expr: $sortArray: %s",
+      exprError(p, "$sortArray: %s",
                 zErr && strncmp(zErr, "docext: ", 8)==0 ? zErr+8 : "bad sortBy");
       sqlite3_free(zErr);
       return p->rc;
@@ -4179,7 +4181,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }else{
     int d;
     if( !exprWholeInt(&a[1], &d) || (d!=1 && d!=-1) ){
-      return exprError(p, "docext: $expr: $sortArray's sortBy must be 1, -1 or a document "
+      return exprError(p, "$sortArray's sortBy must be 1, -1 or a document "
                           "of fields");
     }
     c.bDesc = d<0;
@@ -4191,7 +4193,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }
   if( a[0].type!=DOC_ARRAY ){
     docextSortFree(pSort);
-    return exprError(p, "docext: $expr: $sortArray's input must be an array, not %s",
+    return exprError(p, "$sortArray's input must be an array, not %s",
                      exprTypeName(&a[0]));
   }
   n = exprCount(&a[0]);
@@ -4237,14 +4239,14 @@ static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int n = 0, i, iFrom = 0, iTo;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( !exprWholeI64(&a[0], &nWant) || nWant<1 ){
-    return exprError(p, "docext: $expr: %s's n must be a positive whole number", pN->zOp);
+    return exprError(p, "%s's n must be a positive whole number", pN->zOp);
   }
   if( exprNullish(&a[1]) ){
     exprSetNull(pOut);
     return SQLITE_OK;
   }
   if( a[1].type!=DOC_ARRAY ){
-    return exprError(p, "docext: $expr: %s's input must be an array, not %s", pN->zOp,
+    return exprError(p, "%s's input must be an array, not %s", pN->zOp,
                      exprTypeName(&a[1]));
   }
   aV = sqlite3_malloc64(sizeof(DocValue)*2*((u64)exprCount(&a[1])+1));
@@ -4287,7 +4289,7 @@ static int exprEvalGetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( in.type!=DOC_DOCUMENT ){
-    return exprError(p, "docext: $expr: $getField's input must be a document, not %s",
+    return exprError(p, "$getField's input must be a document, not %s",
                      exprTypeName(&in));
   }
   z = docextValueStr(&pN->v, &n);
@@ -4324,7 +4326,7 @@ static int exprEvalSizes(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprSetNum(p, &r, pOut);
     }
   }
-  return exprError(p, "docext: $expr: %s needs %s, not %s", pN->zOp,
+  return exprError(p, "%s needs %s, not %s", pN->zOp,
                    pN->eOp==EX_BSONSIZE ? "a document" : pN->eOp==EX_BINARYSIZE
                    ? "a string or binary data" : "a timestamp", exprTypeName(&v));
 }
@@ -4455,13 +4457,29 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 ** The interface
 */
 
-int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzErr){
+/* The message of a failed compile or evaluation: zMsg (this module's
+** words, or another module's, whose "docext: " goes) after where the
+** expression stands. Takes zMsg. */
+static char *exprMessage(const char *zWhere, char *zMsg){
+  char *z;
+  if( zMsg==0 ) return 0;
+  z = sqlite3_mprintf("docext: %s: %s", zWhere,
+                      strncmp(zMsg, "docext: ", 8)==0 ? zMsg+8 : zMsg);
+  sqlite3_free(zMsg);
+  return z;
+}
+
+int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, DocExpr **ppOut,
+                  char **pzErr){
   ExprParse sParse;
   DocExpr *p;
+  size_t nWhere = strlen(zWhere) + 1;
   *ppOut = 0;
   memset(&sParse, 0, sizeof(sParse));
-  p = docextMallocZero(sizeof(*p));
+  p = docextMallocZero(sizeof(*p) + nWhere);
   if( p==0 ) return SQLITE_NOMEM;
+  p->zWhere = (char*)&p[1];
+  memcpy(p->zWhere, zWhere, nWhere);
   if( aLet ){
     DocValue vars;
     vars.type = DOC_DOCUMENT;
@@ -4474,8 +4492,8 @@ int docextExprNew(const DocValue *v, const u8 *aLet, DocExpr **ppOut, char **pzE
   p->nSlot = sParse.nSlot;
   sqlite3_free(sParse.aVar);
   if( sParse.rc ){
+    *pzErr = exprMessage(p->zWhere, sParse.zErr);
     docextExprFree(p);
-    *pzErr = sParse.zErr;
     return sParse.rc;
   }
   *ppOut = p;
@@ -4505,7 +4523,7 @@ static int exprRun(DocExpr *p, const u8 *aDoc, char **pzErr,
     ctx.pBlock = pNext;
   }
   if( ctx.aSlot!=aSlot ) sqlite3_free(ctx.aSlot);
-  if( ctx.rc && ctx.zErr ) *pzErr = ctx.zErr;
+  if( ctx.rc && ctx.zErr ) *pzErr = exprMessage(p->zWhere, ctx.zErr);
   return ctx.rc;
 }
 

@@ -886,7 +886,7 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   p = nodeNew(pParse, MN_EXPR);
   if( p ){
     pParse->bHasExpr = 1;
-    pParse->rc = docextExprNew(v, pParse->aLet, &p->pExpr, &pParse->zErr);
+    pParse->rc = docextExprNew(v, pParse->aLet, "$expr", &p->pExpr, &pParse->zErr);
   }
   return p;
 }

@@ -73,6 +73,8 @@ struct PipeParse {
   char *zErr;
   const char *zStage;     /* the stage being parsed */
   const u8 *aLet;         /* the let variables, or NULL */
+  DocBuf where;           /* "$set 'a.b." while {a: {b: {…}}}'s inner
+                          ** fields are parsed: how messages name a field */
 };
 
 /*------------------------------------------------------------------------
@@ -206,27 +208,51 @@ static PipeField *pipePath(PipeParse *pP, PipeField *p, const char *z, int n, in
 static void pipeParseFields(PipeParse *pP, PipeField *pRoot, const DocValue *v, int eStage,
                             int *pnInclude, int *pnExclude);
 
+/* Close the quote of pP->where, the name of a computed field for its
+** expression's messages. A long path is cut (at a character) and ended
+** with "...": every field of a stage keeps a copy. */
+static void pipeWhereEnd(PipeParse *pP){
+  enum { MAX_WHERE = 100 };
+  DocBuf *p = &pP->where;
+  if( pP->rc ) return;
+  if( p->n>MAX_WHERE ){
+    p->n = MAX_WHERE;
+    while( (p->a[p->n] & 0xc0)==0x80 ) p->n--;   /* not inside a character */
+    docextBufAppend(&pP->rc, p, "...", 3);
+  }
+  docextBufAppend(&pP->rc, p, "'", 2);            /* (and the 0) */
+}
+
 /* One field of $set or $project: value v for path z[0..n) below pRoot. */
 static void pipeParseField(PipeParse *pP, PipeField *pRoot, const char *z, int n,
                            const DocValue *v, int eStage, int *pnInclude, int *pnExclude){
   int bSpec = v->type==DOC_DOCUMENT && !docextIsOperatorDoc(v) && docextGetI32(v->p)>5;
   PipeField *pLeaf = pipePath(pP, pRoot, z, n, !bSpec);
+  i64 nWhere = pP->where.n;
   if( pLeaf==0 ) return;
+  if( nWhere==0 ){
+    docextBufAppend(&pP->rc, &pP->where, pP->zStage, (i64)strlen(pP->zStage));
+    docextBufAppend(&pP->rc, &pP->where, " '", 2);
+  }
+  docextBufAppend(&pP->rc, &pP->where, z, n);
   if( bSpec ){
     /* {a: {b: …}}: the same as "a.b" */
-    pipeParseFields(pP, pLeaf, v, eStage, pnInclude, pnExclude);
-    return;
-  }
-  if( eStage!=PS_SET && (v->type==DOC_BOOL || docextValueIsNumber(v)) ){
+    docextBufAppend(&pP->rc, &pP->where, ".", 1);
+    if( pP->rc==SQLITE_OK ) pipeParseFields(pP, pLeaf, v, eStage, pnInclude, pnExclude);
+  }else if( eStage!=PS_SET && (v->type==DOC_BOOL || docextValueIsNumber(v)) ){
     /* $project: 1/true includes, 0/false excludes */
     pLeaf->eKind = docextValueTruth(v) ? PF_INCLUDE : PF_EXCLUDE;
     if( pLeaf->eKind==PF_INCLUDE ) (*pnInclude)++;
     else if( !(pRoot->zName==0 && n==3 && memcmp(z, "_id", 3)==0) ) (*pnExclude)++;
-    return;
+  }else{
+    pLeaf->eKind = PF_COMPUTE;
+    pipeWhereEnd(pP);
+    if( pP->rc==SQLITE_OK ){
+      pP->rc = docextExprNew(v, pP->aLet, (const char*)pP->where.a, &pLeaf->pExpr, &pP->zErr);
+    }
+    if( eStage!=PS_SET ) (*pnInclude)++;        /* (computed: inclusion mode) */
   }
-  pLeaf->eKind = PF_COMPUTE;
-  pP->rc = docextExprNew(v, pP->aLet, &pLeaf->pExpr, &pP->zErr);
-  if( eStage!=PS_SET ) (*pnInclude)++;        /* (computed: inclusion mode) */
+  pP->where.n = nWhere;
 }
 
 static void pipeParseFields(PipeParse *pP, PipeField *pRoot, const DocValue *v, int eStage,
@@ -344,7 +370,7 @@ static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage)
       }
     }
     pS->eStage = PS_ROOT;
-    pP->rc = docextExprNew(&root, pP->aLet, &pS->pRoot, &pP->zErr);
+    pP->rc = docextExprNew(&root, pP->aLet, it.zKey, &pS->pRoot, &pP->zErr);
   }else{
     pipeError(pP, "docext: %s is not allowed in a pipeline update (only $set, "
                   "$addFields, $project, $unset, $replaceRoot, $replaceWith)", it.zKey);
@@ -557,6 +583,7 @@ int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, ch
     pipeParseStage(&sParse, &p->aStage[i], &it.v);
     pipeMarkComputes(&p->aStage[i++].root);
   }
+  docextBufFree(&sParse.where);
   if( sParse.rc ){
     docextPipelineFree(p);
     *pzErr = sParse.zErr;

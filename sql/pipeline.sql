@@ -98,6 +98,16 @@ SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: "$$v"}}]');
 SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1}}] x');
 SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceWith: {$literal: {"$bad": 1}}}]');
 SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: {$mergeObjects: [1]}}}]');
+-- an expression's error names the stage and the field it computes
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: 1}}, {$addFields: {a: {b: {c: {$foo: 1}}, d: 1}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {"a.b": {$add: [1, "$city"]}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$project: {item: 1, x: {y: {$toInt: "$city"}}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceWith: {$mergeObjects: ["$$ROOT", "$city"]}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$replaceRoot: {newRoot: {$regexFind: {input: "$city", regex: "("}}}}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {a: {$let: {vars: {v: 1}, in: "$$w"}}}}]', '{let: {x: 1}}');
+-- (a long field name is cut, between characters, after 100 bytes)
+SELECT doc_update_one('orders', '{_id: 1}', json_array(json_object('$set',
+  json_object(printf('%.*c', 93, 'x') || 'éé', json('{"$foo": 1}')))));
 SELECT doc FROM orders;
 SELECT doc_check('orders');
 -- the second document fails: the first keeps its old value too
