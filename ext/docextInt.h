@@ -720,9 +720,10 @@ typedef struct DocExpr DocExpr;
 ** zWhere says where the expression stands ("$expr", "$set 'a.b'"); every
 ** error of its compile and evaluations starts with it, then names the
 ** operator, path or variable: "docext: $expr: $size takes exactly 1
-** argument, not 2". */
-int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, DocExpr **ppOut,
-                  char **pzErr);
+** argument, not 2". nowMs is $$NOW's value (docextClockNowMs() when the
+** filter or pipeline holding the expression began to compile). */
+int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, i64 nowMs,
+                  DocExpr **ppOut, char **pzErr);
 /* The let option of an options document (may be NULL): *paLet = the
 ** variables, or NULL when there is none; an error when it is not a
 ** document. */

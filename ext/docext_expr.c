@@ -23,8 +23,12 @@
 ** query's let is an EX_LET around the whole expression whose values are
 ** evaluated with an empty document, as MongoDB evaluates them before any.
 **
+** "$$NOW" is the date and time the expression was compiled at (the caller
+** says when: a filter's or a pipeline's every expression gets one time),
+** by docext's clock, so doc_config('clock', …) freezes it.
+**
 ** WHAT IS SUPPORTED: literals, "$field.path", "$$ROOT", "$$CURRENT" (and
-** paths under them), "$$REMOVE", "$$variable", {$literal: v}, documents and
+** paths under them), "$$REMOVE", "$$NOW", "$$variable", {$literal: v}, documents and
 ** arrays of expressions, $let, $cond, $switch, $setField and the operators
 ** in aOp[] below. Any other operator is an error that names it.
 */
@@ -38,7 +42,7 @@ typedef struct ExprBlock ExprBlock;
 
 /* Node kinds. */
 enum {
-  EX_CONST = 1, EX_PATH, EX_OBJECT, EX_ARRAY,
+  EX_CONST = 1, EX_PATH, EX_OBJECT, EX_ARRAY, EX_NOW,
   EX_EQ, EX_NE, EX_GT, EX_GTE, EX_LT, EX_LTE, EX_CMP,
   EX_AND, EX_OR, EX_NOT,
   EX_COND, EX_IFNULL, EX_SWITCH,
@@ -184,6 +188,7 @@ struct DocExpr {
   int nSlot;              /* variables ($let, the query's let) */
   char *zWhere;           /* where it stands, for messages (in this
                           ** allocation): "$expr", "$set 'a.b'" */
+  i64 nowMs;              /* $$NOW */
 };
 
 /* A variable in scope while parsing: $$zName reads slot iSlot. */
@@ -215,6 +220,7 @@ struct ExprCtx {
   DocValue *aSlot;        /* variables' values */
   ExprBlock *pBlock;      /* newest block first */
   i64 nArena;             /* bytes taken from the arena so far */
+  i64 nowMs;              /* $$NOW */
   int rc;
   char *zErr;
 };
@@ -319,6 +325,14 @@ static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
     while( nVar<n && z[nVar]!='.' ) nVar++;
     if( nVar==7 && memcmp(z, "$REMOVE", 7)==0 && n==7 ){
       return exprNodeNew(pP, EX_CONST, 0);         /* v.type 0: missing */
+    }
+    if( nVar==4 && memcmp(z, "$NOW", 4)==0 ){
+      /* (a path below a date reaches nothing) */
+      return exprNodeNew(pP, n==4 ? EX_NOW : EX_CONST, 0);
+    }
+    if( nVar==13 && memcmp(z, "$CLUSTER_TIME", 13)==0 ){
+      exprParseError(pP, "$$CLUSTER_TIME is not available: docext is not a replica set");
+      return 0;
     }
     if( !(nVar==5 && memcmp(z, "$ROOT", 5)==0) && !(nVar==8 && memcmp(z, "$CURRENT", 8)==0) ){
       for(i=pP->nVar-1; i>=0; i--){
@@ -4336,6 +4350,12 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( p->rc ) return p->rc;
   switch( pN->eOp ){
     case EX_CONST:  *pOut = pN->v; return SQLITE_OK;
+    case EX_NOW: {
+      DocNum r;
+      r.type = DOC_DATE;
+      r.i = p->nowMs;
+      return exprSetNum(p, &r, pOut);
+    }
     case EX_PATH:
       if( pN->nPath==0 ){
         *pOut = p->root;
@@ -4469,8 +4489,8 @@ static char *exprMessage(const char *zWhere, char *zMsg){
   return z;
 }
 
-int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, DocExpr **ppOut,
-                  char **pzErr){
+int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, i64 nowMs,
+                  DocExpr **ppOut, char **pzErr){
   ExprParse sParse;
   DocExpr *p;
   size_t nWhere = strlen(zWhere) + 1;
@@ -4480,6 +4500,7 @@ int docextExprNew(const DocValue *v, const u8 *aLet, const char *zWhere, DocExpr
   if( p==0 ) return SQLITE_NOMEM;
   p->zWhere = (char*)&p[1];
   memcpy(p->zWhere, zWhere, nWhere);
+  p->nowMs = nowMs;
   if( aLet ){
     DocValue vars;
     vars.type = DOC_DOCUMENT;
@@ -4511,6 +4532,7 @@ static int exprRun(DocExpr *p, const u8 *aDoc, char **pzErr,
   ctx.root.p = aDoc;
   ctx.root.n = docextGetI32(aDoc);
   ctx.aSlot = aSlot;
+  ctx.nowMs = p->nowMs;
   if( p->nSlot>DOCEXT_COUNT(aSlot) ){
     ctx.aSlot = sqlite3_malloc64(sizeof(DocValue)*p->nSlot);
     if( ctx.aSlot==0 ) return SQLITE_NOMEM;

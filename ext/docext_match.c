@@ -130,6 +130,7 @@ struct DocMatchParse {
   int nElemMatch;         /* inside this many $elemMatch filters */
   const u8 *aLet;         /* the query's let variables, or NULL */
   int bHasExpr;           /* an $expr was met */
+  i64 nowMs;              /* $$NOW of every $expr: the clock at the first */
 };
 
 /*------------------------------------------------------------------------
@@ -885,8 +886,10 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   }
   p = nodeNew(pParse, MN_EXPR);
   if( p ){
+    if( !pParse->bHasExpr ) pParse->nowMs = docextClockNowMs();
     pParse->bHasExpr = 1;
-    pParse->rc = docextExprNew(v, pParse->aLet, "$expr", &p->pExpr, &pParse->zErr);
+    pParse->rc = docextExprNew(v, pParse->aLet, "$expr", pParse->nowMs, &p->pExpr,
+                               &pParse->zErr);
   }
   return p;
 }

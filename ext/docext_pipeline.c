@@ -75,6 +75,7 @@ struct PipeParse {
   const u8 *aLet;         /* the let variables, or NULL */
   DocBuf where;           /* "$set 'a.b." while {a: {b: {…}}}'s inner
                           ** fields are parsed: how messages name a field */
+  i64 nowMs;              /* $$NOW, one time for every stage */
 };
 
 /*------------------------------------------------------------------------
@@ -248,7 +249,8 @@ static void pipeParseField(PipeParse *pP, PipeField *pRoot, const char *z, int n
     pLeaf->eKind = PF_COMPUTE;
     pipeWhereEnd(pP);
     if( pP->rc==SQLITE_OK ){
-      pP->rc = docextExprNew(v, pP->aLet, (const char*)pP->where.a, &pLeaf->pExpr, &pP->zErr);
+      pP->rc = docextExprNew(v, pP->aLet, (const char*)pP->where.a, pP->nowMs,
+                             &pLeaf->pExpr, &pP->zErr);
     }
     if( eStage!=PS_SET ) (*pnInclude)++;        /* (computed: inclusion mode) */
   }
@@ -370,7 +372,7 @@ static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage)
       }
     }
     pS->eStage = PS_ROOT;
-    pP->rc = docextExprNew(&root, pP->aLet, it.zKey, &pS->pRoot, &pP->zErr);
+    pP->rc = docextExprNew(&root, pP->aLet, it.zKey, pP->nowMs, &pS->pRoot, &pP->zErr);
   }else{
     pipeError(pP, "docext: %s is not allowed in a pipeline update (only $set, "
                   "$addFields, $project, $unset, $replaceRoot, $replaceWith)", it.zKey);
@@ -554,6 +556,7 @@ int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, ch
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
   memset(&sParse, 0, sizeof(sParse));
+  sParse.nowMs = docextClockNowMs();
   p->aCopy = sqlite3_malloc64(nStages + nLet);
   if( p->aCopy==0 ){
     sqlite3_free(p);

@@ -178,7 +178,7 @@ SELECT doc_match('{}', '{$expr: {$add: 1, $abs: 2}}');
 SELECT doc_match('{}', '{$expr: "$"}');
 SELECT doc_match('{}', '{$expr: "$a..b"}');
 SELECT doc_match('{}', '{$expr: "$a.$b"}');
-SELECT doc_match('{}', '{$expr: "$$NOW"}');
+SELECT doc_match('{}', '{$expr: "$$NOPE"}');
 SELECT doc_match('{}', '{$expr: {a: 1, $b: 2}}');
 SELECT doc_match('{}', '{$expr: {"a.b": 1}}');
 SELECT doc_match('{}', '{$expr: {$cond: {if: 1, then: 2}}}');
@@ -493,3 +493,16 @@ SELECT doc_match('{}', '{$expr: {$getField: {field: 1}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: "a", input: 5}}}');
 SELECT doc_match('{}', '{$expr: {$bsonSize: 1}}');
 SELECT doc_match('{}', '{$expr: {$tsSecond: 1}}');
+
+-- 17. $$NOW: the time the filter was compiled at, by docext's clock
+SELECT doc_config('clock', '2024-05-06T07:08:09.123Z');
+SELECT doc_match('{t: ISODate("2024-05-06T07:08:09.123Z")}', '{$expr: {$eq: ["$t", "$$NOW"]}}');
+SELECT doc_match('{t: ISODate("2024-05-06T07:08:09.122Z")}', '{$expr: {$gte: ["$t", "$$NOW"]}}');
+SELECT doc_match('{}', '{$expr: {$eq: [{$type: "$$NOW"}, "date"]}}');
+SELECT doc_match('{}', '{$expr: {$eq: ["$$NOW.x", "$$REMOVE"]}}');
+-- (the let option sees it too, and a filter's every $expr gets one time)
+SELECT count(*) FROM budget('{$and: [{$expr: {$eq: ["$$t", "$$NOW"]}}, {$expr: {$eq: [{$year: "$$NOW"}, 2024]}}]}',
+  NULL, NULL, '{let: {t: "$$NOW"}}');
+SELECT doc_config('clock', NULL);
+SELECT doc_match('{t: ISODate("2020-01-01")}', '{$expr: {$lt: ["$t", "$$NOW"]}}');
+SELECT doc_match('{}', '{$expr: "$$CLUSTER_TIME"}');

@@ -73,6 +73,17 @@ SELECT doc_create_index('orders', '{item: 1}');
 SELECT doc_update_many('orders', '{}', '[{$set: {item: {$concat: ["$item", "!"]}}}]');
 SELECT group_concat(_id) FROM orders('{item: "ink!"}');
 SELECT doc_check('orders');
+-- $$NOW: docext's clock (frozen here), one time for every stage and
+-- document of an update; $$CLUSTER_TIME needs a replica set
+SELECT doc_config('clock', '2024-05-06T07:08:09.123Z');
+SELECT doc_update_many('orders', '{}', '[{$set: {seen: "$$NOW"}}, {$set: {year: {$year: "$$NOW"}}}]');
+SELECT _id, doc_get(doc, 'seen'), doc_get(doc, 'year') FROM orders;
+SELECT doc_config('clock', NULL);
+SELECT doc_update_many('orders', '{}', '[{$set: {seen: "$$NOW"}}, {$set: {again: "$$NOW"}}]');
+SELECT count(DISTINCT doc_get(doc, 'seen')), count(*) FROM orders('{$expr: {$eq: ["$seen", "$again"]}}');
+SELECT count(*) FROM orders('{seen: {$gt: ISODate("2026-01-01")}}');
+SELECT doc_update_many('orders', '{}', '[{$unset: ["seen", "again", "year"]}]');
+SELECT doc_update_one('orders', '{_id: 1}', '[{$set: {t: "$$CLUSTER_TIME"}}]');
 
 -- 6. Errors: nothing changes
 SELECT doc_update_many('orders', '{}', '[{$set: {n: {$size: "$item"}}}]');
