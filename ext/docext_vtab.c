@@ -82,11 +82,65 @@ struct DocVtab {
   DocRouter *pRouter;       /* a sharded collection's router, cached */
 };
 
-/* The connection's open collections. */
+/* The connection's open collections: one registry per connection, however
+** often docext is loaded into it. Each load registers the module and the
+** functions again, and the functions of a later load must find the tables
+** connected before it, so a load finds the registry its connection has in
+** the process's list of them (connAcquire). A registry lives while
+** anything holds it: each registration of the module, which SQLite lets go
+** of when the module is replaced or the connection closes (not always
+** after the tables that module connected have disconnected), and each
+** table. */
 struct DocConn {
   sqlite3 *db;
   DocVtab *pList;
+  int nRef;                 /* registrations and tables holding it */
+  DocConn *pNextConn;       /* in the process's list */
 };
+
+/* Every connection's registry; connMutex() guards the list and nRef. */
+static DocConn *pAllConns = 0;
+
+static sqlite3_mutex *connMutex(void){
+  return sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP2);
+}
+
+/* db's registry, made if it has none, held once more; 0 if out of memory. */
+static DocConn *connAcquire(sqlite3 *db){
+  sqlite3_mutex *pMutex = connMutex();
+  DocConn *p;
+  sqlite3_mutex_enter(pMutex);
+  for(p=pAllConns; p && p->db!=db; p=p->pNextConn){}
+  if( p==0 && (p = docextMallocZero(sizeof(*p)))!=0 ){
+    p->db = db;
+    p->pNextConn = pAllConns;
+    pAllConns = p;
+  }
+  if( p ) p->nRef++;
+  sqlite3_mutex_leave(pMutex);
+  return p;
+}
+
+static void connHold(DocConn *p){
+  sqlite3_mutex *pMutex = connMutex();
+  sqlite3_mutex_enter(pMutex);
+  p->nRef++;
+  sqlite3_mutex_leave(pMutex);
+}
+
+/* Let go of a registry (the module's destructor too): freed with the last. */
+static void connRelease(void *pArg){
+  DocConn *p = (DocConn*)pArg;
+  sqlite3_mutex *pMutex = connMutex();
+  sqlite3_mutex_enter(pMutex);
+  if( --p->nRef==0 ){
+    DocConn **pp;
+    for(pp=&pAllConns; *pp!=p; pp=&(*pp)->pNextConn){}
+    *pp = p->pNextConn;
+    sqlite3_free(p);
+  }
+  sqlite3_mutex_leave(pMutex);
+}
 
 struct DocCursor {
   sqlite3_vtab_cursor base;
@@ -162,6 +216,7 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   }
   p->pNext = pConn->pList;
   pConn->pList = p;
+  connHold(pConn);
   *ppVtab = &p->base;
   return SQLITE_OK;
 }
@@ -209,6 +264,7 @@ static int xDisconnect(sqlite3_vtab *pVtab){
   }
   docextRouterFree(p->pRouter);
   docextCollClose(p->pColl);
+  connRelease(p->pConn);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p);
@@ -1398,12 +1454,11 @@ int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_va
 }
 
 int docextRegisterVtab(sqlite3 *db, DocConn **ppConn){
-  DocConn *pConn = docextMallocZero(sizeof(*pConn));
-  *ppConn = 0;
-  if( pConn==0 ) return SQLITE_NOMEM;
-  pConn->db = db;
+  DocConn *pConn = connAcquire(db);
   *ppConn = pConn;
-  /* The module owns the registry: SQLite frees it when the connection
-  ** closes (or the module is replaced), after every table disconnected. */
-  return sqlite3_create_module_v2(db, "docext", DOCEXT_MODULE, pConn, sqlite3_free);
+  if( pConn==0 ) return SQLITE_NOMEM;
+  /* The module holds the registry: SQLite lets go of it (connRelease) when
+  ** the connection closes or the module is replaced, and when this call
+  ** fails. */
+  return sqlite3_create_module_v2(db, "docext", DOCEXT_MODULE, pConn, connRelease);
 }

@@ -117,3 +117,20 @@ SELECT count(*) FROM sqlite_schema WHERE name LIKE 'novels%' OR name LIKE 'books
 
 -- 11. Unknown arguments to CREATE VIRTUAL TABLE are refused.
 CREATE VIRTUAL TABLE bad USING docext(pagesize=10);
+
+-- 12. Loading docext again (as the README's tour does) keeps the tables it
+-- connected before: the commands of the new load find them, and closing
+-- the connection lets go of everything once (test_readme runs the tour
+-- under ASan; so does this script).
+CREATE VIRTUAL TABLE early USING docext;
+INSERT INTO early(doc) VALUES ('{_id: 1}');
+.load ./docext
+SELECT doc_count('early'), doc_update_one('early', '{_id: 1}', '{$set: {a: 1}}');
+CREATE VIRTUAL TABLE late USING docext;
+INSERT INTO late(doc) VALUES ('{_id: 2}');
+.load ./docext
+SELECT doc_create_index('early', '{a: 1}'), doc_count('late');
+SELECT doc FROM early('{a: 1}') UNION ALL SELECT doc FROM late;
+DROP TABLE early;
+SELECT doc_count('early');
+SELECT doc_check('late');

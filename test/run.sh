@@ -28,6 +28,8 @@
 #   test/test_crud.py      MongoDB's CRUD spec tests, read from
 #                          ../shared/crud-tests (skipped when absent), run
 #                          by /usr/bin/python3; its counts are added up
+#   test/test_readme.py    README.md's shell sessions, run by the shell: each
+#                          statement must print what the README shows
 #   examples/NAME.sql      runs with no error but the E11000 it shows on purpose
 #   exports                docext.so exports sqlite3_docext_init and nothing else
 # The last line is "N passed, M failed" over everything; the exit status is
@@ -261,6 +263,9 @@ if [ "$update" != 1 ]; then
   fi
   if selected test_crud; then
     counted test_crud "${python_env[@]}" "$python" test/test_crud.py
+  fi
+  if selected test_readme; then
+    counted test_readme "${python_env[@]}" "$python" test/test_readme.py "$shell"
   fi
   # Differential tests against independent MongoDB-semantics libraries
   # (node + npm; the scripts install their pinned packages under build/).
