@@ -4479,12 +4479,14 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 
 /* The message of a failed compile or evaluation: zMsg (this module's
 ** words, or another module's, whose "docext: " goes) after where the
-** expression stands. Takes zMsg. */
+** expression stands. Takes zMsg (and gives it back as it is when there
+** is no memory for more). */
 static char *exprMessage(const char *zWhere, char *zMsg){
   char *z;
   if( zMsg==0 ) return 0;
   z = sqlite3_mprintf("docext: %s: %s", zWhere,
                       strncmp(zMsg, "docext: ", 8)==0 ? zMsg+8 : zMsg);
+  if( z==0 ) return zMsg;
   sqlite3_free(zMsg);
   return z;
 }
