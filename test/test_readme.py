@@ -24,10 +24,14 @@ output for must print nothing. So the README cannot drift from the code.
   - Tables of `.mode box` compare by their cells: shells draw them
     differently from one version to the next.
 
+Each ```python block that the README says prints something ("It prints:"
+and a block) is run too, by this python, in a directory of its own, and
+must print exactly that.
+
 Run from anywhere: /usr/bin/python3 test/test_readme.py [SHELL] (default
 sqlite3). The session runs in a temporary directory (the sharding tour
 attaches files), loading the repository's docext. Prints each mismatch,
-then "N passed, M failed" (one per statement).
+then "N passed, M failed" (one per statement, one per python program).
 """
 import os
 import re
@@ -93,6 +97,30 @@ def script_of(items):
     return "\n".join(lines) + "\n"
 
 
+PYTHON = re.compile(r"```python\n(?P<code>.*?)```\s*\n(?P<between>[^`]*?)```[a-z]*\n(?P<out>.*?)```", re.S)
+
+
+def python_programs(text):
+    """(program, what the README says it prints) for each python block
+    followed by "It prints:" and a block."""
+    return [(m.group("code"), m.group("out")) for m in PYTHON.finditer(text)
+            if "prints" in m.group("between")]
+
+
+def run_python(code, shown):
+    """Run one program of the README; True if it prints what is shown."""
+    code = code.replace('"./docext"', repr(os.path.join(REPO, "docext")))
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, cwd=tmp)
+    if run.returncode == 0 and run.stdout.strip() == shown.strip():
+        return True
+    print("README python program (exit %d):\n%s" % (run.returncode, code))
+    print("  README shows: %r" % shown.strip())
+    print("  python:       %r" % run.stdout.strip()[:2000])
+    return False
+
+
 def main():
     try:
         with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
@@ -134,6 +162,11 @@ def main():
         print("README %s statement: %s" % (kind, sql[:400]))
         print("  README shows: %r" % (shown[:8],))
         print("  the shell:    %r" % (got[:8],))
+    for code, shown in python_programs(text):
+        if run_python(code, shown):
+            passed += 1
+        else:
+            failed += 1
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
