@@ -692,8 +692,11 @@ typedef struct DocMatcher DocMatcher;
 ** array in filter at 'tags'", "docext: $where is not supported". The
 ** matcher keeps its own copy of the filter. aLet, if not NULL, is the
 ** query's let option: variables for $expr ({name: expression};
-** the caller checks it is a document). */
-int docextMatcherNew(const u8 *aFilter, const u8 *aLet, DocMatcher **ppOut, char **pzErr);
+** the caller checks it is a document). pNowMs, if not NULL, is the time
+** $$NOW reads, shared by the filters of one query: 0 until the first
+** $expr reads the clock into it. */
+int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher **ppOut,
+                     char **pzErr);
 /* Is v a document of operators ({$gt: 1}) rather than a value to compare
 ** with: its first key starts with '$' and it is not a DBRef? */
 int docextIsOperatorDoc(const DocValue *v);
@@ -1212,6 +1215,9 @@ struct DocQuerySpec {
   int bProjectIfCovered;    /* aProjection only if an index covers it, else
                             ** the documents whole: for a caller to whom
                             ** both give the same answer (doc_distinct) */
+  i64 nowMs;                /* $$NOW of the filters, or 0: the clock when the
+                            ** first $expr compiles (a router sets it, so
+                            ** that every shard's part reads one time) */
 };
 void docextQuerySpecInit(DocQuerySpec *p);
 /* Check that a hint names an index of the collection (name or keys). */

@@ -441,7 +441,7 @@ static DocMatcher *argMatcher(sqlite3_context *ctx, sqlite3_value **argv, int iA
     }else{
       rc = docextArgToBson(argv[iArg], &buf, &aFilter, &zErr);
     }
-    if( rc==SQLITE_OK ) rc = docextMatcherNew(aFilter, 0, &pM, &zErr);
+    if( rc==SQLITE_OK ) rc = docextMatcherNew(aFilter, 0, 0, &pM, &zErr);
     docextBufFree(&buf);
     if( rc!=SQLITE_OK ){
       resultError(ctx, rc, zErr);

@@ -894,7 +894,7 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
     }
     if( pIdx->pPartial==0 ){
       char *zWhy = 0;
-      int rc = docextMatcherNew(pIdx->aPartial, 0, &pIdx->pPartial, &zWhy);
+      int rc = docextMatcherNew(pIdx->aPartial, 0, 0, &pIdx->pPartial, &zWhy);
       if( rc==SQLITE_OK && docextMatcherHasExpr(pIdx->pPartial) ){
         rc = docextError(&zWhy, "docext: $expr is not supported in a partial index");
       }

@@ -130,7 +130,8 @@ struct DocMatchParse {
   int nElemMatch;         /* inside this many $elemMatch filters */
   const u8 *aLet;         /* the query's let variables, or NULL */
   int bHasExpr;           /* an $expr was met */
-  i64 nowMs;              /* $$NOW of every $expr: the clock at the first */
+  i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
+                          ** unless the caller's time was set already */
 };
 
 /*------------------------------------------------------------------------
@@ -886,9 +887,9 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   }
   p = nodeNew(pParse, MN_EXPR);
   if( p ){
-    if( !pParse->bHasExpr ) pParse->nowMs = docextClockNowMs();
+    if( *pParse->pNowMs==0 ) *pParse->pNowMs = docextClockNowMs();
     pParse->bHasExpr = 1;
-    pParse->rc = docextExprNew(v, pParse->aLet, "$expr", pParse->nowMs, &p->pExpr,
+    pParse->rc = docextExprNew(v, pParse->aLet, "$expr", *pParse->pNowMs, &p->pExpr,
                                &pParse->zErr);
   }
   return p;
@@ -1277,9 +1278,11 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
 ** The interface
 */
 
-int docextMatcherNew(const u8 *aFilter, const u8 *aLet, DocMatcher **ppOut, char **pzErr){
+int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher **ppOut,
+                     char **pzErr){
   DocMatcher *p;
   DocMatchParse sParse;
+  i64 nowMs = 0;
   int nFilter = docextGetI32(aFilter);
   int nLet = aLet ? docextGetI32(aLet) : 0;
   *ppOut = 0;
@@ -1290,6 +1293,7 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, DocMatcher **ppOut, char
   p->aFilter = (u8*)&p[1];
   memcpy(p->aFilter, aFilter, nFilter);
   memset(&sParse, 0, sizeof(sParse));
+  sParse.pNowMs = pNowMs ? pNowMs : &nowMs;
   if( aLet ){
     memcpy(p->aFilter + nFilter, aLet, nLet);
     sParse.aLet = p->aFilter + nFilter;

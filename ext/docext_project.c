@@ -293,7 +293,7 @@ static void projParseElemMatch(DocProjParse *pP, DocProjNode *pNode, const DocVa
   docextBsonAppendValue(&rc, &b, "$elemMatch", 10, v);
   docextBsonEndDoc(&rc, &b, iSub);
   docextBsonEndDoc(&rc, &b, iDoc);
-  if( rc==SQLITE_OK ) rc = docextMatcherNew(b.a, 0, &pNode->pElem, &zErr);
+  if( rc==SQLITE_OK ) rc = docextMatcherNew(b.a, 0, 0, &pNode->pElem, &zErr);
   if( rc==SQLITE_NOMEM || (rc!=SQLITE_OK && zErr==0) ){
     sqlite3_free(zErr);
     projError(pP, rc, 0);

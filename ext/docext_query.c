@@ -313,6 +313,7 @@ static void queryReset(DocQuery *p);
 /* Compile the spec into p (whose compiled parts are empty). */
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
+  i64 nowMs = pSpec->nowMs;             /* (one $$NOW for all the filters) */
   int rc = SQLITE_OK, i;
   const u8 *aLet = 0;
   p->iSortOff = p->iOptOff = p->iProjOff = p->iPlanIndexOff = -1;
@@ -321,7 +322,7 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->bProjectIfCovered = pSpec->bProjectIfCovered;
   rc = docextExprLetOption(pSpec->aOptions, &aLet, pzErr);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
-    rc = docextMatcherNew(pSpec->aaFilter[i], aLet, &p->apFilter[i], pzErr);
+    rc = docextMatcherNew(pSpec->aaFilter[i], aLet, &nowMs, &p->apFilter[i], pzErr);
     if( rc==SQLITE_OK ){
       p->aFilterOff[i] = specKeep(&rc, p, pSpec->aaFilter[i]);
       p->nFilter++;

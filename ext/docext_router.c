@@ -1391,6 +1391,7 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
   rc = rtSpecKeep(p, pSpec);
   p->spec.bRouted = 1;
   p->spec.bCountOnly = 0;       /* (orphans are told apart by their keys) */
+  if( p->spec.nowMs==0 ) p->spec.nowMs = docextClockNowMs();   /* (every part's) */
   aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1);
   if( aOn==0 ) rc = SQLITE_NOMEM;
   if( rc==SQLITE_OK ) rc = rtTarget(pR, p->spec.aaFilter, p->spec.nFilter, aOn, &bTargeted, pzErr);
@@ -2063,7 +2064,7 @@ static void rtRouteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc==SQLITE_OK ){
     /* a filter the finds would refuse is refused here too */
     DocMatcher *pM = 0;
-    rc = docextMatcherNew(aFilter, 0, &pM, &zErr);
+    rc = docextMatcherNew(aFilter, 0, 0, &pM, &zErr);
     docextMatcherFree(pM);
   }
   if( rc==SQLITE_OK ){

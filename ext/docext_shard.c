@@ -611,7 +611,7 @@ static int skReads(Analysis *p, DocColl *pColl, DocBuf *pOut, char **pzErr){
     i64 iElem;
     rc = skQueryParse(&it.v, &q, pzErr);
     /* the filter must be one: a find would refuse it */
-    if( rc==SQLITE_OK ) rc = docextMatcherNew(q.aFilter, 0, &pCheck, pzErr);
+    if( rc==SQLITE_OK ) rc = docextMatcherNew(q.aFilter, 0, 0, &pCheck, pzErr);
     docextMatcherFree(pCheck);
     if( rc==SQLITE_OK ) rc = docextPlanKeyRanges(&p->key, q.aFilter, &pPlan, pzErr);
     rc = skQueryError(nQuery, rc, pzErr);

@@ -714,7 +714,7 @@ static void updParsePull(UpdParse *pP, UpdLeaf *pLeaf){
   }
   if( rc==SQLITE_OK ){
     char *zErr = 0;
-    rc = docextMatcherNew(aFilter, 0, &pLeaf->pMatch, &zErr);
+    rc = docextMatcherNew(aFilter, 0, 0, &pLeaf->pMatch, &zErr);
     if( rc==SQLITE_OK && docextMatcherHasExpr(pLeaf->pMatch) ){
       rc = docextError(&zErr, "docext: $expr can only be applied to the top-level document");
     }
@@ -1012,7 +1012,7 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
     pF->nId = nId;
     {
       char *zErr = 0;
-      int rc = docextMatcherNew(it.v.p, 0, &pF->pMatch, &zErr);
+      int rc = docextMatcherNew(it.v.p, 0, 0, &pF->pMatch, &zErr);
       if( rc==SQLITE_OK && docextMatcherHasExpr(pF->pMatch) ){
         rc = docextError(&zErr, "docext: $expr is not allowed in the context of an array filter");
       }
@@ -2537,7 +2537,7 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
     p->aOptions = docextBsonCopy(aOpt);
     if( p->aOptions==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && docextBsonFind(aOpt, "query", 5, &query) ){
-      rc = docextMatcherNew(query.p, 0, &p->pQuery, pzErr);
+      rc = docextMatcherNew(query.p, 0, 0, &p->pQuery, pzErr);
     }
   }
   docextBufFree(&buf);

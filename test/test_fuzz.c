@@ -157,7 +157,7 @@ static void fuzzQueryAndUpdate(int nIter){
     if( docextBsonValidate(out, n, 0, 0)!=SQLITE_OK ){ nPass++; continue; }
     if( eKind==0 ){
       DocMatcher *pM = 0;
-      rc = docextMatcherNew(out, 0, &pM, &zErr);
+      rc = docextMatcherNew(out, 0, 0, &pM, &zErr);
       for(k=0; rc==SQLITE_OK && k<4; k++){
         int bMatch = 0, iPos = -1;
         char *zE2 = 0;

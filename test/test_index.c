@@ -74,7 +74,7 @@ static void indexInit(TestIndex *t, const char *zPattern, int bSparse, const cha
   if( zPartial ){
     char *zErr = 0;
     t->idx.aPartial = (u8*)parseDoc(zPartial, &t->partial);
-    if( docextMatcherNew(t->idx.aPartial, 0, &t->idx.pPartial, &zErr)!=SQLITE_OK ){
+    if( docextMatcherNew(t->idx.aPartial, 0, 0, &t->idx.pPartial, &zErr)!=SQLITE_OK ){
       printf("bad partial filter %s: %s\n", zPartial, zErr);
       exit(1);
     }

@@ -600,7 +600,7 @@ static int parseText(const char *z, DocBuf *pBuf){
 static void runMatch(const u8 *aDoc, const u8 *aFilter, char *zOut, int nOut, int *piPos){
   DocMatcher *pM = 0;
   char *zErr = 0;
-  int rc = docextMatcherNew(aFilter, 0, &pM, &zErr);
+  int rc = docextMatcherNew(aFilter, 0, 0, &pM, &zErr);
   *piPos = -2;
   if( rc==SQLITE_OK ){
     int bMatch = -1;
@@ -739,7 +739,7 @@ static void checkEmpty(const char *zFilter, int bExpect){
   char *zErr = 0;
   memset(&f, 0, sizeof(f));
   if( parseText(zFilter, &f)==0 ){
-    if( docextMatcherNew(f.a, 0, &pM, &zErr)==SQLITE_OK && docextMatcherIsEmpty(pM)==bExpect ){
+    if( docextMatcherNew(f.a, 0, 0, &pM, &zErr)==SQLITE_OK && docextMatcherIsEmpty(pM)==bExpect ){
       nPass++;
     }else{
       printf("FAIL: IsEmpty(%s) != %d\n", zFilter, bExpect);

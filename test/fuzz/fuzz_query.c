@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   parseLine(aData, nData, 3, &update, &bPipeline);
 
   /* the projection line is also the let variables of the filter's $expr */
-  rc = docextMatcherNew(filter.a, proj.a, &pMatch, &zErr);
+  rc = docextMatcherNew(filter.a, proj.a, 0, &pMatch, &zErr);
   checkError(rc, zErr);
   if( rc==SQLITE_OK ){
     zErr = 0;

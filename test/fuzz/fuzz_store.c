@@ -177,7 +177,7 @@ static int modelMatches(const DocBuf *pDoc, const char *zFilter){
   int bMatch = 0;
   memset(&f, 0, sizeof(f));
   parseText(zFilter, &f);
-  FUZZ_ASSERT(docextMatcherNew(f.a, 0, &pM, &zErr)==SQLITE_OK, "bad model filter");
+  FUZZ_ASSERT(docextMatcherNew(f.a, 0, 0, &pM, &zErr)==SQLITE_OK, "bad model filter");
   FUZZ_ASSERT(docextMatcherMatch(pM, pDoc->a, &bMatch, 0, &zErr)==SQLITE_OK, "model match failed");
   docextMatcherFree(pM);
   docextBufFree(&f);
