@@ -1100,8 +1100,10 @@ char *docextDupKeyMessage(DocColl *pColl, const char *zIndex, int nField,
 */
 typedef struct DocPipeline DocPipeline;
 /* Compile aStages, a BSON array of stages; aLet (may be NULL) is the let
-** variables their expressions read. Errors name the stage. */
-int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, char **pzErr);
+** variables their expressions read; nowMs is $$NOW, the same for every
+** stage (0: docextClockNowMs() now). Errors name the stage. */
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs, DocPipeline **ppOut,
+                      char **pzErr);
 /* Run the stages on the validated document aDoc (not in pOut); the result
 ** document goes to pOut (reset first). */
 int docextPipelineApply(DocPipeline *p, const u8 *aDoc, DocBuf *pOut, char **pzErr);
@@ -1118,10 +1120,11 @@ typedef struct DocUpdate DocUpdate;
 int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, char **pzErr);
 /* Compile a pipeline update: aStages is a BSON array of stages ($set,
 ** $addFields, $project, $unset, $replaceRoot, $replaceWith); aOptions may
-** hold let (arrayFilters are an error). Applied like any update; the
-** result keeps the document's _id, which may not change. */
-int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **ppOut,
-                            char **pzErr);
+** hold let (arrayFilters are an error); nowMs is $$NOW (0: the clock now,
+** as docextPipelineNew). Applied like any update; the result keeps the
+** document's _id, which may not change. */
+int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, i64 nowMs,
+                            DocUpdate **ppOut, char **pzErr);
 int docextUpdateIsReplacement(DocUpdate *p);
 /* Does the update use the positional "$" (so it needs the matched array
 ** position of each document)? */

@@ -46,6 +46,8 @@ struct Cmd {
   DocBuf keys;              /* sharded: the matched documents' shard keys */
   int bFilter, bSort, bFields;
   int bPipeline;            /* update holds a pipeline's stages (an array) */
+  i64 nowMs;                /* $$NOW of the whole command (filter, pipeline,
+                            ** upsert): read at the first that needs it */
   DocUpdate *pUpdate;
   CmdMatch *aMatch;
   int nMatch, nMatchAlloc;
@@ -97,7 +99,10 @@ static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBu
 /* Compile the update: operators, a replacement or a pipeline. */
 static int cmdCompileUpdate(Cmd *p){
   const u8 *aOpt = p->updateOpt.n ? p->updateOpt.a : 0;
-  if( p->bPipeline ) return docextUpdateNewPipeline(p->update.a, aOpt, &p->pUpdate, &p->zErr);
+  if( p->bPipeline ){
+    if( p->nowMs==0 ) p->nowMs = docextClockNowMs();
+    return docextUpdateNewPipeline(p->update.a, aOpt, p->nowMs, &p->pUpdate, &p->zErr);
+  }
   return docextUpdateNew(p->update.a, aOpt, &p->pUpdate, &p->zErr);
 }
 
@@ -211,6 +216,8 @@ static int cmdFind(Cmd *p, i64 nLimit, int bIdsOnly){
   if( p->bFilter ){
     spec.aaFilter[0] = p->filter.a;
     spec.nFilter = 1;
+    if( p->nowMs==0 ) p->nowMs = docextClockNowMs();
+    spec.nowMs = p->nowMs;
   }
   if( p->bSort ) spec.aSort = p->sort.a;
   if( p->queryOpt.n ) spec.aOptions = p->queryOpt.a;

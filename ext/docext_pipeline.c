@@ -546,7 +546,8 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
 ** The interface
 */
 
-int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, char **pzErr){
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs, DocPipeline **ppOut,
+                      char **pzErr){
   int nStages = docextGetI32(aStages), nLet = aLet ? docextGetI32(aLet) : 0, i = 0;
   DocPipeline *p;
   PipeParse sParse;
@@ -556,7 +557,7 @@ int docextPipelineNew(const u8 *aStages, const u8 *aLet, DocPipeline **ppOut, ch
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
   memset(&sParse, 0, sizeof(sParse));
-  sParse.nowMs = docextClockNowMs();
+  sParse.nowMs = nowMs ? nowMs : docextClockNowMs();
   p->aCopy = sqlite3_malloc64(nStages + nLet);
   if( p->aCopy==0 ){
     sqlite3_free(p);

@@ -1165,8 +1165,8 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
   return SQLITE_OK;
 }
 
-int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **ppOut,
-                            char **pzErr){
+int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, i64 nowMs,
+                            DocUpdate **ppOut, char **pzErr){
   DocUpdate *p;
   DocValue v;
   const u8 *aLet = 0;
@@ -1179,7 +1179,7 @@ int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, DocUpdate **p
   if( rc ) return rc;
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  rc = docextPipelineNew(aStages, aLet, &p->pPipeline, pzErr);
+  rc = docextPipelineNew(aStages, aLet, nowMs, &p->pPipeline, pzErr);
   if( rc ){
     docextUpdateFree(p);
     return rc;
@@ -2515,6 +2515,7 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
   DocBuf buf;
   const u8 *aUpd;
   DocValue query;
+  i64 nowMs = 0;            /* $$NOW, one for the pipeline and the query option */
   int rc, bPipeline = 0;
   if( p ){
     int nOld = p->aOptions ? docextGetI32(p->aOptions) : 0;
@@ -2529,7 +2530,8 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
   memset(&buf, 0, sizeof(buf));
   rc = docextArgToUpdate(argv[1], &buf, &aUpd, &bPipeline, pzErr);
   if( rc==SQLITE_OK && bPipeline ){
-    rc = docextUpdateNewPipeline(aUpd, aOpt, &p->pUpdate, pzErr);
+    nowMs = docextClockNowMs();
+    rc = docextUpdateNewPipeline(aUpd, aOpt, nowMs, &p->pUpdate, pzErr);
   }else if( rc==SQLITE_OK ){
     rc = docextUpdateNew(aUpd, aOpt, &p->pUpdate, pzErr);
   }
@@ -2537,7 +2539,7 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
     p->aOptions = docextBsonCopy(aOpt);
     if( p->aOptions==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && docextBsonFind(aOpt, "query", 5, &query) ){
-      rc = docextMatcherNew(query.p, 0, 0, &p->pQuery, pzErr);
+      rc = docextMatcherNew(query.p, 0, &nowMs, &p->pQuery, pzErr);
     }
   }
   docextBufFree(&buf);

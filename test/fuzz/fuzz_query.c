@@ -97,7 +97,7 @@ static void runUpdate(const u8 *aUpdate, int bPipeline, const u8 *aLet, const u8
     docextBsonAppendValue(&rc, &opt, "let", 3, &let);
     docextBsonEndDoc(&rc, &opt, iStart);
     FUZZ_ASSERT(rc==SQLITE_OK, "out of memory");
-    rc = docextUpdateNewPipeline(aUpdate, opt.a, &pUp, &zErr);
+    rc = docextUpdateNewPipeline(aUpdate, opt.a, 0, &pUp, &zErr);
     docextBufFree(&opt);
   }else{
     rc = docextUpdateNew(aUpdate, 0, &pUp, &zErr);
