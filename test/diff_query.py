@@ -620,6 +620,22 @@ def expr_missing_vs_null(e, doc):
     return expr_nodes(e, doc, test)
 
 
+def expr_eq_array_contains(e, doc):
+    """An $eq or $ne between an array and a value that is not an array but
+    equals one of its elements (in the model's values)."""
+    def test(op, arg, ev):
+        if op in ("$eq", "$ne") and isinstance(arg, list) and len(arg) == 2:
+            a, b = ev(arg[0]), ev(arg[1])
+            if a is NO_VALUE or b is NO_VALUE:
+                return False
+            if isinstance(b, list):
+                a, b = b, a
+            return isinstance(a, list) and not isinstance(b, list) \
+                and any(diff_query_ref.cmp(x, b) == 0 for x in a)
+        return False
+    return expr_nodes(e, doc, test)
+
+
 def expr_empty_string_truth(e, doc):
     """An empty string (true in MongoDB) whose truth decides an $and, $or,
     $not, $cond or the $expr itself."""
@@ -708,6 +724,15 @@ def _k_expr_missing_null(case, dx, lx):
        "where '' is false.")
 def _k_expr_empty_string(case, dx, lx):
     return any(expr_empty_string_truth(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+
+
+@known("mingo", "expr-eq-array-is-a-value",
+       "In aggregation $eq and $ne compare an array as one value: {$eq: ['$c', 0]} is false "
+       "for c: [null, 0] (MongoDB docs, $eq (aggregation): 'Compares two values and returns "
+       "true when the values are equivalent', both value and type; query's 'an element "
+       "matches' rule is for find filters only). mingo uses the query rule and answers true.")
+def _k_expr_eq_array(case, dx, lx):
+    return any(expr_eq_array_contains(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
 
 
 def classify(lib, case, dx, lx):
