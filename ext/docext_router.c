@@ -2517,6 +2517,87 @@ static void rtExplain(int *pRc, DocRouted *p, i64 nMillis, DocBuf *pJson){
   docextBufFree(&tail);
 }
 
+/* Does shard iShard hold no document in a chunk that aOn marks and another
+** shard owns (an orphan, which a read must not show)? Asked of its index on
+** the shard key, one probe for each run of such chunks, so no document is
+** read. *pbNone is 0 when there is one, and when the shard has no index on
+** the shard key to ask (or one made multikey by writes to the partition
+** itself, whose keys are not the documents' shard keys). */
+static int rtNoOrphans(DocRouter *pR, int iShard, const u8 *aOn, int *pbNone,
+                       char **pzErr){
+  static const u8 aAbove[] = { 0xFF };      /* above every shard key */
+  DocColl *pColl = 0;
+  DocIndex *aIdx = 0;
+  i64 iIx = -1;
+  int nIdx = 0, c = 0, i, rc;
+  *pbNone = 0;
+  rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
+  for(i=0; rc==SQLITE_OK && i<nIdx && iIx<0; i++){
+    if( docextRouterIsKeyIndex(pR, &aIdx[i]) && !aIdx[i].bMultikey ) iIx = aIdx[i].iId;
+  }
+  if( rc!=SQLITE_OK || iIx<0 ) return rc;
+  while( rc==SQLITE_OK && c<pR->nChunk ){
+    const RtChunk *pLo = &pR->aChunk[c];
+    const u8 *aHi;
+    int nHi, cEnd = c;
+    i64 n = 0;
+    if( !aOn[c] || pLo->iOwner==iShard ){
+      c++;
+      continue;
+    }
+    while( cEnd+1<pR->nChunk && aOn[cEnd+1] && pR->aChunk[cEnd+1].iOwner!=iShard ) cEnd++;
+    aHi = rtChunkHi(pR, cEnd, &nHi);
+    rc = docextStorageCountRange(docextCollStore(pColl), iIx,
+                                 &pR->bytes.a[pLo->lo.iLo], pLo->lo.nLo,
+                                 aHi ? aHi : aAbove, aHi ? nHi : 1, 1, &n);
+    if( n>0 ) return rc;
+    c = cEnd + 1;
+  }
+  if( rc==SQLITE_OK ) *pbNone = 1;
+  return rtSqlError(pR, rc, pzErr);
+}
+
+/* doc_count of a sharded collection without reading documents: the sum of
+** each targeted shard's own count (index keys alone, where its plan
+** allows), when no such shard holds an orphan in a targeted chunk, so
+** that every document it counts is one of the chunks it owns (a document
+** the filter matches has its key in a targeted chunk). *pbDone is 0 when
+** it cannot tell, and the router then reads each candidate's key. */
+static int rtCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, int *pbDone,
+                   char **pzErr){
+  DocQuerySpec spec = *pSpec;
+  u8 *aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1), *aShardOn;
+  int rc = aOn ? SQLITE_OK : SQLITE_NOMEM, bTargeted = 0, bAny = 0, i;
+  *pbDone = 0;
+  if( rc==SQLITE_OK ) rc = rtTarget(pR, spec.aaFilter, spec.nFilter, aOn, &bTargeted, pzErr);
+  if( rc==SQLITE_OK ){
+    aShardOn = &aOn[pR->nChunk];
+    memset(aShardOn, 0, pR->nShard);
+    for(i=0; i<pR->nChunk; i++){
+      if( aOn[i] ){
+        aShardOn[pR->aChunk[i].iOwner] = 1;
+        bAny = 1;     /* (none targeted: the router's way, for the query's errors) */
+      }
+    }
+    for(i=0; rc==SQLITE_OK && bAny && i<pR->nShard; i++){
+      if( aShardOn[i] ) rc = rtNoOrphans(pR, i, aOn, &bAny, pzErr);
+    }
+    if( spec.nowMs==0 ) spec.nowMs = docextClockNowMs();     /* (every shard's) */
+    for(i=0; rc==SQLITE_OK && bAny && i<pR->nShard; i++){
+      DocColl *pColl = 0;
+      i64 n = 0;
+      if( !aShardOn[i] ) continue;
+      rc = rtShardColl(pR, i, &pColl, pzErr);
+      if( rc==SQLITE_OK ) rc = docextPlanRunQuery(pColl, &spec, 0, 0, 0, &n, 0, pzErr);
+      *pnCount += n;
+    }
+    *pbDone = rc==SQLITE_OK && bAny;
+  }
+  sqlite3_free(aOn);
+  return rc;
+}
+
 int docextRouterRun(DocRouter *pR, const DocQuerySpec *pSpec, int bRead,
                     DocPlanVisitor xDoc, void *pDocCtx, i64 *pnCount, DocBuf *pJson,
                     char **pzErr){
@@ -2531,6 +2612,18 @@ int docextRouterRun(DocRouter *pR, const DocQuerySpec *pSpec, int bRead,
   if( rc!=SQLITE_OK ){
     docextRouterFree(pR);
     return rc;
+  }
+  if( !bRead && pJson==0 && pSpec->bCountOnly && pSpec->aSort==0 && pSpec->aOptions==0
+   && pSpec->nLimit<0 && pSpec->nOffset==0 ){
+    /* a plain count (doc_count) */
+    int bDone = 0;
+    rc = rtCount(pR, pSpec, pnCount, &bDone, pzErr);
+    if( rc!=SQLITE_OK || bDone ){
+      docextRouterFree(pR);
+      if( bSave ) rc = docextStorageSavepointEnd(pStore, rc);
+      return rc;
+    }
+    *pnCount = 0;
   }
   rc = docextRoutedNew(pR, pSpec, &access, &p, pzErr);
   while( rc==SQLITE_OK && !docextRoutedEof(p) ){
