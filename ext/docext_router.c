@@ -119,7 +119,7 @@ struct DocRouter {
   DocBuf bytes;             /* the chunks' bounds */
   DocBuf docKey;            /* scratch: a document's key */
   DocIndexScratch *pKeyGen;
-  sqlite3_stmt *pWritten;   /* rtWritten's, once prepared */
+  sqlite3_stmt *apWritten[2];  /* rtWritten's, once prepared */
 };
 
 /*------------------------------------------------------------------------
@@ -467,7 +467,8 @@ void docextRouterFree(DocRouter *pR){
   docextBufFree(&pR->bytes);
   docextBufFree(&pR->docKey);
   docextIndexScratchFree(pR->pKeyGen);
-  sqlite3_finalize(pR->pWritten);
+  sqlite3_finalize(pR->apWritten[0]);
+  sqlite3_finalize(pR->apWritten[1]);
   docextCollRelease(pR->pHome);
   sqlite3_free(pR);
 }
@@ -878,22 +879,33 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
 
 /* Count nBytes written into chunk i; measure it when enough was. The
 ** count is read back from the metadata (not kept in the router, which a
-** rolled-back statement would leave counting writes that never were). */
+** rolled-back statement would leave counting writes that never were).
+** Two statements, not one UPDATE … RETURNING: SQLite gives a statement
+** with RETURNING a statement journal, and inside the statement that
+** writes the document, each write would make and free one (64 KiB, and
+** system calls with it, on every routed write). */
 static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
+  static const char *const azSql[2] = {
+    "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2",
+    "SELECT written FROM main.docext_chunks WHERE coll=?1 AND lo=?2",
+  };
   i64 nWritten = 0;
-  int rc;
-  if( pR->pWritten==0 ){
-    /* (on every write: prepared once) */
-    rc = docextPreparef(pR->db, &pR->pWritten, "UPDATE main.docext_chunks"
-                        " SET written=written+?3 WHERE coll=?1 AND lo=?2 RETURNING written");
-    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  int rc = SQLITE_OK, k;
+  for(k=0; k<2 && rc==SQLITE_OK; k++){
+    sqlite3_stmt *pStmt = pR->apWritten[k];
+    if( pStmt==0 ){
+      /* (on every write: prepared once) */
+      rc = docextPreparef(pR->db, &pR->apWritten[k], "%s", azSql[k]);
+      if( rc!=SQLITE_OK ) break;
+      pStmt = pR->apWritten[k];
+    }
+    sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+    rtBindLo(pR, pStmt, 2, i);
+    if( k==0 ) sqlite3_bind_int64(pStmt, 3, nBytes);
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pStmt, 0);
+    rc = sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
   }
-  sqlite3_bind_text(pR->pWritten, 1, pR->zColl, -1, SQLITE_STATIC);
-  rtBindLo(pR, pR->pWritten, 2, i);
-  sqlite3_bind_int64(pR->pWritten, 3, nBytes);
-  if( sqlite3_step(pR->pWritten)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pR->pWritten, 0);
-  rc = sqlite3_reset(pR->pWritten);
-  sqlite3_clear_bindings(pR->pWritten);
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   if( pR->aChunk[i].bJumbo || nWritten*RT_CHECK_EVERY < pR->nChunkSize ) return SQLITE_OK;
   return rtSplitCheck(pR, i, pzErr);
