@@ -72,6 +72,7 @@
 #define RT_DEFAULT_CHUNK  ((i64)128*1024*1024)    /* MongoDB's since 6.0 */
 #define RT_MAX_CHUNK      ((i64)1 << 40)
 #define RT_CHECK_EVERY    5             /* measure after chunkSize/5 written */
+#define RT_COUNT_EVERY    40            /* add to written every chunkSize/40 */
 
 static const char zMetaSchema[] =
   "CREATE TABLE IF NOT EXISTS main.docext_shards("
@@ -101,6 +102,8 @@ struct RtChunk {
   int iOwner;               /* who owns it now: iShard, or iPrev when the
                             ** move never reached iShard */
   int bJumbo;
+  i64 nPending;             /* bytes this connection wrote into it and has
+                            ** not yet added to its written (rtWritten) */
 };
 
 struct DocRouter {
@@ -120,6 +123,9 @@ struct DocRouter {
   DocBuf docKey;            /* scratch: a document's key */
   DocIndexScratch *pKeyGen;
   sqlite3_stmt *apWritten[2];  /* rtWritten's, once prepared */
+  int bCached;              /* kept by a table from statement to statement
+                            ** (docextRouterGet), so rtWritten may add up
+                            ** the bytes of many of them before it counts */
 };
 
 /*------------------------------------------------------------------------
@@ -521,6 +527,7 @@ int docextRouterGet(DocConn *pConn, DocColl *pHome, DocRouter **ppCache, DocRout
   rc = docextRouterOpen(pConn, pHome, ppR, pzErr);
   if( rc==SQLITE_OK ){
     (*ppR)->nRef++;
+    (*ppR)->bCached = 1;
     *ppCache = *ppR;
   }
   return rc;
@@ -877,13 +884,17 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   return rc;
 }
 
-/* Count nBytes written into chunk i; measure it when enough was. The
-** count is read back from the metadata (not kept in the router, which a
-** rolled-back statement would leave counting writes that never were).
+/* Count nBytes written into chunk i; measure it when enough was. A router
+** a table keeps adds the bytes to the metadata's count in steps of
+** chunkSize/40 (two statements a write cost a quarter of a routed insert);
+** a command's, which lives for one command, on every write. The total is
+** read back from there, so that the writes of every connection count. A
+** step may hold writes a rolled-back statement undid, or be lost with the
+** router: either only moves a measurement by a step.
 ** Two statements, not one UPDATE … RETURNING: SQLite gives a statement
 ** with RETURNING a statement journal, and inside the statement that
 ** writes the document, each write would make and free one (64 KiB, and
-** system calls with it, on every routed write). */
+** system calls with it). */
 static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
   static const char *const azSql[2] = {
     "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2",
@@ -891,6 +902,12 @@ static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
   };
   i64 nWritten = 0;
   int rc = SQLITE_OK, k;
+  pR->aChunk[i].nPending += nBytes;
+  if( pR->bCached && pR->aChunk[i].nPending*RT_COUNT_EVERY < pR->nChunkSize ){
+    return SQLITE_OK;
+  }
+  nBytes = pR->aChunk[i].nPending;
+  pR->aChunk[i].nPending = 0;
   for(k=0; k<2 && rc==SQLITE_OK; k++){
     sqlite3_stmt *pStmt = pR->apWritten[k];
     if( pStmt==0 ){

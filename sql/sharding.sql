@@ -147,6 +147,14 @@ SELECT shard, count(*) FROM doc_chunks('events') GROUP BY shard;
 SELECT count(*) FROM events;
 SELECT json_extract(doc_route('events', '{host: "h1", n: 7}'), '$.targeted', '$.chunks');
 SELECT json_extract(doc_route('events', '{n: 7}'), '$.targeted');
+-- documents written one command at a time (upserts) count towards their
+-- chunk's splits as a statement's rows do
+CREATE VIRTUAL TABLE events2 USING docext;
+SELECT doc_shard_collection('events2', '{host: 1, n: 1}', '{chunkSize: 2000}') IS NOT NULL;
+SELECT count(doc_update_one('events2', json_object('host', 'h' || (value % 3), 'n', value),
+  '{$set: {seen: true}}', '{upsert: true}')) FROM generate_series(1, 300);
+SELECT count(*) > 5, sum(jumbo), sum(docs) FROM doc_chunks('events2');
+DROP TABLE events2;
 
 -- 6. A hashed key: an empty collection starts with two chunks per shard,
 -- and consecutive ids spread over them
