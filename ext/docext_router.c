@@ -1166,6 +1166,47 @@ int docextRouterIsKeyIndex(DocRouter *pR, const DocIndex *pIdx){
       && !pIdx->bSparse && pIdx->aPartial==0 && (!pIdx->bHashed || pIdx->bHashMix);
 }
 
+/* Does shard iShard hold no document in a chunk that aOn marks and another
+** shard owns (an orphan, which a read must not show)? Asked of its index on
+** the shard key, one probe for each run of such chunks, so no document is
+** read. *pbNone is 0 when there is one, and when the shard has no index on
+** the shard key to ask (or one made multikey by writes to the partition
+** itself, whose keys are not the documents' shard keys). */
+static int rtNoOrphans(DocRouter *pR, int iShard, const u8 *aOn, int *pbNone,
+                       char **pzErr){
+  static const u8 aAbove[] = { 0xFF };      /* above every shard key */
+  DocColl *pColl = 0;
+  DocIndex *aIdx = 0;
+  i64 iIx = -1;
+  int nIdx = 0, c = 0, i, rc;
+  *pbNone = 0;
+  rc = rtShardColl(pR, iShard, &pColl, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
+  for(i=0; rc==SQLITE_OK && i<nIdx && iIx<0; i++){
+    if( docextRouterIsKeyIndex(pR, &aIdx[i]) && !aIdx[i].bMultikey ) iIx = aIdx[i].iId;
+  }
+  if( rc!=SQLITE_OK || iIx<0 ) return rc;
+  while( rc==SQLITE_OK && c<pR->nChunk ){
+    const RtChunk *pLo = &pR->aChunk[c];
+    const u8 *aHi;
+    int nHi, cEnd = c;
+    i64 n = 0;
+    if( !aOn[c] || pLo->iOwner==iShard ){
+      c++;
+      continue;
+    }
+    while( cEnd+1<pR->nChunk && aOn[cEnd+1] && pR->aChunk[cEnd+1].iOwner!=iShard ) cEnd++;
+    aHi = rtChunkHi(pR, cEnd, &nHi);
+    rc = docextStorageCountRange(docextCollStore(pColl), iIx,
+                                 &pR->bytes.a[pLo->lo.iLo], pLo->lo.nLo,
+                                 aHi ? aHi : aAbove, aHi ? nHi : 1, 1, &n);
+    if( n>0 ) return rc;
+    c = cEnd + 1;
+  }
+  if( rc==SQLITE_OK ) *pbNone = 1;
+  return rtSqlError(pR, rc, pzErr);
+}
+
 /*------------------------------------------------------------------------
 ** Reads through the router: a find on each shard the filter targets,
 ** each shard's documents limited to the chunks it owns, then skip and
@@ -1183,6 +1224,8 @@ struct RtPart {
   DocBuf sortKey;           /* the current result's, when merged */
   int iChunk;               /* the current result's chunk */
   int bEof;
+  int bAllOwned;            /* the shard holds no orphan where the filter
+                            ** reaches (rtNoOrphans): no key to check */
   i64 nOwned;               /* results it gave that the shard owns */
   i64 nOrphans;             /* results it skipped: another shard's */
   double rMillis;           /* time spent in it (when timed, to explain) */
@@ -1252,6 +1295,15 @@ static int rtPartSettle(DocRouted *p, RtPart *pP, char **pzErr){
   int rc = SQLITE_OK;
   while( rc==SQLITE_OK && !docextQueryEof(pP->pQuery) ){
     const u8 *aDoc = 0;
+    if( pP->bAllOwned ){
+      pP->nOwned++;
+      if( p->pSort ){
+        rc = docextQueryStored(pP->pQuery, &aDoc, pzErr);
+        docextBufReset(&pP->sortKey);
+        if( rc==SQLITE_OK ) rc = docextSortKey(p->pSort, aDoc, &pP->sortKey, pzErr);
+      }
+      return rc;
+    }
     rc = docextQueryStored(pP->pQuery, &aDoc, pzErr);
     if( rc==SQLITE_OK ) rc = rtDocKey(pR, aDoc, 0, pzErr);
     if( rc!=SQLITE_OK ) break;
@@ -1458,7 +1510,11 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
     rc = rtPartStart(p, pFirst, pzErr);
     if( rc==SQLITE_OK ) docextQueryLimits(pFirst->pQuery, &p->nSkip, &p->nMax);
   }else{
-    for(i=0; rc==SQLITE_OK && i<p->nPart; i++) rc = rtPartStart(p, &p->aPart[i], pzErr);
+    for(i=0; rc==SQLITE_OK && i<p->nPart; i++){
+      RtPart *pP = &p->aPart[i];
+      rc = rtNoOrphans(pR, pP->iShard, aOn, &pP->bAllOwned, pzErr);
+      if( rc==SQLITE_OK ) rc = rtPartStart(p, pP, pzErr);
+    }
     if( rc==SQLITE_OK ) docextQueryLimits(p->aPart[0].pQuery, &p->nSkip, &p->nMax);
   }
   if( rc==SQLITE_OK ) rc = rtAdvance(p, 1, pzErr);
@@ -2544,47 +2600,6 @@ static void rtExplain(int *pRc, DocRouted *p, i64 nMillis, DocBuf *pJson){
   }
   docextBufFree(&head);
   docextBufFree(&tail);
-}
-
-/* Does shard iShard hold no document in a chunk that aOn marks and another
-** shard owns (an orphan, which a read must not show)? Asked of its index on
-** the shard key, one probe for each run of such chunks, so no document is
-** read. *pbNone is 0 when there is one, and when the shard has no index on
-** the shard key to ask (or one made multikey by writes to the partition
-** itself, whose keys are not the documents' shard keys). */
-static int rtNoOrphans(DocRouter *pR, int iShard, const u8 *aOn, int *pbNone,
-                       char **pzErr){
-  static const u8 aAbove[] = { 0xFF };      /* above every shard key */
-  DocColl *pColl = 0;
-  DocIndex *aIdx = 0;
-  i64 iIx = -1;
-  int nIdx = 0, c = 0, i, rc;
-  *pbNone = 0;
-  rc = rtShardColl(pR, iShard, &pColl, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
-  for(i=0; rc==SQLITE_OK && i<nIdx && iIx<0; i++){
-    if( docextRouterIsKeyIndex(pR, &aIdx[i]) && !aIdx[i].bMultikey ) iIx = aIdx[i].iId;
-  }
-  if( rc!=SQLITE_OK || iIx<0 ) return rc;
-  while( rc==SQLITE_OK && c<pR->nChunk ){
-    const RtChunk *pLo = &pR->aChunk[c];
-    const u8 *aHi;
-    int nHi, cEnd = c;
-    i64 n = 0;
-    if( !aOn[c] || pLo->iOwner==iShard ){
-      c++;
-      continue;
-    }
-    while( cEnd+1<pR->nChunk && aOn[cEnd+1] && pR->aChunk[cEnd+1].iOwner!=iShard ) cEnd++;
-    aHi = rtChunkHi(pR, cEnd, &nHi);
-    rc = docextStorageCountRange(docextCollStore(pColl), iIx,
-                                 &pR->bytes.a[pLo->lo.iLo], pLo->lo.nLo,
-                                 aHi ? aHi : aAbove, aHi ? nHi : 1, 1, &n);
-    if( n>0 ) return rc;
-    c = cEnd + 1;
-  }
-  if( rc==SQLITE_OK ) *pbNone = 1;
-  return rtSqlError(pR, rc, pzErr);
 }
 
 /* doc_count of a sharded collection without reading documents: the sum of
