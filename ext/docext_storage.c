@@ -1141,12 +1141,24 @@ int docextReaderStart(DocReader *p, const DocScan *pScan){
   return SQLITE_OK;
 }
 
-/* Advance to the next row: SQLITE_ROW, SQLITE_DONE or an error. */
+/* Release the current row. The store's own statement goes back to it, for
+** another reader of the same rows: a collection's reader of old documents,
+** reset after every use, would otherwise keep it from every other reader,
+** each of which then prepared a statement of its own (the router's reads
+** of single documents did, on every replacement). A statement prepared for
+** this reader alone stays with it, for its next start. */
 void docextReaderReset(DocReader *p){
   p->bLoaded = 0;
-  if( p->pRows ) sqlite3_reset(p->pRows);
+  if( p->pRows==0 ) return;
+  if( p->pRows==p->pStore->aStmt[p->iStmt] ){
+    storeGiveBack(p->pStore, p->iStmt, p->pRows);
+    p->pRows = 0;
+  }else{
+    sqlite3_reset(p->pRows);
+  }
 }
 
+/* Advance to the next row: SQLITE_ROW, SQLITE_DONE or an error. */
 int docextReaderStep(DocReader *p){
   int rc;
   p->bLoaded = 0;
