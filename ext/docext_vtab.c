@@ -71,6 +71,13 @@
 
 typedef struct DocCursor DocCursor;
 typedef struct DocVtab DocVtab;
+typedef struct NameStmt NameStmt;
+
+/* A schema's statement of schemaHasTable. */
+struct NameStmt {
+  char *zDb;
+  sqlite3_stmt *pStmt;
+};
 struct DocVtab {
   sqlite3_vtab base;
   sqlite3 *db;
@@ -96,6 +103,13 @@ struct DocConn {
   DocVtab *pList;
   int nRef;                 /* registrations and tables holding it */
   DocConn *pNextConn;       /* in the process's list */
+  /* The statements that resolve a collection's name (docextCollFind), one
+  ** per schema (has it a table or view ?1), kept from call to call while a
+  ** table is open, and finalized with the last one (sqlite3_close() fails
+  ** while a statement is left, and it disconnects the tables first). */
+  NameStmt *aHas;
+  int nHas;
+  int nResolving;           /* resolutions running: keep the statements */
 };
 
 /* Every connection's registry; connMutex() guards the list and nRef. */
@@ -140,6 +154,21 @@ static void connRelease(void *pArg){
     sqlite3_free(p);
   }
   sqlite3_mutex_leave(pMutex);
+}
+
+/* Finalize the name statements, unless a table is still open or a
+** resolution is running (a table it disconnects by bringing a schema up to
+** date must not take the statement it steps). */
+static void nameStmtsRelease(DocConn *p){
+  int i;
+  if( p->pList || p->nResolving ) return;
+  for(i=0; i<p->nHas; i++){
+    sqlite3_finalize(p->aHas[i].pStmt);
+    sqlite3_free(p->aHas[i].zDb);
+  }
+  sqlite3_free(p->aHas);
+  p->aHas = 0;
+  p->nHas = 0;
 }
 
 struct DocCursor {
@@ -262,6 +291,7 @@ static int xDisconnect(sqlite3_vtab *pVtab){
   for(pp=&p->pConn->pList; *pp; pp=&(*pp)->pNext){
     if( *pp==p ){ *pp = p->pNext; break; }
   }
+  nameStmtsRelease(p->pConn);
   docextRouterFree(p->pRouter);
   docextCollClose(p->pColl);
   connRelease(p->pConn);
@@ -1239,25 +1269,51 @@ static DocVtab *registryLookup(DocConn *pConn, const char *zDb, const char *zNam
 ** another connection changed it (dropped and recreated the collection, say),
 ** the old virtual tables are disconnected here, before the registry is
 ** searched, and not later while a statement of theirs runs. */
-static int schemaHasTable(sqlite3 *db, const char *zDb, const char *zName, int *pbHas){
-  sqlite3_stmt *pHas = 0;
-  char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
-                               " WHERE type IN ('table','view') AND name=?1 COLLATE NOCASE", zDb);
-  int rc, rcStep;
+static int schemaHasTable(DocConn *pConn, const char *zDb, const char *zName, int *pbHas){
+  NameStmt *pN = 0;
+  int rc = SQLITE_OK, rcStep, i;
   *pbHas = 0;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pHas, 0);
-  sqlite3_free(zSql);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_text(pHas, 1, zName, -1, SQLITE_STATIC);
-    rcStep = sqlite3_step(pHas);
-    if( rcStep==SQLITE_ROW ){
-      *pbHas = 1;
-    }else if( rcStep!=SQLITE_DONE ){
-      rc = rcStep;
+  for(i=0; i<pConn->nHas && sqlite3_stricmp(pConn->aHas[i].zDb, zDb)!=0; i++){}
+  if( i<pConn->nHas ){
+    pN = &pConn->aHas[i];
+  }else{
+    int nAlloc = pConn->nHas;
+    char *zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema"
+                                 " WHERE type IN ('table','view') AND name=?1 COLLATE NOCASE", zDb);
+    NameStmt n;
+    memset(&n, 0, sizeof(n));
+    n.zDb = sqlite3_mprintf("%s", zDb);
+    if( zSql==0 || n.zDb==0 ) rc = SQLITE_NOMEM;
+    if( rc==SQLITE_OK ){
+      rc = sqlite3_prepare_v3(pConn->db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &n.pStmt, 0);
     }
-    rcStep = sqlite3_finalize(pHas);
-    if( rc==SQLITE_OK ) rc = rcStep;
+    if( rc==SQLITE_OK ){
+      pConn->aHas = docextArrayGrow(&rc, pConn->aHas, pConn->nHas, &nAlloc, sizeof(NameStmt));
+    }
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ){
+      sqlite3_finalize(n.pStmt);
+      sqlite3_free(n.zDb);
+      return rc;
+    }
+    pN = &pConn->aHas[pConn->nHas++];
+    *pN = n;
+  }
+  sqlite3_bind_text(pN->pStmt, 1, zName, -1, SQLITE_STATIC);
+  rcStep = sqlite3_step(pN->pStmt);
+  if( rcStep==SQLITE_ROW ){
+    *pbHas = 1;
+  }else if( rcStep!=SQLITE_DONE ){
+    rc = rcStep;
+  }
+  rcStep = sqlite3_reset(pN->pStmt);
+  if( rc==SQLITE_OK ) rc = rcStep;
+  sqlite3_clear_bindings(pN->pStmt);
+  if( rc!=SQLITE_OK ){
+    /* (a schema detached since, say: prepared again when next asked) */
+    sqlite3_finalize(pN->pStmt);
+    sqlite3_free(pN->zDb);
+    *pN = pConn->aHas[--pConn->nHas];
   }
   return rc;
 }
@@ -1266,52 +1322,38 @@ static int schemaHasTable(sqlite3 *db, const char *zDb, const char *zName, int *
 ** temp, then main, then attached databases in the order attached. NULL
 ** (and SQLITE_OK in *pRc) if no schema has such a table. A view counts:
 ** it hides a collection of the same name in a later schema, as in SQL. */
-static char *resolveSchema(sqlite3 *db, const char *zName, int *pRc){
-  sqlite3_stmt *pList = 0;
+static char *resolveSchema(DocConn *pConn, const char *zName, int *pRc){
+  sqlite3 *db = pConn->db;
   char *zFound = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
-                                  " ORDER BY name<>'temp', seq", -1, &pList, 0);
-  while( rc==SQLITE_OK && zFound==0 ){
-    const char *zDb;
-    int rcStep = sqlite3_step(pList), bHas = 0;
-    if( rcStep!=SQLITE_ROW ){
-      if( rcStep!=SQLITE_DONE ) rc = rcStep;
-      break;
-    }
-    zDb = (const char*)sqlite3_column_text(pList, 0);
-    if( zDb==0 ){ rc = SQLITE_NOMEM; break; }
-    rc = schemaHasTable(db, zDb, zName, &bHas);
+  int rc = SQLITE_OK, k;
+  /* sqlite3_db_name: 0 is main, 1 temp, 2 on the attached ones. temp is
+  ** asked only once it is open (it has a file name then, "" in memory):
+  ** reading its schema would open it, and PRAGMA database_list would show
+  ** it from then on. */
+  for(k=0; rc==SQLITE_OK && zFound==0; k++){
+    int iDb = k==0 ? 1 : k==1 ? 0 : k, bHas = 0;
+    const char *zDb = sqlite3_db_name(db, iDb);
+    if( zDb==0 ) break;
+    if( iDb==1 && sqlite3_db_filename(db, zDb)==0 ) continue;
+    rc = schemaHasTable(pConn, zDb, zName, &bHas);
     if( rc==SQLITE_OK && bHas ){
       zFound = sqlite3_mprintf("%s", zDb);
       if( zFound==0 ) rc = SQLITE_NOMEM;
     }
-  }
-  if( sqlite3_finalize(pList)!=SQLITE_OK && rc==SQLITE_OK ) rc = sqlite3_errcode(db);
-  if( rc!=SQLITE_OK ){
-    sqlite3_free(zFound);
-    zFound = 0;
   }
   *pRc = rc;
   return zFound;
 }
 
 /* 1 if zDb[0..nDb) names a schema of the connection ("main" and "temp"
-** always do), else 0 (also on an error, which the lookup that follows
-** then meets again). */
+** always do), else 0. */
 int docextIsSchema(sqlite3 *db, const char *zDb, int nDb){
-  sqlite3_stmt *pStmt = 0;
-  int bFound = 0;
-  if( (nDb==4 && sqlite3_strnicmp(zDb, "main", 4)==0)
-   || (nDb==4 && sqlite3_strnicmp(zDb, "temp", 4)==0) ){
-    return 1;
+  const char *z;
+  int i;
+  for(i=0; (z = sqlite3_db_name(db, i))!=0; i++){
+    if( sqlite3_strnicmp(z, zDb, nDb)==0 && z[nDb]==0 ) return 1;
   }
-  if( sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name=?1"
-                             " COLLATE NOCASE", -1, &pStmt, 0)==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, zDb, nDb, SQLITE_STATIC);
-    bFound = sqlite3_step(pStmt)==SQLITE_ROW;
-  }
-  sqlite3_finalize(pStmt);
-  return bFound;
+  return 0;
 }
 
 /* If z starts with an identifier quoted as SQL quotes them ("a""b",
@@ -1389,15 +1431,18 @@ int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **p
     return docextError(pzErr, "docext: a collection name is required");
   }
   rc = splitCollName(pConn->db, zSpec, &zDb, &zName);
+  pConn->nResolving++;
   if( rc==SQLITE_OK && zDb ){
     int bHas = 0;
     /* (as resolveSchema does for each schema it tries; an unknown schema
     ** is "no collection named", below) */
-    rc = schemaHasTable(pConn->db, zDb, zName, &bHas);
+    rc = schemaHasTable(pConn, zDb, zName, &bHas);
     if( (rc & 0xff)==SQLITE_ERROR ) rc = SQLITE_OK;
   }else if( rc==SQLITE_OK ){
-    zDb = resolveSchema(pConn->db, zName, &rc);
+    zDb = resolveSchema(pConn, zName, &rc);
   }
+  pConn->nResolving--;
+  nameStmtsRelease(pConn);
   if( rc!=SQLITE_OK ){
     sqlite3_free(zDb);
     sqlite3_free(zName);
