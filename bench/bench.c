@@ -904,6 +904,47 @@ static void w6CheckNested(Bench *p){
   w6Expect(p->dbDocWal, "SELECT doc ->> '$.hour.22.1379' FROM ts_nested", 0);
 }
 
+/* ---- W9: one document at a time through a command ----------------------
+** nLookup updates of random books by _id, in one transaction: docext's
+** collection command doc_update_one('books', {_id: i}, {$inc: {pages: 1}})
+** against an UPDATE that rewrites the JSON text with json_set, found through
+** the unique index on json_extract(doc, '$._id'). What a command costs
+** beyond its update: naming the collection, its savepoint, its answer. No
+** target. Both sides must end with the same total of pages. */
+static int *aW9Id;          /* the book each update changes */
+static void w9Setup(Bench *p){
+  unsigned long long s = 0x5851F42D4C957F2DULL;
+  int k;
+  aW9Id = xmalloc(sizeof(int)*(size_t)p->nLookup);
+  for(k=0; k<p->nLookup; k++) aW9Id[k] = 1 + (int)rndFrom(&s, (unsigned)p->nDoc);
+}
+static void w9Run(Bench *p, sqlite3 *db, const char *zSql){
+  sqlite3_stmt *pStmt;
+  int k;
+  exec(db, "BEGIN");
+  pStmt = prepare(db, zSql);
+  for(k=0; k<p->nLookup; k++){
+    sqlite3_bind_int(pStmt, 1, aW9Id[k]);
+    if( sqlite3_step(pStmt)==SQLITE_ERROR ) die("W9: %s", sqlite3_errmsg(db));
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  exec(db, "COMMIT");
+}
+static void w9Docext(Bench *p){
+  w9Run(p, p->dbDoc, "SELECT doc_update_one('books', json_object('_id', ?1),"
+                     " '{\"$inc\": {\"pages\": 1}}')");
+}
+static void w9Json(Bench *p){
+  w9Run(p, p->dbJson, "UPDATE books_json SET doc = json_set(doc, '$.pages',"
+                      " json_extract(doc, '$.pages') + 1) WHERE json_extract(doc, '$._id') = ?1");
+}
+static void w9Check(Bench *p){
+  long long nDoc = queryInt(p->dbDoc, "SELECT sum(doc ->> '$.pages') FROM books");
+  long long nJson = queryInt(p->dbJson, "SELECT sum(doc ->> '$.pages') FROM books_json");
+  if( nDoc!=nJson ) die("W9: pages add up to %lld in docext, %lld in json", nDoc, nJson);
+}
+
 /* ---- the workload table ------------------------------------------------ */
 
 typedef struct Workload Workload;
@@ -955,6 +996,8 @@ static const Workload aWorkload[] = {
   { "W6",     "%d $inc of minute 1439, nested against flat", COUNT(nInc), 0,
       "docext nested", w6NestedDocext, "docext flat", w6FlatDocext, "<", 1.0,
       w6CheckNested, 3 },
+  { "W9",     "%d updates by _id, one command each", COUNT(nLookup), w9Setup,
+      "docext", w9Docext,    "json", w9Json,    "<=", 0, w9Check, 1 },
 };
 
 /* ---- main -------------------------------------------------------------- */
