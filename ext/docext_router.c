@@ -1166,6 +1166,20 @@ int docextRouterIsKeyIndex(DocRouter *pR, const DocIndex *pIdx){
       && !pIdx->bSparse && pIdx->aPartial==0 && (!pIdx->bHashed || pIdx->bHashMix);
 }
 
+/* Mark in aShardOn (a byte per shard) the owners of the chunks that aOn
+** marks; 1 if there is one. */
+static int rtOwnersOf(const DocRouter *pR, const u8 *aOn, u8 *aShardOn){
+  int i, bAny = 0;
+  memset(aShardOn, 0, pR->nShard);
+  for(i=0; i<pR->nChunk; i++){
+    if( aOn[i] ){
+      aShardOn[pR->aChunk[i].iOwner] = 1;
+      bAny = 1;
+    }
+  }
+  return bAny;
+}
+
 /* Does shard iShard hold no document in a chunk that aOn marks and another
 ** shard owns (an orphan, which a read must not show)? Asked of its index on
 ** the shard key, one probe for each run of such chunks, so no document is
@@ -1488,8 +1502,7 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
   if( rc==SQLITE_OK ) rc = docextAccessCopy(&p->access, pAccess);
   if( rc==SQLITE_OK ){
     aShardOn = &aOn[pR->nChunk];
-    memset(aShardOn, 0, pR->nShard);
-    for(i=0; i<pR->nChunk; i++) if( aOn[i] ) aShardOn[pR->aChunk[i].iOwner] = 1;
+    rtOwnersOf(pR, aOn, aShardOn);
     if( p->iDocShard>=0 ){
       for(i=0; i<pR->nShard; i++) if( i!=p->iDocShard ) aShardOn[i] = 0;
     }
@@ -2617,13 +2630,8 @@ static int rtCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, int *
   if( rc==SQLITE_OK ) rc = rtTarget(pR, spec.aaFilter, spec.nFilter, aOn, &bTargeted, pzErr);
   if( rc==SQLITE_OK ){
     aShardOn = &aOn[pR->nChunk];
-    memset(aShardOn, 0, pR->nShard);
-    for(i=0; i<pR->nChunk; i++){
-      if( aOn[i] ){
-        aShardOn[pR->aChunk[i].iOwner] = 1;
-        bAny = 1;     /* (none targeted: the router's way, for the query's errors) */
-      }
-    }
+    /* (none targeted: the router's own way, which reports the query's errors) */
+    bAny = rtOwnersOf(pR, aOn, aShardOn);
     for(i=0; rc==SQLITE_OK && bAny && i<pR->nShard; i++){
       if( aShardOn[i] ) rc = rtNoOrphans(pR, i, aOn, &bAny, pzErr);
     }
