@@ -948,9 +948,11 @@ const char *docextCollName(DocColl *p);   /* "books" or "aux.books" */
 ** (docextJsonParseStored), so the walk over every name is skipped. */
 int docextCollPrepare(const u8 *aDoc, int bNamesChecked, DocBuf *pOut, const u8 **paOut,
                       char **pzErr);
-/* eConflict: SQLITE_ABORT (E11000 error), SQLITE_IGNORE or SQLITE_REPLACE. */
+/* eConflict: SQLITE_ABORT (E11000 error), SQLITE_IGNORE or SQLITE_REPLACE.
+** iDocLimit: if not 0, the document's id must be below it (a partition's
+** ids must fit the router's rowid); else an error, and nothing written. */
 int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflict,
-                     i64 *piDoc, char **pzErr);
+                     i64 iDocLimit, i64 *piDoc, char **pzErr);
 int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
                       char **pzErr);
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);

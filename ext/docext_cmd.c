@@ -159,7 +159,7 @@ static int cmdInit(Cmd *p, sqlite3_context *ctx, sqlite3_value *pName){
 ** document's id is then the router's rowid). */
 static int cmdInsert(Cmd *p, const u8 *aDoc, i64 *piDoc){
   if( p->pR ) return docextRouterInsert(p->pR, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
-  return docextCollInsert(p->pColl, aDoc, 0, SQLITE_ABORT, piDoc, &p->zErr);
+  return docextCollInsert(p->pColl, aDoc, 0, SQLITE_ABORT, 0, piDoc, &p->zErr);
 }
 static int cmdReplace(Cmd *p, i64 *piDoc, const u8 *aNew){
   if( p->pR ) return docextRouterReplace(p->pR, *piDoc, aNew, 0, piDoc, &p->zErr);

@@ -460,8 +460,38 @@ static int readDoc(DocColl *p, i64 iDoc, const u8 **paDoc, char **pzErr){
   return rc;
 }
 
+/* The error for a document id at or past iDocLimit (docextCollInsert). */
+static int idTooLarge(DocColl *p, i64 iDoc, char **pzErr){
+  return docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
+                     "collection's rowid", iDoc, p->zDisplay);
+}
+
+/* Write a new document (_id pId, its key in pKey) and its index entries.
+** The store's UNIQUE(idkey) finds a duplicate _id. If the id the document
+** gets is too large or an index refuses it, take it out again: a
+** statement changing one row has no statement journal to undo it. */
+static int insertNew(DocColl *p, const DocValue *pId, const DocBuf *pKey, const u8 *aStore,
+                     i64 iDocLimit, i64 *piDoc, char **pzErr){
+  int rc = docextStorageInsert(p->pStore, pKey->a, (int)pKey->n,
+                               aStore, docextGetI32(aStore), piDoc);
+  if( rc==SQLITE_CONSTRAINT
+   && sqlite3_extended_errcode(docextStorageDb(p->pStore))==SQLITE_CONSTRAINT_UNIQUE ){
+    *pzErr = idDupMessage(p, pId);
+  }
+  if( rc!=SQLITE_OK ) return rc;
+  if( iDocLimit>0 && *piDoc>=iDocLimit ){
+    rc = idTooLarge(p, *piDoc, pzErr);
+  }else{
+    rc = docextIndexUpdate(p, *piDoc, 0, aStore, pzErr);
+  }
+  /* (the index checks that failed wrote nothing; an E11000 is
+  ** SQLITE_CONSTRAINT, which SQLite skips under INSERT OR IGNORE) */
+  if( rc!=SQLITE_OK ) docextStorageDelete(p->pStore, *piDoc);
+  return rc;
+}
+
 int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflict,
-                     i64 *piDoc, char **pzErr){
+                     i64 iDocLimit, i64 *piDoc, char **pzErr){
   DocBuf doc, key;
   u8 aKeySpace[128];
   const u8 *aStore = 0;
@@ -478,29 +508,13 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
    && docextStorageIsInline(p->pStore, (int)key.n, docextGetI32(aStore)) ){
     /* No look-up first: the INSERT's UNIQUE(idkey) finds a duplicate _id,
     ** and the failed statement leaves nothing behind. */
-    rc = docextStorageInsert(p->pStore, key.a, (int)key.n,
-                             aStore, docextGetI32(aStore), piDoc);
-    if( rc==SQLITE_CONSTRAINT
-     && sqlite3_extended_errcode(docextStorageDb(p->pStore))==SQLITE_CONSTRAINT_UNIQUE ){
-      *pzErr = idDupMessage(p, &id);
-    }else if( rc==SQLITE_OK ){
-      rc = docextIndexUpdate(p, *piDoc, 0, aStore, pzErr);
-      if( rc!=SQLITE_OK ) docextStorageDelete(p->pStore, *piDoc);
-    }
+    rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
   }else if( rc==SQLITE_OK ){
     rc = docextStorageFindKey(p->pStore, key.a, (int)key.n, &iOld);
     if( rc==SQLITE_DONE ){
-      rc = docextStorageInsert(p->pStore, key.a, (int)key.n,
-                               aStore, docextGetI32(aStore), piDoc);
-      if( rc==SQLITE_OK ){
-        rc = docextIndexUpdate(p, *piDoc, 0, aStore, pzErr);
-        if( rc!=SQLITE_OK ){
-          /* The index checks failed and wrote nothing: take the document
-          ** out again, so that nothing of this insert stays (an E11000 is
-          ** SQLITE_CONSTRAINT, which SQLite skips under INSERT OR IGNORE). */
-          docextStorageDelete(p->pStore, *piDoc);
-        }
-      }
+      rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
+    }else if( rc==SQLITE_ROW && iDocLimit>0 && iOld>=iDocLimit ){
+      rc = idTooLarge(p, iOld, pzErr);
     }else if( rc==SQLITE_ROW ){
       if( eConflict==SQLITE_IGNORE ){
         *piDoc = iOld;

@@ -884,13 +884,13 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
   return rc;
 }
 
-/* Count nBytes written into chunk i; measure it when enough was. A router
-** a table keeps adds the bytes to the metadata's count in steps of
-** chunkSize/40 (two statements a write cost a quarter of a routed insert);
-** a command's, which lives for one command, on every write. The total is
-** read back from there, so that the writes of every connection count. A
-** step may hold writes a rolled-back statement undid, or be lost with the
-** router: either only moves a measurement by a step.
+/* Count nBytes written (or about to be) into chunk i; measure it when
+** enough was. A router a table keeps adds the bytes to the metadata's count
+** in steps of chunkSize/40 (two statements a write cost a quarter of a
+** routed insert); a command's, which lives for one command, on every
+** write. The total is read back from there, so that the writes of every
+** connection count. A step may hold writes a rolled-back statement undid,
+** or be lost with the router: either only moves a measurement by a step.
 ** Two statements, not one UPDATE … RETURNING: SQLite gives a statement
 ** with RETURNING a statement journal, and inside the statement that
 ** writes the document, each write would make and free one (64 KiB, and
@@ -968,10 +968,8 @@ static int rtInsertInto(DocRouter *pR, int iShard, const u8 *aDoc, int bNamesChe
   i64 iDoc = 0;
   int rc = rtShardColl(pR, iShard, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, &iDoc, pzErr);
-  if( rc==SQLITE_OK && iDoc>=RT_MAX_DOCID ){
-    rc = docextError(pzErr, "docext: document id %lld in %s is too large for a sharded "
-                     "collection's rowid", iDoc, docextCollName(pColl));
+  if( rc==SQLITE_OK ){
+    rc = docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, RT_MAX_DOCID, &iDoc, pzErr);
   }
   if( rc==SQLITE_OK ) *piRowid = rtRowid(pR, iShard, iDoc);
   return rc;
@@ -986,11 +984,19 @@ int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eCo
   /* (_id first, made if missing: a shard key may be _id) */
   rc = docextCollPrepare(aDoc, bNamesChecked, &prepared, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aStore, 1, pzErr);
+  /* The chunk's measurement (and split, perhaps) before the write, not
+  ** after: a one-row INSERT has no statement journal, so once the document
+  ** is written nothing may fail. A split only adds chunk rows, and each
+  ** prefix of them is a whole layout, so one that fails halfway leaves
+  ** the documents where they were and every chunk owned. */
   if( rc==SQLITE_OK ){
     iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    rc = rtWritten(pR, iChunk, docextGetI32(aStore), pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);   /* (after a split) */
     rc = rtInsertInto(pR, pR->aChunk[iChunk].iOwner, aStore, 1, eConflict, piRowid, pzErr);
   }
-  if( rc==SQLITE_OK ) rc = rtWritten(pR, iChunk, docextGetI32(aStore), pzErr);
   docextBufFree(&prepared);
   return rc;
 }
@@ -1737,7 +1743,7 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
     const u8 *aDoc = 0;
     i64 iNew = 0;
     rc = rtReadDoc(pFrom, pRd, list.a[k].iDoc, &aDoc, pzErr);
-    if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, aDoc, 1, SQLITE_ABORT, &iNew, pzErr);
+    if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, aDoc, 1, SQLITE_ABORT, RT_MAX_DOCID, &iNew, pzErr);
     docextReaderReset(pRd);
   }
   docextReaderFree(pRd);

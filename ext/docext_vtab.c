@@ -1161,7 +1161,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
     if( rc==SQLITE_OK ){
       int eConflict = sqlite3_vtab_on_conflict(p->db);
       rc = pR ? docextRouterInsert(pR, aDoc, bNamesChecked, eConflict, pRowid, &zErr)
-              : docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, pRowid, &zErr);
+              : docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, 0, pRowid, &zErr);
       if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
     }
   }else{
