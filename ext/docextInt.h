@@ -955,6 +955,16 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
                      i64 iDocLimit, i64 *piDoc, char **pzErr);
 int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
                       char **pzErr);
+/* The same replacement in two steps, for a caller that needs the old
+** document first (the router, for its shard key). docextCollLoadOld sweeps
+** expired documents and reads document iDoc (*paOld 0: it expired and the
+** sweep just removed it, so there is nothing to replace). Its bytes stay
+** valid until docextCollReplaceLoaded, which ends the load, or
+** docextCollLoadEnd. */
+int docextCollLoadOld(DocColl *p, i64 iDoc, const u8 **paOld, char **pzErr);
+int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew,
+                            int bNamesChecked, char **pzErr);
+void docextCollLoadEnd(DocColl *p);
 int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 
 /**************************************************************************

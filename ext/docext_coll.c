@@ -543,27 +543,45 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
   return rc;
 }
 
+int docextCollLoadOld(DocColl *p, i64 iDoc, const u8 **paOld, char **pzErr){
+  i64 nSwept = 0;
+  int rc = docextCollTtlSweep(p, &nSwept, pzErr);
+  *paOld = 0;
+  if( rc==SQLITE_OK ) rc = readDoc(p, iDoc, paOld, pzErr);
+  if( rc!=SQLITE_OK ) docextCollLoadEnd(p);
+  if( rc==SQLITE_ERROR && nSwept>0 ){
+    /* The document expired and the sweep just removed it. */
+    sqlite3_free(*pzErr);
+    *pzErr = 0;
+    *paOld = 0;
+    return SQLITE_OK;
+  }
+  return rc;
+}
+
+void docextCollLoadEnd(DocColl *p){
+  docextReaderReset(p->pOld);
+}
+
 int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
                       char **pzErr){
+  const u8 *aOld = 0;
+  int rc = docextCollLoadOld(p, iDoc, &aOld, pzErr);
+  if( rc!=SQLITE_OK || aOld==0 ) return rc;    /* (expired and swept: nothing to do) */
+  return docextCollReplaceLoaded(p, iDoc, aOld, aNew, bNamesChecked, pzErr);
+}
+
+int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew,
+                            int bNamesChecked, char **pzErr){
   DocBuf doc, keyOld, keyNew;
-  const u8 *aOld = 0, *aStore = 0;
+  const u8 *aStore = 0;
   DocValue idOld, idNew;
-  i64 nSwept = 0;
   int rc;
 
   memset(&doc, 0, sizeof(doc));
   memset(&keyOld, 0, sizeof(keyOld));
   memset(&keyNew, 0, sizeof(keyNew));
-  rc = docextCollTtlSweep(p, &nSwept, pzErr);
-  if( rc==SQLITE_OK ) rc = readDoc(p, iDoc, &aOld, pzErr);
-  if( rc==SQLITE_ERROR && nSwept>0 ){
-    /* The document expired and the sweep just removed it: nothing to do. */
-    docextReaderReset(p->pOld);
-    sqlite3_free(*pzErr);
-    *pzErr = 0;
-    return SQLITE_OK;
-  }
-  if( rc==SQLITE_OK ) rc = idKey(aOld, &keyOld, &idOld);
+  rc = idKey(aOld, &keyOld, &idOld);
   if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
     /* A replacement without _id keeps the old one: build {_id, ...aNew}. */
     docextBsonWithId(&rc, &doc, &idOld, aNew);
@@ -596,9 +614,9 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
     }
     docextBufFree(&prepared);
   }
-  /* (also after an error reading the old document: the reader must not
-  ** stay on its row, a statement running past the user's) */
-  docextReaderReset(p->pOld);
+  /* (after an error too: the reader must not stay on its row, a statement
+  ** running past the user's) */
+  docextCollLoadEnd(p);
   docextBufFree(&doc);
   docextBufFree(&keyOld);
   docextBufFree(&keyNew);

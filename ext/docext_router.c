@@ -1077,19 +1077,20 @@ static int rtMoveDoc(DocRouter *pR, int iShard, i64 iDoc, int iChunk, const u8 *
 int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChecked,
                         i64 *piRowid, char **pzErr){
   DocColl *pColl = 0;
-  DocReader *pRd = 0;
   DocBuf oldKey, withId;
   const u8 *aOld = 0;
   DocValue id;
   i64 iDoc = 0;
   int iShard = 0, iChunk = 0, rc;
-  memset(&oldKey, 0, sizeof(oldKey));
-  memset(&withId, 0, sizeof(withId));
   *piRowid = iRowid;
   rc = rtRowidColl(pR, iRowid, &iShard, &iDoc, &pColl, pzErr);
-  if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
-  if( rc==SQLITE_OK ) rc = rtReadDoc(pColl, pRd, iDoc, &aOld, pzErr);
-  if( rc==SQLITE_OK ) rc = rtDocKey(pR, aOld, 0, pzErr);
+  /* (before the shard's first write: the sweep of expired documents) */
+  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollLoadOld(pColl, iDoc, &aOld, pzErr);
+  if( rc!=SQLITE_OK || aOld==0 ) return rc;     /* (expired and swept: nothing to do) */
+  memset(&oldKey, 0, sizeof(oldKey));
+  memset(&withId, 0, sizeof(withId));
+  rc = rtDocKey(pR, aOld, 0, pzErr);
   if( rc==SQLITE_OK ) docextBufAppend(&rc, &oldKey, pR->docKey.a, pR->docKey.n);
   if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &id) && docextBsonFind(aOld, "_id", 3, &id) ){
     /* (a replacement without _id keeps the old one: the key is the
@@ -1097,13 +1098,14 @@ int docextRouterReplace(DocRouter *pR, i64 iRowid, const u8 *aNew, int bNamesChe
     docextBsonWithId(&rc, &withId, &id, aNew);
     if( rc==SQLITE_OK ) aNew = withId.a;
   }
-  docextReaderFree(pRd);             /* (aOld goes with it) */
-  /* Every check before the first write: a statement changing one row has
-  ** no statement journal to undo it. */
+  /* Every check before the document is written */
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aNew, 1, pzErr);
-  if( rc==SQLITE_OK ) iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
-  if( rc==SQLITE_OK ) rc = rtShardWriteBegin(pR, iShard, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollReplace(pColl, iDoc, aNew, bNamesChecked, pzErr);
+  if( rc==SQLITE_OK ){
+    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
+    rc = docextCollReplaceLoaded(pColl, iDoc, aOld, aNew, bNamesChecked, pzErr);
+  }else{
+    docextCollLoadEnd(pColl);
+  }
   if( rc==SQLITE_OK && pR->aChunk[iChunk].iOwner!=iShard
    && docextKeyCmp(oldKey.a, (int)oldKey.n, pR->docKey.a, (int)pR->docKey.n)!=0 ){
     rc = rtMoveDoc(pR, iShard, iDoc, iChunk, aNew, bNamesChecked, piRowid, pzErr);
