@@ -190,40 +190,54 @@ static const char aDigitPairs[] =
   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
   "8081828384858687888990919293949596979899";
 
-/* v in decimal. The digits are made right to left in aTmp[k..24), then 24
-** bytes from aTmp[k] are copied at once (a fixed-size copy, no call); the
-** bytes past the digits land in reserved space that later writes cover. */
+/* The number of decimal digits of u (1 to 20). */
+static int decimalDigits(u64 u){
+  static const u64 aPow10[] = {
+    10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+    100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+    1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+    1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL,
+  };
+  int n = 1;
+  while( n<20 && u>=aPow10[n-1] ) n++;
+  return n;
+}
+
+/* v in decimal, its digits made right to left, two at a time, straight
+** into the buffer. (Not in a scratch array copied over afterwards: a wide
+** load of bytes just stored one by one stalls the processor.) */
 static void writeInt(int *pRc, DocBuf *p, i64 v){
-  char aTmp[48];
-  int k = 24;
   u64 u = v<0 ? (u64)0 - (u64)v : (u64)v;
+  int n = decimalDigits(u) + (v<0);
+  u8 *z;
+  if( !docextBufReserve(pRc, p, n) ) return;
+  z = &p->a[p->n];
+  p->n += n;
+  if( v<0 ) z[0] = '-';
+  z += n;
   if( u<=0xFFFFFFFFULL ){
     uint32_t w = (uint32_t)u;               /* (32-bit arithmetic is cheaper) */
     while( w>=100 ){
       uint32_t d = (w%100)*2;
       w /= 100;
-      aTmp[--k] = aDigitPairs[d+1];
-      aTmp[--k] = aDigitPairs[d];
+      *--z = (u8)aDigitPairs[d+1];
+      *--z = (u8)aDigitPairs[d];
     }
     u = w;
   }else{
     while( u>=100 ){
       int d = (int)(u%100)*2;
       u /= 100;
-      aTmp[--k] = aDigitPairs[d+1];
-      aTmp[--k] = aDigitPairs[d];
+      *--z = (u8)aDigitPairs[d+1];
+      *--z = (u8)aDigitPairs[d];
     }
   }
   if( u>=10 ){
-    aTmp[--k] = aDigitPairs[u*2+1];
-    aTmp[--k] = aDigitPairs[u*2];
+    *--z = (u8)aDigitPairs[u*2+1];
+    *--z = (u8)aDigitPairs[u*2];
   }else{
-    aTmp[--k] = (char)('0' + u);
-  }
-  if( v<0 ) aTmp[--k] = '-';
-  if( docextBufReserve(pRc, p, 24) ){
-    memcpy(&p->a[p->n], &aTmp[k], 24);
-    p->n += 24-k;
+    *--z = (u8)('0' + u);
   }
 }
 
@@ -327,11 +341,18 @@ static void writeDate(int *pRc, DocBuf *p, i64 ms, int eMode){
     return;
   }
   if( eMode==DOCEXT_JSON_RELAXED && ms>=0 && ms<=253402300799999LL ){
-    n = docextIsoDateFormat(ms, z);
-    if( ms%1000==0 ){ z[n-5] = 'Z'; n -= 4; }   /* ".000Z" -> "Z" */
-    docextBufAppendStr(pRc, p, "{\"$date\":\"");
-    docextBufAppend(pRc, p, z, n);
-    docextBufAppendStr(pRc, p, "\"}");
+    /* (formatted in place: a copy of bytes just stored one by one stalls) */
+    static const char zOpen[] = "{\"$date\":\"";
+    u8 *pOut;
+    if( !docextBufReserve(pRc, p, sizeof(zOpen) + 48) ) return;
+    pOut = &p->a[p->n];
+    memcpy(pOut, zOpen, sizeof(zOpen)-1);
+    pOut += sizeof(zOpen)-1;
+    n = docextIsoDateFormat(ms, (char*)pOut);
+    if( ms%1000==0 ){ pOut[n-5] = 'Z'; n -= 4; }   /* ".000Z" -> "Z" */
+    pOut[n] = '"';
+    pOut[n+1] = '}';
+    p->n += (i64)(sizeof(zOpen)-1) + n + 2;
     return;
   }
   docextBufAppendStr(pRc, p, "{\"$date\":{\"$numberLong\":\"");

@@ -13,6 +13,8 @@ SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), 
 SELECT doc_json('{"$date": 1349903647096}');
 SELECT doc_json('{"a": {"$date": 1349903647096}, "b": {"$regex": "^x", "$options": "i"}, "c": {"$numberLong": "-7"}}');
 SELECT doc_json('{"d": {"$date": "1960-01-01T00:00:00Z"}}');
+-- integers at each count of digits, and the ends of int32 and int64
+SELECT doc_json('{a: [0, -1, 9, 10, 99, 100, -100, 999999999, 1000000000, 2147483647, -2147483648, NumberLong("4294967295"), NumberLong("4294967296"), NumberLong("-9223372036854775808"), NumberLong("9223372036854775807"), NumberLong("1000000000000000000"), NumberLong("999999999999999999")], d: {$date: {$numberLong: "-1"}}}');
 SELECT doc_json('{}');
 SELECT doc_json('[]');
 SELECT doc_json('{a: 1}', 'pretty');
