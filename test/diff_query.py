@@ -669,6 +669,11 @@ def filter_exprs(f):
     return out
 
 
+def any_filter_expr(case, pred):
+    """Does pred(expression, document) hold for an $expr of the case's filter?"""
+    return any(pred(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+
+
 @known("mingo", "expr-compare-across-types",
        "In aggregation, $lt, $lte, $gt, $gte and $cmp order values of different types by "
        "BSON's comparison order (a missing value lowest, then null, numbers, strings, "
@@ -678,7 +683,7 @@ def filter_exprs(f):
        "element by element in that order (so an array is $gte itself). mingo answers "
        "false.")
 def _k_expr_cross_type(case, dx, lx):
-    return any(expr_cross_type_comparison(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+    return any_filter_expr(case, expr_cross_type_comparison)
 
 
 def expr_numeric_component(e, doc):
@@ -704,7 +709,7 @@ def expr_numeric_component(e, doc):
        "nothing, so [] (MongoDB docs, Field Paths; $arrayElemAt is the way to index). "
        "mingo indexes the array.")
 def _k_expr_numeric_component(case, dx, lx):
-    return any(expr_numeric_component(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+    return any_filter_expr(case, expr_numeric_component)
 
 
 @known("mingo", "expr-missing-is-not-null",
@@ -713,7 +718,7 @@ def _k_expr_numeric_component(case, dx, lx):
        "missing from a document, $ne treats the missing field as a distinct value, "
        "separate from null'). mingo treats missing as null.")
 def _k_expr_missing_null(case, dx, lx):
-    return any(expr_missing_vs_null(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+    return any_filter_expr(case, expr_missing_vs_null)
 
 
 @known("mingo", "expr-empty-string-is-true",
@@ -723,7 +728,7 @@ def _k_expr_missing_null(case, dx, lx):
        "evaluate as true'; $and: {$and: ['']} is true). mingo uses JavaScript's truth, "
        "where '' is false.")
 def _k_expr_empty_string(case, dx, lx):
-    return any(expr_empty_string_truth(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+    return any_filter_expr(case, expr_empty_string_truth)
 
 
 @known("mingo", "expr-eq-array-is-a-value",
@@ -732,7 +737,7 @@ def _k_expr_empty_string(case, dx, lx):
        "true when the values are equivalent', both value and type; query's 'an element "
        "matches' rule is for find filters only). mingo uses the query rule and answers true.")
 def _k_expr_eq_array(case, dx, lx):
-    return any(expr_eq_array_contains(e, case["_doc"]) for e in filter_exprs(case["_filter"]))
+    return any_filter_expr(case, expr_eq_array_contains)
 
 
 def classify(lib, case, dx, lx):
