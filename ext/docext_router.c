@@ -831,62 +831,97 @@ static void rtSplitPoints(DocRouter *pR, const RtList *pL, int iFrom, int iTo, i
   rtSplitPoints(pR, pL, k, iTo, nDepth+1, pRc, paPt, pnPt, pnAlloc);
 }
 
-/* Split chunk i (whose documents, in shard iShard, pL lists) at points
-** aPt[0..nPt): a new chunk row at each, bounded by its first document's
-** key; a part still over the size (one key value) is jumbo. */
-static int rtSplitAt(DocRouter *pR, int i, const RtList *pL, const int *aPt, int nPt,
-                     char **pzErr){
+/* A measurement of chunk i, taken by rtMeasure (which only reads) and
+** recorded by rtMeasureApply (which only writes), so that a routed INSERT
+** can read before it writes its document and write after (see
+** docextRouterInsert). */
+typedef struct RtMeasure RtMeasure;
+struct RtMeasure {
+  RtList list;              /* the chunk's documents, in key order */
+  int *aPt, nPt, nAlloc;    /* where it splits (rtSplitPoints) */
+  DocBuf bounds;            /* part k's bound (k >= 1) at aBound[k-1] */
+  i64 *aBound;
+};
+
+static void rtMeasureFree(RtMeasure *p){
+  rtListFree(&p->list);
+  sqlite3_free(p->aPt);
+  sqlite3_free(p->aBound);
+  docextBufFree(&p->bounds);
+  memset(p, 0, sizeof(*p));
+}
+
+/* The bounds of the parts after the first: each its first document's
+** shard key values (rtBoundOf), read from shard iShard. */
+static int rtSplitBounds(DocRouter *pR, int iShard, RtMeasure *pM, char **pzErr){
   DocColl *pColl = 0;
   DocReader *pRd = 0;
-  DocBuf bound;
-  int rc = rtShardColl(pR, pR->aChunk[i].iOwner, &pColl, pzErr), k;
-  memset(&bound, 0, sizeof(bound));
+  int rc = rtShardColl(pR, iShard, &pColl, pzErr), k;
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pColl), &pRd);
-  for(k=0; rc==SQLITE_OK && k<=nPt; k++){
-    int iFrom = k ? aPt[k-1] : 0, iTo = k<nPt ? aPt[k] : pL->n;
-    int bJumbo = rtListBytes(pL, iFrom, iTo)>pR->nChunkSize;
+  if( rc==SQLITE_OK ){
+    pM->aBound = docextMallocZero(sizeof(i64)*((i64)pM->nPt + 1));
+    if( pM->aBound==0 ) rc = SQLITE_NOMEM;
+  }
+  for(k=0; rc==SQLITE_OK && k<pM->nPt; k++){
     const u8 *aDoc = 0;
+    rc = rtReadDoc(pColl, pRd, pM->list.a[pM->aPt[k]].iDoc, &aDoc, pzErr);
+    if( rc==SQLITE_OK ){
+      pM->aBound[k] = pM->bounds.n;
+      rtBoundOf(&rc, &pR->key, aDoc, &pM->bounds);
+      docextReaderReset(pRd);
+    }
+  }
+  docextReaderFree(pRd);
+  return rc;
+}
+
+/* Measure chunk i: its documents, and when they are over the chunk size,
+** where it splits and the parts' bounds. Reads only. */
+static int rtMeasure(DocRouter *pR, int i, RtMeasure *pM, char **pzErr){
+  int rc = rtList(pR, i, pR->aChunk[i].iOwner, &pM->list, pzErr);
+  if( rc==SQLITE_OK && pM->list.nBytes>pR->nChunkSize ){
+    rtSplitPoints(pR, &pM->list, 0, pM->list.n, 0, &rc, &pM->aPt, &pM->nPt, &pM->nAlloc);
+    if( rc==SQLITE_OK && pM->nPt>0 ) rc = rtSplitBounds(pR, pR->aChunk[i].iOwner, pM, pzErr);
+  }
+  return rc;
+}
+
+/* Record measurement pM of chunk i: its count of bytes written restarts,
+** and when it is over the size, a new chunk row at each split point,
+** bounded by its part's first document's key; a part still over the size
+** (one key value) is jumbo. Writes only. */
+static int rtMeasureApply(DocRouter *pR, int i, const RtMeasure *pM, char **pzErr){
+  const RtList *pL = &pM->list;
+  int rc = rtChunkSet(pR, i, "written=0", 0, 0, 0, 0, pzErr), k;
+  if( rc!=SQLITE_OK || pL->nBytes<=pR->nChunkSize ) return rc;
+  for(k=0; rc==SQLITE_OK && k<=pM->nPt; k++){
+    int iFrom = k ? pM->aPt[k-1] : 0, iTo = k<pM->nPt ? pM->aPt[k] : pL->n;
+    int bJumbo = rtListBytes(pL, iFrom, iTo)>pR->nChunkSize;
     if( k==0 ){
       if( bJumbo ) rc = rtChunkSet(pR, i, "jumbo=1", 0, 0, 0, 1, pzErr);
       continue;
     }
-    rc = rtReadDoc(pColl, pRd, pL->a[iFrom].iDoc, &aDoc, pzErr);
-    if( rc==SQLITE_OK ){
-      docextBufReset(&bound);
-      rtBoundOf(&rc, &pR->key, aDoc, &bound);
-      docextReaderReset(pRd);
-    }
-    if( rc==SQLITE_OK ){
-      rc = rtChunkInsert(pR, i, &pL->keys.a[pL->a[iFrom].iKey], pL->a[iFrom].nKey,
-                         bound.a, bJumbo, pzErr);
-    }
+    rc = rtChunkInsert(pR, i, &pL->keys.a[pL->a[iFrom].iKey], pL->a[iFrom].nKey,
+                       pM->bounds.a + pM->aBound[k-1], bJumbo, pzErr);
   }
-  docextReaderFree(pRd);
-  docextBufFree(&bound);
+  if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, pzErr);
   return rc;
 }
 
 /* Measure chunk i and split it if it is over the chunk size. */
 static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
-  RtList list;
-  int *aPt = 0, nPt = 0, nAlloc = 0;
+  RtMeasure m;
   int rc;
-  memset(&list, 0, sizeof(list));
-  rc = rtChunkSet(pR, i, "written=0", 0, 0, 0, 0, pzErr);
-  if( rc==SQLITE_OK ) rc = rtList(pR, i, pR->aChunk[i].iOwner, &list, pzErr);
-  if( rc==SQLITE_OK && list.nBytes>pR->nChunkSize ){
-    rtSplitPoints(pR, &list, 0, list.n, 0, &rc, &aPt, &nPt, &nAlloc);
-    if( rc==SQLITE_OK ) rc = rtSplitAt(pR, i, &list, aPt, nPt, pzErr);
-    if( rc==SQLITE_OK ) rc = rtLoadChunks(pR, pzErr);
-  }
-  sqlite3_free(aPt);
-  rtListFree(&list);
+  memset(&m, 0, sizeof(m));
+  rc = rtMeasure(pR, i, &m, pzErr);
+  if( rc==SQLITE_OK ) rc = rtMeasureApply(pR, i, &m, pzErr);
+  rtMeasureFree(&m);
   return rc;
 }
 
-/* Count nBytes written (or about to be) into chunk i; measure it when
-** enough was. A router a table keeps adds the bytes to the metadata's count
-** in steps of chunkSize/40 (two statements a write cost a quarter of a
+/* Counting the bytes written into a chunk, and measuring it when enough
+** were. A router a table keeps adds the bytes to the metadata's count in
+** steps of chunkSize/40 (two statements a write cost a quarter of a
 ** routed insert); a command's, which lives for one command, on every
 ** write. The total is read back from there, so that the writes of every
 ** connection count. A step may hold writes a rolled-back statement undid,
@@ -894,38 +929,80 @@ static int rtSplitCheck(DocRouter *pR, int i, char **pzErr){
 ** Two statements, not one UPDATE … RETURNING: SQLite gives a statement
 ** with RETURNING a statement journal, and inside the statement that
 ** writes the document, each write would make and free one (64 KiB, and
-** system calls with it). */
-static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
-  static const char *const azSql[2] = {
-    "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2",
-    "SELECT written FROM main.docext_chunks WHERE coll=?1 AND lo=?2",
-  };
+** system calls with it).
+**
+** rtCountPlan reads (the count, and the chunk when it is due to be
+** measured) and rtCountApply writes what it found; rtWritten is the two
+** in one. */
+typedef struct RtCount RtCount;
+struct RtCount {
+  int iChunk;
+  i64 nPending;             /* the chunk's bytes not yet counted, these too */
+  int bRecord;              /* add them to the metadata's count */
+  int bMeasure;             /* ... or rather restart it with measurement m */
+  RtMeasure m;
+};
+
+static int rtCountPlan(DocRouter *pR, int i, i64 nBytes, RtCount *pC, char **pzErr){
+  static const char zSql[] = "SELECT written FROM main.docext_chunks WHERE coll=?1 AND lo=?2";
+  sqlite3_stmt *pStmt;
   i64 nWritten = 0;
-  int rc = SQLITE_OK, k;
-  pR->aChunk[i].nPending += nBytes;
-  if( pR->bCached && pR->aChunk[i].nPending*RT_COUNT_EVERY < pR->nChunkSize ){
+  int rc = SQLITE_OK;
+  memset(pC, 0, sizeof(*pC));
+  pC->iChunk = i;
+  pC->nPending = pR->aChunk[i].nPending + nBytes;
+  if( pR->bCached && pC->nPending*RT_COUNT_EVERY < pR->nChunkSize ) return SQLITE_OK;
+  pC->bRecord = 1;
+  if( pR->apWritten[1]==0 ){
+    /* (on every write: prepared once) */
+    rc = docextPreparef(pR->db, &pR->apWritten[1], "%s", zSql);
+    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  }
+  pStmt = pR->apWritten[1];
+  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+  rtBindLo(pR, pStmt, 2, i);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pStmt, 0);
+  rc = sqlite3_reset(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  if( pR->aChunk[i].bJumbo || (nWritten + pC->nPending)*RT_CHECK_EVERY < pR->nChunkSize ){
     return SQLITE_OK;
   }
-  nBytes = pR->aChunk[i].nPending;
-  pR->aChunk[i].nPending = 0;
-  for(k=0; k<2 && rc==SQLITE_OK; k++){
-    sqlite3_stmt *pStmt = pR->apWritten[k];
-    if( pStmt==0 ){
-      /* (on every write: prepared once) */
-      rc = docextPreparef(pR->db, &pR->apWritten[k], "%s", azSql[k]);
-      if( rc!=SQLITE_OK ) break;
-      pStmt = pR->apWritten[k];
-    }
-    sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-    rtBindLo(pR, pStmt, 2, i);
-    if( k==0 ) sqlite3_bind_int64(pStmt, 3, nBytes);
-    if( sqlite3_step(pStmt)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pStmt, 0);
-    rc = sqlite3_reset(pStmt);
-    sqlite3_clear_bindings(pStmt);
+  pC->bMeasure = 1;
+  return rtMeasure(pR, i, &pC->m, pzErr);
+}
+
+static int rtCountApply(DocRouter *pR, const RtCount *pC, char **pzErr){
+  static const char zSql[] =
+    "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2";
+  sqlite3_stmt *pStmt;
+  int i = pC->iChunk, rc;
+  if( !pC->bRecord ){
+    pR->aChunk[i].nPending = pC->nPending;
+    return SQLITE_OK;
   }
-  if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
-  if( pR->aChunk[i].bJumbo || nWritten*RT_CHECK_EVERY < pR->nChunkSize ) return SQLITE_OK;
-  return rtSplitCheck(pR, i, pzErr);
+  pR->aChunk[i].nPending = 0;
+  if( pC->bMeasure ) return rtMeasureApply(pR, i, &pC->m, pzErr);
+  if( pR->apWritten[0]==0 ){
+    rc = docextPreparef(pR->db, &pR->apWritten[0], "%s", zSql);
+    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  }
+  pStmt = pR->apWritten[0];
+  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
+  rtBindLo(pR, pStmt, 2, i);
+  sqlite3_bind_int64(pStmt, 3, pC->nPending);
+  rc = docextStmtRun(pStmt);
+  sqlite3_clear_bindings(pStmt);
+  return rc==SQLITE_OK ? SQLITE_OK : rtSqlError(pR, rc, pzErr);
+}
+
+/* Count nBytes written into chunk i; measure (and split) it when due. */
+static int rtWritten(DocRouter *pR, int i, i64 nBytes, char **pzErr){
+  RtCount c;
+  int rc = rtCountPlan(pR, i, nBytes, &c, pzErr);
+  if( rc==SQLITE_OK ) rc = rtCountApply(pR, &c, pzErr);
+  rtMeasureFree(&c.m);
+  return rc;
 }
 
 /*------------------------------------------------------------------------
@@ -978,25 +1055,32 @@ static int rtInsertInto(DocRouter *pR, int iShard, const u8 *aDoc, int bNamesChe
 int docextRouterInsert(DocRouter *pR, const u8 *aDoc, int bNamesChecked, int eConflict,
                        i64 *piRowid, char **pzErr){
   DocBuf prepared;
+  RtCount count;
   const u8 *aStore = 0;
   int rc, iChunk = 0;
   memset(&prepared, 0, sizeof(prepared));
+  memset(&count, 0, sizeof(count));
   /* (_id first, made if missing: a shard key may be _id) */
   rc = docextCollPrepare(aDoc, bNamesChecked, &prepared, &aStore, pzErr);
   if( rc==SQLITE_OK ) rc = rtDocKey(pR, aStore, 1, pzErr);
-  /* The chunk's measurement (and split, perhaps) before the write, not
-  ** after: a one-row INSERT has no statement journal, so once the document
-  ** is written nothing may fail. A split only adds chunk rows, and each
-  ** prefix of them is a whole layout, so one that fails halfway leaves
-  ** the documents where they were and every chunk owned. */
+  /* A one-row INSERT has no statement journal: SQLite undoes nothing of
+  ** it when it fails. So every read that may fail (the chunk's count, and
+  ** its measurement when due: a damaged document fails it) comes before
+  ** the document is written, and every write of the chunk's metadata after
+  ** it, once the document is in: an insert refused (a duplicate _id, a
+  ** unique index) changes nothing. What may still fail after the write is
+  ** SQLite's own writing of a row (out of memory, I/O, a full disk), and
+  ** for those SQLite rolls back the whole transaction. A split does not
+  ** move documents: the new one's shard is its chunk's before the split. */
   if( rc==SQLITE_OK ){
     iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);
-    rc = rtWritten(pR, iChunk, docextGetI32(aStore), pzErr);
+    rc = rtCountPlan(pR, iChunk, docextGetI32(aStore), &count, pzErr);
   }
   if( rc==SQLITE_OK ){
-    iChunk = rtChunkOf(pR, pR->docKey.a, (int)pR->docKey.n);   /* (after a split) */
     rc = rtInsertInto(pR, pR->aChunk[iChunk].iOwner, aStore, 1, eConflict, piRowid, pzErr);
   }
+  if( rc==SQLITE_OK ) rc = rtCountApply(pR, &count, pzErr);
+  rtMeasureFree(&count.m);
   docextBufFree(&prepared);
   return rc;
 }

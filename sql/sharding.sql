@@ -116,8 +116,9 @@ DELETE FROM b WHERE _id <> 9 OR doc_match(doc, '{$expr: {$divide: [1, 0]}}');
 SELECT count(*) FROM b;
 -- a one-row INSERT has no statement journal, so a routed one fails before
 -- it writes, or takes out what it wrote: in a transaction, nothing stays.
--- a. the chunk's measurement, which may split it, comes first: here the
--- split fails, as a document it must read is damaged
+-- a. the chunk's measurement, which may split it, reads before the write
+-- and records after it: here the split fails, as a document it must read
+-- is damaged
 -- (the damage is written into shadow tables, which defensive mode refuses)
 .output /dev/null
 .dbconfig defensive off
@@ -135,6 +136,22 @@ COMMIT;
 SELECT count(*), (SELECT count(*) FROM shard1.sj_idx) FROM shard1.sj_docs;
 DROP TABLE sj;
 DROP TABLE shard1.sj;
+-- c. an insert refused (a duplicate _id) when its chunk was due to be
+-- counted and split (its bytes counted on every write at this chunk size)
+-- leaves the chunks' count and layout as they were
+CREATE VIRTUAL TABLE sc USING docext;
+SELECT doc_shard_collection('sc', '{k: 1}', '{chunkSize: 300}') IS NOT NULL;
+INSERT INTO sc(doc) SELECT json_object('_id', value, 'k', value % 5) FROM generate_series(1, 30);
+SELECT count(*), sum(written) FROM docext_chunks WHERE coll = 'sc';
+BEGIN;
+INSERT INTO sc(doc) VALUES ('{_id: 6, k: 1, x: "new"}');
+SELECT count(*), sum(written) FROM docext_chunks WHERE coll = 'sc';
+INSERT INTO sc(doc) VALUES ('{_id: 31, k: 1, x: "new"}');
+SELECT count(*), sum(written) > 0 FROM docext_chunks WHERE coll = 'sc';
+COMMIT;
+DROP TABLE sc;
+DROP TABLE shard1.sc;
+DROP TABLE shard2.sc;
 -- b. a partition's document ids must fit the router's rowid (below 2^52):
 -- one that would not is taken out again, index entries and all
 CREATE VIRTUAL TABLE sk USING docext;
