@@ -713,6 +713,18 @@ int docextMatcherHasExpr(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
 
 /**************************************************************************
+** Interface to docext_tz.c — zones of the system's time zone database.
+*/
+typedef struct DocTz DocTz;
+/* The zone named z[0..n) ("Europe/Paris"), read from TZDIR or
+** /usr/share/zoneinfo the first time it is asked for and kept for the
+** life of the process (never free it). SQLITE_ERROR when there is no such
+** zone, with *pzWhy a reason or NULL (sqlite3_free it); SQLITE_NOMEM. */
+int docextTzFind(const char *z, int n, const DocTz **ppTz, char **pzWhy);
+/* The zone's offset east of UTC, in seconds, at UTC second t. */
+int docextTzOffset(const DocTz *p, i64 t);
+
+/**************************************************************************
 ** Interface to docext_expr.c — aggregation expressions ($expr, and the
 ** stages of pipeline updates).
 */

@@ -2425,8 +2425,9 @@ done:
 ** Dates: $year, $month, $dayOfMonth, $hour, $minute, $second,
 ** $millisecond, $dayOfWeek, $dayOfYear, $week, $isoWeek, $isoWeekYear,
 ** $isoDayOfWeek, each of a date or {date, timezone}; $dateToString.
-** A timezone is "UTC" (or "GMT", "Z", "Etc/UTC") or an offset "+05:30",
-** "+0530", "-08"; Olson names would need the time zone database.
+** A timezone is "UTC" (or "GMT", "Z", "Etc/UTC"), an offset "+05:30",
+** "+0530", "-08", or a zone of the time zone database ("Europe/Paris",
+** docext_tz.c), whose offset depends on the instant (ExprZone).
 */
 
 /* Date parts (ExprNode.eSub). */
@@ -2458,12 +2459,54 @@ static int exprDateMs(ExprCtx *p, const char *zOp, const DocValue *v, i64 *pMs, 
                    zOp, exprTypeName(v));
 }
 
-/* A timezone's offset in minutes (0 when not given); *pbNull when it is
-** null or missing. */
-static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, int *pnMin, int *pbNull){
+/* A timezone argument: a fixed offset, or a zone of the time zone
+** database (docext_tz.c), whose offset depends on the instant. */
+typedef struct ExprZone ExprZone;
+struct ExprZone {
+  int nFixedSec;            /* seconds east of UTC, when pTz is NULL */
+  const DocTz *pTz;
+};
+
+static i64 exprFloorDiv(i64 a, i64 b);
+
+/* The zone's offset at UTC instant ms, in milliseconds. */
+static i64 zoneOffsetMs(const ExprZone *z, i64 ms){
+  if( z->pTz==0 ) return z->nFixedSec*1000LL;
+  return docextTzOffset(z->pTz, exprFloorDiv(ms, 1000))*1000LL;
+}
+
+/* The wall clock time of UTC instant ms, as milliseconds since a local
+** 1970-01-01. */
+static i64 zoneLocalMs(const ExprZone *z, i64 ms){
+  return ms + zoneOffsetMs(z, ms);
+}
+
+/* The UTC instant of wall clock time local. A time the clocks skipped (a
+** spring gap) is read with the offset before the change, and a time they
+** repeat (an autumn overlap) is its first occurrence, as Python's
+** zoneinfo does for fold=0. (Assumes no two changes within two days of
+** each other, which holds for the database's zones since 1900.) */
+static i64 zoneUtcMs(const ExprZone *z, i64 local){
+  i64 oBefore, oAfter;
+  if( z->pTz==0 ) return local - z->nFixedSec*1000LL;
+  oBefore = zoneOffsetMs(z, local - 2*86400000LL);
+  oAfter = zoneOffsetMs(z, local + 2*86400000LL);
+  if( oBefore==oAfter ) return local - zoneOffsetMs(z, local - oBefore);
+  /* one change at T, oBefore until T: local is before its wall time
+  ** T + max(oBefore, oAfter) exactly when local - max is before T */
+  if( zoneOffsetMs(z, local - (oBefore>oAfter ? oBefore : oAfter))==oBefore ){
+    return local - oBefore;
+  }
+  return local - oAfter;
+}
+
+/* A timezone argument into *pZone (UTC when not given); *pbNull when it
+** is null or missing. */
+static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZone, int *pbNull){
   const char *z;
-  int n, h = 0, m = 0, i;
-  *pnMin = 0;
+  char *zWhy = 0;
+  int n, h = 0, m = 0, i, rc;
+  memset(pZone, 0, sizeof(*pZone));
   *pbNull = 0;
   if( !bGiven ) return SQLITE_OK;
   if( exprNullish(v) ){
@@ -2489,13 +2532,25 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, int *pnMin, i
       h = aDig[0]*10 + aDig[1];
       if( nDig==4 ) m = aDig[2]*10 + aDig[3];
       if( h<=23 && m<=59 ){
-        *pnMin = (z[0]=='-' ? -1 : 1) * (h*60 + m);
+        pZone->nFixedSec = (z[0]=='-' ? -1 : 1) * (h*3600 + m*60);
         return SQLITE_OK;
       }
     }
+    return exprError(p, "unrecognized time zone identifier: \"%.*s\"", n, z);
   }
-  return exprError(p, "unrecognized time zone identifier: \"%.*s\" (docext "
-                      "knows UTC and offsets such as \"+05:30\")", n, z);
+  /* a name of the time zone database: "America/New_York" */
+  rc = docextTzFind(z, n, &pZone->pTz, &zWhy);
+  if( rc==SQLITE_NOMEM ){
+    if( p->rc==SQLITE_OK ) p->rc = SQLITE_NOMEM;
+    return p->rc;
+  }
+  if( rc!=SQLITE_OK ){
+    exprError(p, "unrecognized time zone identifier: \"%.*s\"%s%s%s", n, z,
+              zWhy ? " (" : "", zWhy ? zWhy : "", zWhy ? ")" : "");
+    sqlite3_free(zWhy);
+    return p->rc;
+  }
+  return SQLITE_OK;
 }
 
 /* ISO 8601 weeks: weeks in year y (52 or 53). */
@@ -2544,16 +2599,22 @@ static i64 exprDatePart(const DocCivil *c, int ePart){
 /* The civil time of a date argument in a timezone argument; 1 (and a null
 ** result) when either is null or missing. */
 static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
-                     const DocValue *pZone, int bZone, DocCivil *pC, int *pnMin, int *pbNull){
+                     const DocValue *pZone, int bZone, DocCivil *pC, i64 *pnOffMs, int *pbNull){
+  ExprZone zone;
   i64 ms;
   int bNull2;
+  *pnOffMs = 0;
   if( exprDateMs(p, pN->zOp, pDate, &ms, pbNull) ) return p->rc;
-  if( exprTimezone(p, pZone, bZone, pnMin, &bNull2) ) return p->rc;
+  if( exprTimezone(p, pZone, bZone, &zone, &bNull2) ) return p->rc;
   if( *pbNull || bNull2 ){
     *pbNull = 1;
     return SQLITE_OK;
   }
-  docextCivilFromMs(ms + (i64)*pnMin*60000, pC);
+  *pnOffMs = zoneOffsetMs(&zone, ms);
+  if( __builtin_add_overflow(ms, *pnOffMs, &ms) ){
+    return exprError(p, "%s: a date too far from 1970 for its time zone", pN->zOp);
+  }
+  docextCivilFromMs(ms, pC);
   return SQLITE_OK;
 }
 
@@ -2561,9 +2622,10 @@ static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
 static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[2];
   DocCivil c;
-  int bNull, nMin;
+  i64 nOffMs;
+  int bNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nMin, &bNull) ){
+  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, &bNull) ){
     return p->rc;
   }
   if( bNull ){
@@ -2586,13 +2648,15 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocCivil c;
   DocBuf b;
   const char *zFmt;
-  int nFmt, bNull, nMin = 0, i, rc = SQLITE_OK;
+  int nFmt, bNull, nMin, i, rc = SQLITE_OK;
+  i64 nOffMs = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( a[1].type!=0 && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
     return exprError(p, "$dateToString's format must be a string, not %s",
                      exprTypeName(&a[1]));
   }
-  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nMin, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nOffMs, &bNull) ) return p->rc;
+  nMin = (int)(nOffMs/60000);         /* (%z and %Z show whole minutes) */
   if( bNull ){
     /* onNull for a null date; null for a null format or timezone */
     if( exprNullish(&a[0]) && (pN->mArg & 8) ) *pOut = a[3];
@@ -3536,11 +3600,12 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[4];
   DocCivil c;
   DocNum r;
+  ExprZone zone;
   i64 ms, nAmount, nDelta;
-  int bNull, iUnit, nMin = 0, bZoneNull;
+  int bNull, iUnit, eUnit, bZoneNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( bNull || bZoneNull || exprNullish(&a[1]) || exprNullish(&a[2]) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3554,19 +3619,30 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( nAmount==INT64_MIN ) return exprError(p, "%s overflowed", pN->zOp);
     nAmount = -nAmount;
   }
-  if( aExprUnit[iUnit].nMs ){
+  eUnit = aExprUnit[iUnit].eUnit;
+  if( zone.pTz && (eUnit==TU_DAY || eUnit==TU_WEEK) ){
+    /* days in a zone of the database are days of its calendar: a day
+    ** across a change of offset is 23 or 25 hours, as in MongoDB */
+    i64 local = zoneLocalMs(&zone, ms);
+    if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
+     || __builtin_add_overflow(local, nDelta, &local) ){
+      return exprError(p, "%s overflowed", pN->zOp);
+    }
+    if( exprDateInRange(p, pN, local) ) return p->rc;
+    ms = zoneUtcMs(&zone, local);
+  }else if( aExprUnit[iUnit].nMs ){
     if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
      || __builtin_add_overflow(ms, nDelta, &ms) ){
       return exprError(p, "%s overflowed", pN->zOp);
     }
   }else{
-    int k = aExprUnit[iUnit].eUnit==TU_MONTH ? 1 : aExprUnit[iUnit].eUnit==TU_QUARTER ? 3 : 12;
+    int k = eUnit==TU_MONTH ? 1 : eUnit==TU_QUARTER ? 3 : 12;
     if( nAmount>1200000 || nAmount<-1200000 ){
       return exprError(p, "%s overflowed", pN->zOp);
     }
-    docextCivilFromMs(ms + nMin*60000LL, &c);
+    docextCivilFromMs(zoneLocalMs(&zone, ms), &c);
     exprAddMonths(&c, nAmount*k);
-    ms = exprCivilMs(&c) - nMin*60000LL;
+    ms = zoneUtcMs(&zone, exprCivilMs(&c));
   }
   r.type = DOC_DATE;
   r.i = ms;
@@ -3585,13 +3661,14 @@ static i64 exprWeekOf(i64 dn, int iStart){
 static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[5];
   DocCivil c0, c1;
+  ExprZone zone;
   i64 m0, m1, n;
-  int b0, b1, bZoneNull, iUnit, nMin = 0, iStart = 0;
+  int b0, b1, bZoneNull, iUnit, iStart = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprDateMs(p, pN->zOp, &a[0], &m0, &b0) || exprDateMs(p, pN->zOp, &a[1], &m1, &b1) ){
     return p->rc;
   }
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( b0 || b1 || bZoneNull || exprNullish(&a[2]) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3607,8 +3684,17 @@ static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
-  m0 += nMin*60000LL;
-  m1 += nMin*60000LL;
+  if( aExprUnit[iUnit].eUnit<=TU_HOUR ){
+    /* elapsed time: only the part of each offset below the unit moves
+    ** its boundaries (an hour in "+05:30" starts at :30), so a change of
+    ** offset by whole hours counts no unit twice (MongoDB's rule) */
+    i64 u = aExprUnit[iUnit].nMs;
+    m0 += zoneOffsetMs(&zone, m0) - exprFloorDiv(zoneOffsetMs(&zone, m0), u)*u;
+    m1 += zoneOffsetMs(&zone, m1) - exprFloorDiv(zoneOffsetMs(&zone, m1), u)*u;
+  }else{
+    m0 = zoneLocalMs(&zone, m0);
+    m1 = zoneLocalMs(&zone, m1);
+  }
   switch( aExprUnit[iUnit].eUnit ){
     case TU_WEEK:
       n = exprWeekOf(exprFloorDiv(m1, 86400000), iStart)
@@ -3639,11 +3725,12 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[5];
   DocCivil c;
   DocNum r;
-  i64 ms, nBin = 1;
-  int bNull, bZoneNull, iUnit, nMin = 0, iStart = 0;
+  ExprZone zone;
+  i64 ms, nBin = 1, nOffMs;
+  int bNull, bZoneNull, iUnit, iStart = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &nMin, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( bNull || bZoneNull || exprNullish(&a[1]) || ((pN->mArg & 4) && exprNullish(&a[2])) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3659,7 +3746,8 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
-  ms += nMin*60000LL;
+  nOffMs = zoneOffsetMs(&zone, ms);
+  ms += nOffMs;
   switch( aExprUnit[iUnit].eUnit ){
     case TU_WEEK: {
       i64 dRef = 10957, dn = exprFloorDiv(ms, 86400000);    /* 2000-01-01: a Saturday */
@@ -3691,7 +3779,10 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
   }
   r.type = DOC_DATE;
-  r.i = ms - nMin*60000LL;
+  /* a unit of a day or more starts at a local midnight, found again in
+  ** the zone; a shorter one keeps the date's own offset, so that the
+  ** hours an autumn change repeats truncate to themselves, in order */
+  r.i = aExprUnit[iUnit].eUnit>=TU_DAY ? zoneUtcMs(&zone, ms) : ms - nOffMs;
   return exprSetNum(p, &r, pOut);
 }
 
@@ -3703,7 +3794,8 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
                                  "millisecond"};
   DocValue a[8];
   i64 aPart[7] = {1970, 1, 1, 0, 0, 0, 0}, ms, days;
-  int i, nMin = 0, bZoneNull, bIso = pN->eSub;
+  ExprZone zone;
+  int i, bZoneNull, bIso = pN->eSub;
   DocNum r;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   for(i=0; i<7; i++){
@@ -3722,7 +3814,7 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
                        i==0 && bIso ? "isoWeekYear" : azPart[i], aPart[i]);
     }
   }
-  if( exprTimezone(p, &a[7], pN->mArg & 128, &nMin, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, &a[7], pN->mArg & 128, &zone, &bZoneNull) ) return p->rc;
   if( bZoneNull ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3743,8 +3835,8 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     exprAddMonths(&c, aPart[1] - 1);
     days = docextDaysFromCivil(c.year, c.month, 1) + aPart[2] - 1;
   }
-  ms = days*86400000 + aPart[3]*3600000 + aPart[4]*60000 + aPart[5]*1000 + aPart[6]
-     - nMin*60000LL;
+  ms = zoneUtcMs(&zone, days*86400000 + aPart[3]*3600000 + aPart[4]*60000
+                        + aPart[5]*1000 + aPart[6]);
   r.type = DOC_DATE;
   r.i = ms;
   return exprSetNum(p, &r, pOut);
@@ -3758,10 +3850,10 @@ static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[3];
   DocCivil c;
   DocBuf b;
-  i64 aPart[7], iDoc;
-  int bNull, nMin, i, bIso = 0, rc = SQLITE_OK;
+  i64 aPart[7], iDoc, nOffMs;
+  int bNull, i, bIso = 0, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nMin, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nOffMs, &bNull) ) return p->rc;
   if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
     if( a[2].type!=DOC_BOOL ){
       return exprError(p, "$dateToParts' iso8601 must be a boolean, not %s",
@@ -3875,10 +3967,11 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
   DocValue a[5];
   DocNum r;
   const char *z, *zWhy = 0;
-  int n, nMin = 0, bZoneNull, nGiven = 0, bZone = 0;
+  ExprZone zone;
+  int n, bZoneNull, nGiven = 0, bZone = 0;
   i64 ms = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprTimezone(p, &a[2], pN->mArg & 4, &nMin, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, &a[2], pN->mArg & 4, &zone, &bZoneNull) ) return p->rc;
   if( (pN->mArg & 2) && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
     return exprError(p, "$dateFromString's format must be a string, not %s",
                      exprTypeName(&a[1]));
@@ -3917,7 +4010,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       return exprError(p, "$dateFromString: a string that gives its own "
                           "time zone cannot be read with the timezone argument too");
     }
-    if( !zWhy && !bZone ) ms -= nMin*60000LL;
+    if( !zWhy && !bZone ) ms = zoneUtcMs(&zone, ms);
   }
   if( zWhy ){
     if( pN->mArg & 8 ){

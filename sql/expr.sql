@@ -369,7 +369,11 @@ SELECT doc_match('{}', '{$expr: {$setUnion: [[1], 2]}}');
 SELECT doc_match('{}', '{$expr: {$setEquals: [[1], null]}}');
 SELECT doc_match('{}', '{$expr: {$anyElementTrue: 1}}');
 SELECT doc_match('{}', '{$expr: {$year: "2020"}}');
-SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "Europe/Paris"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "Europe/Atlantis"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "../../etc/passwd"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "zone.tab"}}}');
+SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), timezone: "+24:00"}}}');
+SELECT doc_match('{}', '{$expr: {$hour: {date: {$toDate: NumberLong("9223372036854775807")}, timezone: "+05:00"}}}');
 SELECT doc_match('{}', '{$expr: {$year: {date: ISODate("2020-01-01"), tz: "UTC"}}}');
 SELECT doc_match('{}', '{$expr: {$year: {timezone: "UTC"}}}');
 SELECT doc_match('{}', '{$expr: {$dateToString: {date: ISODate("2020-01-01"), format: "%Q"}}}');
@@ -433,6 +437,46 @@ SELECT doc_update('{}', '[{$set: {f1: {$dateFromParts: {year: 2017, month: 2, da
 -- monthly buckets of the orders, and each order's age in days at a fixed date
 SELECT json_extract(doc, '$._id'), doc_update(doc, '[{$project: {_id: 0, month: {$dateTrunc: {date: "$at", unit: "month"}},
   age: {$dateDiff: {startDate: "$at", endDate: ISODate("2024-04-01"), unit: "day"}}}}]') FROM orders;
+-- Zones of the time zone database (read from /usr/share/zoneinfo). MongoDB's
+-- jstests/aggregation/expressions/date_expressions_monotonic.js: New York's
+-- autumn change repeats 01:00-02:00; minutes count elapsed time, days local ones
+SELECT doc_update(doc, '[{$project: {_id: 0, s: {$dateToString: {date: "$d", format: "%Y-%m-%dT%H:%M:%S.%L%z", timezone: "America/New_York"}},
+  m: {$dateDiff: {startDate: ISODate("2022-11-06T04:00:00Z"), endDate: "$d", unit: "minute", timezone: "America/New_York"}},
+  h: {$dateTrunc: {date: "$d", unit: "hour", timezone: "America/New_York"}},
+  dd: {$dateDiff: {startDate: ISODate("2022-11-06T04:00:00Z"), endDate: "$d", unit: "day", timezone: "America/New_York"}}}}]')
+FROM (SELECT '{d: ISODate("' || value || '")}' AS doc FROM json_each('["2022-11-06T03:00:00Z",
+  "2022-11-06T05:00:00Z", "2022-11-06T05:30:00Z", "2022-11-06T06:00:00Z", "2022-11-06T06:30:00Z", "2022-11-06T07:00:00Z"]'));
+-- Samoa skipped 2011-12-30; Dublin's winter is its daylight saving time
+-- (negative); Lord Howe moves by 30 minutes; Kathmandu is +05:45
+SELECT doc_update('{}', '[{$set: {
+  apia: {$dateToString: {date: ISODate("2011-12-30T10:00:00Z"), timezone: "Pacific/Apia", format: "%Y-%m-%d %H:%M %z"}},
+  apiaDays: {$dateDiff: {startDate: ISODate("2011-12-28T10:00:00Z"), endDate: ISODate("2011-12-30T10:00:00Z"), unit: "day", timezone: "Pacific/Apia"}},
+  dublinJan: {$dateToString: {date: ISODate("2024-01-15T12:00:00Z"), timezone: "Europe/Dublin", format: "%H:%M %z"}},
+  dublinJul: {$dateToString: {date: ISODate("2024-07-15T12:00:00Z"), timezone: "Europe/Dublin", format: "%H:%M %z"}},
+  lordHowe: {$dateToString: {date: ISODate("2024-01-15T12:00:00Z"), timezone: "Australia/Lord_Howe", format: "%H:%M %z"}},
+  kathmandu: {$hour: {date: ISODate("2024-01-15T12:00:00Z"), timezone: "Asia/Kathmandu"}},
+  lmt: {$dateToString: {date: ISODate("1850-01-01T00:00:00Z"), timezone: "America/New_York", format: "%Y-%m-%d %H:%M:%S %z"}},
+  far: {$dateToParts: {date: ISODate("2300-07-04T12:00:00Z"), timezone: "America/New_York"}}}}]');
+-- a day across a change is 23 or 25 hours of a zone, 24 of an offset; a
+-- month keeps the wall clock; truncating to a day finds local midnight
+SELECT doc_update('{d: ISODate("2024-03-09T17:00:00Z")}', '[{$set: {
+  day: {$dateAdd: {startDate: "$d", unit: "day", amount: 1, timezone: "America/New_York"}},
+  hours24: {$dateAdd: {startDate: "$d", unit: "hour", amount: 24, timezone: "America/New_York"}},
+  dayFixed: {$dateAdd: {startDate: "$d", unit: "day", amount: 1, timezone: "-05:00"}},
+  week: {$dateSubtract: {startDate: ISODate("2024-10-30T17:00:00Z"), unit: "week", amount: 1, timezone: "Europe/Paris"}},
+  month: {$dateAdd: {startDate: "$d", unit: "month", amount: 4, timezone: "America/New_York"}},
+  midnight: {$dateTrunc: {date: ISODate("2024-03-10T12:00:00Z"), unit: "day", timezone: "America/New_York"}},
+  month1: {$dateTrunc: {date: ISODate("2024-04-01T02:00:00Z"), unit: "month", timezone: "America/New_York"}}}}]');
+-- a wall clock time the spring change skips reads with the offset before
+-- it (02:30 EST is 03:30 EDT); one the autumn change repeats is its first
+SELECT doc_update('{}', '[{$set: {
+  gap: {$dateFromParts: {year: 2024, month: 3, day: 10, hour: 2, minute: 30, timezone: "America/New_York"}},
+  overlap: {$dateFromParts: {year: 2024, month: 11, day: 3, hour: 1, minute: 30, timezone: "America/New_York"}},
+  afterOverlap: {$dateFromParts: {year: 2024, month: 11, day: 3, hour: 2, timezone: "America/New_York"}},
+  iso: {$dateFromParts: {isoWeekYear: 2024, isoWeek: 27, timezone: "Asia/Tokyo"}},
+  str: {$dateFromString: {dateString: "2024-07-04T09:00:00", timezone: "Europe/London"}},
+  fmt: {$dateFromString: {dateString: "04/07/2024", format: "%d/%m/%Y", timezone: "Australia/Sydney"}},
+  null: {$year: {date: ISODate("2024-07-04"), timezone: null}}}}]');
 -- errors
 SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "lightyear", amount: 1}}}');
 SELECT doc_match('{}', '{$expr: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: 5, amount: 1}}}');

@@ -5,8 +5,9 @@
     (test/diff_dates.sh runs it; test/run.sh runs test/diff_*.sh)
 
 Loads ./docext.so (or $DOCEXT_SO without the suffix). Each case takes a
-random date (years 1 to 9999, to the millisecond), a fixed-offset timezone
-(or none) and random units, amounts, bin sizes and week starts, and
+random date (years 1 to 9999, to the millisecond), a timezone (none, a
+fixed offset, or a zone of the system's time zone database, whose offsets
+Python's zoneinfo reads from the same files) and random units, amounts, bin sizes and week starts, and
 compares what docext's doc_update(doc, [{$set: …}]) computes for $year …
 $isoDayOfWeek, $dateToString (every specifier), $dateAdd, $dateSubtract,
 $dateDiff, $dateTrunc, $dateFromParts (both forms, parts past their
@@ -15,7 +16,14 @@ formats) with a model written here on Python's datetime, from MongoDB's
 documentation of each operator: calendar units move in the local calendar
 and keep the day where the month has it; $dateDiff counts the unit's
 boundaries crossed; $dateTrunc's bins count from 2000-01-01 (weeks: from
-the week that holds it). The last line is "N passed, M failed".
+the week that holds it). In a zone of the database: days and longer units
+are days of its calendar; a wall clock time that does not exist or exists
+twice is read as Python reads fold=0; $dateDiff of a unit up to an hour
+counts elapsed time (only the part of each offset below the unit moves
+its boundaries, so a change by whole hours counts nothing twice, as
+MongoDB's jstests/aggregation/expressions/date_expressions_monotonic
+expects); $dateTrunc below a day keeps the date's own offset. The last
+line is "N passed, M failed".
 """
 import datetime as dt
 import json
@@ -23,11 +31,19 @@ import os
 import random
 import sqlite3
 import sys
+from zoneinfo import ZoneInfo
 
 SO = os.environ.get("DOCEXT_SO", "./docext")
 EPOCH = dt.datetime(1970, 1, 1)
 UNITS = {"millisecond": 1, "second": 1000, "minute": 60000, "hour": 3600000,
          "day": 86400000, "week": 604800000}
+# zones with daylight time in either hemisphere, half-hour and 45-minute
+# offsets, a 30-minute daylight saving (Lord Howe), a negative one (Dublin),
+# and a skipped day (Apia, 2011-12-30)
+ZONES = ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata",
+         "Pacific/Apia", "America/Sao_Paulo", "Australia/Lord_Howe", "Asia/Kathmandu",
+         "America/St_Johns", "Europe/Dublin"]
+UTC = dt.timezone.utc
 DAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
 
@@ -44,9 +60,56 @@ def ext(ms):
     return {"$date": {"$numberLong": str(ms)}}
 
 
-def tz_text(minutes):
-    sign = "-" if minutes < 0 else "+"
-    return "%s%02d:%02d" % (sign, abs(minutes) // 60, abs(minutes) % 60)
+def tz_text(zone):
+    if isinstance(zone, str):
+        return zone
+    sign = "-" if zone < 0 else "+"
+    return "%s%02d:%02d" % (sign, abs(zone) // 60, abs(zone) % 60)
+
+
+def off_ms(zone, ms):
+    """The offset of zone (minutes east, or a name) at UTC instant ms."""
+    if isinstance(zone, int):
+        return zone * 60000
+    o = (dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(milliseconds=ms)).astimezone(ZoneInfo(zone)).utcoffset()
+    return (o.days * 86400 + o.seconds) * 1000
+
+
+def to_local(zone, ms):
+    return date_of(ms + off_ms(zone, ms))
+
+
+def from_local(zone, t):
+    """The UTC instant of wall clock time t (naive) in zone, fold=0."""
+    if isinstance(zone, int):
+        return ms_of(t) - zone * 60000
+    return ms_of(t.replace(tzinfo=ZoneInfo(zone), fold=0).astimezone(UTC).replace(tzinfo=None))
+
+
+def near_change(rnd, zone):
+    """An instant within three hours of a change of zone's offset in a
+    random year (None if that year has none), so that the cases meet
+    gaps, overlaps and the days around them."""
+    year = rnd.randrange(1900, 2100)
+    t0 = ms_of(dt.datetime(year, 1, 1))
+    prev = off_ms(zone, t0)
+    for day in range(1, 367):
+        t = t0 + day * 86400000
+        if off_ms(zone, t) != prev:
+            lo, hi = t - 86400000, t        # the change is in (lo, hi]
+            while hi - lo > 1000:
+                mid = (lo + hi) // 2
+                if off_ms(zone, mid) == prev:
+                    lo = mid
+                else:
+                    hi = mid
+            return hi + rnd.randrange(-3 * 3600000, 3 * 3600000)
+    return None
+
+
+def sub_unit(o, u):
+    """The part of offset o below unit u (floored)."""
+    return o - (o // u) * u
 
 
 def add_months(t, n):
@@ -126,11 +189,19 @@ def main():
             rnd.randrange(ms_of(dt.datetime(1990, 1, 1)), ms_of(dt.datetime(2040, 1, 1)))
         ms2 = ms + rnd.choice([1, -1]) * rnd.randrange(0, 86400000 * rnd.choice([1, 40, 800, 20000]))
         ms2 = min(max(ms2, lo), hi)
-        tzmin = rnd.choice([0, 0, 60, -300, 330, 840, -720, 45])
-        given = tzmin != 0 or rnd.random() < 0.5
-        tzarg = {"timezone": tz_text(tzmin)} if given else {}
-        local = date_of(ms + tzmin * 60000)
-        local2 = date_of(ms2 + tzmin * 60000)
+        zone = rnd.choice([0, 0, 60, -300, 330, 840, -720, 45] + ZONES)
+        if isinstance(zone, str) and rnd.random() < 0.4:
+            ms = near_change(rnd, zone) or ms
+            ms2 = ms + rnd.randrange(-2 * 86400000, 2 * 86400000)
+        given = zone != 0 or rnd.random() < 0.5
+        tzarg = {"timezone": tz_text(zone)} if given else {}
+        try:
+            local = to_local(zone, ms)
+            local2 = to_local(zone, ms2)
+        except (OverflowError, ValueError):
+            continue                        # a zone's offset near year 1 or 9999
+        o = off_ms(zone, ms)
+        tzmin = o // 60000 if o >= 0 else -(-o // 60000)    # %z: whole minutes
         unit = rnd.choice(list(UNITS) + ["month", "quarter", "year"])
         amount = rnd.choice([0, 1, -1, 2, 13, -25, 100, rnd.randrange(-5000, 5000)])
         if unit in ("millisecond", "second", "minute"):
@@ -170,29 +241,41 @@ def main():
         want["str"] = model_to_string(local, tzmin)
         for k, n in (("add", amount), ("sub", -amount)):
             try:
-                if unit in UNITS:
-                    r = date_of(ms + n * UNITS[unit])
+                if unit in ("day", "week") and isinstance(zone, str):
+                    want[k] = from_local(zone, local + dt.timedelta(milliseconds=n * UNITS[unit]))
+                elif unit in UNITS:
+                    want[k] = ms_of(date_of(ms + n * UNITS[unit]))
                 else:
-                    r = add_months(local, n * {"month": 1, "quarter": 3, "year": 12}[unit]) - dt.timedelta(minutes=tzmin)
-                want[k] = ms_of(r)
+                    want[k] = from_local(zone, add_months(local, n * {"month": 1, "quarter": 3, "year": 12}[unit]))
             except (OverflowError, ValueError):
                 want[k] = None              # out of Python's range: not compared
-        want["diff"] = model_diff(local, local2, unit, start)
+        if unit in ("millisecond", "second", "minute", "hour"):
+            u = UNITS[unit]
+            want["diff"] = (ms2 + sub_unit(off_ms(zone, ms2), u)) // u - (ms + sub_unit(o, u)) // u
+        else:
+            try:
+                want["diff"] = model_diff(local, local2, unit, start)
+            except (OverflowError, ValueError):
+                want["diff"] = None         # a week starting before year 1
         try:
-            want["trunc"] = ms_of(model_trunc(local, unit, bins, start)) - tzmin * 60000
+            t = model_trunc(local, unit, bins, start)
+            if unit in ("millisecond", "second", "minute", "hour"):
+                want["trunc"] = ms - (ms_of(local) - ms_of(t))
+            else:
+                want["trunc"] = from_local(zone, t)
         except (OverflowError, ValueError):
             want["trunc"] = None
         y, mo, d, h, mi, s, msp = parts
         try:
             base = add_months(dt.datetime(y, 1, 1), mo - 1)
-            want["from"] = ms_of(base + dt.timedelta(days=d - 1, hours=h, minutes=mi, seconds=s,
-                                                     milliseconds=msp)) - tzmin * 60000
+            want["from"] = from_local(zone, base + dt.timedelta(days=d - 1, hours=h, minutes=mi, seconds=s,
+                                                                milliseconds=msp))
         except (OverflowError, ValueError, TypeError):
             want["from"] = None
         try:
             jan4 = dt.datetime(iso[0], 1, 4)
-            want["fromIso"] = ms_of(jan4 - dt.timedelta(days=jan4.isoweekday() - 1)
-                                    + dt.timedelta(days=(iso[1] - 1) * 7 + iso[2] - 1)) - tzmin * 60000
+            want["fromIso"] = from_local(zone, jan4 - dt.timedelta(days=jan4.isoweekday() - 1)
+                                         + dt.timedelta(days=(iso[1] - 1) * 7 + iso[2] - 1))
         except (OverflowError, ValueError):
             want["fromIso"] = None
         want["toParts"] = {"year": local.year, "month": local.month, "day": local.day, "hour": local.hour,
@@ -202,8 +285,10 @@ def main():
         want["toIso"] = {"isoWeekYear": iy, "isoWeek": iw, "isoDayOfWeek": idow, "hour": local.hour,
                          "minute": local.minute, "second": local.second,
                          "millisecond": local.microsecond // 1000}
-        want["fromStr"] = ms
-        want["fromFmt"] = ms - ms % 1000
+        # (the local text of a time an autumn change repeats reads back as
+        # its first occurrence)
+        want["fromStr"] = from_local(zone, local)
+        want["fromFmt"] = from_local(zone, local.replace(microsecond=0))
         doc = {"d": ext(ms), "e": ext(ms2)}
         ok = True
         got = {}
