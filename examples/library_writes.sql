@@ -70,6 +70,13 @@ SELECT doc_update_one('rec_ts_nested', '{ _id: "1-2013-03-09" }',
   '{ $inc: { total: 1, "hour.23.total": 1, "hour.23.1439": 1 } }', '{ upsert: true }');
 SELECT doc FROM rec_ts;
 SELECT doc FROM rec_ts_nested;
+-- the bucket, hour and minute of a moment in the library's own time zone:
+-- 2013-03-10T04:59Z is 23:59 on March 9 in New York
+SELECT doc_update('{ at: ISODate("2013-03-10T04:59:00Z") }', '[{ $project: { _id: 0,
+  bucket: { $concat: [ "1-", { $dateToString: { date: "$at", format: "%Y-%m-%d", timezone: "America/New_York" } } ] },
+  hour: { $hour: { date: "$at", timezone: "America/New_York" } },
+  minute: { $add: [ { $multiply: [ { $hour: { date: "$at", timezone: "America/New_York" } }, 60 ] },
+                    { $minute: { date: "$at", timezone: "America/New_York" } } ] } } }]');
 
 -- A.12 At most 10 recommendations per user
 CREATE VIRTUAL TABLE user_recs USING docext;
