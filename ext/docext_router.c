@@ -943,8 +943,23 @@ struct RtCount {
   RtMeasure m;
 };
 
+/* Statement k of the count of chunk i (0: add ?3 to it, 1: read it),
+** bound; prepared once, as it runs on every write. */
+static sqlite3_stmt *rtCountStmt(DocRouter *pR, int k, int i, int *pRc){
+  static const char *const azSql[2] = {
+    "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2",
+    "SELECT written FROM main.docext_chunks WHERE coll=?1 AND lo=?2",
+  };
+  if( pR->apWritten[k]==0 ){
+    *pRc = docextPreparef(pR->db, &pR->apWritten[k], "%s", azSql[k]);
+    if( *pRc!=SQLITE_OK ) return 0;
+  }
+  sqlite3_bind_text(pR->apWritten[k], 1, pR->zColl, -1, SQLITE_STATIC);
+  rtBindLo(pR, pR->apWritten[k], 2, i);
+  return pR->apWritten[k];
+}
+
 static int rtCountPlan(DocRouter *pR, int i, i64 nBytes, RtCount *pC, char **pzErr){
-  static const char zSql[] = "SELECT written FROM main.docext_chunks WHERE coll=?1 AND lo=?2";
   sqlite3_stmt *pStmt;
   i64 nWritten = 0;
   int rc = SQLITE_OK;
@@ -953,17 +968,12 @@ static int rtCountPlan(DocRouter *pR, int i, i64 nBytes, RtCount *pC, char **pzE
   pC->nPending = pR->aChunk[i].nPending + nBytes;
   if( pR->bCached && pC->nPending*RT_COUNT_EVERY < pR->nChunkSize ) return SQLITE_OK;
   pC->bRecord = 1;
-  if( pR->apWritten[1]==0 ){
-    /* (on every write: prepared once) */
-    rc = docextPreparef(pR->db, &pR->apWritten[1], "%s", zSql);
-    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  pStmt = rtCountStmt(pR, 1, i, &rc);
+  if( pStmt ){
+    if( sqlite3_step(pStmt)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pStmt, 0);
+    rc = sqlite3_reset(pStmt);
+    sqlite3_clear_bindings(pStmt);
   }
-  pStmt = pR->apWritten[1];
-  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-  rtBindLo(pR, pStmt, 2, i);
-  if( sqlite3_step(pStmt)==SQLITE_ROW ) nWritten = sqlite3_column_int64(pStmt, 0);
-  rc = sqlite3_reset(pStmt);
-  sqlite3_clear_bindings(pStmt);
   if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
   if( pR->aChunk[i].bJumbo || (nWritten + pC->nPending)*RT_CHECK_EVERY < pR->nChunkSize ){
     return SQLITE_OK;
@@ -973,26 +983,20 @@ static int rtCountPlan(DocRouter *pR, int i, i64 nBytes, RtCount *pC, char **pzE
 }
 
 static int rtCountApply(DocRouter *pR, const RtCount *pC, char **pzErr){
-  static const char zSql[] =
-    "UPDATE main.docext_chunks SET written=written+?3 WHERE coll=?1 AND lo=?2";
   sqlite3_stmt *pStmt;
-  int i = pC->iChunk, rc;
+  int i = pC->iChunk, rc = SQLITE_OK;
   if( !pC->bRecord ){
     pR->aChunk[i].nPending = pC->nPending;
     return SQLITE_OK;
   }
   pR->aChunk[i].nPending = 0;
   if( pC->bMeasure ) return rtMeasureApply(pR, i, &pC->m, pzErr);
-  if( pR->apWritten[0]==0 ){
-    rc = docextPreparef(pR->db, &pR->apWritten[0], "%s", zSql);
-    if( rc!=SQLITE_OK ) return rtSqlError(pR, rc, pzErr);
+  pStmt = rtCountStmt(pR, 0, i, &rc);
+  if( pStmt ){
+    sqlite3_bind_int64(pStmt, 3, pC->nPending);
+    rc = docextStmtRun(pStmt);
+    sqlite3_clear_bindings(pStmt);
   }
-  pStmt = pR->apWritten[0];
-  sqlite3_bind_text(pStmt, 1, pR->zColl, -1, SQLITE_STATIC);
-  rtBindLo(pR, pStmt, 2, i);
-  sqlite3_bind_int64(pStmt, 3, pC->nPending);
-  rc = docextStmtRun(pStmt);
-  sqlite3_clear_bindings(pStmt);
   return rc==SQLITE_OK ? SQLITE_OK : rtSqlError(pR, rc, pzErr);
 }
 

@@ -97,6 +97,12 @@ static void checkRefused(const char *zName, const char *zWhat){
   check(rc==SQLITE_ERROR && p==0, zWhat, zName);
 }
 
+/* Write f as zone zName, which must be refused. */
+static void checkFileRefused(const char *zName, const File *f, const char *zWhat){
+  writeZone(zName, f->a, f->n);
+  checkRefused(zName, zWhat);
+}
+
 /* 2022-03-13T07:00Z and 2022-11-06T06:00Z: New York's changes that year. */
 #define SPRING 1647154800LL
 #define AUTUMN 1667714400LL
@@ -194,25 +200,19 @@ static void testDamaged(void){
   check(find("whole", &p)==SQLITE_OK, "the whole file is read", "whole");
 
   zoneFile(&g, 2, aTBack, aIdx, 2, aOff, "CET-1", 0);
-  writeZone("backward", g.a, g.n);
-  checkRefused("backward", "transitions out of order");
+  checkFileRefused("backward", &g, "transitions out of order");
   zoneFile(&g, 2, aT, aIdxBad, 2, aOff, "CET-1", 0);
-  writeZone("badidx", g.a, g.n);
-  checkRefused("badidx", "a type index past the types");
+  checkFileRefused("badidx", &g, "a type index past the types");
   zoneFile(&g, 2, aT, aIdx, 2, aOffBad, "CET-1", 0);
-  writeZone("badoff", g.a, g.n);
-  checkRefused("badoff", "an offset beyond RFC 8536's range");
+  checkFileRefused("badoff", &g, "an offset beyond RFC 8536's range");
   zoneFile(&g, 2, aT, aIdx, 2, aOff, "CET-1", 1);
-  writeZone("leap", g.a, g.n);
-  checkRefused("leap", "leap seconds");
+  checkFileRefused("leap", &g, "leap seconds");
   zoneFile(&g, 2, aT, aIdx, 2, aOff, 0, 0);
-  writeZone("nofooter", g.a, g.n);
-  checkRefused("nofooter", "a version 2 file without its footer");
+  checkFileRefused("nofooter", &g, "a version 2 file without its footer");
   for(i=0; i<(int)(sizeof(azFooter)/sizeof(azFooter[0])); i++){
     snprintf(zName, sizeof(zName), "footer%d", i);
     zoneFile(&g, 2, aT, aIdx, 2, aOff, azFooter[i], 0);
-    writeZone(zName, g.a, g.n);
-    checkRefused(zName, azFooter[i]);
+    checkFileRefused(zName, &g, azFooter[i]);
   }
   /* an empty footer: the last transition's type holds after it */
   zoneFile(&g, 2, aT, aIdx, 2, aOff, "", 0);
