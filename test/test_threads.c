@@ -12,6 +12,9 @@
 **    through the index equals the count by scan, as both run in one read
 **    transaction. At the end the collection holds every document written
 **    and doc_check says 'ok'.
+** 3. Time zones: threads read zones of the time zone database at once (the
+**    first reads of each race to fill the process-wide cache) and every
+**    thread must see every zone's offsets.
 ** Checks are made by the main thread, after the others have joined; no
 ** check depends on timing.
 */
@@ -248,6 +251,58 @@ static void testSharedFile(void){
   removeDb(zPath);
 }
 
+/* Zones not read before in this process, and the hour 2024-07-01T12:00Z
+** is in each. */
+static const struct { const char *zZone; int iHour; } aZoneHour[] = {
+  {"Europe/Berlin", 14}, {"Asia/Tokyo", 21}, {"America/Chicago", 7},
+  {"Australia/Perth", 20}, {"America/Denver", 6}, {"Asia/Dubai", 16},
+  {"Pacific/Auckland", 0}, {"Asia/Kolkata", 17}, {"America/Halifax", 9},
+};
+#define N_ZONE_ROUND 50
+
+static void *zoneThread(void *pArg){
+  int *pnBad = (int*)pArg;
+  sqlite3 *db = openDb(":memory:", 1);
+  sqlite3_stmt *pStmt = 0;
+  int r, k, n = (int)(sizeof(aZoneHour)/sizeof(aZoneHour[0]));
+  if( sqlite3_prepare_v2(db, "SELECT doc_get(doc_update('{}', json_array(json_object('$set',"
+                             " json_object('h', json_object('$hour', json_object('date',"
+                             " json_object('$date', '2024-07-01T12:00:00Z'), 'timezone', ?1)))))),"
+                             " 'h')", -1, &pStmt, 0) ){
+    (*pnBad)++;
+  }else{
+    for(r=0; r<N_ZONE_ROUND; r++){
+      for(k=0; k<n; k++){
+        /* (every thread in the same order: first reads of a zone collide) */
+        int j = (k + r) % n;
+        sqlite3_bind_text(pStmt, 1, aZoneHour[j].zZone, -1, SQLITE_STATIC);
+        if( sqlite3_step(pStmt)!=SQLITE_ROW
+         || sqlite3_column_int(pStmt, 0)!=aZoneHour[j].iHour ){
+          if( (*pnBad)++==0 ) printf("%s: %s\n", aZoneHour[j].zZone, sqlite3_errmsg(db));
+        }
+        sqlite3_reset(pStmt);
+      }
+    }
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_close(db);
+  return 0;
+}
+
+static void testZones(void){
+  pthread_t aThread[N_THREAD];
+  int aBad[N_THREAD], i, nBad = 0;
+  for(i=0; i<N_THREAD; i++){
+    aBad[i] = 0;
+    pthread_create(&aThread[i], 0, zoneThread, &aBad[i]);
+  }
+  for(i=0; i<N_THREAD; i++){
+    pthread_join(aThread[i], 0);
+    nBad += aBad[i];
+  }
+  check(nBad==0, "zones read by concurrent threads give every offset", 0);
+}
+
 int main(void){
   if( !sqlite3_threadsafe() ){
     printf("skip: this SQLite is built without threads\n0 passed, 0 failed\n");
@@ -255,6 +310,7 @@ int main(void){
   }
   testObjectIds();
   testSharedFile();
+  testZones();
   printf("%d passed, %d failed\n", nPass, nFail);
   return nFail ? 1 : 0;
 }
