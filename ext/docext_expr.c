@@ -53,7 +53,7 @@ enum {
   EX_VAR, EX_LET, EX_SETFIELD, EX_MERGEOBJECTS,
   EX_MAP, EX_FILTER, EX_REDUCE,
   EX_CONCATARRAYS, EX_REVERSEARRAY, EX_FIRST, EX_LAST, EX_SLICE,
-  EX_SUM, EX_AVG, EX_MIN, EX_MAX,
+  EX_SUM, EX_AVG, EX_MIN, EX_MAX, EX_STDDEVPOP, EX_STDDEVSAMP,
   EX_TOLOWER, EX_TOUPPER, EX_SUBSTRCP,
   EX_POW, EX_SQRT, EX_EXP, EX_LN, EX_LOG, EX_LOG10, EX_ROUND,
   EX_SETUNION, EX_SETINTERSECTION, EX_SETDIFFERENCE, EX_SETEQUALS, EX_SETISSUBSET,
@@ -104,6 +104,7 @@ static const struct ExprOp {
   {"$slice", EX_SLICE, 2, 3},
   {"$sum", EX_SUM, 0, -1},     {"$avg", EX_AVG, 0, -1},
   {"$min", EX_MIN, 0, -1},     {"$max", EX_MAX, 0, -1},
+  {"$stdDevPop", EX_STDDEVPOP, 0, -1}, {"$stdDevSamp", EX_STDDEVSAMP, 0, -1},
   {"$toLower", EX_TOLOWER, 1, 1}, {"$toUpper", EX_TOUPPER, 1, 1},
   {"$substrCP", EX_SUBSTRCP, 3, 3},
   {"$pow", EX_POW, 2, 2},      {"$sqrt", EX_SQRT, 1, 1},
@@ -1939,13 +1940,18 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprArrayEnd(p, &a, pOut);
 }
 
-/* $sum, $avg, $min, $max: over the elements of a single array argument,
-** else over the arguments. $sum and $avg take the numbers and ignore the
-** rest; $min and $max ignore null and missing. */
+/* $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp: over the elements of a
+** single array argument, else over the arguments. $sum, $avg and the
+** standard deviations take the numbers and ignore the rest; $min and $max
+** ignore null and missing. A standard deviation is computed in doubles
+** by Welford's online algorithm, as MongoDB's accumulator does: null
+** without numbers ($stdDevSamp: fewer than two). */
 static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue *aVal, aSpace[8], best;
   DocNum acc, x;
   DocIter it;
+  double mean = 0.0, m2 = 0.0;
+  int bDev = pN->eOp==EX_STDDEVPOP || pN->eOp==EX_STDDEVSAMP;
   int i, nNum = 0, bOne, rc = SQLITE_OK;
   aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
   if( aVal==0 ) return p->rc = SQLITE_NOMEM;
@@ -1964,7 +1970,16 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
         if( i>=pN->nArg ) break;
         v = aVal[i];
       }
-      if( pN->eOp==EX_SUM || pN->eOp==EX_AVG ){
+      if( bDev ){
+        double d, delta;
+        if( !docextValueIsNumber(&v) ) continue;
+        docextNumFrom(&v, &x);
+        d = exprNumDouble(&x);
+        nNum++;
+        delta = d - mean;
+        mean += delta / nNum;
+        m2 += delta * (d - mean);
+      }else if( pN->eOp==EX_SUM || pN->eOp==EX_AVG ){
         if( !docextValueIsNumber(&v) ) continue;
         docextNumFrom(&v, &x);
         exprArith(0, &acc, &x, &rc);
@@ -1982,6 +1997,15 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( best.type==0 ) exprSetNull(pOut);
     else *pOut = best;
     return SQLITE_OK;
+  }
+  if( bDev ){
+    int nDiv = nNum - (pN->eOp==EX_STDDEVSAMP);
+    if( nDiv<=0 ){
+      exprSetNull(pOut);
+      return SQLITE_OK;
+    }
+    acc.type = DOC_DOUBLE;
+    acc.d = sqrt(m2 / nDiv);
   }
   if( pN->eOp==EX_AVG ){
     if( nNum==0 ){
@@ -4524,7 +4548,7 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprEvalIterate(p, pN, pOut);
     case EX_CONCATARRAYS: case EX_REVERSEARRAY: case EX_FIRST: case EX_LAST: case EX_SLICE:
       return exprEvalArrays(p, pN, pOut);
-    case EX_SUM: case EX_AVG: case EX_MIN: case EX_MAX:
+    case EX_SUM: case EX_AVG: case EX_MIN: case EX_MAX: case EX_STDDEVPOP: case EX_STDDEVSAMP:
       return exprEvalAccumulate(p, pN, pOut);
     case EX_TOLOWER: case EX_TOUPPER: case EX_SUBSTRCP:
       return exprEvalString(p, pN, pOut);

@@ -239,7 +239,7 @@ SELECT doc_distinct('v', 'name', '{}', '{let: {a: 1}, foo: 1}');
 
 -- 13. Arrays, accumulators and strings: $map, $filter, $reduce ($$this,
 -- $$value, "as"), $concatArrays, $reverseArray, $first, $last, $slice,
--- $sum, $avg, $min, $max, $toLower, $toUpper, $substrCP
+-- $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp, $toLower, $toUpper, $substrCP
 CREATE VIRTUAL TABLE carts USING docext;
 INSERT INTO carts(doc) VALUES
   ('{_id: 1, owner: "Ann", items: [{sku: "a", qty: 2, price: 3.5}, {sku: "b", qty: 1, price: 10}]}'),
@@ -258,6 +258,11 @@ SELECT doc_update('{a: [1, 2, 3, 4]}', '[{$set: {r: {$reverseArray: "$a"}, f: {$
   s: {$slice: ["$a", -2]}, t: {$slice: ["$a", 1, 2]}, c: {$concatArrays: ["$a", [5]]},
   sum: {$sum: "$a"}, avg: {$avg: "$a"}, min: {$min: "$a"}, max: {$max: [1, "z", null]},
   none: {$avg: ["x"]}, e: {$first: [[]]}}}]');
+-- standard deviations of the numbers (the rest ignored), in doubles; the
+-- sample's needs two
+SELECT doc_update('{a: [1, 2, 3, 4, "x", null], one: 5}', '[{$set: {pop: {$stdDevPop: "$a"}, samp: {$stdDevSamp: "$a"},
+  args: {$stdDevPop: ["$one", 7]}, single: {$stdDevPop: "$one"}, sampOfOne: {$stdDevSamp: "$one"},
+  none: {$stdDevPop: [[]]}, kinds: {$stdDevSamp: [NumberDecimal("1.5"), NumberLong(3), 4.5]}}}]');
 SELECT doc_update('{n: "Ann Bell"}', '[{$set: {lo: {$toLower: "$n"}, up: {$toUpper: "$n"},
   first: {$substrCP: ["$n", 0, 3]}, missing: {$toUpper: "$nope"}, accents: {$toUpper: "é"}}}]');
 SELECT _id FROM carts('{$expr: {$eq: [{$toLower: "$owner"}, "bob"]}}');

@@ -117,7 +117,8 @@ def gen_expr(rnd):
                          "as": "e", "in": rnd.choice([{"$ifNull": ["$$e.a", "$$e"]}, "$$e", ["$$e", 1]])}}
     if r == 7:
         k = "$" + rnd.choice(KEYS)
-        return {rnd.choice(["$sum", "$max", "$min", "$avg"]): k if rnd.random() < 0.5 else [k, 1, "$" + gen_path(rnd)]}
+        return {rnd.choice(["$sum", "$max", "$min", "$avg", "$stdDevPop", "$stdDevSamp"]):
+                k if rnd.random() < 0.5 else [k, 1, "$" + gen_path(rnd)]}
     if r == 8:
         k = "$" + rnd.choice(KEYS)
         arr = {"$cond": [{"$isArray": k}, k, []]}

@@ -729,9 +729,21 @@ def agg_eval(e, doc, env=None):
             raise ExprError("$slice count")
         start = max(0, len(a) + pos) if pos < 0 else min(pos, len(a))
         return a[start:start + n]
-    if op in ("$sum", "$avg", "$min", "$max"):
+    if op in ("$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"):
         args = [ev(y) for y in agg_args(arg)]
         vals = args[0] if len(args) == 1 and isinstance(args[0], list) else args
+        if op in ("$stdDevPop", "$stdDevSamp"):
+            # Welford's online algorithm in doubles, as MongoDB's
+            # accumulator_std_dev.cpp computes it
+            n, mean, m2 = 0, 0.0, 0.0
+            for x in vals:
+                if is_num(x):
+                    n += 1
+                    delta = float(x) - mean
+                    mean += delta / n
+                    m2 += delta * (float(x) - mean)
+            n -= op == "$stdDevSamp"
+            return math.sqrt(m2 / n) if n > 0 else None
         if op in ("$sum", "$avg"):
             nums = [x for x in vals if is_num(x)]
             if op == "$sum":
