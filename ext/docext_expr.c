@@ -513,34 +513,54 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   return exprDone(pP, p);
 }
 
-/* The field name of $setField and $getField: a constant string, or a
-** {$literal: string} (for names that start with '$'), into *pField. */
+/* The field name of $setField, $unsetField and $getField: a constant
+** string, or a {$literal: string}, into *pField. A plain string that
+** starts with '$' is a field path, not a constant, as in MongoDB: such a
+** name must come in a $literal. */
 static int exprConstField(ExprParse *pP, const char *zOp, DocValue *pField){
+  int bLiteral = 0;
   if( pField->type==DOC_DOCUMENT && exprCount(pField)==1 ){
     DocValue lit;
-    if( docextBsonFind(pField->p, "$literal", 8, &lit) ) *pField = lit;
+    if( docextBsonFind(pField->p, "$literal", 8, &lit) ){
+      *pField = lit;
+      bLiteral = 1;
+    }
   }
   if( pField->type!=DOC_STRING ){
     exprParseError(pP, "%s's field must be a constant string", zOp);
+    return 0;
+  }
+  if( !bLiteral && pField->n>5 && pField->p[4]=='$' ){
+    exprParseError(pP, "%s's field must be a constant string, not the path %s "
+                       "(a name that starts with '$' goes in $literal)", zOp, pField->p+4);
     return 0;
   }
   return 1;
 }
 
 /* {$setField: {field: "name", input: expr, value: expr}}: arguments input
-** and value; the name (a constant string, or a $literal one) in v. */
-static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v){
+** and value; the name (a constant string, or a $literal one) in v.
+** {$unsetField: {field: "name", input: expr}} (bUnset) is the same with
+** the value $$REMOVE. */
+static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v, int bUnset){
+  static const u8 aRemove[] = {9, 0, 0, 0, '$', '$', 'R', 'E', 'M', 'O', 'V', 'E', 0};
+  const char *zOp = bUnset ? "$unsetField" : "$setField";
   DocValue field, input, value;
   ExprNode *p;
-  if( v->type!=DOC_DOCUMENT || exprCount(v)!=3 || !docextBsonFind(v->p, "field", 5, &field)
-   || !docextBsonFind(v->p, "input", 5, &input) || !docextBsonFind(v->p, "value", 5, &value) ){
-    exprParseError(pP, "$setField needs a document {field: …, input: …, value: …}");
+  value.type = DOC_STRING;
+  value.p = aRemove;
+  value.n = (int)sizeof(aRemove);
+  if( v->type!=DOC_DOCUMENT || exprCount(v)!=3-bUnset || !docextBsonFind(v->p, "field", 5, &field)
+   || !docextBsonFind(v->p, "input", 5, &input)
+   || (!bUnset && !docextBsonFind(v->p, "value", 5, &value)) ){
+    exprParseError(pP, bUnset ? "$unsetField needs a document {field: …, input: …}"
+                              : "$setField needs a document {field: …, input: …, value: …}");
     return 0;
   }
-  if( !exprConstField(pP, "$setField", &field) ) return 0;
+  if( !exprConstField(pP, zOp, &field) ) return 0;
   p = exprNodeNew(pP, EX_SETFIELD, 2);
   if( p==0 ) return 0;
-  p->zOp = "$setField";
+  p->zOp = zOp;
   p->v = field;
   exprAddArg(pP, p, &input);
   exprAddArg(pP, p, &value);
@@ -875,7 +895,8 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$cond") && it.v.type==DOC_DOCUMENT ) return exprParseCondDoc(pP, &it.v);
   if( docextIterKeyIs(&it, "$switch") ) return exprParseSwitch(pP, &it.v);
   if( docextIterKeyIs(&it, "$let") ) return exprParseLetOp(pP, &it.v);
-  if( docextIterKeyIs(&it, "$setField") ) return exprParseSetField(pP, &it.v);
+  if( docextIterKeyIs(&it, "$setField") ) return exprParseSetField(pP, &it.v, 0);
+  if( docextIterKeyIs(&it, "$unsetField") ) return exprParseSetField(pP, &it.v, 1);
   if( docextIterKeyIs(&it, "$map") ) return exprParseIterate(pP, EX_MAP, "$map", &it.v);
   if( docextIterKeyIs(&it, "$filter") ) return exprParseIterate(pP, EX_FILTER, "$filter", &it.v);
   if( docextIterKeyIs(&it, "$reduce") ) return exprParseIterate(pP, EX_REDUCE, "$reduce", &it.v);
@@ -1256,8 +1277,8 @@ static int exprEvalSetField(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   if( a[0].type!=DOC_DOCUMENT ){
-    return exprError(p, "$setField needs a document as input, not %s",
-                     exprTypeName(&a[0]));
+    return exprError(p, "%s needs a document as input, not %s",
+                     pN->zOp, exprTypeName(&a[0]));
   }
   zField = docextValueStr(&pN->v, &nField);
   memset(&b, 0, sizeof(b));

@@ -521,7 +521,9 @@ SELECT doc_update('{}', '[{$set: {t1: {$sin: 0}, t2: {$cos: 0}, t3: {$atan2: [1,
   s3: {$sortArray: {input: [1, [0], null], sortBy: -1}},
   n1: {$firstN: {n: 2, input: [5, 6, 7]}}, n2: {$lastN: {n: 2, input: [5, 6, 7]}}, n3: {$maxN: {n: 2, input: [5, null, 9, 7]}},
   n4: {$minN: {n: 5, input: [5, 9, 7]}}, g1: {$getField: "b1"}, g2: {$getField: {field: "a.b", input: {$literal: {"a.b": 1}}}},
-  g3: {$getField: {field: {$literal: "$x"}, input: {$setField: {field: "$x", input: {}, value: 5}}}},
+  g3: {$getField: {field: {$literal: "$x"}, input: {$setField: {field: {$literal: "$x"}, input: {}, value: 5}}}},
+  u1: {$unsetField: {field: "b", input: {a: 1, b: 2, c: 3}}}, u2: {$unsetField: {field: "zz", input: {a: 1}}},
+  u3: {$unsetField: {field: {$literal: "$p"}, input: {$literal: {"$p": 1, q: 2}}}}, u4: {$unsetField: {field: "a", input: null}},
   z: {$bsonSize: {a: 1}}, bs: {$binarySize: "héllo"}, ts: {$tsSecond: Timestamp(1412180887, 7)}, ti: {$tsIncrement: Timestamp(1412180887, 7)}}}]');
 -- errors
 SELECT doc_match('{}', '{$expr: {$regexMatch: {input: "a", regex: "("}}}');
@@ -540,6 +542,10 @@ SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1], 2]}}}');
 SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1]], defaults: [0]}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: 1}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: "a", input: 5}}}');
+SELECT doc_match('{}', '{$expr: {$unsetField: {field: "a", input: 5}}}');
+SELECT doc_match('{}', '{$expr: {$unsetField: {field: "a", input: {}, value: 1}}}');
+SELECT doc_match('{}', '{$expr: {$unsetField: {field: "$a", input: {}}}}');
+SELECT doc_match('{}', '{$expr: {$getField: "$a"}}');
 SELECT doc_match('{}', '{$expr: {$bsonSize: 1}}');
 SELECT doc_match('{}', '{$expr: {$tsSecond: 1}}');
 
