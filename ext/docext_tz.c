@@ -246,8 +246,9 @@ static i64 tzDataSize(const TzHeader *h, int nTime){
        + h->leapcnt*(nTime+4) + h->isstdcnt + h->isutcnt;
 }
 
-/* Read the zone from the n bytes of a TZif file into p; a reason when
-** the file does not hold together. */
+/* Read the zone from the n bytes of a TZif file into p. Returns "" when
+** it is read, the reason when the file does not hold together, and NULL
+** when memory ran out. */
 static const char *tzParse(const u8 *a, i64 n, DocTz *p){
   TzHeader h;
   const u8 *aData, *aIdx, *aType;
