@@ -53,7 +53,7 @@ enum {
   EX_VAR, EX_LET, EX_SETFIELD, EX_MERGEOBJECTS,
   EX_MAP, EX_FILTER, EX_REDUCE,
   EX_CONCATARRAYS, EX_REVERSEARRAY, EX_FIRST, EX_LAST, EX_SLICE,
-  EX_SUM, EX_AVG, EX_MIN, EX_MAX, EX_STDDEVPOP, EX_STDDEVSAMP,
+  EX_SUM, EX_AVG, EX_MIN, EX_MAX, EX_STDDEVPOP, EX_STDDEVSAMP, EX_MEDIAN, EX_PERCENTILE,
   EX_TOLOWER, EX_TOUPPER, EX_SUBSTRCP,
   EX_POW, EX_SQRT, EX_EXP, EX_LN, EX_LOG, EX_LOG10, EX_ROUND,
   EX_SETUNION, EX_SETINTERSECTION, EX_SETDIFFERENCE, EX_SETEQUALS, EX_SETISSUBSET,
@@ -758,6 +758,32 @@ static void exprParseRegex(ExprParse *pP, ExprNode *p){
   }
 }
 
+/* The method of $median or $percentile into p->eSub (1: "continuous",
+** else 0: "approximate", which an expression computes exactly, as MongoDB
+** does, and "discrete"); $percentile's p must be a constant array. */
+static void exprParseQuantile(ExprParse *pP, ExprNode *p){
+  const ExprNode *pMethod = p->apArg[p->nArg-1];
+  const char *z = "";
+  int n = 0, i;
+  if( pP->rc ) return;
+  if( pMethod->eOp==EX_CONST && pMethod->v.type==DOC_STRING ) z = docextValueStr(&pMethod->v, &n);
+  if( n==10 && memcmp(z, "continuous", 10)==0 ){
+    p->eSub = 1;
+  }else if( !(n==11 && memcmp(z, "approximate", 11)==0) && !(n==8 && memcmp(z, "discrete", 8)==0) ){
+    exprParseError(pP, "%s's method must be \"approximate\", \"discrete\" or \"continuous\"",
+                   p->zOp);
+    return;
+  }
+  if( p->eOp==EX_PERCENTILE ){
+    const ExprNode *pP2 = p->apArg[1];
+    int bConst = pP2->eOp==EX_CONST || pP2->eOp==EX_ARRAY;
+    for(i=0; bConst && pP2->eOp==EX_ARRAY && i<pP2->nArg; i++){
+      bConst = pP2->apArg[i]->eOp==EX_CONST;
+    }
+    if( !bConst ) exprParseError(pP, "$percentile's p must be a constant array of numbers");
+  }
+}
+
 /* The operators of aSubOp[], $convert and $dateToString. 0 (and no error)
 ** when zOp is none of them. */
 static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
@@ -802,6 +828,8 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
       {"$lastN", EX_LASTN, 2, 2, {"n", "input"}},
       {"$maxN", EX_MAXN, 2, 2, {"n", "input"}},
       {"$minN", EX_MINN, 2, 2, {"n", "input"}},
+      {"$median", EX_MEDIAN, 2, 2, {"input", "method"}},
+      {"$percentile", EX_PERCENTILE, 3, 3, {"input", "p", "method"}},
     };
     static const char *azParts[] = {"year", "month", "day", "hour", "minute", "second",
                                     "millisecond", "timezone"};
@@ -813,6 +841,10 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
                            aNamed[i].nName, aNamed[i].nRequired);
         if( p && (p->eOp==EX_REGEXMATCH || p->eOp==EX_REGEXFIND || p->eOp==EX_REGEXFINDALL) ){
           exprParseRegex(pP, p);
+          p = exprDone(pP, p);
+        }
+        if( p && (p->eOp==EX_MEDIAN || p->eOp==EX_PERCENTILE) ){
+          exprParseQuantile(pP, p);
           p = exprDone(pP, p);
         }
         return p;
@@ -2045,6 +2077,100 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
   }
   return exprSetNum(p, &acc, pOut);
+}
+
+static int exprDoubleCmp(void *pCtx, const void *x, const void *y){
+  double a = *(const double*)x, b = *(const double*)y;
+  (void)pCtx;
+  return a<b ? -1 : a>b;
+}
+
+/* Percentile q (0 to 1) of the n sorted doubles a (infinities included):
+** discrete, the value of 0-based rank ceil(n*q) - 1 (the lower one where
+** it is ambiguous), or continuous, interpolated at rank q*(n-1), as
+** MongoDB's percentile_algo_discrete and _continuous compute them. */
+static double exprQuantile(const double *a, int n, double q, int bContinuous){
+  double rank, lo, hi;
+  int iLo, iHi;
+  if( !bContinuous ){
+    if( q>=1.0 ) return a[n-1];
+    iLo = (int)ceil(n*q) - 1;
+    return a[iLo<0 ? 0 : iLo];
+  }
+  rank = q*(n-1);
+  iLo = (int)floor(rank);
+  iHi = (int)ceil(rank);
+  lo = a[iLo];
+  hi = a[iHi];
+  if( isinf(lo) && lo<0 ) return lo;
+  if( isinf(hi) && hi>0 ) return hi;
+  if( iLo==iHi ) return lo;
+  return (iHi - rank)*lo + (rank - iLo)*hi;
+}
+
+/* $median: {input, method}, $percentile: {input, p, method}. The numbers
+** of an array input (NaN left out), or a number input alone, as doubles;
+** without any, null (each of $percentile's is null). */
+static int exprEvalQuantile(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue a[3];
+  DocIter it;
+  ExprArray arr;
+  double *aX = 0, x;
+  int n = 0, nAlloc = 0, bMedian = pN->eOp==EX_MEDIAN, rc = SQLITE_OK;
+  if( exprEvalArgs(p, pN, a) ) return p->rc;
+  if( !bMedian ){
+    int bOk = a[1].type==DOC_ARRAY && exprCount(&a[1])>0;
+    docextIterInitValue(&it, &a[1]);
+    while( bOk && docextIterNext(&it) ){
+      bOk = docextValueIsNumber(&it.v) && (x = docextValueToDouble(&it.v))>=0.0 && x<=1.0;
+    }
+    if( !bOk ) return exprError(p, "$percentile's p must be an array of numbers from 0.0 to 1.0");
+  }
+  /* (each value has room for its copy in docextSort's scratch, the
+  ** second half of aX) */
+  if( docextValueIsNumber(&a[0]) ){
+    /* (a number alone is every percentile, NaN included, as in MongoDB) */
+    aX = docextArrayGrow(&rc, aX, n, &nAlloc, 2*sizeof(double));
+    if( rc==SQLITE_OK ) aX[n++] = docextValueToDouble(&a[0]);
+  }else if( a[0].type==DOC_ARRAY ){
+    docextIterInitValue(&it, &a[0]);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      if( !docextValueIsNumber(&it.v) || isnan(x = docextValueToDouble(&it.v)) ) continue;
+      aX = docextArrayGrow(&rc, aX, n, &nAlloc, 2*sizeof(double));
+      if( rc==SQLITE_OK ) aX[n++] = x;
+    }
+  }
+  if( rc ){
+    sqlite3_free(aX);
+    return p->rc = rc;
+  }
+  if( n>1 ) docextSort(aX, n, sizeof(double), (u8*)aX + n*sizeof(double), exprDoubleCmp, 0);
+  if( bMedian ){
+    DocNum r;
+    if( n==0 ){
+      exprSetNull(pOut);
+    }else{
+      r.type = DOC_DOUBLE;
+      r.d = exprQuantile(aX, n, 0.5, pN->eSub);
+      exprSetNum(p, &r, pOut);
+    }
+    sqlite3_free(aX);
+    return p->rc;
+  }
+  exprArrayStart(&arr);
+  docextIterInitValue(&it, &a[1]);
+  while( arr.rc==SQLITE_OK && docextIterNext(&it) ){
+    char zKey[16];
+    int nKey = docextBsonArrayKey(zKey, arr.n++);
+    if( n==0 ){
+      docextBsonAppendNull(&arr.rc, &arr.b, zKey, nKey);
+    }else{
+      x = exprQuantile(aX, n, docextValueToDouble(&it.v), pN->eSub);
+      docextBsonAppendDouble(&arr.rc, &arr.b, zKey, nKey, x);
+    }
+  }
+  sqlite3_free(aX);
+  return exprArrayEnd(p, &arr, pOut);
 }
 
 /* $toLower, $toUpper (ASCII letters, as MongoDB), $substrCP. Null or
@@ -4571,6 +4697,8 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprEvalArrays(p, pN, pOut);
     case EX_SUM: case EX_AVG: case EX_MIN: case EX_MAX: case EX_STDDEVPOP: case EX_STDDEVSAMP:
       return exprEvalAccumulate(p, pN, pOut);
+    case EX_MEDIAN: case EX_PERCENTILE:
+      return exprEvalQuantile(p, pN, pOut);
     case EX_TOLOWER: case EX_TOUPPER: case EX_SUBSTRCP:
       return exprEvalString(p, pN, pOut);
     case EX_STRLENBYTES: case EX_STRLENCP:

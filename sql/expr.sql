@@ -263,6 +263,17 @@ SELECT doc_update('{a: [1, 2, 3, 4]}', '[{$set: {r: {$reverseArray: "$a"}, f: {$
 SELECT doc_update('{a: [1, 2, 3, 4, "x", null], one: 5}', '[{$set: {pop: {$stdDevPop: "$a"}, samp: {$stdDevSamp: "$a"},
   args: {$stdDevPop: ["$one", 7]}, single: {$stdDevPop: "$one"}, sampOfOne: {$stdDevSamp: "$one"},
   none: {$stdDevPop: [[]]}, kinds: {$stdDevSamp: [NumberDecimal("1.5"), NumberLong(3), 4.5]}}}]');
+-- $median and $percentile (MongoDB 7.0's example: scores 62 81 80 75 68 give
+-- 68, 75 and 80): exact in an expression, "approximate" and "discrete" take
+-- the value of rank ceil(n*p), "continuous" interpolates; NaN is left out,
+-- a number alone is every percentile, no numbers give null
+SELECT doc_update('{s: [62, 81, 80, 75, 68]}', '[{$set: {
+  p: {$percentile: {input: "$s", p: [0.25, 0.5, 0.75], method: "approximate"}},
+  m: {$median: {input: "$s", method: "discrete"}}, even: {$median: {input: [1, 2, 3, 4], method: "continuous"}},
+  c: {$percentile: {input: "$s", p: [0, 0.9, 1], method: "continuous"}},
+  inf: {$percentile: {input: [1, Infinity, -Infinity, NaN, 3], p: [0, 0.5, 1], method: "continuous"}},
+  one: {$median: {input: 5, method: "approximate"}}, none: {$percentile: {input: ["a"], p: [0.5, 0.1], method: "discrete"}},
+  missing: {$median: {input: "$nope", method: "approximate"}}}}]');
 SELECT doc_update('{n: "Ann Bell"}', '[{$set: {lo: {$toLower: "$n"}, up: {$toUpper: "$n"},
   first: {$substrCP: ["$n", 0, 3]}, missing: {$toUpper: "$nope"}, accents: {$toUpper: "é"}}}]');
 SELECT _id FROM carts('{$expr: {$eq: [{$toLower: "$owner"}, "bob"]}}');
@@ -543,6 +554,10 @@ SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1]], defaults: [0]}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: 1}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: "a", input: 5}}}');
 SELECT doc_match('{}', '{$expr: {$unsetField: {field: "a", input: 5}}}');
+SELECT doc_match('{}', '{$expr: {$percentile: {input: [1], p: "$x", method: "approximate"}}}');
+SELECT doc_match('{}', '{$expr: {$percentile: {input: [1], p: [1.5], method: "approximate"}}}');
+SELECT doc_match('{}', '{$expr: {$median: {input: [1], method: "exact"}}}');
+SELECT doc_match('{}', '{$expr: {$median: {input: [1]}}}');
 SELECT doc_match('{}', '{$expr: {$unsetField: {field: "a", input: {}, value: 1}}}');
 SELECT doc_match('{}', '{$expr: {$unsetField: {field: "$a", input: {}}}}');
 SELECT doc_match('{}', '{$expr: {$getField: "$a"}}');

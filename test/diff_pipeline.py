@@ -21,7 +21,8 @@ of the cases instead set one field to one operator of the second batch
 $substrBytes, the $trim family, $replaceOne/All, $objectToArray,
 $arrayToObject, $toString/$toBool/$toInt/$isNumber, $convert with onError
 and onNull, $pow, $sqrt, $round to a place, the bitwise operators,
-$firstN/$lastN/$maxN/$minN, $zip, $sortArray, $regexMatch) over fields and
+$firstN/$lastN/$maxN/$minN, $zip, $sortArray, $regexMatch, $median,
+$percentile) over fields and
 constants of every kind, so that each one's results and errors are compared
 often; a case the model cannot compute (a double's text) is left out and
 counted.
@@ -98,6 +99,11 @@ def gen_more(rnd):
         {"$pow": [n, rnd.choice([0, 1, 2, -1, 3, k])]},
         {"$sqrt": n},
         {"$round": [rnd.choice([k, 1250, 1350, -1250, 7, None]), rnd.choice([0, -1, -2, 2, k, 1.5])]},
+        {"$median": {"input": rnd.choice([arr, n, [7, 1.5, -2, n, 4]]),
+                     "method": rnd.choice(["approximate", "discrete", "continuous"])}},
+        {"$percentile": {"input": rnd.choice([arr, n, [7, 1.5, -2, n, 4, 4]]),
+                         "p": rnd.choice([[0.5], [0, 0.25, 1], [0.9, 0.1, 0.333]]),
+                         "method": rnd.choice(["approximate", "discrete", "continuous"])}},
         {rnd.choice(["$bitAnd", "$bitOr", "$bitXor"]): [n, rnd.choice([6, -1, k])]},
         {"$bitNot": n},
         {rnd.choice(["$firstN", "$lastN", "$maxN", "$minN"]): {"n": rnd.choice([1, 2, 5, 0, k]), "input": arr}},

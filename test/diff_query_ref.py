@@ -809,7 +809,7 @@ def agg_eval_more(op, arg, ev):
     $pow/$sqrt/$round."""
     args = [ev(y) for y in agg_args(arg)] if not (isinstance(arg, dict) and op in (
         "$trim", "$ltrim", "$rtrim", "$replaceOne", "$replaceAll", "$convert", "$firstN", "$lastN",
-        "$maxN", "$minN", "$zip", "$sortArray", "$regexMatch")) else None
+        "$maxN", "$minN", "$zip", "$sortArray", "$regexMatch", "$median", "$percentile")) else None
     if op in ("$setUnion", "$setIntersection", "$setDifference"):
         if any(not nullish(a) and not isinstance(a, list) for a in args):
             raise ExprError(op + " of a non-array")
@@ -1006,6 +1006,35 @@ def agg_eval_more(op, arg, ev):
                 raise ExprError("not an integer")
             out = {"$bitAnd": out & x, "$bitOr": out | x, "$bitXor": out ^ x, "$bitNot": ~x}[op]
         return out
+    if op in ("$median", "$percentile"):
+        # MongoDB's percentile_algo_discrete and _continuous: the numbers of
+        # an array (NaN left out) or a number alone, as doubles, sorted;
+        # discrete: rank ceil(n*p) - 1, continuous: interpolated at p*(n-1)
+        a = {k: ev(v) for k, v in arg.items()}
+        x = a["input"]
+        if is_num(x):
+            xs = [float(x)]
+        elif isinstance(x, list):
+            xs = sorted(float(v) for v in x if is_num(v) and not math.isnan(float(v)))
+        else:
+            xs = []
+        ps = [0.5] if op == "$median" else a["p"]
+        if not isinstance(ps, list) or not ps or any(not is_num(q) or not 0 <= q <= 1 for q in ps):
+            raise ExprError("bad p")
+
+        def quantile(q):
+            n = len(xs)
+            if a["method"] != "continuous":
+                return xs[n - 1] if q >= 1 else xs[max(0, math.ceil(n * q) - 1)]
+            rank = q * (n - 1)
+            lo, hi = math.floor(rank), math.ceil(rank)
+            if xs[lo] == -math.inf:
+                return -math.inf
+            if xs[hi] == math.inf:
+                return math.inf
+            return xs[lo] if lo == hi else (hi - rank) * xs[lo] + (rank - lo) * xs[hi]
+        out = [quantile(q) if xs else None for q in ps]
+        return out[0] if op == "$median" else out
     if op in ("$firstN", "$lastN", "$maxN", "$minN", "$zip", "$sortArray", "$regexMatch"):
         a = {k: ev(v) for k, v in arg.items()}
         if op == "$regexMatch":
