@@ -203,6 +203,14 @@ int main(void){
     "d: {$dateFromString: {dateString: \"05/06/2020\", format: \"%d/%m/%Y\"}}, s2: {$dateToString: {date: \"$nope\", onNull: \"-\"}}, "
     "m: {$maxN: {n: 2, input: \"$a\"}}, i: {$indexOfCP: [\"$s\", \"1\"]}, g: {$getField: \"s\"}, "
     "r: {$round: [\"$n\", 0]}, b: {$range: [0, 5]}, q: {$strcasecmp: [\"$s\", \"X\"]}}}]')",
+    /* (a zone read from the time zone database: until a run reads it whole,
+    ** each run reads it again, so every allocation of the reading fails once) */
+    "SELECT doc_update('{d: ISODate(\"2024-03-10T06:30:00Z\"), a: [3, 1, 2, 5]}', '[{$set: {"
+    "h: {$hour: {date: \"$d\", timezone: \"America/Los_Angeles\"}}, "
+    "t: {$dateTrunc: {date: \"$d\", unit: \"day\", timezone: \"America/Los_Angeles\"}}, "
+    "p: {$percentile: {input: \"$a\", p: [0.5, 0.9], method: \"continuous\"}}, "
+    "m: {$median: {input: \"$a\", method: \"approximate\"}}, s: {$stdDevPop: \"$a\"}, "
+    "u: {$unsetField: {field: \"x\", input: {x: 1, y: 2}}}}}]')",
     "SELECT doc_analyze_shard_key('c', '{a: 1, s: 1}', '{shards: 3, chunkSize: 200, queries: "
     "[{a: 2}, {$or: [{a: 1}, {a: {$gt: 6}}]}, {tags: \"t1\"}, {filter: {a: 3}, sort: {s: -1}, limit: 2}]}'), "
     "doc_analyze_shard_key('c', '{s: \"hashed\"}', '{queries: [{s: {$in: [\"str1\", \"str2\"]}}]}')",
