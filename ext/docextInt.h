@@ -723,6 +723,10 @@ typedef struct DocTz DocTz;
 int docextTzFind(const char *z, int n, const DocTz **ppTz, char **pzWhy);
 /* The zone's offset east of UTC, in seconds, at UTC second t. */
 int docextTzOffset(const DocTz *p, i64 t);
+/* Free every zone read, so that the next use reads it again: for tests
+** (test_oom fails each allocation of the reading), when no statement
+** holds a zone. */
+void docextTzForget(void);
 
 /**************************************************************************
 ** Interface to docext_expr.c — aggregation expressions ($expr, and the

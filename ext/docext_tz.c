@@ -442,3 +442,14 @@ int docextTzOffset(const DocTz *p, i64 t){
   return p->aTransOff[lo];
 }
 
+void docextTzForget(void){
+  DocTz *p, *pNext;
+  sqlite3_mutex_enter(tzMutex());
+  p = tzState.pList;
+  tzState.pList = 0;
+  sqlite3_mutex_leave(tzMutex());
+  for(; p; p=pNext){
+    pNext = p->pNext;
+    tzFree(p);
+  }
+}

@@ -117,6 +117,7 @@ static void tOom(sqlite3 *db, const char *zSql){
     docextBufReset(&out);
     run(db, "BEGIN", 0);
     bFailed = 0;
+    docextTzForget();             /* (zones are read again: their reading fails too) */
     nFailAt = iFail;
     bReadOom = 0;
     rc2 = run(db, zSql, &out);
@@ -203,8 +204,8 @@ int main(void){
     "d: {$dateFromString: {dateString: \"05/06/2020\", format: \"%d/%m/%Y\"}}, s2: {$dateToString: {date: \"$nope\", onNull: \"-\"}}, "
     "m: {$maxN: {n: 2, input: \"$a\"}}, i: {$indexOfCP: [\"$s\", \"1\"]}, g: {$getField: \"s\"}, "
     "r: {$round: [\"$n\", 0]}, b: {$range: [0, 5]}, q: {$strcasecmp: [\"$s\", \"X\"]}}}]')",
-    /* (a zone read from the time zone database: until a run reads it whole,
-    ** each run reads it again, so every allocation of the reading fails once) */
+    /* (a zone of the time zone database, read again in each run, so that
+    ** every allocation of the reading fails once) */
     "SELECT doc_update('{d: ISODate(\"2024-03-10T06:30:00Z\"), a: [3, 1, 2, 5]}', '[{$set: {"
     "h: {$hour: {date: \"$d\", timezone: \"America/Los_Angeles\"}}, "
     "t: {$dateTrunc: {date: \"$d\", unit: \"day\", timezone: \"America/Los_Angeles\"}}, "
