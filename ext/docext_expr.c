@@ -2806,6 +2806,12 @@ static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprSetInt(p, exprDatePart(&c, pN->eSub), pOut);
 }
 
+/* Month names of %b (their first three letters) and %B. */
+static const char *const azExprMonth[12] = {
+  "January", "February", "March", "April", "May", "June", "July", "August",
+  "September", "October", "November", "December"
+};
+
 /* Append v as at least nWidth digits (a minus sign first when negative). */
 static void exprAppendDigits(int *pRc, DocBuf *pB, i64 v, int nWidth){
   char z[32];
@@ -2866,6 +2872,8 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
         exprAppendDigits(&rc, &b, c.year, 4);
         break;
       case 'm': exprAppendDigits(&rc, &b, c.month, 2); break;
+      case 'b': docextBufAppend(&rc, &b, azExprMonth[c.month-1], 3); break;
+      case 'B': docextBufAppendStr(&rc, &b, azExprMonth[c.month-1]); break;
       case 'd': exprAppendDigits(&rc, &b, c.day, 2); break;
       case 'H': exprAppendDigits(&rc, &b, c.hour, 2); break;
       case 'M': exprAppendDigits(&rc, &b, c.minute, 2); break;
@@ -4094,6 +4102,19 @@ static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
     switch( zFmt[k] ){
       case 'Y': if( !exprReadNum(z, n, &i, 4, 4, 0, &v) ) return 0; pC->year = v; break;
       case 'm': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->month = (int)v; break;
+      case 'b': case 'B': {
+        /* a month's name, whole or its first three letters, in any case */
+        int m, nName = 0;
+        for(m=0; m<12; m++){
+          int nFull = (int)strlen(azExprMonth[m]);
+          if( n-i>=nFull && sqlite3_strnicmp(z+i, azExprMonth[m], nFull)==0 ){ nName = nFull; break; }
+          if( n-i>=3 && sqlite3_strnicmp(z+i, azExprMonth[m], 3)==0 ){ nName = 3; break; }
+        }
+        if( nName==0 ) return 0;
+        pC->month = m + 1;
+        i += nName;
+        break;
+      }
       case 'd': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->day = (int)v; break;
       case 'H': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->hour = (int)v; break;
       case 'M': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->minute = (int)v; break;
@@ -4169,7 +4190,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       if( e<0 ){
         return exprError(p, "$dateFromString's format has a specifier "
                             "docext does not parse (it takes "
-                            "%%Y %%m %%d %%H %%M %%S %%L %%z %%Z %%%%)");
+                            "%%Y %%m %%b %%B %%d %%H %%M %%S %%L %%z %%Z %%%%)");
       }
       if( e==0 ) zWhy = "the string does not match the format";
       else ms = exprCivilMs(&c) - (bZone ? nGiven : 0)*60000LL;

@@ -483,6 +483,10 @@ SELECT doc_update('{d: ISODate("2024-03-09T17:00:00Z")}', '[{$set: {
   month: {$dateAdd: {startDate: "$d", unit: "month", amount: 4, timezone: "America/New_York"}},
   midnight: {$dateTrunc: {date: ISODate("2024-03-10T12:00:00Z"), unit: "day", timezone: "America/New_York"}},
   month1: {$dateTrunc: {date: ISODate("2024-04-01T02:00:00Z"), unit: "month", timezone: "America/New_York"}}}}]');
+-- month names (%b, %B: MongoDB 7.0), written and read in any case
+SELECT doc_update('{d: ISODate("2024-09-05T10:00:00Z")}', '[{$set: {s: {$dateToString: {date: "$d", format: "%b %B %d"}},
+  f1: {$dateFromString: {dateString: "05 Sep 2024", format: "%d %b %Y"}}, f2: {$dateFromString: {dateString: "5 SEPTEMBER 2024", format: "%d %B %Y"}},
+  f3: {$dateFromString: {dateString: "5 may 2024", format: "%d %b %Y"}}, f4: {$dateFromString: {dateString: "5 Sept 2024", format: "%d %b %Y", onError: "bad"}}}}]');
 -- a wall clock time the spring change skips reads with the offset before
 -- it (02:30 EST is 03:30 EDT); one the autumn change repeats is its first
 SELECT doc_update('{}', '[{$set: {

@@ -12,7 +12,7 @@ compares what docext's doc_update(doc, [{$set: …}]) computes for $year …
 $isoDayOfWeek, $dateToString (every specifier), $dateAdd, $dateSubtract,
 $dateDiff, $dateTrunc, $dateFromParts (both forms, parts past their
 range), $dateToParts (both forms) and $dateFromString (ISO text and
-formats) with a model written here on Python's datetime, from MongoDB's
+formats, month names in any case) with a model written here on Python's datetime, from MongoDB's
 documentation of each operator: calendar units move in the local calendar
 and keep the day where the month has it; $dateDiff counts the unit's
 boundaries crossed; $dateTrunc's bins count from 2000-01-01 (weeks: from
@@ -138,13 +138,16 @@ def model_parts(t):
 def model_to_string(t, tzmin):
     iy, iw, idow = t.isocalendar()
     sign = "-" if tzmin < 0 else "+"
-    return "%04d-%02d-%02d %02d:%02d:%02d.%03d %03d %d %d %02d %02d %04d %s%02d%02d %s%d %%" % (
+    return "%04d-%02d-%02d %02d:%02d:%02d.%03d %03d %d %d %02d %02d %04d %s%02d%02d %s%d %% %s %s" % (
         t.year, t.month, t.day, t.hour, t.minute, t.second, t.microsecond // 1000,
         t.timetuple().tm_yday, t.isoweekday() % 7 + 1, idow, int(t.strftime("%U")), iw, iy,
-        sign, abs(tzmin) // 60, abs(tzmin) % 60, sign, abs(tzmin))
+        sign, abs(tzmin) // 60, abs(tzmin) % 60, sign, abs(tzmin),
+        MONTHS[t.month - 1][:3], MONTHS[t.month - 1])
 
 
-FMT = "%Y-%m-%d %H:%M:%S.%L %j %w %u %U %V %G %z %Z %%"
+FMT = "%Y-%m-%d %H:%M:%S.%L %j %w %u %U %V %G %z %Z %% %b %B"
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December"]
 
 
 def model_trunc(t, unit, bins, start):
@@ -217,6 +220,10 @@ def main():
         # (strftime's %Y does not pad years below 1000)
         text = "%04d-%s.%03d" % (local.year, local.strftime("%m-%dT%H:%M:%S"), local.microsecond // 1000)
         fmt_text = "%s/%04d %s" % (local.strftime("%d/%m"), local.year, local.strftime("%H.%M.%S"))
+        # a month's name, whole or abbreviated, in any case
+        month = rnd.choice([MONTHS[local.month - 1], MONTHS[local.month - 1][:3]])
+        month = rnd.choice([month, month.upper(), month.lower()])
+        name_text = "%02d %s %04d" % (local.day, month, local.year)
         spec = {
             "parts": {k: {v: "$d"} if not given else {v: {"date": "$d", **tzarg}} for k, v in
                       [("y", "$year"), ("mo", "$month"), ("dm", "$dayOfMonth"), ("h", "$hour"),
@@ -235,6 +242,8 @@ def main():
             "toIso": {"$dateToParts": {"date": "$d", "iso8601": True, **tzarg}},
             "fromStr": {"$dateFromString": {"dateString": text, **tzarg}},
             "fromFmt": {"$dateFromString": {"dateString": fmt_text, "format": "%d/%m/%Y %H.%M.%S", **tzarg}},
+            "fromName": {"$dateFromString": {"dateString": name_text, "format": rnd.choice(["%d %b %Y", "%d %B %Y"]),
+                                             **tzarg}},
         }
         want = {}
         want["parts"] = model_parts(local)
@@ -287,8 +296,12 @@ def main():
                          "millisecond": local.microsecond // 1000}
         # (the local text of a time an autumn change repeats reads back as
         # its first occurrence)
-        want["fromStr"] = from_local(zone, local)
-        want["fromFmt"] = from_local(zone, local.replace(microsecond=0))
+        for key, t in (("fromStr", local), ("fromFmt", local.replace(microsecond=0)),
+                       ("fromName", local.replace(hour=0, minute=0, second=0, microsecond=0))):
+            try:
+                want[key] = from_local(zone, t)
+            except (OverflowError, ValueError):
+                want[key] = None            # before year 1 in UTC
         doc = {"d": ext(ms), "e": ext(ms2)}
         ok = True
         got = {}
