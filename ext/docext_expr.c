@@ -2641,31 +2641,35 @@ struct ExprZone {
 static i64 exprFloorDiv(i64 a, i64 b);
 
 /* The zone's offset at UTC instant ms, in milliseconds. */
-static i64 zoneOffsetMs(const ExprZone *z, i64 ms){
+static i64 exprZoneOffsetMs(const ExprZone *z, i64 ms){
   if( z->pTz==0 ) return z->nFixedSec*1000LL;
   return docextTzOffset(z->pTz, exprFloorDiv(ms, 1000))*1000LL;
 }
 
 /* The wall clock time of UTC instant ms, as milliseconds since a local
 ** 1970-01-01. */
-static i64 zoneLocalMs(const ExprZone *z, i64 ms){
-  return ms + zoneOffsetMs(z, ms);
+static i64 exprZoneLocalMs(const ExprZone *z, i64 ms){
+  return ms + exprZoneOffsetMs(z, ms);
 }
 
 /* The UTC instant of wall clock time local. A time the clocks skipped (a
 ** spring gap) is read with the offset before the change, and a time they
 ** repeat (an autumn overlap) is its first occurrence, as Python's
-** zoneinfo does for fold=0. (Assumes no two changes within two days of
-** each other, which holds for the database's zones since 1900.) */
-static i64 zoneUtcMs(const ExprZone *z, i64 local){
+** zoneinfo does for fold=0. The instant lies within 26 hours of local (no
+** offset is larger), so the offsets 27 hours either side are those before
+** and after any change that matters; no zone of the database changes
+** twice within 54 hours (the closest two changes of any are 3.99 days
+** apart: Africa/Freetown, 1939). */
+static i64 exprZoneUtcMs(const ExprZone *z, i64 local){
+  const i64 nSide = 27*3600000LL;
   i64 oBefore, oAfter;
   if( z->pTz==0 ) return local - z->nFixedSec*1000LL;
-  oBefore = zoneOffsetMs(z, local - 2*86400000LL);
-  oAfter = zoneOffsetMs(z, local + 2*86400000LL);
-  if( oBefore==oAfter ) return local - zoneOffsetMs(z, local - oBefore);
+  oBefore = exprZoneOffsetMs(z, local - nSide);
+  oAfter = exprZoneOffsetMs(z, local + nSide);
+  if( oBefore==oAfter ) return local - exprZoneOffsetMs(z, local - oBefore);
   /* one change at T, oBefore until T: local is before its wall time
   ** T + max(oBefore, oAfter) exactly when local - max is before T */
-  if( zoneOffsetMs(z, local - (oBefore>oAfter ? oBefore : oAfter))==oBefore ){
+  if( exprZoneOffsetMs(z, local - (oBefore>oAfter ? oBefore : oAfter))==oBefore ){
     return local - oBefore;
   }
   return local - oAfter;
@@ -2781,7 +2785,7 @@ static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
     *pbNull = 1;
     return SQLITE_OK;
   }
-  *pnOffMs = zoneOffsetMs(&zone, ms);
+  *pnOffMs = exprZoneOffsetMs(&zone, ms);
   if( __builtin_add_overflow(ms, *pnOffMs, &ms) ){
     return exprError(p, "%s: a date too far from 1970 for its time zone", pN->zOp);
   }
@@ -3802,13 +3806,13 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( zone.pTz && (eUnit==TU_DAY || eUnit==TU_WEEK) ){
     /* days in a zone of the database are days of its calendar: a day
     ** across a change of offset is 23 or 25 hours, as in MongoDB */
-    i64 local = zoneLocalMs(&zone, ms);
+    i64 local = exprZoneLocalMs(&zone, ms);
     if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
      || __builtin_add_overflow(local, nDelta, &local) ){
       return exprError(p, "%s overflowed", pN->zOp);
     }
     if( exprDateInRange(p, pN, local) ) return p->rc;
-    ms = zoneUtcMs(&zone, local);
+    ms = exprZoneUtcMs(&zone, local);
   }else if( aExprUnit[iUnit].nMs ){
     if( __builtin_mul_overflow(nAmount, aExprUnit[iUnit].nMs, &nDelta)
      || __builtin_add_overflow(ms, nDelta, &ms) ){
@@ -3819,9 +3823,9 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( nAmount>1200000 || nAmount<-1200000 ){
       return exprError(p, "%s overflowed", pN->zOp);
     }
-    docextCivilFromMs(zoneLocalMs(&zone, ms), &c);
+    docextCivilFromMs(exprZoneLocalMs(&zone, ms), &c);
     exprAddMonths(&c, nAmount*k);
-    ms = zoneUtcMs(&zone, exprCivilMs(&c));
+    ms = exprZoneUtcMs(&zone, exprCivilMs(&c));
   }
   r.type = DOC_DATE;
   r.i = ms;
@@ -3868,11 +3872,11 @@ static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     ** its boundaries (an hour in "+05:30" starts at :30), so a change of
     ** offset by whole hours counts no unit twice (MongoDB's rule) */
     i64 u = aExprUnit[iUnit].nMs;
-    m0 += zoneOffsetMs(&zone, m0) - exprFloorDiv(zoneOffsetMs(&zone, m0), u)*u;
-    m1 += zoneOffsetMs(&zone, m1) - exprFloorDiv(zoneOffsetMs(&zone, m1), u)*u;
+    m0 += exprZoneOffsetMs(&zone, m0) - exprFloorDiv(exprZoneOffsetMs(&zone, m0), u)*u;
+    m1 += exprZoneOffsetMs(&zone, m1) - exprFloorDiv(exprZoneOffsetMs(&zone, m1), u)*u;
   }else{
-    m0 = zoneLocalMs(&zone, m0);
-    m1 = zoneLocalMs(&zone, m1);
+    m0 = exprZoneLocalMs(&zone, m0);
+    m1 = exprZoneLocalMs(&zone, m1);
   }
   switch( aExprUnit[iUnit].eUnit ){
     case TU_WEEK:
@@ -3925,7 +3929,7 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }
     if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
-  nOffMs = zoneOffsetMs(&zone, ms);
+  nOffMs = exprZoneOffsetMs(&zone, ms);
   ms += nOffMs;
   switch( aExprUnit[iUnit].eUnit ){
     case TU_WEEK: {
@@ -3961,7 +3965,7 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   /* a unit of a day or more starts at a local midnight, found again in
   ** the zone; a shorter one keeps the date's own offset, so that the
   ** hours an autumn change repeats truncate to themselves, in order */
-  r.i = aExprUnit[iUnit].eUnit>=TU_DAY ? zoneUtcMs(&zone, ms) : ms - nOffMs;
+  r.i = aExprUnit[iUnit].eUnit>=TU_DAY ? exprZoneUtcMs(&zone, ms) : ms - nOffMs;
   return exprSetNum(p, &r, pOut);
 }
 
@@ -4014,7 +4018,7 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     exprAddMonths(&c, aPart[1] - 1);
     days = docextDaysFromCivil(c.year, c.month, 1) + aPart[2] - 1;
   }
-  ms = zoneUtcMs(&zone, days*86400000 + aPart[3]*3600000 + aPart[4]*60000
+  ms = exprZoneUtcMs(&zone, days*86400000 + aPart[3]*3600000 + aPart[4]*60000
                         + aPart[5]*1000 + aPart[6]);
   r.type = DOC_DATE;
   r.i = ms;
@@ -4202,7 +4206,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       return exprError(p, "$dateFromString: a string that gives its own "
                           "time zone cannot be read with the timezone argument too");
     }
-    if( !zWhy && !bZone ) ms = zoneUtcMs(&zone, ms);
+    if( !zWhy && !bZone ) ms = exprZoneUtcMs(&zone, ms);
   }
   if( zWhy ){
     if( pN->mArg & 8 ){

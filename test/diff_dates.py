@@ -39,10 +39,10 @@ UNITS = {"millisecond": 1, "second": 1000, "minute": 60000, "hour": 3600000,
          "day": 86400000, "week": 604800000}
 # zones with daylight time in either hemisphere, half-hour and 45-minute
 # offsets, a 30-minute daylight saving (Lord Howe), a negative one (Dublin),
-# and a skipped day (Apia, 2011-12-30)
+# a skipped day (Apia, 2011-12-30) and the two closest changes (Freetown, 1939)
 ZONES = ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata",
          "Pacific/Apia", "America/Sao_Paulo", "Australia/Lord_Howe", "Asia/Kathmandu",
-         "America/St_Johns", "Europe/Dublin"]
+         "America/St_Johns", "Europe/Dublin", "Africa/Freetown"]
 UTC = dt.timezone.utc
 DAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
