@@ -723,6 +723,12 @@ typedef struct DocTz DocTz;
 int docextTzFind(const char *z, int n, const DocTz **ppTz, char **pzWhy);
 /* The zone's offset east of UTC, in seconds, at UTC second t. */
 int docextTzOffset(const DocTz *p, i64 t);
+/* A zone read from the n bytes of a TZif file, unnamed and not kept
+** (docextTzFree it); SQLITE_ERROR with the reason in *pzBad (static text)
+** when they do not hold together, or SQLITE_NOMEM. For tests and
+** docextTzFind. */
+int docextTzRead(const u8 *a, i64 n, DocTz **ppTz, const char **pzBad);
+void docextTzFree(DocTz *p);
 /* Free every zone read, so that the next use reads it again: for tests
 ** (test_oom fails each allocation of the reading), when no statement
 ** holds a zone. */

@@ -302,13 +302,29 @@ static const char *tzParse(const u8 *a, i64 n, DocTz *p){
   return "";
 }
 
-static void tzFree(DocTz *p){
+void docextTzFree(DocTz *p){
   if( p ){
     sqlite3_free(p->zName);
     sqlite3_free(p->aTransAt);
     sqlite3_free(p->aTransOff);
     sqlite3_free(p);
   }
+}
+
+int docextTzRead(const u8 *a, i64 n, DocTz **ppTz, const char **pzBad){
+  DocTz *p = docextMallocZero(sizeof(*p));
+  const char *zBad;
+  *ppTz = 0;
+  *pzBad = 0;
+  if( p==0 ) return SQLITE_NOMEM;
+  zBad = tzParse(a, n, p);
+  if( zBad==0 || zBad[0] ){
+    docextTzFree(p);
+    *pzBad = zBad;
+    return zBad ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  *ppTz = p;
+  return SQLITE_OK;
 }
 
 /* A name may only name a file below the database's directory: letters,
@@ -356,11 +372,11 @@ static u8 *tzReadFile(const char *zPath, i64 *pn, int *pbNoMem){
 static int tzLoad(const char *z, int n, DocTz **ppTz, char **pzWhy){
   const char *zDir = getenv("TZDIR");
   char *zPath;
-  DocTz *p;
+  DocTz *p = 0;
   u8 *a;
   i64 nFile = 0;
-  int bNoMem = 0;
-  const char *zBad;
+  int bNoMem = 0, rc;
+  const char *zBad = 0;
   *ppTz = 0;
   if( zDir==0 || zDir[0]==0 ) zDir = "/usr/share/zoneinfo";
   zPath = sqlite3_mprintf("%s/%.*s", zDir, n, z);
@@ -371,19 +387,12 @@ static int tzLoad(const char *z, int n, DocTz **ppTz, char **pzWhy){
     sqlite3_free(zPath);
     return bNoMem ? SQLITE_NOMEM : SQLITE_ERROR;
   }
-  p = docextMallocZero(sizeof(*p));
-  if( p==0 || (p->zName = sqlite3_mprintf("%.*s", n, z))==0 ){
-    tzFree(p);
-    sqlite3_free(a);
-    sqlite3_free(zPath);
-    return SQLITE_NOMEM;
-  }
-  zBad = tzParse(a, nFile, p);
+  rc = docextTzRead(a, nFile, &p, &zBad);
   sqlite3_free(a);
-  if( zBad==0 || zBad[0] ){
-    int rc = zBad ? SQLITE_ERROR : SQLITE_NOMEM;
+  if( rc==SQLITE_OK && (p->zName = sqlite3_mprintf("%.*s", n, z))==0 ) rc = SQLITE_NOMEM;
+  if( rc!=SQLITE_OK ){
     if( zBad ) *pzWhy = sqlite3_mprintf("%s: %s", zPath, zBad);
-    tzFree(p);
+    docextTzFree(p);
     sqlite3_free(zPath);
     return rc;
   }
@@ -420,7 +429,7 @@ int docextTzFind(const char *z, int n, const DocTz **ppTz, char **pzWhy){
     pNew = 0;
   }
   sqlite3_mutex_leave(tzMutex());
-  tzFree(pNew);
+  docextTzFree(pNew);
   *ppTz = p;
   return SQLITE_OK;
 }
@@ -450,6 +459,6 @@ void docextTzForget(void){
   sqlite3_mutex_leave(tzMutex());
   for(; p; p=pNext){
     pNext = p->pNext;
-    tzFree(p);
+    docextTzFree(p);
   }
 }
