@@ -2736,6 +2736,15 @@ static int exprIsoWeeksIn(i64 y){
   return 52 + (pY==4 || pPrev==3);
 }
 
+/* Days since 1970-01-01 of day dow (1 Monday … 7 Sunday) of ISO week
+** week of year y: week 1's Monday is the Monday on or before January 4
+** (weeks and days past their range carry over). */
+static i64 exprIsoWeekDate(i64 y, i64 week, i64 dow){
+  i64 jan4 = docextDaysFromCivil(y, 1, 4);
+  i64 iDow = ((jan4 % 7) + 7 + 3) % 7;              /* 0 Monday */
+  return jan4 - iDow + (week - 1)*7 + (dow - 1);
+}
+
 /* The ISO week and week-numbering year of a civil date. */
 static void exprIsoWeek(const DocCivil *c, int *pWeek, i64 *pYear){
   int isoDow = (c->dayOfWeek + 5) % 7 + 1;         /* Monday 1 … Sunday 7 */
@@ -4003,12 +4012,9 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     return SQLITE_OK;
   }
   if( bIso ){
-    /* Monday of ISO week 1 is the Monday on or before January 4 */
-    i64 jan4 = docextDaysFromCivil(aPart[0], 1, 4);
-    i64 iDow = ((jan4 % 7) + 7 + 3) % 7;              /* 0 Monday */
     if( !(pN->mArg & 2) ) aPart[1] = 1;
     if( !(pN->mArg & 4) ) aPart[2] = 1;
-    days = jan4 - iDow + (aPart[1] - 1)*7 + (aPart[2] - 1);
+    days = exprIsoWeekDate(aPart[0], aPart[1], aPart[2]);
   }else{
     DocCivil c;
     memset(&c, 0, sizeof(c));
@@ -4087,11 +4093,15 @@ static int exprReadNum(const char *z, int n, int *pi, int nMin, int nMax, int bS
 
 /* Parse z[0..n) with a $dateToString format: the local civil time into
 ** *pC and the zone's offset, if the text gives one, into *pnMin (*pbZone
-** set). 0 when the text does not fit the format. */
+** set). 0 when the text does not fit the format. A date is given by its
+** year, month and day (%Y %m or %b/%B, %d), by its year and day of the
+** year (%j), or by its ISO week date (%G %V, and %u, Monday when absent),
+** not by two of these at once. */
 static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
                               DocCivil *pC, int *pnMin, int *pbZone){
   int i = 0, k;
-  i64 v;
+  i64 v, yday = 0, isoYear = 0, isoWeek = 0, isoDow = 0;
+  int mGiven = 0;                   /* 1: month or day, 2: %j, 4: ISO parts */
   memset(pC, 0, sizeof(*pC));
   pC->year = 1970;
   pC->month = pC->day = 1;
@@ -4105,7 +4115,15 @@ static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
     if( ++k>=nFmt ) return 0;
     switch( zFmt[k] ){
       case 'Y': if( !exprReadNum(z, n, &i, 4, 4, 0, &v) ) return 0; pC->year = v; break;
-      case 'm': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->month = (int)v; break;
+      case 'm':
+        if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0;
+        pC->month = (int)v;
+        mGiven |= 1;
+        break;
+      case 'j': if( !exprReadNum(z, n, &i, 1, 3, 0, &yday) ) return 0; mGiven |= 2; break;
+      case 'G': if( !exprReadNum(z, n, &i, 4, 4, 0, &isoYear) ) return 0; mGiven |= 4; break;
+      case 'V': if( !exprReadNum(z, n, &i, 1, 2, 0, &isoWeek) ) return 0; mGiven |= 4; break;
+      case 'u': if( !exprReadNum(z, n, &i, 1, 1, 0, &isoDow) ) return 0; mGiven |= 4; break;
       case 'b': case 'B': {
         /* a month's name, whole or its first three letters, in any case */
         int m, nName = 0;
@@ -4117,9 +4135,14 @@ static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
         if( nName==0 ) return 0;
         pC->month = m + 1;
         i += nName;
+        mGiven |= 1;
         break;
       }
-      case 'd': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->day = (int)v; break;
+      case 'd':
+        if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0;
+        pC->day = (int)v;
+        mGiven |= 1;
+        break;
       case 'H': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->hour = (int)v; break;
       case 'M': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->minute = (int)v; break;
       case 'S': if( !exprReadNum(z, n, &i, 1, 2, 0, &v) ) return 0; pC->second = (int)v; break;
@@ -4150,9 +4173,26 @@ static int exprParseFormatted(const char *z, int n, const char *zFmt, int nFmt,
       default: return -1;                         /* a specifier we lack */
     }
   }
-  if( i!=n || pC->month<1 || pC->month>12 || pC->day<1
-   || pC->day>exprMonthDays(pC->year, pC->month) || pC->hour>23 || pC->minute>59
-   || pC->second>59 ){
+  if( i!=n || (mGiven!=0 && mGiven!=1 && mGiven!=2 && mGiven!=4) ) return 0;
+  if( mGiven==2 || mGiven==4 ){
+    /* the date from the day of the year, or from the ISO week date */
+    i64 days;
+    DocCivil c;
+    if( mGiven==2 ){
+      if( yday<1 || yday>365+(exprMonthDays(pC->year, 2)==29) ) return 0;
+      days = docextDaysFromCivil(pC->year, 1, 1) + yday - 1;
+    }else{
+      if( isoDow==0 ) isoDow = 1;
+      if( isoYear==0 || isoWeek<1 || isoWeek>exprIsoWeeksIn(isoYear) || isoDow>7 ) return 0;
+      days = exprIsoWeekDate(isoYear, isoWeek, isoDow);
+    }
+    docextCivilFromMs(days*86400000, &c);
+    pC->year = c.year;
+    pC->month = c.month;
+    pC->day = c.day;
+  }
+  if( pC->month<1 || pC->month>12 || pC->day<1 || pC->day>exprMonthDays(pC->year, pC->month)
+   || pC->hour>23 || pC->minute>59 || pC->second>59 ){
     return 0;
   }
   return 1;
@@ -4194,7 +4234,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       if( e<0 ){
         return exprError(p, "$dateFromString's format has a specifier "
                             "docext does not parse (it takes "
-                            "%%Y %%m %%b %%B %%d %%H %%M %%S %%L %%z %%Z %%%%)");
+                            "%%Y %%m %%b %%B %%d %%j %%G %%V %%u %%H %%M %%S %%L %%z %%Z %%%%)");
       }
       if( e==0 ) zWhy = "the string does not match the format";
       else ms = exprCivilMs(&c) - (bZone ? nGiven : 0)*60000LL;

@@ -487,6 +487,13 @@ SELECT doc_update('{d: ISODate("2024-03-09T17:00:00Z")}', '[{$set: {
 SELECT doc_update('{d: ISODate("2024-09-05T10:00:00Z")}', '[{$set: {s: {$dateToString: {date: "$d", format: "%b %B %d"}},
   f1: {$dateFromString: {dateString: "05 Sep 2024", format: "%d %b %Y"}}, f2: {$dateFromString: {dateString: "5 SEPTEMBER 2024", format: "%d %B %Y"}},
   f3: {$dateFromString: {dateString: "5 may 2024", format: "%d %b %Y"}}, f4: {$dateFromString: {dateString: "5 Sept 2024", format: "%d %b %Y", onError: "bad"}}}}]');
+-- an ISO week date (%G %V %u, Monday when %u is absent) and a day of the
+-- year (%j); a date given two ways is refused
+SELECT doc_update('{}', '[{$set: {
+  iso: {$dateFromString: {dateString: "2020-W53-5", format: "%G-W%V-%u"}}, isoMon: {$dateFromString: {dateString: "2025-W01", format: "%G-W%V"}},
+  yday: {$dateFromString: {dateString: "2024-366", format: "%Y-%j"}}, yday1: {$dateFromString: {dateString: "2023 060 10:30", format: "%Y %j %H:%M"}},
+  bad1: {$dateFromString: {dateString: "2023-366", format: "%Y-%j", onError: "no day 366"}}, bad2: {$dateFromString: {dateString: "2021-W53-1", format: "%G-W%V-%u", onError: "no week 53"}},
+  bad3: {$dateFromString: {dateString: "2021-03 060", format: "%Y-%m %j", onError: "two dates"}}}}]');
 -- a wall clock time the spring change skips reads with the offset before
 -- it (02:30 EST is 03:30 EDT); one the autumn change repeats is its first
 SELECT doc_update('{}', '[{$set: {

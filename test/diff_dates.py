@@ -12,7 +12,7 @@ compares what docext's doc_update(doc, [{$set: …}]) computes for $year …
 $isoDayOfWeek, $dateToString (every specifier), $dateAdd, $dateSubtract,
 $dateDiff, $dateTrunc, $dateFromParts (both forms, parts past their
 range), $dateToParts (both forms) and $dateFromString (ISO text and
-formats, month names in any case) with a model written here on Python's datetime, from MongoDB's
+formats, month names in any case, ISO week dates, days of the year) with a model written here on Python's datetime, from MongoDB's
 documentation of each operator: calendar units move in the local calendar
 and keep the day where the month has it; $dateDiff counts the unit's
 boundaries crossed; $dateTrunc's bins count from 2000-01-01 (weeks: from
@@ -224,6 +224,9 @@ def main():
         month = rnd.choice([MONTHS[local.month - 1], MONTHS[local.month - 1][:3]])
         month = rnd.choice([month, month.upper(), month.lower()])
         name_text = "%02d %s %04d" % (local.day, month, local.year)
+        liy, liw, lid = local.isocalendar()
+        week_text = "%04d-W%02d-%d %02d:%02d" % (liy, liw, lid, local.hour, local.minute)
+        yday_text = "%04d-%03d %02d:%02d" % (local.year, local.timetuple().tm_yday, local.hour, local.minute)
         spec = {
             "parts": {k: {v: "$d"} if not given else {v: {"date": "$d", **tzarg}} for k, v in
                       [("y", "$year"), ("mo", "$month"), ("dm", "$dayOfMonth"), ("h", "$hour"),
@@ -244,6 +247,8 @@ def main():
             "fromFmt": {"$dateFromString": {"dateString": fmt_text, "format": "%d/%m/%Y %H.%M.%S", **tzarg}},
             "fromName": {"$dateFromString": {"dateString": name_text, "format": rnd.choice(["%d %b %Y", "%d %B %Y"]),
                                              **tzarg}},
+            "fromWeek": {"$dateFromString": {"dateString": week_text, "format": "%G-W%V-%u %H:%M", **tzarg}},
+            "fromYday": {"$dateFromString": {"dateString": yday_text, "format": "%Y-%j %H:%M", **tzarg}},
         }
         want = {}
         want["parts"] = model_parts(local)
@@ -297,11 +302,15 @@ def main():
         # (the local text of a time an autumn change repeats reads back as
         # its first occurrence)
         for key, t in (("fromStr", local), ("fromFmt", local.replace(microsecond=0)),
-                       ("fromName", local.replace(hour=0, minute=0, second=0, microsecond=0))):
+                       ("fromName", local.replace(hour=0, minute=0, second=0, microsecond=0)),
+                       ("fromWeek", local.replace(second=0, microsecond=0)),
+                       ("fromYday", local.replace(second=0, microsecond=0))):
             try:
                 want[key] = from_local(zone, t)
             except (OverflowError, ValueError):
                 want[key] = None            # before year 1 in UTC
+        if not 1 <= liy <= 9999:
+            want["fromWeek"] = None         # (an ISO year %G cannot write)
         doc = {"d": ext(ms), "e": ext(ms2)}
         ok = True
         got = {}
