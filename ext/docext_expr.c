@@ -2636,6 +2636,9 @@ typedef struct ExprZone ExprZone;
 struct ExprZone {
   int nFixedSec;            /* seconds east of UTC, when pTz is NULL */
   const DocTz *pTz;
+  int bUtc;                 /* UTC itself: none given, "UTC", "Z", or an
+                            ** offset of zero ("GMT" and "Etc/UTC" are
+                            ** zones of the database to MongoDB) */
 };
 
 static i64 exprFloorDiv(i64 a, i64 b);
@@ -2682,6 +2685,7 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZo
   char *zWhy = 0;
   int n, h = 0, m = 0, i, rc;
   memset(pZone, 0, sizeof(*pZone));
+  pZone->bUtc = 1;
   *pbNull = 0;
   if( !bGiven ) return SQLITE_OK;
   if( exprNullish(v) ){
@@ -2692,9 +2696,11 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZo
     return exprError(p, "timezone must be a string, not %s", exprTypeName(v));
   }
   z = docextValueStr(v, &n);
-  if( (n==3 && (memcmp(z, "UTC", 3)==0 || memcmp(z, "GMT", 3)==0)) || (n==1 && z[0]=='Z')
-   || (n==7 && (memcmp(z, "Etc/UTC", 7)==0 || memcmp(z, "Etc/GMT", 7)==0)) ){
-    return SQLITE_OK;
+  if( (n==3 && memcmp(z, "UTC", 3)==0) || (n==1 && z[0]=='Z') ) return SQLITE_OK;
+  pZone->bUtc = 0;
+  if( (n==3 && memcmp(z, "GMT", 3)==0) || (n==7 && (memcmp(z, "Etc/UTC", 7)==0
+                                                   || memcmp(z, "Etc/GMT", 7)==0)) ){
+    return SQLITE_OK;                 /* (always offset 0: not read) */
   }
   /* +hh, +hhmm, +hh:mm */
   if( (n==3 || n==5 || n==6) && (z[0]=='+' || z[0]=='-') ){
@@ -2708,6 +2714,7 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZo
       if( nDig==4 ) m = aDig[2]*10 + aDig[3];
       if( h<=23 && m<=59 ){
         pZone->nFixedSec = (z[0]=='-' ? -1 : 1) * (h*3600 + m*60);
+        pZone->bUtc = pZone->nFixedSec==0;
         return SQLITE_OK;
       }
     }
@@ -2783,13 +2790,15 @@ static i64 exprDatePart(const DocCivil *c, int ePart){
 /* The civil time of a date argument in a timezone argument; 1 (and a null
 ** result) when either is null or missing. */
 static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
-                     const DocValue *pZone, int bZone, DocCivil *pC, i64 *pnOffMs, int *pbNull){
+                     const DocValue *pZone, int bZone, DocCivil *pC, i64 *pnOffMs,
+                     int *pbUtc, int *pbNull){
   ExprZone zone;
   i64 ms;
   int bNull2;
   *pnOffMs = 0;
   if( exprDateMs(p, pN->zOp, pDate, &ms, pbNull) ) return p->rc;
   if( exprTimezone(p, pZone, bZone, &zone, &bNull2) ) return p->rc;
+  if( pbUtc ) *pbUtc = zone.bUtc;
   if( *pbNull || bNull2 ){
     *pbNull = 1;
     return SQLITE_OK;
@@ -2809,7 +2818,7 @@ static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 nOffMs;
   int bNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, &bNull) ){
+  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, 0, &bNull) ){
     return p->rc;
   }
   if( bNull ){
@@ -2838,14 +2847,14 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocCivil c;
   DocBuf b;
   const char *zFmt;
-  int nFmt, bNull, nMin, i, rc = SQLITE_OK;
+  int nFmt, bNull, nMin, i, bUtc = 1, rc = SQLITE_OK;
   i64 nOffMs = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( a[1].type!=0 && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
     return exprError(p, "$dateToString's format must be a string, not %s",
                      exprTypeName(&a[1]));
   }
-  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nOffMs, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
   nMin = (int)(nOffMs/60000);         /* (%z and %Z show whole minutes) */
   if( bNull ){
     /* onNull for a null date; null for a null format or timezone */
@@ -2860,7 +2869,8 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( a[1].type==DOC_STRING ){
     zFmt = docextValueStr(&a[1], &nFmt);
   }else{
-    zFmt = (pN->mArg & 4) ? "%Y-%m-%dT%H:%M:%S.%L" : "%Y-%m-%dT%H:%M:%S.%LZ";
+    /* (MongoDB's default: a Z only for UTC itself) */
+    zFmt = bUtc ? "%Y-%m-%dT%H:%M:%S.%LZ" : "%Y-%m-%dT%H:%M:%S.%L";
     nFmt = (int)strlen(zFmt);
   }
   memset(&b, 0, sizeof(b));
@@ -4042,7 +4052,7 @@ static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 aPart[7], iDoc, nOffMs;
   int bNull, i, bIso = 0, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nOffMs, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nOffMs, 0, &bNull) ) return p->rc;
   if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
     if( a[2].type!=DOC_BOOL ){
       return exprError(p, "$dateToParts' iso8601 must be a boolean, not %s",

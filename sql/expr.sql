@@ -483,6 +483,12 @@ SELECT doc_update('{d: ISODate("2024-03-09T17:00:00Z")}', '[{$set: {
   month: {$dateAdd: {startDate: "$d", unit: "month", amount: 4, timezone: "America/New_York"}},
   midnight: {$dateTrunc: {date: ISODate("2024-03-10T12:00:00Z"), unit: "day", timezone: "America/New_York"}},
   month1: {$dateTrunc: {date: ISODate("2024-04-01T02:00:00Z"), unit: "month", timezone: "America/New_York"}}}}]');
+-- $dateToString's default format ends in Z for UTC itself only (none,
+-- "UTC", "Z" or an offset of zero; "GMT" and "Etc/UTC" are zones)
+SELECT doc_update('{d: ISODate("2024-01-15T12:00:00Z")}', '[{$set: {none: {$dateToString: {date: "$d"}},
+  utc: {$dateToString: {date: "$d", timezone: "UTC"}}, z: {$dateToString: {date: "$d", timezone: "Z"}},
+  zero: {$dateToString: {date: "$d", timezone: "-00:00"}}, gmt: {$dateToString: {date: "$d", timezone: "GMT"}},
+  london: {$dateToString: {date: "$d", timezone: "Europe/London"}}, plus1: {$dateToString: {date: "$d", timezone: "+01"}}}}]');
 -- month names (%b, %B: MongoDB 7.0), written and read in any case
 SELECT doc_update('{d: ISODate("2024-09-05T10:00:00Z")}', '[{$set: {s: {$dateToString: {date: "$d", format: "%b %B %d"}},
   f1: {$dateFromString: {dateString: "05 Sep 2024", format: "%d %b %Y"}}, f2: {$dateFromString: {dateString: "5 SEPTEMBER 2024", format: "%d %B %Y"}},
