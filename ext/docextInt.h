@@ -731,7 +731,7 @@ int docextTzRead(const u8 *a, i64 n, DocTz **ppTz, const char **pzBad);
 void docextTzFree(DocTz *p);
 /* Free every zone read, so that the next use reads it again: for tests
 ** (test_oom fails each allocation of the reading), when no statement
-** holds a zone. */
+** holds a zone (a compiled expression keeps the zones it names). */
 void docextTzForget(void);
 
 /**************************************************************************

@@ -169,6 +169,8 @@ struct ExprNode {
                           ** parameter i was given (absent ones are
                           ** missing constants) */
   DocRegex *pRe;          /* $regex*: the regex, when it is a constant */
+  const DocTz *pTz;       /* EX_CONST as a date operator's timezone: the
+                          ** zone of the database it names (exprParseZone) */
   u8 bDefault;            /* EX_SWITCH: the last argument is the default */
   u8 bNoDoc;              /* EX_LET: the variables see no document (a
                           ** query's let, evaluated before any document) */
@@ -661,6 +663,8 @@ static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const
 
 /* {$op: {name: expr, ...}}: a node of nName arguments, parameter i's
 ** expression (a missing constant when absent, with bit i of mArg clear). */
+static void exprParseZone(ExprParse *pP, ExprNode *pArg);
+
 static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zOp,
                                 const DocValue *v, const char *const *azName, int nName,
                                 int nRequired){
@@ -675,6 +679,7 @@ static ExprNode *exprParseNamed(ExprParse *pP, int eOp, int eSub, const char *zO
   for(i=0; i<nName; i++){
     if( a[i].type ) p->mArg |= (u8)(1<<i);
     exprAddArg(pP, p, &a[i]);
+    if( pP->rc==SQLITE_OK && strcmp(azName[i], "timezone")==0 ) exprParseZone(pP, p->apArg[i]);
   }
   return exprDone(pP, p);
 }
@@ -2678,31 +2683,21 @@ static i64 exprZoneUtcMs(const ExprZone *z, i64 local){
   return local - oAfter;
 }
 
-/* A timezone argument into *pZone (UTC when not given); *pbNull when it
-** is null or missing. */
-static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZone, int *pbNull){
-  const char *z;
-  char *zWhy = 0;
-  int n, h = 0, m = 0, i, rc;
+/* The timezones that need no database, into *pZone: 1 for UTC itself
+** ("UTC", "Z"), "GMT" and "Etc/UTC" (offset 0), and offsets ("+hh",
+** "+hhmm", "+hh:mm"); -1 for a malformed offset; 0 for a name of the
+** database ("America/New_York"). */
+static int exprZoneFixed(const char *z, int n, ExprZone *pZone){
+  int i, h = 0, m = 0;
   memset(pZone, 0, sizeof(*pZone));
-  pZone->bUtc = 1;
-  *pbNull = 0;
-  if( !bGiven ) return SQLITE_OK;
-  if( exprNullish(v) ){
-    *pbNull = 1;
-    return SQLITE_OK;
+  if( (n==3 && memcmp(z, "UTC", 3)==0) || (n==1 && z[0]=='Z') ){
+    pZone->bUtc = 1;
+    return 1;
   }
-  if( v->type!=DOC_STRING ){
-    return exprError(p, "timezone must be a string, not %s", exprTypeName(v));
-  }
-  z = docextValueStr(v, &n);
-  if( (n==3 && memcmp(z, "UTC", 3)==0) || (n==1 && z[0]=='Z') ) return SQLITE_OK;
-  pZone->bUtc = 0;
   if( (n==3 && memcmp(z, "GMT", 3)==0) || (n==7 && (memcmp(z, "Etc/UTC", 7)==0
                                                    || memcmp(z, "Etc/GMT", 7)==0)) ){
-    return SQLITE_OK;                 /* (always offset 0: not read) */
+    return 1;                         /* (always offset 0: not read) */
   }
-  /* +hh, +hhmm, +hh:mm */
   if( (n==3 || n==5 || n==6) && (z[0]=='+' || z[0]=='-') ){
     int aDig[4], nDig = 0;
     for(i=1; i<n; i++){
@@ -2715,11 +2710,57 @@ static int exprTimezone(ExprCtx *p, const DocValue *v, int bGiven, ExprZone *pZo
       if( h<=23 && m<=59 ){
         pZone->nFixedSec = (z[0]=='-' ? -1 : 1) * (h*3600 + m*60);
         pZone->bUtc = pZone->nFixedSec==0;
-        return SQLITE_OK;
+        return 1;
       }
     }
-    return exprError(p, "unrecognized time zone identifier: \"%.*s\"", n, z);
+    return -1;
   }
+  return 0;
+}
+
+/* A constant timezone argument that names a zone of the database: the
+** zone, found once when the expression is compiled rather than for every
+** document (ExprNode.pTz; a name the database lacks is left for the
+** evaluation to report). */
+static void exprParseZone(ExprParse *pP, ExprNode *pArg){
+  ExprZone zone;
+  const char *z;
+  char *zWhy = 0;
+  int n;
+  if( pArg->eOp!=EX_CONST || pArg->v.type!=DOC_STRING ) return;
+  z = docextValueStr(&pArg->v, &n);
+  if( exprZoneFixed(z, n, &zone)!=0 ) return;
+  if( docextTzFind(z, n, &pArg->pTz, &zWhy)==SQLITE_NOMEM ) pP->rc = SQLITE_NOMEM;
+  sqlite3_free(zWhy);
+}
+
+/* Timezone argument k of pN, whose value is v, into *pZone (UTC when not
+** given); *pbNull when it is null or missing. */
+static int exprTimezone(ExprCtx *p, const ExprNode *pN, int k, const DocValue *v, int bGiven,
+                        ExprZone *pZone, int *pbNull){
+  const char *z;
+  char *zWhy = 0;
+  int n, rc;
+  memset(pZone, 0, sizeof(*pZone));
+  pZone->bUtc = 1;
+  *pbNull = 0;
+  if( !bGiven ) return SQLITE_OK;
+  if( pN->apArg[k]->pTz ){
+    pZone->bUtc = 0;
+    pZone->pTz = pN->apArg[k]->pTz;
+    return SQLITE_OK;
+  }
+  if( exprNullish(v) ){
+    *pbNull = 1;
+    return SQLITE_OK;
+  }
+  if( v->type!=DOC_STRING ){
+    return exprError(p, "timezone must be a string, not %s", exprTypeName(v));
+  }
+  z = docextValueStr(v, &n);
+  rc = exprZoneFixed(z, n, pZone);
+  if( rc>0 ) return SQLITE_OK;
+  if( rc<0 ) return exprError(p, "unrecognized time zone identifier: \"%.*s\"", n, z);
   /* a name of the time zone database: "America/New_York" */
   rc = docextTzFind(z, n, &pZone->pTz, &zWhy);
   if( rc==SQLITE_NOMEM ){
@@ -2789,15 +2830,14 @@ static i64 exprDatePart(const DocCivil *c, int ePart){
 
 /* The civil time of a date argument in a timezone argument; 1 (and a null
 ** result) when either is null or missing. */
-static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *pDate,
-                     const DocValue *pZone, int bZone, DocCivil *pC, i64 *pnOffMs,
-                     int *pbUtc, int *pbNull){
+static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *a, int iZone,
+                     int bZone, DocCivil *pC, i64 *pnOffMs, int *pbUtc, int *pbNull){
   ExprZone zone;
   i64 ms;
   int bNull2;
   *pnOffMs = 0;
-  if( exprDateMs(p, pN->zOp, pDate, &ms, pbNull) ) return p->rc;
-  if( exprTimezone(p, pZone, bZone, &zone, &bNull2) ) return p->rc;
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, pbNull) ) return p->rc;
+  if( exprTimezone(p, pN, iZone, &a[iZone], bZone, &zone, &bNull2) ) return p->rc;
   if( pbUtc ) *pbUtc = zone.bUtc;
   if( *pbNull || bNull2 ){
     *pbNull = 1;
@@ -2818,7 +2858,7 @@ static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 nOffMs;
   int bNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, 0, &bNull) ){
+  if( exprCivil(p, pN, a, 1, pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, 0, &bNull) ){
     return p->rc;
   }
   if( bNull ){
@@ -2854,7 +2894,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "$dateToString's format must be a string, not %s",
                      exprTypeName(&a[1]));
   }
-  if( exprCivil(p, pN, &a[0], &a[2], pN->mArg & 4, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, a, 2, pN->mArg & 4, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
   nMin = (int)(nOffMs/60000);         /* (%z and %Z show whole minutes) */
   if( bNull ){
     /* onNull for a null date; null for a null format or timezone */
@@ -3807,7 +3847,7 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int bNull, iUnit, eUnit, bZoneNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( bNull || bZoneNull || exprNullish(&a[1]) || exprNullish(&a[2]) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3870,7 +3910,7 @@ static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprDateMs(p, pN->zOp, &a[0], &m0, &b0) || exprDateMs(p, pN->zOp, &a[1], &m1, &b1) ){
     return p->rc;
   }
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( b0 || b1 || bZoneNull || exprNullish(&a[2]) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -3932,7 +3972,7 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int bNull, bZoneNull, iUnit, iStart = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
-  if( exprTimezone(p, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
   if( bNull || bZoneNull || exprNullish(&a[1]) || ((pN->mArg & 4) && exprNullish(&a[2])) ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -4016,7 +4056,7 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
                        i==0 && bIso ? "isoWeekYear" : azPart[i], aPart[i]);
     }
   }
-  if( exprTimezone(p, &a[7], pN->mArg & 128, &zone, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, pN, 7, &a[7], pN->mArg & 128, &zone, &bZoneNull) ) return p->rc;
   if( bZoneNull ){
     exprSetNull(pOut);
     return SQLITE_OK;
@@ -4052,7 +4092,7 @@ static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 aPart[7], iDoc, nOffMs;
   int bNull, i, bIso = 0, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, &a[0], &a[1], pN->mArg & 2, &c, &nOffMs, 0, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, a, 1, pN->mArg & 2, &c, &nOffMs, 0, &bNull) ) return p->rc;
   if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
     if( a[2].type!=DOC_BOOL ){
       return exprError(p, "$dateToParts' iso8601 must be a boolean, not %s",
@@ -4217,7 +4257,7 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
   int n, bZoneNull, nGiven = 0, bZone = 0;
   i64 ms = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprTimezone(p, &a[2], pN->mArg & 4, &zone, &bZoneNull) ) return p->rc;
+  if( exprTimezone(p, pN, 2, &a[2], pN->mArg & 4, &zone, &bZoneNull) ) return p->rc;
   if( (pN->mArg & 2) && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
     return exprError(p, "$dateFromString's format must be a string, not %s",
                      exprTypeName(&a[1]));
