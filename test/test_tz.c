@@ -12,18 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int nPass = 0;
-static int nFail = 0;
-
-static void check(int bOk, const char *zWhat, const char *zDetail){
-  if( bOk ){
-    nPass++;
-  }else{
-    nFail++;
-    printf("FAIL %s: %s\n", zWhat, zDetail);
-  }
-}
+#include "testdb.h"
 
 static char zDir[64];
 
