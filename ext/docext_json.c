@@ -1700,6 +1700,71 @@ static int shellDBPointer(JsonParse *p, const JsonCall *pC){
   return DOC_DBPOINTER;
 }
 
+/* One member of a DBRef(): the key zKey, then the value at the cursor,
+** which must be a string when bString. The error is reported at iOpen when
+** the text has ended. */
+static void shellDBRefMember(JsonParse *p, int iOpen, const char *zKey, int bString){
+  i64 iType = p->pOut->n;
+  int eVal;
+  if( bString && jsonPeek(p)!='"' && jsonPeek(p)!='\'' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen,
+            "invalid DBRef (need a collection name, an id and optionally a database name)");
+    return;
+  }
+  docextBsonAppendKey(&p->rc, p->pOut, 0, zKey, (int)strlen(zKey));
+  p->bInWrapper = 0;
+  eVal = jsonValue(p);
+  if( p->rc ) return;
+  p->pOut->a[iType] = (u8)eVal;
+  jsonCheckSize(p);
+  jsonWs(p);
+}
+
+/* DBRef("collection", id[, "database"]), as both shells print one: the
+** document {$ref: "collection", $id: id, $db: "database"} of MongoDB's
+** DBRef convention (a level of nesting, like any document). */
+static int shellDBRef(JsonParse *p, const JsonCall *pC){
+  int iOpen = p->i;
+  i64 iDoc;
+  (void)pC;
+  p->nDepth++;
+  if( ++p->nLevel>DOCEXT_MAX_DEPTH ){
+    jsonErr(p, iOpen, "nesting deeper than %d levels", DOCEXT_MAX_DEPTH);
+    return 0;
+  }
+  p->bOddName = 1;        /* '$' names: the stored form's check decides */
+  iDoc = docextBsonStartDoc(&p->rc, p->pOut);
+  p->i++;
+  jsonWs(p);
+  shellDBRefMember(p, iOpen, "$ref", 1);
+  if( p->rc==SQLITE_OK && jsonPeek(p)!=',' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBRef (need an id after the collection name)");
+  }
+  if( p->rc==SQLITE_OK ){
+    p->i++;
+    jsonWs(p);
+    shellDBRefMember(p, iOpen, "$id", 0);
+  }
+  if( p->rc==SQLITE_OK && jsonPeek(p)==',' ){
+    p->i++;
+    jsonWs(p);
+    if( jsonPeek(p)!=')' ) shellDBRefMember(p, iOpen, "$db", 1);
+    if( p->rc==SQLITE_OK && jsonPeek(p)==',' ){    /* (a trailing comma) */
+      p->i++;
+      jsonWs(p);
+    }
+  }
+  if( p->rc==SQLITE_OK && jsonPeek(p)!=')' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end DBRef()");
+  }
+  if( p->rc ) return 0;
+  p->i++;
+  docextBsonEndDoc(&p->rc, p->pOut, iDoc);
+  p->nLevel--;
+  p->nDepth--;
+  return p->rc ? 0 : DOC_DOCUMENT;
+}
+
 /* nArg: at most so many arguments, strings or numbers, which jsonWord()
 ** reads before the call; -1: the function reads its own (the cursor is then
 ** at '('). */
@@ -1720,6 +1785,7 @@ static const struct {
   { "Double", 1, shellDouble },
   { "UUID", 1, shellUuid },
   { "DBPointer", -1, shellDBPointer },
+  { "DBRef", -1, shellDBRef },
 };
 
 /* The literal words that stand for a value: true, false, null, undefined,

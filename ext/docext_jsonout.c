@@ -432,6 +432,32 @@ static int isShellRegexLiteral(const char *zPat, const char *zOpt){
   return !bClass;
 }
 
+/* The shell's form of a DBRef: a trusted document of exactly $ref (a
+** string), $id and optionally $db (a string), in that order, printed as
+** DBRef("collection", id[, "database"]), as both mongo shells print it.
+** 0 (nothing written) for any other document. */
+static int writeShellDBRef(int *pRc, DocBuf *p, const DocValue *pDoc){
+  static const char *const azKey[] = { "$ref", "$id", "$db" };
+  DocValue aV[3];
+  DocIter it;
+  int n = 0, i;
+  docextIterInit(&it, pDoc->p);
+  while( docextIterNext(&it)>0 ){
+    if( n==3 || it.nKey!=(int)strlen(azKey[n]) || memcmp(it.zKey, azKey[n], it.nKey)!=0 ){
+      return 0;
+    }
+    aV[n++] = it.v;
+  }
+  if( n<2 || aV[0].type!=DOC_STRING || (n==3 && aV[2].type!=DOC_STRING) ) return 0;
+  docextBufAppendStr(pRc, p, "DBRef(");
+  for(i=0; i<n; i++){
+    if( i ) docextBufAppendStr(pRc, p, ", ");
+    docextJsonWriteValue(pRc, p, &aV[i], DOCEXT_JSON_SHELL);
+  }
+  docextBufAppendByte(pRc, p, ')');
+  return 1;
+}
+
 /* zPat as a /pattern/ literal (isShellRegexLiteral): each '/' that is not
 ** escaped gets a backslash, which the parser drops again. */
 static void writeShellRegex(int *pRc, DocBuf *p, const char *zPat){
@@ -481,6 +507,7 @@ void docextJsonWriteValue(int *pRc, DocBuf *p, const DocValue *v, int eMode){
       writeString(pRc, p, z, n);
       break;
     case DOC_DOCUMENT:
+      if( bShell && writeShellDBRef(pRc, p, v) ) break;
       writeDocBody(pRc, p, v->p, v->p + v->n, 0, eMode, 0, 0);
       break;
     case DOC_ARRAY:
@@ -656,6 +683,9 @@ static void writeDocBody(int *pRc, DocBuf *p, const u8 *aDoc, const u8 *aEnd,
         }
         break;
       case DOC_DOCUMENT:
+        /* (a document not yet checked is written as it is) */
+        if( bShell && pCk==0 && writeShellDBRef(pRc, p, &it.v) ) break;
+        /* fall through */
       case DOC_ARRAY:
         writeDocBody(pRc, p, it.v.p, aEnd, it.v.type==DOC_ARRAY, eMode, pCk, iDepth+1);
         break;

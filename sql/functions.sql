@@ -10,6 +10,15 @@ SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), 
   nan: NaN, inf: -Infinity, "dotted.key": 1, arr: [1, 2.5, "three",], }');
 SELECT doc_json('{ n: NumberLong(5), i: 5, d: 5.0, at: ISODate("2012-10-10T21:14:07Z"), big: 1e20, small: 1e-7 }', 'canonical');
 SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), big: NumberLong("9007199254740993"), d: 2.5, at: ISODate("2012-10-10T21:14:07.096Z"), r: /a\/b/i, t: Timestamp(1, 2), a: [1, {x: 1}], e: {} }', 'shell');
+-- DBRef("collection", id[, "database"]) is the document {$ref, $id, $db}
+-- of MongoDB's DBRef convention; the shell style prints such a document
+-- (those keys only, in that order) back as DBRef(…), as the mongo shells do.
+SELECT doc_json('{a: DBRef("authors", ObjectId("507f1f77bcf86cd799439011")), b: new DBRef(''authors'', 7, ''library'',)}');
+SELECT doc_json('{a: DBRef("authors", ObjectId("507f1f77bcf86cd799439011")), b: DBRef("authors", {k: [1]}, "library"), c: {$ref: "x", $id: 1, more: 1}, d: {$ref: 1, $id: 1}, e: {$id: 1, $ref: "x"}}', 'shell');
+SELECT doc_bson(doc_json(d, 'shell')) = doc_bson(d) FROM (SELECT '{a: DBRef("c", 1), b: [DBRef("c", "x", "d")]}' AS d);
+SELECT doc_json('{a: DBRef("authors")}');
+SELECT doc_json('{a: DBRef("authors", 1, 2)}');
+SELECT doc_json('{a: DBRef("authors", 1 "db")}');
 SELECT doc_json('{"$date": 1349903647096}');
 SELECT doc_json('{"a": {"$date": 1349903647096}, "b": {"$regex": "^x", "$options": "i"}, "c": {"$numberLong": "-7"}}');
 SELECT doc_json('{"d": {"$date": "1960-01-01T00:00:00Z"}}');

@@ -19,6 +19,9 @@ INSERT INTO deep SELECT 'bin100', '{x: ' || replace(printf('%.99c', '{'), '{', '
 INSERT INTO deep SELECT 're100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$regularExpression": {"pattern": "x", "options": ""}}}' || printf('%.99c', '}') || '}';
 INSERT INTO deep SELECT 'dbp100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$dbPointer": {"$ref": "c", "$id": {"$oid": "507f1f77bcf86cd799439011"}}}}' || printf('%.99c', '}') || '}';
 INSERT INTO deep SELECT 'date100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$date": {"$numberLong": "1"}}}' || printf('%.99c', '}') || '}';
+-- a DBRef(…) is a document: a level
+INSERT INTO deep SELECT 'ref100', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || 'DBRef("c", 1)' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 'ref101', '{x: ' || replace(printf('%.100c', '{'), '{', '{a: ') || 'DBRef("c", 1)' || printf('%.100c', '}') || '}';
 -- a code-with-scope's scope is a level of its own
 INSERT INTO deep SELECT 'scope100', '{x: ' || replace(printf('%.98c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.98c', '}') || '}';
 INSERT INTO deep SELECT 'scope101', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.99c', '}') || '}';
@@ -52,6 +55,8 @@ INSERT INTO names(doc) VALUES ('{_id: 6, a: {$ref: "c", x: 1, $id: 1}}');
 INSERT INTO names(doc) VALUES ('{_id: 7, a: {$ref: "c", $id: 1, x: 1, $db: "d"}}');
 INSERT INTO names(doc) VALUES ('{_id: 8, a: {$id: 1, $ref: "c"}}');
 INSERT INTO names(doc) VALUES ('{_id: 9, a: {$ref: "c", $id: 1}}'), ('{_id: 10, a: [{$ref: "c", $id: 2, $db: "d", extra: true}]}'), ('{_id: 11, "": {"": 1}}');
+INSERT INTO names(doc) VALUES ('{_id: 14, a: DBRef("c", 3, "d"), b: [DBRef("c", {k: 1})]}');
+INSERT INTO names(doc) VALUES ('{_id: 15, a: DBRef("c", {$x: 1})}');
 INSERT INTO names(doc) VALUES (doc_bson('{_id: 12, a: {"$x": 1}}'));
 INSERT INTO names(doc) VALUES (doc_bson('{_id: 13, "a.b": 1}'));
 UPDATE names SET doc = '{x: {"y.z": 1}}' WHERE _id = 9;

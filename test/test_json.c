@@ -532,6 +532,23 @@ static void testShell(void){
   tBad("DBPointer(\"c\", \"56e1fc72e0c917e9c4714161\")");
   tBad("DBPointer(\"c\", ObjectId(\"56e1fc72e0c917e9c4714161\"), 1)");
   tBad("DBPointer(1, ObjectId(\"56e1fc72e0c917e9c4714161\"))");
+  /* DBRef(…): the document {$ref, $id[, $db]} */
+  tVal("DBRef(\"c\", 1)", DOC_DOCUMENT,
+       "1a000000 02 2472656600 02000000 6300 10 24696400 01000000 00");
+  tVal("new DBRef('c', 'x', 'd',)", DOC_DOCUMENT,
+       "27000000 02 2472656600 02000000 6300 02 24696400 02000000 7800"
+       " 02 24646200 02000000 6400 00");
+  tVal("DBRef(\"c\", {a: [true]})", DOC_DOCUMENT,
+       "27000000 02 2472656600 02000000 6300 03 24696400"
+       " 11000000 04 6100 09000000 08 3000 01 00 00 00");
+  tBad("DBRef()");
+  tBad("DBRef(\"c\")");
+  tBad("DBRef(\"c\",)");
+  tBad("DBRef(1, 2)");
+  tBad("DBRef(\"c\", 1, 2)");
+  tBad("DBRef(\"c\", 1, \"d\", 4)");
+  tBad("DBRef(\"c\" 1)");
+  tBad("DBRef(\"c\", 1");
   tBad("{\"$code\": 1}");
   tBad("{\"$code\": \"\", \"$scope\": 1}");
   tBad("{\"$code\": \"\", \"x\": 1}");
@@ -720,6 +737,7 @@ static void testTruncations(void){
                "\"subType\": \"00\"}}, \"c\": {\"$regularExpression\": {\"pattern\": \"x\", \"options\": \"\"}},"
                " \"d\": {\"$code\": \"x\", \"$scope\": {\"y\": 1}}, \"e\": {\"$timestamp\": {\"t\": 1, \"i\": 2}}}");
   tTruncations("// lead\n{ /* c */ a.b: [ 1, ], $x: 'y', }");
+  tTruncations("{a: DBRef(\"c\", {x: [1, 'y']}, 'd'), b: new DBRef('e', ObjectId(\"56e1fc72e0c917e9c4714161\"))}");
 }
 
 /* Random mutations of valid texts: any result, but never a crash, an
