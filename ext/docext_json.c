@@ -1765,6 +1765,99 @@ static int shellDBRef(JsonParse *p, const JsonCall *pC){
   return p->rc ? 0 : DOC_DOCUMENT;
 }
 
+/* Code("source") and Code("source", {scope}), as mongosh prints JavaScript
+** code (also after "new"). The scope is a level of nesting of its own, as
+** a $scope is. */
+static int shellCode(JsonParse *p, const JsonCall *pC){
+  static const char zBad[] = "invalid Code (need a string of code and optionally a scope document)";
+  DocBuf *pOut = p->pOut;
+  int iOpen = p->i;
+  i64 iStart = pOut->n, iLen;
+  int bScope = 0;
+  (void)pC;
+  p->i++;
+  jsonWs(p);
+  if( jsonPeek(p)!='"' && jsonPeek(p)!='\'' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "%s", zBad);
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, pOut, 0);   /* code with scope's whole size */
+  iLen = pOut->n;
+  docextBufAppendI32(&p->rc, pOut, 0);
+  jsonString(p, pOut);
+  docextBufAppendByte(&p->rc, pOut, 0);
+  if( p->rc ) return 0;
+  docextPutI32(&pOut->a[iLen], (int32_t)(pOut->n - iLen - 4));
+  jsonWs(p);
+  if( jsonPeek(p)==',' ){
+    p->i++;
+    jsonWs(p);
+    if( jsonPeek(p)=='{' ){
+      int iScope = p->i;
+      p->bInWrapper = 0;
+      if( jsonObject(p, 0)!=DOC_DOCUMENT ){
+        if( p->rc==SQLITE_OK ) jsonErr(p, iScope, "%s", zBad);
+        return 0;
+      }
+      bScope = 1;
+      jsonWs(p);
+      if( jsonPeek(p)==',' ){              /* (a trailing comma) */
+        p->i++;
+        jsonWs(p);
+      }
+    }else if( jsonPeek(p)!=')' ){
+      jsonErr(p, p->i<p->n ? p->i : iOpen, "%s", zBad);
+      return 0;
+    }
+  }
+  if( jsonPeek(p)!=')' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end Code()");
+    return 0;
+  }
+  p->i++;
+  if( !bScope ){
+    /* plain code is the string alone: drop the size made room for */
+    memmove(&pOut->a[iStart], &pOut->a[iStart+4], (size_t)(pOut->n - iStart - 4));
+    pOut->n -= 4;
+    return DOC_CODE;
+  }
+  docextPutI32(&pOut->a[iStart], (int32_t)(pOut->n - iStart));
+  jsonCheckSize(p);
+  return p->rc ? 0 : DOC_CODEWSCOPE;
+}
+
+/* BSONSymbol("s"), as mongosh prints a symbol. */
+static int shellSymbol(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  if( pC->nArg!=1 || aArg[0].eKind!=JARG_STRING ){
+    jsonErr(p, pC->nArg ? aArg[0].iText : pC->iStart, "invalid BSONSymbol (need a string)");
+    return 0;
+  }
+  docextBufAppendI32(&p->rc, p->pOut, aArg[0].nStr + 1);
+  docextBufAppend(&p->rc, p->pOut, jsonArgStr(p, &aArg[0]), aArg[0].nStr);
+  docextBufAppendByte(&p->rc, p->pOut, 0);
+  return DOC_SYMBOL;
+}
+
+/* BSONRegExp("pattern"[, "options"]), as mongosh prints a regex that no
+** JavaScript literal can carry. The options are kept as they are (sorted),
+** as {$regularExpression: …} keeps them. */
+static int shellRegExp(JsonParse *p, const JsonCall *pC){
+  const JsonArg *aArg = pC->aArg;
+  int nArg = pC->nArg;
+  if( nArg<1 || aArg[0].eKind!=JARG_STRING || (nArg==2 && aArg[1].eKind!=JARG_STRING) ){
+    jsonErr(p, nArg ? aArg[0].iText : pC->iStart,
+            "invalid BSONRegExp (need a pattern and optionally options, strings)");
+    return 0;
+  }
+  if( !jsonPutRegex(&p->rc, p->pOut, jsonArgStr(p, &aArg[0]), aArg[0].nStr,
+                    nArg==2 ? jsonArgStr(p, &aArg[1]) : "", nArg==2 ? aArg[1].nStr : 0) ){
+    jsonErr(p, aArg[0].iText, "NUL byte in BSONRegExp");
+    return 0;
+  }
+  return DOC_REGEX;
+}
+
 /* nArg: at most so many arguments, strings or numbers, which jsonWord()
 ** reads before the call; -1: the function reads its own (the cursor is then
 ** at '('). */
@@ -1786,6 +1879,9 @@ static const struct {
   { "UUID", 1, shellUuid },
   { "DBPointer", -1, shellDBPointer },
   { "DBRef", -1, shellDBRef },
+  { "Code", -1, shellCode },
+  { "BSONSymbol", 1, shellSymbol },
+  { "BSONRegExp", 2, shellRegExp },
 };
 
 /* The literal words that stand for a value: true, false, null, undefined,

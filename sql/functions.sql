@@ -16,6 +16,9 @@ SELECT doc_json('{ _id: ObjectId("507f1f77bcf86cd799439011"), n: NumberLong(5), 
 SELECT doc_json('{a: DBRef("authors", ObjectId("507f1f77bcf86cd799439011")), b: new DBRef(''authors'', 7, ''library'',)}');
 SELECT doc_json('{a: DBRef("authors", ObjectId("507f1f77bcf86cd799439011")), b: DBRef("authors", {k: [1]}, "library"), c: {$ref: "x", $id: 1, more: 1}, d: {$ref: 1, $id: 1}, e: {$id: 1, $ref: "x"}}', 'shell');
 SELECT doc_bson(doc_json(d, 'shell')) = doc_bson(d) FROM (SELECT '{a: DBRef("c", 1), b: [DBRef("c", "x", "d")]}' AS d);
+-- mongosh's forms of the types JavaScript has no literal for
+SELECT doc_json('{c: Code("function () { return 1; }"), s: new Code(''f'', {n: 1}), y: BSONSymbol("sym"), r: BSONRegExp("a\nb", "si")}', 'canonical');
+SELECT doc_json('{c: Code("x", 1)}');
 SELECT doc_json('{a: DBRef("authors")}');
 SELECT doc_json('{a: DBRef("authors", 1, 2)}');
 SELECT doc_json('{a: DBRef("authors", 1 "db")}');

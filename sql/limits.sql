@@ -25,6 +25,8 @@ INSERT INTO deep SELECT 'ref101', '{x: ' || replace(printf('%.100c', '{'), '{', 
 -- a code-with-scope's scope is a level of its own
 INSERT INTO deep SELECT 'scope100', '{x: ' || replace(printf('%.98c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.98c', '}') || '}';
 INSERT INTO deep SELECT 'scope101', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: {"$code": "f", "$scope": {s: 1}}}' || printf('%.99c', '}') || '}';
+INSERT INTO deep SELECT 'code100', '{x: ' || replace(printf('%.98c', '{'), '{', '{a: ') || '{z: Code("f", {s: 1})}' || printf('%.98c', '}') || '}';
+INSERT INTO deep SELECT 'code101', '{x: ' || replace(printf('%.99c', '{'), '{', '{a: ') || '{z: Code("f", {s: 1})}' || printf('%.99c', '}') || '}';
 -- a wrapper nested in wrappers is not a way around the limit
 INSERT INTO deep SELECT 'wrapwrap', '{x: ' || replace(printf('%.300c', '{'), '{', '{"$date": ') || '1' || printf('%.300c', '}') || '}';
 SELECT name, length(doc_bson(d)) FROM deep WHERE name NOT LIKE '%101' AND name <> 'wrapwrap';

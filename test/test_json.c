@@ -549,6 +549,25 @@ static void testShell(void){
   tBad("DBRef(\"c\", 1, \"d\", 4)");
   tBad("DBRef(\"c\" 1)");
   tBad("DBRef(\"c\", 1");
+  /* mongosh's Code(…), BSONSymbol(…), BSONRegExp(…) */
+  tVal("Code(\"x\")", DOC_CODE, "02000000 7800");
+  tVal("new Code('x', {a: 1},)", DOC_CODEWSCOPE, "16000000 02000000 7800 0c000000 1061000100000000");
+  tVal("Code('', {})", DOC_CODEWSCOPE, "0e000000 01000000 00 05000000 00");
+  tVal("BSONSymbol('s')", DOC_SYMBOL, "02000000 7300");
+  tVal("BSONRegExp('a', 'xi')", DOC_REGEX, "6100 697800");
+  tVal("new BSONRegExp('a')", DOC_REGEX, "6100 00");
+  tBad("Code()");
+  tBad("Code(1)");
+  tBad("Code('x', 1)");
+  tBad("Code('x', {$date: 1})");
+  tBad("Code('x', {a: 1}, 2)");
+  tBad("Code('x'");
+  tBad("BSONSymbol()");
+  tBad("BSONSymbol(1)");
+  tBad("BSONRegExp()");
+  tBad("BSONRegExp(1)");
+  tBad("BSONRegExp('a', 1)");
+  tBad("BSONRegExp('a\\u0000')");
   tBad("{\"$code\": 1}");
   tBad("{\"$code\": \"\", \"$scope\": 1}");
   tBad("{\"$code\": \"\", \"x\": 1}");
@@ -737,6 +756,7 @@ static void testTruncations(void){
                "\"subType\": \"00\"}}, \"c\": {\"$regularExpression\": {\"pattern\": \"x\", \"options\": \"\"}},"
                " \"d\": {\"$code\": \"x\", \"$scope\": {\"y\": 1}}, \"e\": {\"$timestamp\": {\"t\": 1, \"i\": 2}}}");
   tTruncations("// lead\n{ /* c */ a.b: [ 1, ], $x: 'y', }");
+  tTruncations("{a: Code('f', {s: [1]}), b: new Code(\"g\"), c: BSONSymbol('s'), d: BSONRegExp('x', 'i')}");
   tTruncations("{a: DBRef(\"c\", {x: [1, 'y']}, 'd'), b: new DBRef('e', ObjectId(\"56e1fc72e0c917e9c4714161\"))}");
 }
 
