@@ -1622,6 +1622,79 @@ static int shellBinaryOrHex(JsonParse *p, const JsonCall *pC){
                              : "invalid base64 in Binary.createFromBase64()");
 }
 
+/* Binary(Buffer.from("data", "hex" | "base64" | "utf8")[, subtype]), as
+** mongosh 1.x printed binary data (also after "new"); the encoding is
+** Node's, utf8 when it is left out. The cursor is at '('. */
+static int shellBinaryBuffer(JsonParse *p, const JsonCall *pC){
+  static const char zBad[] =
+      "invalid Binary (need Buffer.from(string[, \"hex\" or \"base64\"]) and optionally a subtype 0-255)";
+  JsonArg aArg[2];
+  int iOpen = p->i, nArg, iSub = 0;
+  int eEnc = 0;                 /* 0 utf8, 1 hex, 2 base64, -1 another */
+  (void)pC;
+  p->i++;
+  jsonWs(p);
+  if( p->n - p->i<11 || memcmp(&p->z[p->i], "Buffer.from", 11)!=0 ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "%s", zBad);
+    return 0;
+  }
+  p->i += 11;
+  jsonWs(p);
+  if( jsonPeek(p)!='(' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "%s", zBad);
+    return 0;
+  }
+  nArg = jsonArgs(p, "Buffer.from", 11, aArg, 2);
+  if( nArg<0 ) return 0;
+  if( nArg==2 && aArg[1].eKind==JARG_STRING ){
+    const char *zEnc = jsonArgStr(p, &aArg[1]);
+    int nEnc = aArg[1].nStr;
+    if( nEnc==3 && memcmp(zEnc, "hex", 3)==0 ) eEnc = 1;
+    else if( nEnc==6 && memcmp(zEnc, "base64", 6)==0 ) eEnc = 2;
+    else if( !(nEnc==4 && memcmp(zEnc, "utf8", 4)==0)
+          && !(nEnc==5 && memcmp(zEnc, "utf-8", 5)==0) ) eEnc = -1;
+  }
+  if( nArg<1 || aArg[0].eKind!=JARG_STRING || (nArg==2 && aArg[1].eKind!=JARG_STRING)
+   || eEnc<0 ){
+    jsonErr(p, nArg>0 ? aArg[eEnc<0].iText : iOpen, "%s", zBad);
+    return 0;
+  }
+  jsonWs(p);
+  if( jsonPeek(p)==',' ){
+    int iNum = -1;
+    p->i++;
+    jsonWs(p);
+    if( jsonPeek(p)>=0 && jsonIsDigit(jsonPeek(p)) ){
+      iNum = 0;
+      while( p->i<p->n && jsonIsDigit((u8)p->z[p->i]) && iNum<=255 ){
+        iNum = iNum*10 + (p->z[p->i++] - '0');
+      }
+      jsonWs(p);
+      if( jsonPeek(p)==',' ){
+        p->i++;
+        jsonWs(p);
+      }
+    }
+    if( iNum>255 || (iNum<0 && jsonPeek(p)!=')') ){
+      jsonErr(p, p->i<p->n ? p->i : iOpen, "%s", zBad);
+      return 0;
+    }
+    if( iNum>=0 ) iSub = iNum;
+  }
+  if( jsonPeek(p)!=')' ){
+    jsonErr(p, p->i<p->n ? p->i : iOpen, "expected ')' to end Binary()");
+    return 0;
+  }
+  p->i++;
+  if( eEnc==0 ){
+    jsonPutBinary(&p->rc, p->pOut, iSub, (const u8*)jsonArgStr(p, &aArg[0]), aArg[0].nStr);
+    return p->rc ? 0 : DOC_BINARY;
+  }
+  return shellPutBinary(p, &aArg[0], eEnc==1, iSub,
+                        eEnc==1 ? "invalid hex string in Buffer.from()"
+                                : "invalid base64 in Buffer.from()");
+}
+
 static int shellDouble(JsonParse *p, const JsonCall *pC){
   const JsonArg *aArg = pC->aArg;
   int nArg = pC->nArg;
@@ -1874,6 +1947,7 @@ static const struct {
   { "Timestamp", -1, shellTimestamp },
   { "BinData", 2, shellBinData },
   { "Binary.createFromBase64", 2, shellBinaryOrHex },
+  { "Binary", -1, shellBinaryBuffer },
   { "HexData", 2, shellBinaryOrHex },
   { "Double", 1, shellDouble },
   { "UUID", 1, shellUuid },

@@ -19,6 +19,8 @@ SELECT doc_bson(doc_json(d, 'shell')) = doc_bson(d) FROM (SELECT '{a: DBRef("c",
 -- mongosh's forms of the types JavaScript has no literal for
 SELECT doc_json('{c: Code("function () { return 1; }"), s: new Code(''f'', {n: 1}), y: BSONSymbol("sym"), r: BSONRegExp("a\nb", "si")}', 'canonical');
 SELECT doc_json('{c: Code("x", 1)}');
+SELECT doc_json('{h: Binary(Buffer.from("0102ff", "hex"), 0), b: new Binary(Buffer.from("AQID", "base64"), 5), u: Binary(Buffer.from("hé"))}');
+SELECT doc_json('{h: Binary(Buffer.from("0102ff", "latin1"), 0)}');
 SELECT doc_json('{a: DBRef("authors")}');
 SELECT doc_json('{a: DBRef("authors", 1, 2)}');
 SELECT doc_json('{a: DBRef("authors", 1 "db")}');

@@ -568,6 +568,25 @@ static void testShell(void){
   tBad("BSONRegExp(1)");
   tBad("BSONRegExp('a', 1)");
   tBad("BSONRegExp('a\\u0000')");
+  /* mongosh 1.x's Binary(Buffer.from(…)[, subtype]) */
+  tVal("Binary(Buffer.from(\"01ff\", \"hex\"), 0)", DOC_BINARY, "02000000 00 01ff");
+  tVal("new Binary(Buffer.from('AQID', 'base64'), 128,)", DOC_BINARY, "03000000 80 010203");
+  tVal("Binary( Buffer.from( 'ab' ) )", DOC_BINARY, "02000000 00 6162");
+  tVal("Binary(Buffer.from('ab', 'utf-8'), 2)", DOC_BINARY, "06000000 02 02000000 6162");
+  tBad("Binary()");
+  tBad("Binary('01')");
+  tBad("Binary(Buffer.from())");
+  tBad("Binary(Buffer.from(1))");
+  tBad("Binary(Buffer.from('01', 'latin1'))");
+  tBad("Binary(Buffer.from('01', 2))");
+  tBad("Binary(Buffer.from('0', 'hex'))");
+  tBad("Binary(Buffer.from('A', 'base64'))");
+  tBad("Binary(Buffer.from('01', 'hex'), 256)");
+  tBad("Binary(Buffer.from('01', 'hex'), -1)");
+  tBad("Binary(Buffer.from('01', 'hex'), 1.5)");
+  tBad("Binary(Buffer.from('01', 'hex'), 0, 1)");
+  tBad("Binary(Buffer.from('01', 'hex')");
+  tBad("Binary(Buffer.from");
   tBad("{\"$code\": 1}");
   tBad("{\"$code\": \"\", \"$scope\": 1}");
   tBad("{\"$code\": \"\", \"x\": 1}");
@@ -756,6 +775,7 @@ static void testTruncations(void){
                "\"subType\": \"00\"}}, \"c\": {\"$regularExpression\": {\"pattern\": \"x\", \"options\": \"\"}},"
                " \"d\": {\"$code\": \"x\", \"$scope\": {\"y\": 1}}, \"e\": {\"$timestamp\": {\"t\": 1, \"i\": 2}}}");
   tTruncations("// lead\n{ /* c */ a.b: [ 1, ], $x: 'y', }");
+  tTruncations("{a: Binary(Buffer.from('0a0B', 'hex'), 4), b: new Binary(Buffer.from(\"AQ==\", \"base64\"))}");
   tTruncations("{a: Code('f', {s: [1]}), b: new Code(\"g\"), c: BSONSymbol('s'), d: BSONRegExp('x', 'i')}");
   tTruncations("{a: DBRef(\"c\", {x: [1, 'y']}, 'd'), b: new DBRef('e', ObjectId(\"56e1fc72e0c917e9c4714161\"))}");
 }
