@@ -515,7 +515,9 @@ static void docProjectFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /*------------------------------------------------------------------------
 ** doc_each(x): one row per document of a mongodump .bson file
-** (concatenated BSON), a JSON array, or JSON Lines.
+** (concatenated BSON), a JSON array, or JSON Lines. A BLOB that cannot be
+** BSON and starts like JSON ('{' or '[') is read as text: readfile() of a
+** .json file gives a BLOB.
 */
 
 typedef struct EachCursor EachCursor;
@@ -661,6 +663,19 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
   return SQLITE_OK;
 }
 
+/* Is the BLOB a[0..n) JSON text rather than BSON, as readfile('x.json')
+** gives? Its first document's length must fail to fit (text's first four
+** bytes make a length of hundreds of megabytes) and its first byte that is
+** not white space must open a document or an array. Anything that could be
+** BSON stays BSON. */
+static int eachBlobIsText(const u8 *a, int n){
+  int i = 0, nDoc;
+  if( n>=5 && (nDoc = docextGetI32(a))>=5 && nDoc<=n ) return 0;
+  if( n>=3 && a[0]==0xEF && a[1]==0xBB && a[2]==0xBF ) i = 3;    /* a BOM */
+  while( i<n && (a[i]==' ' || a[i]=='\t' || a[i]=='\n' || a[i]=='\r') ) i++;
+  return i<n && (a[i]=='{' || a[i]=='[');
+}
+
 static int eachFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
                       int argc, sqlite3_value **argv){
   EachCursor *p = (EachCursor*)pCur;
@@ -671,7 +686,13 @@ static int eachFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   if( p->pInput==0 ) return SQLITE_NOMEM;
   p->bEof = 0;
   if( sqlite3_value_type(p->pInput)==SQLITE_BLOB ){
+    const u8 *a = sqlite3_value_blob(p->pInput);
+    int n = sqlite3_value_bytes(p->pInput);
     p->bText = 0;
+    if( a && eachBlobIsText(a, n) ){
+      p->bText = 1;
+      docextJsonSeqInit(&p->seq, (const char*)a, n);
+    }
   }else{
     const char *z = (const char*)sqlite3_value_text(p->pInput);
     if( z==0 ) return SQLITE_NOMEM;

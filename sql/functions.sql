@@ -208,3 +208,17 @@ SELECT doc_json('{"a": {"$binary": {"base64": "AQ", "subType": "00"}}}');
 SELECT doc_json('{"a": {"$timestamp": {"t": 4294967296, "i": 0}}}');
 SELECT doc_json('{"a": {"$uuid": "0011"}}');
 SELECT doc_json('{"a": {"$oid": "507f1f77bcf86cd799439011", "x": 1}}');
+
+-- 13. doc_each of a BLOB that cannot be BSON and starts like JSON text
+--     ('{' or '[', after white space or a BOM) reads it as text: readfile()
+--     of a .json file gives a BLOB. Anything that could be BSON stays BSON.
+SELECT doc_json(doc) FROM doc_each(CAST('[ {_id: 1, a: "x"}, {_id: 2, b: Long("5")} ]' AS BLOB));
+SELECT doc_json(doc) FROM doc_each(CAST('  {_id: 1}
+{_id: 2}' AS BLOB));
+SELECT doc_json(doc) FROM doc_each(x'efbbbf' || CAST('{"a": 1}' AS BLOB));
+SELECT doc_json(doc) FROM doc_each(CAST('{a: 1} {b:' AS BLOB));
+SELECT doc_json(doc) FROM doc_each(x'7b613aff7d');
+SELECT doc_json(doc) FROM doc_each(CAST('x: 1' AS BLOB));
+SELECT doc_json(doc) FROM doc_each(x'0a0a');
+-- a 123-byte BSON document begins with the byte '{' and is still BSON
+SELECT length(doc), substr(hex(doc), 1, 2), doc_json(doc) = doc_json(doc_bson(doc)) FROM doc_each(doc_bson('{s: "' || printf('%.110c', 'x') || '"}'));
