@@ -21,6 +21,7 @@ output for must print nothing. So the README cannot drift from the code.
   - Errors compare in one form ("Error: MSG"): the README writes the
     shell's "Runtime error: MSG (19)", the shell adds "near line N".
   - ObjectIds compare as placeholders: a new one differs at every run.
+    So does doc_explain's "millis", the time a query took.
   - Tables of `.mode box` compare by their cells: shells draw them
     differently from one version to the next.
 
@@ -49,6 +50,7 @@ BLOCK = re.compile(r"(?:<!--\s*setup\n(?P<setup>.*?)-->\s*\n)?[ \t]*```[a-z]*\n(
 ERROR = re.compile(r"^(?:Runtime error|Parse error|Error)(?: near line \d+)?: (.*?)(?: \(\d+\))?$")
 BOX_RULE = re.compile("^[\u2500-\u257f ]+$")   # a rule of .mode box
 OID = re.compile(r'(ObjectId\("|\{"\$oid":")[0-9a-f]{24}"')
+MILLIS = re.compile(r'("millis":)\d+')
 
 
 def statements(body):
@@ -79,7 +81,7 @@ def normal(lines):
         m = ERROR.match(line)
         if m:
             line = "Error: " + m.group(1)
-        res.append(OID.sub(r'\1<oid>"', line))
+        res.append(MILLIS.sub(r'\1<ms>', OID.sub(r'\1<oid>"', line)))
     return res
 
 
