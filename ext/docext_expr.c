@@ -2881,6 +2881,50 @@ static void exprAppendDigits(int *pRc, DocBuf *pB, i64 v, int nWidth){
   docextBufAppendStr(pRc, pB, z);
 }
 
+/* The specifiers each format takes (besides %%). */
+#define EXPR_TO_STRING_SPECIFIERS   "YmbBdHMSLjwuUVGzZ"
+#define EXPR_FROM_STRING_SPECIFIERS "YmbBdjGVuHMSLzZ"
+
+/* "$dateToString: invalid format character '%q' in the format (it takes
+** %Y %m … %%)". */
+static int exprBadSpecifier(ExprCtx *p, const char *zOp, u8 c, const char *zAllowed){
+  char zList[80], zChar[8];
+  int i, n = 0;
+  for(i=0; zAllowed[i] && n+4<(int)sizeof(zList); i++){
+    zList[n++] = '%';
+    zList[n++] = zAllowed[i];
+    zList[n++] = ' ';
+  }
+  zList[n] = 0;
+  if( c>=0x20 && c<0x7F ) sqlite3_snprintf(sizeof(zChar), zChar, "%c", c);
+  else sqlite3_snprintf(sizeof(zChar), zChar, "\\x%02x", c);
+  return exprError(p, "%s: invalid format character '%%%s' in the format (it takes %s%%%%)",
+                   zOp, zChar, zList);
+}
+
+/* A format argument is checked before anything else is looked at, as
+** MongoDB checks it: so a bad format is an error even for a null date, and
+** onError does not catch it. A nullish format is no error here. */
+static int exprCheckFormat(ExprCtx *p, const char *zOp, const DocValue *pFmt,
+                           const char *zAllowed){
+  const char *z;
+  int n, i;
+  if( exprNullish(pFmt) ) return SQLITE_OK;
+  if( pFmt->type!=DOC_STRING ){
+    return exprError(p, "%s's format must be a string, not %s", zOp, exprTypeName(pFmt));
+  }
+  z = docextValueStr(pFmt, &n);
+  for(i=0; i<n; i++){
+    u8 c;
+    if( z[i]!='%' ) continue;
+    if( ++i>=n ) return exprError(p, "%s's format ends with a lone '%%'", zOp);
+    c = (u8)z[i];
+    if( c=='%' || (c!=0 && strchr(zAllowed, c)!=0) ) continue;
+    return exprBadSpecifier(p, zOp, c, zAllowed);
+  }
+  return SQLITE_OK;
+}
+
 /* $dateToString: arguments date, format, timezone, onNull. */
 static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[4];
@@ -2890,9 +2934,8 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int nFmt, bNull, nMin, i, bUtc = 1, rc = SQLITE_OK;
   i64 nOffMs = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( a[1].type!=0 && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
-    return exprError(p, "$dateToString's format must be a string, not %s",
-                     exprTypeName(&a[1]));
+  if( a[1].type!=0 && exprCheckFormat(p, "$dateToString", &a[1], EXPR_TO_STRING_SPECIFIERS) ){
+    return p->rc;
   }
   if( exprCivil(p, pN, a, 2, pN->mArg & 4, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
   nMin = (int)(nOffMs/60000);         /* (%z and %Z show whole minutes) */
@@ -2921,10 +2964,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       docextBufAppendByte(&rc, &b, (u8)zFmt[i]);
       continue;
     }
-    if( ++i>=nFmt ){
-      docextBufFree(&b);
-      return exprError(p, "$dateToString's format ends with a lone '%%'");
-    }
+    if( ++i>=nFmt ) break;                /* (exprCheckFormat refused it) */
     switch( zFmt[i] ){
       case 'Y':
         if( c.year<0 || c.year>9999 ){
@@ -2964,10 +3004,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
         exprAppendDigits(&rc, &b, nMin<0 ? -nMin : nMin, 1);
         break;
       case '%': docextBufAppendByte(&rc, &b, '%'); break;
-      default:
-        docextBufFree(&b);
-        return exprError(p, "$dateToString: invalid format character '%%%c'",
-                         zFmt[i]);
+      default: break;                     /* (exprCheckFormat refused it) */
     }
   }
   if( rc ) p->rc = rc;
@@ -4257,11 +4294,11 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
   int n, bZoneNull, nGiven = 0, bZone = 0;
   i64 ms = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprTimezone(p, pN, 2, &a[2], pN->mArg & 4, &zone, &bZoneNull) ) return p->rc;
-  if( (pN->mArg & 2) && !exprNullish(&a[1]) && a[1].type!=DOC_STRING ){
-    return exprError(p, "$dateFromString's format must be a string, not %s",
-                     exprTypeName(&a[1]));
+  if( (pN->mArg & 2)
+   && exprCheckFormat(p, "$dateFromString", &a[1], EXPR_FROM_STRING_SPECIFIERS) ){
+    return p->rc;
   }
+  if( exprTimezone(p, pN, 2, &a[2], pN->mArg & 4, &zone, &bZoneNull) ) return p->rc;
   if( exprNullish(&a[0]) ){
     if( pN->mArg & 16 ) *pOut = a[4];
     else exprSetNull(pOut);
@@ -4281,12 +4318,8 @@ static int exprEvalDateFromString(ExprCtx *p, const ExprNode *pN, DocValue *pOut
       int nFmt, e;
       zFmt = docextValueStr(&a[1], &nFmt);
       e = exprParseFormatted(z, n, zFmt, nFmt, &c, &nGiven, &bZone);
-      if( e<0 ){
-        return exprError(p, "$dateFromString's format has a specifier "
-                            "docext does not parse (it takes "
-                            "%%Y %%m %%b %%B %%d %%j %%G %%V %%u %%H %%M %%S %%L %%z %%Z %%%%)");
-      }
-      if( e==0 ) zWhy = "the string does not match the format";
+      /* (e<0, a specifier the parser lacks: exprCheckFormat refused it) */
+      if( e<=0 ) zWhy = "the string does not match the format";
       else ms = exprCivilMs(&c) - (bZone ? nGiven : 0)*60000LL;
     }else if( docextIsoDateParseZone(z, n, &ms, &bZone) ){
       zWhy = "not an ISO 8601 date";

@@ -593,3 +593,17 @@ SELECT count(*) FROM budget('{$and: [{$expr: {$eq: ["$$t", "$$NOW"]}}, {$expr: {
 SELECT doc_config('clock', NULL);
 SELECT doc_match('{t: ISODate("2020-01-01")}', '{$expr: {$lt: ["$t", "$$NOW"]}}');
 SELECT doc_match('{}', '{$expr: "$$CLUSTER_TIME"}');
+
+-- A date format is checked before anything else, as MongoDB checks it: a bad
+-- one is an error for a null date too, and onError does not catch it.
+-- $dateFromString reads neither %U nor %w (nor does MongoDB's parser).
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2020 05 3", format: "%Y %U %w"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: null, format: "%Y %w"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: 5, format: "%Y %U", onError: true}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: 5, format: "%Y", onError: true}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: null, format: 7}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: null, format: "%Y %"}}}');
+SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2020", format: "%Q", timezone: "Nowhere/Zone"}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: null, format: "%Q"}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: null, format: "%Y", onNull: true}}}');
+SELECT doc_match('{}', '{$expr: {$dateToString: {date: ISODate("2020-01-01"), format: "%é"}}}');
