@@ -1110,10 +1110,12 @@ static void exprSetBool(DocValue *pOut, int b){
   pOut->n = 1;
 }
 
-static void exprSetNull(DocValue *pOut){
+/* (SQLITE_OK, so an evaluator can end with "return exprSetNull(pOut)") */
+static int exprSetNull(DocValue *pOut){
   pOut->type = DOC_NULL;
   pOut->p = aExprFalse;
   pOut->n = 0;
+  return SQLITE_OK;
 }
 
 static void exprSetMissing(DocValue *pOut){
@@ -2828,21 +2830,36 @@ static i64 exprDatePart(const DocCivil *c, int ePart){
   return ePart==DP_ISOWEEK ? w : y;
 }
 
-/* The civil time of a date argument in a timezone argument; 1 (and a null
-** result) when either is null or missing. */
+/* The civil time of a date argument in a timezone argument; *pbNull (and
+** a null result) when either is null or missing. The order is MongoDB's,
+** which decides what a null hides: the date parts ($year …) look at the
+** date first, and a null date leaves the zone unread; $dateToString and
+** $dateToParts (bZoneFirst) read the zone first, so a bad one is an error
+** even for a null date, and a null zone hides a date that is not one. */
 static int exprCivil(ExprCtx *p, const ExprNode *pN, const DocValue *a, int iZone,
-                     int bZone, DocCivil *pC, i64 *pnOffMs, int *pbUtc, int *pbNull){
+                     int bZone, int bZoneFirst, DocCivil *pC, i64 *pnOffMs, int *pbUtc,
+                     int *pbNull){
   ExprZone zone;
   i64 ms;
-  int bNull2;
+  int bNull2 = 0;
   *pnOffMs = 0;
-  if( exprDateMs(p, pN->zOp, &a[0], &ms, pbNull) ) return p->rc;
-  if( exprTimezone(p, pN, iZone, &a[iZone], bZone, &zone, &bNull2) ) return p->rc;
-  if( pbUtc ) *pbUtc = zone.bUtc;
-  if( *pbNull || bNull2 ){
-    *pbNull = 1;
-    return SQLITE_OK;
+  *pbNull = 0;
+  if( bZoneFirst ){
+    if( exprTimezone(p, pN, iZone, &a[iZone], bZone, &zone, &bNull2) ) return p->rc;
+    if( exprNullish(&a[0]) || bNull2 ){
+      *pbNull = 1;
+      return SQLITE_OK;
+    }
   }
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, pbNull) || *pbNull ) return p->rc;
+  if( !bZoneFirst ){
+    if( exprTimezone(p, pN, iZone, &a[iZone], bZone, &zone, &bNull2) ) return p->rc;
+    if( bNull2 ){
+      *pbNull = 1;
+      return SQLITE_OK;
+    }
+  }
+  if( pbUtc ) *pbUtc = zone.bUtc;
   *pnOffMs = exprZoneOffsetMs(&zone, ms);
   if( __builtin_add_overflow(ms, *pnOffMs, &ms) ){
     return exprError(p, "%s: a date too far from 1970 for its time zone", pN->zOp);
@@ -2858,7 +2875,7 @@ static int exprEvalDatePart(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 nOffMs;
   int bNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, a, 1, pN->nArg>1 && (pN->mArg & 2), &c, &nOffMs, 0, &bNull) ){
+  if( exprCivil(p, pN, a, 1, pN->nArg>1 && (pN->mArg & 2), 0, &c, &nOffMs, 0, &bNull) ){
     return p->rc;
   }
   if( bNull ){
@@ -2937,7 +2954,7 @@ static int exprEvalDateToString(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( a[1].type!=0 && exprCheckFormat(p, "$dateToString", &a[1], EXPR_TO_STRING_SPECIFIERS) ){
     return p->rc;
   }
-  if( exprCivil(p, pN, a, 2, pN->mArg & 4, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, a, 2, pN->mArg & 4, 1, &c, &nOffMs, &bUtc, &bNull) ) return p->rc;
   nMin = (int)(nOffMs/60000);         /* (%z and %Z show whole minutes) */
   if( bNull ){
     /* onNull for a null date; null for a null format or timezone */
@@ -3883,13 +3900,14 @@ static int exprEvalDateAdd(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 ms, nAmount, nDelta;
   int bNull, iUnit, eUnit, bZoneNull;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
+  /* MongoDB's order: a null startDate, unit or amount leaves the rest
+  ** unread; the unit is checked before the amount and the zone */
+  if( exprNullish(&a[0]) || exprNullish(&a[1]) ) return exprSetNull(pOut);
+  if( (iUnit = exprUnit(p, pN, &a[1]))<0 ) return p->rc;
+  if( exprNullish(&a[2]) ) return exprSetNull(pOut);
   if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
-  if( bNull || bZoneNull || exprNullish(&a[1]) || exprNullish(&a[2]) ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
-  }
-  if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
+  if( bZoneNull ) return exprSetNull(pOut);
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) || exprDateInRange(p, pN, ms) ) return p->rc;
   if( !exprWholeI64(&a[2], &nAmount) ){
     return exprError(p, "%s's amount must be a whole number, not %s",
                      pN->zOp, exprTypeName(&a[2]));
@@ -3944,24 +3962,21 @@ static int exprEvalDateDiff(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 m0, m1, n;
   int b0, b1, bZoneNull, iUnit, iStart = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprDateMs(p, pN->zOp, &a[0], &m0, &b0) || exprDateMs(p, pN->zOp, &a[1], &m1, &b1) ){
-    return p->rc;
+  /* MongoDB's order: the dates' and the unit's nulls, the unit, the start
+  ** of the week, the zone, and only then the dates' types */
+  if( exprNullish(&a[0]) || exprNullish(&a[1]) || exprNullish(&a[2]) ){
+    return exprSetNull(pOut);
+  }
+  if( (iUnit = exprUnit(p, pN, &a[2]))<0 ) return p->rc;
+  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
+    if( exprNullish(&a[4]) ) return exprSetNull(pOut);
+    if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
   if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
-  if( b0 || b1 || bZoneNull || exprNullish(&a[2]) ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
-  }
-  if( (iUnit = exprUnit(p, pN, &a[2]))<0 || exprDateInRange(p, pN, m0)
-   || exprDateInRange(p, pN, m1) ){
+  if( bZoneNull ) return exprSetNull(pOut);
+  if( exprDateMs(p, pN->zOp, &a[0], &m0, &b0) || exprDateMs(p, pN->zOp, &a[1], &m1, &b1)
+   || exprDateInRange(p, pN, m0) || exprDateInRange(p, pN, m1) ){
     return p->rc;
-  }
-  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
-    if( exprNullish(&a[4]) ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
-    }
-    if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
   if( aExprUnit[iUnit].eUnit<=TU_HOUR ){
     /* elapsed time: only the part of each offset below the unit moves
@@ -4008,23 +4023,24 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 ms, nBin = 1, nOffMs;
   int bNull, bZoneNull, iUnit, iStart = 0;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) ) return p->rc;
-  if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
-  if( bNull || bZoneNull || exprNullish(&a[1]) || ((pN->mArg & 4) && exprNullish(&a[2])) ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
-  }
-  if( (iUnit = exprUnit(p, pN, &a[1]))<0 || exprDateInRange(p, pN, ms) ) return p->rc;
-  if( (pN->mArg & 4) && (!exprWholeI64(&a[2], &nBin) || nBin<1 || nBin>100000000000LL) ){
-    return exprError(p, "$dateTrunc's binSize must be a positive whole number");
-  }
-  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
-    if( exprNullish(&a[4]) ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
+  /* MongoDB's order: the date's null, the binSize, the unit, the start of
+  ** the week, the zone, and only then the date's type */
+  if( exprNullish(&a[0]) ) return exprSetNull(pOut);
+  if( pN->mArg & 4 ){
+    if( exprNullish(&a[2]) ) return exprSetNull(pOut);
+    if( !exprWholeI64(&a[2], &nBin) || nBin<1 || nBin>100000000000LL ){
+      return exprError(p, "$dateTrunc's binSize must be a positive whole number");
     }
+  }
+  if( exprNullish(&a[1]) ) return exprSetNull(pOut);
+  if( (iUnit = exprUnit(p, pN, &a[1]))<0 ) return p->rc;
+  if( aExprUnit[iUnit].eUnit==TU_WEEK && (pN->mArg & 16) ){
+    if( exprNullish(&a[4]) ) return exprSetNull(pOut);
     if( (iStart = exprStartOfWeek(p, pN, &a[4]))<0 ) return p->rc;
   }
+  if( exprTimezone(p, pN, 3, &a[3], pN->mArg & 8, &zone, &bZoneNull) ) return p->rc;
+  if( bZoneNull ) return exprSetNull(pOut);
+  if( exprDateMs(p, pN->zOp, &a[0], &ms, &bNull) || exprDateInRange(p, pN, ms) ) return p->rc;
   nOffMs = exprZoneOffsetMs(&zone, ms);
   ms += nOffMs;
   switch( aExprUnit[iUnit].eUnit ){
@@ -4065,38 +4081,58 @@ static int exprEvalDateTrunc(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprSetNum(p, &r, pOut);
 }
 
-/* $dateFromParts: year, month, day, hour, minute, second, millisecond,
-** timezone (or isoWeekYear, isoWeek, isoDayOfWeek for the first three).
-** Parts past their range carry into the next larger one, as in MongoDB. */
-static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+/* Part i (0 year … 6 millisecond) of a $dateFromParts: *pv, or 1 when it
+** is null or missing, or -1 (an error) when it is not a whole number or,
+** for month, day, hour and minute (and the ISO week and day), is outside
+** MongoDB's -32768..32767. The year's own range is checked by the caller,
+** after the month and day, as MongoDB checks it. */
+static int exprFromPartsArg(ExprCtx *p, const ExprNode *pN, const DocValue *a, int i,
+                            i64 *pv){
   static const char *azPart[] = {"year", "month", "day", "hour", "minute", "second",
                                  "millisecond"};
+  static const char *azIso[] = {"isoWeekYear", "isoWeek", "isoDayOfWeek"};
+  const char *zPart = pN->eSub && i<3 ? azIso[i] : azPart[i];
+  if( !(pN->mArg & (1<<i)) ) return 0;           /* the default */
+  if( exprNullish(&a[i]) ) return 1;
+  if( !exprWholeI64(&a[i], pv) ){
+    exprError(p, "$dateFromParts' %s must be a whole number, not %s", zPart,
+              exprTypeName(&a[i]));
+    return -1;
+  }
+  if( i>=1 && i<=4 && (*pv<-32768 || *pv>32767) ){
+    exprError(p, "$dateFromParts' %s is out of range: %lld", zPart, *pv);
+    return -1;
+  }
+  return 0;
+}
+
+/* $dateFromParts: year, month, day, hour, minute, second, millisecond,
+** timezone (or isoWeekYear, isoWeek, isoDayOfWeek for the first three).
+** Parts past their range carry into the next larger one, as in MongoDB.
+** MongoDB's order decides what a null hides: the time's parts, then the
+** zone, then the date's parts. */
+static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  static const int aOrder[] = {3, 4, 5, 6, -1, 0, 1, 2};    /* -1: the zone */
   DocValue a[8];
-  i64 aPart[7] = {1970, 1, 1, 0, 0, 0, 0}, ms, days;
+  i64 aPart[7] = {1970, 1, 1, 0, 0, 0, 0}, ms = 0, days, aMs[4];
   ExprZone zone;
-  int i, bZoneNull, bIso = pN->eSub;
+  int k, bZoneNull, bIso = pN->eSub;
   DocNum r;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  for(i=0; i<7; i++){
-    if( !(pN->mArg & (1<<i)) ) continue;
-    if( exprNullish(&a[i]) ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
+  for(k=0; k<(int)DOCEXT_COUNT(aOrder); k++){
+    int i = aOrder[k], e;
+    if( i<0 ){
+      if( exprTimezone(p, pN, 7, &a[7], pN->mArg & 128, &zone, &bZoneNull) ) return p->rc;
+      if( bZoneNull ) return exprSetNull(pOut);
+      continue;
     }
-    if( !exprWholeI64(&a[i], &aPart[i]) ){
-      return exprError(p, "$dateFromParts' %s must be a whole number, not %s",
-                       bIso && i<3 ? (i==0 ? "isoWeekYear" : i==1 ? "isoWeek" : "isoDayOfWeek")
-                                   : azPart[i], exprTypeName(&a[i]));
-    }
-    if( i==0 ? (aPart[i]<1 || aPart[i]>9999) : (aPart[i]<-32768 || aPart[i]>32767) ){
-      return exprError(p, "$dateFromParts' %s is out of range: %lld",
-                       i==0 && bIso ? "isoWeekYear" : azPart[i], aPart[i]);
-    }
+    e = exprFromPartsArg(p, pN, a, i, &aPart[i]);
+    if( e<0 ) return p->rc;
+    if( e>0 ) return exprSetNull(pOut);
   }
-  if( exprTimezone(p, pN, 7, &a[7], pN->mArg & 128, &zone, &bZoneNull) ) return p->rc;
-  if( bZoneNull ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
+  if( aPart[0]<1 || aPart[0]>9999 ){
+    return exprError(p, "$dateFromParts' %s is out of range: %lld",
+                     bIso ? "isoWeekYear" : "year", aPart[0]);
   }
   if( bIso ){
     if( !(pN->mArg & 2) ) aPart[1] = 1;
@@ -4111,8 +4147,16 @@ static int exprEvalDateFromParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
     exprAddMonths(&c, aPart[1] - 1);
     days = docextDaysFromCivil(c.year, c.month, 1) + aPart[2] - 1;
   }
-  ms = exprZoneUtcMs(&zone, days*86400000 + aPart[3]*3600000 + aPart[4]*60000
-                        + aPart[5]*1000 + aPart[6]);
+  /* seconds and milliseconds have no range of their own (MongoDB's):
+  ** the sum may overflow */
+  aMs[0] = days*86400000 + aPart[3]*3600000 + aPart[4]*60000;
+  if( __builtin_mul_overflow(aPart[5], 1000, &aMs[1])
+   || __builtin_add_overflow(aMs[0], aMs[1], &ms)
+   || __builtin_add_overflow(ms, aPart[6], &ms)
+   || exprDateInRange(p, pN, ms) ){
+    return p->rc ? p->rc : exprError(p, "$dateFromParts overflowed");
+  }
+  ms = exprZoneUtcMs(&zone, ms);
   r.type = DOC_DATE;
   r.i = ms;
   return exprSetNum(p, &r, pOut);
@@ -4129,7 +4173,7 @@ static int exprEvalDateToParts(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   i64 aPart[7], iDoc, nOffMs;
   int bNull, i, bIso = 0, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( exprCivil(p, pN, a, 1, pN->mArg & 2, &c, &nOffMs, 0, &bNull) ) return p->rc;
+  if( exprCivil(p, pN, a, 1, pN->mArg & 2, 1, &c, &nOffMs, 0, &bNull) ) return p->rc;
   if( (pN->mArg & 4) && !exprNullish(&a[2]) ){
     if( a[2].type!=DOC_BOOL ){
       return exprError(p, "$dateToParts' iso8601 must be a boolean, not %s",

@@ -607,3 +607,38 @@ SELECT doc_match('{}', '{$expr: {$dateFromString: {dateString: "2020", format: "
 SELECT doc_match('{}', '{$expr: {$dateToString: {date: null, format: "%Q"}}}');
 SELECT doc_match('{}', '{$expr: {$dateToString: {date: null, format: "%Y", onNull: true}}}');
 SELECT doc_match('{}', '{$expr: {$dateToString: {date: ISODate("2020-01-01"), format: "%é"}}}');
+
+-- What a null hides is MongoDB's order of evaluation: the date parts,
+-- $dateAdd, $dateDiff and $dateTrunc return null for a null date without
+-- reading the zone; $dateToString, $dateToParts and $dateFromString read
+-- the zone first; $dateFromParts reads the time's parts, the zone, then the
+-- date's parts. ("$z" is a zone that does not exist.)
+SELECT doc_update('{z: "Nowhere/Zone", s: "x"}', '[{$set: {
+  y: {$year: {date: null, timezone: "$z"}},
+  a: {$dateAdd: {startDate: null, unit: "day", amount: 1, timezone: "$z"}},
+  a2: {$dateAdd: {startDate: "$s", unit: "day", amount: null, timezone: "$z"}},
+  d: {$dateDiff: {startDate: ISODate("2020-01-01"), endDate: null, unit: "day", timezone: "$z"}},
+  t: {$dateTrunc: {date: null, unit: "day", timezone: "$z"}},
+  t2: {$dateTrunc: {date: "$s", unit: null, timezone: "$z"}},
+  p: {$dateFromParts: {year: 2020, hour: null, timezone: "$z"}}}}]');
+SELECT doc_update('{z: "Nowhere/Zone"}', '[{$set: {v: {$dateToString: {date: null, timezone: "$z"}}}}]');
+SELECT doc_update('{z: "Nowhere/Zone"}', '[{$set: {v: {$dateToParts: {date: null, timezone: "$z"}}}}]');
+SELECT doc_update('{z: "Nowhere/Zone"}', '[{$set: {v: {$dateFromString: {dateString: null, timezone: "$z"}}}}]');
+SELECT doc_update('{z: "Nowhere/Zone"}', '[{$set: {v: {$dateFromParts: {year: null, timezone: "$z"}}}}]');
+-- a null zone hides a date that is not one, where the zone comes first
+SELECT doc_update('{s: "x"}', '[{$set: {v: {$dateToString: {date: "$s", timezone: null}},
+  w: {$dateToParts: {date: "$s", timezone: null}}, x: {$dateAdd: {startDate: "$s", unit: "day", amount: 1, timezone: null}}}}]');
+SELECT doc_update('{s: "x"}', '[{$set: {v: {$year: {date: "$s", timezone: null}}}}]');
+-- the unit is checked before the amount and the zone
+SELECT doc_update('{}', '[{$set: {v: {$dateAdd: {startDate: ISODate("2020-01-01"), unit: "fortnight", amount: null}}}}]');
+SELECT doc_update('{}', '[{$set: {v: {$dateTrunc: {date: "x", unit: "fortnight"}}}}]');
+-- $dateFromParts: seconds and milliseconds have no range of their own and
+-- carry over; month, day, hour and minute are -32768 to 32767; the year is
+-- checked after the month and the day
+SELECT doc_update('{}', '[{$set: {s: {$dateFromParts: {year: 2020, second: 100000}},
+  ms: {$dateFromParts: {year: 2020, millisecond: -86400001}},
+  n: {$dateFromParts: {year: 0, month: null}}}}]');
+SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, minute: 40000}}}}]');
+SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 0}}}}]');
+SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, second: 9223372036854775807}}}}]');
+SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, millisecond: 9223372036854775807}}}}]');
