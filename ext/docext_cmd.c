@@ -696,8 +696,9 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     }
   }
   if( rc==SQLITE_OK && *pbRemove==*pbUpdate ){
-    p->zErr = sqlite3_mprintf("docext: doc_find_and_modify needs either update or "
-                              "remove: true");
+    p->zErr = sqlite3_mprintf(*pbRemove
+        ? "docext: doc_find_and_modify cannot combine remove: true with update"
+        : "docext: doc_find_and_modify needs either update or remove: true");
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && *pbRemove && (*pbUpsert || *pbNew
