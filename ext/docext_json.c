@@ -626,6 +626,18 @@ static int jsonPutRegex(int *pRc, DocBuf *pBuf, const char *zPat, int nPat,
   return 1;
 }
 
+/* A string at the cursor (quoted either way) as a BSON string value: its
+** length, its bytes, a NUL. DOC_STRING, or 0 on an error. */
+static int jsonStringValue(JsonParse *p){
+  i64 iLen = p->pOut->n;
+  docextBufAppendI32(&p->rc, p->pOut, 0);
+  jsonString(p, p->pOut);
+  docextBufAppendByte(&p->rc, p->pOut, 0);
+  if( p->rc ) return 0;
+  docextPutI32(&p->pOut->a[iLen], (int32_t)(p->pOut->n - iLen - 4));
+  return DOC_STRING;
+}
+
 /*------------------------------------------------------------------------
 ** Type wrappers
 */
@@ -1740,8 +1752,6 @@ static int jsonWord(JsonParse *p);
 /* DBPointer("ns", ObjectId("…")), as the shell prints one: the value bytes
 ** are the namespace string then the ObjectId's 12 bytes. */
 static int shellDBPointer(JsonParse *p, const JsonCall *pC){
-  DocBuf *pOut = p->pOut;
-  i64 iLen = pOut->n;
   int iOpen = p->i;
   (void)pC;
   p->i++;
@@ -1750,11 +1760,7 @@ static int shellDBPointer(JsonParse *p, const JsonCall *pC){
     jsonErr(p, p->i<p->n ? p->i : iOpen, "invalid DBPointer (need a string and an ObjectId)");
     return 0;
   }
-  docextBufAppendI32(&p->rc, pOut, 0);
-  jsonString(p, pOut);
-  docextBufAppendByte(&p->rc, pOut, 0);
-  if( p->rc ) return 0;
-  docextPutI32(&pOut->a[iLen], (int32_t)(pOut->n - iLen - 4));
+  if( !jsonStringValue(p) ) return 0;
   jsonWs(p);
   if( jsonPeek(p)==',' ){
     p->i++;
@@ -1845,7 +1851,7 @@ static int shellCode(JsonParse *p, const JsonCall *pC){
   static const char zBad[] = "invalid Code (need a string of code and optionally a scope document)";
   DocBuf *pOut = p->pOut;
   int iOpen = p->i;
-  i64 iStart = pOut->n, iLen;
+  i64 iStart = pOut->n;
   int bScope = 0;
   (void)pC;
   p->i++;
@@ -1855,12 +1861,7 @@ static int shellCode(JsonParse *p, const JsonCall *pC){
     return 0;
   }
   docextBufAppendI32(&p->rc, pOut, 0);   /* code with scope's whole size */
-  iLen = pOut->n;
-  docextBufAppendI32(&p->rc, pOut, 0);
-  jsonString(p, pOut);
-  docextBufAppendByte(&p->rc, pOut, 0);
-  if( p->rc ) return 0;
-  docextPutI32(&pOut->a[iLen], (int32_t)(pOut->n - iLen - 4));
+  if( !jsonStringValue(p) ) return 0;
   jsonWs(p);
   if( jsonPeek(p)==',' ){
     p->i++;
@@ -2061,15 +2062,8 @@ static int jsonValue(JsonParse *p){
       return jsonObject(p, 0);
     case '[':
       return jsonArray(p);
-    case '"': case '\'': {
-      i64 iLen = p->pOut->n;
-      docextBufAppendI32(&p->rc, p->pOut, 0);
-      jsonString(p, p->pOut);
-      docextBufAppendByte(&p->rc, p->pOut, 0);
-      if( p->rc ) return 0;
-      docextPutI32(&p->pOut->a[iLen], (int32_t)(p->pOut->n - iLen - 4));
-      return DOC_STRING;
-    }
+    case '"': case '\'':
+      return jsonStringValue(p);
     case '/':
       return jsonRegexLiteral(p);
     case -1:
