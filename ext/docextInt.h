@@ -687,6 +687,18 @@ void docextRegexSortOptions(u8 *a, i64 n);
 ** Interface to docext_match.c — MongoDB query filters.
 */
 typedef struct DocMatcher DocMatcher;
+/*
+** Interface to docext_schema.c — $jsonSchema, MongoDB's JSON Schema
+** filter operator. docextSchemaNew() checks the schema v (a document) with
+** MongoDB's errors and compiles its regexes; docextSchemaMatch() sets
+** *pbMatch for the validated document aDoc (an error only when a regex
+** hits a limit).
+*/
+typedef struct DocSchema DocSchema;
+int docextSchemaNew(const DocValue *v, DocSchema **ppOut, char **pzErr);
+int docextSchemaMatch(DocSchema *p, const u8 *aDoc, int *pbMatch, char **pzErr);
+void docextSchemaFree(DocSchema *p);
+
 /* Compile a filter (a validated BSON document). Errors name the operator
 ** or path: "docext: unknown operator $foo in filter", "docext: $in needs an
 ** array in filter at 'tags'", "docext: $where is not supported". The
@@ -707,9 +719,10 @@ int docextIsOperatorDoc(const DocValue *v);
 int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, char **pzErr);
 /* 1 if the filter is empty ({}): every document matches. */
 int docextMatcherIsEmpty(DocMatcher *p);
-/* 1 if the filter uses $expr (which MongoDB allows only in queries, not
-** in partial indexes, array filters or $pull conditions). */
-int docextMatcherHasExpr(DocMatcher *p);
+/* "$expr" or "$jsonSchema" if the filter uses one (the first), else NULL:
+** operators on whole documents, which MongoDB allows only in queries, not
+** in partial indexes, array filters or $pull conditions. */
+const char *docextMatcherWholeOp(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
 
 /**************************************************************************

@@ -895,8 +895,9 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
     if( pIdx->pPartial==0 ){
       char *zWhy = 0;
       int rc = docextMatcherNew(pIdx->aPartial, 0, 0, &pIdx->pPartial, &zWhy);
-      if( rc==SQLITE_OK && docextMatcherHasExpr(pIdx->pPartial) ){
-        rc = docextError(&zWhy, "docext: $expr is not supported in a partial index");
+      if( rc==SQLITE_OK && docextMatcherWholeOp(pIdx->pPartial) ){
+        rc = docextError(&zWhy, "docext: %s is not supported in a partial index",
+                         docextMatcherWholeOp(pIdx->pPartial));
       }
       if( rc!=SQLITE_OK ){
         *pzErr = sqlite3_mprintf("docext: bad partialFilterExpression: %s",

@@ -18,6 +18,8 @@
 **     leaves"), where MN_AND and MN_NOT combine value leaves.
 **   - MN_EXPR: {$expr: …}, an aggregation expression evaluated on the whole
 **     document (docext_expr.c); only at the top, never under $elemMatch.
+**   - MN_SCHEMA: {$jsonSchema: …}, a JSON Schema the whole document (or,
+**     under $elemMatch, the element) must satisfy (docext_schema.c).
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -66,6 +68,7 @@
 #define MN_ELEMOBJ    25    /* $elemMatch with a filter: apChild[0] */
 #define MN_ELEMVAL    26    /* $elemMatch with operators: value leaves */
 #define MN_EXPR       27    /* $expr: pExpr (docext_expr.c) */
+#define MN_SCHEMA     28    /* $jsonSchema: pSchema (docext_schema.c) */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -103,6 +106,7 @@ struct DocMatchNode {
   int *aBit;              /* MN_ALLSET..MN_ANYCLEAR: bit positions */
   int nBit;
   DocExpr *pExpr;         /* MN_EXPR */
+  DocSchema *pSchema;     /* MN_SCHEMA */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -114,7 +118,7 @@ struct DocMatcher {
                           ** in the same allocation); nodes point in */
   DocMatchNode *pRoot;    /* an MN_AND: &root */
   DocMatchNode root;
-  int bHasExpr;           /* the filter uses $expr */
+  const char *zWholeOp;   /* the filter's first $expr or $jsonSchema, or 0 */
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -129,7 +133,7 @@ struct DocMatchParse {
   char *zErr;
   int nElemMatch;         /* inside this many $elemMatch filters */
   const u8 *aLet;         /* the query's let variables, or NULL */
-  int bHasExpr;           /* an $expr was met */
+  const char *zWholeOp;   /* the first $expr or $jsonSchema met */
   i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
                           ** unless the caller's time was set already */
 };
@@ -167,6 +171,7 @@ static void nodeClear(DocMatchNode *p){
   sqlite3_free(p->aVal);
   sqlite3_free(p->aBit);
   docextExprFree(p->pExpr);
+  docextSchemaFree(p->pSchema);
 }
 
 static void nodeFree(DocMatchNode *p){
@@ -760,8 +765,7 @@ static int isGeoOp(const DocIter *pIt){
 }
 
 static int isUnsupportedTop(const DocIter *pIt){
-  return docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text")
-      || docextIterKeyIs(pIt, "$jsonSchema");
+  return docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text");
 }
 
 /* The operators of {path: {$op: operand, ...}}, appended to pParent as
@@ -888,7 +892,7 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   p = nodeNew(pParse, MN_EXPR);
   if( p ){
     if( *pParse->pNowMs==0 ) *pParse->pNowMs = docextClockNowMs();
-    pParse->bHasExpr = 1;
+    if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$expr";
     pParse->rc = docextExprNew(v, pParse->aLet, "$expr", *pParse->pNowMs, &p->pExpr,
                                &pParse->zErr);
   }
@@ -911,6 +915,11 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
         /* ignored, as by MongoDB */
       }else if( docextIterKeyIs(&it, "$expr") ){
         nodeAdd(pParse, pAnd, exprLeaf(pParse, &it.v));
+      }else if( docextIterKeyIs(&it, "$jsonSchema") ){
+        DocMatchNode *p = nodeNew(pParse, MN_SCHEMA);
+        if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$jsonSchema";
+        if( p ) pParse->rc = docextSchemaNew(&it.v, &p->pSchema, &pParse->zErr);
+        nodeAdd(pParse, pAnd, p);
       }else if( docextIterKeyIs(&it, "$alwaysTrue") || docextIterKeyIs(&it, "$alwaysFalse") ){
         nodeAdd(pParse, pAnd, nodeNew(pParse, it.zKey[7]=='T' ? MN_TRUE : MN_FALSE));
       }else if( isUnsupportedTop(&it) || isGeoOp(&it) ){
@@ -1258,6 +1267,11 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
       pCtx->rc = docextExprTruth(p->pExpr, aDoc, &b, &pCtx->zErr);
       return b;
     }
+    case MN_SCHEMA: {
+      int b = 0;
+      pCtx->rc = docextSchemaMatch(p->pSchema, aDoc, &b, &pCtx->zErr);
+      return b;
+    }
     default: {
       DocMatchVisit v;
       int rc;
@@ -1301,7 +1315,7 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher 
   p->pRoot = &p->root;
   p->root.eType = MN_AND;
   parseFilter(&sParse, p->aFilter, p->pRoot);
-  p->bHasExpr = sParse.bHasExpr;
+  p->zWholeOp = sParse.zWholeOp;
   if( sParse.rc ){
     docextMatcherFree(p);
     if( sParse.zErr ){
@@ -1328,8 +1342,8 @@ int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, 
   return SQLITE_OK;
 }
 
-int docextMatcherHasExpr(DocMatcher *p){
-  return p->bHasExpr;
+const char *docextMatcherWholeOp(DocMatcher *p){
+  return p->zWholeOp;
 }
 
 int docextMatcherIsEmpty(DocMatcher *p){

@@ -715,8 +715,9 @@ static void updParsePull(UpdParse *pP, UpdLeaf *pLeaf){
   if( rc==SQLITE_OK ){
     char *zErr = 0;
     rc = docextMatcherNew(aFilter, 0, 0, &pLeaf->pMatch, &zErr);
-    if( rc==SQLITE_OK && docextMatcherHasExpr(pLeaf->pMatch) ){
-      rc = docextError(&zErr, "docext: $expr can only be applied to the top-level document");
+    if( rc==SQLITE_OK && docextMatcherWholeOp(pLeaf->pMatch) ){
+      rc = docextError(&zErr, "docext: %s can only be applied to the top-level document",
+                       docextMatcherWholeOp(pLeaf->pMatch));
     }
     if( rc!=SQLITE_OK ){
       if( zErr ){
@@ -1013,8 +1014,9 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
     {
       char *zErr = 0;
       int rc = docextMatcherNew(it.v.p, 0, 0, &pF->pMatch, &zErr);
-      if( rc==SQLITE_OK && docextMatcherHasExpr(pF->pMatch) ){
-        rc = docextError(&zErr, "docext: $expr is not allowed in the context of an array filter");
+      if( rc==SQLITE_OK && docextMatcherWholeOp(pF->pMatch) ){
+        rc = docextError(&zErr, "docext: %s is not allowed in the context of an array filter",
+                         docextMatcherWholeOp(pF->pMatch));
       }
       if( rc!=SQLITE_OK ){
         if( zErr ){

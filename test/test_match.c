@@ -479,7 +479,13 @@ static const MatchCase aCase[] = {
   /* ---- errors: unsupported ---- */
   { "{}", "{$where: \"this.a == 1\"}", "docext: $where is not supported" },
   { "{}", "{$text: {$search: \"x\"}}", "docext: $text is not supported" },
-  { "{}", "{$jsonSchema: {}}", "docext: $jsonSchema is not supported" },
+  /* ---- $jsonSchema (sql/schema.sql has the rest) ---- */
+  { "{}", "{$jsonSchema: {}}", "1" },
+  { "{a: 1}", "{$jsonSchema: {required: [\"a\"], properties: {a: {bsonType: \"int\"}}}}", "1" },
+  { "{a: [1]}", "{$jsonSchema: {properties: {a: {bsonType: \"int\"}}}}", "0" },
+  { "{a: \"x\"}", "{$jsonSchema: {properties: {a: {minimum: 5}}}}", "1" },
+  { "{}", "{$jsonSchema: {required: \"a\"}}",
+    "docext: $jsonSchema keyword 'required' must be an array" },
   { "{}", "{a: {$near: [0, 0]}}", "docext: $near is not supported" },
   { "{}", "{a: {$nearSphere: [0, 0]}}", "docext: $nearSphere is not supported" },
   { "{}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "docext: $geoWithin is not supported" },

@@ -188,6 +188,9 @@ int main(void){
     "SELECT count(*) FROM c('{tags: \"t2\"}')",
     "SELECT count(*) FROM c('{$expr: {$or: [{$gt: [{$add: [\"$a\", 1.5]}, 6]}, "
     "{$in: [\"t3\", {$ifNull: [\"$tags\", []]}]}, {$eq: [{a: \"$a\", t: [\"$s\", \"$tags.x\"]}, 1]}]}}')",
+    "SELECT count(*) FROM c('{$jsonSchema: {required: [\"a\"], properties: {a: {bsonType: \"int\", "
+    "minimum: 2, multipleOf: 1}, s: {pattern: \"^str\", maxLength: 9}, tags: {items: {enum: [\"t1\", \"t2\"]}, "
+    "uniqueItems: true}}, patternProperties: {\"^t\": {}}, anyOf: [{required: [\"s\"]}, {not: {}}]}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
