@@ -96,16 +96,6 @@ static void schemaKeywords(const u8 *aS, SchemaKeywords *pK){
 
 static int schemaEqual(const DocValue *a, const DocValue *b);
 
-/* Does document b have a field zKey equal to v? */
-static int schemaHasField(const DocValue *b, const char *zKey, int nKey, const DocValue *v){
-  DocIter it;
-  docextIterInitValue(&it, b);
-  while( docextIterNext(&it) ){
-    if( it.nKey==nKey && memcmp(it.zKey, zKey, nKey)==0 ) return schemaEqual(v, &it.v);
-  }
-  return 0;
-}
-
 static int schemaCount(const DocValue *v){
   DocIter it;
   int n = 0;
@@ -120,7 +110,8 @@ static int schemaEqual(const DocValue *a, const DocValue *b){
     if( schemaCount(a)!=schemaCount(b) ) return 0;
     docextIterInitValue(&it, a);
     while( docextIterNext(&it) ){
-      if( !schemaHasField(b, it.zKey, it.nKey, &it.v) ) return 0;
+      DocValue f;
+      if( !docextBsonFind(b->p, it.zKey, it.nKey, &f) || !schemaEqual(&it.v, &f) ) return 0;
     }
     return 1;
   }
@@ -653,19 +644,6 @@ static int schemaListHas(const DocValue *pList, const char *zKey, int nKey){
   return 0;
 }
 
-/* The field zKey[0..nKey) of document v into *pOut: 1 if it is there. */
-static int schemaField(const DocValue *v, const char *zKey, int nKey, DocValue *pOut){
-  DocIter it;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( it.nKey==nKey && memcmp(it.zKey, zKey, nKey)==0 ){
-      *pOut = it.v;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /* patternProperties and additionalProperties: every field that a pattern
 ** names matches that pattern's schema; every other field not among
 ** "properties" matches additionalProperties. */
@@ -689,7 +667,7 @@ static int schemaAllowedProperties(SchemaCtx *c, const SchemaKeywords *pK, const
     }
     if( !bNamed && a[SK_PROPERTIES].type ){
       DocValue f;
-      bNamed = schemaField(&a[SK_PROPERTIES], it.zKey, it.nKey, &f);
+      bNamed = docextBsonFind(a[SK_PROPERTIES].p, it.zKey, it.nKey, &f);
     }
     if( !bNamed && a[SK_ADDITIONALPROPERTIES].type ){
       const DocValue *pMore = &a[SK_ADDITIONALPROPERTIES];
@@ -711,7 +689,7 @@ static int schemaObject(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
     docextIterInitValue(&it, &a[SK_PROPERTIES]);
     while( docextIterNext(&it) ){
       DocValue f;
-      int bThere = schemaField(v, it.zKey, it.nKey, &f);
+      int bThere = docextBsonFind(v->p, it.zKey, it.nKey, &f);
       int bRequired = a[SK_REQUIRED].type && schemaListHas(&a[SK_REQUIRED], it.zKey, it.nKey);
       if( (bThere || bRequired) && !schemaValid(c, it.v.p, bThere ? &f : 0, 0) ) return 0;
     }
@@ -726,7 +704,7 @@ static int schemaObject(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
       DocValue f;
       int n;
       const char *z = docextValueStr(&it.v, &n);
-      if( !schemaField(v, z, n, &f) ) return 0;
+      if( !docextBsonFind(v->p, z, n, &f) ) return 0;
     }
   }
   if( a[SK_MINPROPERTIES].type || a[SK_MAXPROPERTIES].type ){
@@ -745,7 +723,7 @@ static int schemaDependencies(SchemaCtx *c, const DocValue *pDeps, const DocValu
   docextIterInitValue(&it, pDeps);
   while( docextIterNext(&it) ){
     DocValue f;
-    if( !schemaField(v, it.zKey, it.nKey, &f) ) continue;
+    if( !docextBsonFind(v->p, it.zKey, it.nKey, &f) ) continue;
     if( it.v.type==DOC_DOCUMENT ){
       if( !schemaValid(c, it.v.p, v, bTop) ) return 0;
     }else{
@@ -753,7 +731,7 @@ static int schemaDependencies(SchemaCtx *c, const DocValue *pDeps, const DocValu
       while( docextIterNext(&it2) ){
         int n;
         const char *z = docextValueStr(&it2.v, &n);
-        if( !schemaField(v, z, n, &f) ) return 0;
+        if( !docextBsonFind(v->p, z, n, &f) ) return 0;
       }
     }
   }
