@@ -384,7 +384,7 @@ static int schemaCheck(SchemaParse *pP, const u8 *aS){
         if( v->type!=DOC_STRING ) schemaError(pP, "$jsonSchema keyword '%s' must be of type string", zKw);
         break;
       case SK_TYPE: case SK_BSONTYPE:
-        if( k==SK_TYPE && a[SK_BSONTYPE].type ){
+        if( a[SK_TYPE].type && a[SK_BSONTYPE].type ){
           schemaError(pP, "Cannot specify both $jsonSchema keywords 'type' and 'bsonType'");
         }else{
           schemaCheckType(pP, zKw, v);
