@@ -235,6 +235,9 @@ int main(void){
     "SELECT doc_match(doc, '{a: {$in: [1, 2]}, s: /^str/}'), doc_project(doc, '{tags: {$slice: 1}}') FROM c WHERE _id < 4",
     "SELECT doc_update('{a: [1, 2, 3], b: {c: 1}}', '{$push: {a: {$each: [4], $sort: -1, $slice: 2}}, $inc: {\"b.c\": 2}}')",
     "SELECT count(*), sum(length(doc)) FROM doc_each('[{a: 1}, {b: [2, 3]}, {c: ISODate(\"2012-10-10\")}]')",
+    "SELECT doc_json('{r: DBRef(\"c\", {k: [1, 2]}, \"d\"), c: Code(\"f\", {s: [1]}), y: BSONSymbol(\"s\"), "
+    "x: BSONRegExp(\"a\", \"i\"), b: Binary(Buffer.from(\"0a0b\", \"hex\"), 4)}', 'shell')",
+    "SELECT count(*) FROM doc_each(CAST('[{a: 1}, {b: 2}]' AS BLOB))",
     "SELECT _id FROM c('{s: {$regex: \"^str1\"}}')",
     "SELECT doc_drop_index('c', 'a_1') FROM one",
     "SELECT doc_stats('c') IS NOT NULL FROM one",
