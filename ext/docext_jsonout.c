@@ -443,9 +443,7 @@ static int writeShellDBRef(int *pRc, DocBuf *p, const DocValue *pDoc){
   int n = 0, i;
   docextIterInit(&it, pDoc->p);
   while( docextIterNext(&it)>0 ){
-    if( n==3 || it.nKey!=(int)strlen(azKey[n]) || memcmp(it.zKey, azKey[n], it.nKey)!=0 ){
-      return 0;
-    }
+    if( n==3 || !docextIterKeyIs(&it, azKey[n]) ) return 0;
     aV[n++] = it.v;
   }
   if( n<2 || aV[0].type!=DOC_STRING || (n==3 && aV[2].type!=DOC_STRING) ) return 0;
