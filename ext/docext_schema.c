@@ -129,6 +129,79 @@ static int schemaEqual(const DocValue *a, const DocValue *b){
   return docextTypeClass(a->type)==docextTypeClass(b->type) && docextValueCompare(a, b)==0;
 }
 
+/* A hash that equal values (schemaEqual) share: a document's is the same
+** whatever the order of its fields; other values hash their index key,
+** which is the same for equal numbers of any type. */
+static u64 schemaHash(const DocValue *v, int *pRc){
+  DocIter it;
+  u64 h;
+  if( v->type==DOC_DOCUMENT ){
+    h = 0x9E3779B97F4A7C15ULL;
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) ){
+      u64 hField = docextHashBytes((const u8*)it.zKey, it.nKey) * 31 + schemaHash(&it.v, pRc);
+      h += hField * 0xBF58476D1CE4E5B9ULL;            /* (a sum: any order) */
+    }
+    return h;
+  }
+  if( v->type==DOC_ARRAY ){
+    h = 0x94D049BB133111EBULL;
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) ) h = (h ^ schemaHash(&it.v, pRc)) * 0x100000001B3ULL;
+    return h;
+  }
+  {
+    u8 aSpace[64];
+    DocBuf key;
+    docextBufInit(&key, aSpace, sizeof(aSpace));
+    docextKeyAppend(pRc, &key, v, 0);
+    h = docextHashBytes(key.a, key.n);
+    docextBufFree(&key);
+    return h;
+  }
+}
+
+typedef struct SchemaHashed SchemaHashed;
+struct SchemaHashed {
+  u64 h;
+  DocValue v;
+};
+static int schemaHashCmp(void *pCtx, const void *x, const void *y){
+  u64 a = ((const SchemaHashed*)x)->h, b = ((const SchemaHashed*)y)->h;
+  (void)pCtx;
+  return a<b ? -1 : a>b;
+}
+
+/* Are two elements of the array pArr equal (schemaEqual)? Sorted by their
+** hashes, only those that share one are compared: n log n for a long array
+** (of an enum, or a document's under uniqueItems), as MongoDB's set of
+** values costs, not n². 1, 0, or -1 with *pRc set (out of memory). */
+static int schemaHasDuplicate(const DocValue *pArr, int *pRc){
+  DocIter it;
+  SchemaHashed *a;
+  int n = schemaCount(pArr), i, j, bDup = 0;
+  if( n<2 ) return 0;
+  a = sqlite3_malloc64(sizeof(SchemaHashed)*2*(sqlite3_uint64)n);
+  if( a==0 ){
+    *pRc = SQLITE_NOMEM;
+    return -1;
+  }
+  i = 0;
+  docextIterInitValue(&it, pArr);
+  while( docextIterNext(&it) ){
+    a[i].v = it.v;
+    a[i++].h = schemaHash(&it.v, pRc);
+  }
+  docextSort(a, n, (int)sizeof(SchemaHashed), &a[n], schemaHashCmp, 0);
+  for(i=0; i<n && !bDup; i++){
+    for(j=i+1; j<n && a[j].h==a[i].h && !bDup; j++){
+      bDup = schemaEqual(&a[i].v, &a[j].v);
+    }
+  }
+  sqlite3_free(a);
+  return *pRc ? -1 : bDup;
+}
+
 /*------------------------------------------------------------------------
 ** Checking and compiling a schema
 */
@@ -295,25 +368,20 @@ static int schemaCheckList(SchemaParse *pP, const char *zKw, const DocValue *v){
 /* enum: a non-empty array of distinct values; required and a property
 ** dependency: a non-empty array of distinct strings. */
 static int schemaCheckValues(SchemaParse *pP, const char *zWhat, const DocValue *v, int bStrings){
-  DocIter it, it2;
-  int i = 0;
+  DocIter it;
+  int bDup;
   if( v->type!=DOC_ARRAY ) return schemaError(pP, "%s must be an array", zWhat);
   if( docextGetI32(v->p)==5 ) return schemaError(pP, "%s cannot be an empty array", zWhat);
   docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    int j = 0;
-    if( bStrings && it.v.type!=DOC_STRING ){
+  while( bStrings && docextIterNext(&it) ){
+    if( it.v.type!=DOC_STRING ){
       return schemaError(pP, "%s must be an array of strings, but found an element of type %s",
                          zWhat, docextTypeAlias(it.v.type));
     }
-    docextIterInitValue(&it2, v);
-    while( j<i && docextIterNext(&it2) ){
-      if( schemaEqual(&it.v, &it2.v) ) return schemaError(pP, "%s cannot contain duplicate values", zWhat);
-      j++;
-    }
-    i++;
   }
-  return SQLITE_OK;
+  bDup = schemaHasDuplicate(v, &pP->rc);
+  if( bDup>0 ) return schemaError(pP, "%s cannot contain duplicate values", zWhat);
+  return pP->rc;
 }
 
 static int schemaCheckProperties(SchemaParse *pP, const char *zKw, const DocValue *v,
@@ -590,17 +658,9 @@ static int schemaArray(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *v
   int n = schemaCount(v), i = 0, nItems = -1;     /* nItems: "items" is an array of so many */
   if( a[SK_MAXITEMS].type && n>docextValueToDouble(&a[SK_MAXITEMS]) ) return 0;
   if( a[SK_MINITEMS].type && n<docextValueToDouble(&a[SK_MINITEMS]) ) return 0;
-  if( a[SK_UNIQUEITEMS].type==DOC_BOOL && a[SK_UNIQUEITEMS].p[0] ){
-    docextIterInitValue(&it, v);
-    while( docextIterNext(&it) ){
-      int j = 0;
-      docextIterInitValue(&it2, v);
-      while( j<i && docextIterNext(&it2) ){
-        if( schemaEqual(&it.v, &it2.v) ) return 0;
-        j++;
-      }
-      i++;
-    }
+  if( a[SK_UNIQUEITEMS].type==DOC_BOOL && a[SK_UNIQUEITEMS].p[0]
+   && schemaHasDuplicate(v, &c->rc) ){
+    return 0;
   }
   if( a[SK_ITEMS].type==DOC_ARRAY ){
     nItems = schemaCount(&a[SK_ITEMS]);

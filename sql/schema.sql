@@ -92,3 +92,15 @@ SELECT doc_create_index('people', '{age: 1}', '{partialFilterExpression: {$jsonS
 SELECT doc_update('{a: [{x: 1}]}', '{$pull: {a: {$jsonSchema: {}}}}');
 SELECT doc_update('{a: [{x: 1}]}', '{$set: {"a.$[e].x": 2}}', '{arrayFilters: [{$jsonSchema: {}}]}');
 SELECT doc_check('people');
+-- 8. enum's and uniqueItems' duplicates are found through sorted hashes,
+--    not by comparing every pair: long arrays cost n log n, as MongoDB's
+--    set does. Equal numbers of any type and documents with their fields in
+--    another order are duplicates.
+SELECT doc_match('{a: ' || (SELECT json_group_array(value) FROM generate_series(1, 50000)) || '}',
+                 '{$jsonSchema: {properties: {a: {uniqueItems: true}}}}'),
+       doc_match('{a: ' || (SELECT json_group_array(json_object('x', value % 25000, 'y', 1)) FROM generate_series(1, 50000)) || '}',
+                 '{$jsonSchema: {properties: {a: {uniqueItems: true}}}}'),
+       doc_match('{a: 49999}', '{$jsonSchema: {properties: {a: {enum: ' || (SELECT json_group_array(value) FROM generate_series(1, 50000)) || '}}}}'),
+       doc_match('{a: [{x: 1, y: 2}, {y: 2, x: 1.0}]}', '{$jsonSchema: {properties: {a: {uniqueItems: true}}}}'),
+       doc_match('{a: ["1", 1, NumberLong(2), 2.5]}', '{$jsonSchema: {properties: {a: {uniqueItems: true}}}}');
+SELECT doc_match('{}', '{$jsonSchema: {enum: [{a: [1, {b: 2, c: 3}]}, {a: [1.0, {c: 3, b: NumberDecimal("2")}]}]}}');
