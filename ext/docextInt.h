@@ -217,6 +217,8 @@ static inline void docextIterInit(DocIter *pIter, const u8 *aDoc){
 }
 /* Iterate the document or array held by a value (type DOCUMENT/ARRAY). */
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
+/* The number of elements of a validated document or array value. */
+int docextIterCount(const DocValue *pVal);
 /* The length of the NUL-terminated key at z, nAvail bytes of which may be
 ** read (its document's last byte is a NUL, so the scan stops there at the
 ** latest). Keys are short and this is on every read: sixteen bytes are

@@ -290,6 +290,14 @@ void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
   docextIterInit(pIter, pVal->p);
 }
 
+int docextIterCount(const DocValue *pVal){
+  DocIter it;
+  int n = 0;
+  docextIterInitValue(&it, pVal);
+  while( docextIterNext(&it) ) n++;
+  return n;
+}
+
 
 u8 *docextBsonCopy(const u8 *aDoc){
   int n = docextGetI32(aDoc);

@@ -299,14 +299,6 @@ static ExprNode *exprDone(ExprParse *pP, ExprNode *p){
   return p;
 }
 
-/* Elements of an array (or the fields of a document) as arguments. */
-static int exprCount(const DocValue *v){
-  DocIter it;
-  int n = 0;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ) n++;
-  return n;
-}
 
 /* Parse the members of v (an array or document) into p->apArg. */
 static void exprParseMembers(ExprParse *pP, ExprNode *p, const DocValue *v){
@@ -428,7 +420,7 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
     exprParseError(pP, "$switch needs a 'branches' array");
     return 0;
   }
-  nBranch = exprCount(&branches);
+  nBranch = docextIterCount(&branches);
   if( nBranch==0 ){
     exprParseError(pP, "$switch needs at least one branch");
     return 0;
@@ -439,7 +431,7 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
   docextIterInitValue(&br, &branches);
   while( pP->rc==SQLITE_OK && docextIterNext(&br) ){
     DocValue vCase, vThen;
-    if( br.v.type!=DOC_DOCUMENT || exprCount(&br.v)!=2
+    if( br.v.type!=DOC_DOCUMENT || docextIterCount(&br.v)!=2
      || !docextBsonFind(br.v.p, "case", 4, &vCase) || !docextBsonFind(br.v.p, "then", 4, &vThen) ){
       exprParseError(pP, "each $switch branch must be a document "
                          "{case: …, then: …}");
@@ -486,7 +478,7 @@ static void exprBind(ExprParse *pP, const char *z, int n, int iSlot){
 ** variables' expressions see no document (a query's let). */
 static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocValue *pIn,
                               int bNoDoc){
-  int nVars = exprCount(pVars), nVarSaved = pP->nVar, i = 0;
+  int nVars = docextIterCount(pVars), nVarSaved = pP->nVar, i = 0;
   ExprNode *p = exprNodeNew(pP, EX_LET, nVars+1);
   DocIter it;
   if( p==0 ) return 0;
@@ -521,7 +513,7 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
 ** name must come in a $literal. */
 static int exprConstField(ExprParse *pP, const char *zOp, DocValue *pField){
   int bLiteral = 0;
-  if( pField->type==DOC_DOCUMENT && exprCount(pField)==1 ){
+  if( pField->type==DOC_DOCUMENT && docextIterCount(pField)==1 ){
     DocValue lit;
     if( docextBsonFind(pField->p, "$literal", 8, &lit) ){
       *pField = lit;
@@ -552,7 +544,7 @@ static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v, int bUnset)
   value.type = DOC_STRING;
   value.p = aRemove;
   value.n = (int)sizeof(aRemove);
-  if( v->type!=DOC_DOCUMENT || exprCount(v)!=3-bUnset || !docextBsonFind(v->p, "field", 5, &field)
+  if( v->type!=DOC_DOCUMENT || docextIterCount(v)!=3-bUnset || !docextBsonFind(v->p, "field", 5, &field)
    || !docextBsonFind(v->p, "input", 5, &input)
    || (!bUnset && !docextBsonFind(v->p, "value", 5, &value)) ){
     exprParseError(pP, bUnset ? "$unsetField needs a document {field: …, input: …}"
@@ -572,7 +564,7 @@ static ExprNode *exprParseSetField(ExprParse *pP, const DocValue *v, int bUnset)
 /* {$let: {vars: {…}, in: expr}} */
 static ExprNode *exprParseLetOp(ExprParse *pP, const DocValue *v){
   DocValue vars, in;
-  if( v->type!=DOC_DOCUMENT || exprCount(v)!=2
+  if( v->type!=DOC_DOCUMENT || docextIterCount(v)!=2
    || !docextBsonFind(v->p, "vars", 4, &vars) || !docextBsonFind(v->p, "in", 2, &in) ){
     exprParseError(pP, "$let needs a document {vars: {…}, in: …}");
     return 0;
@@ -889,7 +881,7 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
   }
   for(i=0; i<DOCEXT_COUNT(aSubOp) && !docextIterKeyIs(pIt, aSubOp[i].zName); i++){}
   if( i==DOCEXT_COUNT(aSubOp) ) return 0;
-  if( aSubOp[i].eOp==EX_DATEPART && v->type==DOC_DOCUMENT && exprCount(v)>0 ){
+  if( aSubOp[i].eOp==EX_DATEPART && v->type==DOC_DOCUMENT && docextIterCount(v)>0 ){
     DocIter it;
     docextIterInitValue(&it, v);
     docextIterNext(&it);
@@ -897,9 +889,9 @@ static ExprNode *exprParseSubOp(ExprParse *pP, const DocIter *pIt){
       return exprParseNamed(pP, EX_DATEPART, aSubOp[i].eSub, aSubOp[i].zName, v, azDate, 2, 1);
     }
   }
-  if( v->type==DOC_ARRAY && exprCount(v)!=1 ){
+  if( v->type==DOC_ARRAY && docextIterCount(v)!=1 ){
     exprParseError(pP, "%s takes exactly 1 argument, not %d",
-                   aSubOp[i].zName, exprCount(v));
+                   aSubOp[i].zName, docextIterCount(v));
     return 0;
   }
   p = exprNodeNew(pP, aSubOp[i].eOp, 1);
@@ -919,7 +911,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   int i, nArg;
   docextIterInitValue(&it, v);
   docextIterNext(&it);
-  if( exprCount(v)!=1 ){
+  if( docextIterCount(v)!=1 ){
     exprParseError(pP, "an expression operator must be alone in its "
                        "document ({%s: …, …})", it.zKey);
     return 0;
@@ -944,7 +936,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
     exprParseError(pP, "unknown or unsupported expression operator %s", it.zKey);
     return 0;
   }
-  nArg = it.v.type==DOC_ARRAY ? exprCount(&it.v) : 1;
+  nArg = it.v.type==DOC_ARRAY ? docextIterCount(&it.v) : 1;
   if( nArg<aOp[i].nMin || (aOp[i].nMax>=0 && nArg>aOp[i].nMax) ){
     if( aOp[i].nMin==aOp[i].nMax ){
       exprParseError(pP, "%s takes exactly %d argument%s, not %d",
@@ -983,7 +975,7 @@ static int exprNameCmp(void *pCtx, const void *x, const void *y){
 /* Does document v name a field twice? (Set and reported as an error: a
 ** document of expressions must say each field once, as MongoDB says.) */
 static int exprHasDuplicate(ExprParse *pP, const DocValue *v){
-  int n = exprCount(v), i = 0;
+  int n = docextIterCount(v), i = 0;
   ExprName *a = sqlite3_malloc64(sizeof(ExprName)*2*(n>0 ? n : 1));
   DocIter it;
   if( a==0 ){
@@ -1024,7 +1016,7 @@ static ExprNode *exprParseObject(ExprParse *pP, const DocValue *v){
     }
   }
   if( exprHasDuplicate(pP, v) ) return 0;
-  p = exprNodeNew(pP, EX_OBJECT, exprCount(v));
+  p = exprNodeNew(pP, EX_OBJECT, docextIterCount(v));
   if( p==0 ) return 0;
   p->v = *v;
   exprParseMembers(pP, p, v);
@@ -1037,7 +1029,7 @@ static ExprNode *exprParse(ExprParse *pP, const DocValue *v){
   if( v->type==DOC_STRING && v->n>5 && v->p[4]=='$' ){
     return exprParsePath(pP, (const char*)v->p+5, v->n-6);
   }
-  if( v->type==DOC_DOCUMENT && exprCount(v)>0 ){
+  if( v->type==DOC_DOCUMENT && docextIterCount(v)>0 ){
     DocIter it;
     docextIterInitValue(&it, v);
     docextIterNext(&it);
@@ -1045,7 +1037,7 @@ static ExprNode *exprParse(ExprParse *pP, const DocValue *v){
     return exprParseObject(pP, v);
   }
   if( v->type==DOC_ARRAY ){
-    p = exprNodeNew(pP, EX_ARRAY, exprCount(v));
+    p = exprNodeNew(pP, EX_ARRAY, docextIterCount(v));
     if( p ) exprParseMembers(pP, p, v);
     return exprDone(pP, p);
   }
@@ -1359,7 +1351,7 @@ static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
     for(i=0; i<pN->nArg; i++){
       if( aVal[i].type==DOC_DOCUMENT ){
-        nTotal += exprCount(&aVal[i]);
+        nTotal += docextIterCount(&aVal[i]);
       }else if( !exprNullish(&aVal[i]) ){
         exprError(p, "$mergeObjects needs documents, not %s",
                   exprTypeName(&aVal[i]));
@@ -1709,7 +1701,7 @@ static int exprEvalElemAt(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "$arrayElemAt's second argument must be "
                         "representable as a 32-bit integer");
   }
-  n = exprCount(&a[0]);
+  n = docextIterCount(&a[0]);
   if( i<0 ) i += n;
   exprSetMissing(pOut);
   if( i<0 || i>=n ) return SQLITE_OK;
@@ -1778,7 +1770,7 @@ static int exprEvalArrayOp(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     if( a[0].type!=DOC_ARRAY ){
       return exprError(p, "$size needs an array, not %s", exprTypeName(&a[0]));
     }
-    return exprSetInt(p, exprCount(&a[0]), pOut);
+    return exprSetInt(p, docextIterCount(&a[0]), pOut);
   }
   if( a[1].type!=DOC_ARRAY ){
     return exprError(p, "$in needs an array as its second argument, not %s",
@@ -1945,7 +1937,7 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     exprSetNull(pOut);
     return SQLITE_OK;
   }
-  n = exprCount(&aVal[0]);
+  n = docextIterCount(&aVal[0]);
   iFrom = 0;
   nTake = n;
   if( pN->eOp==EX_FIRST || pN->eOp==EX_LAST ){
@@ -2126,7 +2118,7 @@ static int exprEvalQuantile(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int n = 0, nAlloc = 0, bMedian = pN->eOp==EX_MEDIAN, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   if( !bMedian ){
-    int bOk = a[1].type==DOC_ARRAY && exprCount(&a[1])>0;
+    int bOk = a[1].type==DOC_ARRAY && docextIterCount(&a[1])>0;
     docextIterInitValue(&it, &a[1]);
     while( bOk && docextIterNext(&it) ){
       bOk = docextValueIsNumber(&it.v) && (x = docextValueToDouble(&it.v))>=0.0 && x<=1.0;
@@ -2466,7 +2458,7 @@ static int exprValueCmp(void *pCtx, const void *x, const void *y){
 
 /* The distinct elements of array v, sorted, in *pa (sqlite3_free). */
 static int exprSetOf(ExprCtx *p, const DocValue *v, DocValue **pa, int *pn){
-  int n = exprCount(v), i = 0, k;
+  int n = docextIterCount(v), i = 0, k;
   DocValue *a = sqlite3_malloc64(sizeof(DocValue)*2*((u64)n+1));
   DocIter it;
   *pa = a;
@@ -3736,7 +3728,7 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
   if( v.type!=DOC_ARRAY ){
     return exprError(p, "$arrayToObject needs an array, not %s", exprTypeName(&v));
   }
-  n = exprCount(&v);
+  n = docextIterCount(&v);
   aK = sqlite3_malloc64(sizeof(DocValue)*2*((u64)n+1));
   if( aK==0 ) return p->rc = SQLITE_NOMEM;
   aV = &aK[n+1];
@@ -3744,7 +3736,7 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
   while( docextIterNext(&it) ){
     DocValue key, val;
     int bOk = 0;
-    if( it.v.type==DOC_ARRAY && exprCount(&it.v)==2 ){
+    if( it.v.type==DOC_ARRAY && docextIterCount(&it.v)==2 ){
       DocIter e;
       docextIterInitValue(&e, &it.v);
       docextIterNext(&e);
@@ -3752,7 +3744,7 @@ static int exprEvalArrayToObject(ExprCtx *p, const ExprNode *pN, DocValue *pOut)
       docextIterNext(&e);
       val = e.v;
       bOk = 1;
-    }else if( it.v.type==DOC_DOCUMENT && exprCount(&it.v)==2
+    }else if( it.v.type==DOC_DOCUMENT && docextIterCount(&it.v)==2
            && docextBsonFind(it.v.p, "k", 1, &key) && docextBsonFind(it.v.p, "v", 1, &val) ){
       bOk = 1;
     }
@@ -4560,8 +4552,8 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     exprSetNull(pOut);
     return SQLITE_OK;
   }
-  nIn = exprCount(&a[0]);
-  if( (pN->mArg & 4) && exprCount(&a[2])!=nIn ){
+  nIn = docextIterCount(&a[0]);
+  if( (pN->mArg & 4) && docextIterCount(&a[2])!=nIn ){
     return exprError(p, "$zip's defaults must be as long as its inputs");
   }
   aIn = sqlite3_malloc64((sizeof(DocValue)*2 + sizeof(DocIter))*((u64)nIn+1));
@@ -4581,7 +4573,7 @@ static int exprEvalZip(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprError(p, "$zip's inputs must be arrays, not %s",
                        exprTypeName(&it.v));
     }
-    k = exprCount(&aIn[i]);
+    k = docextIterCount(&aIn[i]);
     if( nLen<0 || (bLongest ? k>nLen : k<nLen) ) nLen = k;
     docextIterInitValue(&aIt[i], &aIn[i]);
   }
@@ -4666,7 +4658,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "$sortArray's input must be an array, not %s",
                      exprTypeName(&a[0]));
   }
-  n = exprCount(&a[0]);
+  n = docextIterCount(&a[0]);
   aK = sqlite3_malloc64(sizeof(ExprSortKey)*2*((u64)n+1));
   if( aK==0 ){
     docextSortFree(pSort);
@@ -4719,7 +4711,7 @@ static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return exprError(p, "%s's input must be an array, not %s", pN->zOp,
                      exprTypeName(&a[1]));
   }
-  aV = sqlite3_malloc64(sizeof(DocValue)*2*((u64)exprCount(&a[1])+1));
+  aV = sqlite3_malloc64(sizeof(DocValue)*2*((u64)docextIterCount(&a[1])+1));
   if( aV==0 ) return p->rc = SQLITE_NOMEM;
   docextIterInitValue(&it, &a[1]);
   while( docextIterNext(&it) ){

@@ -322,14 +322,6 @@ static int pipeMarkComputes(PipeField *p){
   return p->bComputes;
 }
 
-/* The fields of a document. */
-static int pipeCount(const DocValue *v){
-  DocIter it;
-  int n = 0;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ) n++;
-  return n;
-}
 
 /* One stage {$name: spec}. */
 static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage){
@@ -342,7 +334,7 @@ static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage)
   docextIterNext(&it);
   pS->zName = it.zKey;
   pP->zStage = it.zKey;
-  if( pipeCount(pStage)!=1 ){
+  if( docextIterCount(pStage)!=1 ){
     pipeError(pP, "docext: a pipeline stage must have exactly one field, %s has more", it.zKey);
     return;
   }
@@ -365,7 +357,7 @@ static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage)
   }else if( docextIterKeyIs(&it, "$replaceRoot") || docextIterKeyIs(&it, "$replaceWith") ){
     DocValue root = it.v;
     if( docextIterKeyIs(&it, "$replaceRoot") ){
-      if( it.v.type!=DOC_DOCUMENT || pipeCount(&it.v)!=1
+      if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)!=1
        || !docextBsonFind(it.v.p, "newRoot", 7, &root) ){
         pipeError(pP, "docext: $replaceRoot needs a document {newRoot: …}");
         return;

@@ -36,11 +36,6 @@ struct SchemaRe {
   DocRegex *pRe;
 };
 
-struct DocSchema {
-  u8 *aSchema;            /* private copy of the schema document */
-  SchemaRe *aRe;
-  int nRe, nReAlloc;
-};
 
 /* Evaluation state: a sticky error (a regex's limits). */
 typedef struct SchemaCtx SchemaCtx;
@@ -74,20 +69,38 @@ struct SchemaKeywords {
   DocValue aKw[SK_COUNT];
 };
 
-/* Read the keywords of a checked schema (unknown ones were refused). */
-static void schemaKeywords(const u8 *aS, SchemaKeywords *pK){
-  DocIter it;
-  int k;
-  memset(pK, 0, sizeof(*pK));
-  docextIterInit(&it, aS);
-  while( docextIterNext(&it) ){
-    for(k=0; k<SK_COUNT; k++){
-      if( docextIterKeyIs(&it, azKeyword[k]) ){
-        pK->aKw[k] = it.v;
-        break;
-      }
-    }
+/* The keywords of one schema document (the whole schema, or one it holds),
+** read once when the schema is checked, not for every document matched. */
+typedef struct SchemaNode SchemaNode;
+struct SchemaNode {
+  const u8 *aS;           /* the schema document, in DocSchema.aSchema */
+  SchemaKeywords kw;
+};
+
+struct DocSchema {
+  u8 *aSchema;            /* private copy of the schema document */
+  SchemaRe *aRe;
+  int nRe, nReAlloc;
+  SchemaNode *aNode;      /* every schema document, in address order */
+  int nNode, nNodeAlloc;
+};
+
+static int schemaNodeCmp(void *pCtx, const void *x, const void *y){
+  const u8 *a = ((const SchemaNode*)x)->aS, *b = ((const SchemaNode*)y)->aS;
+  (void)pCtx;
+  return a<b ? -1 : a>b;
+}
+
+/* The keywords of the checked schema document aS (binary search). */
+static const SchemaKeywords *schemaKeywordsOf(const DocSchema *p, const u8 *aS){
+  int lo = 0, hi = p->nNode - 1;
+  while( lo<=hi ){
+    int mid = (lo + hi)/2;
+    if( p->aNode[mid].aS==aS ) return &p->aNode[mid].kw;
+    if( p->aNode[mid].aS<aS ) lo = mid + 1;
+    else hi = mid - 1;
   }
+  return 0;
 }
 
 /*------------------------------------------------------------------------
@@ -96,18 +109,10 @@ static void schemaKeywords(const u8 *aS, SchemaKeywords *pK){
 
 static int schemaEqual(const DocValue *a, const DocValue *b);
 
-static int schemaCount(const DocValue *v){
-  DocIter it;
-  int n = 0;
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ) n++;
-  return n;
-}
-
 static int schemaEqual(const DocValue *a, const DocValue *b){
   DocIter it, it2;
   if( a->type==DOC_DOCUMENT && b->type==DOC_DOCUMENT ){
-    if( schemaCount(a)!=schemaCount(b) ) return 0;
+    if( docextIterCount(a)!=docextIterCount(b) ) return 0;
     docextIterInitValue(&it, a);
     while( docextIterNext(&it) ){
       DocValue f;
@@ -179,7 +184,7 @@ static int schemaHashCmp(void *pCtx, const void *x, const void *y){
 static int schemaHasDuplicate(const DocValue *pArr, int *pRc){
   DocIter it;
   SchemaHashed *a;
-  int n = schemaCount(pArr), i, j, bDup = 0;
+  int n = docextIterCount(pArr), i, j, bDup = 0;
   if( n<2 ) return 0;
   a = sqlite3_malloc64(sizeof(SchemaHashed)*2*(sqlite3_uint64)n);
   if( a==0 ){
@@ -420,6 +425,21 @@ static int schemaCheckDependencies(SchemaParse *pP, const DocValue *v){
   return pP->rc;
 }
 
+/* Keep the keywords of the schema document aS (schemaKeywordsOf). */
+static int schemaAddNode(SchemaParse *pP, const u8 *aS, const SchemaKeywords *pKw){
+  DocSchema *p = pP->p;
+  if( p->nNode==p->nNodeAlloc ){
+    int nNew = p->nNodeAlloc ? 2*p->nNodeAlloc : 4;
+    SchemaNode *aNew = sqlite3_realloc64(p->aNode, sizeof(SchemaNode)*(sqlite3_uint64)nNew);
+    if( aNew==0 ) return pP->rc = SQLITE_NOMEM;
+    p->aNode = aNew;
+    p->nNodeAlloc = nNew;
+  }
+  p->aNode[p->nNode].aS = aS;
+  p->aNode[p->nNode++].kw = *pKw;
+  return SQLITE_OK;
+}
+
 /* Check the keywords of one schema document (and those it holds). */
 static int schemaCheck(SchemaParse *pP, const u8 *aS){
   static const char *const azUnsupported[] = { "$ref", "$schema", "default", "definitions",
@@ -443,6 +463,7 @@ static int schemaCheck(SchemaParse *pP, const u8 *aS){
     if( a[k].type ) return schemaError(pP, "Duplicate $jsonSchema keyword: %s", it.zKey);
     a[k] = it.v;
   }
+  if( schemaAddNode(pP, aS, &kw) ) return pP->rc;
   for(k=0; k<SK_COUNT && pP->rc==SQLITE_OK; k++){
     const DocValue *v = &a[k];
     const char *zKw = azKeyword[k];
@@ -655,7 +676,7 @@ static int schemaString(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
 static int schemaArray(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *v){
   const DocValue *a = pK->aKw;
   DocIter it, it2;
-  int n = schemaCount(v), i = 0, nItems = -1;     /* nItems: "items" is an array of so many */
+  int n = docextIterCount(v), i = 0, nItems = -1;     /* nItems: "items" is an array of so many */
   if( a[SK_MAXITEMS].type && n>docextValueToDouble(&a[SK_MAXITEMS]) ) return 0;
   if( a[SK_MINITEMS].type && n<docextValueToDouble(&a[SK_MINITEMS]) ) return 0;
   if( a[SK_UNIQUEITEMS].type==DOC_BOOL && a[SK_UNIQUEITEMS].p[0]
@@ -663,7 +684,7 @@ static int schemaArray(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *v
     return 0;
   }
   if( a[SK_ITEMS].type==DOC_ARRAY ){
-    nItems = schemaCount(&a[SK_ITEMS]);
+    nItems = docextIterCount(&a[SK_ITEMS]);
     docextIterInitValue(&it, v);
     docextIterInitValue(&it2, &a[SK_ITEMS]);
     while( docextIterNext(&it) && docextIterNext(&it2) ){
@@ -768,7 +789,7 @@ static int schemaObject(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
     }
   }
   if( a[SK_MINPROPERTIES].type || a[SK_MAXPROPERTIES].type ){
-    int n = schemaCount(v);
+    int n = docextIterCount(v);
     if( a[SK_MAXPROPERTIES].type && n>docextValueToDouble(&a[SK_MAXPROPERTIES]) ) return 0;
     if( a[SK_MINPROPERTIES].type && n<docextValueToDouble(&a[SK_MINPROPERTIES]) ) return 0;
   }
@@ -825,11 +846,10 @@ static int schemaCountValid(SchemaCtx *c, const DocValue *pList, const DocValue 
 /* Does v (0: missing) satisfy the schema aS? bTop: v is the whole
 ** document. */
 static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop){
-  SchemaKeywords kw;
-  const DocValue *a = kw.aKw;
+  const SchemaKeywords *pK = schemaKeywordsOf(c->p, aS);
+  const DocValue *a = pK->aKw;
   const DocValue *pType;
   if( c->rc ) return 0;
-  schemaKeywords(aS, &kw);
   pType = a[SK_TYPE].type ? &a[SK_TYPE] : a[SK_BSONTYPE].type ? &a[SK_BSONTYPE] : 0;
   if( pType && (v==0 || !schemaTypeHas(pType, pType==&a[SK_TYPE], v)) ) return 0;
   if( v && !bTop ){
@@ -838,15 +858,15 @@ static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop){
       if( a[SK_MINIMUM].type && !schemaBound(v, &a[SK_MINIMUM], &a[SK_EXCLUSIVEMINIMUM], 0) ) return 0;
       if( a[SK_MULTIPLEOF].type && !schemaMultipleOf(v, &a[SK_MULTIPLEOF]) ) return 0;
     }else if( v->type==DOC_STRING ){
-      if( !schemaString(c, &kw, v) ) return 0;
+      if( !schemaString(c, pK, v) ) return 0;
     }else if( v->type==DOC_ARRAY ){
-      if( !schemaArray(c, &kw, v) ) return 0;
+      if( !schemaArray(c, pK, v) ) return 0;
     }
   }
-  if( v && v->type==DOC_DOCUMENT && !schemaObject(c, &kw, v) ) return 0;
+  if( v && v->type==DOC_DOCUMENT && !schemaObject(c, pK, v) ) return 0;
   if( a[SK_DEPENDENCIES].type && !schemaDependencies(c, &a[SK_DEPENDENCIES], v, bTop) ) return 0;
   if( a[SK_ALLOF].type
-   && schemaCountValid(c, &a[SK_ALLOF], v, bTop, 1<<30)!=schemaCount(&a[SK_ALLOF]) ){
+   && schemaCountValid(c, &a[SK_ALLOF], v, bTop, 1<<30)!=docextIterCount(&a[SK_ALLOF]) ){
     return 0;
   }
   if( a[SK_ANYOF].type && schemaCountValid(c, &a[SK_ANYOF], v, bTop, 1)==0 ) return 0;
@@ -874,7 +894,14 @@ int docextSchemaNew(const DocValue *v, DocSchema **ppOut, char **pzErr){
   memcpy(p->aSchema, v->p, (size_t)v->n);
   memset(&sParse, 0, sizeof(sParse));
   sParse.p = p;
-  if( schemaCheck(&sParse, p->aSchema) ){
+  if( schemaCheck(&sParse, p->aSchema)==SQLITE_OK ){
+    /* (in address order, for schemaKeywordsOf's binary search) */
+    SchemaNode *aTmp = sqlite3_malloc64(sizeof(SchemaNode)*(sqlite3_uint64)p->nNode);
+    if( aTmp==0 ) sParse.rc = SQLITE_NOMEM;
+    else docextSort(p->aNode, p->nNode, (int)sizeof(SchemaNode), aTmp, schemaNodeCmp, 0);
+    sqlite3_free(aTmp);
+  }
+  if( sParse.rc ){
     docextSchemaFree(p);
     *pzErr = sParse.zErr;
     return sParse.rc;
@@ -905,6 +932,7 @@ void docextSchemaFree(DocSchema *p){
     int i;
     for(i=0; i<p->nRe; i++) docextRegexFree(p->aRe[i].pRe);
     sqlite3_free(p->aRe);
+    sqlite3_free(p->aNode);
     sqlite3_free(p);
   }
 }
