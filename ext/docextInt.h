@@ -1062,6 +1062,32 @@ int docextCollShardKey(DocColl *pColl, const u8 **paKey, i64 *pnChunkSize, i64 *
 ** router cached at one tag is current while the tag is the same. */
 int docextCollTagBump(DocColl *pColl, char **pzErr);
 int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char **pzErr);
+/* A collection's validation settings (docext_validate.c), kept in its
+** X_config and cached with its index definitions: a BSON document checked
+** as BSON only, or NULL when it has none; *piTag the cache's tag (the
+** settings are the same while it is). Valid until the next call. */
+int docextCollValidation(DocColl *pColl, const u8 **paSpec, i64 *piTag, char **pzErr);
+/* Store them (NULL: remove them). */
+int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr);
+
+/**************************************************************************
+** Interface to docext_validate.c — collection validators (doc_coll_mod).
+*/
+typedef struct DocValidator DocValidator;
+/* Check a write of aNew (a prepared document, _id first) against the
+** collection's validator: aOld is the document it replaces, NULL for an
+** insert. SQLITE_CONSTRAINT and "docext: Document failed validation: …"
+** when the validator refuses it (validationAction "error"). */
+int docextValidateWrite(DocColl *pColl, const u8 *aOld, const u8 *aNew, char **pzErr);
+/* *pbActive: would writes to the collection be checked? */
+int docextValidateActive(DocColl *pColl, int *pbActive, char **pzErr);
+void docextValidatorFree(DocValidator *p);
+int docextRegisterValidateFunctions(sqlite3 *db, DocConn *pConn);
+/* The compiled validator a DocColl keeps (docext_coll.c frees it). */
+DocValidator **docextCollValidatorSlot(DocColl *pColl);
+/* Writes to the collection skip validation while bypassed (a chunk's
+** migration): docextCollBypassValidation(p, 1) … (p, 0), nesting. */
+void docextCollBypassValidation(DocColl *pColl, int bOn);
 /* Called by docext_coll.c for every write, after the _id rules. aOld is NULL
 ** for an insert, aNew NULL for a delete. Writes only the entries whose keys
 ** changed; checks unique indexes (E11000 in MongoDB's words) and parallel

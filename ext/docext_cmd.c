@@ -53,6 +53,10 @@ struct Cmd {
   int nMatch, nMatchAlloc;
   char *zErr;
   int bSavepoint;
+  int bBypass;              /* bypassDocumentValidation: true */
+  int bBypassOn;            /* ... and set on the collections below */
+  DocPartition *aBypass;    /* sharded: the partitions it is set on */
+  int nBypass;
 };
 
 static void cmdClear(Cmd *p){
@@ -67,6 +71,7 @@ static void cmdClear(Cmd *p){
   docextUpdateFree(p->pUpdate);
   docextRouterFree(p->pR);
   sqlite3_free(p->aMatch);
+  sqlite3_free(p->aBypass);
   sqlite3_free(p->zErr);
 }
 
@@ -286,7 +291,30 @@ static int cmdSavepoint(Cmd *p){
 ** command returns is built before this, so that once the changes are
 ** released nothing can fail; and a RELEASE that fails (out of memory)
 ** rolls them back, so an error never leaves them made. */
+/* bypassDocumentValidation: the command's writes skip the validator, on
+** every partition of a sharded collection (cmdFinish ends it). */
+static int cmdBypassBegin(Cmd *p){
+  int rc = SQLITE_OK, k;
+  if( !p->bBypass ) return SQLITE_OK;
+  if( p->pR ){
+    rc = docextRouterPartitions(p->pR, &p->aBypass, &p->nBypass, &p->zErr);
+    for(k=0; rc==SQLITE_OK && k<p->nBypass; k++){
+      docextCollBypassValidation(p->aBypass[k].pColl, 1);
+    }
+  }else{
+    docextCollBypassValidation(p->pColl, 1);
+  }
+  p->bBypassOn = rc==SQLITE_OK;
+  return rc;
+}
+
 static int cmdFinish(Cmd *p, int rc){
+  if( p->bBypassOn ){
+    int k;
+    for(k=0; k<p->nBypass; k++) docextCollBypassValidation(p->aBypass[k].pColl, 0);
+    if( p->pR==0 ) docextCollBypassValidation(p->pColl, 0);
+    p->bBypassOn = 0;
+  }
   if( p->bSavepoint ){
     int rc2 = docextStorageSavepointEnd(docextCollStore(p->pColl), rc);
     if( rc==SQLITE_OK && rc2!=SQLITE_OK ){
@@ -481,7 +509,8 @@ static int cmdOptLet(Cmd *p, const DocValue *v){
   return rc;
 }
 
-/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort, let. */
+/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort, let,
+** bypassDocumentValidation. */
 static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   DocIter it;
   int rc = SQLITE_OK;
@@ -497,12 +526,15 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
       rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else if( strcmp(it.zKey, "let")==0 ){
       rc = cmdOptLet(p, &it.v);
+    }else if( strcmp(it.zKey, "bypassDocumentValidation")==0 ){
+      p->bBypass = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "sort")==0 ){
       rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
       p->bSort = 1;
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: upsert, "
-                                "arrayFilters, hint, sort, let)", it.zKey);
+                                "arrayFilters, hint, sort, let, bypassDocumentValidation)",
+                                it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -576,6 +608,7 @@ static void updateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int
   }
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK ) rc = cmdFind(&c, bMany ? -1 : 1, !docextUpdateIsPositional(c.pUpdate));
+  if( rc==SQLITE_OK ) rc = cmdBypassBegin(&c);
   if( rc==SQLITE_OK ){
     if( c.nMatch==0 && bUpsert ){
       rc = cmdUpsert(&c, &newDoc, &id);
@@ -689,9 +722,12 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
       rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else if( strcmp(it.zKey, "let")==0 ){
       rc = cmdOptLet(p, &it.v);
+    }else if( strcmp(it.zKey, "bypassDocumentValidation")==0 ){
+      p->bBypass = docextValueTruth(&it.v);
     }else{
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
-          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let)", it.zKey);
+          "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let, "
+          "bypassDocumentValidation)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -728,6 +764,7 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
   if( rc==SQLITE_OK && bUpdate ) rc = cmdCompileUpdate(&c);
   if( rc==SQLITE_OK ) rc = cmdSavepoint(&c);
   if( rc==SQLITE_OK ) rc = cmdFind(&c, 1, 0);
+  if( rc==SQLITE_OK ) rc = cmdBypassBegin(&c);
   if( rc==SQLITE_OK && c.nMatch==1 ){
     rc = cmdRead(&c, c.aMatch[0].iDoc, &before);
     if( rc==SQLITE_OK && bRemove ){

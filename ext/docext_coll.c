@@ -7,9 +7,11 @@
 ** document limits of INTERFACE.md §2 (field names, _id type), putting _id
 ** first (generating an ObjectId when missing), the _id index's uniqueness
 ** with MongoDB's E11000 message, and the conflict modes of INSERT OR
-** IGNORE / OR REPLACE. Every write also keeps the secondary indexes
-** (docextIndexUpdate, docext_index.c) and first sweeps expired documents
-** when the collection has a TTL index (docextCollTtlSweep).
+** IGNORE / OR REPLACE. Every insert and replacement is checked against
+** the collection's validator (docextValidateWrite, docext_validate.c),
+** every write also keeps the secondary indexes (docextIndexUpdate,
+** docext_index.c) and first sweeps expired documents when the collection
+** has a TTL index (docextCollTtlSweep).
 */
 #include "docextInt.h"
 #include <stdio.h>
@@ -19,6 +21,8 @@ struct DocColl {
   char *zDisplay;           /* "books", or "aux.books" outside main */
   DocReader *pOld;          /* reads a document before it is replaced */
   DocIndexCache *pIdxCache; /* index definitions etc. (docext_index.c) */
+  DocValidator *pValidator; /* the validator compiled (docext_validate.c) */
+  int nBypass;              /* writes skip validation while > 0 */
   int nHold;                /* functions using it (docextCollHold) */
   int bClosed;              /* closed while held: free on the last release */
 };
@@ -54,6 +58,7 @@ void docextCollClose(DocColl *p){
     p->bClosed = 1;
   }else if( p ){
     docextIndexCacheFree(p->pIdxCache);
+    docextValidatorFree(p->pValidator);
     docextReaderFree(p->pOld);
     docextStorageClose(p->pStore);
     sqlite3_free(p->zDisplay);
@@ -72,6 +77,8 @@ void docextCollRelease(DocColl *p){
 int docextCollDestroy(DocColl *p){
   docextIndexCacheFree(p->pIdxCache);
   p->pIdxCache = 0;
+  docextValidatorFree(p->pValidator);
+  p->pValidator = 0;
   docextReaderFree(p->pOld);
   p->pOld = 0;
   return docextStorageDestroy(p->pStore);
@@ -102,6 +109,8 @@ int docextCollRename(DocColl *p, const char *zNew){
 
 DocStore *docextCollStore(DocColl *p){ return p->pStore; }
 DocIndexCache **docextCollIndexCache(DocColl *p){ return &p->pIdxCache; }
+DocValidator **docextCollValidatorSlot(DocColl *p){ return &p->pValidator; }
+void docextCollBypassValidation(DocColl *p, int bOn){ p->nBypass += bOn ? 1 : -1; }
 const char *docextCollName(DocColl *p){ return p->zDisplay; }
 
 /*------------------------------------------------------------------------
@@ -441,6 +450,11 @@ static int hasIndexes(DocColl *p, int *pRc, char **pzErr){
   return *pRc==SQLITE_OK && nIdx>1;
 }
 
+/* The validator's check of a write (docext_validate.c), unless bypassed. */
+static int collValidate(DocColl *p, const u8 *aOld, const u8 *aNew, char **pzErr){
+  return p->nBypass>0 ? SQLITE_OK : docextValidateWrite(p, aOld, aNew, pzErr);
+}
+
 /* Encode the _id key of a prepared document into pKey. */
 static int idKey(const u8 *aDoc, DocBuf *pKey, DocValue *pId){
   int rc = SQLITE_OK;
@@ -508,11 +522,13 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
    && docextStorageIsInline(p->pStore, (int)key.n, docextGetI32(aStore)) ){
     /* No look-up first: the INSERT's UNIQUE(idkey) finds a duplicate _id,
     ** and the failed statement leaves nothing behind. */
-    rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
+    rc = collValidate(p, 0, aStore, pzErr);
+    if( rc==SQLITE_OK ) rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
   }else if( rc==SQLITE_OK ){
     rc = docextStorageFindKey(p->pStore, key.a, (int)key.n, &iOld);
     if( rc==SQLITE_DONE ){
-      rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
+      rc = collValidate(p, 0, aStore, pzErr);
+      if( rc==SQLITE_OK ) rc = insertNew(p, &id, &key, aStore, iDocLimit, piDoc, pzErr);
     }else if( rc==SQLITE_ROW && iDocLimit>0 && iOld>=iDocLimit ){
       rc = idTooLarge(p, iOld, pzErr);
     }else if( rc==SQLITE_ROW ){
@@ -520,12 +536,18 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
         *piDoc = iOld;
         rc = SQLITE_OK;
       }else if( eConflict==SQLITE_REPLACE ){
+        /* A replacement of the document with this _id: the old one is
+        ** read when its index entries or the validator need it. */
+        int bIndexes = 0, bValidate = 0;
         *piDoc = iOld;
         rc = SQLITE_OK;
-        if( hasIndexes(p, &rc, pzErr) ){
+        bIndexes = hasIndexes(p, &rc, pzErr);
+        if( rc==SQLITE_OK && p->nBypass==0 ) rc = docextValidateActive(p, &bValidate, pzErr);
+        if( rc==SQLITE_OK && (bIndexes || bValidate) ){
           const u8 *aOld = 0;
           rc = readDoc(p, iOld, &aOld, pzErr);
-          if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iOld, aOld, aStore, pzErr);
+          if( rc==SQLITE_OK ) rc = collValidate(p, aOld, aStore, pzErr);
+          if( rc==SQLITE_OK && bIndexes ) rc = docextIndexUpdate(p, iOld, aOld, aStore, pzErr);
           docextReaderReset(p->pOld);
         }
         if( rc==SQLITE_OK ){
@@ -604,6 +626,7 @@ int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew
       *pzErr = docextBufDetachText(&rc, &msg);
       if( rc==SQLITE_OK ) rc = SQLITE_CONSTRAINT;
     }
+    if( rc==SQLITE_OK ) rc = collValidate(p, aOld, aStore, pzErr);
     if( rc==SQLITE_OK ) rc = docextIndexUpdate(p, iDoc, aOld, aStore, pzErr);
     if( rc==SQLITE_OK ){
       /* aOld still holds the old bytes: a paged document's are in the
@@ -642,7 +665,8 @@ int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew
 ** Anything else falls back to the ordinary update (which also reports the
 ** errors): a path that is missing or crosses anything but documents, an
 ** index or partial filter on a path the append changes, a TTL index (its
-** expiry reads the document), an inline document, a key this walk does not
+** expiry reads the document), a validator (it reads the whole document),
+** an inline document, a key this walk does not
 ** read (over 255 bytes, after a regex value), a value that breaks the
 ** stored-document rules.
 */
@@ -924,6 +948,12 @@ int docextCollAppendInPlace(DocColl *p, i64 iDoc, DocUpdate *pUpdate, int *pbDon
     }
   }
   if( !appendIndexesOk(p, aApp, nApp, &rc, pzErr) ) return rc;
+  if( p->nBypass==0 ){
+    /* (a validator reads the whole document: the ordinary update checks it) */
+    int bValidate = 0;
+    rc = docextValidateActive(p, &bValidate, pzErr);
+    if( rc!=SQLITE_OK || bValidate ) return rc;
+  }
   rc = docextPagedOpen(p->pStore, iDoc, &pDoc);
   if( rc!=SQLITE_OK || pDoc==0 ) return rc;
   hintsRead(pDoc, aHint, &nHint);

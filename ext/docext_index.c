@@ -1107,8 +1107,10 @@ enum {
   IS_ENTRY_DUP,         /* another docid with this key? */
   IS_TTL_ASC,           /* docids of keys in [?2, ?3) */
   IS_TTL_DESC,          /* docids of keys in (?2, ?3] */
-  IS_SHARD_GET,         /* the shard key and chunk size (docext_router.c) */
-  IS_SHARD_SET,         /* INSERT OR REPLACE them */
+  IS_CONFIG_GET,        /* the shard key and chunk size (docext_router.c),
+                        ** the validation settings (docext_validate.c) */
+  IS_CONFIG_SET,        /* INSERT OR REPLACE one of them */
+  IS_CONFIG_DEL,        /* DELETE one of them */
   IS_COUNT
 };
 
@@ -1124,8 +1126,9 @@ static const char *const azIdxStmt[IS_COUNT] = {
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid<>?3 LIMIT 1",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>?2 AND key<=?3",
-  "SELECT k, v FROM \"%w\".\"%w_config\" WHERE k IN ('shardkey','chunksize')",
+  "SELECT k, v FROM \"%w\".\"%w_config\" WHERE k IN ('shardkey','chunksize','validation')",
   "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v) VALUES(?1,?2)",
+  "DELETE FROM \"%w\".\"%w_config\" WHERE k=?1",
 };
 
 struct DocIndexCache {
@@ -1144,6 +1147,8 @@ struct DocIndexCache {
   u8 *aShardKey;            /* X_config 'shardkey': the collection is
                             ** sharded by this pattern (BSON), or NULL */
   i64 nChunkSize;           /* X_config 'chunksize', with it */
+  u8 *aValidation;          /* X_config 'validation' (BSON, checked as BSON
+                            ** only: docext_validate.c reads it), or NULL */
   sqlite3_stmt *aStmt[IS_COUNT];
 };
 
@@ -1164,6 +1169,8 @@ static void idxCacheDrop(DocIndexCache *c){
   sqlite3_free(c->aShardKey);
   c->aShardKey = 0;
   c->nChunkSize = 0;
+  sqlite3_free(c->aValidation);
+  c->aValidation = 0;
 }
 
 void docextIndexCacheFree(DocIndexCache *c){
@@ -1236,34 +1243,46 @@ static int idxTagBump(DocColl *p, DocIndexCache *c, int bKeep){
   return rc;
 }
 
-/* Read X_config's shard key and chunk size, written by docext_router.c
-** (untrusted: a damaged one is reported, not used). */
-static int idxShardKeyLoad(DocColl *p, DocIndexCache *c, char **pzErr){
-  sqlite3_stmt *pStmt = 0;
+/* A BSON value of X_config (untrusted: checked), copied into *paOut. */
+static int idxConfigBson(sqlite3_stmt *pStmt, int iCol, u8 **paOut){
+  const void *a = sqlite3_column_blob(pStmt, iCol);
+  int n = sqlite3_column_bytes(pStmt, iCol);
   char *zWhy = 0;
-  int rc = idxStmt(p, c, IS_SHARD_GET, &pStmt), rc2;
+  if( a==0 || docextBsonCheck(a, n, &zWhy)!=SQLITE_OK ){
+    sqlite3_free(zWhy);
+    return SQLITE_CORRUPT_VTAB;
+  }
+  sqlite3_free(*paOut);
+  *paOut = sqlite3_malloc(n);
+  if( *paOut==0 ) return SQLITE_NOMEM;
+  memcpy(*paOut, a, n);
+  return SQLITE_OK;
+}
+
+/* Read X_config's shard key and chunk size, written by docext_router.c,
+** and the validation settings, written by docext_validate.c (a damaged
+** one is reported, not used). */
+static int idxConfigLoad(DocColl *p, DocIndexCache *c, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  const char *zBad = 0;
+  int rc = idxStmt(p, c, IS_CONFIG_GET, &pStmt), rc2;
   if( rc!=SQLITE_OK ) return idxSqlError(p, rc, pzErr);
   while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
     const char *zK = (const char*)sqlite3_column_text(pStmt, 0);
     if( zK && strcmp(zK, "chunksize")==0 ){
       c->nChunkSize = sqlite3_column_int64(pStmt, 1);
+    }else if( zK && strcmp(zK, "validation")==0 ){
+      rc = idxConfigBson(pStmt, 1, &c->aValidation);
+      zBad = "validation settings";
     }else{
-      const void *a = sqlite3_column_blob(pStmt, 1);
-      int n = sqlite3_column_bytes(pStmt, 1);
-      if( a==0 || docextBsonCheck(a, n, &zWhy)!=SQLITE_OK ){
-        rc = SQLITE_CORRUPT_VTAB;
-        break;
-      }
-      c->aShardKey = sqlite3_malloc(n);
-      if( c->aShardKey==0 ){ rc = SQLITE_NOMEM; break; }
-      memcpy(c->aShardKey, a, n);
+      rc = idxConfigBson(pStmt, 1, &c->aShardKey);
+      zBad = "shard key";
     }
   }
   rc2 = sqlite3_reset(pStmt);
   if( rc==SQLITE_OK ) rc = idxSqlError(p, rc2, pzErr);
   if( rc==SQLITE_CORRUPT_VTAB ){
-    sqlite3_free(zWhy);
-    *pzErr = sqlite3_mprintf("docext: corrupt shard key in %s", docextCollName(p));
+    *pzErr = sqlite3_mprintf("docext: corrupt %s in %s", zBad, docextCollName(p));
   }
   if( rc==SQLITE_OK && c->aShardKey && c->nChunkSize<=0 ){
     *pzErr = sqlite3_mprintf("docext: corrupt chunk size in %s", docextCollName(p));
@@ -1329,7 +1348,7 @@ static int idxCacheLoad(DocColl *p, DocIndexCache *c, char **pzErr){
     if( aIdx[i].nExpireAfter>=0 ) c->bTtl = 1;
   }
   c->bLoaded = 1;
-  return idxShardKeyLoad(p, c, pzErr);
+  return idxConfigLoad(p, c, pzErr);
 }
 
 /* Is a write transaction open on schema zDb (so that changes made in it
@@ -1402,7 +1421,7 @@ int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char *
   DocIndexCache *c = 0;
   sqlite3_stmt *pStmt = 0;
   int rc = idxCacheGet(pColl, 1, &c, pzErr);
-  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, IS_SHARD_SET, &pStmt);
+  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, IS_CONFIG_SET, &pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(pStmt, 1, "shardkey", -1, SQLITE_STATIC);
     sqlite3_bind_blob(pStmt, 2, aKey, docextGetI32(aKey), SQLITE_STATIC);
@@ -1414,6 +1433,30 @@ int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char *
     rc = docextStmtRun(pStmt);
   }
   if( pStmt ) sqlite3_clear_bindings(pStmt);
+  if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
+  if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
+  return rc;
+}
+
+int docextCollValidation(DocColl *pColl, const u8 **paSpec, i64 *piTag, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc = idxCacheGet(pColl, 0, &c, pzErr);
+  *paSpec = rc==SQLITE_OK ? c->aValidation : 0;
+  *piTag = rc==SQLITE_OK ? c->iTag : 0;
+  return rc;
+}
+
+int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
+  DocIndexCache *c = 0;
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxCacheGet(pColl, 1, &c, pzErr);
+  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, aSpec ? IS_CONFIG_SET : IS_CONFIG_DEL, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, "validation", -1, SQLITE_STATIC);
+    if( aSpec ) sqlite3_bind_blob(pStmt, 2, aSpec, docextGetI32(aSpec), SQLITE_STATIC);
+    rc = docextStmtRun(pStmt);
+    sqlite3_clear_bindings(pStmt);
+  }
   if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
   if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
   return rc;

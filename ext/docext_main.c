@@ -42,6 +42,7 @@ DOCEXT_EXPORT int sqlite3_docext_init(
   if( rc==SQLITE_OK ) rc = docextRegisterUpdateFunctions(db);
   if( rc==SQLITE_OK ) rc = docextRegisterVtab(db, &pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterIndexFunctions(db, pConn);
+  if( rc==SQLITE_OK ) rc = docextRegisterValidateFunctions(db, pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterPlanFunctions(db, pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterCommandFunctions(db, pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterShardFunctions(db, pConn);

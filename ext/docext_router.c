@@ -1152,12 +1152,16 @@ int docextRouterDelete(DocRouter *pR, i64 iRowid, char **pzErr){
 ** an update changes the shard key). *piRowid: its new rowid. */
 static int rtMoveDoc(DocRouter *pR, int iShard, i64 iDoc, int iChunk, const u8 *aNew,
                      int bNamesChecked, i64 *piRowid, char **pzErr){
-  DocColl *pFrom = 0;
+  DocColl *pFrom = 0, *pTo = 0;
+  int iTo = pR->aChunk[iChunk].iOwner;
   int rc = rtShardColl(pR, iShard, &pFrom, pzErr);
+  if( rc==SQLITE_OK ) rc = rtShardColl(pR, iTo, &pTo, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollDelete(pFrom, iDoc, pzErr);
   if( rc==SQLITE_OK ){
-    rc = rtInsertInto(pR, pR->aChunk[iChunk].iOwner, aNew, bNamesChecked, SQLITE_ABORT,
-                      piRowid, pzErr);
+    /* (the replacement was validated where it was made) */
+    docextCollBypassValidation(pTo, 1);
+    rc = rtInsertInto(pR, iTo, aNew, bNamesChecked, SQLITE_ABORT, piRowid, pzErr);
+    docextCollBypassValidation(pTo, 0);
   }
   return rc;
 }
@@ -1686,6 +1690,17 @@ static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   if( rc==SQLITE_OK ) rc = rtShardColl(pR, i, &pColl, pzErr);
   if( rc==SQLITE_OK ) rc = docextIndexCreate(pColl, pR->key.aKeys, 0, &zName, pzErr);
   sqlite3_free(zName);
+  if( rc==SQLITE_OK && pColl!=pR->pHome ){
+    /* the validator, as doc_coll_mod set it on the router's storage */
+    const u8 *aSpec = 0, *aHas = 0;
+    i64 iTag = 0;
+    rc = docextCollValidation(pR->pHome, &aSpec, &iTag, pzErr);
+    if( rc==SQLITE_OK ) rc = docextCollValidation(pColl, &aHas, &iTag, pzErr);
+    if( rc==SQLITE_OK && (aSpec==0 ? aHas!=0 : aHas==0 || docextGetI32(aSpec)!=docextGetI32(aHas)
+                          || memcmp(aSpec, aHas, docextGetI32(aSpec))!=0) ){
+      rc = docextCollSetValidation(pColl, aSpec, pzErr);
+    }
+  }
   if( rc==SQLITE_OK && pColl!=pR->pHome ) rc = docextCollIndexes(pR->pHome, &aIdx, &nIdx, pzErr);
   for(k=1; rc==SQLITE_OK && k<nIdx; k++){
     docextBufReset(&opt);
@@ -1829,6 +1844,8 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
   if( rc==SQLITE_OK ) rc = rtDeleteRange(pR, i, iTo, pzErr);
   if( rc==SQLITE_OK ) rc = rtList(pR, i, iFrom, &list, pzErr);
   if( rc==SQLITE_OK ) rc = docextReaderNew(docextCollStore(pFrom), &pRd);
+  /* (a migration copies documents as they are: valid or not, as MongoDB's) */
+  if( pTo ) docextCollBypassValidation(pTo, 1);
   for(k=0; rc==SQLITE_OK && k<list.n; k++){
     const u8 *aDoc = 0;
     i64 iNew = 0;
@@ -1836,6 +1853,7 @@ static int rtMove(DocRouter *pR, int i, int iTo, i64 *pnDocs, char **pzErr){
     if( rc==SQLITE_OK ) rc = docextCollInsert(pTo, aDoc, 1, SQLITE_ABORT, RT_MAX_DOCID, &iNew, pzErr);
     docextReaderReset(pRd);
   }
+  if( pTo ) docextCollBypassValidation(pTo, 0);
   docextReaderFree(pRd);
   if( rc==SQLITE_OK ){
     do{ sqlite3_randomness(sizeof(iMig), &iMig); iMig &= 0x7fffffffffffffffLL; }while( iMig==0 );

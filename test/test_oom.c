@@ -265,6 +265,15 @@ int main(void){
     "SELECT doc_update_many('sh', '{k: 1}', '{$set: {k: 7}}') FROM one",     /* key changes: moves */
     "UPDATE sh SET doc = json_object('_id', _id, 'k', 0) WHERE _id IN (6, 7, 8)",
     "UPDATE sh SET doc = '{_id: 9, k: 6, v: \"moved\"}' WHERE _id = 9",
+    /* validators: setting one (on every partition of sh), writes checked,
+    ** one refused (and skipped: its message is built), one bypassed */
+    "SELECT doc_coll_mod('c', '{validator: {$jsonSchema: {required: [\"a\"]}, s: {$type: \"string\"}}, "
+    "validationLevel: \"moderate\"}') FROM one",
+    "SELECT doc_coll_mod('sh', '{validator: {k: {$type: \"number\"}}, validationAction: \"warn\"}') FROM one",
+    "INSERT INTO v(doc) VALUES ('{_id: 10, a: 5}')",
+    "UPDATE v SET doc = doc_update(bson, '{$inc: {a: 1}}') WHERE _id = 1",
+    "INSERT OR IGNORE INTO v(doc) VALUES ('{_id: 11, a: -5}'), ('{_id: 12, a: 3}')",
+    "SELECT doc_update_one('v', '{_id: 1}', '{$set: {a: -1}}', '{bypassDocumentValidation: true}') FROM one",
   };
   size_t i;
 
@@ -299,7 +308,11 @@ int main(void){
       "SELECT doc_balance('sh');"
       "CREATE VIRTUAL TABLE c2 USING docext;"
       "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<12)"
-      " INSERT INTO c2(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;", 0)!=SQLITE_OK ){
+      " INSERT INTO c2(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;"
+      /* v: a collection with a validator */
+      "CREATE VIRTUAL TABLE v USING docext;"
+      "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
+      "SELECT doc_coll_mod('v', '{validator: {a: {$gte: 0}, $and: [{$expr: {$lt: [\"$a\", 100]}}]}}');", 0)!=SQLITE_OK ){
     printf("FAIL setup: %s\n", sqlite3_errmsg(db));
     return 1;
   }
