@@ -164,9 +164,11 @@ SELECT doc_check('inbox');
 -- 10. Damaged settings (someone wrote the shadow table), as a connection
 -- that reads them afresh finds them: an error on every write, naming them;
 -- doc_coll_mod over settings that do not read mends them; bytes that are
--- not BSON fail every statement, until the row is gone
+-- not BSON fail every statement, until the row is gone (later shells
+-- make shadow tables read-only: defensive mode, turned off to damage them)
 .connection 1
 .open file:/validation_damaged?vfs=memdb
+.dbconfig defensive off
 .load ./docext
 CREATE VIRTUAL TABLE d USING docext;
 SELECT doc_coll_mod('d', '{validator: {a: 1}}');
@@ -190,6 +192,7 @@ SELECT doc_coll_mod('d', '{validationAction: "warn"}');
 UPDATE d_config SET v = x'0500' WHERE k = 'validation';
 .connection 4
 .open file:/validation_damaged?vfs=memdb
+.dbconfig defensive off
 .load ./docext
 SELECT count(*) FROM d;
 INSERT INTO d(doc) VALUES ('{_id: 2, a: 2}');

@@ -85,6 +85,13 @@ static const char *aStmt[] = {
   "SELECT doc_distinct('sh', ?1, ?2, ?3)",
   "SELECT doc_drop_index('sh', ?1), doc_create_index('sh', ?2, ?3)",
   "SELECT doc_stats('sh'), doc_check('sh'), doc_count('sh', ?1)",
+  /* validators (v has one: {$jsonSchema…, $expr…}, level moderate) */
+  "SELECT doc_coll_mod(?1, ?2)",
+  "SELECT doc_coll_mod('v', ?1)",
+  "INSERT OR IGNORE INTO v(doc) VALUES (?1), (?2)",
+  "SELECT doc_update_many('v', ?1, ?2, ?3)",
+  "SELECT doc_find_and_modify('v', ?1)",
+  "UPDATE v SET doc = doc_update(bson, ?2) WHERE _id = ?1",
 };
 
 /* The statements before the router's: a first byte past the end of aStmt
@@ -121,7 +128,12 @@ static void openDb(void){
     "SELECT doc_shard_collection('sh', '{k: 1}', '{chunkSize: 300}');"
     "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<30)"
     " INSERT INTO sh(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;"
-    "SELECT doc_balance('sh');",
+    "SELECT doc_balance('sh');"
+    "CREATE VIRTUAL TABLE v USING docext;"
+    "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1, s: \"x\"}'), ('{_id: 2, a: -1}');"
+    "SELECT doc_coll_mod('v', '{validator: {$jsonSchema: {required: [\"a\"], properties: "
+    "{a: {bsonType: \"int\", minimum: 0}, s: {maxLength: 3}}}, $expr: {$lt: [\"$a\", 100]}}, "
+    "validationLevel: \"moderate\"}');",
     0, 0, 0)==SQLITE_OK, sqlite3_errmsg(db));
 }
 
