@@ -699,6 +699,9 @@ typedef struct DocMatcher DocMatcher;
 typedef struct DocSchema DocSchema;
 int docextSchemaNew(const DocValue *v, DocSchema **ppOut, char **pzErr);
 int docextSchemaMatch(DocSchema *p, const u8 *aDoc, int *pbMatch, char **pzErr);
+/* Why aDoc fails the schema, appended to pWhy: where and which keyword
+** ("at 'age': minimum: 18, found 10"); nothing when it does not fail. */
+int docextSchemaExplain(DocSchema *p, const u8 *aDoc, DocBuf *pWhy, char **pzErr);
 void docextSchemaFree(DocSchema *p);
 
 /* Compile a filter (a validated BSON document). Errors name the operator

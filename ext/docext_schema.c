@@ -37,12 +37,17 @@ struct SchemaRe {
 };
 
 
-/* Evaluation state: a sticky error (a regex's limits). */
+/* Evaluation state: a sticky error (a regex's limits). When explaining
+** (pWhy: docextSchemaExplain), also where the value being checked is and
+** the first reason found. */
 typedef struct SchemaCtx SchemaCtx;
 struct SchemaCtx {
   DocSchema *p;
   int rc;
   char *zErr;
+  DocBuf *pWhy;             /* the reason, once found; NULL: not explaining */
+  int nMute;                /* inside anyOf, oneOf, not: no reason there */
+  DocBuf path;              /* explaining: the path of the value, "a.b.0" */
 };
 
 /* The keywords, in the order MongoDB's parser lists them. */
@@ -568,6 +573,80 @@ static int schemaCheck(SchemaParse *pP, const u8 *aS){
 
 static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop);
 
+/* Explaining: v (0: missing) fails keyword zKw, whose value is pKw (or
+** zNote says how); the first such failure is the reason: "at 'age':
+** minimum: 18, found 10". Returns 0, for "return schemaFail(…)". */
+#define SCHEMA_FOUND_MAX 100      /* longest a found value is quoted */
+static int schemaFail(SchemaCtx *c, const DocValue *v, const char *zKw, const DocValue *pKw,
+                      const char *zNote){
+  DocBuf *p = c->pWhy;
+  DocBuf found;
+  int rc = SQLITE_OK;
+  if( p==0 || c->nMute || p->n>0 || c->rc ) return 0;
+  if( c->path.n ){
+    docextBufAppendStr(&rc, p, "at '");
+    docextBufAppend(&rc, p, c->path.a, c->path.n);
+    docextBufAppendStr(&rc, p, "': ");
+  }else{
+    docextBufAppendStr(&rc, p, "the document: ");
+  }
+  docextBufAppendStr(&rc, p, zKw);
+  if( pKw ){
+    docextBufAppendStr(&rc, p, ": ");
+    docextValueToString(&rc, p, pKw);
+  }
+  if( zNote ){
+    if( zNote[0] ) docextBufAppendStr(&rc, p, " ");
+    docextBufAppendStr(&rc, p, zNote);
+  }else{
+    memset(&found, 0, sizeof(found));
+    if( v ) docextValueToString(&rc, &found, v);
+    else docextBufAppendStr(&rc, &found, "nothing (missing)");
+    if( found.n>SCHEMA_FOUND_MAX ){
+      i64 n = SCHEMA_FOUND_MAX;
+      while( n>0 && (found.a[n] & 0xC0)==0x80 ) n--;
+      found.n = n;
+      docextBufAppendStr(&rc, &found, "...");
+    }
+    docextBufAppendStr(&rc, p, ", found ");
+    docextBufAppend(&rc, p, found.a, found.n);
+    docextBufFree(&found);
+  }
+  if( rc!=SQLITE_OK ) c->rc = rc;
+  return 0;
+}
+
+/* Explaining: field zField[0..nField) of the value being checked fails
+** as zText says ("required, but missing"). Returns 0. */
+static int schemaFailField(SchemaCtx *c, const char *zField, int nField, const char *zText){
+  i64 nPath = c->path.n;
+  int rc = SQLITE_OK;
+  if( c->pWhy==0 || c->nMute || c->pWhy->n>0 ) return 0;
+  if( nPath ) docextBufAppendByte(&rc, &c->path, '.');
+  docextBufAppend(&rc, &c->path, zField, nField);
+  if( rc!=SQLITE_OK ) c->rc = rc;
+  schemaFail(c, 0, zText, 0, "");
+  c->path.n = nPath;
+  return 0;
+}
+
+/* schemaValid for v (0: missing) at field zKey (nKey>=0) or element iIdx
+** of the value being checked: explaining, the path says so meanwhile. */
+static int schemaValidAt(SchemaCtx *c, const u8 *aS, const DocValue *v, const char *zKey,
+                         int nKey, int iIdx){
+  i64 nPath = c->path.n;
+  int bOk, rc = SQLITE_OK;
+  if( c->pWhy ){
+    if( nPath ) docextBufAppendByte(&rc, &c->path, '.');
+    if( nKey>=0 ) docextBufAppend(&rc, &c->path, zKey, nKey);
+    else docextBufAppendf(&rc, &c->path, "%d", iIdx);
+    if( rc!=SQLITE_OK ) c->rc = rc;
+  }
+  bOk = schemaValid(c, aS, v, 0);
+  c->path.n = nPath;
+  return bOk;
+}
+
 /* Is v of a type that "type" (bJson) or "bsonType" names? */
 static int schemaTypeHas(const DocValue *pType, int bJson, const DocValue *v){
   DocIter it;
@@ -595,10 +674,15 @@ static int schemaTypeHas(const DocValue *pType, int bJson, const DocValue *v){
   return 0;
 }
 
+/* Is v the boolean true (exclusiveMaximum and the like)? */
+static int schemaIsTrue(const DocValue *v){
+  return v->type==DOC_BOOL && v->p[0];
+}
+
 /* maximum / minimum on a number: MongoDB's $lte, $lt, $gte, $gt (a NaN
 ** is only equal to NaN). */
 static int schemaBound(const DocValue *v, const DocValue *pBound, const DocValue *pExcl, int bMax){
-  int bExcl = pExcl->type==DOC_BOOL && pExcl->p[0];
+  int bExcl = schemaIsTrue(pExcl);
   int c;
   double a = docextValueToDouble(v), b = docextValueToDouble(pBound);
   if( isnan(a) || isnan(b) ) return isnan(a) && isnan(b) && !bExcl;
@@ -659,15 +743,19 @@ static int schemaString(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
   const char *z = docextValueStr(v, &n);
   if( a[SK_MAXLENGTH].type || a[SK_MINLENGTH].type ){
     for(i=0; i<n; i++) nCP += ((u8)z[i] & 0xC0)!=0x80;    /* code points */
-    if( a[SK_MAXLENGTH].type && nCP>docextValueToDouble(&a[SK_MAXLENGTH]) ) return 0;
-    if( a[SK_MINLENGTH].type && nCP<docextValueToDouble(&a[SK_MINLENGTH]) ) return 0;
+    if( a[SK_MAXLENGTH].type && nCP>docextValueToDouble(&a[SK_MAXLENGTH]) ){
+      return schemaFail(c, v, "maxLength", &a[SK_MAXLENGTH], 0);
+    }
+    if( a[SK_MINLENGTH].type && nCP<docextValueToDouble(&a[SK_MINLENGTH]) ){
+      return schemaFail(c, v, "minLength", &a[SK_MINLENGTH], 0);
+    }
   }
   if( a[SK_PATTERN].type ){
     int nPat, bMatch = 0;
     const char *zPat = docextValueStr(&a[SK_PATTERN], &nPat);
     DocRegex *pRe = schemaRegexAt(c->p, zPat);
     if( pRe && (c->rc = docextRegexMatch(pRe, z, n, &bMatch, &c->zErr))!=SQLITE_OK ) return 0;
-    if( !bMatch ) return 0;
+    if( !bMatch ) return schemaFail(c, v, "pattern", &a[SK_PATTERN], 0);
   }
   return 1;
 }
@@ -677,23 +765,27 @@ static int schemaArray(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *v
   const DocValue *a = pK->aKw;
   DocIter it, it2;
   int n = docextIterCount(v), i = 0, nItems = -1;     /* nItems: "items" is an array of so many */
-  if( a[SK_MAXITEMS].type && n>docextValueToDouble(&a[SK_MAXITEMS]) ) return 0;
-  if( a[SK_MINITEMS].type && n<docextValueToDouble(&a[SK_MINITEMS]) ) return 0;
+  if( a[SK_MAXITEMS].type && n>docextValueToDouble(&a[SK_MAXITEMS]) ){
+    return schemaFail(c, v, "maxItems", &a[SK_MAXITEMS], 0);
+  }
+  if( a[SK_MINITEMS].type && n<docextValueToDouble(&a[SK_MINITEMS]) ){
+    return schemaFail(c, v, "minItems", &a[SK_MINITEMS], 0);
+  }
   if( a[SK_UNIQUEITEMS].type==DOC_BOOL && a[SK_UNIQUEITEMS].p[0]
    && schemaHasDuplicate(v, &c->rc) ){
-    return 0;
+    return schemaFail(c, v, "uniqueItems", &a[SK_UNIQUEITEMS], 0);
   }
   if( a[SK_ITEMS].type==DOC_ARRAY ){
     nItems = docextIterCount(&a[SK_ITEMS]);
     docextIterInitValue(&it, v);
     docextIterInitValue(&it2, &a[SK_ITEMS]);
     while( docextIterNext(&it) && docextIterNext(&it2) ){
-      if( !schemaValid(c, it2.v.p, &it.v, 0) ) return 0;
+      if( !schemaValidAt(c, it2.v.p, &it.v, 0, -1, i++) ) return 0;
     }
   }else if( a[SK_ITEMS].type==DOC_DOCUMENT ){
     docextIterInitValue(&it, v);
     while( docextIterNext(&it) ){
-      if( !schemaValid(c, a[SK_ITEMS].p, &it.v, 0) ) return 0;
+      if( !schemaValidAt(c, a[SK_ITEMS].p, &it.v, 0, -1, i++) ) return 0;
     }
   }
   if( nItems>=0 && a[SK_ADDITIONALITEMS].type ){
@@ -704,8 +796,8 @@ static int schemaArray(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *v
     while( docextIterNext(&it) ){
       if( i++<nItems ) continue;
       if( pMore->type==DOC_BOOL ){
-        if( !pMore->p[0] ) return 0;
-      }else if( !schemaValid(c, pMore->p, &it.v, 0) ){
+        if( !pMore->p[0] ) return schemaFail(c, v, "additionalItems", pMore, 0);
+      }else if( !schemaValidAt(c, pMore->p, &it.v, 0, -1, i-1) ){
         return 0;
       }
     }
@@ -742,7 +834,7 @@ static int schemaAllowedProperties(SchemaCtx *c, const SchemaKeywords *pK, const
         if( pRe && (c->rc = docextRegexMatch(pRe, it.zKey, it.nKey, &bMatch, &c->zErr)) ) return 0;
         if( bMatch ){
           bNamed = 1;
-          if( !schemaValid(c, itP.v.p, &it.v, 0) ) return 0;
+          if( !schemaValidAt(c, itP.v.p, &it.v, it.zKey, it.nKey, 0) ) return 0;
         }
       }
     }
@@ -753,8 +845,10 @@ static int schemaAllowedProperties(SchemaCtx *c, const SchemaKeywords *pK, const
     if( !bNamed && a[SK_ADDITIONALPROPERTIES].type ){
       const DocValue *pMore = &a[SK_ADDITIONALPROPERTIES];
       if( pMore->type==DOC_BOOL ){
-        if( !pMore->p[0] ) return 0;
-      }else if( !schemaValid(c, pMore->p, &it.v, 0) ){
+        if( !pMore->p[0] ){
+          return schemaFailField(c, it.zKey, it.nKey, "not allowed (additionalProperties: false)");
+        }
+      }else if( !schemaValidAt(c, pMore->p, &it.v, it.zKey, it.nKey, 0) ){
         return 0;
       }
     }
@@ -772,7 +866,10 @@ static int schemaObject(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
       DocValue f;
       int bThere = docextBsonFind(v->p, it.zKey, it.nKey, &f);
       int bRequired = a[SK_REQUIRED].type && schemaListHas(&a[SK_REQUIRED], it.zKey, it.nKey);
-      if( (bThere || bRequired) && !schemaValid(c, it.v.p, bThere ? &f : 0, 0) ) return 0;
+      if( (bThere || bRequired)
+       && !schemaValidAt(c, it.v.p, bThere ? &f : 0, it.zKey, it.nKey, 0) ){
+        return 0;
+      }
     }
   }
   if( (a[SK_PATTERNPROPERTIES].type || a[SK_ADDITIONALPROPERTIES].type)
@@ -785,13 +882,19 @@ static int schemaObject(SchemaCtx *c, const SchemaKeywords *pK, const DocValue *
       DocValue f;
       int n;
       const char *z = docextValueStr(&it.v, &n);
-      if( !docextBsonFind(v->p, z, n, &f) ) return 0;
+      if( !docextBsonFind(v->p, z, n, &f) ){
+        return schemaFailField(c, z, n, "required, but missing");
+      }
     }
   }
   if( a[SK_MINPROPERTIES].type || a[SK_MAXPROPERTIES].type ){
     int n = docextIterCount(v);
-    if( a[SK_MAXPROPERTIES].type && n>docextValueToDouble(&a[SK_MAXPROPERTIES]) ) return 0;
-    if( a[SK_MINPROPERTIES].type && n<docextValueToDouble(&a[SK_MINPROPERTIES]) ) return 0;
+    if( a[SK_MAXPROPERTIES].type && n>docextValueToDouble(&a[SK_MAXPROPERTIES]) ){
+      return schemaFail(c, v, "maxProperties", &a[SK_MAXPROPERTIES], 0);
+    }
+    if( a[SK_MINPROPERTIES].type && n<docextValueToDouble(&a[SK_MINPROPERTIES]) ){
+      return schemaFail(c, v, "minProperties", &a[SK_MINPROPERTIES], 0);
+    }
   }
   return 1;
 }
@@ -812,7 +915,9 @@ static int schemaDependencies(SchemaCtx *c, const DocValue *pDeps, const DocValu
       while( docextIterNext(&it2) ){
         int n;
         const char *z = docextValueStr(&it2.v, &n);
-        if( !docextBsonFind(v->p, z, n, &f) ) return 0;
+        if( !docextBsonFind(v->p, z, n, &f) ){
+          return schemaFailField(c, z, n, "required by dependencies, but missing");
+        }
       }
     }
   }
@@ -851,12 +956,22 @@ static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop){
   const DocValue *pType;
   if( c->rc ) return 0;
   pType = a[SK_TYPE].type ? &a[SK_TYPE] : a[SK_BSONTYPE].type ? &a[SK_BSONTYPE] : 0;
-  if( pType && (v==0 || !schemaTypeHas(pType, pType==&a[SK_TYPE], v)) ) return 0;
+  if( pType && (v==0 || !schemaTypeHas(pType, pType==&a[SK_TYPE], v)) ){
+    return schemaFail(c, v, pType==&a[SK_TYPE] ? "type" : "bsonType", pType, 0);
+  }
   if( v && !bTop ){
     if( docextValueIsNumber(v) ){
-      if( a[SK_MAXIMUM].type && !schemaBound(v, &a[SK_MAXIMUM], &a[SK_EXCLUSIVEMAXIMUM], 1) ) return 0;
-      if( a[SK_MINIMUM].type && !schemaBound(v, &a[SK_MINIMUM], &a[SK_EXCLUSIVEMINIMUM], 0) ) return 0;
-      if( a[SK_MULTIPLEOF].type && !schemaMultipleOf(v, &a[SK_MULTIPLEOF]) ) return 0;
+      if( a[SK_MAXIMUM].type && !schemaBound(v, &a[SK_MAXIMUM], &a[SK_EXCLUSIVEMAXIMUM], 1) ){
+        return schemaFail(c, v, schemaIsTrue(&a[SK_EXCLUSIVEMAXIMUM]) ? "maximum (exclusive)"
+                                : "maximum", &a[SK_MAXIMUM], 0);
+      }
+      if( a[SK_MINIMUM].type && !schemaBound(v, &a[SK_MINIMUM], &a[SK_EXCLUSIVEMINIMUM], 0) ){
+        return schemaFail(c, v, schemaIsTrue(&a[SK_EXCLUSIVEMINIMUM]) ? "minimum (exclusive)"
+                                : "minimum", &a[SK_MINIMUM], 0);
+      }
+      if( a[SK_MULTIPLEOF].type && !schemaMultipleOf(v, &a[SK_MULTIPLEOF]) ){
+        return schemaFail(c, v, "multipleOf", &a[SK_MULTIPLEOF], 0);
+      }
     }else if( v->type==DOC_STRING ){
       if( !schemaString(c, pK, v) ) return 0;
     }else if( v->type==DOC_ARRAY ){
@@ -869,10 +984,32 @@ static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop){
    && schemaCountValid(c, &a[SK_ALLOF], v, bTop, 1<<30)!=docextIterCount(&a[SK_ALLOF]) ){
     return 0;
   }
-  if( a[SK_ANYOF].type && schemaCountValid(c, &a[SK_ANYOF], v, bTop, 1)==0 ) return 0;
-  if( a[SK_ONEOF].type && schemaCountValid(c, &a[SK_ONEOF], v, bTop, 2)!=1 ) return 0;
-  if( a[SK_NOT].type && schemaValid(c, a[SK_NOT].p, v, bTop) ) return 0;
-  if( a[SK_ENUM].type && !schemaEnum(&a[SK_ENUM], v) ) return 0;
+  /* (a branch of anyOf or oneOf that fails, or not's schema, is no reason) */
+  if( a[SK_ANYOF].type ){
+    int n;
+    c->nMute++;
+    n = schemaCountValid(c, &a[SK_ANYOF], v, bTop, 1);
+    c->nMute--;
+    if( n==0 ) return schemaFail(c, v, "anyOf", 0, "(no schema holds)");
+  }
+  if( a[SK_ONEOF].type ){
+    int n;
+    c->nMute++;
+    n = schemaCountValid(c, &a[SK_ONEOF], v, bTop, 2);
+    c->nMute--;
+    if( n!=1 ) return schemaFail(c, v, "oneOf", 0, n ? "(more than one schema holds)"
+                                                      : "(no schema holds)");
+  }
+  if( a[SK_NOT].type ){
+    int bHolds;
+    c->nMute++;
+    bHolds = schemaValid(c, a[SK_NOT].p, v, bTop);
+    c->nMute--;
+    if( bHolds ) return schemaFail(c, v, "not", 0, "(its schema holds)");
+  }
+  if( a[SK_ENUM].type && !schemaEnum(&a[SK_ENUM], v) ){
+    return schemaFail(c, v, "enum", &a[SK_ENUM], 0);
+  }
   return c->rc==SQLITE_OK;
 }
 
@@ -910,21 +1047,32 @@ int docextSchemaNew(const DocValue *v, DocSchema **ppOut, char **pzErr){
   return SQLITE_OK;
 }
 
-int docextSchemaMatch(DocSchema *p, const u8 *aDoc, int *pbMatch, char **pzErr){
+/* Check aDoc against p; explaining when pWhy is not NULL. */
+static int schemaRun(DocSchema *p, const u8 *aDoc, int *pbMatch, DocBuf *pWhy, char **pzErr){
   SchemaCtx c;
   DocValue v;
   v.type = DOC_DOCUMENT;
   v.p = aDoc;
   v.n = docextGetI32(aDoc);
+  memset(&c, 0, sizeof(c));
   c.p = p;
-  c.rc = SQLITE_OK;
-  c.zErr = 0;
+  c.pWhy = pWhy;
   *pbMatch = schemaValid(&c, p->aSchema, &v, 1);
+  docextBufFree(&c.path);
   if( c.rc ){
     *pbMatch = 0;
     *pzErr = c.zErr;
   }
   return c.rc;
+}
+
+int docextSchemaMatch(DocSchema *p, const u8 *aDoc, int *pbMatch, char **pzErr){
+  return schemaRun(p, aDoc, pbMatch, 0, pzErr);
+}
+
+int docextSchemaExplain(DocSchema *p, const u8 *aDoc, DocBuf *pWhy, char **pzErr){
+  int bMatch = 0;
+  return schemaRun(p, aDoc, &bMatch, pWhy, pzErr);
 }
 
 void docextSchemaFree(DocSchema *p){

@@ -197,11 +197,26 @@ static int satisfies(DocValidator *pV, DocMatcher *pMatch, const u8 *aDoc, int *
   return docextMatcherMatch(pMatch, aDoc, pbOk, 0, pzErr);
 }
 
+/* When the condition aCond (a document) is {$jsonSchema: schema}: why aDoc
+** fails the schema, into pWhy. */
+static int schemaReason(const u8 *aCond, const u8 *aDoc, DocBuf *pWhy, char **pzErr){
+  DocIter it;
+  DocSchema *pSchema = 0;
+  int rc;
+  docextIterInit(&it, aCond);
+  if( docextIterNext(&it)<=0 || !docextIterKeyIs(&it, "$jsonSchema") ) return SQLITE_OK;
+  rc = docextSchemaNew(&it.v, &pSchema, pzErr);
+  if( rc==SQLITE_OK ) rc = docextSchemaExplain(pSchema, aDoc, pWhy, pzErr);
+  docextSchemaFree(pSchema);
+  return rc;
+}
+
 /* The first condition of the validator aDoc fails: one of its top-level
 ** fields, or of the documents in a top-level $and, as {field: value},
-** appended to pOut as relaxed JSON. The whole validator if none fails
-** alone. */
-static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, char **pzErr){
+** appended to pOut as relaxed JSON, and, for a $jsonSchema, why, into
+** pWhy. The whole validator if none fails alone. */
+static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, DocBuf *pWhy,
+                           char **pzErr){
   DocBuf one;
   DocIter it;
   int rc = SQLITE_OK, bFound = 0;
@@ -229,6 +244,7 @@ static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, char 
       docextMatcherFree(pMatch);
       if( rc==SQLITE_OK && !bOk ){
         docextJsonWriteDoc(&rc, pOut, one.a, DOCEXT_JSON_RELAXED);
+        if( rc==SQLITE_OK ) rc = schemaReason(one.a, aDoc, pWhy, pzErr);
         bFound = 1;
       }
       if( !bAnd ) break;
@@ -239,35 +255,44 @@ static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, char 
   return rc;
 }
 
-/* The longest a condition is quoted in a message. */
+/* The longest a condition is quoted in a message: shorter when the
+** message also says why (a $jsonSchema's reason). */
 #define VALIDATE_QUOTE_MAX 300
+#define VALIDATE_QUOTE_WHY 100
 
 /* "docext: Document failed validation: { _id: 1 } in books does not
-** satisfy {"age":{"$gte":18}}", in *pzMsg. */
+** satisfy {"age":{"$gte":18}}", in *pzMsg; for a $jsonSchema, then why:
+** ": at 'age': minimum: 18, found 10". */
 static int failMessage(DocColl *p, DocValidator *pV, const u8 *aDoc, char **pzMsg,
                        char **pzErr){
-  DocBuf msg, cond;
+  DocBuf msg, cond, why;
   DocIter it;
   int rc = SQLITE_OK;
   memset(&msg, 0, sizeof(msg));
   memset(&cond, 0, sizeof(cond));
+  memset(&why, 0, sizeof(why));
   docextBufAppendStr(&rc, &msg, "docext: Document failed validation: { _id: ");
   docextIterInit(&it, aDoc);
   if( docextIterNext(&it)>0 ) docextValueToString(&rc, &msg, &it.v);   /* (_id is first) */
   docextBufAppendStr(&rc, &msg, " } in ");
   docextBufAppendStr(&rc, &msg, docextCollName(p));
   docextBufAppendStr(&rc, &msg, " does not satisfy ");
-  if( rc==SQLITE_OK ) rc = failedCondition(pV, aDoc, &cond, pzErr);
-  if( rc==SQLITE_OK && cond.n>VALIDATE_QUOTE_MAX ){
-    i64 n = VALIDATE_QUOTE_MAX;
+  if( rc==SQLITE_OK ) rc = failedCondition(pV, aDoc, &cond, &why, pzErr);
+  if( rc==SQLITE_OK && cond.n>(why.n ? VALIDATE_QUOTE_WHY : VALIDATE_QUOTE_MAX) ){
+    i64 n = why.n ? VALIDATE_QUOTE_WHY : VALIDATE_QUOTE_MAX;
     while( n>0 && (cond.a[n] & 0xC0)==0x80 ) n--;     /* (not inside a character) */
     cond.n = n;
     docextBufAppendStr(&rc, &cond, "...");
   }
   docextBufAppend(&rc, &msg, cond.a, cond.n);
+  if( why.n ){
+    docextBufAppendStr(&rc, &msg, ": ");
+    docextBufAppend(&rc, &msg, why.a, why.n);
+  }
   *pzMsg = docextBufDetachText(&rc, &msg);
   docextBufFree(&msg);
   docextBufFree(&cond);
+  docextBufFree(&why);
   return rc;
 }
 

@@ -161,7 +161,50 @@ SELECT doc FROM s2.inbox;
 SELECT count(*) FROM s1.inbox;
 SELECT doc_check('inbox');
 
--- 10. Damaged settings (someone wrote the shadow table), as a connection
+-- 10. Why a $jsonSchema fails: where, which keyword, what was found (the
+-- first failure; a branch of anyOf, oneOf or not is no reason alone)
+CREATE VIRTUAL TABLE p USING docext;
+SELECT doc_coll_mod('p', '{validator: {$jsonSchema: {required: ["name", "email"],
+  additionalProperties: false, properties: {_id: {}, name: {bsonType: "string", maxLength: 5},
+  email: {pattern: "@"}, age: {bsonType: "int", minimum: 18, maximum: 120, exclusiveMaximum: true},
+  tags: {bsonType: "array", maxItems: 2, uniqueItems: true, items: {enum: ["a", "b", "c"]}},
+  addr: {bsonType: "object", required: ["zip"], properties: {zip: {pattern: "^[0-9]+$"}}},
+  kind: {anyOf: [{bsonType: "string"}, {bsonType: "int"}]}, n: {not: {bsonType: "double"}},
+  m: {multipleOf: 3}, o: {oneOf: [{minimum: 0}, {maximum: 10}]}, v: {type: "string"},
+  w: {items: [{}, {}], additionalItems: false}, x: {minProperties: 1, maxProperties: 1}},
+  dependencies: {age: ["tags"]}}}}') IS NOT NULL;
+INSERT INTO p(doc) VALUES ('{_id: 1, name: "Ann"}');
+INSERT INTO p(doc) VALUES ('{_id: 2, name: "Ann", email: "x"}');
+INSERT INTO p(doc) VALUES ('{_id: 3, name: "Annabelle", email: "a@b"}');
+INSERT INTO p(doc) VALUES ('{_id: 4, name: "Ann", email: "a@b", age: 10}');
+INSERT INTO p(doc) VALUES ('{_id: 5, name: "Ann", email: "a@b", age: 120, tags: []}');
+INSERT INTO p(doc) VALUES ('{_id: 6, name: "Ann", email: "a@b", age: 20}');
+INSERT INTO p(doc) VALUES ('{_id: 7, name: "Ann", email: "a@b", tags: ["a", "a"]}');
+INSERT INTO p(doc) VALUES ('{_id: 8, name: "Ann", email: "a@b", tags: ["a", "z"]}');
+INSERT INTO p(doc) VALUES ('{_id: 9, name: "Ann", email: "a@b", tags: ["a", "b", "c"]}');
+INSERT INTO p(doc) VALUES ('{_id: 10, name: "Ann", email: "a@b", addr: {city: "x"}}');
+INSERT INTO p(doc) VALUES ('{_id: 11, name: "Ann", email: "a@b", addr: {zip: "12a"}}');
+INSERT INTO p(doc) VALUES ('{_id: 12, name: "Ann", email: "a@b", kind: 1.5}');
+INSERT INTO p(doc) VALUES ('{_id: 13, name: "Ann", email: "a@b", n: 1.5}');
+INSERT INTO p(doc) VALUES ('{_id: 14, name: "Ann", email: "a@b", m: 4}');
+INSERT INTO p(doc) VALUES ('{_id: 15, name: "Ann", email: "a@b", o: 5}');
+INSERT INTO p(doc) VALUES ('{_id: 16, name: "Ann", email: "a@b", zz: 5}');
+INSERT INTO p(doc) VALUES ('{_id: 17, name: 5, email: "a@b"}');
+INSERT INTO p(doc) VALUES ('{_id: 18, name: "Ann", email: "a@b", v: true}');
+INSERT INTO p(doc) VALUES ('{_id: 19, name: "Ann", email: "a@b", w: [1, 2, 3]}');
+INSERT INTO p(doc) VALUES ('{_id: 20, name: "Ann", email: "a@b", x: {}}');
+INSERT INTO p(doc) VALUES ('{_id: 21, name: "Ann", email: "a@b", x: {a: 1, b: "' || printf('%.200c', 'b') || '"}}');
+INSERT INTO p(doc) VALUES ('{_id: 22, name: "Ann", email: "a@b", age: 30, tags: ["a"], kind: "k",
+  n: 1, m: 9, o: -5, addr: {zip: "123"}, v: "s", w: [1], x: {y: 1}}');
+SELECT _id FROM p;
+-- a top-level $and: its $jsonSchema element is explained too
+SELECT doc_coll_mod('p', '{validator: {$and: [{name: {$exists: true}}, {$jsonSchema: {properties: {name: {minLength: 2}}}}]}}') IS NOT NULL;
+INSERT INTO p(doc) VALUES ('{_id: 23, name: "A"}');
+-- at the top, the value is the whole document
+SELECT doc_coll_mod('p', '{validator: {$jsonSchema: {maxProperties: 2}}}') IS NOT NULL;
+INSERT INTO p(doc) VALUES ('{_id: 24, a: 1, b: 2}');
+
+-- 11. Damaged settings (someone wrote the shadow table), as a connection
 -- that reads them afresh finds them: an error on every write, naming them;
 -- doc_coll_mod over settings that do not read mends them; bytes that are
 -- not BSON fail every statement, until the row is gone (later shells

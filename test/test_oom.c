@@ -272,7 +272,8 @@ int main(void){
     "SELECT doc_coll_mod('sh', '{validator: {k: {$type: \"number\"}}, validationAction: \"warn\"}') FROM one",
     "INSERT INTO v(doc) VALUES ('{_id: 10, a: 5}')",
     "UPDATE v SET doc = doc_update(bson, '{$inc: {a: 1}}') WHERE _id = 1",
-    "INSERT OR IGNORE INTO v(doc) VALUES ('{_id: 11, a: -5}'), ('{_id: 12, a: 3}')",
+    "INSERT OR IGNORE INTO v(doc) VALUES ('{_id: 11, a: -5}'), ('{_id: 12, a: 3}'), "
+    "('{_id: 13, a: 4, s: [\"long\", {t: 1}]}')",
     "SELECT doc_update_one('v', '{_id: 1}', '{$set: {a: -1}}', '{bypassDocumentValidation: true}') FROM one",
   };
   size_t i;
@@ -312,7 +313,9 @@ int main(void){
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
-      "SELECT doc_coll_mod('v', '{validator: {a: {$gte: 0}, $and: [{$expr: {$lt: [\"$a\", 100]}}]}}');", 0)!=SQLITE_OK ){
+      "SELECT doc_coll_mod('v', '{validator: {a: {$gte: 0}, $and: [{$expr: {$lt: [\"$a\", 100]}}, "
+      "{$jsonSchema: {properties: {s: {items: {anyOf: [{maxLength: 3}, {bsonType: \"object\"}]}}}}}]}}');",
+      0)!=SQLITE_OK ){
     printf("FAIL setup: %s\n", sqlite3_errmsg(db));
     return 1;
   }

@@ -125,6 +125,31 @@ static void runUpdate(const u8 *aUpdate, int bPipeline, const u8 *aLet, const u8
   docextUpdateFree(pUp);
 }
 
+/* A filter of one $jsonSchema: its explanation (why a document fails,
+** as a validator's message gives it) is empty exactly when the document
+** matches. */
+static void runSchemaExplain(const u8 *aFilter, const u8 *aDoc, int bMatch){
+  DocIter it;
+  DocSchema *pSchema = 0;
+  DocBuf why;
+  char *zErr = 0;
+  int rc;
+  docextIterInit(&it, aFilter);
+  if( docextIterNext(&it)<=0 || !docextIterKeyIs(&it, "$jsonSchema") ) return;
+  if( docextIterNext(&it)>0 ) return;                    /* (other conditions too) */
+  memset(&why, 0, sizeof(why));
+  docextIterInit(&it, aFilter);
+  docextIterNext(&it);
+  rc = docextSchemaNew(&it.v, &pSchema, &zErr);
+  if( rc==SQLITE_OK ) rc = docextSchemaExplain(pSchema, aDoc, &why, &zErr);
+  checkError(rc, zErr);
+  if( rc==SQLITE_OK ){
+    FUZZ_ASSERT((why.n==0)==(bMatch!=0), "a $jsonSchema's explanation disagrees with its match");
+  }
+  docextSchemaFree(pSchema);
+  docextBufFree(&why);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   DocBuf filter, doc, proj, update;
   DocMatcher *pMatch = 0;
@@ -148,6 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
     rc = docextMatcherMatch(pMatch, doc.a, &bMatch, &iPos, &zErr);
     checkError(rc, zErr);
     docextMatcherFree(pMatch);
+    if( rc==SQLITE_OK ) runSchemaExplain(filter.a, doc.a, bMatch);
   }
   if( rc!=SQLITE_OK || !bMatch ) iPos = -1;
   runProjection(proj.a, doc.a, iPos);
