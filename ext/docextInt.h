@@ -142,6 +142,9 @@ void docextBufResultTextCopy(sqlite3_context *ctx, DocBuf *p); /* copied; p kept
 /* Detach the content as a NUL-terminated heap string owned by the caller
 ** (sqlite3_free it); NULL on OOM. The buffer is left empty. */
 char *docextBufDetachText(int *pRc, DocBuf *p);
+/* For messages: if the text from byte iFrom on is longer than nMax bytes,
+** cut it there (back to the start of a UTF-8 character) and append "...". */
+void docextBufCutText(int *pRc, DocBuf *p, i64 iFrom, i64 nMax);
 
 /* Little-endian readers, for trusted (validated) bytes. Inline: they are
 ** in every inner loop (compilers turn each into one load). */

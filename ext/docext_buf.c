@@ -189,3 +189,11 @@ char *docextBufDetachText(int *pRc, DocBuf *p){
   p->n = 0;
   return z;
 }
+
+void docextBufCutText(int *pRc, DocBuf *p, i64 iFrom, i64 nMax){
+  i64 n = iFrom + nMax;
+  if( p->n<=n ) return;
+  while( n>iFrom && (p->a[n] & 0xC0)==0x80 ) n--;      /* not inside a character */
+  p->n = n;
+  docextBufAppend(pRc, p, "...", 3);
+}

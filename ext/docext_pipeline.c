@@ -216,11 +216,7 @@ static void pipeWhereEnd(PipeParse *pP){
   enum { MAX_WHERE = 100 };
   DocBuf *p = &pP->where;
   if( pP->rc ) return;
-  if( p->n>MAX_WHERE ){
-    p->n = MAX_WHERE;
-    while( (p->a[p->n] & 0xc0)==0x80 ) p->n--;   /* not inside a character */
-    docextBufAppend(&pP->rc, p, "...", 3);
-  }
+  docextBufCutText(&pP->rc, p, 0, MAX_WHERE);
   docextBufAppend(&pP->rc, p, "'", 2);            /* (and the 0) */
 }
 

@@ -580,7 +580,6 @@ static int schemaValid(SchemaCtx *c, const u8 *aS, const DocValue *v, int bTop);
 static int schemaFail(SchemaCtx *c, const DocValue *v, const char *zKw, const DocValue *pKw,
                       const char *zNote){
   DocBuf *p = c->pWhy;
-  DocBuf found;
   int rc = SQLITE_OK;
   if( p==0 || c->nMute || p->n>0 || c->rc ) return 0;
   if( c->path.n ){
@@ -599,18 +598,12 @@ static int schemaFail(SchemaCtx *c, const DocValue *v, const char *zKw, const Do
     if( zNote[0] ) docextBufAppendStr(&rc, p, " ");
     docextBufAppendStr(&rc, p, zNote);
   }else{
-    memset(&found, 0, sizeof(found));
-    if( v ) docextValueToString(&rc, &found, v);
-    else docextBufAppendStr(&rc, &found, "nothing (missing)");
-    if( found.n>SCHEMA_FOUND_MAX ){
-      i64 n = SCHEMA_FOUND_MAX;
-      while( n>0 && (found.a[n] & 0xC0)==0x80 ) n--;
-      found.n = n;
-      docextBufAppendStr(&rc, &found, "...");
-    }
+    i64 iFound;
     docextBufAppendStr(&rc, p, ", found ");
-    docextBufAppend(&rc, p, found.a, found.n);
-    docextBufFree(&found);
+    iFound = p->n;
+    if( v ) docextValueToString(&rc, p, v);
+    else docextBufAppendStr(&rc, p, "nothing (missing)");
+    docextBufCutText(&rc, p, iFound, SCHEMA_FOUND_MAX);
   }
   if( rc!=SQLITE_OK ) c->rc = rc;
   return 0;

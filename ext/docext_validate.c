@@ -211,10 +211,45 @@ static int schemaReason(const u8 *aCond, const u8 *aDoc, DocBuf *pWhy, char **pz
   return rc;
 }
 
+/* The values a path reaches (fieldReason). */
+typedef struct FieldFound FieldFound;
+struct FieldFound {
+  int n;                    /* how many */
+  int bFanned;              /* some through an array */
+  DocValue v;               /* the first */
+};
+static int fieldVisit(void *pCtx, const DocValue *v, int bFanned){
+  FieldFound *p = (FieldFound*)pCtx;
+  if( p->n++==0 ) p->v = *v;
+  p->bFanned |= bFanned;
+  return p->n>1 ? SQLITE_DONE : SQLITE_OK;
+}
+
+/* When the condition aCond is on one field ({status: {$in: […]}}): what
+** the document holds there, into pWhy ("found "Z"", "found nothing
+** (missing)"); nothing when the path reaches values through an array. */
+static void fieldReason(int *pRc, const u8 *aCond, const u8 *aDoc, DocBuf *pWhy){
+  enum { FOUND_MAX = 100 };
+  FieldFound f;
+  DocIter it;
+  i64 iFound;
+  docextIterInit(&it, aCond);
+  if( docextIterNext(&it)<=0 || it.zKey[0]=='$' ) return;
+  memset(&f, 0, sizeof(f));
+  docextPathWalk(aDoc, it.zKey, it.nKey, fieldVisit, &f);
+  if( f.n>1 || f.bFanned ) return;
+  docextBufAppendStr(pRc, pWhy, "found ");
+  iFound = pWhy->n;
+  if( f.n ) docextValueToString(pRc, pWhy, &f.v);
+  else docextBufAppendStr(pRc, pWhy, "nothing (missing)");
+  docextBufCutText(pRc, pWhy, iFound, FOUND_MAX);
+}
+
 /* The first condition of the validator aDoc fails: one of its top-level
 ** fields, or of the documents in a top-level $and, as {field: value},
-** appended to pOut as relaxed JSON, and, for a $jsonSchema, why, into
-** pWhy. The whole validator if none fails alone. */
+** appended to pOut as relaxed JSON, and why, into pWhy: for a $jsonSchema
+** where and which keyword, for a field's condition what the field holds.
+** The whole validator if none fails alone. */
 static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, DocBuf *pWhy,
                            char **pzErr){
   DocBuf one;
@@ -245,6 +280,7 @@ static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, DocBu
       if( rc==SQLITE_OK && !bOk ){
         docextJsonWriteDoc(&rc, pOut, one.a, DOCEXT_JSON_RELAXED);
         if( rc==SQLITE_OK ) rc = schemaReason(one.a, aDoc, pWhy, pzErr);
+        fieldReason(&rc, one.a, aDoc, pWhy);
         bFound = 1;
       }
       if( !bAnd ) break;
@@ -261,8 +297,8 @@ static int failedCondition(DocValidator *pV, const u8 *aDoc, DocBuf *pOut, DocBu
 #define VALIDATE_QUOTE_WHY 100
 
 /* "docext: Document failed validation: { _id: 1 } in books does not
-** satisfy {"age":{"$gte":18}}", in *pzMsg; for a $jsonSchema, then why:
-** ": at 'age': minimum: 18, found 10". */
+** satisfy {"age":{"$gte":18}}: found 10", in *pzMsg (for a $jsonSchema,
+** why: ": at 'age': minimum: 18, found 10"). */
 static int failMessage(DocColl *p, DocValidator *pV, const u8 *aDoc, char **pzMsg,
                        char **pzErr){
   DocBuf msg, cond, why;
@@ -278,12 +314,7 @@ static int failMessage(DocColl *p, DocValidator *pV, const u8 *aDoc, char **pzMs
   docextBufAppendStr(&rc, &msg, docextCollName(p));
   docextBufAppendStr(&rc, &msg, " does not satisfy ");
   if( rc==SQLITE_OK ) rc = failedCondition(pV, aDoc, &cond, &why, pzErr);
-  if( rc==SQLITE_OK && cond.n>(why.n ? VALIDATE_QUOTE_WHY : VALIDATE_QUOTE_MAX) ){
-    i64 n = why.n ? VALIDATE_QUOTE_WHY : VALIDATE_QUOTE_MAX;
-    while( n>0 && (cond.a[n] & 0xC0)==0x80 ) n--;     /* (not inside a character) */
-    cond.n = n;
-    docextBufAppendStr(&rc, &cond, "...");
-  }
+  docextBufCutText(&rc, &cond, 0, why.n ? VALIDATE_QUOTE_WHY : VALIDATE_QUOTE_MAX);
   docextBufAppend(&rc, &msg, cond.a, cond.n);
   if( why.n ){
     docextBufAppendStr(&rc, &msg, ": ");

@@ -86,6 +86,13 @@ INSERT INTO people(doc) VALUES ('{_id: 18, name: "Ola", age: 30}');
 -- a long condition is cut in the message
 SELECT doc_coll_mod('people', '{validator: {name: {$in: ["Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Cccccccccccccccccccccccccccccccccccccccccccccccccccccccc", "Dddddddddddddddddddddddddddddddddddddddddddddddddddddddd", "Eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", "Ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"]}}}');
 INSERT INTO people(doc) VALUES ('{_id: "élan", name: "Zed"}');
+-- a field's condition says what the field holds (a dotted path too), but
+-- not when the path reaches values through an array
+SELECT doc_coll_mod('people', '{validator: {"addr.city": {$in: ["Oslo", "Rome"]}, tags: "vip"}}') IS NOT NULL;
+INSERT INTO people(doc) VALUES ('{_id: 40, addr: {city: "Bergen"}, tags: "vip"}');
+INSERT INTO people(doc) VALUES ('{_id: 41, addr: {zip: 1}, tags: "vip"}');
+INSERT INTO people(doc) VALUES ('{_id: 42, addr: {city: "Oslo"}, tags: ["a", "b"]}');
+INSERT INTO people(doc) VALUES ('{_id: 43, addr: [{city: "Bergen"}], tags: "vip"}');
 -- validator {} removes it; level and action stay as they were set
 SELECT doc_coll_mod('people', '{validator: {}, validationLevel: "moderate"}');
 INSERT INTO people(doc) VALUES ('{_id: 19}');
