@@ -16,6 +16,7 @@
 **     failed validation" (here SQLITE_CONSTRAINT, so an INSERT OR IGNORE
 **     skips the document, as SQL does with a CHECK constraint); "warn" lets
 **     it through and logs the message (sqlite3_log, SQLITE_WARNING);
+**     "errorAndLog" (MongoDB 8.1) refuses it and logs the message;
 **   - setting a validator does not check the documents already there
 **     (find them with {$nor: [validator]}); a validator of {} removes it;
 **   - moving chunks between shards does not validate (the documents are
@@ -29,10 +30,10 @@
 #include "docextInt.h"
 
 enum { LEVEL_OFF, LEVEL_STRICT, LEVEL_MODERATE };
-enum { ACTION_ERROR, ACTION_WARN };
+enum { ACTION_ERROR, ACTION_WARN, ACTION_ERROR_AND_LOG };
 
 static const char *const azLevel[] = { "off", "strict", "moderate" };
-static const char *const azAction[] = { "error", "warn" };
+static const char *const azAction[] = { "error", "warn", "errorAndLog" };
 
 /* A collection's settings, read from a document (validationRead). */
 typedef struct Validation Validation;
@@ -90,8 +91,8 @@ static int validationRead(const u8 *aDoc, Validation *pV, const char *zWhere, ch
     }else if( docextIterKeyIs(&it, "validationAction") ){
       pV->eAction = nameIndex(&it.v, azAction, DOCEXT_COUNT(azAction));
       if( pV->eAction<0 ){
-        return docextError(pzErr, "docext: validationAction must be \"error\" or \"warn\" %s",
-                           zWhere);
+        return docextError(pzErr, "docext: validationAction must be \"error\", \"warn\" or "
+                           "\"errorAndLog\" %s", zWhere);
       }
     }else{
       return docextError(pzErr, "docext: unknown option '%s' %s (known: validator, "
@@ -342,8 +343,8 @@ int docextValidateWrite(DocColl *p, const u8 *aOld, const u8 *aNew, char **pzErr
   if( rc!=SQLITE_OK || bOk ) return rc;
   rc = failMessage(p, pV, aNew, &zMsg, pzErr);
   if( rc!=SQLITE_OK ) return rc;
+  if( pV->v.eAction!=ACTION_ERROR ) sqlite3_log(SQLITE_WARNING, "%s", zMsg);
   if( pV->v.eAction==ACTION_WARN ){
-    sqlite3_log(SQLITE_WARNING, "%s", zMsg);
     sqlite3_free(zMsg);
     return SQLITE_OK;
   }

@@ -40,3 +40,6 @@ SELECT * FROM v_distinct;
 CREATE TRIGGER tr AFTER INSERT ON books BEGIN SELECT doc_create_index('coll', '{a: 1}'); END;
 INSERT INTO books(d) VALUES ('{_id: 3}');
 SELECT count(*) FROM books;
+CREATE VIEW v_coll_mod AS SELECT doc_coll_mod('coll', '{validator: {a: {$exists: true}}}') AS s;
+SELECT * FROM v_coll_mod;
+SELECT doc_coll_mod('coll', '{}');

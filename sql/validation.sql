@@ -74,6 +74,9 @@ INSERT INTO people(doc) VALUES ('{_id: 12, name: "Jo", age: 1}');
 SELECT doc_coll_mod('people', '{validationLevel: "strict", validationAction: "warn"}');
 INSERT INTO people(doc) VALUES ('{_id: 13, name: "Kim", age: 2}');
 SELECT _id FROM people WHERE _id > 11;
+-- errorAndLog (MongoDB 8.1): refused, and logged
+SELECT doc_coll_mod('people', '{validationAction: "errorAndLog"}') IS NOT NULL;
+INSERT INTO people(doc) VALUES ('{_id: 14, name: "Lu", age: 3}');
 
 -- 6. Query operators of every kind: $expr, $or, $and (the condition named
 -- is the first that fails), dotted paths, $exists, $type

@@ -119,8 +119,15 @@ static void testMode(int bWal){
   nBefore = nLogged;
   expect(dbA, "INSERT INTO c(doc) VALUES ('{_id: 8, a: 1}')", 1, "a valid one under warn");
   check(nLogged==nBefore, "a valid document logs nothing", zLogged);
+  exec(dbB, "SELECT doc_coll_mod('c', '{validationAction: \"errorAndLog\"}')");
+  nBefore = nLogged;
+  expect(dbA, "INSERT INTO c(doc) VALUES ('{_id: 9, a: -2}')", 0, "errorAndLog refuses it");
+  check(nLogged==nBefore+1 && strstr(zLogged, "{ _id: 9 } in c does not satisfy")!=0,
+        "errorAndLog logs it", zLogged);
   exec(dbB, "SELECT doc_coll_mod('c', '{validationAction: \"error\"}')");
+  nBefore = nLogged;
   expect(dbA, "INSERT INTO c(doc) VALUES ('{_id: 9, a: -1}')", 0, "back to error");
+  check(nLogged==nBefore, "error logs nothing", zLogged);
   {
     sqlite3_stmt *pStmt = 0;
     const char *z = 0;
