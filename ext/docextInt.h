@@ -585,6 +585,8 @@ i64 docextClockNowMs(void);
 /* Freeze the clock at ms (bFrozen=1) or unfreeze it (bFrozen=0). */
 void docextClockSet(int bFrozen, i64 ms);
 int docextClockIsFrozen(void);
+/* A random double in [0, 1), from SQLite's randomness ($rand, $sampleRate). */
+double docextRandomUnit(void);
 /* "2012-10-10T21:14:07.096Z" for ms since the epoch into zOut (>= 40
 ** bytes); returns the length. Years outside 0000-9999 are written as ISO
 ** 8601's expanded years, "+010000-01-01T…", "-000001-12-31T…". */
@@ -720,6 +722,10 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher 
 /* Is v a document of operators ({$gt: 1}) rather than a value to compare
 ** with: its first key starts with '$' and it is not a DBRef? */
 int docextIsOperatorDoc(const DocValue *v);
+/* Is zKey an operator that stands beside fields in a filter ($and, $or,
+** $expr, $jsonSchema, $sampleRate, …), as opposed to one on a field's
+** value ($gt)? (So {$elemMatch: {$and: …}} is a filter of documents.) */
+int docextIsFilterOp(const DocIter *pIt);
 /* Does the validated document match? *pbMatch = 1/0. *piPos (may be NULL)
 ** receives the index of the array element that satisfied the filter's
 ** condition on an array field (for the positional $ of projections and
@@ -727,7 +733,7 @@ int docextIsOperatorDoc(const DocValue *v);
 int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, char **pzErr);
 /* 1 if the filter is empty ({}): every document matches. */
 int docextMatcherIsEmpty(DocMatcher *p);
-/* "$expr" or "$jsonSchema" if the filter uses one (the first), else NULL:
+/* "$expr", "$jsonSchema" or "$sampleRate" if the filter uses one (the first), else NULL:
 ** operators on whole documents, which MongoDB allows only in queries, not
 ** in partial indexes, array filters or $pull conditions. */
 const char *docextMatcherWholeOp(DocMatcher *p);

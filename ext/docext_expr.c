@@ -67,7 +67,7 @@ enum {
   EX_REGEXMATCH, EX_REGEXFIND, EX_REGEXFINDALL, EX_TRIG, EX_ATAN2, EX_DEG2RAD, EX_RAD2DEG,
   EX_BITAND, EX_BITOR, EX_BITXOR, EX_BITNOT, EX_ZIP, EX_SORTARRAY,
   EX_FIRSTN, EX_LASTN, EX_MAXN, EX_MINN, EX_GETFIELD, EX_BSONSIZE, EX_BINARYSIZE,
-  EX_TSSECOND, EX_TSINCREMENT
+  EX_TSSECOND, EX_TSINCREMENT, EX_RAND
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -929,6 +929,16 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$map") ) return exprParseIterate(pP, EX_MAP, "$map", &it.v);
   if( docextIterKeyIs(&it, "$filter") ) return exprParseIterate(pP, EX_FILTER, "$filter", &it.v);
   if( docextIterKeyIs(&it, "$reduce") ) return exprParseIterate(pP, EX_REDUCE, "$reduce", &it.v);
+  if( docextIterKeyIs(&it, "$rand") ){
+    /* {$rand: {}}: a random double in [0, 1), another at each evaluation */
+    if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)!=0 ){
+      exprParseError(pP, "$rand does not currently accept arguments");
+      return 0;
+    }
+    p = exprNodeNew(pP, EX_RAND, 0);
+    if( p ) p->zOp = "$rand";
+    return exprDone(pP, p);
+  }
   p = exprParseSubOp(pP, &it);
   if( p || pP->rc ) return p;
   for(i=0; i<DOCEXT_COUNT(aOp) && !docextIterKeyIs(&it, aOp[i].zName); i++){}
@@ -4867,6 +4877,7 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     case EX_FIRSTN: case EX_LASTN: case EX_MAXN: case EX_MINN:
       return exprEvalTopN(p, pN, pOut);
     case EX_GETFIELD:  return exprEvalGetField(p, pN, pOut);
+    case EX_RAND:      return exprSetReal(p, docextRandomUnit(), 0, pOut);
     case EX_BSONSIZE: case EX_BINARYSIZE: case EX_TSSECOND: case EX_TSINCREMENT:
       return exprEvalSizes(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:

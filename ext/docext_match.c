@@ -20,6 +20,8 @@
 **     document (docext_expr.c); only at the top, never under $elemMatch.
 **   - MN_SCHEMA: {$jsonSchema: …}, a JSON Schema the whole document (or,
 **     under $elemMatch, the element) must satisfy (docext_schema.c).
+**   - MN_SAMPLE: {$sampleRate: r}, true for a random share r of the
+**     documents (MongoDB's {$expr: {$lt: [{$rand: {}}, r]}}); at the top.
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -69,6 +71,7 @@
 #define MN_ELEMVAL    26    /* $elemMatch with operators: value leaves */
 #define MN_EXPR       27    /* $expr: pExpr (docext_expr.c) */
 #define MN_SCHEMA     28    /* $jsonSchema: pSchema (docext_schema.c) */
+#define MN_SAMPLE     29    /* $sampleRate: a document matches with chance rSample */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -107,6 +110,7 @@ struct DocMatchNode {
   int nBit;
   DocExpr *pExpr;         /* MN_EXPR */
   DocSchema *pSchema;     /* MN_SCHEMA */
+  double rSample;         /* MN_SAMPLE */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -118,7 +122,7 @@ struct DocMatcher {
                           ** in the same allocation); nodes point in */
   DocMatchNode *pRoot;    /* an MN_AND: &root */
   DocMatchNode root;
-  const char *zWholeOp;   /* the filter's first $expr or $jsonSchema, or 0 */
+  const char *zWholeOp;   /* the filter's first $expr, $jsonSchema or $sampleRate, or 0 */
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -133,7 +137,7 @@ struct DocMatchParse {
   char *zErr;
   int nElemMatch;         /* inside this many $elemMatch filters */
   const u8 *aLet;         /* the query's let variables, or NULL */
-  const char *zWholeOp;   /* the first $expr or $jsonSchema met */
+  const char *zWholeOp;   /* the first $expr, $jsonSchema or $sampleRate met */
   i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
                           ** unless the caller's time was set already */
 };
@@ -623,10 +627,7 @@ static DocMatchNode *parseElemMatch(DocMatchParse *pParse, const char *zPath, in
     DocIter it;
     docextIterInitValue(&it, v);
     docextIterNext(&it);
-    if( !docextIterKeyIs(&it, "$and") && !docextIterKeyIs(&it, "$or") && !docextIterKeyIs(&it, "$nor")
-     && !docextIterKeyIs(&it, "$where") && !docextIterKeyIs(&it, "$expr") && !docextIterKeyIs(&it, "$text")
-     && !docextIterKeyIs(&it, "$comment") && !docextIterKeyIs(&it, "$jsonSchema")
-     && !docextIterKeyIs(&it, "$alwaysTrue") && !docextIterKeyIs(&it, "$alwaysFalse") ){
+    if( !docextIsFilterOp(&it) ){
       p = leafNew(pParse, MN_ELEMVAL, zPath, nPath, bValue);
       if( p ){
         p->bNoLeafElems = 1;
@@ -882,6 +883,43 @@ static void parseLogical(DocMatchParse *pParse, int eType, const DocIter *pIt,
   nodeAdd(pParse, pAnd, p);
 }
 
+int docextIsFilterOp(const DocIter *pIt){
+  static const char *const azOp[] = {
+    "$and", "$or", "$nor", "$where", "$expr", "$text", "$comment", "$jsonSchema",
+    "$alwaysTrue", "$alwaysFalse", "$sampleRate",
+  };
+  int i;
+  for(i=0; i<DOCEXT_COUNT(azOp); i++){
+    if( docextIterKeyIs(pIt, azOp[i]) ) return 1;
+  }
+  return 0;
+}
+
+/* {$sampleRate: r}, at the top only (it stands for an $expr). */
+static DocMatchNode *sampleLeaf(DocMatchParse *pParse, const DocValue *v){
+  DocMatchNode *p;
+  double r;
+  if( pParse->nElemMatch>0 ){
+    parseError(pParse, "docext: $sampleRate can only be applied to the top-level document");
+    return 0;
+  }
+  if( !docextValueIsNumber(v) ){
+    parseError(pParse, "docext: $sampleRate takes a number, not %s", docextTypeAlias(v->type));
+    return 0;
+  }
+  r = docextValueToDouble(v);
+  if( !(r>=0.0 && r<=1.0) ){
+    parseError(pParse, "docext: $sampleRate takes a number from 0 to 1");
+    return 0;
+  }
+  p = nodeNew(pParse, MN_SAMPLE);
+  if( p ){
+    p->rSample = r;
+    if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$sampleRate";
+  }
+  return p;
+}
+
 /* {$expr: v}, allowed where a filter applies to whole documents. */
 static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   DocMatchNode *p;
@@ -920,6 +958,8 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
         if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$jsonSchema";
         if( p ) pParse->rc = docextSchemaNew(&it.v, &p->pSchema, &pParse->zErr);
         nodeAdd(pParse, pAnd, p);
+      }else if( docextIterKeyIs(&it, "$sampleRate") ){
+        nodeAdd(pParse, pAnd, sampleLeaf(pParse, &it.v));
       }else if( docextIterKeyIs(&it, "$alwaysTrue") || docextIterKeyIs(&it, "$alwaysFalse") ){
         nodeAdd(pParse, pAnd, nodeNew(pParse, it.zKey[7]=='T' ? MN_TRUE : MN_FALSE));
       }else if( isUnsupportedTop(&it) || isGeoOp(&it) ){
@@ -1272,6 +1312,8 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
       pCtx->rc = docextSchemaMatch(p->pSchema, aDoc, &b, &pCtx->zErr);
       return b;
     }
+    case MN_SAMPLE:
+      return docextRandomUnit() < p->rSample;
     default: {
       DocMatchVisit v;
       int rc;

@@ -223,3 +223,9 @@ int docextIsoDateParseZone(const char *z, int n, i64 *pMs, int *pbZone){
           - tzSign*(tzh*3600 + tzm*60)) * 1000 + ms;
   return SQLITE_OK;
 }
+
+double docextRandomUnit(void){
+  u64 u;
+  sqlite3_randomness(sizeof(u), &u);
+  return (double)(u >> 11) * (1.0/9007199254740992.0);     /* 53 bits / 2^53 */
+}

@@ -335,11 +335,7 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
           DocIter it2;
           docextIterInitValue(&it2, &it.v);
           docextIterNext(&it2);
-          if( !docextIterKeyIs(&it2, "$and") && !docextIterKeyIs(&it2, "$or") && !docextIterKeyIs(&it2, "$nor")
-           && !docextIterKeyIs(&it2, "$where") && !docextIterKeyIs(&it2, "$expr") && !docextIterKeyIs(&it2, "$text")
-           && !docextIterKeyIs(&it2, "$comment") && !docextIterKeyIs(&it2, "$jsonSchema") ){
-            eOp = PC_ELEMVAL;
-          }
+          if( !docextIsFilterOp(&it2) ) eOp = PC_ELEMVAL;
         }
       }
     }

@@ -642,3 +642,34 @@ SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, minute: 40000
 SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 0}}}}]');
 SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, second: 9223372036854775807}}}}]');
 SELECT doc_update('{}', '[{$set: {v: {$dateFromParts: {year: 2020, millisecond: 9223372036854775807}}}}]');
+
+-- $rand: a double in [0, 1), another at each evaluation; $sampleRate r
+-- matches each document with chance r (MongoDB's {$expr: {$lt: [{$rand:
+-- {}}, r]}}). 10,000 documents: a share of 0.3 is 3,000 give or take 46,
+-- so 2,700 to 3,300 (six and a half deviations) holds but once in 10^10.
+CREATE VIRTUAL TABLE dice USING docext;
+INSERT INTO dice(doc) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<10000)
+  SELECT json_object('_id', i) FROM n;
+SELECT count(*) BETWEEN 2700 AND 3300 FROM dice('{$sampleRate: 0.3}');
+SELECT count(*) FROM dice('{$sampleRate: 0}');
+SELECT count(*) FROM dice('{$sampleRate: 1}');
+SELECT count(*) FROM dice('{_id: {$lte: 100}, $sampleRate: 1.0}');
+SELECT count(*) BETWEEN 2700 AND 3300 FROM dice('{$expr: {$lt: [{$rand: {}}, 0.3]}}');
+SELECT count(*) BETWEEN 4700 AND 5300 FROM dice WHERE doc_match(doc, '{$or: [{$sampleRate: 0.5}, {_id: 0}]}');
+SELECT json_extract(doc_explain('dice', '{_id: {$lt: 10}, $sampleRate: 0.5}'), '$.cursor', '$.nscanned');
+WITH r(v) AS (SELECT doc_get(doc_update('{}', '[{$set: {r: {$rand: {}}}}]'), 'r') FROM dice)
+  SELECT min(v) >= 0, max(v) < 1, count(DISTINCT v) = 10000, typeof(min(v)), abs(avg(v) - 0.5) < 0.02 FROM r;
+SELECT doc_update_many('dice', '{_id: {$lte: 3}}', '[{$set: {r: {$rand: {}}}}]');
+SELECT count(DISTINCT doc_get(doc, 'r')) FROM dice('{_id: {$lte: 3}}');
+-- errors: $rand takes {}; $sampleRate a number from 0 to 1, at the top;
+-- like $expr, neither in a partial index, arrayFilters or $pull
+SELECT doc_update('{}', '[{$set: {r: {$rand: 1}}}]');
+SELECT doc_update('{}', '[{$set: {r: {$rand: {seed: 1}}}}]');
+SELECT doc_update('{}', '[{$set: {r: {$rand: []}}}]');
+SELECT count(*) FROM dice('{$sampleRate: "half"}');
+SELECT count(*) FROM dice('{$sampleRate: 1.5}');
+SELECT count(*) FROM dice('{$sampleRate: -0.1}');
+SELECT count(*) FROM dice('{$sampleRate: NaN}');
+SELECT count(*) FROM dice('{a: {$elemMatch: {$sampleRate: 0.5}}}');
+SELECT doc_create_index('dice', '{r: 1}', '{partialFilterExpression: {$sampleRate: 0.5}}');
+SELECT doc_update('{a: [1, 2]}', '{$pull: {a: {$sampleRate: 0.5}}}');

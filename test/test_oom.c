@@ -191,6 +191,7 @@ int main(void){
     "SELECT count(*) FROM c('{$jsonSchema: {required: [\"a\"], properties: {a: {bsonType: \"int\", "
     "minimum: 2, multipleOf: 1}, s: {pattern: \"^str\", maxLength: 9}, tags: {items: {enum: [\"t1\", \"t2\"]}, "
     "uniqueItems: true}}, patternProperties: {\"^t\": {}}, anyOf: [{required: [\"s\"]}, {not: {}}]}}')",
+    "SELECT count(*) FROM c('{$sampleRate: 1, $expr: {$lt: [{$rand: {}}, 2]}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
