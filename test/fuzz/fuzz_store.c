@@ -5,13 +5,15 @@
 **
 ** Input: a program, a few bytes per operation (inserts, replacements by
 ** INSERT OR REPLACE and by UPDATE, deletes, doc_update_one and
-** doc_update_many, index creation and removal, savepoints), run on a
+** doc_update_many, index creation and removal, validators, savepoints), run on a
 ** collection in a fresh in-memory database with 512-byte pages (so documents of a few
 ** hundred bytes are already split into pages). The model is the set of
-** documents the collection must hold: eight _id slots. A statement that
-** works is applied to the model too (updates with docext's own pure
-** docextUpdateApply, which the in-place $push must agree with byte for
-** byte); one that fails must have changed nothing. After every operation:
+** documents the collection must hold: eight _id slots, and the validator
+** it has. A statement that works is applied to the model too (updates
+** with docext's own pure docextUpdateApply, which the in-place $push must
+** agree with byte for byte); one that fails must have changed nothing. A
+** write works exactly when the model's validator (checked by docext's
+** matcher) takes the document, or is refused for a duplicate key. After every operation:
 ** each document reads back as the model's bytes, the count agrees, a
 ** filter gives through the planner (and whatever index it picks) as many
 ** documents as the matcher finds in the model, and at the end doc_check
@@ -26,6 +28,16 @@ int sqlite3_docext_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
 typedef struct Model Model;
 struct Model {
   DocBuf aDoc[N_SLOT];      /* slot i: the document with _id i, or n==0 */
+  int iValidator;           /* azValidator[i]: the collection's, 0 none */
+  int bModerate;            /* its validationLevel is "moderate" */
+};
+
+/* The validators a program may set (0: none). */
+static const char *azValidator[] = {
+  0,
+  "{a: {$lte: 2}}",
+  "{$jsonSchema: {properties: {tags: {maxItems: 3}, s: {maxLength: 600}}}}",
+  "{$expr: {$lt: [\"$a\", 4]}, tags: {$ne: 5}}",
 };
 
 typedef struct Prog Prog;
@@ -44,6 +56,8 @@ static void modelCopy(Model *pTo, const Model *pFrom){
     docextBufReset(&pTo->aDoc[i]);
     docextBufAppend(&rc, &pTo->aDoc[i], pFrom->aDoc[i].a, pFrom->aDoc[i].n);
   }
+  pTo->iValidator = pFrom->iValidator;
+  pTo->bModerate = pFrom->bModerate;
   FUZZ_ASSERT(rc==SQLITE_OK, "out of memory");
 }
 
@@ -144,9 +158,9 @@ static char *newUpdateText(Prog *p){
   }
 }
 
-/* What the update zUpdate makes of the model's document pDoc, into pOut;
-** 0 if it fails. */
-static int modelUpdate(const DocBuf *pDoc, const char *zUpdate, DocBuf *pOut){
+/* What the update zUpdate makes of the model's document pDoc, into pOut
+** (*pbChanged: it changed); 0 if it fails. */
+static int modelUpdate(const DocBuf *pDoc, const char *zUpdate, DocBuf *pOut, int *pbChanged){
   DocBuf upd;
   DocUpdate *pUp = 0;
   char *zErr = 0;
@@ -158,6 +172,7 @@ static int modelUpdate(const DocBuf *pDoc, const char *zUpdate, DocBuf *pOut){
   sqlite3_free(zErr);
   docextUpdateFree(pUp);
   docextBufFree(&upd);
+  if( pbChanged ) *pbChanged = bChanged;
   return rc==SQLITE_OK;
 }
 
@@ -182,6 +197,15 @@ static int modelMatches(const DocBuf *pDoc, const char *zFilter){
   docextMatcherFree(pM);
   docextBufFree(&f);
   return bMatch;
+}
+
+/* Does the model's validator take the write of aNew over aOld (NULL: an
+** insert)? */
+static int modelValid(const Model *pM, const DocBuf *pOld, const DocBuf *pNew){
+  const char *zV = azValidator[pM->iValidator];
+  if( zV==0 ) return 1;
+  if( pOld && pM->bModerate && !modelMatches(pOld, zV) ) return 1;
+  return modelMatches(pNew, zV);
 }
 
 static i64 queryInt(sqlite3 *db, const char *zSql){
@@ -243,18 +267,24 @@ static const char *azIndex[] = {
 ** open savepoint. */
 static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog *p){
   int op = progByte(p), iSlot = progByte(p)%N_SLOT;
-  switch( op%10 ){
+  switch( op%11 ){
     case 0: case 1: {                              /* insert or replace */
       char *zText = newDocText(p, iSlot);
       DocBuf doc;
-      int bReplace = op%10==1;
+      int bReplace = op%11==1;
+      int bOld, bValid, eRun;
       memset(&doc, 0, sizeof(doc));
       parseText(zText, &doc);
-      if( run(db, sqlite3_mprintf("INSERT %s INTO c(doc) VALUES (?1)",
-                                  bReplace ? "OR REPLACE" : ""), &doc)==RUN_OK ){
-        FUZZ_ASSERT(bReplace || pM->aDoc[iSlot].n==0, "a duplicate _id was inserted");
+      bOld = pM->aDoc[iSlot].n>0;
+      bValid = modelValid(pM, bReplace && bOld ? &pM->aDoc[iSlot] : 0, &doc);
+      eRun = run(db, sqlite3_mprintf("INSERT %s INTO c(doc) VALUES (?1)",
+                                     bReplace ? "OR REPLACE" : ""), &doc);
+      if( eRun==RUN_OK ){
+        FUZZ_ASSERT(bReplace || !bOld, "a duplicate _id was inserted");
+        FUZZ_ASSERT(bValid, "a document the validator refuses was inserted");
         modelSet(pM, iSlot, doc.a, doc.n);
       }
+      FUZZ_ASSERT(eRun!=RUN_ERR || !bValid, "an insert the validator takes failed");
       sqlite3_free(zText);
       docextBufFree(&doc);
       break;
@@ -267,9 +297,11 @@ static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog
     case 3: case 4: {                               /* an update */
       char *zUpdate = newUpdateText(p);
       DocBuf out;
-      int bModel, eRun;
+      int bModel, eRun, bChanged = 0;
       memset(&out, 0, sizeof(out));
-      bModel = pM->aDoc[iSlot].n && modelUpdate(&pM->aDoc[iSlot], zUpdate, &out);
+      bModel = pM->aDoc[iSlot].n && modelUpdate(&pM->aDoc[iSlot], zUpdate, &out, &bChanged);
+      /* (an update that changes nothing writes nothing, and checks nothing) */
+      if( bModel && bChanged && !modelValid(pM, &pM->aDoc[iSlot], &out) ) bModel = 0;
       eRun = run(db, sqlite3_mprintf("SELECT doc_update_one('c', '{_id: %d}', '%s')",
                                      iSlot, zUpdate), 0);
       if( eRun==RUN_OK && pM->aDoc[iSlot].n ){
@@ -295,12 +327,16 @@ static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog
     case 7: {                                       /* replacement by UPDATE */
       char *zText = newDocText(p, iSlot);
       DocBuf doc;
+      int bValid, eRun;
       memset(&doc, 0, sizeof(doc));
       parseText(zText, &doc);
-      if( run(db, sqlite3_mprintf("UPDATE c SET doc = ?1 WHERE _id = %d", iSlot), &doc)==RUN_OK
-          && pM->aDoc[iSlot].n ){
+      bValid = pM->aDoc[iSlot].n==0 || modelValid(pM, &pM->aDoc[iSlot], &doc);
+      eRun = run(db, sqlite3_mprintf("UPDATE c SET doc = ?1 WHERE _id = %d", iSlot), &doc);
+      if( eRun==RUN_OK && pM->aDoc[iSlot].n ){
+        FUZZ_ASSERT(bValid, "a replacement the validator refuses was made");
         modelSet(pM, iSlot, doc.a, doc.n);
       }
+      FUZZ_ASSERT(eRun!=RUN_ERR || !bValid, "a replacement the validator takes failed");
       sqlite3_free(zText);
       docextBufFree(&doc);
       break;
@@ -312,8 +348,10 @@ static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog
       int i, bAll = 1, eRun;
       memset(aOut, 0, sizeof(aOut));
       for(i=0; i<N_SLOT; i++){
+        int bChanged = 0;
         if( pM->aDoc[i].n && modelMatches(&pM->aDoc[i], zFilter)
-            && !modelUpdate(&pM->aDoc[i], zUpdate, &aOut[i]) ){
+            && (!modelUpdate(&pM->aDoc[i], zUpdate, &aOut[i], &bChanged)
+                || (bChanged && !modelValid(pM, &pM->aDoc[i], &aOut[i]))) ){
           bAll = 0;
         }
       }
@@ -328,6 +366,17 @@ static void step(sqlite3 *db, Model *pM, Model *pSaved, int *pbInSavepoint, Prog
       for(i=0; i<N_SLOT; i++) docextBufFree(&aOut[i]);
       sqlite3_free(zFilter);
       sqlite3_free(zUpdate);
+      break;
+    }
+    case 9: {                                       /* a validator */
+      int k = progByte(p), iV = k%DOCEXT_COUNT(azValidator), bModerate = (k/4)%2;
+      const char *zV = azValidator[iV];
+      FUZZ_ASSERT(run(db, sqlite3_mprintf("SELECT doc_coll_mod('c', '{validator: %s, "
+                                          "validationLevel: \"%s\"}')", zV ? zV : "{}",
+                                          bModerate ? "moderate" : "strict"), 0)==RUN_OK,
+                  "doc_coll_mod failed");
+      pM->iValidator = iV;
+      pM->bModerate = bModerate;
       break;
     }
     default:
