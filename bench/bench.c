@@ -345,10 +345,24 @@ static void insertAll(Bench *p, sqlite3 *db, const char *zInsert){
   sqlite3_finalize(pStmt);
   exec(db, "COMMIT");
 }
+/* Each round of W1 starts from an empty table in a file as small as a new
+** one: the last round's table dropped, the file vacuumed (untimed). */
+static void w1Fresh(Bench *p, sqlite3 *db, const char *zDrop, const char *zCreate){
+  double t0 = now();
+  exec(db, zDrop);
+  exec(db, "VACUUM");
+  exec(db, zCreate);
+  p->tUntimed += now() - t0;
+}
 static void w1Docext(Bench *p){
+  w1Fresh(p, p->dbDoc, "DROP TABLE IF EXISTS books",
+          "CREATE VIRTUAL TABLE books USING docext");
   insertAll(p, p->dbDoc, "INSERT INTO books(doc) VALUES (?)");
 }
 static void w1Json(Bench *p){
+  w1Fresh(p, p->dbJson, "DROP TABLE IF EXISTS books_json",
+          "CREATE TABLE books_json(doc TEXT);"
+          "CREATE UNIQUE INDEX books_json_id ON books_json(json_extract(doc, '$._id'))");
   insertAll(p, p->dbJson, "INSERT INTO books_json(doc) VALUES (?)");
 }
 
@@ -970,7 +984,7 @@ struct Workload {
 #define COUNT(f) offsetof(Bench, f)
 static const Workload aWorkload[] = {
   { "W1",     "insert %d docs", COUNT(nDoc), w1Setup,
-      "docext", w1Docext,    "json", w1Json,    "<=", 1.3, 0, 1 },
+      "docext", w1Docext,    "json", w1Json,    "<=", 1.3, 0, 3 },
   { "W-read", "read %d docs",   COUNT(nDoc), 0,
       "docext", wReadDocext, "json", wReadJson, "<=", 2.0, 0, 5 },
   { "W7",     "filtered scan of %d docs {pages: {$gt: 300}, language: \"English\"}",
@@ -1086,10 +1100,6 @@ int main(int argc, char **argv){
   b.dbJsonWal = openDb("wal-json.db", 0);
   walMode(b.dbDocWal);
   walMode(b.dbJsonWal);
-  exec(b.dbDoc, "CREATE VIRTUAL TABLE books USING docext");
-  exec(b.dbJson, "CREATE TABLE books_json(doc TEXT)");
-  exec(b.dbJson, "CREATE UNIQUE INDEX books_json_id"
-                 " ON books_json(json_extract(doc, '$._id'))");
 
   printf("docext bench: %d documents, SQLite %s, databases in %s\n",
          b.nDoc, sqlite3_libversion(), zBenchDir);
