@@ -356,8 +356,27 @@ int docextValidateWrite(DocColl *p, const u8 *aOld, const u8 *aNew, char **pzErr
 ** doc_coll_mod(coll, options)
 */
 
-/* The settings of p with aOpt (the user's options) applied, as a document
-** in pSpec; *pbStore: 0 when they are the defaults (nothing to store). */
+/* The options aOpt (zWhere says whose, for errors) applied over *pV, as
+** a document in pSpec; *pbStore: 0 when they leave the defaults (nothing
+** to store). The validator is compiled, to give its errors now rather than
+** at the next write. */
+static int settingsApply(Validation *pV, const u8 *aOpt, const char *zWhere, DocBuf *pSpec,
+                         int *pbStore, char **pzErr){
+  int rc = validationRead(aOpt, pV, zWhere, pzErr);
+  if( rc==SQLITE_OK && pV->aFilter ){
+    DocMatcher *pMatch = 0;
+    i64 nowMs = 0;
+    rc = docextMatcherNew(pV->aFilter, 0, &nowMs, &pMatch, pzErr);
+    docextMatcherFree(pMatch);
+    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ) errorPrefix(rc, pzErr, "bad validator");
+  }
+  docextBufReset(pSpec);
+  if( rc==SQLITE_OK ) validationWrite(&rc, pV, pSpec);
+  *pbStore = pV->aFilter || pV->eLevel!=LEVEL_STRICT || pV->eAction!=ACTION_ERROR;
+  return rc;
+}
+
+/* The settings of p with aOpt (doc_coll_mod's options) applied. */
 static int collModSettings(DocColl *p, const u8 *aOpt, DocBuf *pSpec, int *pbStore,
                            char **pzErr){
   const u8 *aOld = 0;
@@ -373,18 +392,7 @@ static int collModSettings(DocColl *p, const u8 *aOpt, DocBuf *pSpec, int *pbSto
     *pzErr = 0;
     validationDefaults(&v);
   }
-  if( rc==SQLITE_OK ) rc = validationRead(aOpt, &v, "in doc_coll_mod", pzErr);
-  if( rc==SQLITE_OK && v.aFilter ){
-    /* (compiled here to give its errors now, not at the next write) */
-    DocMatcher *pMatch = 0;
-    i64 nowMs = 0;
-    rc = docextMatcherNew(v.aFilter, 0, &nowMs, &pMatch, pzErr);
-    docextMatcherFree(pMatch);
-    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ) errorPrefix(rc, pzErr, "bad validator");
-  }
-  docextBufReset(pSpec);
-  if( rc==SQLITE_OK ) validationWrite(&rc, &v, pSpec);
-  *pbStore = v.aFilter || v.eLevel!=LEVEL_STRICT || v.eAction!=ACTION_ERROR;
+  if( rc==SQLITE_OK ) rc = settingsApply(&v, aOpt, "in doc_coll_mod", pSpec, pbStore, pzErr);
   return rc;
 }
 
@@ -444,6 +452,65 @@ static void collModFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   docextBufFree(&opt);
   docextBufFree(&spec);
   docextBufFree(&out);
+}
+
+/*------------------------------------------------------------------------
+** CREATE VIRTUAL TABLE x USING docext('{validator: …, …}')
+*/
+
+/* The argument as SQL wrote it, a string literal ('{…}', with '' for a
+** quote), parsed into pOpt. */
+static int createArgParse(const char *zArg, DocBuf *pOpt, char **pzErr){
+  DocBuf text;
+  int rc = SQLITE_OK, nUsed = 0;
+  size_t n = strlen(zArg), i;
+  memset(&text, 0, sizeof(text));
+  if( n<2 || (zArg[0]!='\'' && zArg[0]!='"') || zArg[n-1]!=zArg[0] ){
+    return docextError(pzErr, "docext: unexpected argument %s in CREATE VIRTUAL TABLE … "
+                       "USING docext(…): it takes a document of options in a string "
+                       "literal, docext('{validator: …}')", zArg);
+  }
+  for(i=1; i+1<n; i++){
+    docextBufAppendByte(&rc, &text, (u8)zArg[i]);
+    if( zArg[i]==zArg[0] ) i++;                  /* (a doubled quote) */
+  }
+  if( rc==SQLITE_OK ){
+    rc = docextJsonParse((const char*)text.a, (int)text.n, 1, pOpt, &nUsed, pzErr);
+    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+      errorPrefix(rc, pzErr, "the options of CREATE VIRTUAL TABLE … USING docext(…) are a "
+                             "document in a string literal");
+    }
+  }
+  docextBufFree(&text);
+  return rc;
+}
+
+int docextValidateCreateCheck(const char *zArg, DocBuf *pOpt, char **pzErr){
+  DocBuf spec;
+  Validation v;
+  int rc, bStore = 0;
+  memset(&spec, 0, sizeof(spec));
+  validationDefaults(&v);
+  rc = createArgParse(zArg, pOpt, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = settingsApply(&v, pOpt->a, "in CREATE VIRTUAL TABLE … USING docext(…)", &spec,
+                       &bStore, pzErr);
+  }
+  docextBufFree(&spec);
+  return rc;
+}
+
+int docextValidateCreate(DocColl *p, const u8 *aOpt, char **pzErr){
+  DocBuf spec;
+  Validation v;
+  int rc, bStore = 0;
+  memset(&spec, 0, sizeof(spec));
+  validationDefaults(&v);
+  rc = settingsApply(&v, aOpt, "in CREATE VIRTUAL TABLE … USING docext(…)", &spec, &bStore,
+                     pzErr);
+  if( rc==SQLITE_OK && bStore ) rc = docextCollSetValidation(p, spec.a, pzErr);
+  docextBufFree(&spec);
+  return rc;
 }
 
 /* SQLITE_DIRECTONLY: it writes to the database (as doc_create_index). */

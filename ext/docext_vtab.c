@@ -201,24 +201,45 @@ static const char zSchema[] =
   "CREATE TABLE x(_id, doc, filter HIDDEN, projection HIDDEN, sort HIDDEN,"
   " options HIDDEN, bson HIDDEN)";
 
+/* The module's one argument, the options of MongoDB's createCollection
+** that docext keeps (validator, validationLevel, validationAction), is
+** read when the collection is created; they are stored with it, so a
+** later connection does not read it again. */
 static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *argv,
                     sqlite3_vtab **ppVtab, char **pzErr, int bCreate){
   DocVtab *p;
+  DocBuf opt;
   int rc;
   *ppVtab = 0;
-  if( argc>3 ){
+  if( argc>4 ){
     return docextError(pzErr, "docext: unexpected argument in CREATE VIRTUAL "
-                              "TABLE %s USING docext(%s)", argv[2], argv[3]);
+                              "TABLE %s USING docext(%s, %s): it takes one, a document of "
+                              "options", argv[2], argv[3], argv[4]);
   }
   if( bCreate && argv[2][0]==0 ){
     /* As in MongoDB; its shadow tables would be "_docs", "_pages", ... */
     return docextError(pzErr, "docext: a collection name cannot be empty");
   }
+  memset(&opt, 0, sizeof(opt));
+  if( bCreate && argc==4 ){
+    /* (checked before anything is created) */
+    rc = docextValidateCreateCheck(argv[3], &opt, pzErr);
+    if( rc!=SQLITE_OK ){
+      docextBufFree(&opt);
+      return rc;
+    }
+  }
   rc = sqlite3_declare_vtab(db, zSchema);
-  if( rc!=SQLITE_OK ) return rc;
+  if( rc!=SQLITE_OK ){
+    docextBufFree(&opt);
+    return rc;
+  }
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
   p = docextMallocZero(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
+  if( p==0 ){
+    docextBufFree(&opt);
+    return SQLITE_NOMEM;
+  }
   p->db = db;
   p->pConn = pConn;
   p->zDb = sqlite3_mprintf("%s", argv[1]);
@@ -228,6 +249,8 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   ** make SQLite reset the schema that argv's strings belong to) */
   if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, p->zDb, p->zName, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollOpen(db, p->zDb, p->zName, &p->pColl, pzErr);
+  if( rc==SQLITE_OK && opt.n ) rc = docextValidateCreate(p->pColl, opt.a, pzErr);
+  docextBufFree(&opt);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && !bCreate ){
     /* A collection whose shadow tables cannot be opened (a damaged or
     ** missing X_config, a lock) still connects, so that DROP TABLE can
@@ -238,6 +261,7 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
     rc = SQLITE_OK;
   }
   if( rc!=SQLITE_OK ){
+    docextCollClose(p->pColl);
     sqlite3_free(p->zDb);
     sqlite3_free(p->zName);
     sqlite3_free(p);

@@ -258,3 +258,37 @@ SELECT doc FROM d;
 .connection close 2
 .connection close 3
 .connection close 4
+
+-- 12. The options of MongoDB's createCollection, as the module's argument
+-- (a document in a string literal): read once, when the collection is
+-- created, and kept with it; a later doc_coll_mod wins over the text of
+-- the CREATE statement, which a new connection does not read again
+.shell rm -f build/sqltest-validation.db build/sqltest-validation.db-journal
+.open build/sqltest-validation.db
+.load ./docext
+CREATE VIRTUAL TABLE people USING docext('{validator: {$jsonSchema: {required: ["name"]}}, validationLevel: "moderate"}');
+SELECT doc_coll_mod('people', '{}');
+INSERT INTO people(doc) VALUES ('{_id: 1}');
+INSERT INTO people(doc) VALUES ('{_id: 1, name: "it''s"}');
+CREATE VIRTUAL TABLE quoted USING docext("{validator: {a: {$type: 'string'}}}");
+INSERT INTO quoted(doc) VALUES ('{_id: 1, a: 1}');
+CREATE VIRTUAL TABLE plain USING docext('{}');
+SELECT doc_coll_mod('plain', '{}');
+SELECT doc_coll_mod('quoted', '{validator: {}}');
+.open build/sqltest-validation.db
+.load ./docext
+INSERT INTO people(doc) VALUES ('{_id: 2}');
+INSERT INTO quoted(doc) VALUES ('{_id: 1, a: 1}');
+SELECT doc_coll_mod('people', '{}');
+ALTER TABLE people RENAME TO persons;
+INSERT INTO persons(doc) VALUES ('{_id: 3}');
+SELECT doc FROM persons;
+-- errors, each creating nothing
+CREATE VIRTUAL TABLE p2 USING docext('{capped: true, size: 4096}');
+CREATE VIRTUAL TABLE p3 USING docext('{validator: {$foo: 1}}');
+CREATE VIRTUAL TABLE p4 USING docext('{validator: ');
+CREATE VIRTUAL TABLE p5 USING docext('{}', '{}');
+CREATE VIRTUAL TABLE p6 USING docext(x);
+CREATE VIRTUAL TABLE p7 USING docext('{validationAction: "drop"}');
+SELECT count(*) FROM sqlite_schema WHERE name GLOB 'p[2-7]*';
+.shell rm -f build/sqltest-validation.db build/sqltest-validation.db-journal

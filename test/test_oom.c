@@ -271,6 +271,7 @@ int main(void){
     "SELECT doc_coll_mod('c', '{validator: {$jsonSchema: {required: [\"a\"]}, s: {$type: \"string\"}}, "
     "validationLevel: \"moderate\"}') FROM one",
     "SELECT doc_coll_mod('sh', '{validator: {k: {$type: \"number\"}}, validationAction: \"warn\"}') FROM one",
+    "CREATE VIRTUAL TABLE vnew USING docext('{validator: {a: {$gt: 0}}, validationAction: \"warn\"}')",
     "INSERT INTO v(doc) VALUES ('{_id: 10, a: 5}')",
     "UPDATE v SET doc = doc_update(bson, '{$inc: {a: 1}}') WHERE _id = 1",
     "INSERT OR IGNORE INTO v(doc) VALUES ('{_id: 11, a: -5}'), ('{_id: 12, a: 3}'), "
