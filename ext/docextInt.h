@@ -1095,10 +1095,10 @@ int docextValidateWrite(DocColl *pColl, const u8 *aOld, const u8 *aNew, char **p
 int docextValidateActive(DocColl *pColl, int *pbActive, char **pzErr);
 void docextValidatorFree(DocValidator *p);
 /* CREATE VIRTUAL TABLE x USING docext('{validator: …}'): zArg, the module
-** argument as SQL wrote it, parsed into pOpt and checked (before anything
-** is created); then, once the collection is, its settings stored. */
-int docextValidateCreateCheck(const char *zArg, DocBuf *pOpt, char **pzErr);
-int docextValidateCreate(DocColl *pColl, const u8 *aOpt, char **pzErr);
+** argument as SQL wrote it, read and checked (before anything is created)
+** into the settings to store (docextCollSetValidation) in pSpec, left
+** empty when they are the defaults. */
+int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, char **pzErr);
 int docextRegisterValidateFunctions(sqlite3 *db, DocConn *pConn);
 /* The compiled validator a DocColl keeps (docext_coll.c frees it). */
 DocValidator **docextCollValidatorSlot(DocColl *pColl);

@@ -485,31 +485,19 @@ static int createArgParse(const char *zArg, DocBuf *pOpt, char **pzErr){
   return rc;
 }
 
-int docextValidateCreateCheck(const char *zArg, DocBuf *pOpt, char **pzErr){
-  DocBuf spec;
+int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, char **pzErr){
+  DocBuf opt;
   Validation v;
   int rc, bStore = 0;
-  memset(&spec, 0, sizeof(spec));
+  memset(&opt, 0, sizeof(opt));
   validationDefaults(&v);
-  rc = createArgParse(zArg, pOpt, pzErr);
+  rc = createArgParse(zArg, &opt, pzErr);
   if( rc==SQLITE_OK ){
-    rc = settingsApply(&v, pOpt->a, "in CREATE VIRTUAL TABLE … USING docext(…)", &spec,
+    rc = settingsApply(&v, opt.a, "in CREATE VIRTUAL TABLE … USING docext(…)", pSpec,
                        &bStore, pzErr);
   }
-  docextBufFree(&spec);
-  return rc;
-}
-
-int docextValidateCreate(DocColl *p, const u8 *aOpt, char **pzErr){
-  DocBuf spec;
-  Validation v;
-  int rc, bStore = 0;
-  memset(&spec, 0, sizeof(spec));
-  validationDefaults(&v);
-  rc = settingsApply(&v, aOpt, "in CREATE VIRTUAL TABLE … USING docext(…)", &spec, &bStore,
-                     pzErr);
-  if( rc==SQLITE_OK && bStore ) rc = docextCollSetValidation(p, spec.a, pzErr);
-  docextBufFree(&spec);
+  if( !bStore ) docextBufReset(pSpec);
+  docextBufFree(&opt);
   return rc;
 }
 

@@ -208,7 +208,7 @@ static const char zSchema[] =
 static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *argv,
                     sqlite3_vtab **ppVtab, char **pzErr, int bCreate){
   DocVtab *p;
-  DocBuf opt;
+  DocBuf settings;
   int rc;
   *ppVtab = 0;
   if( argc>4 ){
@@ -220,24 +220,24 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
     /* As in MongoDB; its shadow tables would be "_docs", "_pages", ... */
     return docextError(pzErr, "docext: a collection name cannot be empty");
   }
-  memset(&opt, 0, sizeof(opt));
+  memset(&settings, 0, sizeof(settings));
   if( bCreate && argc==4 ){
     /* (checked before anything is created) */
-    rc = docextValidateCreateCheck(argv[3], &opt, pzErr);
+    rc = docextValidateCreateSettings(argv[3], &settings, pzErr);
     if( rc!=SQLITE_OK ){
-      docextBufFree(&opt);
+      docextBufFree(&settings);
       return rc;
     }
   }
   rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ){
-    docextBufFree(&opt);
+    docextBufFree(&settings);
     return rc;
   }
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
   p = docextMallocZero(sizeof(*p));
   if( p==0 ){
-    docextBufFree(&opt);
+    docextBufFree(&settings);
     return SQLITE_NOMEM;
   }
   p->db = db;
@@ -249,8 +249,8 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   ** make SQLite reset the schema that argv's strings belong to) */
   if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, p->zDb, p->zName, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollOpen(db, p->zDb, p->zName, &p->pColl, pzErr);
-  if( rc==SQLITE_OK && opt.n ) rc = docextValidateCreate(p->pColl, opt.a, pzErr);
-  docextBufFree(&opt);
+  if( rc==SQLITE_OK && settings.n ) rc = docextCollSetValidation(p->pColl, settings.a, pzErr);
+  docextBufFree(&settings);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && !bCreate ){
     /* A collection whose shadow tables cannot be opened (a damaged or
     ** missing X_config, a lock) still connects, so that DROP TABLE can
