@@ -222,6 +222,9 @@ static inline void docextIterInit(DocIter *pIter, const u8 *aDoc){
 void docextIterInitValue(DocIter *pIter, const DocValue *pVal);
 /* The number of elements of a validated document or array value. */
 int docextIterCount(const DocValue *pVal);
+/* The index of the name z[0..n) in azName[0..nName) (option values such
+** as "moderate", type names), or -1. */
+int docextNameIndex(const char *z, int n, const char *const *azName, int nName);
 /* The length of the NUL-terminated key at z, nAvail bytes of which may be
 ** read (its document's last byte is a NUL, so the scan stops there at the
 ** latest). Keys are short and this is on every read: sixteen bytes are
@@ -1079,7 +1082,8 @@ int docextCollSetShardKey(DocColl *pColl, const u8 *aKey, i64 nChunkSize, char *
 ** as BSON only, or NULL when it has none; *piTag the cache's tag (the
 ** settings are the same while it is). Valid until the next call. */
 int docextCollValidation(DocColl *pColl, const u8 **paSpec, i64 *piTag, char **pzErr);
-/* Store them (NULL: remove them). */
+/* Store them (NULL: remove them); nothing is written when they are the
+** ones stored already. */
 int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr);
 
 /**************************************************************************

@@ -290,6 +290,14 @@ void docextIterInitValue(DocIter *pIter, const DocValue *pVal){
   docextIterInit(pIter, pVal->p);
 }
 
+int docextNameIndex(const char *z, int n, const char *const *azName, int nName){
+  int i;
+  for(i=0; i<nName; i++){
+    if( (int)strlen(azName[i])==n && memcmp(azName[i], z, (size_t)n)==0 ) return i;
+  }
+  return -1;
+}
+
 int docextIterCount(const DocValue *pVal){
   DocIter it;
   int n = 0;

@@ -1450,6 +1450,12 @@ int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
   DocIndexCache *c = 0;
   sqlite3_stmt *pStmt = 0;
   int rc = idxCacheGet(pColl, 1, &c, pzErr);
+  if( rc==SQLITE_OK
+   && (aSpec==0 ? c->aValidation==0
+       : c->aValidation && docextGetI32(c->aValidation)==docextGetI32(aSpec)
+         && memcmp(c->aValidation, aSpec, docextGetI32(aSpec))==0) ){
+    return SQLITE_OK;                      /* (the same: nothing to write) */
+  }
   if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, aSpec ? IS_CONFIG_SET : IS_CONFIG_DEL, &pStmt);
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(pStmt, 1, "validation", -1, SQLITE_STATIC);

@@ -1692,14 +1692,10 @@ static int rtEnsurePartition(DocRouter *pR, int i, char **pzErr){
   sqlite3_free(zName);
   if( rc==SQLITE_OK && pColl!=pR->pHome ){
     /* the validator, as doc_coll_mod set it on the router's storage */
-    const u8 *aSpec = 0, *aHas = 0;
+    const u8 *aSpec = 0;
     i64 iTag = 0;
     rc = docextCollValidation(pR->pHome, &aSpec, &iTag, pzErr);
-    if( rc==SQLITE_OK ) rc = docextCollValidation(pColl, &aHas, &iTag, pzErr);
-    if( rc==SQLITE_OK && (aSpec==0 ? aHas!=0 : aHas==0 || docextGetI32(aSpec)!=docextGetI32(aHas)
-                          || memcmp(aSpec, aHas, docextGetI32(aSpec))!=0) ){
-      rc = docextCollSetValidation(pColl, aSpec, pzErr);
-    }
+    if( rc==SQLITE_OK ) rc = docextCollSetValidation(pColl, aSpec, pzErr);
   }
   if( rc==SQLITE_OK && pColl!=pR->pHome ) rc = docextCollIndexes(pR->pHome, &aIdx, &nIdx, pzErr);
   for(k=1; rc==SQLITE_OK && k<nIdx; k++){

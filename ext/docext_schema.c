@@ -112,8 +112,6 @@ static const SchemaKeywords *schemaKeywordsOf(const DocSchema *p, const u8 *aS){
 ** Equality with fields in any order (enum, uniqueItems)
 */
 
-static int schemaEqual(const DocValue *a, const DocValue *b);
-
 static int schemaEqual(const DocValue *a, const DocValue *b){
   DocIter it, it2;
   if( a->type==DOC_DOCUMENT && b->type==DOC_DOCUMENT ){
@@ -242,13 +240,8 @@ static int schemaAddRegex(SchemaParse *pP, const char *z, int n){
   DocSchema *p = pP->p;
   DocRegex *pRe = 0;
   char *zErr = 0;
-  if( p->nRe==p->nReAlloc ){
-    int nNew = p->nReAlloc ? 2*p->nReAlloc : 4;
-    SchemaRe *aNew = sqlite3_realloc64(p->aRe, sizeof(SchemaRe)*(sqlite3_uint64)nNew);
-    if( aNew==0 ) return pP->rc = SQLITE_NOMEM;
-    p->aRe = aNew;
-    p->nReAlloc = nNew;
-  }
+  p->aRe = docextArrayGrow(&pP->rc, p->aRe, p->nRe, &p->nReAlloc, (int)sizeof(SchemaRe));
+  if( pP->rc ) return pP->rc;
   pP->rc = docextRegexCompile(z, n, "", &pRe, &zErr);
   if( pP->rc ){
     pP->zErr = zErr;
@@ -272,12 +265,7 @@ static DocRegex *schemaRegexAt(DocSchema *p, const char *z){
 static int schemaTypeKnown(const char *z, int n, int bJson){
   static const char *const azJson[] = { "array", "boolean", "null", "number", "object", "string" };
   int t;
-  if( bJson ){
-    for(t=0; t<(int)DOCEXT_COUNT(azJson); t++){
-      if( (int)strlen(azJson[t])==n && memcmp(azJson[t], z, n)==0 ) return 1;
-    }
-    return 0;
-  }
+  if( bJson ) return docextNameIndex(z, n, azJson, DOCEXT_COUNT(azJson))>=0;
   if( n==6 && memcmp(z, "number", 6)==0 ) return 1;
   for(t=1; t<=0xFF; t++){
     const char *zA = docextTypeAlias(t);
@@ -433,13 +421,8 @@ static int schemaCheckDependencies(SchemaParse *pP, const DocValue *v){
 /* Keep the keywords of the schema document aS (schemaKeywordsOf). */
 static int schemaAddNode(SchemaParse *pP, const u8 *aS, const SchemaKeywords *pKw){
   DocSchema *p = pP->p;
-  if( p->nNode==p->nNodeAlloc ){
-    int nNew = p->nNodeAlloc ? 2*p->nNodeAlloc : 4;
-    SchemaNode *aNew = sqlite3_realloc64(p->aNode, sizeof(SchemaNode)*(sqlite3_uint64)nNew);
-    if( aNew==0 ) return pP->rc = SQLITE_NOMEM;
-    p->aNode = aNew;
-    p->nNodeAlloc = nNew;
-  }
+  p->aNode = docextArrayGrow(&pP->rc, p->aNode, p->nNode, &p->nNodeAlloc, (int)sizeof(SchemaNode));
+  if( pP->rc ) return pP->rc;
   p->aNode[p->nNode].aS = aS;
   p->aNode[p->nNode++].kw = *pKw;
   return SQLITE_OK;

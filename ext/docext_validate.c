@@ -62,13 +62,10 @@ void docextValidatorFree(DocValidator *p){
 /* The index of string value pV in azName[0..n), or -1. */
 static int nameIndex(const DocValue *pV, const char *const *azName, int n){
   const char *z;
-  int nz, i;
+  int nz;
   if( pV->type!=DOC_STRING ) return -1;
   z = docextValueStr(pV, &nz);
-  for(i=0; i<n; i++){
-    if( (int)strlen(azName[i])==nz && memcmp(azName[i], z, nz)==0 ) return i;
-  }
-  return -1;
+  return docextNameIndex(z, nz, azName, n);
 }
 
 /* Read the settings in aDoc (a validated document) over *pV: only those
