@@ -23,7 +23,6 @@ cd "$(dirname "$0")/.." || exit 2
 cases=${DIFF_CASES:-3000}
 seed=${DIFF_SEED:-20240601}
 so=${DOCEXT_SO:-./docext}
-mods=${DIFF_NODE_MODULES:-build/diffq/node_modules}
 MINGO=mingo@7.2.7
 SIFT=sift@17.1.4
 
@@ -31,16 +30,8 @@ fail() { echo "diff_query: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 command -v node >/dev/null || fail "node is not installed"
 [ -f "$so.so" ] || fail "$so.so not found (run make first)"
-if [ ! -f "$mods/mingo/package.json" ] || [ ! -f "$mods/sift/package.json" ]; then
-  [ -z "${DIFF_NODE_MODULES:-}" ] || fail "mingo or sift missing from $mods"
-  command -v npm >/dev/null || fail "npm is not installed"
-  mkdir -p build/diffq
-  npm install --prefix build/diffq --no-save --no-package-lock --no-audit \
-      --no-fund --loglevel=error "$MINGO" "$SIFT" >/dev/null 2>build/diffq/npm.log \
-    || fail "npm install $MINGO $SIFT failed (see build/diffq/npm.log)"
-fi
-
-case $mods in /*) ;; *) mods=$PWD/$mods ;; esac
+. test/lib_npm.sh
+diff_node_modules build/diffq "$MINGO" "$SIFT"
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

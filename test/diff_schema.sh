@@ -23,7 +23,6 @@ cd "$(dirname "$0")/.." || exit 2
 cases=${DIFF_CASES:-2000}
 seed=${DIFF_SEED:-20261127}
 so=${DOCEXT_SO:-./docext}
-mods=${DIFF_NODE_MODULES:-build/diffs/node_modules}
 AJV=ajv@8.12.0
 DRAFT4=ajv-draft-04@1.0.0
 
@@ -31,16 +30,8 @@ fail() { echo "diff_schema: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 command -v node >/dev/null || fail "node is not installed"
 [ -f "$so.so" ] || fail "$so.so not found (run make first)"
-if [ ! -f "$mods/ajv/package.json" ] || [ ! -f "$mods/ajv-draft-04/package.json" ]; then
-  [ -z "${DIFF_NODE_MODULES:-}" ] || fail "ajv or ajv-draft-04 missing from $mods"
-  command -v npm >/dev/null || fail "npm is not installed"
-  mkdir -p build/diffs
-  npm install --prefix build/diffs --no-save --no-package-lock --no-audit \
-      --no-fund --loglevel=error "$AJV" "$DRAFT4" >/dev/null 2>build/diffs/npm.log \
-    || fail "npm install $AJV $DRAFT4 failed (see build/diffs/npm.log)"
-fi
-
-case $mods in /*) ;; *) mods=$PWD/$mods ;; esac
+. test/lib_npm.sh
+diff_node_modules build/diffs "$AJV" "$DRAFT4"
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -25,7 +25,6 @@ cd "$(dirname "$0")/.." || exit 2
 cases=${DIFF_CASES:-10000}
 seed=${DIFF_SEED:-20240602}
 so=${DOCEXT_SO:-./docext}
-mods=${DIFF_NODE_MODULES:-build/diffu/node_modules}
 MINGO=mingo@7.2.7
 NEDB=@seald-io/nedb@4.1.2
 
@@ -33,17 +32,11 @@ fail() { echo "diff_update: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 command -v node >/dev/null || fail "node is not installed"
 [ -f "$so.so" ] || fail "$so.so not found (run make first)"
-if [ ! -f "$mods/mingo/package.json" ] || [ ! -f "$mods/@seald-io/nedb/package.json" ]; then
-  [ -z "${DIFF_NODE_MODULES:-}" ] || fail "mingo or @seald-io/nedb missing from $mods"
-  command -v npm >/dev/null || fail "npm is not installed"
-  mkdir -p build/diffu
-  npm install --prefix build/diffu --no-save --no-package-lock --no-audit \
-      --no-fund --loglevel=error "$MINGO" "$NEDB" >/dev/null 2>build/diffu/npm.log \
-    || fail "npm install $MINGO $NEDB failed (see build/diffu/npm.log)"
-fi
+. test/lib_npm.sh
+diff_node_modules build/diffu "$MINGO" "$NEDB"
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-DIFF_NODE_MODULES="$PWD/$mods" node test/diff_update.js "$out" "$cases" "$seed" \
+DIFF_NODE_MODULES="$mods" node test/diff_update.js "$out" "$cases" "$seed" \
   || fail "the generator failed"
 DOCEXT_SO="$so" /usr/bin/python3 test/diff_update.py "$out"
