@@ -794,6 +794,39 @@ int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey,
                      int *pType, char **pzErr);
 void docextExprFree(DocExpr *p);
 
+/* $group's accumulators (the expressions $sum, $avg, $min, $max and the
+** standard deviations use them over an array): one DocAccum per group and
+** accumulator, zeroed by docextAccumInit, fed every document's value
+** (type 0: missing) in order, then written as element zKey. */
+#define DOCEXT_ACC_SUM        1
+#define DOCEXT_ACC_AVG        2
+#define DOCEXT_ACC_MIN        3
+#define DOCEXT_ACC_MAX        4
+#define DOCEXT_ACC_FIRST      5
+#define DOCEXT_ACC_LAST       6
+#define DOCEXT_ACC_PUSH       7
+#define DOCEXT_ACC_ADDTOSET   8
+#define DOCEXT_ACC_STDDEVPOP  9
+#define DOCEXT_ACC_STDDEVSAMP 10
+typedef struct DocAccum DocAccum;
+struct DocAccum {
+  int eOp;                  /* DOCEXT_ACC_* */
+  DocNum sum;               /* $sum, $avg */
+  i64 nNum;                 /* numbers taken ($avg, standard deviations) */
+  double mean, m2;          /* standard deviations (Welford) */
+  DocBuf val;               /* values kept, each its type byte and bytes:
+                            ** the best, first or last; $push's list */
+  int nVal;                 /* values in val */
+};
+/* The accumulator named z[0..n) ("$sum"): DOCEXT_ACC_*, or 0. */
+int docextAccumOp(const char *z, int n);
+void docextAccumInit(DocAccum *p, int eOp);
+void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v);
+/* Append the result as element zKey of the document pOut is writing:
+** $addToSet's values each once, in BSON order. */
+void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey);
+void docextAccumFree(DocAccum *p);
+
 /**************************************************************************
 ** Interface to docext_project.c — projections and sort keys.
 */
@@ -1480,6 +1513,12 @@ int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn);
 ** doc_find_and_modify.
 */
 int docextRegisterCommandFunctions(sqlite3 *db, DocConn *pConn);
+
+/**************************************************************************
+** Interface to docext_aggregate.c — doc_aggregate(coll, pipeline), the
+** aggregation pipeline as a table-valued function.
+*/
+int docextRegisterAggregate(sqlite3 *db, DocConn *pConn);
 
 /**************************************************************************
 ** Interface to docext_func.c — the scalar functions and doc_each.

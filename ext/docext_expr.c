@@ -2002,90 +2002,228 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprArrayEnd(p, &a, pOut);
 }
 
-/* $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp: over the elements of a
-** single array argument, else over the arguments. $sum, $avg and the
-** standard deviations take the numbers and ignore the rest; $min and $max
-** ignore null and missing. A standard deviation is computed in doubles
-** by Welford's online algorithm, as MongoDB's accumulator does: null
-** without numbers ($stdDevSamp: fewer than two). */
+/*------------------------------------------------------------------------
+** Accumulators: $group's ($sum, $avg, $min, $max, $first, $last, $push,
+** $addToSet, $stdDevPop, $stdDevSamp), which the expressions $sum, $avg,
+** $min, $max and the standard deviations also use over an array.
+**
+** $sum, $avg and the standard deviations take the numbers and ignore the
+** rest; $min and $max ignore null and missing; $first and $last take null
+** for missing; $push and $addToSet skip missing. A standard deviation is
+** computed in doubles by Welford's online algorithm, as MongoDB's
+** accumulator does: null without numbers ($stdDevSamp: fewer than two).
+** A value kept (a best, a first, a list) is stored as its type byte and
+** its BSON bytes, so it outlives the document it came from.
+*/
+
+int docextAccumOp(const char *z, int n){
+  static const char *const azOp[] = {
+    "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet",
+    "$stdDevPop", "$stdDevSamp",
+  };
+  int i = docextNameIndex(z, n, azOp, DOCEXT_COUNT(azOp));
+  return i<0 ? 0 : DOCEXT_ACC_SUM + i;
+}
+
+void docextAccumInit(DocAccum *p, int eOp){
+  memset(p, 0, sizeof(*p));
+  p->eOp = eOp;
+  p->sum.type = DOC_INT32;
+}
+
+void docextAccumFree(DocAccum *p){
+  docextBufFree(&p->val);
+}
+
+/* The value stored at a (its type byte, then its bytes). */
+static const u8 *accumLoad(const u8 *a, const u8 *aEnd, DocValue *pOut){
+  pOut->type = a[0];
+  pOut->p = a+1;
+  pOut->n = docextBsonValueSize(a[0], a+1, aEnd-(a+1));
+  return pOut->p + pOut->n;
+}
+
+static void accumStore(int *pRc, DocBuf *pBuf, const DocValue *v){
+  docextBufAppendByte(pRc, pBuf, v->type);
+  docextBufAppend(pRc, pBuf, v->p, v->n);
+}
+
+void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v){
+  static const u8 aNull[1] = {0};
+  DocValue null = { DOC_NULL, aNull, 0 }, best;
+  DocNum x;
+  if( *pRc ) return;
+  switch( p->eOp ){
+    case DOCEXT_ACC_SUM: case DOCEXT_ACC_AVG:
+      if( !docextValueIsNumber(v) ) return;
+      docextNumFrom(v, &x);
+      exprArith(0, &p->sum, &x, pRc);
+      p->nNum++;
+      return;
+    case DOCEXT_ACC_STDDEVPOP: case DOCEXT_ACC_STDDEVSAMP: {
+      double d, delta;
+      if( !docextValueIsNumber(v) ) return;
+      docextNumFrom(v, &x);
+      d = exprNumDouble(&x);
+      p->nNum++;
+      delta = d - p->mean;
+      p->mean += delta / p->nNum;
+      p->m2 += delta * (d - p->mean);
+      return;
+    }
+    case DOCEXT_ACC_MIN: case DOCEXT_ACC_MAX:
+      if( exprNullish(v) ) return;
+      if( p->val.n>0 ){
+        int c;
+        accumLoad(p->val.a, p->val.a + p->val.n, &best);
+        c = exprCompare(v, &best);
+        if( p->eOp==DOCEXT_ACC_MIN ? c>=0 : c<=0 ) return;
+      }
+      docextBufReset(&p->val);
+      accumStore(pRc, &p->val, v);
+      return;
+    case DOCEXT_ACC_FIRST: case DOCEXT_ACC_LAST:
+      if( p->eOp==DOCEXT_ACC_FIRST && p->nVal>0 ) return;
+      docextBufReset(&p->val);
+      accumStore(pRc, &p->val, v->type ? v : &null);
+      p->nVal = 1;
+      return;
+    default:                  /* $push, $addToSet */
+      if( v->type==0 ) return;
+      /* (a list past 16 MiB can never be written: stop it growing) */
+      if( p->val.n + v->n > DOCEXT_MAX_BSON ){
+        *pRc = SQLITE_TOOBIG;
+        return;
+      }
+      accumStore(pRc, &p->val, v);
+      p->nVal++;
+      return;
+  }
+}
+
+/* The keys ($addToSet) of the stored values, compared by docextSort. */
+typedef struct AccumKey AccumKey;
+struct AccumKey { i64 iKey; int nKey; int iVal; };
+static int accumKeyCmp(void *pCtx, const void *x, const void *y){
+  const u8 *aKeys = (const u8*)pCtx;
+  const AccumKey *a = (const AccumKey*)x, *b = (const AccumKey*)y;
+  return docextKeyCmp(aKeys + a->iKey, a->nKey, aKeys + b->iKey, b->nKey);
+}
+
+/* $push and $addToSet: the stored values as an array element zKey; for
+** $addToSet each value once (equal by BSON's comparison, 1 and 1.0 alike),
+** in BSON order. */
+static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
+  const u8 *a = p->val.a, *aEnd = p->val.a + p->val.n;
+  DocValue *aVal = 0;
+  AccumKey *aKey = 0;
+  DocBuf keys;
+  i64 iArr;
+  int i, nOut = 0;
+  memset(&keys, 0, sizeof(keys));
+  if( p->nVal>0 ){
+    aVal = sqlite3_malloc64(sizeof(DocValue)*p->nVal);
+    aKey = sqlite3_malloc64(sizeof(AccumKey)*p->nVal*2);
+    if( aVal==0 || aKey==0 ) *pRc = SQLITE_NOMEM;
+  }
+  for(i=0; *pRc==SQLITE_OK && i<p->nVal; i++){
+    a = accumLoad(a, aEnd, &aVal[i]);
+    aKey[i].iKey = keys.n;
+    aKey[i].iVal = i;
+    if( p->eOp==DOCEXT_ACC_ADDTOSET ) docextKeyAppend(pRc, &keys, &aVal[i], 0);
+    aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
+  }
+  if( *pRc==SQLITE_OK && p->eOp==DOCEXT_ACC_ADDTOSET ){
+    docextSort(aKey, p->nVal, sizeof(AccumKey), &aKey[p->nVal], accumKeyCmp, keys.a);
+  }
+  iArr = docextBsonStartChild(pRc, pOut, DOC_ARRAY, zKey, nKey);
+  for(i=0; *pRc==SQLITE_OK && i<p->nVal; i++){
+    char zIdx[16];
+    if( p->eOp==DOCEXT_ACC_ADDTOSET && i>0
+     && accumKeyCmp(keys.a, &aKey[i-1], &aKey[i])==0 ) continue;
+    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, nOut++),
+                          &aVal[aKey[i].iVal]);
+  }
+  docextBsonEndDoc(pRc, pOut, iArr);
+  sqlite3_free(aVal);
+  sqlite3_free(aKey);
+  docextBufFree(&keys);
+}
+
+void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
+  DocNum r = p->sum;
+  DocValue v;
+  if( *pRc ) return;
+  switch( p->eOp ){
+    case DOCEXT_ACC_SUM:
+      docextNumAppend(pRc, pOut, zKey, nKey, &r);
+      return;
+    case DOCEXT_ACC_AVG:
+      if( p->nNum==0 ) break;
+      if( r.type==DOC_DECIMAL128 ){
+        u8 aCount[16];
+        docextDec128FromInt64(p->nNum, aCount);
+        *pRc = docextDec128Div(p->sum.aDec, aCount, r.aDec);
+      }else{
+        r.d = exprNumDouble(&p->sum) / (double)p->nNum;
+        r.type = DOC_DOUBLE;
+      }
+      docextNumAppend(pRc, pOut, zKey, nKey, &r);
+      return;
+    case DOCEXT_ACC_STDDEVPOP: case DOCEXT_ACC_STDDEVSAMP: {
+      i64 nDiv = p->nNum - (p->eOp==DOCEXT_ACC_STDDEVSAMP);
+      if( nDiv<=0 ) break;
+      docextBsonAppendDouble(pRc, pOut, zKey, nKey, sqrt(p->m2 / (double)nDiv));
+      return;
+    }
+    case DOCEXT_ACC_PUSH: case DOCEXT_ACC_ADDTOSET:
+      accumArray(pRc, p, pOut, zKey, nKey);
+      return;
+    default:                  /* $min, $max, $first, $last */
+      if( p->val.n==0 ) break;
+      accumLoad(p->val.a, p->val.a + p->val.n, &v);
+      docextBsonAppendValue(pRc, pOut, zKey, nKey, &v);
+      return;
+  }
+  docextBsonAppendNull(pRc, pOut, zKey, nKey);
+}
+
+/* The expressions $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp: the
+** accumulator over the elements of a single array argument, else over the
+** arguments. */
 static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
-  DocValue *aVal, aSpace[8], best;
-  DocNum acc, x;
+  static const u8 aAcc[] = {
+    [EX_SUM] = DOCEXT_ACC_SUM, [EX_AVG] = DOCEXT_ACC_AVG,
+    [EX_MIN] = DOCEXT_ACC_MIN, [EX_MAX] = DOCEXT_ACC_MAX,
+    [EX_STDDEVPOP] = DOCEXT_ACC_STDDEVPOP, [EX_STDDEVSAMP] = DOCEXT_ACC_STDDEVSAMP,
+  };
+  DocValue *aVal, aSpace[8];
+  DocAccum acc;
   DocIter it;
-  double mean = 0.0, m2 = 0.0;
-  int bDev = pN->eOp==EX_STDDEVPOP || pN->eOp==EX_STDDEVSAMP;
-  int i, nNum = 0, bOne, rc = SQLITE_OK;
+  DocBuf out;
+  u8 aOut[64];
+  int i, bOne, rc = SQLITE_OK;
   aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
   if( aVal==0 ) return p->rc = SQLITE_NOMEM;
-  memset(&acc, 0, sizeof(acc));
-  acc.type = DOC_INT32;
-  exprSetMissing(&best);
+  docextAccumInit(&acc, aAcc[pN->eOp]);
+  docextBufInit(&out, aOut, sizeof(aOut));
   if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
     bOne = pN->nArg==1 && aVal[0].type==DOC_ARRAY;
-    if( bOne ) docextIterInitValue(&it, &aVal[0]);
-    for(i=0; rc==SQLITE_OK; i++){
-      DocValue v;
-      if( bOne ){
-        if( !docextIterNext(&it) ) break;
-        v = it.v;
-      }else{
-        if( i>=pN->nArg ) break;
-        v = aVal[i];
-      }
-      if( bDev ){
-        double d, delta;
-        if( !docextValueIsNumber(&v) ) continue;
-        docextNumFrom(&v, &x);
-        d = exprNumDouble(&x);
-        nNum++;
-        delta = d - mean;
-        mean += delta / nNum;
-        m2 += delta * (d - mean);
-      }else if( pN->eOp==EX_SUM || pN->eOp==EX_AVG ){
-        if( !docextValueIsNumber(&v) ) continue;
-        docextNumFrom(&v, &x);
-        exprArith(0, &acc, &x, &rc);
-        nNum++;
-      }else if( !exprNullish(&v) ){
-        int c = best.type==0 ? 0 : exprCompare(&v, &best);
-        if( best.type==0 || (pN->eOp==EX_MIN ? c<0 : c>0) ) best = v;
-      }
+    if( bOne ){
+      docextIterInitValue(&it, &aVal[0]);
+      while( rc==SQLITE_OK && docextIterNext(&it) ) docextAccumAdd(&rc, &acc, &it.v);
+    }else{
+      for(i=0; i<pN->nArg; i++) docextAccumAdd(&rc, &acc, &aVal[i]);
     }
+    /* (the result as one element, "" of type t: t, 0, the value's bytes) */
+    docextAccumResult(&rc, &acc, &out, "", 0);
+    if( rc==SQLITE_OK ) exprSetBytes(p, out.a[0], out.a+2, out.n-2, pOut);
     if( rc ) p->rc = rc;
   }
   if( aVal!=aSpace ) sqlite3_free(aVal);
-  if( p->rc ) return p->rc;
-  if( pN->eOp==EX_MIN || pN->eOp==EX_MAX ){
-    if( best.type==0 ) exprSetNull(pOut);
-    else *pOut = best;
-    return SQLITE_OK;
-  }
-  if( bDev ){
-    int nDiv = nNum - (pN->eOp==EX_STDDEVSAMP);
-    if( nDiv<=0 ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
-    }
-    acc.type = DOC_DOUBLE;
-    acc.d = sqrt(m2 / nDiv);
-  }
-  if( pN->eOp==EX_AVG ){
-    if( nNum==0 ){
-      exprSetNull(pOut);
-      return SQLITE_OK;
-    }
-    if( acc.type==DOC_DECIMAL128 ){
-      u8 aCount[16];
-      docextDec128FromInt64(nNum, aCount);
-      rc = docextDec128Div(acc.aDec, aCount, x.aDec);
-      if( rc ) return p->rc = rc;
-      memcpy(acc.aDec, x.aDec, 16);
-    }else{
-      acc.d = exprNumDouble(&acc) / nNum;
-      acc.type = DOC_DOUBLE;
-    }
-  }
-  return exprSetNum(p, &acc, pOut);
+  docextAccumFree(&acc);
+  docextBufFree(&out);
+  return p->rc;
 }
 
 static int exprDoubleCmp(void *pCtx, const void *x, const void *y){

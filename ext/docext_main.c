@@ -47,6 +47,7 @@ DOCEXT_EXPORT int sqlite3_docext_init(
   if( rc==SQLITE_OK ) rc = docextRegisterCommandFunctions(db, pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterShardFunctions(db, pConn);
   if( rc==SQLITE_OK ) rc = docextRegisterRouterFunctions(db, pConn);
+  if( rc==SQLITE_OK ) rc = docextRegisterAggregate(db, pConn);
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("docext: cannot register: %s", sqlite3_errstr(rc));
   }

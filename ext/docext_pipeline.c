@@ -507,9 +507,12 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
   docextBufReset(pOut);
   pA->aRoot = aIn;
   if( pS->eStage==PS_ROOT ){
-    int type;
+    int type = 0;
     i64 iStart = docextBsonStartDoc(&pA->rc, pOut);
-    pA->rc = docextExprAppend(pS->pRoot, aIn, pOut, "", 0, &type, &pA->zErr);
+    /* (not after a failed start, whose header the value would stand in for) */
+    if( pA->rc==SQLITE_OK ){
+      pA->rc = docextExprAppend(pS->pRoot, aIn, pOut, "", 0, &type, &pA->zErr);
+    }
     docextBsonEndDoc(&pA->rc, pOut, iStart);
     if( pA->rc==SQLITE_OK && type!=DOC_DOCUMENT ){
       pA->rc = docextError(&pA->zErr, "docext: %s: the new root must be a document, "

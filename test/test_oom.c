@@ -243,6 +243,17 @@ int main(void){
     "SELECT doc_drop_index('c', 'a_1') FROM one",
     "SELECT doc_stats('c') IS NOT NULL FROM one",
     "SELECT doc_ttl_sweep() FROM one",
+    /* aggregation: the query at its head, every kind of stage after it */
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {a: {$gte: 2}}}, {$sort: {a: -1}}, "
+    "{$limit: 30}, {$unwind: {path: \"$tags\", includeArrayIndex: \"i\"}}, {$group: {_id: {t: \"$tags\"}, "
+    "n: {$sum: 1}, av: {$avg: \"$a\"}, mn: {$min: \"$s\"}, f: {$first: \"$a\"}, p: {$push: \"$i\"}, "
+    "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}}}, {$set: {k: {$size: \"$u\"}}}, "
+    "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$sortByCount: \"$a\"}, {$count: \"n\"}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$lookup: {from: \"c\", localField: \"k\", "
+    "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
+    "{$group: {_id: \"$k\", ids: {$push: \"$_id\"}}}]')",
     /* a sharded collection: routed writes (splits), reads, migrations */
     "INSERT INTO sh(doc) VALUES ('{_id: 500, k: 4, pad: \"a longer document, to split its chunk\"}')",
     "UPDATE sh SET doc = '{_id: 7, k: 7, v: \"new\"}' WHERE _id = 7",

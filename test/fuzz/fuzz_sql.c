@@ -92,6 +92,10 @@ static const char *aStmt[] = {
   "SELECT doc_update_many('v', ?1, ?2, ?3)",
   "SELECT doc_find_and_modify('v', ?1)",
   "UPDATE v SET doc = doc_update(bson, ?2) WHERE _id = ?1",
+  /* aggregation, over a plain and a sharded collection */
+  "SELECT doc FROM doc_aggregate(?1, ?2)",
+  "SELECT doc, bson FROM doc_aggregate('c', ?1)",
+  "SELECT doc FROM doc_aggregate('sh', ?1)",
 };
 
 /* The statements before the router's: a first byte past the end of aStmt

@@ -1,0 +1,1229 @@
+/*
+** docext_aggregate.c — MongoDB's aggregation pipeline, as the table-valued
+** function doc_aggregate(coll, pipeline):
+**
+**   SELECT doc FROM doc_aggregate('books',
+**     '[{$match: {pages: {$gt: 100}}},
+**       {$group: {_id: "$author", n: {$sum: 1}}},
+**       {$sort: {n: -1}}]');
+**
+** One row per document the last stage gives, in its order: doc (relaxed
+** Extended JSON) and the hidden column bson.
+**
+** THE STAGES. $match, $project, $addFields/$set, $unset, $replaceRoot,
+** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
+** $sortByCount and $lookup (its equality form). The shaping stages are
+** docext_pipeline.c's (those of pipeline updates); filters, sorts and
+** expressions are the ones finds and updates use. Any other stage is an
+** error that names it.
+**
+** HOW IT RUNS. The stages at the head that a find can do — $match stages,
+** then a $sort, then a $limit — become one query of the collection,
+** through SQL ("db"."coll"(filter, NULL, sort) LIMIT n), so that indexes
+** serve them and a sharded collection is read through its router. The rest
+** run in memory, stage by stage, each over the whole output of the one
+** before (an AggSet), as MongoDB's blocking stages do. There is no 100 MB
+** limit per stage; every document made must fit in 16 MiB.
+**
+** ORDER where MongoDB leaves it open: $group gives its groups in the BSON
+** order of their _id; $sort is stable.
+*/
+#include "docextInt.h"
+
+#define AGG_MAX_STAGES 1000       /* MongoDB's limit of a pipeline's length */
+
+/* Stage kinds. */
+enum {
+  AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
+  AG_GROUP, AG_LOOKUP
+};
+
+/* An output field of $group: its name and accumulator. */
+typedef struct AggField AggField;
+struct AggField {
+  const char *zName;        /* (in the pipeline's BSON) */
+  int eAcc;                 /* DOCEXT_ACC_* */
+  DocExpr *pExpr;           /* its operand */
+};
+
+typedef struct AggStage AggStage;
+struct AggStage {
+  int eStage;               /* AG_* */
+  int iStage;               /* its position in the pipeline, from 1 */
+  const char *zOp;          /* "$match", ... for messages */
+  const u8 *aSpec;          /* its operand, when a document */
+  DocMatcher *pMatch;       /* AG_MATCH */
+  DocPipeline *pShape;      /* AG_SHAPE */
+  DocSort *pSort;           /* AG_SORT */
+  i64 n;                    /* AG_SKIP, AG_LIMIT */
+  const char *zField;       /* AG_COUNT: the name; AG_UNWIND: the path;
+                            ** AG_LOOKUP: as */
+  const char *zIndexField;  /* AG_UNWIND: includeArrayIndex, or NULL */
+  int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
+  DocExpr *pExpr;           /* AG_GROUP: _id */
+  AggField *aField;         /* AG_GROUP */
+  int nField;
+  char *zFrom;              /* AG_LOOKUP: the collection (quoted SQL name) */
+  const char *zLocal;       /* AG_LOOKUP: localField */
+  const char *zForeign;     /* AG_LOOKUP: foreignField */
+};
+
+/* A compiled pipeline. */
+typedef struct Agg Agg;
+struct Agg {
+  DocBuf pipe;              /* the pipeline's BSON: stages point into it */
+  DocBuf work;              /* scratch for documents a compile builds */
+  DocBuf query;             /* the collection query's filter and sort */
+  AggStage *aStage;
+  int nStage, nAlloc;
+  int iFirst;               /* stages before it run as the collection's query */
+  i64 iFilter, iSort;       /* the query's filter and sort in query, or -1 */
+  i64 nLimit;               /* the query's LIMIT, or -1 */
+  i64 nowMs;                /* $$NOW of every stage */
+};
+
+/* The documents between two stages: their BSON end to end in b. */
+typedef struct AggSet AggSet;
+struct AggSet {
+  DocBuf b;
+  i64 *aOff;                /* where each starts in b */
+  int n, nAlloc;
+};
+
+/*------------------------------------------------------------------------
+** Sets of documents
+*/
+
+static void setFree(AggSet *p){
+  docextBufFree(&p->b);
+  sqlite3_free(p->aOff);
+  memset(p, 0, sizeof(*p));
+}
+
+static const u8 *setDoc(const AggSet *p, int i){
+  return p->b.a + p->aOff[i];
+}
+
+static void setAdd(int *pRc, AggSet *p, const u8 *aDoc, i64 nDoc){
+  i64 *aNew = docextArrayGrow(pRc, p->aOff, p->n, &p->nAlloc, sizeof(i64));
+  if( *pRc ) return;
+  p->aOff = aNew;
+  p->aOff[p->n] = p->b.n;
+  docextBufAppend(pRc, &p->b, aDoc, nDoc);
+  if( *pRc==SQLITE_OK ) p->n++;
+}
+
+/* Add the document pDoc holds, which a stage made: an error past 16 MiB. */
+static int setAddMade(AggSet *p, const DocBuf *pDoc, const AggStage *pS, char **pzErr){
+  int rc = SQLITE_OK;
+  if( pDoc->n>DOCEXT_MAX_BSON ){
+    return docextError(pzErr, "docext: doc_aggregate: stage %d (%s) makes a document "
+                       "of %lld bytes, over the 16 MiB limit", pS->iStage, pS->zOp,
+                       (long long)pDoc->n);
+  }
+  setAdd(&rc, p, pDoc->a, pDoc->n);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Errors
+*/
+
+static int stageError(const AggStage *pS, char **pzErr, const char *zFmt, ...){
+  va_list ap;
+  char *zWhy;
+  int rc;
+  va_start(ap, zFmt);
+  zWhy = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( zWhy==0 ) return SQLITE_NOMEM;
+  rc = pS->zOp
+     ? docextError(pzErr, "docext: doc_aggregate: stage %d (%s): %s", pS->iStage, pS->zOp, zWhy)
+     : docextError(pzErr, "docext: doc_aggregate: stage %d: %s", pS->iStage, zWhy);
+  sqlite3_free(zWhy);
+  return rc;
+}
+
+/* An error of a component ("docext: …") said again with the stage (once). */
+static int stageWrap(const AggStage *pS, int rc, char **pzErr){
+  if( rc!=SQLITE_NOMEM && *pzErr && strncmp(*pzErr, "docext: ", 8)==0
+   && strncmp(*pzErr, "docext: doc_aggregate: ", 23)!=0 ){
+    char *zWhy = *pzErr;
+    *pzErr = 0;
+    rc = stageError(pS, pzErr, "%s", zWhy+8);
+    sqlite3_free(zWhy);
+  }
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Compiling
+*/
+
+static void aggFree(Agg *p){
+  int i, j;
+  for(i=0; i<p->nStage; i++){
+    AggStage *pS = &p->aStage[i];
+    docextMatcherFree(pS->pMatch);
+    docextPipelineFree(pS->pShape);
+    docextSortFree(pS->pSort);
+    docextExprFree(pS->pExpr);
+    for(j=0; j<pS->nField; j++) docextExprFree(pS->aField[j].pExpr);
+    sqlite3_free(pS->aField);
+    sqlite3_free(pS->zFrom);
+  }
+  sqlite3_free(p->aStage);
+  docextBufFree(&p->pipe);
+  docextBufFree(&p->work);
+  docextBufFree(&p->query);
+  memset(p, 0, sizeof(*p));
+}
+
+static AggStage *aggNewStage(Agg *p, int eStage, const char *zOp, int iStage, int *pRc){
+  AggStage *aNew = docextArrayGrow(pRc, p->aStage, p->nStage, &p->nAlloc, sizeof(AggStage));
+  AggStage *pS;
+  if( *pRc ) return 0;
+  p->aStage = aNew;
+  pS = &p->aStage[p->nStage++];
+  memset(pS, 0, sizeof(*pS));
+  pS->eStage = eStage;
+  pS->zOp = zOp;
+  pS->iStage = iStage;
+  return pS;
+}
+
+/* A field name a stage creates: not empty, no '$' first, no '.'. */
+static int checkNewField(const AggStage *pS, const char *zWhat, const char *z, char **pzErr){
+  if( z[0]==0 ) return stageError(pS, pzErr, "%s cannot be empty", zWhat);
+  if( z[0]=='$' ) return stageError(pS, pzErr, "%s '%s' cannot start with '$'", zWhat, z);
+  if( strchr(z, '.') ) return stageError(pS, pzErr, "%s '%s' cannot contain '.'", zWhat, z);
+  return SQLITE_OK;
+}
+
+/* The whole number of a $skip or $limit (MongoDB takes 5.0 too). */
+static int stageCount(const AggStage *pS, const DocValue *v, int bPositive, i64 *pn,
+                      char **pzErr){
+  double d;
+  if( !docextValueIsNumber(v) ){
+    return stageError(pS, pzErr, "needs a number, not %s", docextTypeAlias(v->type));
+  }
+  d = docextValueToDouble(v);
+  if( d!=d || d<0 || d>9.2e18 || d!=(double)(i64)d || (bPositive && d==0) ){
+    return stageError(pS, pzErr, "needs a %s whole number",
+                      bPositive ? "positive" : "non-negative");
+  }
+  *pn = (i64)d;
+  return SQLITE_OK;
+}
+
+/* The one-stage array [{zOp: v}] in work (reset), for docextPipelineNew. */
+static void workStageArray(Agg *p, const char *zOp, const DocValue *v, int *pRc){
+  i64 iArr;
+  docextBufReset(&p->work);
+  iArr = docextBsonStartDoc(pRc, &p->work);
+  i64 iStage = docextBsonStartChild(pRc, &p->work, DOC_DOCUMENT, "0", 1);
+  docextBsonAppendValue(pRc, &p->work, zOp, (int)strlen(zOp), v);
+  docextBsonEndDoc(pRc, &p->work, iStage);
+  docextBsonEndDoc(pRc, &p->work, iArr);
+}
+
+static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK, bId = 0;
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  pS->aField = docextMallocZero(sizeof(AggField)*(docextIterCount(v)+1));
+  if( pS->aField==0 ) return SQLITE_NOMEM;
+  docextIterInitValue(&it, v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    AggField *pF;
+    DocIter acc;
+    DocValue one;
+    static const u8 aOne[4] = {1, 0, 0, 0};
+    if( docextIterKeyIs(&it, "_id") ){
+      bId = 1;
+      rc = docextExprNew(&it.v, 0, "$group _id", p->nowMs, &pS->pExpr, pzErr);
+      continue;
+    }
+    rc = checkNewField(pS, "the field", it.zKey, pzErr);
+    if( rc ) break;
+    if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)!=1 ){
+      return stageError(pS, pzErr, "the field '%s' must be an accumulator object, "
+                        "as {%s: {$sum: …}}", it.zKey, it.zKey);
+    }
+    pF = &pS->aField[pS->nField++];
+    pF->zName = it.zKey;
+    docextIterInitValue(&acc, &it.v);
+    docextIterNext(&acc);
+    pF->eAcc = docextAccumOp(acc.zKey, acc.nKey);
+    if( docextIterKeyIs(&acc, "$count") ){
+      /* {$count: {}} is {$sum: 1} */
+      if( acc.v.type!=DOC_DOCUMENT || docextIterCount(&acc.v)!=0 ){
+        return stageError(pS, pzErr, "$count of field '%s' takes no argument: {$count: {}}",
+                          it.zKey);
+      }
+      pF->eAcc = DOCEXT_ACC_SUM;
+      one.type = DOC_INT32;
+      one.p = aOne;
+      one.n = 4;
+      acc.v = one;
+    }else if( pF->eAcc==0 ){
+      return stageError(pS, pzErr, "unknown accumulator %s for field '%s'", acc.zKey, it.zKey);
+    }else if( acc.v.type==DOC_ARRAY ){
+      return stageError(pS, pzErr, "the accumulator %s of field '%s' is a unary operator",
+                        acc.zKey, it.zKey);
+    }
+    rc = docextExprNew(&acc.v, 0, "$group", p->nowMs, &pF->pExpr, pzErr);
+  }
+  if( rc==SQLITE_OK && !bId ) return stageError(pS, pzErr, "a group specification must include an _id");
+  return rc;
+}
+
+static int compileUnwind(AggStage *pS, const DocValue *v, char **pzErr){
+  DocValue path;
+  DocIter it;
+  path = *v;
+  if( v->type==DOC_DOCUMENT ){
+    int rc = SQLITE_OK;
+    path.type = 0;
+    docextIterInitValue(&it, v);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      if( docextIterKeyIs(&it, "path") ){
+        path = it.v;
+      }else if( docextIterKeyIs(&it, "includeArrayIndex") ){
+        if( it.v.type!=DOC_STRING ){
+          return stageError(pS, pzErr, "includeArrayIndex must be a string");
+        }
+        pS->zIndexField = (const char*)it.v.p+4;
+        rc = checkNewField(pS, "includeArrayIndex", pS->zIndexField, pzErr);
+      }else if( docextIterKeyIs(&it, "preserveNullAndEmptyArrays") ){
+        if( it.v.type!=DOC_BOOL ){
+          return stageError(pS, pzErr, "preserveNullAndEmptyArrays must be a boolean");
+        }
+        pS->bPreserve = it.v.p[0]!=0;
+      }else{
+        return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+      }
+    }
+    if( rc ) return rc;
+    if( path.type==0 ) return stageError(pS, pzErr, "no path given");
+  }
+  if( path.type!=DOC_STRING ){
+    return stageError(pS, pzErr, "needs a field path string or a document, not %s",
+                      docextTypeAlias(path.type));
+  }
+  pS->zField = (const char*)path.p+4;
+  if( pS->zField[0]!='$' || pS->zField[1]==0 || pS->zField[1]=='$' ){
+    return stageError(pS, pzErr, "the path '%s' must be a field path, prefixed by '$'",
+                      pS->zField);
+  }
+  pS->zField++;
+  return SQLITE_OK;
+}
+
+static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char **pzErr){
+  static const char *const azKey[] = { "from", "localField", "foreignField", "as" };
+  const char *az[4] = {0, 0, 0, 0};
+  DocColl *pFrom = 0;
+  DocIter it;
+  int rc, i;
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    i = docextNameIndex(it.zKey, it.nKey, azKey, 4);
+    if( i<0 ){
+      return stageError(pS, pzErr, "'%s' is not supported: docext takes "
+                        "{from, localField, foreignField, as}", it.zKey);
+    }
+    if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "%s must be a string", azKey[i]);
+    az[i] = (const char*)it.v.p+4;
+  }
+  for(i=0; i<4; i++){
+    if( az[i]==0 ) return stageError(pS, pzErr, "%s is required", azKey[i]);
+  }
+  if( az[1][0]==0 || az[1][0]=='$' || az[2][0]==0 || az[2][0]=='$' ){
+    return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
+  }
+  rc = checkNewField(pS, "as", az[3], pzErr);
+  if( rc ) return rc;
+  rc = docextCollFind(pConn, az[0], &pFrom, pzErr);
+  if( rc ) return stageWrap(pS, rc, pzErr);
+  pS->zFrom = sqlite3_mprintf("\"%w\".\"%w\"",
+                              docextStorageSchema(docextCollStore(pFrom)),
+                              docextStorageName(docextCollStore(pFrom)));
+  if( pS->zFrom==0 ) return SQLITE_NOMEM;
+  pS->zLocal = az[1];
+  pS->zForeign = az[2];
+  pS->zField = az[3];
+  return SQLITE_OK;
+}
+
+/* Compile stage number iStage, the one element of document v. */
+static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pStage,
+                        char **pzErr){
+  static const char *const azStage[] = {
+    "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
+    "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
+    "$sortByCount", "$lookup",
+  };
+  static const int aKind[] = {
+    AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
+    AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
+    AG_GROUP, AG_LOOKUP,
+  };
+  DocIter it;
+  AggStage *pS, tmp;
+  int rc = SQLITE_OK, i;
+  memset(&tmp, 0, sizeof(tmp));
+  tmp.iStage = iStage;
+  if( pStage->type!=DOC_DOCUMENT || docextIterCount(pStage)!=1 ){
+    return stageError(&tmp, pzErr, "a stage is a document of one field, as {$match: {…}}");
+  }
+  docextIterInitValue(&it, pStage);
+  docextIterNext(&it);
+  i = docextNameIndex(it.zKey, it.nKey, azStage, DOCEXT_COUNT(azStage));
+  if( i<0 ){
+    tmp.zOp = it.zKey;
+    return stageError(&tmp, pzErr, it.zKey[0]=='$'
+                      ? "no such stage in docext (it takes $match, $project, $addFields, "
+                        "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
+                        "$count, $unwind, $group, $sortByCount and $lookup)"
+                      : "a stage's name starts with '$'");
+  }
+  pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
+  if( pS==0 ) return rc;
+  if( it.v.type==DOC_DOCUMENT ) pS->aSpec = it.v.p;
+  switch( pS->eStage ){
+    case AG_MATCH:
+      if( it.v.type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a filter document");
+      rc = docextMatcherNew(it.v.p, 0, &p->nowMs, &pS->pMatch, pzErr);
+      break;
+    case AG_SHAPE:
+      workStageArray(p, pS->zOp, &it.v, &rc);
+      if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, 0, p->nowMs, &pS->pShape, pzErr);
+      break;
+    case AG_SORT:
+      if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)==0 ){
+        return stageError(pS, pzErr, "needs a non-empty sort document");
+      }
+      rc = docextSortNew(it.v.p, &pS->pSort, pzErr);
+      break;
+    case AG_SKIP: case AG_LIMIT:
+      rc = stageCount(pS, &it.v, pS->eStage==AG_LIMIT, &pS->n, pzErr);
+      break;
+    case AG_COUNT:
+      if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "needs a field name string");
+      pS->zField = (const char*)it.v.p+4;
+      rc = checkNewField(pS, "the field name", pS->zField, pzErr);
+      break;
+    case AG_UNWIND:
+      rc = compileUnwind(pS, &it.v, pzErr);
+      break;
+    case AG_GROUP:
+      if( strcmp(azStage[i], "$sortByCount")==0 ){
+        /* $sortByCount: x is {$group: {_id: x, count: {$sum: 1}}}, {$sort: {count: -1}} */
+        static const u8 aOne[4] = {1, 0, 0, 0};
+        DocValue one = { DOC_INT32, aOne, 4 };
+        /* (as MongoDB: "$path", or an operator's document) */
+        if( it.v.type==DOC_STRING ? it.v.p[4]!='$'
+          : it.v.type!=DOC_DOCUMENT || it.v.p[4]==0 || it.v.p[5]!='$' ){
+          return stageError(pS, pzErr, "needs a $-prefixed field path or an expression "
+                            "document, as {$sortByCount: \"$tags\"}");
+        }
+        rc = docextExprNew(&it.v, 0, "$sortByCount", p->nowMs, &pS->pExpr, pzErr);
+        if( rc ) break;
+        pS->aField = docextMallocZero(sizeof(AggField));
+        if( pS->aField==0 ) return SQLITE_NOMEM;
+        pS->nField = 1;
+        pS->aField[0].zName = "count";
+        pS->aField[0].eAcc = DOCEXT_ACC_SUM;
+        rc = docextExprNew(&one, 0, "$sortByCount", p->nowMs, &pS->aField[0].pExpr, pzErr);
+        docextBufReset(&p->work);
+        {
+          i64 iSort = docextBsonStartDoc(&rc, &p->work);
+          docextBsonAppendInt32(&rc, &p->work, "count", 5, -1);
+          docextBsonEndDoc(&rc, &p->work, iSort);
+        }
+        pS = aggNewStage(p, AG_SORT, "$sortByCount", iStage, &rc);
+        if( pS ) rc = docextSortNew(p->work.a, &pS->pSort, pzErr);
+        break;
+      }
+      rc = compileGroup(p, pS, &it.v, pzErr);
+      break;
+    case AG_LOOKUP:
+      rc = compileLookup(pConn, pS, &it.v, pzErr);
+      break;
+  }
+  return rc ? stageWrap(&p->aStage[p->nStage-1], rc, pzErr) : SQLITE_OK;
+}
+
+/* Which stages at the head the collection's query does: $match stages
+** (their filters ANDed), then a $sort, then a $limit. */
+static int planPushDown(Agg *p){
+  int rc = SQLITE_OK, i = 0, nMatch = 0;
+  p->iFilter = p->iSort = -1;
+  p->nLimit = -1;
+  while( i<p->nStage && p->aStage[i].eStage==AG_MATCH ) i++;
+  nMatch = i;
+  if( nMatch==1 ){
+    p->iFilter = p->query.n;
+    docextBufAppend(&rc, &p->query, p->aStage[0].aSpec, docextGetI32(p->aStage[0].aSpec));
+  }else if( nMatch>1 ){
+    i64 iAnd;
+    int k;
+    p->iFilter = docextBsonStartDoc(&rc, &p->query);
+    iAnd = docextBsonStartChild(&rc, &p->query, DOC_ARRAY, "$and", 4);
+    for(k=0; k<nMatch; k++){
+      char zIdx[16];
+      DocValue v;
+      v.type = DOC_DOCUMENT;
+      v.p = p->aStage[k].aSpec;
+      v.n = docextGetI32(v.p);
+      docextBsonAppendValue(&rc, &p->query, zIdx, docextBsonArrayKey(zIdx, k), &v);
+    }
+    docextBsonEndDoc(&rc, &p->query, iAnd);
+    docextBsonEndDoc(&rc, &p->query, p->iFilter);
+  }
+  /* (a $sortByCount's $sort is its own second half, not a head stage) */
+  if( i<p->nStage && p->aStage[i].eStage==AG_SORT && p->aStage[i].aSpec
+   && strcmp(p->aStage[i].zOp, "$sort")==0 ){
+    p->iSort = p->query.n;
+    docextBufAppend(&rc, &p->query, p->aStage[i].aSpec, docextGetI32(p->aStage[i].aSpec));
+    i++;
+  }
+  if( i<p->nStage && p->aStage[i].eStage==AG_LIMIT ){
+    p->nLimit = p->aStage[i].n;
+    i++;
+  }
+  p->iFirst = i;
+  return rc;
+}
+
+/* Compile the pipeline (BSON array aPipe). */
+static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, char **pzErr){
+  DocIter it;
+  DocValue arr;
+  int rc = SQLITE_OK, iStage = 0;
+  docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
+  if( rc ) return rc;
+  p->nowMs = docextClockNowMs();
+  arr.type = DOC_ARRAY;
+  arr.p = p->pipe.a;
+  arr.n = (int)p->pipe.n;
+  if( docextIterCount(&arr)>AGG_MAX_STAGES ){
+    return docextError(pzErr, "docext: doc_aggregate: a pipeline has at most %d stages, "
+                       "not %d", AGG_MAX_STAGES, docextIterCount(&arr));
+  }
+  docextIterInitValue(&it, &arr);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    rc = compileStage(pConn, p, ++iStage, &it.v, pzErr);
+  }
+  if( rc==SQLITE_OK ) rc = planPushDown(p);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** Running
+*/
+
+/* Step a statement that returns documents (column 0, BSON) into pOut. */
+static int readDocs(sqlite3 *db, sqlite3_stmt *pStmt, AggSet *pOut, char **pzErr){
+  int rc = SQLITE_OK;
+  while( rc==SQLITE_OK && sqlite3_step(pStmt)==SQLITE_ROW ){
+    setAdd(&rc, pOut, sqlite3_column_blob(pStmt, 0), sqlite3_column_bytes(pStmt, 0));
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(pStmt);
+  else sqlite3_reset(pStmt);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
+  }
+  return rc;
+}
+
+/* The head of the pipeline: the collection's query. */
+static int runQuery(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1, NULL, ?2) LIMIT ?3", zColl);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return docextError(pzErr, "%s", sqlite3_errmsg(db));
+  if( p->iFilter>=0 ){
+    sqlite3_bind_blob(pStmt, 1, p->query.a + p->iFilter,
+                      docextGetI32(p->query.a + p->iFilter), SQLITE_STATIC);
+  }
+  if( p->iSort>=0 ){
+    sqlite3_bind_blob(pStmt, 2, p->query.a + p->iSort,
+                      docextGetI32(p->query.a + p->iSort), SQLITE_STATIC);
+  }
+  sqlite3_bind_int64(pStmt, 3, p->nLimit);
+  rc = readDocs(db, pStmt, pOut, pzErr);
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+static int runMatch(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  int rc = SQLITE_OK, i;
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    int bMatch = 0;
+    rc = docextMatcherMatch(pS->pMatch, setDoc(pIn, i), &bMatch, 0, pzErr);
+    if( rc==SQLITE_OK && bMatch ){
+      setAdd(&rc, pOut, setDoc(pIn, i), docextGetI32(setDoc(pIn, i)));
+    }
+  }
+  return rc;
+}
+
+static int runShape(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  DocBuf doc;
+  int rc = SQLITE_OK, i;
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    rc = docextPipelineApply(pS->pShape, setDoc(pIn, i), &doc, pzErr);
+    if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  docextBufFree(&doc);
+  return rc;
+}
+
+/* An entry of a sort: a key in a buffer and the item it orders. */
+typedef struct AggKey AggKey;
+struct AggKey { i64 iKey; int nKey; int iItem; };
+static int aggKeyCmp(void *pCtx, const void *x, const void *y){
+  const AggKey *a = (const AggKey*)x, *b = (const AggKey*)y;
+  const u8 *aKeys = *(const u8**)pCtx;
+  return docextKeyCmp(aKeys + a->iKey, a->nKey, aKeys + b->iKey, b->nKey);
+}
+
+/* Sort aKey[0..n) by their keys in keys, stably. */
+static int sortKeys(AggKey *aKey, int n, const DocBuf *pKeys){
+  AggKey *aTmp = sqlite3_malloc64(sizeof(AggKey)*(n>0 ? n : 1));
+  const u8 *aKeys = pKeys->a;
+  if( aTmp==0 ) return SQLITE_NOMEM;
+  docextSort(aKey, n, sizeof(AggKey), aTmp, aggKeyCmp, (void*)&aKeys);
+  sqlite3_free(aTmp);
+  return SQLITE_OK;
+}
+
+static int runSort(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  AggKey *aKey = sqlite3_malloc64(sizeof(AggKey)*(pIn->n>0 ? pIn->n : 1));
+  DocBuf keys;
+  int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i;
+  memset(&keys, 0, sizeof(keys));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    aKey[i].iKey = keys.n;
+    aKey[i].iItem = i;
+    rc = docextSortKey(pS->pSort, setDoc(pIn, i), &keys, pzErr);
+    aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
+  }
+  if( rc==SQLITE_OK ) rc = sortKeys(aKey, pIn->n, &keys);
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    const u8 *aDoc = setDoc(pIn, aKey[i].iItem);
+    setAdd(&rc, pOut, aDoc, docextGetI32(aDoc));
+  }
+  sqlite3_free(aKey);
+  docextBufFree(&keys);
+  return rc;
+}
+
+static int runSlice(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
+  int rc = SQLITE_OK, i;
+  i64 iFrom = pS->eStage==AG_SKIP ? pS->n : 0;
+  i64 iTo = pS->eStage==AG_LIMIT && pS->n<pIn->n ? pS->n : pIn->n;
+  for(i=(int)(iFrom<pIn->n ? iFrom : pIn->n); rc==SQLITE_OK && i<iTo; i++){
+    setAdd(&rc, pOut, setDoc(pIn, i), docextGetI32(setDoc(pIn, i)));
+  }
+  return rc;
+}
+
+static int runCount(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  DocBuf doc;
+  int rc = SQLITE_OK;
+  i64 iDoc;
+  if( pIn->n==0 ) return SQLITE_OK;          /* (no input, no document) */
+  memset(&doc, 0, sizeof(doc));
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  docextBsonAppendInt32(&rc, &doc, pS->zField, (int)strlen(pS->zField), pIn->n);
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  docextBufFree(&doc);
+  return rc;
+}
+
+/* Write aDoc to pOut with the value at path zPath (through documents
+** only, where it is) replaced by pNew, or removed when pNew is NULL; a
+** one-part path not there is added at the end. */
+static void replaceAt(int *pRc, DocBuf *pOut, const u8 *aDoc, const char *zPath,
+                      const DocValue *pNew){
+  const char *zDot = strchr(zPath, '.');
+  int nPart = zDot ? (int)(zDot-zPath) : (int)strlen(zPath), bDone = 0;
+  i64 iDoc = docextBsonStartDoc(pRc, pOut);
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  while( *pRc==SQLITE_OK && docextIterNext(&it) ){
+    if( !bDone && it.nKey==nPart && memcmp(it.zKey, zPath, nPart)==0 ){
+      bDone = 1;
+      if( zDot && it.v.type==DOC_DOCUMENT ){
+        DocBuf sub;
+        DocValue d;
+        memset(&sub, 0, sizeof(sub));
+        replaceAt(pRc, &sub, it.v.p, zDot+1, pNew);
+        d.type = DOC_DOCUMENT;
+        d.p = sub.a;
+        d.n = (int)sub.n;
+        if( *pRc==SQLITE_OK ) docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &d);
+        docextBufFree(&sub);
+        continue;
+      }
+      if( !zDot ){
+        if( pNew ) docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, pNew);
+        continue;
+      }
+    }
+    docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
+  }
+  if( !bDone && !zDot && pNew ) docextBsonAppendValue(pRc, pOut, zPath, nPart, pNew);
+  docextBsonEndDoc(pRc, pOut, iDoc);
+}
+
+/* One output of $unwind: aDoc with pElem (NULL: the field removed, or
+** aDoc as it is when bAsIs) and the index (-1: null). */
+static int unwindOne(const AggStage *pS, const u8 *aDoc, const DocValue *pElem, int bAsIs,
+                     i64 iIdx, DocBuf *pTmp, DocBuf *pDoc, AggSet *pOut, char **pzErr){
+  int rc = SQLITE_OK;
+  const u8 *a = aDoc;
+  if( !bAsIs ){
+    docextBufReset(pTmp);
+    replaceAt(&rc, pTmp, aDoc, pS->zField, pElem);
+    a = pTmp->a;
+  }
+  if( pS->zIndexField && rc==SQLITE_OK ){
+    u8 aI64[8];
+    static const u8 aNull[1] = {0};
+    DocValue idx = { DOC_NULL, aNull, 0 };
+    if( iIdx>=0 ){
+      docextPutI32(aI64, (int32_t)(u64)iIdx);
+      docextPutI32(aI64+4, (int32_t)((u64)iIdx>>32));
+      idx.type = DOC_INT64;
+      idx.p = aI64;
+      idx.n = 8;
+    }
+    docextBufReset(pDoc);
+    replaceAt(&rc, pDoc, a, pS->zIndexField, &idx);
+    a = pDoc->a;
+  }
+  if( rc ) return rc;
+  if( a==aDoc ){
+    setAdd(&rc, pOut, aDoc, docextGetI32(aDoc));
+    return rc;
+  }
+  return setAddMade(pOut, a==pTmp->a ? pTmp : pDoc, pS, pzErr);
+}
+
+static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  DocBuf tmp, doc;
+  int rc = SQLITE_OK, i;
+  memset(&tmp, 0, sizeof(tmp));
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    const u8 *aDoc = setDoc(pIn, i);
+    DocValue v;
+    if( !docextPathGet(aDoc, pS->zField, (int)strlen(pS->zField), &v) ) v.type = 0;
+    if( v.type==DOC_ARRAY && docextIterCount(&v)>0 ){
+      DocIter it;
+      i64 k = 0;
+      docextIterInitValue(&it, &v);
+      while( rc==SQLITE_OK && docextIterNext(&it) ){
+        rc = unwindOne(pS, aDoc, &it.v, 0, k++, &tmp, &doc, pOut, pzErr);
+      }
+    }else if( v.type==DOC_ARRAY ){
+      /* an empty array: with preserve, the document without the field */
+      if( pS->bPreserve ) rc = unwindOne(pS, aDoc, 0, 0, -1, &tmp, &doc, pOut, pzErr);
+    }else if( v.type!=0 && v.type!=DOC_NULL && v.type!=DOC_UNDEFINED ){
+      /* a value that is not an array is an array of itself, at no index */
+      rc = unwindOne(pS, aDoc, 0, 1, -1, &tmp, &doc, pOut, pzErr);
+    }else if( pS->bPreserve ){
+      rc = unwindOne(pS, aDoc, 0, 1, -1, &tmp, &doc, pOut, pzErr);
+    }
+  }
+  docextBufFree(&tmp);
+  docextBufFree(&doc);
+  return rc;
+}
+
+/* The value expression pExpr gives for aDoc, written into pTmp (reset):
+** *pV, type 0 when missing. */
+static int evalInto(DocExpr *pExpr, const u8 *aDoc, DocBuf *pTmp, DocValue *pV,
+                    char **pzErr){
+  int type = 0, rc;
+  docextBufReset(pTmp);
+  rc = docextExprAppend(pExpr, aDoc, pTmp, "", 0, &type, pzErr);
+  memset(pV, 0, sizeof(*pV));
+  if( rc==SQLITE_OK && type ){
+    pV->type = (u8)type;
+    pV->p = pTmp->a + 2;                 /* (after the type byte and key "") */
+    pV->n = (int)(pTmp->n - 2);
+  }
+  return rc;
+}
+
+/* $group's groups: found by the key docextKeyAppend gives their _id (so
+** 1, 1.0 and NumberLong(1) are one group), in a hash table of indexes. */
+typedef struct AggGroup AggGroup;
+struct AggGroup {
+  i64 iKey; int nKey;       /* in keys */
+  i64 iId;                  /* the _id, its type byte and bytes, in ids */
+  DocAccum *aAcc;           /* one per field */
+};
+typedef struct AggGroups AggGroups;
+struct AggGroups {
+  AggGroup *a;
+  int n, nAlloc;
+  int *aHash;               /* -1 empty, else an index of a */
+  int nHash;
+  DocBuf keys, ids;
+};
+
+static void groupsFree(AggGroups *p, int nField){
+  int i, j;
+  for(i=0; i<p->n; i++){
+    for(j=0; j<nField; j++) docextAccumFree(&p->a[i].aAcc[j]);
+    sqlite3_free(p->a[i].aAcc);
+  }
+  sqlite3_free(p->a);
+  sqlite3_free(p->aHash);
+  docextBufFree(&p->keys);
+  docextBufFree(&p->ids);
+}
+
+static int groupsRehash(AggGroups *p){
+  int nHash = p->nHash ? p->nHash*2 : 64, i;
+  int *aHash = sqlite3_malloc64(sizeof(int)*nHash);
+  if( aHash==0 ) return SQLITE_NOMEM;
+  memset(aHash, 0xff, sizeof(int)*nHash);
+  for(i=0; i<p->n; i++){
+    u64 h = docextHashBytes(p->keys.a + p->a[i].iKey, p->a[i].nKey);
+    int k = (int)(h & (u64)(nHash-1));
+    while( aHash[k]>=0 ) k = (k+1) & (nHash-1);
+    aHash[k] = i;
+  }
+  sqlite3_free(p->aHash);
+  p->aHash = aHash;
+  p->nHash = nHash;
+  return SQLITE_OK;
+}
+
+/* The group of _id value pId (missing: null), made if new. */
+static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggGroup **ppG){
+  static const u8 aNull[1] = {0};
+  DocValue null = { DOC_NULL, aNull, 0 };
+  i64 iKey = p->keys.n;
+  int rc = SQLITE_OK, k, nKey, j;
+  u64 h;
+  AggGroup *aNew, *pG;
+  if( pId->type==0 ) pId = &null;
+  docextKeyAppend(&rc, &p->keys, pId, 0);
+  if( rc ) return rc;
+  nKey = (int)(p->keys.n - iKey);
+  if( p->n*2>=p->nHash && (rc = groupsRehash(p))!=SQLITE_OK ) return rc;
+  h = docextHashBytes(p->keys.a + iKey, nKey);
+  for(k=(int)(h & (u64)(p->nHash-1)); p->aHash[k]>=0; k=(k+1) & (p->nHash-1)){
+    pG = &p->a[p->aHash[k]];
+    if( pG->nKey==nKey && memcmp(p->keys.a + pG->iKey, p->keys.a + iKey, nKey)==0 ){
+      p->keys.n = iKey;                 /* (known: its key is there already) */
+      *ppG = pG;
+      return SQLITE_OK;
+    }
+  }
+  aNew = docextArrayGrow(&rc, p->a, p->n, &p->nAlloc, sizeof(AggGroup));
+  if( rc ) return rc;
+  p->a = aNew;
+  pG = &p->a[p->n];
+  memset(pG, 0, sizeof(*pG));
+  pG->iKey = iKey;
+  pG->nKey = nKey;
+  pG->iId = p->ids.n;
+  docextBufAppendByte(&rc, &p->ids, pId->type);
+  docextBufAppend(&rc, &p->ids, pId->p, pId->n);
+  if( rc ) return rc;
+  pG->aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
+  if( pG->aAcc==0 ) return SQLITE_NOMEM;
+  for(j=0; j<pS->nField; j++) docextAccumInit(&pG->aAcc[j], pS->aField[j].eAcc);
+  p->aHash[k] = p->n++;
+  *ppG = pG;
+  return SQLITE_OK;
+}
+
+/* The groups' documents, in the order of their keys. */
+static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pzErr){
+  AggKey *aKey = sqlite3_malloc64(sizeof(AggKey)*(p->n>0 ? p->n : 1));
+  DocBuf doc;
+  int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i, j;
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && i<p->n; i++){
+    aKey[i].iKey = p->a[i].iKey;
+    aKey[i].nKey = p->a[i].nKey;
+    aKey[i].iItem = i;
+  }
+  if( rc==SQLITE_OK ) rc = sortKeys(aKey, p->n, &p->keys);
+  for(i=0; rc==SQLITE_OK && i<p->n; i++){
+    AggGroup *pG = &p->a[aKey[i].iItem];
+    const u8 *aId = p->ids.a + pG->iId;
+    DocValue id;
+    i64 iDoc;
+    id.type = aId[0];
+    id.p = aId+1;
+    id.n = docextBsonValueSize(aId[0], aId+1, p->ids.a + p->ids.n - (aId+1));
+    docextBufReset(&doc);
+    iDoc = docextBsonStartDoc(&rc, &doc);
+    docextBsonAppendValue(&rc, &doc, "_id", 3, &id);
+    for(j=0; j<pS->nField; j++){
+      const char *zName = pS->aField[j].zName;
+      docextAccumResult(&rc, &pG->aAcc[j], &doc, zName, (int)strlen(zName));
+    }
+    docextBsonEndDoc(&rc, &doc, iDoc);
+    if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  sqlite3_free(aKey);
+  docextBufFree(&doc);
+  return rc;
+}
+
+static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  AggGroups g;
+  DocBuf tmp;
+  int rc = SQLITE_OK, i, j;
+  memset(&g, 0, sizeof(g));
+  memset(&tmp, 0, sizeof(tmp));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    const u8 *aDoc = setDoc(pIn, i);
+    AggGroup *pG = 0;
+    DocValue v;
+    rc = evalInto(pS->pExpr, aDoc, &tmp, &v, pzErr);
+    if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG);
+    for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
+      rc = evalInto(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
+      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = groupsWrite(&g, pS, pOut, pzErr);
+  groupsFree(&g, pS->nField);
+  docextBufFree(&tmp);
+  return rc;
+}
+
+/* The values of localField, as MongoDB's $lookup reads them: every value
+** the path reaches, an array's elements instead of the array; none (a
+** missing field, an empty array) is null. Appended to an array being
+** written. */
+typedef struct LookupValues LookupValues;
+struct LookupValues { int rc; DocBuf *pOut; int n; };
+static void lookupAdd(LookupValues *p, const DocValue *v){
+  char zIdx[16];
+  docextBsonAppendValue(&p->rc, p->pOut, zIdx, docextBsonArrayKey(zIdx, p->n++), v);
+}
+static int lookupVisit(void *pCtx, const DocValue *v, int bFanned){
+  LookupValues *p = (LookupValues*)pCtx;
+  (void)bFanned;
+  if( v->type==DOC_ARRAY ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) ) lookupAdd(p, &it.v);
+  }else{
+    lookupAdd(p, v);
+  }
+  return p->rc;
+}
+
+/* $lookup: each document gets field `as`, an array of the documents of
+** the other collection whose foreignField equals one of its localField
+** values. Each is a query {foreignField: {$in: [values]}}, which indexes
+** serve (and in which null also finds a missing field, as in MongoDB). */
+static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
+                     char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  DocBuf filter, doc, arr;
+  AggSet found;
+  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1)", pS->zFrom);
+  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i, k;
+  memset(&filter, 0, sizeof(filter));
+  memset(&doc, 0, sizeof(doc));
+  memset(&arr, 0, sizeof(arr));
+  memset(&found, 0, sizeof(found));
+  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
+  }
+  sqlite3_free(zSql);
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    const u8 *aDoc = setDoc(pIn, i);
+    static const u8 aNull[1] = {0};
+    DocValue null = { DOC_NULL, aNull, 0 }, arrV;
+    LookupValues lv;
+    i64 iF, iC, iIn;
+    docextBufReset(&filter);
+    iF = docextBsonStartDoc(&rc, &filter);
+    iC = docextBsonStartChild(&rc, &filter, DOC_DOCUMENT, pS->zForeign,
+                              (int)strlen(pS->zForeign));
+    iIn = docextBsonStartChild(&rc, &filter, DOC_ARRAY, "$in", 3);
+    lv.rc = rc;
+    lv.pOut = &filter;
+    lv.n = 0;
+    if( rc==SQLITE_OK ){
+      docextPathWalk(aDoc, pS->zLocal, (int)strlen(pS->zLocal), lookupVisit, &lv);
+      if( lv.n==0 ) lookupAdd(&lv, &null);
+      rc = lv.rc;
+    }
+    docextBsonEndDoc(&rc, &filter, iIn);
+    docextBsonEndDoc(&rc, &filter, iC);
+    docextBsonEndDoc(&rc, &filter, iF);
+    if( rc ) break;
+    sqlite3_bind_blob(pStmt, 1, filter.a, (int)filter.n, SQLITE_STATIC);
+    found.n = 0;
+    docextBufReset(&found.b);
+    rc = readDocs(db, pStmt, &found, pzErr);
+    if( rc ) break;
+    docextBufReset(&arr);
+    iIn = docextBsonStartDoc(&rc, &arr);
+    for(k=0; k<found.n; k++){
+      char zIdx[16];
+      DocValue d;
+      d.type = DOC_DOCUMENT;
+      d.p = setDoc(&found, k);
+      d.n = docextGetI32(d.p);
+      docextBsonAppendValue(&rc, &arr, zIdx, docextBsonArrayKey(zIdx, k), &d);
+    }
+    docextBsonEndDoc(&rc, &arr, iIn);
+    arrV.type = DOC_ARRAY;
+    arrV.p = arr.a;
+    arrV.n = (int)arr.n;
+    docextBufReset(&doc);
+    replaceAt(&rc, &doc, aDoc, pS->zField, &arrV);
+    if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  sqlite3_finalize(pStmt);
+  docextBufFree(&filter);
+  docextBufFree(&doc);
+  docextBufFree(&arr);
+  setFree(&found);
+  return rc;
+}
+
+static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
+                    char **pzErr){
+  int rc = SQLITE_OK;
+  switch( pS->eStage ){
+    case AG_MATCH:  rc = runMatch(pS, pIn, pOut, pzErr); break;
+    case AG_SHAPE:  rc = runShape(pS, pIn, pOut, pzErr); break;
+    case AG_SORT:   rc = runSort(pS, pIn, pOut, pzErr); break;
+    case AG_SKIP: case AG_LIMIT: rc = runSlice(pS, pIn, pOut); break;
+    case AG_COUNT:  rc = runCount(pS, pIn, pOut, pzErr); break;
+    case AG_UNWIND: rc = runUnwind(pS, pIn, pOut, pzErr); break;
+    case AG_GROUP:  rc = runGroup(pS, pIn, pOut, pzErr); break;
+    case AG_LOOKUP: rc = runLookup(db, pS, pIn, pOut, pzErr); break;
+  }
+  if( rc==SQLITE_TOOBIG && *pzErr==0 ){
+    return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
+  }
+  return rc ? stageWrap(pS, rc, pzErr) : SQLITE_OK;
+}
+
+/* Run the compiled pipeline over collection zColl (a quoted SQL name);
+** the result is left in *pOut. */
+static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
+  AggSet other;
+  int rc, i;
+  memset(&other, 0, sizeof(other));
+  rc = runQuery(db, p, zColl, pOut, pzErr);
+  for(i=p->iFirst; rc==SQLITE_OK && i<p->nStage; i++){
+    AggSet t;
+    rc = runStage(db, &p->aStage[i], pOut, &other, pzErr);
+    t = *pOut;                          /* the output becomes the input */
+    *pOut = other;
+    other = t;
+    other.n = 0;
+    docextBufReset(&other.b);
+  }
+  setFree(&other);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** The table-valued function
+*/
+
+/* Columns: the arguments are the first hidden ones, as a table-valued
+** function's must be. */
+#define AGV_DOC       0
+#define AGV_COLL      1
+#define AGV_PIPELINE  2
+#define AGV_BSON      3
+
+typedef struct AggCursor AggCursor;
+struct AggCursor {
+  sqlite3_vtab_cursor base;
+  AggSet out;
+  int iRow;
+  DocBuf json;
+};
+
+static int agvConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                      sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  /* It reads as a SELECT of the collection does, no more. */
+  return docextTvfConnect(db, "CREATE TABLE x(doc, coll HIDDEN, pipeline HIDDEN, "
+                          "bson HIDDEN)", 0, pAux, ppVtab);
+}
+
+/* Both arguments, as equalities: argv[0] the collection, argv[1] the
+** pipeline (idxNum 1); else no plan that runs (idxNum 0, an error). */
+static int agvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  int i, aArg[2] = {-1, -1};
+  (void)pVtab;
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    int iArg = pC->iColumn - AGV_COLL;
+    if( iArg<0 || iArg>1 || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    if( !pC->usable ) return SQLITE_CONSTRAINT;
+    aArg[iArg] = i;
+  }
+  if( aArg[0]<0 || aArg[1]<0 ){
+    pInfo->idxNum = 0;
+    pInfo->estimatedCost = 1e12;
+    return SQLITE_OK;
+  }
+  for(i=0; i<2; i++){
+    pInfo->aConstraintUsage[aArg[i]].argvIndex = i+1;
+    pInfo->aConstraintUsage[aArg[i]].omit = 1;
+  }
+  pInfo->idxNum = 1;
+  pInfo->estimatedCost = 1e6;
+  return SQLITE_OK;
+}
+
+static int agvOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  AggCursor *p = docextMallocZero(sizeof(*p));
+  (void)pVtab;
+  if( p==0 ) return SQLITE_NOMEM;
+  *ppCur = &p->base;
+  return SQLITE_OK;
+}
+
+static int agvClose(sqlite3_vtab_cursor *pCur){
+  AggCursor *p = (AggCursor*)pCur;
+  setFree(&p->out);
+  docextBufFree(&p->json);
+  sqlite3_free(p);
+  return SQLITE_OK;
+}
+
+static int agvError(sqlite3_vtab_cursor *pCur, int rc, char *zErr){
+  sqlite3_vtab *pVtab = pCur->pVtab;
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zErr;
+  return rc;
+}
+
+/* The pipeline argument: TEXT, a JSON array of stages. */
+static int pipelineArg(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paPipe, char **pzErr){
+  int bArray = 0, rc;
+  if( sqlite3_value_type(pArg)!=SQLITE_TEXT ){
+    return docextError(pzErr, "docext: doc_aggregate: the pipeline is TEXT, a JSON array "
+                       "of stages");
+  }
+  rc = docextArgToUpdate(pArg, pBuf, paPipe, &bArray, pzErr);
+  if( rc==SQLITE_OK && !bArray ){
+    return docextError(pzErr, "docext: doc_aggregate: the pipeline is an array of stages, "
+                       "as '[{$match: {…}}]'");
+  }
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr ){
+    char *z = *pzErr;
+    *pzErr = 0;
+    rc = docextError(pzErr, "docext: doc_aggregate: in the pipeline: %s", z+8);
+    sqlite3_free(z);
+  }
+  return rc;
+}
+
+static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
+                     int argc, sqlite3_value **argv){
+  AggCursor *pC = (AggCursor*)pCur;
+  DocConn *pConn = (DocConn*)docextTvfAux(pCur->pVtab);
+  DocColl *pColl = 0;
+  DocBuf arg;
+  const u8 *aPipe = 0;
+  char *zErr = 0, *zColl = 0;
+  Agg agg;
+  int rc;
+  (void)idxStr;
+  setFree(&pC->out);
+  pC->iRow = 0;
+  if( idxNum==0 || argc<2 ){
+    return agvError(pCur, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: doc_aggregate needs a collection name and a pipeline"));
+  }
+  memset(&arg, 0, sizeof(arg));
+  memset(&agg, 0, sizeof(agg));
+  rc = docextCollFindArg(pConn, 0, 0, argv[0], &pColl, &zErr);
+  if( rc==SQLITE_OK ){
+    zColl = sqlite3_mprintf("\"%w\".\"%w\"", docextStorageSchema(docextCollStore(pColl)),
+                            docextStorageName(docextCollStore(pColl)));
+    if( zColl==0 ) rc = SQLITE_NOMEM;
+  }
+  if( rc==SQLITE_OK ) rc = pipelineArg(argv[1], &arg, &aPipe, &zErr);
+  if( rc==SQLITE_OK ) rc = aggCompile(pConn, &agg, aPipe, &zErr);
+  if( rc==SQLITE_OK ){
+    rc = aggRun(docextStorageDb(docextCollStore(pColl)), &agg, zColl, &pC->out, &zErr);
+  }
+  aggFree(&agg);
+  docextBufFree(&arg);
+  sqlite3_free(zColl);
+  if( rc!=SQLITE_OK ){
+    setFree(&pC->out);
+    if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
+    return agvError(pCur, rc, zErr);
+  }
+  return SQLITE_OK;
+}
+
+static int agvNext(sqlite3_vtab_cursor *pCur){
+  ((AggCursor*)pCur)->iRow++;
+  return SQLITE_OK;
+}
+
+static int agvEof(sqlite3_vtab_cursor *pCur){
+  AggCursor *p = (AggCursor*)pCur;
+  return p->iRow>=p->out.n;
+}
+
+static int agvColumn(sqlite3_vtab_cursor *pCur, sqlite3_context *ctx, int iCol){
+  AggCursor *p = (AggCursor*)pCur;
+  const u8 *aDoc = setDoc(&p->out, p->iRow);
+  int rc = SQLITE_OK;
+  if( iCol==AGV_DOC ){
+    docextBufReset(&p->json);
+    docextJsonWriteDoc(&rc, &p->json, aDoc, DOCEXT_JSON_RELAXED);
+    if( rc ) return rc;
+    docextBufResultTextCopy(ctx, &p->json);
+  }else if( iCol==AGV_BSON ){
+    sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
+  }
+  return SQLITE_OK;
+}
+
+static int agvRowid(sqlite3_vtab_cursor *pCur, sqlite3_int64 *pRowid){
+  *pRowid = ((AggCursor*)pCur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module agvModule = {
+  0, 0, agvConnect, agvBestIndex, docextTvfDisconnect, 0,
+  agvOpen, agvClose, agvFilter, agvNext, agvEof, agvColumn, agvRowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+#if SQLITE_VERSION_NUMBER>=3044000
+  0,
+#endif
+};
+
+int docextRegisterAggregate(sqlite3 *db, DocConn *pConn){
+  return sqlite3_create_module(db, "doc_aggregate", &agvModule, pConn);
+}

@@ -1,0 +1,165 @@
+-- The aggregation pipeline (docext_aggregate.c): doc_aggregate(coll,
+-- pipeline), a table-valued function with MongoDB's stages, over plain and
+-- sharded collections.
+.load ./docext
+.headers off
+.mode list
+
+CREATE VIRTUAL TABLE books USING docext;
+INSERT INTO books(doc) VALUES
+  ('{_id: 1, title: "Gatsby", author: "fitz", pages: 180, year: 1925, tags: ["novel", "jazz"]}'),
+  ('{_id: 2, title: "Tender", author: "fitz", pages: 320, year: 1934, tags: ["novel"]}'),
+  ('{_id: 3, title: "Sun", author: "hem", pages: 251.5, year: 1926, tags: []}'),
+  ('{_id: 4, title: "Farewell", author: "hem", pages: NumberLong(355), year: 1929, tags: "war"}'),
+  ('{_id: 5, title: "Ulysses", author: "joyce", pages: 730, year: 1922, tags: null}'),
+  ('{_id: 6, title: "Notes", pages: 12}');
+
+-- 1. No stages: the collection, in its order; doc and the hidden bson
+SELECT doc FROM doc_aggregate('books', '[]');
+SELECT doc_json(bson) FROM doc_aggregate('books', '[{$match: {_id: 6}}]');
+SELECT count(*) FROM doc_aggregate('books', '[]');
+
+-- 2. $match (several are ANDed), $sort, $skip, $limit, $count
+SELECT doc FROM doc_aggregate('books', '[{$match: {pages: {$gt: 200}}}, {$match: {author: "hem"}}]');
+SELECT doc->>'title' FROM doc_aggregate('books', '[{$sort: {pages: -1}}, {$skip: 1}, {$limit: 3}]');
+SELECT doc->>'title' FROM doc_aggregate('books', '[{$sort: {author: 1, pages: -1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {pages: {$gt: 100}}}, {$count: "long"}]');
+SELECT count(*) FROM doc_aggregate('books', '[{$match: {pages: {$gt: 10000}}}, {$count: "n"}]');
+-- a $match after other stages sees what they made
+SELECT doc FROM doc_aggregate('books', '[{$set: {thick: {$gt: ["$pages", 300]}}}, {$match: {thick: true}}, {$project: {title: 1, _id: 0}}]');
+SELECT doc FROM doc_aggregate('books', '[{$limit: 2}, {$sort: {_id: -1}}]');
+
+-- 3. The shaping stages of pipeline updates
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$lte: 2}}}, {$project: {title: 1, n: {$size: "$tags"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$addFields: {decade: {$subtract: ["$year", {$mod: ["$year", 10]}]}}}, {$unset: ["tags", "pages"]}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 3}}, {$replaceRoot: {newRoot: {t: "$title", a: "$author"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 3}}, {$replaceWith: {$mergeObjects: [{x: 1}, {t: "$title"}]}}]');
+
+-- 4. $group: every accumulator; groups come in the BSON order of _id
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$sum: 1},
+  pages: {$sum: "$pages"}, avg: {$avg: "$pages"}, min: {$min: "$year"}, max: {$max: "$year"},
+  first: {$first: "$title"}, last: {$last: "$title"}, titles: {$push: "$title"},
+  c: {$count: {}}, sd: {$stdDevPop: "$year"}, sds: {$stdDevSamp: "$year"}}}]');
+-- one group of everything; a compound _id; an _id computed
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: null, total: {$sum: "$pages"}, tags: {$addToSet: "$tags"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {author: {$exists: true}}}, {$group: {_id: {a: "$author", old: {$lt: ["$year", 1926]}}, n: {$sum: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: {$gt: ["$pages", 300]}, titles: {$push: "$title"}}}]');
+-- equal numbers are one group (1, 1.0 and NumberLong(1)), as are their set members
+CREATE VIRTUAL TABLE nums USING docext;
+INSERT INTO nums(doc) VALUES ('{_id: 1, k: 1, v: 2}'), ('{_id: 2, k: 1.0, v: 2.0}'),
+  ('{_id: 3, k: NumberLong(1), v: NumberLong(2)}'), ('{_id: 4, k: "1", v: "x"}'),
+  ('{_id: 5, v: 2147483647}'), ('{_id: 6, k: null, v: 1}'),
+  ('{_id: 7, k: 2, v: NumberDecimal("0.1")}'), ('{_id: 8, k: 2, v: 0.2}');
+SELECT doc FROM doc_aggregate('nums', '[{$group: {_id: "$k", n: {$sum: 1}, s: {$sum: "$v"}, set: {$addToSet: "$v"}, avg: {$avg: "$v"}}}]');
+-- int32 sums widen to int64, then to double, as MongoDB's do
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate('nums', '[{$match: {_id: {$in: [1, 5]}}}, {$group: {_id: 0, s: {$sum: "$v"}, big: {$sum: 2147483647}}}]');
+-- $first and $last keep null for a missing value; $push and $addToSet skip it
+SELECT doc FROM doc_aggregate('books', '[{$sort: {_id: -1}}, {$group: {_id: 0, first: {$first: "$author"}, last: {$last: "$author"}, all: {$push: "$author"}}}]');
+
+-- 5. $sortByCount
+SELECT doc FROM doc_aggregate('books', '[{$unwind: "$tags"}, {$sortByCount: "$tags"}]');
+SELECT doc FROM doc_aggregate('books', '[{$sortByCount: {$gt: ["$pages", 300]}}]');
+
+-- 6. $unwind: arrays, a value alone, null, missing and empty arrays
+SELECT doc FROM doc_aggregate('books', '[{$unwind: "$tags"}, {$project: {tags: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: {path: "$tags", includeArrayIndex: "i", preserveNullAndEmptyArrays: true}}, {$project: {tags: 1, i: 1}}]');
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$unwind: {path: "$tags", includeArrayIndex: "i"}}, {$project: {i: 1}}]');
+CREATE VIRTUAL TABLE deep USING docext;
+INSERT INTO deep(doc) VALUES ('{_id: 1, a: {b: [1, 2], c: 3}}'), ('{_id: 2, a: [{b: [5]}]}');
+SELECT doc FROM doc_aggregate('deep', '[{$unwind: "$a.b"}]');
+
+-- 7. $lookup: equality, an array of local values, a missing one (null)
+CREATE VIRTUAL TABLE authors USING docext;
+INSERT INTO authors(doc) VALUES ('{_id: "fitz", name: "F. Scott Fitzgerald"}'),
+  ('{_id: "hem", name: "Ernest Hemingway"}'), ('{_id: 9, name: "nobody", born: null}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$in: [1, 3, 6]}}}, {$lookup: {from: "authors", localField: "author", foreignField: "_id", as: "who"}}, {$project: {title: 1, "who.name": 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 6}}, {$lookup: {from: "authors", localField: "author", foreignField: "born", as: "who"}}, {$project: {"who._id": 1}}]');
+CREATE VIRTUAL TABLE shelves USING docext;
+INSERT INTO shelves(doc) VALUES ('{_id: "s1", books: [1, 5, 42]}');
+SELECT doc FROM doc_aggregate('shelves', '[{$lookup: {from: "books", localField: "books", foreignField: "_id", as: "on"}}, {$project: {"on.title": 1}}]');
+-- the foreign side through an index of it
+SELECT doc_create_index('books', '{author: 1}');
+SELECT doc FROM doc_aggregate('authors', '[{$lookup: {from: "books", localField: "_id", foreignField: "author", as: "wrote"}}, {$project: {n: {$size: "$wrote"}}}]');
+
+-- 8. Through SQL: joins, views, parameters, the same transaction
+SELECT a.doc->>'_id', count(*) FROM doc_aggregate('books', '[{$unwind: "$tags"}]') AS a GROUP BY 1;
+CREATE VIEW by_author AS
+  SELECT doc->>'_id' AS author, doc->>'n' AS n
+  FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$sum: 1}}}]');
+SELECT * FROM by_author WHERE n > 1;
+SELECT doc FROM doc_aggregate('books', ?1);
+SELECT doc FROM doc_aggregate('books', '[{$match: ' || '{_id: 2}' || '}, {$project: {title: 1}}]');
+BEGIN;
+INSERT INTO books(doc) VALUES ('{_id: 7, title: "New", author: "fitz", pages: 1}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {author: "fitz"}}, {$count: "n"}]');
+ROLLBACK;
+SELECT doc FROM doc_aggregate('books', '[{$match: {author: "fitz"}}, {$count: "n"}]');
+SELECT doc FROM doc_aggregate('main.books', '[{$count: "n"}]');
+
+-- 9. Errors: each says what and which stage
+SELECT doc FROM doc_aggregate('books', '[{$foo: 1}]');
+SELECT doc FROM doc_aggregate('books', '[{match: {}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {}, $limit: 1}]');
+SELECT doc FROM doc_aggregate('books', '[5]');
+SELECT doc FROM doc_aggregate('books', '[{$match: 1}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {$where: "1"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$sort: {}}]');
+SELECT doc FROM doc_aggregate('books', '[{$sort: {a: 2}}]');
+SELECT doc FROM doc_aggregate('books', '[{$limit: 0}]');
+SELECT doc FROM doc_aggregate('books', '[{$limit: 1.5}]');
+SELECT doc FROM doc_aggregate('books', '[{$skip: -1}]');
+SELECT doc FROM doc_aggregate('books', '[{$skip: "1"}]');
+SELECT doc FROM doc_aggregate('books', '[{$count: ""}]');
+SELECT doc FROM doc_aggregate('books', '[{$count: "$n"}]');
+SELECT doc FROM doc_aggregate('books', '[{$count: "a.b"}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {n: {$sum: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: 1, $avg: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$median: "$x"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, "a.b": {$sum: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: [1, 2]}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$count: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: {$foo: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: {$divide: ["$pages", 0]}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: "tags"}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: {path: "$tags", x: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: {includeArrayIndex: "i"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: {path: "$tags", includeArrayIndex: "$i"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unwind: {path: "$tags", preserveNullAndEmptyArrays: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$sortByCount: "tags"}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "nope", localField: "a", foreignField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "a", foreignField: "b"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", pipeline: [], as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "$a", foreignField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$project: {a: 1, b: 0}}]');
+SELECT doc FROM doc_aggregate('books', '[{$addFields: {x: {$bogus: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {x: {$divide: [1, 0]}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$replaceWith: "$title"}]');
+SELECT doc FROM doc_aggregate('nope', '[]');
+SELECT doc FROM doc_aggregate('books', '{$match: {}}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {}}');
+SELECT doc FROM doc_aggregate('books', x'00');
+SELECT doc FROM doc_aggregate('books', NULL);
+SELECT doc FROM doc_aggregate('books');
+SELECT doc FROM doc_aggregate();
+SELECT doc FROM doc_aggregate(x'00', '[]');
+-- a document made past 16 MiB
+CREATE VIRTUAL TABLE big USING docext;
+INSERT INTO big(doc) SELECT '{"s": "' || hex(zeroblob(1000000)) || '"}' FROM generate_series(1, 9);
+SELECT doc FROM doc_aggregate('big', '[{$group: {_id: 0, all: {$push: "$s"}}}]');
+SELECT length(doc) FROM doc_aggregate('big', '[{$group: {_id: 0, n: {$sum: 1}}}]');
+SELECT doc_check('books');
+
+-- 10. A sharded collection is read through its router
+ATTACH ':memory:' AS s1;
+ATTACH ':memory:' AS s2;
+SELECT doc_add_shard('s1');
+SELECT doc_add_shard('s2');
+CREATE VIRTUAL TABLE orders USING docext;
+INSERT INTO orders(doc) SELECT json_object('_id', value, 'cust', value % 3, 'amount', value * 10)
+  FROM generate_series(1, 30);
+SELECT doc_shard_collection('orders', '{_id: 1}');
+SELECT doc_split_chunk('orders', '{_id: 15}');
+SELECT doc_move_chunk('orders', '{_id: 20}', 's2');
+SELECT doc FROM doc_aggregate('orders', '[{$group: {_id: "$cust", total: {$sum: "$amount"}, n: {$sum: 1}}}, {$sort: {total: -1}}]');
+SELECT doc FROM doc_aggregate('orders', '[{$match: {_id: {$gt: 12, $lt: 18}}}, {$sort: {_id: -1}}, {$limit: 3}]');
