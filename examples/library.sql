@@ -115,6 +115,17 @@ SELECT doc_get(b.doc, 'title') AS title,
 FROM books AS b LEFT JOIN authors AS a ON a._id = doc_get(b.doc, 'author');
 .mode list
 
+-- MongoDB's aggregation pipeline: the subjects of the books, with how many
+-- books each, most first; and each user's reviews, with the books' titles.
+SELECT doc FROM doc_aggregate('books', '[
+  { $unwind: "$subjects" },
+  { $sortByCount: "$subjects" }
+]');
+SELECT doc FROM doc_aggregate('books', '[
+  { $unwind: "$reviews" },
+  { $group: { _id: "$reviews.user", reviews: { $sum: 1 }, books: { $push: "$title" } } }
+]');
+
 -- ---------------------------------------------------------------------------
 -- Writing. An UPDATE that sets doc replaces the whole document; one that
 -- leaves out _id keeps the old _id.
