@@ -48,7 +48,7 @@
 
 typedef struct Bench Bench;
 struct Bench {
-  int nDoc;             /* books (W1, W-read, W7, W2, W3, W8, W-index) */
+  int nDoc;             /* books (W1, W-read, W7, W2, W3, W8, W10, W-index) */
   int nLookup;          /* W2: point lookups by slug */
   int nSubjectQuery;    /* W3: multikey lookups */
   int nReview;          /* W4: reviews, one document each */
@@ -565,6 +565,49 @@ static void w8Check(Bench *p){
   w8Text[0] = w8Text[1] = 0;
 }
 
+/* ---- W10: a $group over every book ---------------------------------------
+** MongoDB's aggregation doc_aggregate('books', [{$group: {_id:
+** "$publisher.name", n: {$sum: 1}, pages: {$sum: "$pages"}}}]) against
+** SQLite's GROUP BY over json_extract of the same fields, each giving its
+** groups as text in the order of the publisher's name (docext's $group
+** gives its groups in the BSON order of _id, which for strings is SQLite's
+** BINARY order), run W10_RUNS times. The texts must be equal. No target. */
+#define W10_RUNS 5
+static char *w10Text[2];
+static void w10Run(sqlite3 *db, const char *zSql, char **pzOut){
+  int k;
+  for(k=0; k<W10_RUNS; k++){
+    sqlite3_stmt *pStmt = prepare(db, zSql);
+    const char *z;
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W10: %s", sqlite3_errmsg(db));
+    z = (const char*)sqlite3_column_text(pStmt, 0);
+    free(*pzOut);
+    *pzOut = strdup(z ? z : "(null)");
+    if( *pzOut==0 ) die("W10: out of memory");
+    sqlite3_finalize(pStmt);
+  }
+}
+static void w10Docext(Bench *p){
+  w10Run(p->dbDoc, "SELECT group_concat(doc, ';') FROM doc_aggregate('books', '[{\"$group\":"
+                   " {\"_id\": \"$publisher.name\", \"n\": {\"$sum\": 1},"
+                   " \"pages\": {\"$sum\": \"$pages\"}}}]')", &w10Text[0]);
+}
+static void w10Json(Bench *p){
+  w10Run(p->dbJson, "SELECT group_concat(json_object('_id', name, 'n', n, 'pages', pages), ';')"
+                    " FROM (SELECT json_extract(doc, '$.publisher.name') AS name, count(*) AS n,"
+                    " sum(json_extract(doc, '$.pages')) AS pages FROM books_json"
+                    " GROUP BY 1 ORDER BY 1)", &w10Text[1]);
+}
+static void w10Check(Bench *p){
+  (void)p;
+  if( strcmp(w10Text[0], w10Text[1])!=0 ){
+    die("W10: docext gave %.300s, json %.300s", w10Text[0], w10Text[1]);
+  }
+  free(w10Text[0]);
+  free(w10Text[1]);
+  w10Text[0] = w10Text[1] = 0;
+}
+
 /* ---- W-index: building an index on an embedded field ------------------
 ** doc_create_index over every book against CREATE INDEX on the expression;
 ** afterwards both must count the same books through their new index. No
@@ -999,6 +1042,8 @@ static const Workload aWorkload[] = {
       "docext", w3Docext,    "json", w3Json,    "<=", 0.02, w3After, 1 },
   { "W8",     "distinct subjects of %d docs, 5 times", COUNT(nDoc), 0,
       "docext", w8Docext,    "json", w8Json,    "<=", 0, w8Check, 1 },
+  { "W10",    "$group of %d docs by publisher, 5 times", COUNT(nDoc), 0,
+      "docext", w10Docext,   "json", w10Json,   "<=", 0, w10Check, 1 },
   { "W-index", "index {\"publisher.name\": 1} over %d docs", COUNT(nDoc), 0,
       "docext", wIndexDocext, "json", wIndexJson, "<=", 0, wIndexCheck, 1 },
   { "W4",     "latest 10 reviews of %d users", COUNT(nUserQuery), w4Setup,
