@@ -95,6 +95,12 @@ SELECT doc FROM doc_aggregate('books', '[{$match: {author: "fitz"}}, {$count: "n
 ROLLBACK;
 SELECT doc FROM doc_aggregate('books', '[{$match: {author: "fitz"}}, {$count: "n"}]');
 SELECT doc FROM doc_aggregate('main.books', '[{$count: "n"}]');
+-- the result is made when the statement starts: writing what it reads into
+-- the same collection does not read the writes again
+CREATE VIRTUAL TABLE copies USING docext;
+INSERT INTO copies(doc) VALUES ('{x: 1}'), ('{x: 2}');
+INSERT INTO copies(doc) SELECT json_object('x', doc->>'x') FROM doc_aggregate('copies', '[{$project: {_id: 0}}]');
+SELECT count(*) FROM copies;
 
 -- 9. Errors: each says what and which stage
 SELECT doc FROM doc_aggregate('books', '[{$foo: 1}]');
