@@ -25,18 +25,8 @@ const out = process.argv[2];
 const N = parseInt(process.argv[3] || "3000", 10);
 const SEED = parseInt(process.argv[4] || "20240601", 10);
 
-// mulberry32: a small seeded PRNG, so a run is reproducible.
-let state = SEED >>> 0;
-function rnd() {
-  state = (state + 0x6D2B79F5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const int = (n) => Math.floor(rnd() * n);
-const pick = (a) => a[int(a.length)];
-const chance = (p) => rnd() < p;
+// seeded, so a run is reproducible
+const { rnd, int, pick, chance } = require("./lib_rng.js")(SEED);
 
 const KEYS = ["a", "b", "c"];
 const STRINGS = ["", "a", "ab", "abc", "B", "ba", "x y", "Abc", "a\nb", "\u00e9t\u00e9"];

@@ -1,0 +1,473 @@
+#!/usr/bin/python3
+"""test/diff_aggregate.py — the checking half of the differential
+aggregation test (test/diff_aggregate.sh runs test/diff_aggregate.js first,
+then this).
+
+    /usr/bin/python3 test/diff_aggregate.py CASES.jsonl [-v]
+
+Loads docext (./docext.so, or $DOCEXT_SO without the suffix) into SQLite;
+for every case the generator wrote, fills collection c (and c2, for
+$lookup) with its documents in their order and reads
+
+    SELECT doc, doc_json(bson, 'canonical') FROM doc_aggregate('c', pipeline)
+
+then compares the documents with mingo's answer to the pipeline as the
+generator rewrote it around mingo's known departures from MongoDB ("fixed";
+see diff_aggregate.js, and KNOWN below for what each rewrite is about).
+
+Comparison: documents field by field in order; strings, booleans and null
+exactly; numbers by value (doubles to 1e-9 relative, for $avg and $stdDev*)
+and by BSON type, read from docext's canonical Extended JSON: a double, an
+int32 or an int64 where the generator's shifted runs say MongoDB gives one
+(see diff_aggregate.js; where those runs do not line up with the plain one,
+only a number that is not whole must be a double). The output documents are
+compared in order when MongoDB fixes it (the collection's order, insertion
+order in docext and array order in mingo, through stages that keep it; a
+$sort whose keys include fields unique together) and as a multiset
+otherwise ($group's and $sortByCount's order, sorts with ties, a $match on
+_id that an index may answer in _id order); the arrays of $addToSet,
+$lookup's "as" and $push after a $group (the "sets" of a case) as
+multisets. The doc column must be the bson column's relaxed Extended JSON.
+
+A pipeline MongoDB rejects whatever the data (the generator's "invalid"
+cases) must be an error from docext, whose message starts "docext:"; where
+mingo runs it anyway, that is counted as KNOWN. Where mingo raises an error
+on a valid pipeline (a $replaceRoot of a non-document: MongoDB raises one
+too), docext must raise one. Every disagreement is printed with the case's
+documents and pipeline. The last line is "N passed, M failed"; the exit
+status is non-zero when M > 0.
+"""
+import json
+import os
+import sqlite3
+import sys
+
+# ---------------------------------------------------------------------------
+# Known departures of mingo 7.2.7 from MongoDB's documented behaviour. The
+# generator rewrites the pipeline for mingo around each one ("fixed"); the
+# checker compares docext with the fixed answer only, and counts a case
+# under a kind when mingo's answer to the pipeline as written differed.
+KNOWN = {
+    "project-field-order":
+        "an inclusion $project keeps the included fields, _id too, in the document's "
+        "order, then the computed fields in the specification's order (MongoDB's "
+        "ProjectionNode::applyProjections: 'Iterate over the input document so that the "
+        "projected document retains its field ordering', then applyExpressions); mingo "
+        "puts an _id it was not told to include last. Rewritten as $addFields to "
+        "temporaries, $unset of what is not kept, $addFields of the computed fields",
+    "push-skips-missing":
+        "$push and $addToSet skip a missing value (MongoDB's AccumulatorPush and "
+        "AccumulatorAddToSet: 'if (!input.missing())'); mingo adds null. Rewritten "
+        "to accumulate {v: value} (a missing value gives {}) and unwrap after the group",
+    "sort-array-keys":
+        "$sort on an array field sorts by its least element ascending and its "
+        "greatest descending, an empty array lowest (MongoDB docs, Comparison/Sort "
+        "Order); mingo compares arrays whole and reverses the ascending order for "
+        "descending. Rewritten to sort on that element",
+    "lookup-local-arrays":
+        "$lookup with a local array looks up each element, and with an empty (or "
+        "missing) one looks up null (DocumentSourceLookUp::makeMatchStageFromInput: "
+        "'Missing values are treated as null'; jstests/aggregation/sources/lookup/"
+        "lookup_equijoin_semantics.js: local a: [] matches a foreign b: null or no b); "
+        "mingo matches nothing for [] and leaves a hole (null) in 'as' for each element "
+        "that matched nothing. Rewritten to look up a copy with [] made null and to drop "
+        "the holes",
+    "set-missing-into-document":
+        "$addFields/$set of a dotted path 'e.z' whose value is missing still makes e "
+        "a document where it was missing or not a document (ProjectionNode::"
+        "applyExpressionsToValue: 'replace whatever existing value we find with a new "
+        "document of all the computed values'; here none, so e: {}); mingo leaves e out. "
+        "Rewritten to make e {} first where it is missing",
+    "lookup-repeats":
+        "$lookup lists each matching foreign document once (its query on the foreign "
+        "collection returns a document once); mingo lists it once per element of its "
+        "foreignField array that matches. Rewritten to drop the repeats",
+    "count-of-nothing":
+        "$count outputs no document when no document comes in (it is a $group on "
+        "null, MongoDB docs: $count 'is equivalent to' $group + $project); mingo "
+        "outputs {<name>: 0}. Rewritten as that $group and $project",
+    "stddev-of-nothing":
+        "$stdDevPop of no number, and $stdDevSamp of fewer than two, is null (MongoDB "
+        "docs: 'If all operands are non-numeric, returns null'); mingo gives 0 or NaN. "
+        "Rewritten to count the numbers alongside and make the result null",
+    "addfields-reads-input":
+        "$addFields/$set evaluate every expression on the input document (MongoDB docs: "
+        "the stage adds the fields computed from the document it receives); mingo "
+        "evaluates each on the document as the earlier fields of the same stage left it, "
+        "and a dotted 'e.z' changes e in place. Rewritten to compute all of them into "
+        "temporaries first",
+    "shared-objects":
+        "values are values: a document or array copied to another field, or shared by "
+        "the documents $unwind makes of one, is a separate copy in MongoDB; in mingo they "
+        "are one object, so a later dotted $set/$unset/$project of one shows in the others. "
+        "And a field an expression object leaves missing ({k: '$nope'}) is no field; mingo "
+        "keeps it as undefined, holding its place for a later $set. Rewritten to copy each "
+        "document (through JSON) after every stage",
+    "several-together":
+        "mingo's answer changed only through more than one of these rewrites at once",
+    "mingo-accepts-invalid":
+        "a stage MongoDB rejects when it parses the pipeline (see the reasons "
+        "below); mingo runs it (or ignores it). docext must reject it",
+}
+
+DOUBLE_TOL = 1e-9
+
+# how many numbers of mingo's answers got each expected type
+TYPE_COUNTS = {}
+
+
+# ---------------------------------------------------------------------------
+# Values. Both sides become tuples: ("num", value, type) where type is
+# "int", "long", "double" (docext's, or the expected one), "integer" (int or
+# long) or None (not known); ("str", s); ("bool", b); ("null",);
+# ("doc", ((name, value), ...)); ("arr", (value, ...)); ("other", text).
+
+def from_canonical(v):
+    """docext's canonical Extended JSON, parsed (dicts keep the fields'
+    order)."""
+    if isinstance(v, dict):
+        if len(v) == 1:
+            k, x = next(iter(v.items()))
+            if k == "$numberInt":
+                return ("num", int(x), "int")
+            if k == "$numberLong":
+                return ("num", int(x), "long")
+            if k == "$numberDouble":
+                return ("num", float(x), "double")
+            if k.startswith("$"):
+                return ("other", json.dumps(v))
+        return ("doc", tuple((k, from_canonical(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return ("arr", tuple(from_canonical(x) for x in v))
+    if v is None:
+        return ("null",)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, str):
+        return ("str", v)
+    raise ValueError("unexpected canonical JSON value %r" % (v,))
+
+
+def from_plain(v):
+    """JSON of mingo's results (or docext's relaxed doc column): numbers
+    without a type."""
+    if isinstance(v, dict):
+        if len(v) == 1:
+            k, x = next(iter(v.items()))
+            if k in ("$numberDouble", "$numberLong", "$numberInt"):
+                return ("num", float(x), None)
+        return ("doc", tuple((k, from_plain(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return ("arr", tuple(from_plain(x) for x in v))
+    if v is None:
+        return ("null",)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float)):
+        return ("num", v, None)
+    if isinstance(v, str):
+        return ("str", v)
+    raise ValueError("unexpected JSON value %r" % (v,))
+
+
+def typed(a, d, l):
+    """mingo's fixed answer a with each number's expected BSON type, from
+    the "dbl" (d) and "lng" (l) runs of the same pipeline (None where a run
+    did not line up). Returns (value, whether the types are known)."""
+    def lines_up(x, y, tol):
+        if y is None or x[0] != y[0]:
+            return False
+        if x[0] == "num":
+            return abs(x[1] - y[1]) <= tol
+        if x[0] == "doc":
+            return len(x[1]) == len(y[1]) and all(
+                kx == ky and lines_up(vx, vy, tol) for (kx, vx), (ky, vy) in zip(x[1], y[1]))
+        if x[0] == "arr":
+            return len(x[1]) == len(y[1]) and all(lines_up(p, q, tol) for p, q in zip(x[1], y[1]))
+        return x == y
+
+    d_ok = d is not None and lines_up(a, d, 0.2)
+    l_ok = l is not None and lines_up(a, l, 0.45)
+
+    def walk(x, dx, lx):
+        if x[0] == "num":
+            v = x[1]
+            if v != int(v):
+                t = "double"
+            elif not d_ok:
+                t = None
+            elif dx[1] != v:
+                t = "double"
+            elif not l_ok:
+                t = "integer"
+            elif lx[1] != v:
+                t = "long"
+            else:
+                t = "int"
+            TYPE_COUNTS[t] = TYPE_COUNTS.get(t, 0) + 1
+            return ("num", v, t)
+        if x[0] == "doc":
+            return ("doc", tuple((k, walk(v, dx and dx[1][i][1], lx and lx[1][i][1]))
+                                 for i, (k, v) in enumerate(x[1])))
+        if x[0] == "arr":
+            return ("arr", tuple(walk(v, dx and dx[1][i], lx and lx[1][i])
+                                 for i, v in enumerate(x[1])))
+        return x
+
+    return walk(a, d if d_ok else None, l if l_ok else None), d_ok
+
+
+def num_eq(e, g, types):
+    ev, et = e[1], e[2]
+    gv, gt = g[1], g[2]
+    if gt == "double" or et == "double" or isinstance(ev, float) or isinstance(gv, float):
+        if not (ev == gv or abs(ev - gv) <= DOUBLE_TOL * max(1.0, abs(ev), abs(gv))):
+            return False
+    elif ev != gv:
+        return False
+    if not types or et is None or gt is None:
+        return True
+    if et == "integer":
+        return gt in ("int", "long")
+    return et == gt
+
+
+def same(e, g, types, sets, top=True, deep=()):
+    """Is docext's value g mingo's e? At the top of a document, the fields
+    named in sets hold arrays compared as multisets, and those in deep
+    arrays of such arrays."""
+    if e[0] != g[0]:
+        return False
+    kind = e[0]
+    if kind == "num":
+        return num_eq(e, g, types)
+    if kind == "doc":
+        if len(e[1]) != len(g[1]):
+            return False
+        for (ke, ve), (kg, vg) in zip(e[1], g[1]):
+            if ke != kg:
+                return False
+            if top and ke in sets and ve[0] == "arr" and vg[0] == "arr":
+                if not multiset(ve[1], vg[1], types, (), ke in deep):
+                    return False
+            elif not same(ve, vg, types, sets, False):
+                return False
+        return True
+    if kind == "arr":
+        return len(e[1]) == len(g[1]) and all(same(x, y, types, sets, False) for x, y in zip(e[1], g[1]))
+    return e == g
+
+
+def multiset(es, gs, types, sets, inner=False, deep=()):
+    """Are the lists the same multiset? With inner, elements that are
+    arrays are compared as multisets too."""
+    if len(es) != len(gs):
+        return False
+    left = list(es)
+    for g in gs:
+        for i, e in enumerate(left):
+            if (multiset(e[1], g[1], types, ()) if inner and e[0] == g[0] == "arr"
+                    else same(e, g, types, sets, True, deep)):
+                del left[i]
+                break
+        else:
+            return False
+    return True
+
+
+def same_output(exp, got, ordered, types, sets, deep=()):
+    if ordered:
+        return len(exp) == len(got) and all(same(e, g, types, sets, True, deep) for e, g in zip(exp, got))
+    return multiset(exp, got, types, sets, False, deep)
+
+
+def show(t):
+    """A value as compact text, with docext's number types (1, 1L, 1.0)."""
+    kind = t[0]
+    if kind == "doc":
+        return "{" + ", ".join("%s: %s" % (k, show(v)) for k, v in t[1]) + "}"
+    if kind == "arr":
+        return "[" + ", ".join(show(v) for v in t[1]) + "]"
+    if kind == "num":
+        v, ty = t[1], t[2]
+        if ty == "double" or (isinstance(v, float) and v != int(v)):
+            return repr(float(v))
+        s = str(int(v))
+        return s + ("L" if ty == "long" else "")
+    if kind == "str":
+        return json.dumps(t[1])
+    if kind == "bool":
+        return "true" if t[1] else "false"
+    if kind == "null":
+        return "null"
+    return t[1]
+
+
+def show_list(ts):
+    return "[" + ", ".join(show(t) for t in ts) + "]" if isinstance(ts, list) else ts
+
+
+def first_difference(exp, got, ordered, sets, deep):
+    """A line saying where the two outputs first differ."""
+    if isinstance(exp, str) or isinstance(got, str):
+        return ""
+    if len(exp) != len(got):
+        return "%d documents, expected %d" % (len(got), len(exp))
+    if ordered:
+        for i, (e, g) in enumerate(zip(exp, got)):
+            if not same(e, g, True, sets, True, deep):
+                why = "types" if same(e, g, False, sets, True, deep) else "values"
+                return "document %d differs (%s): %s, expected %s" % (i, why, show(g), show(e))
+    else:
+        left = list(exp)
+        for g in got:
+            for i, e in enumerate(left):
+                if same(e, g, True, sets, True, deep):
+                    del left[i]
+                    break
+            else:
+                near = [e for e in left if same(e, g, False, sets, True, deep)]
+                if near:
+                    return "document differs in its number types: %s, expected %s" % (show(g), show(near[0]))
+                return "document not expected: %s" % show(g)
+    return ""
+
+
+# ---------------------------------------------------------------------------
+
+def is_err(r):
+    return isinstance(r, str)
+
+
+def run_docext(db, case):
+    """Fills c and c2 (emptied first) and runs the pipeline: (documents, or
+    "E: message"; a line if the doc column is not the bson column)."""
+    db.execute("DELETE FROM c")
+    db.execute("DELETE FROM c2")
+    db.executemany("INSERT INTO c(doc) VALUES (?)", [(d,) for d in case["docs"]])
+    if case["docs2"] is not None:
+        db.executemany("INSERT INTO c2(doc) VALUES (?)", [(d,) for d in case["docs2"]])
+    try:
+        rows = db.execute("SELECT doc, doc_json(bson, 'canonical') FROM doc_aggregate('c', ?)",
+                          (case["pipeline"],)).fetchall()
+    except sqlite3.Error as e:
+        return "E: " + str(e), None
+    out = []
+    mismatch = None
+    for doc, canon in rows:
+        t = from_canonical(json.loads(canon))
+        out.append(t)
+        if mismatch is None and not same(from_plain(json.loads(doc)), t, False, ()):
+            mismatch = "the doc column %s is not the bson column %s" % (doc, canon)
+    return out, mismatch
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("-")]
+    verbose = "-v" in sys.argv
+    if not args:
+        print("usage: diff_aggregate.py CASES.jsonl [-v]", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    cases = [json.loads(line) for line in open(args[0]) if line.strip()]
+    db = sqlite3.connect(":memory:")
+    db.enable_load_extension(True)
+    db.load_extension(os.environ.get("DOCEXT_SO", "./docext"))
+    db.execute("CREATE VIRTUAL TABLE c USING docext")
+    db.execute("CREATE VIRTUAL TABLE c2 USING docext")
+
+    passed = failed = shown = 0
+    known = {}
+    invalid_reasons = {}
+    stats = {"both-error": 0, "typed": 0, "untyped": 0, "ordered": 0, "multiset": 0, "documents": 0}
+    for case in cases:
+        got, col_mismatch = run_docext(db, case)
+        problem = None
+        sets = tuple(case["sets"])
+        deep = tuple(case["deep"])
+        if case["invalid"]:
+            if not is_err(got):
+                problem = "MongoDB rejects this pipeline (%s); docext ran it" % case["invalid"]
+            elif not is_err(case["raw"]):
+                known["mingo-accepts-invalid"] = known.get("mingo-accepts-invalid", 0) + 1
+                invalid_reasons[case["invalid"]] = invalid_reasons.get(case["invalid"], 0) + 1
+        elif is_err(case["fixed"]):
+            if is_err(got):
+                stats["both-error"] += 1
+            else:
+                problem = "mingo raises an error (%s); docext ran the pipeline" % case["fixed"]
+        elif is_err(got):
+            problem = "docext raised an error; mingo ran the pipeline"
+        else:
+            exp_plain = [from_plain(d) for d in case["fixed"]]
+            dbl = None if is_err(case["dbl"]) else [from_plain(d) for d in case["dbl"]]
+            lng = None if is_err(case["lng"]) else [from_plain(d) for d in case["lng"]]
+            exp, typed_ok = typed(("arr", tuple(exp_plain)),
+                                  None if dbl is None else ("arr", tuple(dbl)),
+                                  None if lng is None else ("arr", tuple(lng)))
+            exp = list(exp[1])
+            stats["typed" if typed_ok else "untyped"] += 1
+            stats["ordered" if case["ordered"] else "multiset"] += 1
+            stats["documents"] += len(exp)
+            if not same_output(exp, got, case["ordered"], True, sets, deep):
+                problem = "docext's output differs from mingo's"
+                if same_output(exp, got, case["ordered"], False, sets, deep):
+                    problem = "docext's output differs from mingo's in its number types"
+                case["_exp"] = exp
+            elif col_mismatch:
+                problem = col_mismatch
+            if json.dumps(case["raw"]) != json.dumps(case["fixed"]):
+                raw = case["raw"]
+                raw_t = raw if is_err(raw) else [from_plain(d) for d in raw]
+                if is_err(raw_t) or not same_output(exp_plain, raw_t, case["ordered"], False, sets, deep):
+                    for kind in case["fixes"] or ["several-together"]:
+                        known[kind] = known.get(kind, 0) + 1
+        if is_err(got) and not got.startswith("E: docext:"):
+            problem = (problem + "; " if problem else "") + "the error message does not start with 'docext:'"
+        if problem:
+            failed += 1
+            if shown < 30 or verbose:
+                shown += 1
+                print("FAIL case %d: %s" % (case["i"], problem))
+                print("  docs     %s" % ", ".join(case["docs"]))
+                if case["docs2"] is not None:
+                    print("  c2       %s" % ", ".join(case["docs2"]))
+                print("  pipeline %s" % case["pipeline"])
+                print("  docext   %s" % show_list(got))
+                exp = case.get("_exp", case["fixed"])
+                if not is_err(exp) and "_exp" not in case:
+                    exp = [from_plain(d) for d in exp]
+                print("  mingo    %s%s" % (show_list(exp) if not is_err(exp) else exp,
+                                          "" if case["ordered"] else "  (in any order)"))
+                if json.dumps(case["raw"]) != json.dumps(case["fixed"]):
+                    print("  (mingo's answer to the pipeline as written: %s)" %
+                          (case["raw"] if is_err(case["raw"]) else json.dumps(case["raw"])))
+                diff = first_difference(case.get("_exp"), got, case["ordered"], sets, deep) \
+                    if case.get("_exp") is not None and not is_err(got) else ""
+                if diff:
+                    print("  " + diff)
+        else:
+            passed += 1
+    n = len(cases)
+    print("cases: %d (%d with a pipeline MongoDB rejects, %d rejected by both for their "
+          "documents); %d compared in order, %d as multisets; %d documents compared"
+          % (n, sum(1 for c in cases if c["invalid"]), stats["both-error"], stats["ordered"],
+             stats["multiset"], stats["documents"]))
+    print("number types checked in %d cases; in %d the shifted runs did not line up "
+          "(only non-whole numbers checked as doubles)" % (stats["typed"], stats["untyped"]))
+    print("numbers expected: %s" % ", ".join(
+        "%d %s" % (k, {"int": "int32", "long": "int64", "double": "double", "integer":
+                       "int32 or int64", None: "of any type"}[t])
+        for t, k in sorted(TYPE_COUNTS.items(), key=lambda p: str(p[0]))))
+    for kind, k in sorted(known.items()):
+        print("known: mingo %s: %d case%s — %s" % (kind, k, "" if k == 1 else "s", KNOWN[kind]))
+    for why, k in sorted(invalid_reasons.items()):
+        print("  mingo-accepts-invalid, %s: %d" % (why, k))
+    if n < 100:
+        print("diff_aggregate: only %d cases were generated" % n)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
