@@ -534,35 +534,43 @@ static void w3After(Bench *p){
 ** target: it shows what reading documents without parsing text is worth. */
 #define W8_RUNS 5
 static char *w8Text[2];
-static void w8Run(sqlite3 *db, const char *zSql, char **pzOut){
+/* Run a statement that gives one text nRun times, keeping the last text in
+** *pzOut (W8, W10). */
+static void runTextTimes(sqlite3 *db, const char *zWhat, const char *zSql, int nRun,
+                         char **pzOut){
   int k;
-  for(k=0; k<W8_RUNS; k++){
+  for(k=0; k<nRun; k++){
     sqlite3_stmt *pStmt = prepare(db, zSql);
     const char *z;
-    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W8: %s", sqlite3_errmsg(db));
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("%s: %s", zWhat, sqlite3_errmsg(db));
     z = (const char*)sqlite3_column_text(pStmt, 0);
     free(*pzOut);
     *pzOut = strdup(z ? z : "(null)");
-    if( *pzOut==0 ) die("W8: out of memory");
+    if( *pzOut==0 ) die("%s: out of memory", zWhat);
     sqlite3_finalize(pStmt);
   }
 }
 static void w8Docext(Bench *p){
-  w8Run(p->dbDoc, "SELECT doc_distinct('books', 'subjects')", &w8Text[0]);
+  runTextTimes(p->dbDoc, "W8", "SELECT doc_distinct('books', 'subjects')", W8_RUNS,
+               &w8Text[0]);
 }
 static void w8Json(Bench *p){
-  w8Run(p->dbJson, "SELECT json_group_array(value) FROM (SELECT DISTINCT j.value"
-                   " FROM books_json, json_each(books_json.doc, '$.subjects') AS j"
-                   " ORDER BY 1)", &w8Text[1]);
+  runTextTimes(p->dbJson, "W8", "SELECT json_group_array(value) FROM (SELECT DISTINCT"
+               " j.value FROM books_json, json_each(books_json.doc, '$.subjects') AS j"
+               " ORDER BY 1)", W8_RUNS, &w8Text[1]);
+}
+/* The two sides' texts (docext's, json's) must be equal; frees them. */
+static void checkTexts(const char *zWhat, char **az){
+  if( strcmp(az[0], az[1])!=0 ){
+    die("%s: docext gave %.300s, json %.300s", zWhat, az[0], az[1]);
+  }
+  free(az[0]);
+  free(az[1]);
+  az[0] = az[1] = 0;
 }
 static void w8Check(Bench *p){
   (void)p;
-  if( strcmp(w8Text[0], w8Text[1])!=0 ){
-    die("W8: docext gave %.200s, json %.200s", w8Text[0], w8Text[1]);
-  }
-  free(w8Text[0]);
-  free(w8Text[1]);
-  w8Text[0] = w8Text[1] = 0;
+  checkTexts("W8", w8Text);
 }
 
 /* ---- W10: a $group over every book ---------------------------------------
@@ -574,38 +582,20 @@ static void w8Check(Bench *p){
 ** BINARY order), run W10_RUNS times. The texts must be equal. No target. */
 #define W10_RUNS 5
 static char *w10Text[2];
-static void w10Run(sqlite3 *db, const char *zSql, char **pzOut){
-  int k;
-  for(k=0; k<W10_RUNS; k++){
-    sqlite3_stmt *pStmt = prepare(db, zSql);
-    const char *z;
-    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W10: %s", sqlite3_errmsg(db));
-    z = (const char*)sqlite3_column_text(pStmt, 0);
-    free(*pzOut);
-    *pzOut = strdup(z ? z : "(null)");
-    if( *pzOut==0 ) die("W10: out of memory");
-    sqlite3_finalize(pStmt);
-  }
-}
 static void w10Docext(Bench *p){
-  w10Run(p->dbDoc, "SELECT group_concat(doc, ';') FROM doc_aggregate('books', '[{\"$group\":"
-                   " {\"_id\": \"$publisher.name\", \"n\": {\"$sum\": 1},"
-                   " \"pages\": {\"$sum\": \"$pages\"}}}]')", &w10Text[0]);
+  runTextTimes(p->dbDoc, "W10", "SELECT group_concat(doc, ';') FROM doc_aggregate('books',"
+               " '[{\"$group\": {\"_id\": \"$publisher.name\", \"n\": {\"$sum\": 1},"
+               " \"pages\": {\"$sum\": \"$pages\"}}}]')", W10_RUNS, &w10Text[0]);
 }
 static void w10Json(Bench *p){
-  w10Run(p->dbJson, "SELECT group_concat(json_object('_id', name, 'n', n, 'pages', pages), ';')"
-                    " FROM (SELECT json_extract(doc, '$.publisher.name') AS name, count(*) AS n,"
-                    " sum(json_extract(doc, '$.pages')) AS pages FROM books_json"
-                    " GROUP BY 1 ORDER BY 1)", &w10Text[1]);
+  runTextTimes(p->dbJson, "W10", "SELECT group_concat(json_object('_id', name, 'n', n,"
+               " 'pages', pages), ';') FROM (SELECT json_extract(doc, '$.publisher.name') AS"
+               " name, count(*) AS n, sum(json_extract(doc, '$.pages')) AS pages"
+               " FROM books_json GROUP BY 1 ORDER BY 1)", W10_RUNS, &w10Text[1]);
 }
 static void w10Check(Bench *p){
   (void)p;
-  if( strcmp(w10Text[0], w10Text[1])!=0 ){
-    die("W10: docext gave %.300s, json %.300s", w10Text[0], w10Text[1]);
-  }
-  free(w10Text[0]);
-  free(w10Text[1]);
-  w10Text[0] = w10Text[1] = 0;
+  checkTexts("W10", w10Text);
 }
 
 /* ---- W-index: building an index on an embedded field ------------------

@@ -1571,6 +1571,10 @@ int docextTvfConnect(sqlite3 *db, const char *zSchema, int eConfig, void *pAux,
 void *docextTvfAux(sqlite3_vtab *pVtab);
 int docextTvfDisconnect(sqlite3_vtab *pVtab);
 int docextTvfBestIndex(sqlite3_index_info *pInfo, int iArgCol, double rCost);
+/* The one way a virtual table reports an error: pVtab's message becomes
+** zMsg (taken over), or "docext: <rc's text>" when zMsg is NULL (and rc
+** not SQLITE_NOMEM); returns rc. */
+int docextVtabError(sqlite3_vtab *pVtab, int rc, char *zMsg);
 /* doc_match(d, filter), also handed to collections by xFindFunction. */
 void docextDocMatchFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* The alias $type uses for a BSON type ("double", "objectId", ...). */

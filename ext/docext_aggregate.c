@@ -73,11 +73,14 @@ typedef struct Agg Agg;
 struct Agg {
   DocBuf pipe;              /* the pipeline's BSON: stages point into it */
   DocBuf work;              /* scratch for documents a compile builds */
-  DocBuf query;             /* the collection query's filter and sort */
+  DocBuf query;             /* the collection query's filter, sort, options */
+  DocBuf opts;              /* the options given (aLet points into them) */
+  const u8 *aLet;           /* the let variables, or NULL */
   AggStage *aStage;
   int nStage, nAlloc;
   int iFirst;               /* stages before it run as the collection's query */
   i64 iFilter, iSort;       /* the query's filter and sort in query, or -1 */
+  i64 iQueryOpts;           /* its options (let, hint) in query, or -1 */
   i64 nLimit;               /* the query's LIMIT, or -1 */
   i64 nowMs;                /* $$NOW of every stage */
 };
@@ -176,6 +179,7 @@ static void aggFree(Agg *p){
   docextBufFree(&p->pipe);
   docextBufFree(&p->work);
   docextBufFree(&p->query);
+  docextBufFree(&p->opts);
   memset(p, 0, sizeof(*p));
 }
 
@@ -241,7 +245,7 @@ static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
     static const u8 aOne[4] = {1, 0, 0, 0};
     if( docextIterKeyIs(&it, "_id") ){
       bId = 1;
-      rc = docextExprNew(&it.v, 0, "$group _id", p->nowMs, &pS->pExpr, pzErr);
+      rc = docextExprNew(&it.v, p->aLet, "$group _id", p->nowMs, &pS->pExpr, pzErr);
       continue;
     }
     rc = checkNewField(pS, "the field", it.zKey, pzErr);
@@ -272,7 +276,7 @@ static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
       return stageError(pS, pzErr, "the accumulator %s of field '%s' is a unary operator",
                         acc.zKey, it.zKey);
     }
-    rc = docextExprNew(&acc.v, 0, "$group", p->nowMs, &pF->pExpr, pzErr);
+    rc = docextExprNew(&acc.v, p->aLet, "$group", p->nowMs, &pF->pExpr, pzErr);
   }
   if( rc==SQLITE_OK && !bId ) return stageError(pS, pzErr, "a group specification must include an _id");
   return rc;
@@ -395,11 +399,11 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
   switch( pS->eStage ){
     case AG_MATCH:
       if( it.v.type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a filter document");
-      rc = docextMatcherNew(it.v.p, 0, &p->nowMs, &pS->pMatch, pzErr);
+      rc = docextMatcherNew(it.v.p, p->aLet, &p->nowMs, &pS->pMatch, pzErr);
       break;
     case AG_SHAPE:
       workStageArray(p, pS->zOp, &it.v, &rc);
-      if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, 0, p->nowMs, &pS->pShape, pzErr);
+      if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, &pS->pShape, pzErr);
       break;
     case AG_SORT:
       if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)==0 ){
@@ -429,7 +433,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
           return stageError(pS, pzErr, "needs a $-prefixed field path or an expression "
                             "document, as {$sortByCount: \"$tags\"}");
         }
-        rc = docextExprNew(&it.v, 0, "$sortByCount", p->nowMs, &pS->pExpr, pzErr);
+        rc = docextExprNew(&it.v, p->aLet, "$sortByCount", p->nowMs, &pS->pExpr, pzErr);
         if( rc ) break;
         pS->aField = docextMallocZero(sizeof(AggField));
         if( pS->aField==0 ) return SQLITE_NOMEM;
@@ -498,12 +502,46 @@ static int planPushDown(Agg *p){
   return rc;
 }
 
-/* Compile the pipeline (BSON array aPipe). */
-static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, char **pzErr){
+/* The options (a document, or NULL): let, the variables of every stage's
+** expressions; hint, for the collection's query; comment, batchSize and
+** allowDiskUse, which change nothing here. The query's options document,
+** {let, hint}, goes to query. */
+static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
+  static const char *const azOpt[] = {
+    "let", "hint", "comment", "batchSize", "allowDiskUse",
+  };
+  DocIter it;
+  int rc = SQLITE_OK;
+  i64 iDoc;
+  p->iQueryOpts = -1;
+  if( aOptions==0 ) return SQLITE_OK;
+  docextBufAppend(&rc, &p->opts, aOptions, docextGetI32(aOptions));
+  if( rc ) return rc;
+  rc = docextExprLetOption(p->opts.a, &p->aLet, pzErr);
+  if( rc ) return rc;
+  iDoc = docextBsonStartDoc(&rc, &p->query);
+  docextIterInit(&it, p->opts.a);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    int i = docextNameIndex(it.zKey, it.nKey, azOpt, DOCEXT_COUNT(azOpt));
+    if( i<0 ){
+      return docextError(pzErr, "docext: doc_aggregate: unknown option '%s' (it takes "
+                         "let, hint, comment, batchSize and allowDiskUse)", it.zKey);
+    }
+    if( i<=1 ) docextBsonAppendValue(&rc, &p->query, it.zKey, it.nKey, &it.v);
+  }
+  docextBsonEndDoc(&rc, &p->query, iDoc);
+  if( rc==SQLITE_OK ) p->iQueryOpts = iDoc;
+  return rc;
+}
+
+/* Compile the pipeline (BSON array aPipe) with its options (NULL: none). */
+static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOptions,
+                      char **pzErr){
   DocIter it;
   DocValue arr;
   int rc = SQLITE_OK, iStage = 0;
   docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
+  if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
   if( rc ) return rc;
   p->nowMs = docextClockNowMs();
   arr.type = DOC_ARRAY;
@@ -542,7 +580,7 @@ static int readDocs(sqlite3 *db, sqlite3_stmt *pStmt, AggSet *pOut, char **pzErr
 /* The head of the pipeline: the collection's query. */
 static int runQuery(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
   sqlite3_stmt *pStmt = 0;
-  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1, NULL, ?2) LIMIT ?3", zColl);
+  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1, NULL, ?2, ?4) LIMIT ?3", zColl);
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
@@ -557,6 +595,10 @@ static int runQuery(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char *
                       docextGetI32(p->query.a + p->iSort), SQLITE_STATIC);
   }
   sqlite3_bind_int64(pStmt, 3, p->nLimit);
+  if( p->iQueryOpts>=0 ){
+    sqlite3_bind_blob(pStmt, 4, p->query.a + p->iQueryOpts,
+                      docextGetI32(p->query.a + p->iQueryOpts), SQLITE_STATIC);
+  }
   rc = readDocs(db, pStmt, pOut, pzErr);
   sqlite3_finalize(pStmt);
   return rc;
@@ -1056,7 +1098,8 @@ static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **p
 #define AGV_DOC       0
 #define AGV_COLL      1
 #define AGV_PIPELINE  2
-#define AGV_BSON      3
+#define AGV_OPTIONS   3
+#define AGV_BSON      4
 
 typedef struct AggCursor AggCursor;
 struct AggCursor {
@@ -1071,18 +1114,19 @@ static int agvConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   (void)argc; (void)argv; (void)pzErr;
   /* It reads as a SELECT of the collection does, no more. */
   return docextTvfConnect(db, "CREATE TABLE x(doc, coll HIDDEN, pipeline HIDDEN, "
-                          "bson HIDDEN)", 0, pAux, ppVtab);
+                          "options HIDDEN, bson HIDDEN)", 0, pAux, ppVtab);
 }
 
-/* Both arguments, as equalities: argv[0] the collection, argv[1] the
-** pipeline (idxNum 1); else no plan that runs (idxNum 0, an error). */
+/* The arguments, as equalities: argv[0] the collection, argv[1] the
+** pipeline (idxNum 1), argv[2] the options if given; without the first
+** two, no plan that runs (idxNum 0, an error). */
 static int agvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int i, aArg[2] = {-1, -1};
+  int i, aArg[3] = {-1, -1, -1};
   (void)pVtab;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     int iArg = pC->iColumn - AGV_COLL;
-    if( iArg<0 || iArg>1 || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    if( iArg<0 || iArg>2 || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
     if( !pC->usable ) return SQLITE_CONSTRAINT;
     aArg[iArg] = i;
   }
@@ -1091,7 +1135,7 @@ static int agvBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pInfo->estimatedCost = 1e12;
     return SQLITE_OK;
   }
-  for(i=0; i<2; i++){
+  for(i=0; i<3 && aArg[i]>=0; i++){
     pInfo->aConstraintUsage[aArg[i]].argvIndex = i+1;
     pInfo->aConstraintUsage[aArg[i]].omit = 1;
   }
@@ -1116,13 +1160,6 @@ static int agvClose(sqlite3_vtab_cursor *pCur){
   return SQLITE_OK;
 }
 
-static int agvError(sqlite3_vtab_cursor *pCur, int rc, char *zErr){
-  sqlite3_vtab *pVtab = pCur->pVtab;
-  sqlite3_free(pVtab->zErrMsg);
-  pVtab->zErrMsg = zErr;
-  return rc;
-}
-
 /* The pipeline argument: TEXT, a JSON array of stages. */
 static int pipelineArg(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paPipe, char **pzErr){
   int bArray = 0, rc;
@@ -1144,13 +1181,25 @@ static int pipelineArg(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paPipe, cha
   return rc;
 }
 
+/* The options argument: a document (TEXT or BSON). */
+static int optionsArg(sqlite3_value *pArg, DocBuf *pBuf, const u8 **paOptions, char **pzErr){
+  int rc = docextArgToBson(pArg, pBuf, paOptions, pzErr);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr ){
+    char *z = *pzErr;
+    *pzErr = 0;
+    rc = docextError(pzErr, "docext: doc_aggregate: in the options: %s", z+8);
+    sqlite3_free(z);
+  }
+  return rc;
+}
+
 static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   AggCursor *pC = (AggCursor*)pCur;
   DocConn *pConn = (DocConn*)docextTvfAux(pCur->pVtab);
   DocColl *pColl = 0;
-  DocBuf arg;
-  const u8 *aPipe = 0;
+  DocBuf arg, opts;
+  const u8 *aPipe = 0, *aOptions = 0;
   char *zErr = 0, *zColl = 0;
   Agg agg;
   int rc;
@@ -1158,10 +1207,11 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   setFree(&pC->out);
   pC->iRow = 0;
   if( idxNum==0 || argc<2 ){
-    return agvError(pCur, SQLITE_ERROR, sqlite3_mprintf(
+    return docextVtabError(pCur->pVtab, SQLITE_ERROR, sqlite3_mprintf(
         "docext: doc_aggregate needs a collection name and a pipeline"));
   }
   memset(&arg, 0, sizeof(arg));
+  memset(&opts, 0, sizeof(opts));
   memset(&agg, 0, sizeof(agg));
   rc = docextCollFindArg(pConn, 0, 0, argv[0], &pColl, &zErr);
   if( rc==SQLITE_OK ){
@@ -1170,17 +1220,20 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     if( zColl==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ) rc = pipelineArg(argv[1], &arg, &aPipe, &zErr);
-  if( rc==SQLITE_OK ) rc = aggCompile(pConn, &agg, aPipe, &zErr);
+  if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    rc = optionsArg(argv[2], &opts, &aOptions, &zErr);
+  }
+  if( rc==SQLITE_OK ) rc = aggCompile(pConn, &agg, aPipe, aOptions, &zErr);
   if( rc==SQLITE_OK ){
     rc = aggRun(docextStorageDb(docextCollStore(pColl)), &agg, zColl, &pC->out, &zErr);
   }
   aggFree(&agg);
   docextBufFree(&arg);
+  docextBufFree(&opts);
   sqlite3_free(zColl);
   if( rc!=SQLITE_OK ){
     setFree(&pC->out);
-    if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
-    return agvError(pCur, rc, zErr);
+    return docextVtabError(pCur->pVtab, rc, zErr);
   }
   return SQLITE_OK;
 }

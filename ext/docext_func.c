@@ -615,13 +615,6 @@ static int eachClose(sqlite3_vtab_cursor *pCur){
   return SQLITE_OK;
 }
 
-static int eachError(EachCursor *p, int rc, char *zErr){
-  sqlite3_vtab *pVtab = p->base.pVtab;
-  sqlite3_free(pVtab->zErrMsg);
-  pVtab->zErrMsg = zErr;
-  return rc;
-}
-
 /* Move to the next document, or set bEof. */
 static int eachNext(sqlite3_vtab_cursor *pCur){
   EachCursor *p = (EachCursor*)pCur;
@@ -634,7 +627,7 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
     int nDoc;
     if( p->iOff>=n ){ p->bEof = 1; return SQLITE_OK; }
     if( n-p->iOff<5 || (nDoc = docextGetI32(a+p->iOff))<5 || nDoc>n-p->iOff ){
-      return eachError(p, SQLITE_ERROR, sqlite3_mprintf(
+      return docextVtabError(p->base.pVtab, SQLITE_ERROR, sqlite3_mprintf(
           "docext: doc_each: malformed BSON at byte %d: document %lld is truncated",
           p->iOff, p->iRow));
     }
@@ -642,7 +635,7 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
       char *z = sqlite3_mprintf("docext: doc_each: document %lld at byte %d: %s",
                                 p->iRow, p->iOff, zErr+8);
       sqlite3_free(zErr);
-      return eachError(p, SQLITE_ERROR, z);
+      return docextVtabError(p->base.pVtab, SQLITE_ERROR, z);
     }
     p->aDoc = a + p->iOff;
     p->iOff += nDoc;
@@ -657,7 +650,7 @@ static int eachNext(sqlite3_vtab_cursor *pCur){
            : sqlite3_mprintf("docext: doc_each: %s", zErr+8);
       sqlite3_free(zErr);
     }
-    return eachError(p, rc, zMsg);
+    return docextVtabError(p->base.pVtab, rc, zMsg);
   }
   p->aDoc = p->doc.a;
   return SQLITE_OK;

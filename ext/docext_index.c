@@ -2398,13 +2398,6 @@ static int idxvClose(sqlite3_vtab_cursor *pCur){
   return SQLITE_OK;
 }
 
-static int idxvError(sqlite3_vtab_cursor *pCur, int rc, char *zErr){
-  sqlite3_vtab *pVtab = pCur->pVtab;
-  sqlite3_free(pVtab->zErrMsg);
-  pVtab->zErrMsg = zErr;
-  return rc;
-}
-
 /* Number of entries of index i. */
 static int idxEntries(DocColl *p, const DocIndex *pIdx, i64 *pn, char **pzErr){
   sqlite3_stmt *pStmt = 0;
@@ -2428,7 +2421,7 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   (void)idxStr;
   idxvReset(pC);
   if( idxNum==0 || argc<1 ){
-    return idxvError(pCur, SQLITE_ERROR,
+    return docextVtabError(pCur->pVtab, SQLITE_ERROR,
                      sqlite3_mprintf("docext: doc_indexes needs a collection name"));
   }
   /* (a sharded collection's indexes are its router's: doc_create_index
@@ -2455,10 +2448,7 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     pRow->nExpire = pIdx->nExpireAfter;
     if( rc==SQLITE_OK ) rc = idxEntries(p, pIdx, &pRow->nEntries, &zErr);
   }
-  if( rc!=SQLITE_OK ){
-    if( zErr==0 && rc!=SQLITE_NOMEM ) zErr = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
-    return idxvError(pCur, rc, zErr);
-  }
+  if( rc!=SQLITE_OK ) return docextVtabError(pCur->pVtab, rc, zErr);
   return SQLITE_OK;
 }
 

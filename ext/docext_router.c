@@ -2607,13 +2607,7 @@ static int chunksFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxSt
     pRow->nBytes = list.nBytes;
   }
   rtListFree(&list);
-  if( rc!=SQLITE_OK ){
-    sqlite3_free(pCur->pVtab->zErrMsg);
-    pCur->pVtab->zErrMsg = zErr;
-    if( zErr==0 && rc!=SQLITE_NOMEM ){
-      pCur->pVtab->zErrMsg = sqlite3_mprintf("docext: %s", sqlite3_errstr(rc));
-    }
-  }
+  if( rc!=SQLITE_OK ) docextVtabError(pCur->pVtab, rc, zErr);
   return rc;
 }
 

@@ -183,8 +183,7 @@ struct DocCursor {
 ** Errors
 */
 
-/* Set the vtab's error message, taking ownership of zMsg. */
-static int vtabError(sqlite3_vtab *pVtab, int rc, char *zMsg){
+int docextVtabError(sqlite3_vtab *pVtab, int rc, char *zMsg){
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = zMsg;
   if( zMsg==0 && rc!=SQLITE_NOMEM ){
@@ -287,7 +286,7 @@ static int vtabCollOpen(DocVtab *p, DocColl **ppColl, char **pzErr){
 static int vtabColl(DocVtab *p, DocColl **ppColl){
   char *zErr = 0;
   int rc = vtabCollOpen(p, ppColl, &zErr);
-  return rc==SQLITE_OK ? rc : vtabError(&p->base, rc, zErr);
+  return rc==SQLITE_OK ? rc : docextVtabError(&p->base, rc, zErr);
 }
 
 static int xCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -335,7 +334,7 @@ static int xDestroy(sqlite3_vtab *pVtab){
     /* A sharded collection's chunks go with it. (Its partitions stay, each
     ** a collection of its shard: DROP TABLE shard1.books drops one.) */
     rc = docextExecf(p->db, 0, "DELETE FROM main.docext_chunks WHERE coll=%Q", p->zName);
-    if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, 0);
+    if( rc!=SQLITE_OK ) return docextVtabError(pVtab, rc, 0);
   }
   sqlite3_free(zErr);
   rc = p->pColl ? docextCollDestroy(p->pColl) : docextCollDrop(p->db, p->zDb, p->zName);
@@ -356,7 +355,7 @@ static int xRename(sqlite3_vtab *pVtab, const char *zNew){
     rc = docextError(&zErr, "docext: %s is sharded: a sharded collection cannot be "
                      "renamed", p->zName);
   }
-  if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(pVtab, rc, zErr);
   vtabDropSpare(p);
   rc = docextCollRename(pColl, zNew);
   if( rc==SQLITE_OK ){
@@ -366,7 +365,7 @@ static int xRename(sqlite3_vtab *pVtab, const char *zNew){
     p->zName = z;
   }
   if( rc!=SQLITE_OK ){
-    return vtabError(pVtab, rc, sqlite3_mprintf("docext: cannot rename to %s: %s",
+    return docextVtabError(pVtab, rc, sqlite3_mprintf("docext: cannot rename to %s: %s",
                                                 zNew, sqlite3_errmsg(p->db)));
   }
   return rc;
@@ -826,7 +825,7 @@ static int queryArg(DocCursor *pCur, sqlite3_value *pVal, const char *zWhat, i64
     zErr = z;
   }
   docextBufFree(&tmp);
-  if( rc!=SQLITE_OK ) return vtabError(pCur->base.pVtab, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(pCur->base.pVtab, rc, zErr);
   return SQLITE_OK;
 }
 
@@ -980,7 +979,7 @@ static int filterStart(DocCursor *pCur, DocQuerySpec *pSpec, const FilterArgs *p
     rc = docextQueryNew(pColl, pSpec, &pCur->pQuery, &zErr);
     if( rc==SQLITE_OK ) rc = docextQueryStart(pCur->pQuery, pAccess, &zErr);
   }
-  if( rc!=SQLITE_OK ) return vtabError(&pTab->base, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(&pTab->base, rc, zErr);
   return SQLITE_OK;
 }
 
@@ -1016,7 +1015,7 @@ static int xNext(sqlite3_vtab_cursor *pCursor){
   char *zErr = 0;
   int rc = pCur->pRouted ? docextRoutedNext(pCur->pRouted, &zErr)
                          : docextQueryNext(pCur->pQuery, &zErr);
-  if( rc!=SQLITE_OK ) return vtabError(pCursor->pVtab, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(pCursor->pVtab, rc, zErr);
   return SQLITE_OK;
 }
 
@@ -1086,7 +1085,7 @@ static int xColumn(sqlite3_vtab_cursor *pCursor, sqlite3_context *ctx, int iCol)
       if( rc==SQLITE_OK ) sqlite3_result_blob(ctx, aDoc, docextGetI32(aDoc), SQLITE_TRANSIENT);
       break;
   }
-  return rc==SQLITE_OK ? SQLITE_OK : vtabError(pCursor->pVtab, rc, zErr);
+  return rc==SQLITE_OK ? SQLITE_OK : docextVtabError(pCursor->pVtab, rc, zErr);
 }
 
 /* doc_match(doc, filter) in a WHERE reaches xBestIndex as a constraint. */
@@ -1123,18 +1122,18 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
   for(i=COL_FILTER; i<=COL_OPTIONS; i++){
     sqlite3_value *pV = argv[2+i];
     if( !(bUpdate && sqlite3_value_nochange(pV)) && sqlite3_value_type(pV)!=SQLITE_NULL ){
-      return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+      return docextVtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
           "docext: column %s cannot be written", i==COL_FILTER ? "filter" :
           i==COL_PROJECTION ? "projection" : i==COL_SORT ? "sort" : "options"));
     }
   }
   if( !(bUpdate && sqlite3_value_nochange(argv[2+COL_ID]))
    && sqlite3_value_type(argv[2+COL_ID])!=SQLITE_NULL ){
-    return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+    return docextVtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
         "docext: the _id column is read-only: put _id in the document"));
   }
   if( bDoc && bBson ){
-    return vtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
+    return docextVtabError(&p->base, SQLITE_ERROR, sqlite3_mprintf(
         "docext: give the document in doc or in bson, not both"));
   }
   if( !bDoc && !bBson ){
@@ -1144,14 +1143,14 @@ static int newDocument(DocVtab *p, sqlite3_value **argv, int bUpdate,
       *paDoc = 0;
       return SQLITE_OK;
     }
-    return vtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(bUpdate
+    return docextVtabError(&p->base, SQLITE_CONSTRAINT, sqlite3_mprintf(bUpdate
         ? "docext: the new document is NULL: UPDATE %s SET doc = … needs a "
           "document (DELETE removes one)"
         : "docext: a document is required: INSERT INTO %s(doc) VALUES (…)",
         docextCollName(p->pColl)));
   }
   rc = docextArgToBsonStored(bDoc ? pDoc : pBson, pBuf, paDoc, pbNamesChecked, &zErr);
-  if( rc!=SQLITE_OK ) return vtabError(&p->base, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(&p->base, rc, zErr);
   return SQLITE_OK;
 }
 
@@ -1167,18 +1166,18 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
 
   if( rc!=SQLITE_OK ) return rc;
   rc = docextRouterGet(p->pConn, pColl, &p->pRouter, &pR, &zErr);
-  if( rc!=SQLITE_OK ) return vtabError(pVtab, rc, zErr);
+  if( rc!=SQLITE_OK ) return docextVtabError(pVtab, rc, zErr);
   if( argc==1 ){
     rc = pR ? docextRouterDelete(pR, sqlite3_value_int64(argv[0]), &zErr)
             : docextCollDelete(pColl, sqlite3_value_int64(argv[0]), &zErr);
     docextRouterFree(pR);
-    return rc==SQLITE_OK ? rc : vtabError(pVtab, rc, zErr);
+    return rc==SQLITE_OK ? rc : docextVtabError(pVtab, rc, zErr);
   }
   memset(&buf, 0, sizeof(buf));
   if( sqlite3_value_type(argv[0])==SQLITE_NULL ){
     if( sqlite3_value_type(argv[1])!=SQLITE_NULL ){
       docextRouterFree(pR);
-      return vtabError(pVtab, SQLITE_ERROR,
+      return docextVtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be set: it is assigned"));
     }
     rc = newDocument(p, argv, 0, &buf, &aDoc, &bNamesChecked);
@@ -1186,14 +1185,14 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       int eConflict = sqlite3_vtab_on_conflict(p->db);
       rc = pR ? docextRouterInsert(pR, aDoc, bNamesChecked, eConflict, pRowid, &zErr)
               : docextCollInsert(pColl, aDoc, bNamesChecked, eConflict, 0, pRowid, &zErr);
-      if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
+      if( rc!=SQLITE_OK ) docextVtabError(pVtab, rc, zErr);
     }
   }else{
     i64 iOld = sqlite3_value_int64(argv[0]);
     if( sqlite3_value_type(argv[1])!=SQLITE_INTEGER
      || sqlite3_value_int64(argv[1])!=iOld ){
       docextRouterFree(pR);
-      return vtabError(pVtab, SQLITE_ERROR,
+      return docextVtabError(pVtab, SQLITE_ERROR,
                        sqlite3_mprintf("docext: rowid cannot be changed"));
     }
     rc = newDocument(p, argv, 1, &buf, &aDoc, &bNamesChecked);
@@ -1201,7 +1200,7 @@ static int xUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
       i64 iNew = iOld;    /* (a document that moves to another shard: its new rowid) */
       rc = pR ? docextRouterReplace(pR, iOld, aDoc, bNamesChecked, &iNew, &zErr)
               : docextCollReplace(pColl, iOld, aDoc, bNamesChecked, &zErr);
-      if( rc!=SQLITE_OK ) vtabError(pVtab, rc, zErr);
+      if( rc!=SQLITE_OK ) docextVtabError(pVtab, rc, zErr);
     }
   }
   docextBufFree(&buf);

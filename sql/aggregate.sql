@@ -102,6 +102,15 @@ INSERT INTO copies(doc) VALUES ('{x: 1}'), ('{x: 2}');
 INSERT INTO copies(doc) SELECT json_object('x', doc->>'x') FROM doc_aggregate('copies', '[{$project: {_id: 0}}]');
 SELECT count(*) FROM copies;
 
+-- options: let (every stage reads the variables), hint (the head query's
+-- index), and MongoDB's comment, batchSize and allowDiskUse
+SELECT doc FROM doc_aggregate('books', '[{$match: {$expr: {$eq: ["$author", "$$who"]}}},
+  {$project: {_id: 0, t: {$concat: ["$title", "$$sep", "$$who"]}}}]', '{let: {who: "hem", sep: " by "}}');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: null, s: {$sum: {$multiply: ["$pages", "$$k"]}}}}]',
+  '{let: {k: 2}, comment: "doubled", batchSize: 1, allowDiskUse: true}');
+SELECT doc->>'title' FROM doc_aggregate('books', '[{$match: {author: {$gte: "h"}}}]', '{hint: "author_1"}');
+SELECT doc FROM doc_aggregate('books', '[]', NULL) LIMIT 1;
+
 -- 9. Errors: each says what and which stage
 SELECT doc FROM doc_aggregate('books', '[{$foo: 1}]');
 SELECT doc FROM doc_aggregate('books', '[{match: {}}]');
@@ -149,6 +158,11 @@ SELECT doc FROM doc_aggregate('books', NULL);
 SELECT doc FROM doc_aggregate('books');
 SELECT doc FROM doc_aggregate();
 SELECT doc FROM doc_aggregate(x'00', '[]');
+SELECT doc FROM doc_aggregate('books', '[]', '{maxTimeMS: 5}');
+SELECT doc FROM doc_aggregate('books', '[]', '{let: 1}');
+SELECT doc FROM doc_aggregate('books', '[]', '{let: ');
+SELECT doc FROM doc_aggregate('books', '[{$match: {a: 1}}]', '{hint: "nope"}');
+SELECT doc FROM doc_aggregate('books', '[{$project: {a: "$$nope"}}]');
 -- a document made past 16 MiB
 CREATE VIRTUAL TABLE big USING docext;
 INSERT INTO big(doc) SELECT '{"s": "' || hex(zeroblob(1000000)) || '"}' FROM generate_series(1, 9);

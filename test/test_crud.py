@@ -71,14 +71,14 @@ SERVER_VERSION = (8, 0, 0)
 # feature outside docext's contract (../shared/INTERFACE.md), never a failure.
 
 SKIP_OPERATIONS = {
-    # INTERFACE.md has no aggregation framework: reads are find-shaped.
-    "aggregate": "aggregate: docext has no aggregation pipeline",
     # MongoDB 8.0's client-level bulk write across namespaces: a driver API
     # over several databases, nothing a docext collection offers.
     "clientBulkWrite": "clientBulkWrite: a MongoDB 8.0 client-level API",
 }
 
 # (`let`, the $$variables of $expr, is run: docext's options take it.)
+# (aggregate is run through doc_aggregate, but not a pipeline that writes:)
+SKIP_WRITING_STAGES = ("$out", "$merge")
 SKIP_ARGUMENTS = {}
 
 # (An update given as an array of aggregation stages, a pipeline update, is
@@ -444,6 +444,15 @@ class TestRun(object):
             return rows[0] if rows else None
         return rows
 
+    def aggregate(self, coll, a):
+        known = ("pipeline", "let", "hint", "comment", "batchSize", "allowDiskUse")
+        for k in a:
+            if k not in known:
+                raise ValueError("aggregate: unsupported argument %s" % k)
+        opts = {k: a[k] for k in known[1:] if k in a}
+        return self.docs("SELECT doc_json(bson, 'canonical') FROM doc_aggregate(?, ?, ?)",
+                         (coll, json.dumps(a["pipeline"]), arg(opts or None)))
+
     def count_documents(self, coll, a):
         opts = {k: a[k] for k in ("skip", "limit", "hint", "let") if k in a}
         n = self.value("SELECT count(*) FROM %s(?, NULL, NULL, ?)" % qname(coll),
@@ -591,6 +600,8 @@ class TestRun(object):
             return self.find(coll, a)
         if name == "findOne":
             return self.find(coll, a, single=True)
+        if name == "aggregate":
+            return self.aggregate(coll, a)
         if name == "countDocuments":
             return self.count_documents(coll, a)
         if name == "count":
@@ -633,6 +644,10 @@ def skip_reason(fname, test):
     for op in test["operations"]:
         if op["name"] in SKIP_OPERATIONS:
             return SKIP_OPERATIONS[op["name"]]
+        for stage in op.get("arguments", {}).get("pipeline", []) if op["name"] == "aggregate" else []:
+            for k in SKIP_WRITING_STAGES:
+                if k in stage:
+                    return "%s: doc_aggregate only reads" % k
         a = op.get("arguments", {})
         parts = [a] + [list(r.values())[0] for r in a.get("requests", [])]
         for p in parts:

@@ -250,6 +250,8 @@ int main(void){
     "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}}}, {$set: {k: {$size: \"$u\"}}}, "
     "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$sortByCount: \"$a\"}, {$count: \"n\"}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {$expr: {$lt: [\"$a\", \"$$m\"]}}}, "
+    "{$project: {v: {$add: [\"$a\", \"$$m\"]}}}]', '{let: {m: 3}, hint: \"a_1\", comment: \"x\"}')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$lookup: {from: \"c\", localField: \"k\", "
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
