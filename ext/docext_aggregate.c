@@ -12,10 +12,11 @@
 **
 ** THE STAGES. $match, $project, $addFields/$set, $unset, $replaceRoot,
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
-** $sortByCount and $lookup (its equality form). The shaping stages are
-** docext_pipeline.c's (those of pipeline updates); filters, sorts and
-** expressions are the ones finds and updates use. Any other stage is an
-** error that names it.
+** $sortByCount, $bucket, $sample, $facet, $unionWith and $lookup (its
+** equality form). The shaping stages are docext_pipeline.c's (those of
+** pipeline updates); filters, sorts and expressions are the ones finds and
+** updates use; $facet and $unionWith hold pipelines of their own (an Agg
+** each). Any other stage is an error that names it.
 **
 ** HOW IT RUNS. The stages at the head that a find can do — $match stages,
 ** then a $sort, then a $limit — become one query of the collection,
@@ -35,8 +36,10 @@
 /* Stage kinds. */
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
-  AG_GROUP, AG_LOOKUP
+  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION
 };
+
+typedef struct Agg Agg;
 
 /* An output field of $group: its name and accumulator. */
 typedef struct AggField AggField;
@@ -63,13 +66,19 @@ struct AggStage {
   DocExpr *pExpr;           /* AG_GROUP: _id */
   AggField *aField;         /* AG_GROUP */
   int nField;
-  char *zFrom;              /* AG_LOOKUP: the collection (quoted SQL name) */
+  char *zFrom;              /* AG_LOOKUP, AG_UNION: the collection (quoted
+                            ** SQL name) */
   const char *zLocal;       /* AG_LOOKUP: localField */
   const char *zForeign;     /* AG_LOOKUP: foreignField */
+  Agg *aSub;                /* AG_FACET: its pipelines; AG_UNION: one */
+  const char **azSub;       /* AG_FACET: their names */
+  int nSub;
+  DocBuf own;               /* AG_GROUP of a $bucket: its _id expression */
+  int bNoDefault;           /* ... which has no default: MinKey, its value
+                            ** for a value in no bucket, is an error */
 };
 
 /* A compiled pipeline. */
-typedef struct Agg Agg;
 struct Agg {
   DocBuf pipe;              /* the pipeline's BSON: stages point into it */
   DocBuf work;              /* scratch for documents a compile builds */
@@ -174,6 +183,10 @@ static void aggFree(Agg *p){
     for(j=0; j<pS->nField; j++) docextExprFree(pS->aField[j].pExpr);
     sqlite3_free(pS->aField);
     sqlite3_free(pS->zFrom);
+    for(j=0; j<pS->nSub; j++) aggFree(&pS->aSub[j]);
+    sqlite3_free(pS->aSub);
+    sqlite3_free(pS->azSub);
+    docextBufFree(&pS->own);
   }
   sqlite3_free(p->aStage);
   docextBufFree(&p->pipe);
@@ -231,6 +244,51 @@ static void workStageArray(Agg *p, const char *zOp, const DocValue *v, int *pRc)
   docextBsonEndDoc(pRc, &p->work, iArr);
 }
 
+/* The constant 1, the operand of {$count: {}} and of the counts of
+** $sortByCount and $bucket. */
+static const u8 aOne[4] = {1, 0, 0, 0};
+static const DocValue constOne = { DOC_INT32, aOne, 4 };
+
+/* A field of $group (or of $bucket's output): {name: {$acc: expression}}. */
+static int compileAccField(Agg *p, AggStage *pS, const DocIter *pIt, char **pzErr){
+  AggField *pF;
+  DocIter acc;
+  int rc = checkNewField(pS, "the field", pIt->zKey, pzErr);
+  if( rc ) return rc;
+  if( pIt->v.type!=DOC_DOCUMENT || docextIterCount(&pIt->v)!=1 ){
+    return stageError(pS, pzErr, "the field '%s' must be an accumulator object, "
+                      "as {%s: {$sum: …}}", pIt->zKey, pIt->zKey);
+  }
+  pF = &pS->aField[pS->nField++];
+  pF->zName = pIt->zKey;
+  docextIterInitValue(&acc, &pIt->v);
+  docextIterNext(&acc);
+  pF->eAcc = docextAccumOp(acc.zKey, acc.nKey);
+  if( docextIterKeyIs(&acc, "$count") ){
+    /* {$count: {}} is {$sum: 1} */
+    if( acc.v.type!=DOC_DOCUMENT || docextIterCount(&acc.v)!=0 ){
+      return stageError(pS, pzErr, "$count of field '%s' takes no argument: {$count: {}}",
+                        pIt->zKey);
+    }
+    pF->eAcc = DOCEXT_ACC_SUM;
+    acc.v = constOne;
+  }else if( pF->eAcc==0 ){
+    return stageError(pS, pzErr, "unknown accumulator %s for field '%s'", acc.zKey, pIt->zKey);
+  }else if( acc.v.type==DOC_ARRAY ){
+    return stageError(pS, pzErr, "the accumulator %s of field '%s' is a unary operator",
+                      acc.zKey, pIt->zKey);
+  }
+  return docextExprNew(&acc.v, p->aLet, pS->zOp, p->nowMs, &pF->pExpr, pzErr);
+}
+
+/* A field "count" of {$sum: 1} ($sortByCount, $bucket without output). */
+static int compileCountField(Agg *p, AggStage *pS, char **pzErr){
+  AggField *pF = &pS->aField[pS->nField++];
+  pF->zName = "count";
+  pF->eAcc = DOCEXT_ACC_SUM;
+  return docextExprNew(&constOne, p->aLet, pS->zOp, p->nowMs, &pF->pExpr, pzErr);
+}
+
 static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   DocIter it;
   int rc = SQLITE_OK, bId = 0;
@@ -239,46 +297,144 @@ static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   if( pS->aField==0 ) return SQLITE_NOMEM;
   docextIterInitValue(&it, v);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
-    AggField *pF;
-    DocIter acc;
-    DocValue one;
-    static const u8 aOne[4] = {1, 0, 0, 0};
     if( docextIterKeyIs(&it, "_id") ){
       bId = 1;
       rc = docextExprNew(&it.v, p->aLet, "$group _id", p->nowMs, &pS->pExpr, pzErr);
-      continue;
+    }else{
+      rc = compileAccField(p, pS, &it, pzErr);
     }
-    rc = checkNewField(pS, "the field", it.zKey, pzErr);
-    if( rc ) break;
-    if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)!=1 ){
-      return stageError(pS, pzErr, "the field '%s' must be an accumulator object, "
-                        "as {%s: {$sum: …}}", it.zKey, it.zKey);
-    }
-    pF = &pS->aField[pS->nField++];
-    pF->zName = it.zKey;
-    docextIterInitValue(&acc, &it.v);
-    docextIterNext(&acc);
-    pF->eAcc = docextAccumOp(acc.zKey, acc.nKey);
-    if( docextIterKeyIs(&acc, "$count") ){
-      /* {$count: {}} is {$sum: 1} */
-      if( acc.v.type!=DOC_DOCUMENT || docextIterCount(&acc.v)!=0 ){
-        return stageError(pS, pzErr, "$count of field '%s' takes no argument: {$count: {}}",
-                          it.zKey);
-      }
-      pF->eAcc = DOCEXT_ACC_SUM;
-      one.type = DOC_INT32;
-      one.p = aOne;
-      one.n = 4;
-      acc.v = one;
-    }else if( pF->eAcc==0 ){
-      return stageError(pS, pzErr, "unknown accumulator %s for field '%s'", acc.zKey, it.zKey);
-    }else if( acc.v.type==DOC_ARRAY ){
-      return stageError(pS, pzErr, "the accumulator %s of field '%s' is a unary operator",
-                        acc.zKey, it.zKey);
-    }
-    rc = docextExprNew(&acc.v, p->aLet, "$group", p->nowMs, &pF->pExpr, pzErr);
   }
   if( rc==SQLITE_OK && !bId ) return stageError(pS, pzErr, "a group specification must include an _id");
+  return rc;
+}
+
+/* Is v "$path", or a document of an operator (an expression to group by)? */
+static int isGroupingExpr(const DocValue *v){
+  return v->type==DOC_STRING ? v->p[4]=='$'
+       : v->type==DOC_DOCUMENT && v->p[4]!=0 && v->p[5]=='$';
+}
+
+/* Append {zOp: [x, y]} as element zKey. */
+static void appendBinary(int *pRc, DocBuf *pB, const char *zKey, const char *zOp,
+                         const DocValue *x, const DocValue *y){
+  i64 iDoc = docextBsonStartChild(pRc, pB, DOC_DOCUMENT, zKey, (int)strlen(zKey));
+  i64 iArr = docextBsonStartChild(pRc, pB, DOC_ARRAY, zOp, (int)strlen(zOp));
+  docextBsonAppendValue(pRc, pB, "0", 1, x);
+  docextBsonAppendValue(pRc, pB, "1", 1, y);
+  docextBsonEndDoc(pRc, pB, iArr);
+  docextBsonEndDoc(pRc, pB, iDoc);
+}
+
+/* Append {$literal: v} as element zKey. */
+static void appendLiteral(int *pRc, DocBuf *pB, const char *zKey, const DocValue *v){
+  i64 iDoc = docextBsonStartChild(pRc, pB, DOC_DOCUMENT, zKey, (int)strlen(zKey));
+  docextBsonAppendValue(pRc, pB, "$literal", 8, v);
+  docextBsonEndDoc(pRc, pB, iDoc);
+}
+
+/* The boundaries of a $bucket (an array), checked, into *paB (sqlite3_free
+** it) and *pnB. */
+static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *pDefault,
+                        DocValue **paB, int *pnB, char **pzErr){
+  DocValue *aB;
+  DocIter it;
+  int nB = 0, i;
+  if( pBounds->type!=DOC_ARRAY || docextIterCount(pBounds)<2 ){
+    return stageError(pS, pzErr, "boundaries must be an array of at least 2 values");
+  }
+  *paB = aB = sqlite3_malloc64(sizeof(DocValue)*docextIterCount(pBounds));
+  if( aB==0 ) return SQLITE_NOMEM;
+  docextIterInitValue(&it, pBounds);
+  while( docextIterNext(&it) ) aB[nB++] = it.v;
+  *pnB = nB;
+  for(i=0; i<nB-1; i++){
+    if( docextTypeClass(aB[i].type)!=docextTypeClass(aB[i+1].type) ){
+      return stageError(pS, pzErr, "the boundaries must all be of one type");
+    }
+    if( docextValueCompare(&aB[i], &aB[i+1])>=0 ){
+      return stageError(pS, pzErr, "the boundaries must be in ascending order, each once");
+    }
+  }
+  if( pDefault->type!=0 && docextTypeClass(pDefault->type)==docextTypeClass(aB[0].type)
+   && docextValueCompare(pDefault, &aB[0])>=0 && docextValueCompare(pDefault, &aB[nB-1])<0 ){
+    return stageError(pS, pzErr, "default must be below the lowest boundary or at least "
+                      "the highest, or of another type");
+  }
+  return SQLITE_OK;
+}
+
+/* $bucket is MongoDB's $group on a $switch over the boundaries (whose
+** message, when a value is in no bucket and there is no default, is also
+** $bucket's), written into pS->own:
+**   {$switch: {branches: [{case: {$and: [{$gte: [groupBy, b0]},
+**     {$lt: [groupBy, b1]}]}, then: {$literal: b0}}, …],
+**     default: {$literal: default}}}
+** Its groups come in the order of their _id, as $bucket's $sort gives them.
+** Without a default, the default is MinKey, which runGroup refuses. */
+static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
+  DocValue groupBy, bounds, dflt, output, *aB = 0, sw;
+  DocIter it;
+  int rc, nB = 0, i;
+  i64 iSwitch, iBody, iBranches;
+  memset(&groupBy, 0, sizeof(groupBy));
+  bounds = dflt = output = groupBy;
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "groupBy") ) groupBy = it.v;
+    else if( docextIterKeyIs(&it, "boundaries") ) bounds = it.v;
+    else if( docextIterKeyIs(&it, "default") ) dflt = it.v;
+    else if( docextIterKeyIs(&it, "output") ) output = it.v;
+    else return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+  }
+  if( !isGroupingExpr(&groupBy) ){
+    return stageError(pS, pzErr, "groupBy must be a $-prefixed path or an expression document");
+  }
+  if( output.type!=0 && output.type!=DOC_DOCUMENT ){
+    return stageError(pS, pzErr, "output must be a document of accumulators");
+  }
+  rc = bucketBounds(pS, &bounds, &dflt, &aB, &nB, pzErr);
+  iSwitch = docextBsonStartDoc(&rc, &pS->own);
+  iBody = docextBsonStartChild(&rc, &pS->own, DOC_DOCUMENT, "$switch", 7);
+  iBranches = docextBsonStartChild(&rc, &pS->own, DOC_ARRAY, "branches", 8);
+  for(i=0; rc==SQLITE_OK && i<nB-1; i++){
+    char zIdx[16];
+    i64 iBranch = docextBsonStartChild(&rc, &pS->own, DOC_DOCUMENT, zIdx,
+                                       docextBsonArrayKey(zIdx, i));
+    i64 iCase = docextBsonStartChild(&rc, &pS->own, DOC_DOCUMENT, "case", 4);
+    i64 iAnd = docextBsonStartChild(&rc, &pS->own, DOC_ARRAY, "$and", 4);
+    appendBinary(&rc, &pS->own, "0", "$gte", &groupBy, &aB[i]);
+    appendBinary(&rc, &pS->own, "1", "$lt", &groupBy, &aB[i+1]);
+    docextBsonEndDoc(&rc, &pS->own, iAnd);
+    docextBsonEndDoc(&rc, &pS->own, iCase);
+    appendLiteral(&rc, &pS->own, "then", &aB[i]);
+    docextBsonEndDoc(&rc, &pS->own, iBranch);
+  }
+  docextBsonEndDoc(&rc, &pS->own, iBranches);
+  if( dflt.type==0 ){
+    /* (MinKey, which no bucket can be: the boundaries are of one type) */
+    static const u8 aNothing[1] = {0};
+    dflt.type = DOC_MINKEY;
+    dflt.p = aNothing;
+    dflt.n = 0;
+    pS->bNoDefault = 1;
+  }
+  appendLiteral(&rc, &pS->own, "default", &dflt);
+  docextBsonEndDoc(&rc, &pS->own, iBody);
+  docextBsonEndDoc(&rc, &pS->own, iSwitch);
+  sqlite3_free(aB);
+  if( rc ) return rc;
+  /* (the expression is that document: an operator's, {$switch: …}) */
+  sw.type = DOC_DOCUMENT;
+  sw.p = pS->own.a;
+  sw.n = (int)pS->own.n;
+  rc = docextExprNew(&sw, p->aLet, "$bucket", p->nowMs, &pS->pExpr, pzErr);
+  if( rc ) return rc;
+  pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
+  if( pS->aField==0 ) return SQLITE_NOMEM;
+  if( output.type==0 ) return compileCountField(p, pS, pzErr);
+  docextIterInitValue(&it, &output);
+  while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
   return rc;
 }
 
@@ -361,18 +517,146 @@ static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char *
   return SQLITE_OK;
 }
 
+static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr);
+
+/* A pipeline inside stage pS of p (the array pArr), into pSub: with p's
+** $$NOW and let. bHead: it reads a collection ($unionWith), so its head is
+** that collection's query, which gets the let too; else it runs on the
+** stage's input ($facet). */
+static int compileSub(DocConn *pConn, const Agg *p, Agg *pSub, const DocValue *pArr,
+                      int bHead, char **pzErr){
+  int rc = SQLITE_OK;
+  pSub->nowMs = p->nowMs;
+  pSub->aLet = p->aLet;
+  pSub->iQueryOpts = -1;
+  docextBufAppend(&rc, &pSub->pipe, pArr->p, pArr->n);
+  if( rc==SQLITE_OK && bHead && p->aLet ){
+    DocValue let;
+    let.type = DOC_DOCUMENT;
+    let.p = p->aLet;
+    let.n = docextGetI32(p->aLet);
+    pSub->iQueryOpts = docextBsonStartDoc(&rc, &pSub->query);
+    docextBsonAppendValue(&rc, &pSub->query, "let", 3, &let);
+    docextBsonEndDoc(&rc, &pSub->query, pSub->iQueryOpts);
+  }
+  if( rc ) return rc;
+  return compileStages(pConn, pSub, bHead, pzErr);
+}
+
+/* An error of a pipeline inside stage pS, said again with its place. */
+static int subWrap(const AggStage *pS, const char *zWhere, int rc, char **pzErr){
+  static const char zPre[] = "docext: doc_aggregate: ";
+  if( rc!=SQLITE_NOMEM && *pzErr && strncmp(*pzErr, zPre, sizeof(zPre)-1)==0 ){
+    char *zWhy = *pzErr;
+    *pzErr = 0;
+    rc = stageError(pS, pzErr, "in %s: %s", zWhere, zWhy + sizeof(zPre)-1);
+    sqlite3_free(zWhy);
+  }
+  return rc;
+}
+
+/* $facet: {name: [stages], …}, each pipeline run on the stage's input. */
+static int compileFacet(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
+                        char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK, n, j;
+  if( v->type!=DOC_DOCUMENT || (n = docextIterCount(v))==0 ){
+    return stageError(pS, pzErr, "needs a document of pipelines, as {name: [stages]}");
+  }
+  pS->aSub = docextMallocZero(sizeof(Agg)*n);
+  pS->azSub = docextMallocZero(sizeof(char*)*n);
+  if( pS->aSub==0 || pS->azSub==0 ) return SQLITE_NOMEM;
+  docextIterInitValue(&it, v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    Agg *pSub = &pS->aSub[pS->nSub];
+    rc = checkNewField(pS, "the facet", it.zKey, pzErr);
+    if( rc ) break;
+    if( it.v.type!=DOC_ARRAY || docextIterCount(&it.v)==0 ){
+      return stageError(pS, pzErr, "the facet '%s' must be a non-empty array of stages",
+                        it.zKey);
+    }
+    pS->azSub[pS->nSub++] = it.zKey;
+    rc = compileSub(pConn, p, pSub, &it.v, 0, pzErr);
+    if( rc ){
+      char *zWhere = sqlite3_mprintf("facet '%s'", it.zKey);
+      rc = zWhere ? subWrap(pS, zWhere, rc, pzErr) : SQLITE_NOMEM;
+      sqlite3_free(zWhere);
+    }
+    for(j=0; rc==SQLITE_OK && j<pSub->nStage; j++){
+      if( pSub->aStage[j].eStage==AG_FACET ){
+        rc = stageError(pS, pzErr, "the facet '%s' holds a $facet, which MongoDB does "
+                        "not allow", it.zKey);
+      }
+    }
+  }
+  return rc;
+}
+
+/* $unionWith: "coll", or {coll: "coll", pipeline: [stages]}. */
+static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
+                        char **pzErr){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocValue pipe = { DOC_ARRAY, aEmpty, 5 };
+  DocColl *pColl = 0;
+  const char *zColl = 0;
+  DocIter it;
+  int rc;
+  if( v->type==DOC_STRING ){
+    zColl = (const char*)v->p+4;
+  }else if( v->type==DOC_DOCUMENT ){
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) ){
+      if( docextIterKeyIs(&it, "coll") && it.v.type==DOC_STRING ){
+        zColl = (const char*)it.v.p+4;
+      }else if( docextIterKeyIs(&it, "pipeline") && it.v.type==DOC_ARRAY ){
+        pipe = it.v;
+      }else{
+        return stageError(pS, pzErr, "takes coll, a string, and pipeline, an array, "
+                          "not '%s' of type %s", it.zKey, docextTypeAlias(it.v.type));
+      }
+    }
+  }
+  if( zColl==0 ){
+    return stageError(pS, pzErr, "needs a collection name, or {coll: name, pipeline: [stages]}");
+  }
+  rc = docextCollFind(pConn, zColl, &pColl, pzErr);
+  if( rc ) return stageWrap(pS, rc, pzErr);
+  pS->zFrom = sqlite3_mprintf("\"%w\".\"%w\"",
+                              docextStorageSchema(docextCollStore(pColl)),
+                              docextStorageName(docextCollStore(pColl)));
+  pS->aSub = docextMallocZero(sizeof(Agg));
+  if( pS->zFrom==0 || pS->aSub==0 ) return SQLITE_NOMEM;
+  pS->nSub = 1;
+  rc = compileSub(pConn, p, pS->aSub, &pipe, 1, pzErr);
+  return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
+}
+
+/* $sample: {size: n}. */
+static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
+  DocIter it;
+  if( v->type!=DOC_DOCUMENT || docextIterCount(v)!=1 ){
+    return stageError(pS, pzErr, "needs a document {size: n}");
+  }
+  docextIterInitValue(&it, v);
+  docextIterNext(&it);
+  if( !docextIterKeyIs(&it, "size") ){
+    return stageError(pS, pzErr, "unknown option '%s': it takes {size: n}", it.zKey);
+  }
+  return stageCount(pS, &it.v, 0, &pS->n, pzErr);
+}
+
 /* Compile stage number iStage, the one element of document v. */
 static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pStage,
                         char **pzErr){
   static const char *const azStage[] = {
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
-    "$sortByCount", "$lookup",
+    "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
-    AG_GROUP, AG_LOOKUP,
+    AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -390,7 +674,8 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     return stageError(&tmp, pzErr, it.zKey[0]=='$'
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
-                        "$count, $unwind, $group, $sortByCount and $lookup)"
+                        "$count, $unwind, $group, $sortByCount, $bucket, $sample, $facet, "
+                        "$unionWith and $lookup)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -425,11 +710,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     case AG_GROUP:
       if( strcmp(azStage[i], "$sortByCount")==0 ){
         /* $sortByCount: x is {$group: {_id: x, count: {$sum: 1}}}, {$sort: {count: -1}} */
-        static const u8 aOne[4] = {1, 0, 0, 0};
-        DocValue one = { DOC_INT32, aOne, 4 };
-        /* (as MongoDB: "$path", or an operator's document) */
-        if( it.v.type==DOC_STRING ? it.v.p[4]!='$'
-          : it.v.type!=DOC_DOCUMENT || it.v.p[4]==0 || it.v.p[5]!='$' ){
+        if( !isGroupingExpr(&it.v) ){
           return stageError(pS, pzErr, "needs a $-prefixed field path or an expression "
                             "document, as {$sortByCount: \"$tags\"}");
         }
@@ -437,10 +718,8 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
         if( rc ) break;
         pS->aField = docextMallocZero(sizeof(AggField));
         if( pS->aField==0 ) return SQLITE_NOMEM;
-        pS->nField = 1;
-        pS->aField[0].zName = "count";
-        pS->aField[0].eAcc = DOCEXT_ACC_SUM;
-        rc = docextExprNew(&one, 0, "$sortByCount", p->nowMs, &pS->aField[0].pExpr, pzErr);
+        rc = compileCountField(p, pS, pzErr);
+        if( rc ) break;
         docextBufReset(&p->work);
         {
           i64 iSort = docextBsonStartDoc(&rc, &p->work);
@@ -451,7 +730,17 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
         if( pS ) rc = docextSortNew(p->work.a, &pS->pSort, pzErr);
         break;
       }
-      rc = compileGroup(p, pS, &it.v, pzErr);
+      rc = strcmp(azStage[i], "$bucket")==0 ? compileBucket(p, pS, &it.v, pzErr)
+                                             : compileGroup(p, pS, &it.v, pzErr);
+      break;
+    case AG_SAMPLE:
+      rc = compileSample(pS, &it.v, pzErr);
+      break;
+    case AG_FACET:
+      rc = compileFacet(pConn, p, pS, &it.v, pzErr);
+      break;
+    case AG_UNION:
+      rc = compileUnion(pConn, p, pS, &it.v, pzErr);
       break;
     case AG_LOOKUP:
       rc = compileLookup(pConn, pS, &it.v, pzErr);
@@ -534,16 +823,12 @@ static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
   return rc;
 }
 
-/* Compile the pipeline (BSON array aPipe) with its options (NULL: none). */
-static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOptions,
-                      char **pzErr){
+/* Compile the stages of p->pipe. bHead: the pipeline reads a collection,
+** and the stages a find can do become its query (planPushDown). */
+static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr){
   DocIter it;
   DocValue arr;
   int rc = SQLITE_OK, iStage = 0;
-  docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
-  if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
-  if( rc ) return rc;
-  p->nowMs = docextClockNowMs();
   arr.type = DOC_ARRAY;
   arr.p = p->pipe.a;
   arr.n = (int)p->pipe.n;
@@ -555,8 +840,19 @@ static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOption
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     rc = compileStage(pConn, p, ++iStage, &it.v, pzErr);
   }
-  if( rc==SQLITE_OK ) rc = planPushDown(p);
+  if( rc==SQLITE_OK && bHead ) rc = planPushDown(p);
   return rc;
+}
+
+/* Compile the pipeline (BSON array aPipe) with its options (NULL: none). */
+static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOptions,
+                      char **pzErr){
+  int rc = SQLITE_OK;
+  docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
+  if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
+  if( rc ) return rc;
+  p->nowMs = docextClockNowMs();
+  return compileStages(pConn, p, 1, pzErr);
 }
 
 /*------------------------------------------------------------------------
@@ -942,6 +1238,10 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
     AggGroup *pG = 0;
     DocValue v;
     rc = evalInto(pS->pExpr, aDoc, &tmp, &v, pzErr);
+    if( rc==SQLITE_OK && pS->bNoDefault && v.type==DOC_MINKEY ){
+      rc = stageError(pS, pzErr, "a document's groupBy value is in no bucket, "
+                      "and there is no default");
+    }
     if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG);
     for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
       rc = evalInto(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
@@ -1050,6 +1350,88 @@ static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet 
   return rc;
 }
 
+/* $sample: size documents taken at random, in a random order (the first
+** steps of a Fisher-Yates shuffle). */
+static int runSample(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
+  int *aIdx = sqlite3_malloc64(sizeof(int)*(pIn->n>0 ? pIn->n : 1));
+  int rc = aIdx ? SQLITE_OK : SQLITE_NOMEM, i;
+  i64 nTake = pS->n<pIn->n ? pS->n : pIn->n;
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++) aIdx[i] = i;
+  for(i=0; rc==SQLITE_OK && i<nTake; i++){
+    int j = i + (int)(docextRandomUnit() * (pIn->n - i)), t;
+    if( j>=pIn->n ) j = pIn->n-1;
+    t = aIdx[i];
+    aIdx[i] = aIdx[j];
+    aIdx[j] = t;
+    setAdd(&rc, pOut, setDoc(pIn, aIdx[i]), docextGetI32(setDoc(pIn, aIdx[i])));
+  }
+  sqlite3_free(aIdx);
+  return rc;
+}
+
+static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr);
+static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr);
+
+/* Append the documents of pSet to the array being written in pDoc. */
+static void appendSetArray(int *pRc, DocBuf *pDoc, const char *zKey, const AggSet *pSet){
+  i64 iArr = docextBsonStartChild(pRc, pDoc, DOC_ARRAY, zKey, (int)strlen(zKey));
+  int k;
+  for(k=0; *pRc==SQLITE_OK && k<pSet->n; k++){
+    char zIdx[16];
+    DocValue d;
+    d.type = DOC_DOCUMENT;
+    d.p = setDoc(pSet, k);
+    d.n = docextGetI32(d.p);
+    docextBsonAppendValue(pRc, pDoc, zIdx, docextBsonArrayKey(zIdx, k), &d);
+  }
+  docextBsonEndDoc(pRc, pDoc, iArr);
+}
+
+/* $facet: one document, each facet's name holding the documents its
+** pipeline gives from a copy of the input. */
+static int runFacet(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
+                    char **pzErr){
+  AggSet set;
+  DocBuf doc;
+  int rc = SQLITE_OK, i, k;
+  i64 iDoc;
+  memset(&set, 0, sizeof(set));
+  memset(&doc, 0, sizeof(doc));
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  for(i=0; rc==SQLITE_OK && i<pS->nSub; i++){
+    set.n = 0;
+    docextBufReset(&set.b);
+    for(k=0; rc==SQLITE_OK && k<pIn->n; k++){
+      setAdd(&rc, &set, setDoc(pIn, k), docextGetI32(setDoc(pIn, k)));
+    }
+    if( rc==SQLITE_OK ) rc = runStages(db, &pS->aSub[i], 0, &set, pzErr);
+    appendSetArray(&rc, &doc, pS->azSub[i], &set);
+    if( rc==SQLITE_OK && doc.n>DOCEXT_MAX_BSON ) rc = SQLITE_TOOBIG;
+  }
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  setFree(&set);
+  docextBufFree(&doc);
+  return rc;
+}
+
+/* $unionWith: the input, then what the other collection's pipeline gives. */
+static int runUnion(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
+                    char **pzErr){
+  AggSet other;
+  int rc = SQLITE_OK, k;
+  memset(&other, 0, sizeof(other));
+  for(k=0; rc==SQLITE_OK && k<pIn->n; k++){
+    setAdd(&rc, pOut, setDoc(pIn, k), docextGetI32(setDoc(pIn, k)));
+  }
+  if( rc==SQLITE_OK ) rc = aggRun(db, pS->aSub, pS->zFrom, &other, pzErr);
+  for(k=0; rc==SQLITE_OK && k<other.n; k++){
+    setAdd(&rc, pOut, setDoc(&other, k), docextGetI32(setDoc(&other, k)));
+  }
+  setFree(&other);
+  return rc;
+}
+
 static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
                     char **pzErr){
   int rc = SQLITE_OK;
@@ -1062,6 +1444,9 @@ static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
     case AG_UNWIND: rc = runUnwind(pS, pIn, pOut, pzErr); break;
     case AG_GROUP:  rc = runGroup(pS, pIn, pOut, pzErr); break;
     case AG_LOOKUP: rc = runLookup(db, pS, pIn, pOut, pzErr); break;
+    case AG_SAMPLE: rc = runSample(pS, pIn, pOut); break;
+    case AG_FACET:  rc = runFacet(db, pS, pIn, pOut, pzErr); break;
+    case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
     return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
@@ -1069,23 +1454,29 @@ static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
   return rc ? stageWrap(pS, rc, pzErr) : SQLITE_OK;
 }
 
-/* Run the compiled pipeline over collection zColl (a quoted SQL name);
-** the result is left in *pOut. */
-static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
+/* Run stages iFrom.. of p over *pSet, which becomes their output. */
+static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr){
   AggSet other;
-  int rc, i;
+  int rc = SQLITE_OK, i;
   memset(&other, 0, sizeof(other));
-  rc = runQuery(db, p, zColl, pOut, pzErr);
-  for(i=p->iFirst; rc==SQLITE_OK && i<p->nStage; i++){
+  for(i=iFrom; rc==SQLITE_OK && i<p->nStage; i++){
     AggSet t;
-    rc = runStage(db, &p->aStage[i], pOut, &other, pzErr);
-    t = *pOut;                          /* the output becomes the input */
-    *pOut = other;
+    rc = runStage(db, &p->aStage[i], pSet, &other, pzErr);
+    t = *pSet;                          /* the output becomes the input */
+    *pSet = other;
     other = t;
     other.n = 0;
     docextBufReset(&other.b);
   }
   setFree(&other);
+  return rc;
+}
+
+/* Run the compiled pipeline over collection zColl (a quoted SQL name);
+** the result is left in *pOut. */
+static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
+  int rc = runQuery(db, p, zColl, pOut, pzErr);
+  if( rc==SQLITE_OK ) rc = runStages(db, p, p->iFirst, pOut, pzErr);
   return rc;
 }
 

@@ -68,6 +68,22 @@ CREATE VIRTUAL TABLE deep USING docext;
 INSERT INTO deep(doc) VALUES ('{_id: 1, a: {b: [1, 2], c: 3}}'), ('{_id: 2, a: [{b: [5]}]}');
 SELECT doc FROM doc_aggregate('deep', '[{$unwind: "$a.b"}]');
 
+-- 6b. $bucket: MongoDB's $group over boundaries, groups in _id order,
+-- the default bucket where its _id sorts; $facet: pipelines over one input;
+-- $unionWith: another collection's documents after these; $sample
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, 200, 400], default: "long"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$year", boundaries: [1900, 1925, 1930],
+  default: 0, output: {titles: {$push: "$title"}, pages: {$max: "$pages"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {pages: {$lt: 400}}}, {$bucket: {groupBy: {$mod: ["$_id", 2]}, boundaries: [0, 1, 2]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {byAuthor: [{$sortByCount: "$author"}, {$limit: 2}],
+  long: [{$match: {pages: {$gt: 300}}}, {$project: {title: 1}}], n: [{$count: "books"}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 0}}, {$facet: {n: [{$count: "books"}], all: [{$sort: {_id: 1}}]}}]');
+SELECT doc->>'title' FROM doc_aggregate('books', '[{$match: {_id: {$lte: 2}}}, {$unionWith: {coll: "books", pipeline: [{$match: {_id: 5}}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {title: 1}}, {$unionWith: "deep"}, {$unionWith: {coll: "nums", pipeline: [{$count: "nums"}]}}]');
+SELECT count(*), count(DISTINCT doc) FROM doc_aggregate('books', '[{$sample: {size: 4}}]');
+SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 100}}]');
+SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 0}}]');
+
 -- 7. $lookup: equality, an array of local values, a missing one (null)
 CREATE VIRTUAL TABLE authors USING docext;
 INSERT INTO authors(doc) VALUES ('{_id: "fitz", name: "F. Scott Fitzgerald"}'),
@@ -83,6 +99,10 @@ SELECT doc FROM doc_aggregate('authors', '[{$lookup: {from: "books", localField:
 
 -- 8. Through SQL: joins, views, parameters, the same transaction
 SELECT a.doc->>'_id', count(*) FROM doc_aggregate('books', '[{$unwind: "$tags"}]') AS a GROUP BY 1;
+-- (a view may use it where SQLite trusts the schema: newer shells turn
+-- trusted_schema off, and a virtual table that is not innocuous, as a
+-- reader of any collection is not, is then refused in views)
+PRAGMA trusted_schema = ON;
 CREATE VIEW by_author AS
   SELECT doc->>'_id' AS author, doc->>'n' AS n
   FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$sum: 1}}}]');
@@ -147,6 +167,24 @@ SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField:
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", pipeline: [], as: "c"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "$a", foreignField: "b", as: "c"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$project: {a: 1, b: 0}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, 100]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [5, 1]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, "a"]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], default: 2}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "pages", boundaries: [1, 9]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], x: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], output: {n: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {a: []}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {"$a": [{$count: "n"}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {a: [{$facet: {b: [{$count: "n"}]}}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {a: [{$limit: -1}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unionWith: {coll: "nope"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unionWith: {pipeline: []}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unionWith: {coll: "authors", pipeline: [{$group: {}}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$sample: {size: -1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$sample: 3}]');
 SELECT doc FROM doc_aggregate('books', '[{$addFields: {x: {$bogus: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {x: {$divide: [1, 0]}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$replaceWith: "$title"}]');
@@ -183,3 +221,4 @@ SELECT doc_split_chunk('orders', '{_id: 15}');
 SELECT doc_move_chunk('orders', '{_id: 20}', 's2');
 SELECT doc FROM doc_aggregate('orders', '[{$group: {_id: "$cust", total: {$sum: "$amount"}, n: {$sum: 1}}}, {$sort: {total: -1}}]');
 SELECT doc FROM doc_aggregate('orders', '[{$match: {_id: {$gt: 12, $lt: 18}}}, {$sort: {_id: -1}}, {$limit: 3}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {_id: 1}}, {$unionWith: {coll: "orders", pipeline: [{$match: {_id: {$gte: 29}}}]}}]');

@@ -252,6 +252,10 @@ int main(void){
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$sortByCount: \"$a\"}, {$count: \"n\"}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {$expr: {$lt: [\"$a\", \"$$m\"]}}}, "
     "{$project: {v: {$add: [\"$a\", \"$$m\"]}}}]', '{let: {m: 3}, hint: \"a_1\", comment: \"x\"}')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$facet: {b: [{$bucket: {groupBy: \"$a\", "
+    "boundaries: [0, 3, 6], default: \"x\", output: {t: {$addToSet: \"$tags\"}}}}], "
+    "u: [{$limit: 2}, {$unionWith: {coll: \"c2\", pipeline: [{$match: {k: 1}}]}}], "
+    "s: [{$sample: {size: 3}}, {$count: \"n\"}]}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$lookup: {from: \"c\", localField: \"k\", "
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
