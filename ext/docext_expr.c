@@ -2114,7 +2114,7 @@ static int accumKeyCmp(void *pCtx, const void *x, const void *y){
 ** $addToSet each value once (equal by BSON's comparison, 1 and 1.0 alike),
 ** in BSON order. */
 static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
-  const u8 *a = p->val.a, *aEnd = p->val.a + p->val.n;
+  const u8 *a = p->val.a, *aEnd = p->nVal>0 ? p->val.a + p->val.n : 0;
   DocValue *aVal = 0;
   AccumKey *aKey = 0;
   DocBuf keys;
