@@ -2133,7 +2133,7 @@ static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
     if( p->eOp==DOCEXT_ACC_ADDTOSET ) docextKeyAppend(pRc, &keys, &aVal[i], 0);
     aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
   }
-  if( *pRc==SQLITE_OK && p->eOp==DOCEXT_ACC_ADDTOSET ){
+  if( *pRc==SQLITE_OK && p->eOp==DOCEXT_ACC_ADDTOSET && p->nVal>1 ){
     docextSort(aKey, p->nVal, sizeof(AccumKey), &aKey[p->nVal], accumKeyCmp, keys.a);
   }
   iArr = docextBsonStartChild(pRc, pOut, DOC_ARRAY, zKey, nKey);
