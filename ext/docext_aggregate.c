@@ -12,8 +12,8 @@
 **
 ** THE STAGES. $match, $project, $addFields/$set, $unset, $replaceRoot,
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
-** $sortByCount, $bucket, $sample, $facet, $unionWith and $lookup (its
-** equality form). The shaping stages are docext_pipeline.c's (those of
+** $sortByCount, $bucket, $sample, $facet, $unionWith, $lookup (its
+** equality form) and $graphLookup. The shaping stages are docext_pipeline.c's (those of
 ** pipeline updates); filters, sorts and expressions are the ones finds and
 ** updates use; $facet and $unionWith hold pipelines of their own (an Agg
 ** each). Any other stage is an error that names it.
@@ -36,7 +36,7 @@
 /* Stage kinds. */
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
-  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION
+  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH
 };
 
 typedef struct Agg Agg;
@@ -54,22 +54,27 @@ struct AggStage {
   int eStage;               /* AG_* */
   int iStage;               /* its position in the pipeline, from 1 */
   const char *zOp;          /* "$match", ... for messages */
-  const u8 *aSpec;          /* its operand, when a document */
+  const u8 *aSpec;          /* its operand, when a document; AG_GRAPH:
+                            ** restrictSearchWithMatch, or NULL */
   DocMatcher *pMatch;       /* AG_MATCH */
   DocPipeline *pShape;      /* AG_SHAPE */
   DocSort *pSort;           /* AG_SORT */
-  i64 n;                    /* AG_SKIP, AG_LIMIT */
+  i64 n;                    /* AG_SKIP, AG_LIMIT, AG_SAMPLE; AG_GRAPH:
+                            ** maxDepth (-1: none) */
   const char *zField;       /* AG_COUNT: the name; AG_UNWIND: the path;
-                            ** AG_LOOKUP: as */
-  const char *zIndexField;  /* AG_UNWIND: includeArrayIndex, or NULL */
+                            ** AG_LOOKUP, AG_GRAPH: as */
+  const char *zIndexField;  /* AG_UNWIND: includeArrayIndex; AG_GRAPH:
+                            ** depthField; or NULL */
   int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
-  DocExpr *pExpr;           /* AG_GROUP: _id */
+  DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith */
   AggField *aField;         /* AG_GROUP */
   int nField;
-  char *zFrom;              /* AG_LOOKUP, AG_UNION: the collection (quoted
-                            ** SQL name) */
-  const char *zLocal;       /* AG_LOOKUP: localField */
-  const char *zForeign;     /* AG_LOOKUP: foreignField */
+  char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
+                            ** collection (quoted SQL name) */
+  const char *zLocal;       /* AG_LOOKUP: localField; AG_GRAPH:
+                            ** connectFromField */
+  const char *zForeign;     /* AG_LOOKUP: foreignField; AG_GRAPH:
+                            ** connectToField */
   Agg *aSub;                /* AG_FACET: its pipelines; AG_UNION: one */
   const char **azSub;       /* AG_FACET: their names */
   int nSub;
@@ -480,10 +485,24 @@ static int compileUnwind(AggStage *pS, const DocValue *v, char **pzErr){
   return SQLITE_OK;
 }
 
+/* The SQL name of a collection, "schema"."table", quoted (sqlite3_malloc'd). */
+static char *quotedCollName(DocColl *pColl){
+  return sqlite3_mprintf("\"%w\".\"%w\"", docextStorageSchema(docextCollStore(pColl)),
+                         docextStorageName(docextCollStore(pColl)));
+}
+
+/* pS->zFrom: the quoted SQL name of the docext collection zName names. */
+static int collSqlName(DocConn *pConn, AggStage *pS, const char *zName, char **pzErr){
+  DocColl *pColl = 0;
+  int rc = docextCollFind(pConn, zName, &pColl, pzErr);
+  if( rc ) return stageWrap(pS, rc, pzErr);
+  pS->zFrom = quotedCollName(pColl);
+  return pS->zFrom ? SQLITE_OK : SQLITE_NOMEM;
+}
+
 static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char **pzErr){
   static const char *const azKey[] = { "from", "localField", "foreignField", "as" };
   const char *az[4] = {0, 0, 0, 0};
-  DocColl *pFrom = 0;
   DocIter it;
   int rc, i;
   if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
@@ -504,13 +523,8 @@ static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char *
     return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
   }
   rc = checkNewField(pS, "as", az[3], pzErr);
+  if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
   if( rc ) return rc;
-  rc = docextCollFind(pConn, az[0], &pFrom, pzErr);
-  if( rc ) return stageWrap(pS, rc, pzErr);
-  pS->zFrom = sqlite3_mprintf("\"%w\".\"%w\"",
-                              docextStorageSchema(docextCollStore(pFrom)),
-                              docextStorageName(docextCollStore(pFrom)));
-  if( pS->zFrom==0 ) return SQLITE_NOMEM;
   pS->zLocal = az[1];
   pS->zForeign = az[2];
   pS->zField = az[3];
@@ -518,6 +532,68 @@ static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char *
 }
 
 static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr);
+
+/* $graphLookup: {from, startWith, connectFromField, connectToField, as,
+** maxDepth, depthField, restrictSearchWithMatch}. */
+static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
+                              char **pzErr){
+  static const char *const azKey[] = {
+    "from", "connectFromField", "connectToField", "as", "depthField", "startWith",
+    "maxDepth", "restrictSearchWithMatch",
+  };
+  const char *az[5] = {0, 0, 0, 0, 0};
+  DocValue start;
+  DocIter it;
+  int rc = SQLITE_OK, i;
+  memset(&start, 0, sizeof(start));
+  pS->n = -1;
+  pS->aSpec = 0;              /* (restrictSearchWithMatch, if given) */
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    i = docextNameIndex(it.zKey, it.nKey, azKey, DOCEXT_COUNT(azKey));
+    if( i<0 ) return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+    if( i<5 ){
+      if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "%s must be a string", azKey[i]);
+      az[i] = (const char*)it.v.p+4;
+    }else if( i==5 ){
+      start = it.v;
+    }else if( i==6 ){
+      char *zIgnored = 0;
+      if( stageCount(pS, &it.v, 0, &pS->n, &zIgnored) ){
+        sqlite3_free(zIgnored);
+        return stageError(pS, pzErr, "maxDepth must be a non-negative whole number");
+      }
+    }else{
+      DocMatcher *pM = 0;
+      if( it.v.type!=DOC_DOCUMENT ){
+        return stageError(pS, pzErr, "restrictSearchWithMatch must be a filter document");
+      }
+      rc = docextMatcherNew(it.v.p, p->aLet, &p->nowMs, &pM, pzErr);   /* (checked) */
+      docextMatcherFree(pM);
+      pS->aSpec = it.v.p;
+    }
+  }
+  if( rc ) return rc;
+  for(i=0; i<4; i++){
+    if( az[i]==0 ) return stageError(pS, pzErr, "%s is required", azKey[i]);
+  }
+  if( start.type==0 ) return stageError(pS, pzErr, "startWith is required");
+  if( az[1][0]==0 || az[1][0]=='$' || az[2][0]==0 || az[2][0]=='$' ){
+    return stageError(pS, pzErr, "connectFromField and connectToField are field names, "
+                      "without '$'");
+  }
+  rc = checkNewField(pS, "as", az[3], pzErr);
+  if( rc==SQLITE_OK && az[4] ) rc = checkNewField(pS, "depthField", az[4], pzErr);
+  if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
+  if( rc ) return rc;
+  pS->zLocal = az[1];
+  pS->zForeign = az[2];
+  pS->zField = az[3];
+  pS->zIndexField = az[4];
+  return docextExprNew(&start, p->aLet, "$graphLookup startWith", p->nowMs, &pS->pExpr, pzErr);
+}
+
 
 /* A pipeline inside stage pS of p (the array pArr), into pSub: with p's
 ** $$NOW and let. bHead: it reads a collection ($unionWith), so its head is
@@ -597,7 +673,6 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
                         char **pzErr){
   static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
   DocValue pipe = { DOC_ARRAY, aEmpty, 5 };
-  DocColl *pColl = 0;
   const char *zColl = 0;
   DocIter it;
   int rc;
@@ -619,13 +694,10 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
   if( zColl==0 ){
     return stageError(pS, pzErr, "needs a collection name, or {coll: name, pipeline: [stages]}");
   }
-  rc = docextCollFind(pConn, zColl, &pColl, pzErr);
-  if( rc ) return stageWrap(pS, rc, pzErr);
-  pS->zFrom = sqlite3_mprintf("\"%w\".\"%w\"",
-                              docextStorageSchema(docextCollStore(pColl)),
-                              docextStorageName(docextCollStore(pColl)));
+  rc = collSqlName(pConn, pS, zColl, pzErr);
+  if( rc ) return rc;
   pS->aSub = docextMallocZero(sizeof(Agg));
-  if( pS->zFrom==0 || pS->aSub==0 ) return SQLITE_NOMEM;
+  if( pS->aSub==0 ) return SQLITE_NOMEM;
   pS->nSub = 1;
   rc = compileSub(pConn, p, pS->aSub, &pipe, 1, pzErr);
   return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
@@ -652,11 +724,13 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
+    "$graphLookup",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
+    AG_GRAPH,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -675,7 +749,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $sample, $facet, "
-                        "$unionWith and $lookup)"
+                        "$unionWith, $lookup and $graphLookup)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -741,6 +815,9 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_UNION:
       rc = compileUnion(pConn, p, pS, &it.v, pzErr);
+      break;
+    case AG_GRAPH:
+      rc = compileGraphLookup(pConn, p, pS, &it.v, pzErr);
       break;
     case AG_LOOKUP:
       rc = compileLookup(pConn, pS, &it.v, pzErr);
@@ -1151,8 +1228,10 @@ static int groupsRehash(AggGroups *p){
   return SQLITE_OK;
 }
 
-/* The group of _id value pId (missing: null), made if new. */
-static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggGroup **ppG){
+/* The group of _id value pId (missing: null), made if new (*pbNew, if not
+** NULL, says which). */
+static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggGroup **ppG,
+                     int *pbNew){
   static const u8 aNull[1] = {0};
   DocValue null = { DOC_NULL, aNull, 0 };
   i64 iKey = p->keys.n;
@@ -1170,6 +1249,7 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
     if( pG->nKey==nKey && memcmp(p->keys.a + pG->iKey, p->keys.a + iKey, nKey)==0 ){
       p->keys.n = iKey;                 /* (known: its key is there already) */
       *ppG = pG;
+      if( pbNew ) *pbNew = 0;
       return SQLITE_OK;
     }
   }
@@ -1189,6 +1269,7 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
   for(j=0; j<pS->nField; j++) docextAccumInit(&pG->aAcc[j], pS->aField[j].eAcc);
   p->aHash[k] = p->n++;
   *ppG = pG;
+  if( pbNew ) *pbNew = 1;
   return SQLITE_OK;
 }
 
@@ -1242,7 +1323,7 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
       rc = stageError(pS, pzErr, "a document's groupBy value is in no bucket, "
                       "and there is no default");
     }
-    if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG);
+    if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG, 0);
     for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
       rc = evalInto(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
       if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v);
@@ -1257,11 +1338,19 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
 /* The values of localField, as MongoDB's $lookup reads them: every value
 ** the path reaches, an array's elements instead of the array; none (a
 ** missing field, an empty array) is null. Appended to an array being
-** written. */
+** written. Undefined, which a filter may not hold, is null too for
+** $lookup, and nothing for $graphLookup (bGraph), whose missing values
+** find nothing. */
 typedef struct LookupValues LookupValues;
-struct LookupValues { int rc; DocBuf *pOut; int n; };
+struct LookupValues { int rc; DocBuf *pOut; int n; int bGraph; };
 static void lookupAdd(LookupValues *p, const DocValue *v){
+  static const u8 aNull[1] = {0};
+  DocValue null = { DOC_NULL, aNull, 0 };
   char zIdx[16];
+  if( v->type==DOC_UNDEFINED ){
+    if( p->bGraph ) return;
+    v = &null;
+  }
   docextBsonAppendValue(&p->rc, p->pOut, zIdx, docextBsonArrayKey(zIdx, p->n++), v);
 }
 static int lookupVisit(void *pCtx, const DocValue *v, int bFanned){
@@ -1310,6 +1399,7 @@ static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet 
     lv.rc = rc;
     lv.pOut = &filter;
     lv.n = 0;
+    lv.bGraph = 0;
     if( rc==SQLITE_OK ){
       docextPathWalk(aDoc, pS->zLocal, (int)strlen(pS->zLocal), lookupVisit, &lv);
       if( lv.n==0 ) lookupAdd(&lv, &null);
@@ -1432,6 +1522,188 @@ static int runUnion(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
   return rc;
 }
 
+/* Does aDoc hold a value at zPath other than undefined? ($graphLookup does
+** not connect a document whose connectToField is missing, even to null.) */
+static int visitPresent(void *pCtx, const DocValue *v, int bFanned){
+  (void)bFanned;
+  if( v->type==DOC_UNDEFINED ) return SQLITE_OK;
+  *(int*)pCtx = 1;
+  return SQLITE_DONE;
+}
+static int hasValueAt(const u8 *aDoc, const char *zPath){
+  int bFound = 0;
+  docextPathWalk(aDoc, zPath, (int)strlen(zPath), visitPresent, &bFound);
+  return bFound;
+}
+
+/* The filter of one step of a $graphLookup: {connectToField: {$in:
+** frontier}}, within {$and: [restrictSearchWithMatch, …]} when there is
+** one; written into pOut (reset). */
+static void graphFilter(int *pRc, const AggStage *pS, const DocBuf *pFrontier, DocBuf *pOut){
+  DocValue in;
+  i64 iDoc, iAnd = -1, iC;
+  in.type = DOC_ARRAY;
+  in.p = pFrontier->a;
+  in.n = (int)pFrontier->n;
+  docextBufReset(pOut);
+  iDoc = docextBsonStartDoc(pRc, pOut);
+  if( pS->aSpec ){
+    DocValue r;
+    r.type = DOC_DOCUMENT;
+    r.p = pS->aSpec;
+    r.n = docextGetI32(r.p);
+    iAnd = docextBsonStartChild(pRc, pOut, DOC_ARRAY, "$and", 4);
+    docextBsonAppendValue(pRc, pOut, "0", 1, &r);
+    iC = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, "1", 1);
+  }else{
+    iC = iDoc;
+  }
+  {
+    i64 iF = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, pS->zForeign,
+                                  (int)strlen(pS->zForeign));
+    docextBsonAppendValue(pRc, pOut, "$in", 3, &in);
+    docextBsonEndDoc(pRc, pOut, iF);
+  }
+  if( iAnd>=0 ){
+    docextBsonEndDoc(pRc, pOut, iC);
+    docextBsonEndDoc(pRc, pOut, iAnd);
+  }
+  docextBsonEndDoc(pRc, pOut, iDoc);
+}
+
+/* The documents one input document reaches, breadth first, into the array
+** being written in pAs: each once (by _id), at the depth it was first
+** found. */
+typedef struct GraphWalk GraphWalk;
+struct GraphWalk {
+  sqlite3 *db;
+  sqlite3_stmt *pStmt;      /* SELECT bson FROM from(?1) */
+  DocBuf frontier, next;    /* the values to look for (BSON arrays) */
+  DocBuf filter, tmp, doc;
+  AggSet found;
+};
+
+static int graphWalk(GraphWalk *w, const AggStage *pS, const u8 *aDoc, DocBuf *pAs,
+                     char **pzErr){
+  AggGroups seen;
+  LookupValues lv;
+  DocValue v;
+  i64 depth, iArr, nOut = 0;
+  int rc, k;
+  memset(&seen, 0, sizeof(seen));
+  docextBufReset(pAs);
+  rc = evalInto(pS->pExpr, aDoc, &w->tmp, &v, pzErr);
+  iArr = docextBsonStartDoc(&rc, pAs);
+  /* the first frontier: startWith's value, or its elements; none if missing */
+  docextBufReset(&w->frontier);
+  lv.rc = rc;
+  lv.pOut = &w->frontier;
+  lv.n = 0;
+  lv.bGraph = 1;
+  {
+    i64 iF = docextBsonStartDoc(&lv.rc, &w->frontier);
+    if( v.type ) lookupVisit(&lv, &v, 0);
+    docextBsonEndDoc(&lv.rc, &w->frontier, iF);
+  }
+  rc = lv.rc;
+  for(depth=0; rc==SQLITE_OK && lv.n>0 && (pS->n<0 || depth<=pS->n); depth++){
+    i64 iN;
+    graphFilter(&rc, pS, &w->frontier, &w->filter);
+    if( rc ) break;
+    sqlite3_bind_blob(w->pStmt, 1, w->filter.a, (int)w->filter.n, SQLITE_STATIC);
+    w->found.n = 0;
+    docextBufReset(&w->found.b);
+    rc = readDocs(w->db, w->pStmt, &w->found, pzErr);
+    docextBufReset(&w->next);
+    lv.pOut = &w->next;
+    lv.n = 0;
+    lv.rc = rc;
+    iN = docextBsonStartDoc(&lv.rc, &w->next);
+    for(k=0; lv.rc==SQLITE_OK && k<w->found.n; k++){
+      const u8 *aFound = setDoc(&w->found, k);
+      AggGroup *pG = 0;
+      DocValue id, d;
+      int bNew = 0;
+      char zIdx[24];
+      if( !hasValueAt(aFound, pS->zForeign) ) continue;
+      if( !docextBsonFind(aFound, "_id", 3, &id) ) id.type = 0;
+      lv.rc = groupFind(&seen, pS, &id, &pG, &bNew);
+      if( lv.rc || !bNew ) continue;
+      d.type = DOC_DOCUMENT;
+      d.p = aFound;
+      d.n = docextGetI32(aFound);
+      if( pS->zIndexField ){
+        u8 aI64[8];
+        DocValue dv;
+        docextPutI32(aI64, (int32_t)(u64)depth);
+        docextPutI32(aI64+4, (int32_t)((u64)depth>>32));
+        dv.type = DOC_INT64;
+        dv.p = aI64;
+        dv.n = 8;
+        docextBufReset(&w->doc);
+        replaceAt(&lv.rc, &w->doc, aFound, pS->zIndexField, &dv);
+        d.p = w->doc.a;
+        d.n = (int)w->doc.n;
+      }
+      docextBsonAppendValue(&lv.rc, pAs, zIdx, docextBsonArrayKey(zIdx, (int)nOut++), &d);
+      if( lv.rc==SQLITE_OK && pAs->n>DOCEXT_MAX_BSON ) lv.rc = SQLITE_TOOBIG;
+      /* the values it connects from are the next step's */
+      docextPathWalk(aFound, pS->zLocal, (int)strlen(pS->zLocal), lookupVisit, &lv);
+    }
+    docextBsonEndDoc(&lv.rc, &w->next, iN);
+    rc = lv.rc;
+    if( rc==SQLITE_OK ){
+      DocBuf t = w->frontier;       /* the next values become the frontier */
+      w->frontier = w->next;
+      w->next = t;
+    }
+  }
+  docextBsonEndDoc(&rc, pAs, iArr);
+  groupsFree(&seen, 0);
+  return rc;
+}
+
+/* $graphLookup: each document gets field `as`, the documents of the other
+** collection reached from startWith's values by following connectFromField
+** values to connectToField ones, each step a query {connectToField: {$in:
+** values}}, which indexes serve; to maxDepth steps after the first, if
+** given, with depthField holding each one's step (a long). */
+static int runGraphLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
+                          char **pzErr){
+  GraphWalk w;
+  DocBuf as, doc;
+  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1)", pS->zFrom);
+  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i;
+  memset(&w, 0, sizeof(w));
+  memset(&as, 0, sizeof(as));
+  memset(&doc, 0, sizeof(doc));
+  w.db = db;
+  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, zSql, -1, &w.pStmt, 0)!=SQLITE_OK ){
+    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
+  }
+  sqlite3_free(zSql);
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    DocValue asV;
+    rc = graphWalk(&w, pS, setDoc(pIn, i), &as, pzErr);
+    asV.type = DOC_ARRAY;
+    asV.p = as.a;
+    asV.n = (int)as.n;
+    docextBufReset(&doc);
+    if( rc==SQLITE_OK ) replaceAt(&rc, &doc, setDoc(pIn, i), pS->zField, &asV);
+    if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  sqlite3_finalize(w.pStmt);
+  docextBufFree(&w.frontier);
+  docextBufFree(&w.next);
+  docextBufFree(&w.filter);
+  docextBufFree(&w.tmp);
+  docextBufFree(&w.doc);
+  setFree(&w.found);
+  docextBufFree(&as);
+  docextBufFree(&doc);
+  return rc;
+}
+
 static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
                     char **pzErr){
   int rc = SQLITE_OK;
@@ -1447,6 +1719,7 @@ static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
     case AG_SAMPLE: rc = runSample(pS, pIn, pOut); break;
     case AG_FACET:  rc = runFacet(db, pS, pIn, pOut, pzErr); break;
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
+    case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
     return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
@@ -1606,8 +1879,7 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   memset(&agg, 0, sizeof(agg));
   rc = docextCollFindArg(pConn, 0, 0, argv[0], &pColl, &zErr);
   if( rc==SQLITE_OK ){
-    zColl = sqlite3_mprintf("\"%w\".\"%w\"", docextStorageSchema(docextCollStore(pColl)),
-                            docextStorageName(docextCollStore(pColl)));
+    zColl = quotedCollName(pColl);
     if( zColl==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ) rc = pipelineArg(argv[1], &arg, &aPipe, &zErr);

@@ -97,6 +97,37 @@ SELECT doc FROM doc_aggregate('shelves', '[{$lookup: {from: "books", localField:
 SELECT doc_create_index('books', '{author: 1}');
 SELECT doc FROM doc_aggregate('authors', '[{$lookup: {from: "books", localField: "_id", foreignField: "author", as: "wrote"}}, {$project: {n: {$size: "$wrote"}}}]');
 
+-- 7b. $graphLookup: a tree of parent references, walked up and down
+CREATE VIRTUAL TABLE cats USING docext;
+INSERT INTO cats(doc) VALUES ('{_id: "Books"}'), ('{_id: "Programming", parent: "Books"}'),
+  ('{_id: "Languages", parent: "Programming"}'), ('{_id: "Databases", parent: "Programming"}'),
+  ('{_id: "MongoDB", parent: "Databases"}'), ('{_id: "dbm", parent: "Databases"}'),
+  ('{_id: "Poetry", parent: "Books", tags: ["old"]}');
+SELECT doc_create_index('cats', '{parent: 1}');
+-- ancestors, with their depth (a long)
+SELECT doc FROM doc_aggregate('cats', '[{$match: {_id: "MongoDB"}}, {$graphLookup: {from: "cats",
+  startWith: "$parent", connectFromField: "parent", connectToField: "_id", as: "up", depthField: "d"}},
+  {$project: {"up._id": 1, "up.d": 1}}]');
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate('cats', '[{$match: {_id: "dbm"}},
+  {$graphLookup: {from: "cats", startWith: "$parent", connectFromField: "parent", connectToField: "_id",
+  as: "up", depthField: "d", maxDepth: 0}}, {$project: {"up.d": 1}}]');
+-- descendants (through the index on parent), to a depth, restricted
+SELECT doc FROM doc_aggregate('cats', '[{$match: {parent: {$exists: false}}}, {$graphLookup: {from: "cats",
+  startWith: "$_id", connectFromField: "_id", connectToField: "parent", as: "down"}},
+  {$project: {n: {$size: "$down"}}}]');
+SELECT doc FROM doc_aggregate('cats', '[{$match: {_id: "Books"}}, {$graphLookup: {from: "cats",
+  startWith: "$_id", connectFromField: "_id", connectToField: "parent", as: "down", maxDepth: 1,
+  restrictSearchWithMatch: {tags: {$ne: "old"}}}}, {$unwind: "$down"}, {$sort: {"down._id": 1}},
+  {$project: {_id: "$down._id"}}]');
+-- startWith an array; a cycle ends; null finds null, never missing
+CREATE VIRTUAL TABLE ring USING docext;
+INSERT INTO ring(doc) VALUES ('{_id: 1, next: 2}'), ('{_id: 2, next: 3}'), ('{_id: 3, next: 1}'),
+  ('{_id: 4, next: null}'), ('{_id: 5}');
+SELECT doc FROM doc_aggregate('ring', '[{$match: {_id: 1}}, {$graphLookup: {from: "ring", startWith: [2, 4],
+  connectFromField: "next", connectToField: "_id", as: "all"}}, {$project: {ids: "$all._id"}}]');
+SELECT doc FROM doc_aggregate('ring', '[{$match: {_id: {$in: [4, 5]}}}, {$graphLookup: {from: "ring",
+  startWith: "$next", connectFromField: "_id", connectToField: "next", as: "all"}}, {$project: {ids: "$all._id"}}]');
+
 -- 8. Through SQL: joins, views, parameters, the same transaction
 SELECT a.doc->>'_id', count(*) FROM doc_aggregate('books', '[{$unwind: "$tags"}]') AS a GROUP BY 1;
 -- (a view may use it where SQLite trusts the schema: newer shells turn
@@ -184,6 +215,14 @@ SELECT doc FROM doc_aggregate('books', '[{$unionWith: {coll: "nope"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$unionWith: {pipeline: []}}]');
 SELECT doc FROM doc_aggregate('books', '[{$unionWith: {coll: "authors", pipeline: [{$group: {}}]}}]');
 SELECT doc FROM doc_aggregate('books', '[{$sample: {size: -1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "a", connectToField: "b"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", connectFromField: "a", connectToField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "$a", connectToField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "a", connectToField: "b", as: "c", maxDepth: -1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "a", connectToField: "b", as: "c", depthField: "a.b"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "a", connectToField: "b", as: "c", restrictSearchWithMatch: {$foo: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "nope", startWith: "$a", connectFromField: "a", connectToField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$graphLookup: {from: "books", startWith: "$a", connectFromField: "a", connectToField: "b", as: "c", x: 1}}]');
 SELECT doc FROM doc_aggregate('books', '[{$sample: 3}]');
 SELECT doc FROM doc_aggregate('books', '[{$addFields: {x: {$bogus: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {x: {$divide: [1, 0]}}}]');

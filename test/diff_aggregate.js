@@ -184,11 +184,13 @@ function fieldsOf(st, test) {
 function numPaths(st) {
   const p = fieldsOf(st, (k) => NUMERIC.has(k));
   for (const f of fieldsOf(st, (k) => k === "doc")) p.push(f + ".x");
+  for (const v of VARS.doc) p.push("$" + v + ".x");      // "$$d.x"
   return p;
 }
 function strPaths(st) {
   const p = fieldsOf(st, (k) => k === "str");
   for (const f of fieldsOf(st, (k) => k === "doc")) p.push(f + ".y");
+  for (const v of VARS.doc) p.push("$" + v + ".y");
   return p;
 }
 function scalarPaths(st) {
@@ -205,7 +207,13 @@ function kindOfPath(st, p) {
 // ---------------------------------------------------------------------------
 // Expressions
 
+// The case's let variables (options {let: {...}}), by kind: numbers,
+// strings, and documents {x: int, y: str}; a constant of an expression is
+// sometimes one of them ("$$v"), a path sometimes "$$d.x".
+let VARS = { num: [], str: [], doc: [] };
+
 function numConst() {
+  if (VARS.num.length && chance(0.2)) return "$$" + pick(VARS.num);
   return chance(0.3) ? pick(DOUBLES) : int(14) - 3;
 }
 
@@ -229,6 +237,7 @@ function numExpr(st, depth) {
 }
 
 function strConst() {
+  if (VARS.str.length && chance(0.2)) return "$$" + pick(VARS.str);
   return pick(STRS);
 }
 

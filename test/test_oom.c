@@ -256,6 +256,9 @@ int main(void){
     "boundaries: [0, 3, 6], default: \"x\", output: {t: {$addToSet: \"$tags\"}}}}], "
     "u: [{$limit: 2}, {$unionWith: {coll: \"c2\", pipeline: [{$match: {k: 1}}]}}], "
     "s: [{$sample: {size: 3}}, {$count: \"n\"}]}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$match: {_id: {$lt: 4}}}, {$graphLookup: "
+    "{from: \"c2\", startWith: \"$k\", connectFromField: \"_id\", connectToField: \"k\", as: \"g\", "
+    "depthField: \"d\", maxDepth: 3, restrictSearchWithMatch: {_id: {$gt: 1}}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$lookup: {from: \"c\", localField: \"k\", "
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
