@@ -164,6 +164,18 @@ function initState() {
     deep: new Set(),            // ... whose elements are such arrays too
     natural: true,              // still the collection's documents in its order
     elems: {},                  // the kind of the elements of list and set fields
+    inner: {},                  // $facet's fields whose documents hold arrays in no
+                                // order: {ordered, sets, deep} of those documents
+  };
+}
+
+// c2's documents (genDoc2), for a $unionWith's pipeline.
+function initState2() {
+  return {
+    order: ["_id", "k", "w", "name"],
+    kinds: { _id: "id", k: "arr", w: "int", name: "str" },
+    key: ["_id"], ordered: true, unordered: new Set(), deep: new Set(), natural: true,
+    elems: {}, inner: {},
   };
 }
 
@@ -172,7 +184,7 @@ function cloneState(st) {
     order: st.order.slice(), kinds: Object.assign({}, st.kinds),
     key: st.key && st.key.slice(), ordered: st.ordered, unordered: new Set(st.unordered),
     deep: new Set(st.deep), natural: st.natural,
-    elems: Object.assign({}, st.elems),
+    elems: Object.assign({}, st.elems), inner: Object.assign({}, st.inner),
   };
 }
 
@@ -739,9 +751,134 @@ function stageUnwind(st) {
   return { stage, fix: () => [stage], kinds: [], dbl: [], lng };
 }
 
-// $group. mingo's $push and $addToSet add null for a missing value, which
-// MongoDB skips: the fixed run pushes {v: value} (a missing value makes {})
-// and unwraps after the group.
+// The accumulator fields of a $group, or of a $bucket's output: n of them
+// added to spec; their kinds into acc = {kinds, unord, deep, elems, dbl}.
+function addAccumulators(st, spec, n, acc) {
+  const numP = numPaths(st);
+  for (; n > 0; n--) {
+    const name = pick(["total", "avg", "lo", "hi", "first", "last", "all", "uniq", "cnt", "sd"]) +
+      (chance(0.2) ? "2" : "");
+    if (name in spec) continue;
+    const op = pick(["$sum", "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$push",
+                     "$addToSet", "$count", "$stdDevPop", "$stdDevSamp"]);
+    let arg;
+    let kind = "num";
+    switch (op) {
+      case "$sum":
+        arg = chance(0.3) ? 1 : chance(0.7) && numP.length ? "$" + pick(numP) :
+          chance(0.5) || !st.order.length ? numExpr(st, 0) : "$" + pick(st.order);
+        break;
+      case "$avg": case "$stdDevPop": case "$stdDevSamp":
+        arg = chance(0.8) && numP.length ? "$" + pick(numP) :
+          chance(0.5) || !st.order.length ? numExpr(st, 0) : "$" + pick(st.order);
+        acc.dbl.push(name);
+        if (op !== "$avg") kind = "real";
+        break;
+      case "$min": case "$max": {
+        const p = fieldsOf(st, (k) => SCALAR.has(k) || k === "doc").concat(numP, strPaths(st));
+        if (!p.length) continue;
+        const f = pick(p);
+        arg = "$" + f;
+        kind = kindOfPath(st, f);
+        break;
+      }
+      case "$first": case "$last": {
+        if (!st.ordered) continue;
+        const c = computed(st);
+        arg = c.expr;
+        kind = c.kind;
+        if (c.unord) acc.unord.add(name);
+        break;
+      }
+      case "$push": case "$addToSet": {
+        let c;
+        if (chance(0.6) && st.order.length) {
+          const f = pick(st.order.filter((g) => !st.deep.has(g)).concat(scalarPaths(st)));
+          c = { expr: "$" + f, kind: kindOfPath(st, f), unord: st.unordered.has(f) };
+        } else c = computed(st);
+        // not sets of arrays in no order, nor of documents whose fields vary
+        if (op === "$addToSet" && (c.unord || c.kind === "docv" || c.kind === "docs")) continue;
+        arg = c.expr;
+        const scalarElems = SCALAR.has(c.kind) || c.kind === "doc";
+        kind = op === "$addToSet" ? "set" : scalarElems && !c.unord ? "list" : "nlist";
+        if (op === "$addToSet" || !st.ordered || c.unord) acc.unord.add(name);
+        if (c.unord) acc.deep.add(name);
+        if (scalarElems) acc.elems[name] = c.kind;
+        break;
+      }
+      case "$count":
+        arg = {};
+        kind = "int";
+        break;
+    }
+    if (arg === undefined) continue;
+    spec[name] = { [op]: arg };
+    acc.kinds[name] = kind === "doc" ? "docv" : kind;     // (null when no document has one)
+  }
+}
+
+const accOf = (spec, k) => (k === "_id" ? null : Object.keys(spec[k])[0]);
+
+// The kinds of rewrite of the fixed run that accumulators need.
+function accumulatorKinds(spec) {
+  const kinds = [];
+  const accs = Object.keys(spec).map((k) => accOf(spec, k));
+  if (accs.includes("$push") || accs.includes("$addToSet")) kinds.push("push-skips-missing");
+  if (accs.includes("$stdDevPop") || accs.includes("$stdDevSamp")) kinds.push("stddev-of-nothing");
+  return kinds;
+}
+
+// The fixed run's accumulators: {fspec: the specification for mingo,
+// after: the stages after the $group (or $bucket) that make its answer
+// MongoDB's}.
+// mingo's $push and $addToSet add null for a missing value, which MongoDB
+// skips: the fixed run pushes {v: value} (a missing value makes {}) and
+// unwraps after the group. mingo's $stdDevSamp of no number is 0 (and
+// $stdDevPop's NaN, null in JSON); MongoDB gives null: the fixed run counts
+// the numbers.
+function accumulatorFix(spec, off) {
+  const push = !off.has("push-skips-missing");
+  const sd = !off.has("stddev-of-nothing");
+  const fspec = {};
+  const post = [];
+  const counts = {};
+  for (const k of Object.keys(spec)) {
+    const acc = accOf(spec, k);
+    if (push && (acc === "$push" || acc === "$addToSet")) {
+      fspec[k] = { [acc]: { v: spec[k][acc] } };
+      post.push(k);
+    } else fspec[k] = spec[k];
+  }
+  for (const k of Object.keys(spec)) {
+    const acc = accOf(spec, k);
+    if (sd && (acc === "$stdDevPop" || acc === "$stdDevSamp")) {
+      const t = "__n" + k;
+      fspec[t] = { $sum: { $cond: [{ $isNumber: spec[k][acc] }, 1, 0] } };
+      counts[k] = [t, acc === "$stdDevSamp" ? 1 : 0];
+    }
+  }
+  const after = [];
+  if (Object.keys(counts).length) {
+    after.push({ $set: Object.fromEntries(Object.entries(counts).map(([k, [t, min]]) =>
+      [k, { $cond: [{ $gt: ["$" + t, min] }, "$" + k, null] }])) });
+    after.push({ $unset: Object.values(counts).map(([t]) => t) });
+  }
+  if (post.length) {
+    after.push({ $set: Object.fromEntries(post.map((k) => [k, {
+      $map: { input: { $filter: { input: "$" + k, cond: { $ne: [{ $type: "$$this.v" }, "missing"] } } },
+              in: "$$this.v" } }])) });
+  }
+  return { fspec, after };
+}
+
+// The "dbl" run's stages after accumulators whose results MongoDB always
+// makes doubles.
+function accumulatorDbl(dbl) {
+  return dbl.length
+    ? [{ $set: Object.fromEntries(dbl.map((k) => [k, { $add: ["$" + k, SHIFT_ALWAYS_D] }])) }] : [];
+}
+
+// $group (its accumulators' rewrites: accumulatorFix).
 function stageGroup(st) {
   let id, idKind;
   const r = int(10);
@@ -765,127 +902,24 @@ function stageGroup(st) {
     id = strExpr(st, 0); idKind = "str";
   }
   const spec = { _id: id };
-  const dbl = [];
-  const newKinds = { _id: idKind === "null" ? "int" : idKind };
-  const unord = new Set();
-  const deep = new Set();
-  const elems = {};
-  const numP = numPaths(st);
-  for (let n = 1 + int(3); n > 0; n--) {
-    const name = pick(["total", "avg", "lo", "hi", "first", "last", "all", "uniq", "cnt", "sd"]) +
-      (chance(0.2) ? "2" : "");
-    if (name in spec) continue;
-    const acc = pick(["$sum", "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$push",
-                      "$addToSet", "$count", "$stdDevPop", "$stdDevSamp"]);
-    let arg;
-    let kind = "num";
-    switch (acc) {
-      case "$sum":
-        arg = chance(0.3) ? 1 : chance(0.7) && numP.length ? "$" + pick(numP) :
-          chance(0.5) || !st.order.length ? numExpr(st, 0) : "$" + pick(st.order);
-        break;
-      case "$avg": case "$stdDevPop": case "$stdDevSamp":
-        arg = chance(0.8) && numP.length ? "$" + pick(numP) :
-          chance(0.5) || !st.order.length ? numExpr(st, 0) : "$" + pick(st.order);
-        dbl.push(name);
-        if (acc !== "$avg") kind = "real";
-        break;
-      case "$min": case "$max": {
-        const p = fieldsOf(st, (k) => SCALAR.has(k) || k === "doc").concat(numP, strPaths(st));
-        if (!p.length) continue;
-        const f = pick(p);
-        arg = "$" + f;
-        kind = kindOfPath(st, f);
-        break;
-      }
-      case "$first": case "$last": {
-        if (!st.ordered) continue;
-        const c = computed(st);
-        arg = c.expr;
-        kind = c.kind;
-        if (c.unord) unord.add(name);
-        break;
-      }
-      case "$push": case "$addToSet": {
-        let c;
-        if (chance(0.6) && st.order.length) {
-          const f = pick(st.order.filter((g) => !st.deep.has(g)).concat(scalarPaths(st)));
-          c = { expr: "$" + f, kind: kindOfPath(st, f), unord: st.unordered.has(f) };
-        } else c = computed(st);
-        // not sets of arrays in no order, nor of documents whose fields vary
-        if (acc === "$addToSet" && (c.unord || c.kind === "docv" || c.kind === "docs")) continue;
-        arg = c.expr;
-        const scalarElems = SCALAR.has(c.kind) || c.kind === "doc";
-        kind = acc === "$addToSet" ? "set" : scalarElems && !c.unord ? "list" : "nlist";
-        if (acc === "$addToSet" || !st.ordered || c.unord) unord.add(name);
-        if (c.unord) deep.add(name);
-        if (scalarElems) elems[name] = c.kind;
-        break;
-      }
-      case "$count":
-        arg = {};
-        kind = "int";
-        break;
-    }
-    if (arg === undefined) continue;
-    spec[name] = { [acc]: arg };
-    newKinds[name] = kind === "doc" ? "docv" : kind;     // (null when no document has one)
-  }
-  // the fixed run
-  const kinds = [];
-  const accOf = (k) => (k === "_id" ? null : Object.keys(spec[k])[0]);
-  const accs = Object.keys(spec).map(accOf);
-  if (accs.includes("$push") || accs.includes("$addToSet")) kinds.push("push-skips-missing");
-  if (accs.includes("$stdDevPop") || accs.includes("$stdDevSamp")) kinds.push("stddev-of-nothing");
+  const acc = { kinds: { _id: idKind === "null" ? "int" : idKind }, unord: new Set(), deep: new Set(),
+                elems: {}, dbl: [] };
+  addAccumulators(st, spec, 1 + int(3), acc);
   const fix = (off) => {
-    const push = !off.has("push-skips-missing");
-    const sd = !off.has("stddev-of-nothing");
-    const fspec = {};
-    const post = [];
-    const counts = {};
-    for (const k of Object.keys(spec)) {
-      const acc = accOf(k);
-      if (push && (acc === "$push" || acc === "$addToSet")) {
-        fspec[k] = { [acc]: { v: spec[k][acc] } };
-        post.push(k);
-      } else fspec[k] = spec[k];
-    }
-    // mingo's $stdDevSamp of no number is 0 (and $stdDevPop's NaN, null in
-    // JSON); MongoDB gives null: the fixed run counts the numbers.
-    for (const k of Object.keys(spec)) {
-      const acc = accOf(k);
-      if (sd && (acc === "$stdDevPop" || acc === "$stdDevSamp")) {
-        const t = "__n" + k;
-        fspec[t] = { $sum: { $cond: [{ $isNumber: spec[k][acc] }, 1, 0] } };
-        counts[k] = [t, acc === "$stdDevSamp" ? 1 : 0];
-      }
-    }
-    const fixed = [{ $group: fspec }];
-    if (Object.keys(counts).length) {
-      fixed.push({ $set: Object.fromEntries(Object.entries(counts).map(([k, [t, min]]) =>
-        [k, { $cond: [{ $gt: ["$" + t, min] }, "$" + k, null] }])) });
-      fixed.push({ $unset: Object.values(counts).map(([t]) => t) });
-    }
-    if (post.length) {
-      fixed.push({ $set: Object.fromEntries(post.map((k) => [k, {
-        $map: { input: { $filter: { input: "$" + k, cond: { $ne: [{ $type: "$$this.v" }, "missing"] } } },
-                in: "$$this.v" } }])) });
-    }
-    return fixed;
+    const { fspec, after } = accumulatorFix(spec, off);
+    return [{ $group: fspec }].concat(after);
   };
   // the state
   st.order = Object.keys(spec);
-  st.kinds = newKinds;
-  st.unordered = unord;
-  st.deep = deep;
+  st.kinds = acc.kinds;
+  st.unordered = acc.unord;
+  st.deep = acc.deep;
   st.natural = false;
-  st.elems = elems;
+  st.elems = acc.elems;
   const idSortable = ["id", "int", "num", "long", "str", "bool", "mixed", "doc", "null"].includes(idKind);
   st.key = idSortable ? ["_id"] : null;
   st.ordered = false;
-  const dblStages = dbl.length
-    ? [{ $set: Object.fromEntries(dbl.map((k) => [k, { $add: ["$" + k, SHIFT_ALWAYS_D] }])) }] : [];
-  return { stage: { $group: spec }, fix, kinds, dbl: dblStages, lng: [] };
+  return { stage: { $group: spec }, fix, kinds: accumulatorKinds(spec), dbl: accumulatorDbl(acc.dbl), lng: [] };
 }
 
 function stageSortByCount(st) {
