@@ -793,6 +793,10 @@ int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr);
 int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey, int nKey,
                      int *pType, char **pzErr);
 void docextExprFree(DocExpr *p);
+/* Is z[0..n) a name a user variable may have ($let, let options)? As
+** MongoDB: a lower-case letter (or a byte >= 0x80) first, then letters,
+** digits, '_' or bytes >= 0x80. */
+int docextExprVarNameOk(const char *z, int n);
 
 /* $group's accumulators (the expressions $sum, $avg, $min, $max and the
 ** standard deviations use them over an array): one DocAccum per group and

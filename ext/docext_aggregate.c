@@ -12,11 +12,14 @@
 **
 ** THE STAGES. $match, $project, $addFields/$set, $unset, $replaceRoot,
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
-** $sortByCount, $bucket, $sample, $facet, $unionWith, $lookup (its
-** equality form) and $graphLookup. The shaping stages are docext_pipeline.c's (those of
+** $sortByCount, $bucket, $sample, $facet, $unionWith, $lookup (the
+** equality of two fields, or a pipeline with let variables, or both) and
+** $graphLookup. The shaping stages are docext_pipeline.c's (those of
 ** pipeline updates); filters, sorts and expressions are the ones finds and
 ** updates use; $facet and $unionWith hold pipelines of their own (an Agg
-** each). Any other stage is an error that names it.
+** each), and $lookup compiles its pipeline for each document, with the
+** document's values as its let variables. Any other stage is an error
+** that names it.
 **
 ** HOW IT RUNS. The stages at the head that a find can do — $match stages,
 ** then a $sort, then a $limit — become one query of the collection,
@@ -67,7 +70,7 @@ struct AggStage {
                             ** depthField; or NULL */
   int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
   DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith */
-  AggField *aField;         /* AG_GROUP */
+  AggField *aField;         /* AG_GROUP; AG_LOOKUP: its let variables */
   int nField;
   char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
                             ** collection (quoted SQL name) */
@@ -75,6 +78,7 @@ struct AggStage {
                             ** connectFromField */
   const char *zForeign;     /* AG_LOOKUP: foreignField; AG_GRAPH:
                             ** connectToField */
+  const u8 *aPipeline;      /* AG_LOOKUP: its pipeline (a BSON array), or NULL */
   Agg *aSub;                /* AG_FACET: its pipelines; AG_UNION: one */
   const char **azSub;       /* AG_FACET: their names */
   int nSub;
@@ -85,6 +89,8 @@ struct AggStage {
 
 /* A compiled pipeline. */
 struct Agg {
+  DocConn *pConn;           /* the connection's collections (for the
+                            ** pipelines $lookup compiles as it runs) */
   DocBuf pipe;              /* the pipeline's BSON: stages point into it */
   DocBuf work;              /* scratch for documents a compile builds */
   DocBuf query;             /* the collection query's filter, sort, options */
@@ -169,6 +175,22 @@ static int stageWrap(const AggStage *pS, int rc, char **pzErr){
     *pzErr = 0;
     rc = stageError(pS, pzErr, "%s", zWhy+8);
     sqlite3_free(zWhy);
+  }
+  return rc;
+}
+
+/* The value expression pExpr gives for aDoc, written into pTmp (reset):
+** *pV, type 0 when missing. */
+static int evalInto(DocExpr *pExpr, const u8 *aDoc, DocBuf *pTmp, DocValue *pV,
+                    char **pzErr){
+  int type = 0, rc;
+  docextBufReset(pTmp);
+  rc = docextExprAppend(pExpr, aDoc, pTmp, "", 0, &type, pzErr);
+  memset(pV, 0, sizeof(*pV));
+  if( rc==SQLITE_OK && type ){
+    pV->type = (u8)type;
+    pV->p = pTmp->a + 2;                 /* (after the type byte and key "") */
+    pV->n = (int)(pTmp->n - 2);
   }
   return rc;
 }
@@ -500,37 +522,6 @@ static int collSqlName(DocConn *pConn, AggStage *pS, const char *zName, char **p
   return pS->zFrom ? SQLITE_OK : SQLITE_NOMEM;
 }
 
-static int compileLookup(DocConn *pConn, AggStage *pS, const DocValue *v, char **pzErr){
-  static const char *const azKey[] = { "from", "localField", "foreignField", "as" };
-  const char *az[4] = {0, 0, 0, 0};
-  DocIter it;
-  int rc, i;
-  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    i = docextNameIndex(it.zKey, it.nKey, azKey, 4);
-    if( i<0 ){
-      return stageError(pS, pzErr, "'%s' is not supported: docext takes "
-                        "{from, localField, foreignField, as}", it.zKey);
-    }
-    if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "%s must be a string", azKey[i]);
-    az[i] = (const char*)it.v.p+4;
-  }
-  for(i=0; i<4; i++){
-    if( az[i]==0 ) return stageError(pS, pzErr, "%s is required", azKey[i]);
-  }
-  if( az[1][0]==0 || az[1][0]=='$' || az[2][0]==0 || az[2][0]=='$' ){
-    return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
-  }
-  rc = checkNewField(pS, "as", az[3], pzErr);
-  if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
-  if( rc ) return rc;
-  pS->zLocal = az[1];
-  pS->zForeign = az[2];
-  pS->zField = az[3];
-  return SQLITE_OK;
-}
-
 static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr);
 
 /* $graphLookup: {from, startWith, connectFromField, connectToField, as,
@@ -599,24 +590,29 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
 ** $$NOW and let. bHead: it reads a collection ($unionWith), so its head is
 ** that collection's query, which gets the let too; else it runs on the
 ** stage's input ($facet). */
-static int compileSub(DocConn *pConn, const Agg *p, Agg *pSub, const DocValue *pArr,
-                      int bHead, char **pzErr){
+static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet, Agg *pSub,
+                         const DocValue *pArr, int bHead, char **pzErr){
   int rc = SQLITE_OK;
-  pSub->nowMs = p->nowMs;
-  pSub->aLet = p->aLet;
+  pSub->pConn = pConn;
+  pSub->nowMs = nowMs;
+  pSub->aLet = aLet;
   pSub->iQueryOpts = -1;
   docextBufAppend(&rc, &pSub->pipe, pArr->p, pArr->n);
-  if( rc==SQLITE_OK && bHead && p->aLet ){
+  if( rc==SQLITE_OK && bHead && aLet ){
     DocValue let;
     let.type = DOC_DOCUMENT;
-    let.p = p->aLet;
-    let.n = docextGetI32(p->aLet);
+    let.p = aLet;
+    let.n = docextGetI32(aLet);
     pSub->iQueryOpts = docextBsonStartDoc(&rc, &pSub->query);
     docextBsonAppendValue(&rc, &pSub->query, "let", 3, &let);
     docextBsonEndDoc(&rc, &pSub->query, pSub->iQueryOpts);
   }
   if( rc ) return rc;
   return compileStages(pConn, pSub, bHead, pzErr);
+}
+static int compileSub(DocConn *pConn, const Agg *p, Agg *pSub, const DocValue *pArr,
+                      int bHead, char **pzErr){
+  return compileSubLet(pConn, p->nowMs, p->aLet, pSub, pArr, bHead, pzErr);
 }
 
 /* An error of a pipeline inside stage pS, said again with its place. */
@@ -630,6 +626,159 @@ static int subWrap(const AggStage *pS, const char *zWhere, int rc, char **pzErr)
   }
   return rc;
 }
+
+/* The let document of a $lookup's pipeline for input document aDoc
+** (NULL: for checking the pipeline, every variable null), into pLet
+** (reset): p's let, and each variable of the stage as {$literal: value}
+** ("$$REMOVE" when its value is missing). */
+static int lookupLet(const Agg *p, const AggStage *pS, const u8 *aDoc, DocBuf *pTmp,
+                     DocBuf *pLet, char **pzErr){
+  static const u8 aNull[1] = {0};
+  DocValue null = { DOC_NULL, aNull, 0 }, v;
+  DocIter it;
+  int rc = SQLITE_OK, j;
+  i64 iLet;
+  docextBufReset(pLet);
+  iLet = docextBsonStartDoc(&rc, pLet);
+  if( p->aLet ){
+    docextIterInit(&it, p->aLet);
+    while( docextIterNext(&it) ){
+      for(j=0; j<pS->nField && strcmp(pS->aField[j].zName, it.zKey)!=0; j++){}
+      if( j==pS->nField ) docextBsonAppendValue(&rc, pLet, it.zKey, it.nKey, &it.v);
+    }
+  }
+  for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
+    const char *zName = pS->aField[j].zName;
+    if( aDoc ){
+      rc = evalInto(pS->aField[j].pExpr, aDoc, pTmp, &v, pzErr);
+      if( rc ) break;
+    }else{
+      v = null;
+    }
+    if( v.type==0 ){
+      docextBsonAppendString(&rc, pLet, DOC_STRING, zName, (int)strlen(zName), "$$REMOVE", 8);
+    }else{
+      appendLiteral(&rc, pLet, zName, &v);
+    }
+  }
+  docextBsonEndDoc(&rc, pLet, iLet);
+  return rc;
+}
+
+/* The pipeline a $lookup runs for one document, into pOut (reset): a
+** $match of pFilter (the equality of localField and foreignField, when
+** the stage has them, or NULL), then the stage's pipeline. */
+static void lookupPipeline(int *pRc, const AggStage *pS, const DocBuf *pFilter, DocBuf *pOut){
+  DocIter it;
+  int n = 0;
+  i64 iArr;
+  char zIdx[16];
+  docextBufReset(pOut);
+  iArr = docextBsonStartDoc(pRc, pOut);
+  if( pFilter ){
+    DocValue f;
+    i64 iStage = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, zIdx, docextBsonArrayKey(zIdx, n++));
+    f.type = DOC_DOCUMENT;
+    f.p = pFilter->a;
+    f.n = (int)pFilter->n;
+    docextBsonAppendValue(pRc, pOut, "$match", 6, &f);
+    docextBsonEndDoc(pRc, pOut, iStage);
+  }
+  docextIterInit(&it, pS->aPipeline);
+  while( docextIterNext(&it) ){
+    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, n++), &it.v);
+  }
+  docextBsonEndDoc(pRc, pOut, iArr);
+}
+
+/* Compile, once, the pipeline a $lookup would run (its variables null), to
+** report its errors before any document is read. */
+static int lookupCheck(DocConn *pConn, const Agg *p, const AggStage *pS, char **pzErr){
+  DocBuf let, arr, tmp;
+  Agg sub;
+  DocValue a;
+  int rc = SQLITE_OK;
+  memset(&let, 0, sizeof(let));
+  memset(&arr, 0, sizeof(arr));
+  memset(&tmp, 0, sizeof(tmp));
+  memset(&sub, 0, sizeof(sub));
+  rc = lookupLet(p, pS, 0, &tmp, &let, pzErr);
+  lookupPipeline(&rc, pS, 0, &arr);
+  a.type = DOC_ARRAY;
+  a.p = arr.a;
+  a.n = (int)arr.n;
+  if( rc==SQLITE_OK ) rc = compileSubLet(pConn, p->nowMs, let.a, &sub, &a, 1, pzErr);
+  aggFree(&sub);
+  docextBufFree(&let);
+  docextBufFree(&arr);
+  docextBufFree(&tmp);
+  return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
+}
+
+/* $lookup: {from, localField, foreignField, as}, and with a pipeline (which
+** may stand in for the two fields, or add to them) its let variables. */
+static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
+                         char **pzErr){
+  static const char *const azKey[] = {
+    "from", "localField", "foreignField", "as", "let", "pipeline",
+  };
+  const char *az[4] = {0, 0, 0, 0};
+  DocValue let;
+  DocIter it;
+  int rc, i;
+  memset(&let, 0, sizeof(let));
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    i = docextNameIndex(it.zKey, it.nKey, azKey, DOCEXT_COUNT(azKey));
+    if( i<0 ) return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+    if( i==4 ){
+      if( it.v.type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "let must be a document");
+      let = it.v;
+    }else if( i==5 ){
+      if( it.v.type!=DOC_ARRAY ) return stageError(pS, pzErr, "pipeline must be an array");
+      pS->aPipeline = it.v.p;
+    }else{
+      if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "%s must be a string", azKey[i]);
+      az[i] = (const char*)it.v.p+4;
+    }
+  }
+  if( az[0]==0 ) return stageError(pS, pzErr, "from is required");
+  if( az[3]==0 ) return stageError(pS, pzErr, "as is required");
+  if( (az[1]==0)!=(az[2]==0) ){
+    return stageError(pS, pzErr, "localField and foreignField go together");
+  }
+  if( az[1]==0 && pS->aPipeline==0 ){
+    return stageError(pS, pzErr, "needs localField and foreignField, or a pipeline");
+  }
+  if( let.type && pS->aPipeline==0 ) return stageError(pS, pzErr, "let needs a pipeline");
+  if( az[1] && (az[1][0]==0 || az[1][0]=='$' || az[2][0]==0 || az[2][0]=='$') ){
+    return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
+  }
+  rc = checkNewField(pS, "as", az[3], pzErr);
+  if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
+  if( rc ) return rc;
+  pS->zLocal = az[1];
+  pS->zForeign = az[2];
+  pS->zField = az[3];
+  if( pS->aPipeline==0 ) return SQLITE_OK;
+  /* the variables, each an expression of the input document */
+  pS->aField = docextMallocZero(sizeof(AggField)*(let.type ? docextIterCount(&let)+1 : 1));
+  if( pS->aField==0 ) return SQLITE_NOMEM;
+  if( let.type ) docextIterInitValue(&it, &let);
+  while( rc==SQLITE_OK && let.type && docextIterNext(&it) ){
+    AggField *pF = &pS->aField[pS->nField++];
+    if( !docextExprVarNameOk(it.zKey, it.nKey) ){
+      return stageError(pS, pzErr, "let: '%s' is not a valid variable name (a lower-case "
+                        "letter first, then letters, digits or _)", it.zKey);
+    }
+    pF->zName = it.zKey;
+    rc = docextExprNew(&it.v, p->aLet, "$lookup let", p->nowMs, &pF->pExpr, pzErr);
+  }
+  if( rc==SQLITE_OK ) rc = lookupCheck(pConn, p, pS, pzErr);
+  return rc;
+}
+
 
 /* $facet: {name: [stages], …}, each pipeline run on the stage's input. */
 static int compileFacet(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
@@ -820,7 +969,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       rc = compileGraphLookup(pConn, p, pS, &it.v, pzErr);
       break;
     case AG_LOOKUP:
-      rc = compileLookup(pConn, pS, &it.v, pzErr);
+      rc = compileLookup(pConn, p, pS, &it.v, pzErr);
       break;
   }
   return rc ? stageWrap(&p->aStage[p->nStage-1], rc, pzErr) : SQLITE_OK;
@@ -929,12 +1078,16 @@ static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOption
   if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
   if( rc ) return rc;
   p->nowMs = docextClockNowMs();
+  p->pConn = pConn;
   return compileStages(pConn, p, 1, pzErr);
 }
 
 /*------------------------------------------------------------------------
 ** Running
 */
+
+static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr);
+static void appendSetArray(int *pRc, DocBuf *pDoc, const char *zKey, const AggSet *pSet);
 
 /* Step a statement that returns documents (column 0, BSON) into pOut. */
 static int readDocs(sqlite3 *db, sqlite3_stmt *pStmt, AggSet *pOut, char **pzErr){
@@ -1166,22 +1319,6 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
   return rc;
 }
 
-/* The value expression pExpr gives for aDoc, written into pTmp (reset):
-** *pV, type 0 when missing. */
-static int evalInto(DocExpr *pExpr, const u8 *aDoc, DocBuf *pTmp, DocValue *pV,
-                    char **pzErr){
-  int type = 0, rc;
-  docextBufReset(pTmp);
-  rc = docextExprAppend(pExpr, aDoc, pTmp, "", 0, &type, pzErr);
-  memset(pV, 0, sizeof(*pV));
-  if( rc==SQLITE_OK && type ){
-    pV->type = (u8)type;
-    pV->p = pTmp->a + 2;                 /* (after the type byte and key "") */
-    pV->n = (int)(pTmp->n - 2);
-  }
-  return rc;
-}
-
 /* $group's groups: found by the key docextKeyAppend gives their _id (so
 ** 1, 1.0 and NumberLong(1) are one group), in a hash table of indexes. */
 typedef struct AggGroup AggGroup;
@@ -1368,20 +1505,26 @@ static int lookupVisit(void *pCtx, const DocValue *v, int bFanned){
 
 /* $lookup: each document gets field `as`, an array of the documents of
 ** the other collection whose foreignField equals one of its localField
-** values. Each is a query {foreignField: {$in: [values]}}, which indexes
-** serve (and in which null also finds a missing field, as in MongoDB). */
-static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
-                     char **pzErr){
+** values, through a query {foreignField: {$in: [values]}}, which indexes
+** serve (and in which null also finds a missing field, as in MongoDB). With
+** a pipeline, that filter is its first $match (when the stage has the two
+** fields), and the pipeline is compiled for each document, whose let
+** variables it reads. */
+static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet *pIn,
+                     AggSet *pOut, char **pzErr){
   sqlite3_stmt *pStmt = 0;
-  DocBuf filter, doc, arr;
+  DocBuf filter, doc, arr, let, tmp;
   AggSet found;
   char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1)", pS->zFrom);
-  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i, k;
+  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i;
   memset(&filter, 0, sizeof(filter));
   memset(&doc, 0, sizeof(doc));
   memset(&arr, 0, sizeof(arr));
+  memset(&let, 0, sizeof(let));
+  memset(&tmp, 0, sizeof(tmp));
   memset(&found, 0, sizeof(found));
-  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
+  if( rc==SQLITE_OK && pS->aPipeline==0
+   && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
     rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
   }
   sqlite3_free(zSql);
@@ -1389,45 +1532,56 @@ static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet 
     const u8 *aDoc = setDoc(pIn, i);
     static const u8 aNull[1] = {0};
     DocValue null = { DOC_NULL, aNull, 0 }, arrV;
-    LookupValues lv;
-    i64 iF, iC, iIn;
-    docextBufReset(&filter);
-    iF = docextBsonStartDoc(&rc, &filter);
-    iC = docextBsonStartChild(&rc, &filter, DOC_DOCUMENT, pS->zForeign,
-                              (int)strlen(pS->zForeign));
-    iIn = docextBsonStartChild(&rc, &filter, DOC_ARRAY, "$in", 3);
-    lv.rc = rc;
-    lv.pOut = &filter;
-    lv.n = 0;
-    lv.bGraph = 0;
-    if( rc==SQLITE_OK ){
-      docextPathWalk(aDoc, pS->zLocal, (int)strlen(pS->zLocal), lookupVisit, &lv);
-      if( lv.n==0 ) lookupAdd(&lv, &null);
-      rc = lv.rc;
-    }
-    docextBsonEndDoc(&rc, &filter, iIn);
-    docextBsonEndDoc(&rc, &filter, iC);
-    docextBsonEndDoc(&rc, &filter, iF);
-    if( rc ) break;
-    sqlite3_bind_blob(pStmt, 1, filter.a, (int)filter.n, SQLITE_STATIC);
     found.n = 0;
     docextBufReset(&found.b);
-    rc = readDocs(db, pStmt, &found, pzErr);
-    if( rc ) break;
-    docextBufReset(&arr);
-    iIn = docextBsonStartDoc(&rc, &arr);
-    for(k=0; k<found.n; k++){
-      char zIdx[16];
-      DocValue d;
-      d.type = DOC_DOCUMENT;
-      d.p = setDoc(&found, k);
-      d.n = docextGetI32(d.p);
-      docextBsonAppendValue(&rc, &arr, zIdx, docextBsonArrayKey(zIdx, k), &d);
+    if( pS->zLocal ){
+      LookupValues lv;
+      i64 iF, iC, iIn;
+      docextBufReset(&filter);
+      iF = docextBsonStartDoc(&rc, &filter);
+      iC = docextBsonStartChild(&rc, &filter, DOC_DOCUMENT, pS->zForeign,
+                                (int)strlen(pS->zForeign));
+      iIn = docextBsonStartChild(&rc, &filter, DOC_ARRAY, "$in", 3);
+      lv.rc = rc;
+      lv.pOut = &filter;
+      lv.n = 0;
+      lv.bGraph = 0;
+      if( rc==SQLITE_OK ){
+        docextPathWalk(aDoc, pS->zLocal, (int)strlen(pS->zLocal), lookupVisit, &lv);
+        if( lv.n==0 ) lookupAdd(&lv, &null);
+        rc = lv.rc;
+      }
+      docextBsonEndDoc(&rc, &filter, iIn);
+      docextBsonEndDoc(&rc, &filter, iC);
+      docextBsonEndDoc(&rc, &filter, iF);
+      if( rc ) break;
     }
-    docextBsonEndDoc(&rc, &arr, iIn);
-    arrV.type = DOC_ARRAY;
-    arrV.p = arr.a;
-    arrV.n = (int)arr.n;
+    if( pS->aPipeline ){
+      Agg sub;
+      DocValue a;
+      memset(&sub, 0, sizeof(sub));
+      rc = lookupLet(p, pS, aDoc, &tmp, &let, pzErr);
+      lookupPipeline(&rc, pS, pS->zLocal ? &filter : 0, &arr);
+      a.type = DOC_ARRAY;
+      a.p = arr.a;
+      a.n = (int)arr.n;
+      if( rc==SQLITE_OK ) rc = compileSubLet(p->pConn, p->nowMs, let.a, &sub, &a, 1, pzErr);
+      if( rc==SQLITE_OK ) rc = aggRun(db, &sub, pS->zFrom, &found, pzErr);
+      aggFree(&sub);
+      if( rc ) rc = subWrap(pS, "its pipeline", rc, pzErr);
+    }else{
+      sqlite3_bind_blob(pStmt, 1, filter.a, (int)filter.n, SQLITE_STATIC);
+      rc = readDocs(db, pStmt, &found, pzErr);
+    }
+    docextBufReset(&arr);
+    arrV.type = DOC_DOCUMENT;            /* (a document holding the array) */
+    if( rc==SQLITE_OK ){
+      i64 iWrap = docextBsonStartDoc(&rc, &arr);
+      appendSetArray(&rc, &arr, "a", &found);
+      docextBsonEndDoc(&rc, &arr, iWrap);
+    }
+    if( rc ) break;
+    docextBsonFind(arr.a, "a", 1, &arrV);
     docextBufReset(&doc);
     replaceAt(&rc, &doc, aDoc, pS->zField, &arrV);
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
@@ -1436,6 +1590,8 @@ static int runLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet 
   docextBufFree(&filter);
   docextBufFree(&doc);
   docextBufFree(&arr);
+  docextBufFree(&let);
+  docextBufFree(&tmp);
   setFree(&found);
   return rc;
 }
@@ -1460,7 +1616,6 @@ static int runSample(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
 }
 
 static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr);
-static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr);
 
 /* Append the documents of pSet to the array being written in pDoc. */
 static void appendSetArray(int *pRc, DocBuf *pDoc, const char *zKey, const AggSet *pSet){
@@ -1704,8 +1859,8 @@ static int runGraphLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, Ag
   return rc;
 }
 
-static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
-                    char **pzErr){
+static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet *pIn,
+                    AggSet *pOut, char **pzErr){
   int rc = SQLITE_OK;
   switch( pS->eStage ){
     case AG_MATCH:  rc = runMatch(pS, pIn, pOut, pzErr); break;
@@ -1715,7 +1870,7 @@ static int runStage(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
     case AG_COUNT:  rc = runCount(pS, pIn, pOut, pzErr); break;
     case AG_UNWIND: rc = runUnwind(pS, pIn, pOut, pzErr); break;
     case AG_GROUP:  rc = runGroup(pS, pIn, pOut, pzErr); break;
-    case AG_LOOKUP: rc = runLookup(db, pS, pIn, pOut, pzErr); break;
+    case AG_LOOKUP: rc = runLookup(db, p, pS, pIn, pOut, pzErr); break;
     case AG_SAMPLE: rc = runSample(pS, pIn, pOut); break;
     case AG_FACET:  rc = runFacet(db, pS, pIn, pOut, pzErr); break;
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
@@ -1734,7 +1889,7 @@ static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr)
   memset(&other, 0, sizeof(other));
   for(i=iFrom; rc==SQLITE_OK && i<p->nStage; i++){
     AggSet t;
-    rc = runStage(db, &p->aStage[i], pSet, &other, pzErr);
+    rc = runStage(db, p, &p->aStage[i], pSet, &other, pzErr);
     t = *pSet;                          /* the output becomes the input */
     *pSet = other;
     other = t;

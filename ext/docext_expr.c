@@ -450,7 +450,7 @@ static ExprNode *exprParseSwitch(ExprParse *pP, const DocValue *v){
 /* Is z[0..n) a name a user variable may have? As MongoDB: it starts with
 ** a lower-case letter or a byte >= 0x80, then letters, digits, '_' or
 ** bytes >= 0x80. */
-static int exprVarNameOk(const char *z, int n){
+int docextExprVarNameOk(const char *z, int n){
   int i;
   if( n==0 || !((z[0]>='a' && z[0]<='z') || (u8)z[0]>=0x80) ) return 0;
   for(i=1; i<n; i++){
@@ -488,7 +488,7 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
   /* the values first, each in the scope outside this $let */
   docextIterInitValue(&it, pVars);
   while( pP->rc==SQLITE_OK && docextIterNext(&it) ){
-    if( !exprVarNameOk(it.zKey, it.nKey) ){
+    if( !docextExprVarNameOk(it.zKey, it.nKey) ){
       exprParseError(pP, "'%s' is not a valid variable name "
                          "(a lower-case letter first, then letters, digits or _)", it.zKey);
       break;
@@ -625,7 +625,7 @@ static ExprNode *exprParseIterate(ExprParse *pP, int eOp, const char *zOp, const
     return 0;
   }
   if( eOp!=EX_REDUCE && a[2].type!=0 ){
-    if( a[2].type!=DOC_STRING || !exprVarNameOk((const char*)a[2].p+4, a[2].n-5) ){
+    if( a[2].type!=DOC_STRING || !docextExprVarNameOk((const char*)a[2].p+4, a[2].n-5) ){
       exprParseError(pP, "%s's 'as' must be a valid variable name", zOp);
       return 0;
     }

@@ -97,6 +97,22 @@ SELECT doc FROM doc_aggregate('shelves', '[{$lookup: {from: "books", localField:
 SELECT doc_create_index('books', '{author: 1}');
 SELECT doc FROM doc_aggregate('authors', '[{$lookup: {from: "books", localField: "_id", foreignField: "author", as: "wrote"}}, {$project: {n: {$size: "$wrote"}}}]');
 
+-- $lookup with a pipeline: let variables of each document, with or
+-- without localField/foreignField (then the pipeline's first $match)
+CREATE VIRTUAL TABLE stock USING docext;
+INSERT INTO stock(doc) VALUES ('{_id: 1, item: "fitz", shelf: "A", n: 3}'), ('{_id: 2, item: "hem", shelf: "A", n: 1}'),
+  ('{_id: 3, item: "fitz", shelf: "B", n: 0}'), ('{_id: 4, item: "joyce", shelf: "C", n: 9}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$in: [1, 3, 5]}}}, {$lookup: {from: "stock",
+  let: {who: "$author", want: {$cond: [{$gt: ["$pages", 300]}, 5, 1]}},
+  pipeline: [{$match: {$expr: {$and: [{$eq: ["$item", "$$who"]}, {$gte: ["$n", "$$want"]}]}}}, {$project: {_id: 0, shelf: 1}}],
+  as: "on"}}, {$project: {on: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$lte: 2}}}, {$lookup: {from: "stock", localField: "author",
+  foreignField: "item", let: {p: "$pages"}, pipeline: [{$set: {pp: "$$p"}}, {$sort: {n: -1}}, {$limit: 1},
+  {$project: {_id: 0, shelf: 1, pp: 1}}], as: "best"}}, {$project: {best: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 6}}, {$lookup: {from: "stock", let: {a: "$author"},
+  pipeline: [{$group: {_id: null, n: {$sum: "$n"}, a: {$first: {$ifNull: ["$$a", "none"]}}}}], as: "all"}},
+  {$project: {all: 1}}]');
+
 -- 7b. $graphLookup: a tree of parent references, walked up and down
 CREATE VIRTUAL TABLE cats USING docext;
 INSERT INTO cats(doc) VALUES ('{_id: "Books"}'), ('{_id: "Programming", parent: "Books"}'),
@@ -195,8 +211,14 @@ SELECT doc FROM doc_aggregate('books', '[{$unwind: {path: "$tags", preserveNullA
 SELECT doc FROM doc_aggregate('books', '[{$sortByCount: "tags"}]');
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "nope", localField: "a", foreignField: "b", as: "c"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "a", foreignField: "b"}}]');
-SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", pipeline: [], as: "c"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "$a", foreignField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", let: {x: "$a"}, localField: "a", foreignField: "b", as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", localField: "a", pipeline: [], as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", let: {X: 1}, pipeline: [], as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", pipeline: [{$match: {$expr: "$$nope"}}], as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", pipeline: {}, as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "stock", pipeline: [{$limit: 0}], as: "c"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$lookup: {from: "stock", let: {d: 0}, pipeline: [{$project: {x: {$divide: [1, "$$d"]}}}], as: "c"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$project: {a: 1, b: 0}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, 100]}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0]}}]');

@@ -259,6 +259,10 @@ int main(void){
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$match: {_id: {$lt: 4}}}, {$graphLookup: "
     "{from: \"c2\", startWith: \"$k\", connectFromField: \"_id\", connectToField: \"k\", as: \"g\", "
     "depthField: \"d\", maxDepth: 3, restrictSearchWithMatch: {_id: {$gt: 1}}}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$match: {_id: {$lt: 5}}}, {$lookup: {from: \"c\", "
+    "localField: \"k\", foreignField: \"a\", let: {kk: \"$k\", t: {$concat: [\"t\", {$toString: \"$k\"}]}}, "
+    "pipeline: [{$match: {$expr: {$in: [\"$$t\", \"$tags\"]}}}, {$project: {a: 1, kk: \"$$kk\"}}], as: \"m\"}}]', "
+    "'{let: {z: 1}}')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c2', '[{$lookup: {from: \"c\", localField: \"k\", "
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
