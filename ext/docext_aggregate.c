@@ -1466,6 +1466,10 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
       if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v);
     }
   }
+  if( rc==SQLITE_TOOBIG && *pzErr==0 ){
+    rc = stageError(pS, pzErr, "a list of $push or $addToSet passes the 16 MiB limit "
+                    "of a document");
+  }
   if( rc==SQLITE_OK ) rc = groupsWrite(&g, pS, pOut, pzErr);
   groupsFree(&g, pS->nField);
   docextBufFree(&tmp);
@@ -1877,7 +1881,8 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
-    return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
+    return stageError(pS, pzErr, "makes more than 2 GiB of documents, which "
+                      "doc_aggregate holds in memory");
   }
   return rc ? stageWrap(pS, rc, pzErr) : SQLITE_OK;
 }
@@ -1904,6 +1909,10 @@ static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr)
 ** the result is left in *pOut. */
 static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
   int rc = runQuery(db, p, zColl, pOut, pzErr);
+  if( rc==SQLITE_TOOBIG && *pzErr==0 ){
+    rc = docextError(pzErr, "docext: doc_aggregate: the documents read pass 2 GiB, "
+                     "more than doc_aggregate holds in memory");
+  }
   if( rc==SQLITE_OK ) rc = runStages(db, p, p->iFirst, pOut, pzErr);
   return rc;
 }
