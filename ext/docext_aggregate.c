@@ -128,7 +128,10 @@ static const u8 *setDoc(const AggSet *p, int i){
 }
 
 static void setAdd(int *pRc, AggSet *p, const u8 *aDoc, i64 nDoc){
-  i64 *aNew = docextArrayGrow(pRc, p->aOff, p->n, &p->nAlloc, sizeof(i64));
+  i64 *aNew;
+  /* (more than a buffer holds is out of memory, not a document too big) */
+  if( *pRc==SQLITE_OK && p->b.n + nDoc > 0x7fffff00 ) *pRc = SQLITE_NOMEM;
+  aNew = docextArrayGrow(pRc, p->aOff, p->n, &p->nAlloc, sizeof(i64));
   if( *pRc ) return;
   p->aOff = aNew;
   p->aOff[p->n] = p->b.n;
@@ -1881,8 +1884,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
-    return stageError(pS, pzErr, "makes more than 2 GiB of documents, which "
-                      "doc_aggregate holds in memory");
+    return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
   }
   return rc ? stageWrap(pS, rc, pzErr) : SQLITE_OK;
 }
@@ -1909,10 +1911,6 @@ static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr)
 ** the result is left in *pOut. */
 static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
   int rc = runQuery(db, p, zColl, pOut, pzErr);
-  if( rc==SQLITE_TOOBIG && *pzErr==0 ){
-    rc = docextError(pzErr, "docext: doc_aggregate: the documents read pass 2 GiB, "
-                     "more than doc_aggregate holds in memory");
-  }
   if( rc==SQLITE_OK ) rc = runStages(db, p, p->iFirst, pOut, pzErr);
   return rc;
 }

@@ -267,6 +267,8 @@ CREATE VIRTUAL TABLE big USING docext;
 INSERT INTO big(doc) SELECT '{"s": "' || hex(zeroblob(1000000)) || '"}' FROM generate_series(1, 9);
 SELECT doc FROM doc_aggregate('big', '[{$group: {_id: 0, all: {$push: "$s"}}}]');
 SELECT length(doc) FROM doc_aggregate('big', '[{$group: {_id: 0, n: {$sum: 1}}}]');
+SELECT doc FROM doc_aggregate('big', '[{$facet: {all: [{$match: {}}]}}]');
+SELECT doc FROM doc_aggregate('big', '[{$limit: 1}, {$lookup: {from: "big", pipeline: [], as: "all"}}]');
 SELECT doc_check('books');
 
 -- 10. A sharded collection is read through its router
