@@ -855,9 +855,11 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
   return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
 }
 
-/* $sample: {size: n}. */
+/* $sample: {size: n}, a number, not negative; as MongoDB, a fraction is
+** cut to a whole number. */
 static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
   DocIter it;
+  double d;
   if( v->type!=DOC_DOCUMENT || docextIterCount(v)!=1 ){
     return stageError(pS, pzErr, "needs a document {size: n}");
   }
@@ -866,7 +868,12 @@ static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
   if( !docextIterKeyIs(&it, "size") ){
     return stageError(pS, pzErr, "unknown option '%s': it takes {size: n}", it.zKey);
   }
-  return stageCount(pS, &it.v, 0, &pS->n, pzErr);
+  d = docextValueIsNumber(&it.v) ? docextValueToDouble(&it.v) : -1.0;
+  if( !docextValueIsNumber(&it.v) || !(d>=0) ){
+    return stageError(pS, pzErr, "size must be a number, not negative");
+  }
+  pS->n = d>9.2e18 ? (i64)9.2e18 : (i64)d;
+  return SQLITE_OK;
 }
 
 /* Compile stage number iStage, the one element of document v. */

@@ -83,6 +83,7 @@ SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {title: 
 SELECT count(*), count(DISTINCT doc) FROM doc_aggregate('books', '[{$sample: {size: 4}}]');
 SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 100}}]');
 SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 0}}]');
+SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 2.9}}]');
 
 -- 7. $lookup: equality, an array of local values, a missing one (null)
 CREATE VIRTUAL TABLE authors USING docext;
