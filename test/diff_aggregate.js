@@ -7,16 +7,22 @@
 // Generates N seeded random cases: a small collection c (5–30 documents:
 // int32, double, string, boolean, mixed-type, null and missing fields, small
 // arrays, one embedded document; unique int _id inserted in random order),
-// sometimes a second collection c2 for $lookup, and a pipeline of 1–4
-// stages ($match, $project, $addFields, $set, $unset, $replaceRoot,
-// $replaceWith, $sort, $skip, $limit, $count, $unwind, $group with every
-// accumulator docext has, $sortByCount, $lookup), with expressions kept to
-// forms where mingo and MongoDB agree ("$field", constants, $add, $multiply
-// by a positive integer, $concat of strings, $cond, $ifNull, $gt/$gte/$eq/
-// $ne against constants). About one case in thirty holds a stage MongoDB
-// rejects whatever the data ($limit: 0, an unknown stage, ...).
+// sometimes a second collection c2 for $lookup and $unionWith, and a
+// pipeline of 1–4 stages ($match, $project, $addFields, $set, $unset,
+// $replaceRoot, $replaceWith, $sort, $skip, $limit, $count, $unwind, $group
+// with every accumulator docext has, $sortByCount, $lookup; and, one stage
+// in six, $bucket, $facet of 1–3 pipelines of 1–3 such stages, or
+// $unionWith of c2 or c itself through 0–3 such stages), sometimes then a
+// $sample (its answer checked only for being one: min(size, n) distinct
+// input documents), with expressions kept to forms where mingo and MongoDB
+// agree ("$field", constants, $add, $multiply by a positive integer,
+// $concat of strings, $cond, $ifNull, $gt/$gte/$eq/$ne against constants).
+// One case in five has the options argument {let: {...}}, its variables
+// read as "$$v" (or "$$d.x") where a constant (a path) would be. About one
+// case in thirty holds a stage MongoDB rejects whatever the data ($limit:
+// 0, an unknown stage, $bucket's boundaries out of order, ...).
 //
-// Each case is run through mingo (7.2.7) three or four times:
+// Each case is run through mingo (7.2.7) four or five times:
 //  - "raw": the pipeline as docext gets it.
 //  - "fixed": the same pipeline rewritten, where mingo departs from MongoDB,
 //    into one that MongoDB evaluates the same way and mingo evaluates
@@ -25,22 +31,37 @@
 //    below whose comments say "The fixed run ..." (kinds: project-field-
 //    order, addfields-reads-input, set-missing-into-document, sort-array-
 //    keys, count-of-nothing, push-skips-missing, stddev-of-nothing, lookup-
-//    local-arrays, lookup-repeats; KNOWN in diff_aggregate.py says why).
-//    This is the answer docext must give. "fixes" lists the kinds without
-//    which mingo's answer would differ (found by leaving each one out).
-//  - "dbl" and "lng": the fixed pipeline on data whose doubles are moved by
+//    local-arrays, lookup-repeats, bucket-empty, bucket-id-last, bucket-
+//    default-order, bucket-boundary-value, bucket-array-groupby, bucket-
+//    null-default, bucket-default-expression, unwind-empty-string; KNOWN
+//    in diff_aggregate.py says why), inside $facet's and $unionWith's
+//    pipelines too. This is the answer docext must give. "fixes" lists the
+//    kinds without which mingo's answer would differ (found by leaving each
+//    one out). mingo reads the
+//    let variables from its option "variables", and $unionWith's
+//    collections through its option "collectionResolver". A $sample at the
+//    end is left out of mingo's runs (mingo's draws with replacement); one
+//    before a $count is run as $limit.
+//  - "dbl", "dbl2" and "lng": the fixed pipeline on data whose doubles are moved by
 //    a tiny amount (and results that MongoDB always makes doubles, $avg and
 //    $stdDev*, likewise), or with includeArrayIndex values (int64 in MongoDB)
 //    moved likewise. JavaScript has one number type; where a result number
 //    moved in "dbl" MongoDB gives a double, else where it moved in "lng" an
 //    int64, else an int32. The checker uses that to check docext's BSON
-//    number types, where the runs line up with "fixed".
+//    number types, where the runs line up with "fixed". "dbl2" moves the
+//    doubles down instead: a number that moved in one of the two only (a
+//    comparison of a moved value with one it equals took another branch)
+//    is of no known type.
 // One JSON line per case:
 //   {"i": n, "docs": ["<json>", ...], "docs2": [...] | null,
-//    "pipeline": "<json>", "ordered": bool, "sets": [field, ...],
-//    "deep": [field, ...], "invalid": "<why MongoDB rejects it>" | null,
-//    "raw": [...] | "E: msg", "fixed": [...] | "E: msg", "fixes": [kind, ...],
-//    "dbl": [...] | "E: msg", "lng": [...] | "E: msg"}
+//    "pipeline": "<json>", "options": "<json>" | null, "ordered": bool,
+//    "sets": [field, ...], "deep": [field, ...],
+//    "inner": {field: {"ordered": bool, "sets": [...], "deep": [...]}},
+//    "sample": size | null, "invalid": "<why MongoDB rejects it>" | null,
+//    "bugs": [kind, ...], "differs": [kind, ...],
+//    "raw": [...] | "E: msg", "fixed": [...] | "E: msg",
+//    "fixes": [kind, ...], "dbl": [...] | "E: msg", "dbl2": [...] | "E: msg",
+//    "lng": [...] | "E: msg"}
 // "ordered" says whether MongoDB fixes the order of the output documents
 // (else they are compared as a multiset): the collection's order (docext's
 // and mingo's insertion order) until a $match on _id (which an index may
@@ -49,7 +70,12 @@
 // top-level fields whose arrays have no specified order ($addToSet,
 // $lookup's "as", $push after a $group, and what comes from them),
 // compared as multisets; "deep" those of them whose elements are such
-// arrays too.
+// arrays too; "inner" the $facet fields whose documents hold such arrays
+// (and then no stage follows the $facet). "sample": the pipeline ends with
+// that $sample, and "fixed" is the answer before it. "bugs": the kinds of
+// a known docext departure from MongoDB the case holds (EXCLUDED in
+// diff_aggregate.py); "differs": those of a departure docext's README
+// gives (DIFFERS there), where docext's answer is checked, not MongoDB's.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -714,10 +740,20 @@ function stageCount(st) {
                    [{ $group: { _id: null, [name]: { $sum: 1 } } }, { $project: { _id: 0 } }]);
 }
 
+// $unwind. A value that is not an array (nor null, missing or []) unwinds
+// to itself (MongoDB docs: "When the operand does not resolve to an array,
+// but is not missing, null, or an empty array, $unwind treats the operand
+// as a single element array"); mingo drops an empty string (it tests the
+// value with its isEmpty). The fixed run makes "" a stand-in
+// string before the $unwind and "" again after, where the field is of kind
+// arr (whose scalars are "" only after a $unionWith).
+const EMPTY_STANDIN = "\u0000empty";
+
 function stageUnwind(st) {
   const arrs = st.order.filter((f) => ["arr", "list", "set", "docs", "nlist"].includes(st.kinds[f]));
   if (!arrs.length) return stageMatch(st);
   const f = pick(arrs);
+  const scalars = st.kinds[f] === "arr";
   const ek = st.kinds[f] === "arr" ? "mixed" : st.kinds[f] === "docs" ? "docv" :
     st.kinds[f] === "nlist" ? "any" : (st.elems && st.elems[f]) || "any";
   const unordArr = st.unordered.has(f);
@@ -748,7 +784,13 @@ function stageUnwind(st) {
     else st.key = null;
   }
   const lng = idx ? [{ $set: { [idx]: { $add: ["$" + idx, SHIFT_L] } } }] : [];
-  return { stage, fix: () => [stage], kinds: [], dbl: [], lng };
+  if (!scalars) return { stage, fix: () => [stage], kinds: [], dbl: [], lng };
+  // (a string only: mingo's $eq of an array and a value is true where the
+  // array holds the value)
+  const swap = (from, to) => ({ $set: { [f]: { $cond: [
+    { $and: [{ $eq: [{ $type: "$" + f }, "string"] }, { $eq: ["$" + f, from] }] }, to, "$" + f] } } });
+  return rewritten(stage, "unwind-empty-string", [swap("", EMPTY_STANDIN), stage, swap(EMPTY_STANDIN, "")],
+                   [], lng);
 }
 
 // The accumulator fields of a $group, or of a $bucket's output: n of them
@@ -919,7 +961,8 @@ function stageGroup(st) {
   const idSortable = ["id", "int", "num", "long", "str", "bool", "mixed", "doc", "null"].includes(idKind);
   st.key = idSortable ? ["_id"] : null;
   st.ordered = false;
-  return { stage: { $group: spec }, fix, kinds: accumulatorKinds(spec), dbl: accumulatorDbl(acc.dbl), lng: [] };
+  return { stage: { $group: spec }, fix, kinds: accumulatorKinds(spec), dbl: accumulatorDbl(acc.dbl),
+           lng: [] };
 }
 
 function stageSortByCount(st) {
@@ -976,6 +1019,295 @@ function stageLookup(st, ctx) {
   return { stage, fix, kinds: ["lookup-local-arrays", "lookup-repeats"], dbl: [], lng: [] };
 }
 
+// $bucket: {groupBy, boundaries, default, output}. MongoDB makes it a
+// $group on a $switch over the boundaries, then a $sort on _id
+// (DocumentSourceBucket::createFromBson): a bucket per boundary that some
+// document falls in, and the default's bucket if some document is in no
+// other; a value compares with the boundaries in BSON order as $gte/$lt do
+// (null, missing, a string among numbers, an array, a document: in none).
+// mingo's $bucket departs from that; the fixed run, around mingo's own
+// $bucket:
+//  - bucket-empty: mingo outputs every boundary's bucket, empty ones too:
+//    the fixed run counts the documents alongside (__n) and drops those
+//    with none;
+//  - bucket-id-last: mingo puts _id after the output fields: moved first;
+//  - bucket-default-order: mingo puts the default's bucket last: sorted on
+//    _id;
+//  - bucket-boundary-value: mingo puts a value equal to a boundary (but
+//    the first) in the bucket before that boundary's (its binary search
+//    finds the boundary's own index): the fixed run groups such a value by
+//    one a little above it (+1e-9; a string with "\0" appended), in the
+//    same bucket in MongoDB;
+//  - bucket-array-groupby: mingo places an array by its elements (its
+//    query comparison): the fixed run groups by true instead, which like
+//    an array is above every number and string;
+//  - bucket-null-default: mingo takes default: null for no default: the
+//    fixed run gives a stand-in document and makes it null afterwards;
+//  - bucket-default-expression: MongoDB evaluates the default as an
+//    expression that must be constant ({$literal: "other"} is "other");
+//    mingo takes it as it is: the fixed run gives the value;
+// and the accumulators' rewrites of $group (accumulatorFix).
+const BUCKET_STRS = ["", "B", "ab", "b", "x", "y", "z", "zz"];
+const NULL_STANDIN = { __nullDefault: 1 };
+
+// (end: the stage ends the pipeline at the top)
+function stageBucket(st, ctx, end) {
+  const numeric = chance(0.7);
+  let groupBy;
+  let arrays = false;
+  // (values of other types: in no bucket)
+  const others = fieldsOf(st, (k) => ["mixed", "arr", "list", "doc", "bool"].includes(k) ||
+                                    (numeric ? k === "str" : NUMERIC.has(k)));
+  const r = int(10);
+  const paths = numeric ? numPaths(st) : strPaths(st);
+  if (r < 5 && paths.length) groupBy = "$" + pick(paths);
+  else if (r < 7 && others.length) {
+    const f = pick(others);
+    groupBy = "$" + f;
+    arrays = ["arr", "list"].includes(st.kinds[f]);
+  } else groupBy = numeric ? numExpr(st, 0) : strExpr(st, 0);
+  // (MongoDB wants a $-prefixed path or an expression object there)
+  if (typeof groupBy !== "object" || groupBy === null) {
+    if (!(typeof groupBy === "string" && groupBy[0] === "$")) groupBy = { $literal: groupBy };
+  }
+  const pool = numeric ? [-3, -1, 0, 1, 2, 3, 4, 5, 6, 8, 10, 12].concat(DOUBLES) : BUCKET_STRS;
+  const bounds = [];
+  for (let n = 2 + int(4); bounds.length < n;) {
+    const v = pick(pool);
+    if (!bounds.includes(v)) bounds.push(v);
+  }
+  if (numeric) bounds.sort((x, y) => x - y); else bounds.sort();
+  const lo = bounds[0];
+  const hi = bounds[bounds.length - 1];
+  let dflt;            // undefined: none
+  let dfltValue;       // what MongoDB makes of it
+  const d = int(40);
+  if (d < 10) dflt = undefined;
+  else if (d < 13) dflt = null;
+  else if (d < 22) {
+    dflt = pick(["other", "none", "zzz", ""]);
+    if (!numeric && dflt >= lo && dflt < hi) dflt = "zzz";
+  } else if (d < 34) {
+    if (!numeric) dflt = pick([-1, 0, 2.5]);
+    else dflt = chance(0.5) ? Math.floor(lo) - 1 - int(4) : Math.ceil(hi) + int(3);
+  } else if (d < 38) dflt = chance(0.5);
+  else if (d < 39 || !end) dflt = { k: "other" };
+  else {
+    // an expression that MongoDB folds into a constant (docext takes it as
+    // it is: EXCLUDED's bucket-constant-expressions; only at the end, so
+    // that no later stage reads that _id)
+    dflt = !numeric ? { $literal: "zzz" }
+      : chance(0.5) ? { $add: [Math.ceil(hi), 1] } : { $literal: "other" };
+    ctx.bugs.push("bucket-constant-expressions");
+  }
+  dfltValue = dflt && dflt.$add ? dflt.$add[0] + dflt.$add[1] : dflt && dflt.$literal ? dflt.$literal : dflt;
+  const spec = { groupBy, boundaries: bounds };
+  if (dflt !== undefined) spec.default = dflt;
+  const acc = { kinds: {}, unord: new Set(), deep: new Set(), elems: {}, dbl: [] };
+  let output;                        // undefined: none ({count: {$sum: 1}})
+  const o = int(20);
+  if (o < 9) output = undefined;
+  else if (o < 10) output = {};
+  else {
+    output = {};
+    addAccumulators(st, output, 1 + int(3), acc);
+  }
+  if (output !== undefined) spec.output = output;
+  const kinds = ["bucket-empty", "bucket-id-last", "bucket-default-order", "bucket-boundary-value"]
+    .concat(accumulatorKinds(output || {}));
+  if (arrays) kinds.push("bucket-array-groupby");
+  if (dflt === null) kinds.push("bucket-null-default");
+  if (dflt !== dfltValue) kinds.push("bucket-default-expression");
+  const fix = (off) => {
+    const empty = !off.has("bucket-empty");
+    const { fspec, after } = accumulatorFix(output === undefined ? { count: { $sum: 1 } } : output, off);
+    const fs = { boundaries: bounds };
+    let g = arrays && !off.has("bucket-array-groupby")
+      ? { $cond: [{ $isArray: [groupBy] }, true, groupBy] } : groupBy;
+    if (bounds.length > 2 && !off.has("bucket-boundary-value")) {
+      g = { $cond: [{ $in: [g, bounds.slice(1, -1)] },
+                    numeric ? { $add: [g, 1e-9] } : { $concat: [g, "\u0000"] }, g] };
+    }
+    fs.groupBy = g;
+    if (dflt !== undefined) {
+      fs.default = dflt === null && !off.has("bucket-null-default") ? NULL_STANDIN
+        : off.has("bucket-default-expression") ? dflt : dfltValue;
+    }
+    if (output !== undefined || empty) {
+      fs.output = Object.assign({}, fspec, empty ? { __n: { $sum: 1 } } : {});
+    }
+    const fixed = [{ $bucket: fs }];
+    if (empty) fixed.push({ $match: { __n: { $gt: 0 } } }, { $unset: "__n" });
+    fixed.push(...after);
+    if (dflt === null && !off.has("bucket-null-default")) {
+      fixed.push({ $set: { _id: { $cond: [{ $eq: ["$_id", { $literal: NULL_STANDIN }] }, null, "$_id"] } } });
+    }
+    if (!off.has("bucket-id-last")) {
+      fixed.push({ $replaceWith: { $mergeObjects: [{ _id: "$_id" }, "$$ROOT"] } });
+    }
+    if (!off.has("bucket-default-order")) fixed.push({ $sort: { _id: 1 } });
+    return fixed;
+  };
+  // the state: _id a boundary or the default
+  const dk = dfltValue === undefined || dfltValue === null ? null
+    : typeof dfltValue === "number" ? "num" : typeof dfltValue === "string" ? "str"
+    : typeof dfltValue === "boolean" ? "bool" : "doc";
+  const bk = numeric ? "num" : "str";
+  st.order = ["_id"].concat(output === undefined ? ["count"] : Object.keys(output));
+  st.kinds = Object.assign({ _id: !dk || dk === bk ? bk : dk === "doc" ? "any" : "mixed" },
+                           output === undefined ? { count: "int" } : acc.kinds);
+  st.unordered = acc.unord;
+  st.deep = acc.deep;
+  st.elems = acc.elems;
+  st.natural = false;
+  st.key = st.kinds._id === "any" ? null : ["_id"];
+  st.ordered = true;                 // sorted on _id, unique
+  return { stage: { $bucket: spec }, fix, kinds, dbl: accumulatorDbl(acc.dbl), lng: [] };
+}
+
+// The stages of a sub-pipeline ($facet's, $unionWith's) for a run of
+// mingo, as pipelineFor makes the top one: each item's fixed stages (but
+// for the kinds in off), its extra stages of the "dbl" or "lng" run, and a
+// copy of each document after it.
+function itemsFor(items, off, extra) {
+  return [].concat(...items.map((x) => x.fix(off, extra).concat(
+    extra ? x[extra] : [], off.has("shared-objects") ? [] : [{ $__clone: {} }])));
+}
+function kindsOf(items) {
+  return [...new Set([].concat(...items.map((x) => x.kinds)))];
+}
+function hasExtra(items, extra) {
+  return items.some((x) => x[extra].length || (x.subs || []).some((s) => hasExtra(s, extra)));
+}
+
+// A sub-pipeline of 1..max stages on state s (changed to its output's).
+function subPipeline(s, ctx, where, max) {
+  const items = [];
+  for (let n = 1 + int(max), i = 0; i < n; i++) items.push(stage(s, ctx, i === n - 1, where));
+  return items;
+}
+
+// $facet: one document, each facet's name holding the array of what its
+// pipeline makes of the same input (in the input's order: an index serves
+// no stage of a facet). The fixed run is the same $facet of the facets'
+// fixed pipelines. Where a facet's documents hold arrays in no order, the
+// case says so in "inner", and the pipeline ends there.
+function stageFacet(st, ctx) {
+  const names = [];
+  for (let n = 1 + int(3); n > 0; n--) {
+    const nm = pick(["f", "g", "top", "all", "byA"]);
+    if (!names.includes(nm)) names.push(nm);
+  }
+  const subs = names.map(() => {
+    const s = cloneState(st);
+    s.natural = false;
+    return { s, items: subPipeline(s, ctx, { depth: 1, inUnion: false }, 3) };
+  });
+  const stage = { $facet: Object.fromEntries(names.map((nm, i) => [nm, subs[i].items.map((x) => x.stage)])) };
+  const fix = (off, extra) => [{ $facet: Object.fromEntries(names.map((nm, i) =>
+    [nm, itemsFor(subs[i].items, off, extra)])) }];
+  st.order = names.slice();
+  st.kinds = {};
+  st.unordered = new Set();
+  st.deep = new Set();
+  st.elems = {};
+  st.inner = {};
+  names.forEach((nm, i) => {
+    const s = subs[i].s;
+    st.kinds[nm] = "docs";
+    if (s.unordered.size || s.deep.size) {
+      st.inner[nm] = { ordered: s.ordered, sets: [...s.unordered], deep: [...s.deep] };
+      ctx.stop = true;
+    } else if (!s.ordered) st.unordered.add(nm);
+  });
+  st.key = null;
+  st.ordered = true;
+  st.natural = false;
+  return { stage, fix, kinds: kindsOf([].concat(...subs.map((x) => x.items))), dbl: [], lng: [],
+           subs: subs.map((x) => x.items) };
+}
+
+// The kind of a field that is of kind a in some documents and b in others.
+function mergeKind(a, b) {
+  if (a === undefined || a === b) return b;
+  if (b === undefined) return a;
+  if (NUMERIC.has(a) && NUMERIC.has(b)) {
+    return [a, b].some((k) => k === "num" || k === "long") ? "num" : "int";
+  }
+  if (SCALAR.has(a) && SCALAR.has(b)) return "mixed";
+  const arrish = (k) => k === "arr" || k === "list" || SCALAR.has(k);
+  if (arrish(a) && arrish(b)) return "arr";
+  if ((a === "doc" || a === "docv") && (b === "doc" || b === "docv")) return "docv";
+  return "any";
+}
+
+// The state after st's documents then s's: their _id unique together when
+// each was and they come from different collections (c's ids are 1..90,
+// c2's from 101). Still "natural" when both parts were: MongoDB moves a
+// $match after a $unionWith into both pipelines (DocumentSourceUnionWith::
+// doOptimizeAt), where an index may serve it.
+function mergeStates(st, s, disjoint) {
+  const idKey = (x) => x.key && x.key.length === 1 && x.key[0] === "_id" && x.kinds._id === "id";
+  const key = disjoint && idKey(st) && idKey(s) ? ["_id"] : null;
+  for (const f of s.order) if (!st.order.includes(f)) st.order.push(f);
+  const kinds = {};
+  for (const f of st.order) kinds[f] = mergeKind(st.kinds[f], s.kinds[f]);
+  if (!disjoint && kinds._id === "id") kinds._id = "int";
+  st.kinds = kinds;
+  for (const f of s.unordered) st.unordered.add(f);
+  for (const f of s.deep) st.deep.add(f);
+  for (const f of Object.keys(s.elems)) {
+    if (f in st.elems && st.elems[f] !== s.elems[f]) delete st.elems[f];
+    else st.elems[f] = s.elems[f];
+  }
+  st.key = key;
+  st.ordered = st.ordered && s.ordered;
+  st.natural = st.natural && s.natural;
+}
+
+// $unionWith: the input documents, then those of c2 (or of c itself)
+// through a pipeline of 0..3 stages, which reads its collection as a
+// pipeline at the top does (its leading $match on _id may come in _id
+// order). mingo gets the collections from the collectionResolver option;
+// the fixed run is the same $unionWith of the fixed pipeline. Rarely a
+// collection that does not exist, which MongoDB reads as empty (jstests/
+// aggregation/sources/unionWith/unionWith.js: "using non-existent
+// collections yields no results") and docext's README says is an error
+// (the case's "differs": missing-collection).
+function stageUnionWith(st, ctx, where) {
+  ctx.union = true;
+  if (chance(0.03)) {
+    ctx.differs.push("missing-collection");
+    return plain({ $unionWith: chance(0.5) ? "nope" : { coll: "nope", pipeline: [{ $match: {} }] } });
+  }
+  const self = chance(0.2);
+  const coll = self ? "c" : "c2";
+  if (!self) ctx.c2 = true;
+  const s = self ? initState() : initState2();
+  const items = chance(0.3) ? [] : subPipeline(s, ctx, { depth: where.depth + 1, inUnion: true }, 3);
+  const spec = items.length ? { coll, pipeline: items.map((x) => x.stage) }
+    : pick([coll, { coll }, { coll, pipeline: [] }]);
+  const fix = (off, extra) => [{ $unionWith: { coll, pipeline: itemsFor(items, off, extra) } }];
+  mergeStates(st, s, !self);
+  return { stage: { $unionWith: spec }, fix, kinds: kindsOf(items), dbl: [], lng: [], subs: [items] };
+}
+
+// $sample: size documents at random, distinct, all of them when there are
+// no more. At the end of a pipeline the checker checks only that
+// ("sample": the size); mingo runs the pipeline without it (its $sample
+// draws with replacement, and at random). Followed by $count, it is
+// min(size, n) documents: mingo runs $limit instead.
+function stageSample(st, thenCount) {
+  let size = 1 + int(30);
+  // (MongoDB takes a fractional size whole: safeNumberLong)
+  if (!thenCount && chance(0.04)) size += 0.5;
+  st.ordered = false;
+  st.natural = false;
+  const instead = thenCount ? [{ $limit: size }] : [];
+  return { stage: { $sample: { size } }, fix: () => instead, raw: instead, kinds: [], dbl: [], lng: [],
+           sample: size };
+}
+
 // Stages MongoDB rejects whatever the documents (its parse errors).
 const INVALID = [
   [{ $limit: 0 }, "$limit must be positive"],
@@ -1000,9 +1332,57 @@ const INVALID = [
   [{ $lookup: { from: "c2", localField: "a", as: "j" } }, "$lookup needs both localField and foreignField"],
   [{ $sortByCount: "a" }, "$sortByCount needs a $-prefixed path or an expression object"],
   [{ $addFields: { $x: 1 } }, "a field name cannot start with '$'"],
+  [{ $addFields: { z: "$$nope" } }, "use of an undefined variable"],
+  [{ $bucket: { groupBy: "$a", boundaries: [5, 0] } }, "$bucket's boundaries must be in ascending order"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5, 5], default: "o" } }, "$bucket's boundaries must be in ascending order"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0] } }, "$bucket needs at least 2 boundaries"],
+  [{ $bucket: { groupBy: "$a", boundaries: 5 } }, "$bucket's boundaries must be an array"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, "x"], default: true } }, "$bucket's boundaries must all have the same type"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5, 10], default: 5 } }, "$bucket's default must be below the lowest boundary or at least the highest"],
+  [{ $bucket: { groupBy: "$s", boundaries: ["a", "y"], default: "x" } }, "$bucket's default must be below the lowest boundary or at least the highest"],
+  [{ $bucket: { groupBy: "a", boundaries: [0, 5], default: 9 } }, "$bucket's groupBy must be a $-prefixed path or an expression"],
+  [{ $bucket: { boundaries: [0, 5], default: 9 } }, "$bucket needs groupBy and boundaries"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, foo: 1 } }, "unrecognized option to $bucket"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, output: 1 } }, "$bucket's output must be an object"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, output: { n: 1 } } }, "a $bucket output field must be an accumulator object"],
+  [{ $bucket: { groupBy: "$a", boundaries: ["$a", "$b"], default: 9 } }, "$bucket's boundaries must be constant values",
+   { bug: "bucket-constant-expressions" }],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: "$b" } }, "$bucket's default must be a constant expression",
+   { bug: "bucket-constant-expressions" }],
+  [{ $facet: {} }, "$facet needs at least one facet"],
+  [{ $facet: { f: [] } }, "a $facet's pipeline must not be empty"],
+  [{ $facet: { f: { $match: {} } } }, "a $facet's pipeline must be an array"],
+  [{ $facet: { f: [{ $facet: { g: [{ $match: {} }] } }] } }, "$facet is not allowed inside $facet"],
+  [{ $facet: { "f.g": [{ $match: {} }] } }, "a $facet's name cannot contain '.'"],
+  [{ $facet: { f: [{ $limit: 0 }] } }, "$limit must be positive (in a $facet)"],
+  [{ $unionWith: 5 }, "$unionWith takes a string or a document"],
+  [{ $unionWith: { pipeline: [{ $match: {} }] } }, "$unionWith without coll needs a pipeline starting with $documents"],
+  [{ $unionWith: { coll: "c2", foo: 1 } }, "unknown field of $unionWith"],
+  [{ $unionWith: { coll: "c2", pipeline: [{ $foo: {} }] } }, "unrecognized pipeline stage name (in $unionWith)"],
+  [{ $sample: { size: -1 } }, "$sample's size must not be negative"],
+  [{ $sample: {} }, "$sample must specify a size"],
+  [{ $sample: { size: "2" } }, "$sample's size must be a number"],
+  [{ $sample: { size: 2, foo: 1 } }, "unrecognized option to $sample"],
+  [{ $sample: 2 }, "$sample takes a document"],
+  // (docext checks a let variable's name only where an expression is
+  // compiled, and evaluates a let value that reads a field as missing:
+  // EXCLUDED's let-name-checked-late and let-reads-fields)
+  [null, "a let variable's name must start with a lower-case letter",
+   { options: { let: { Bad: 1 } }, bug: "let-name-checked-late" }],
+  [null, "a let value cannot read a field (it is evaluated before any document)",
+   { options: { let: { v: "$a" } }, bug: "let-reads-fields" }],
 ];
 
-function stage(st, ctx, last) {
+// A stage: the newer ones ($bucket; $facet at the top only, as MongoDB
+// allows no $facet in a $facet; $unionWith, once a case) one time in six.
+function stage(st, ctx, last, where = { depth: 0, inUnion: false }) {
+  if (chance(1 / 6)) {
+    const q = int(10);
+    if (q < 4) return stageBucket(st, ctx, last && where.depth === 0);
+    if (q < 7 && where.depth === 0) return stageFacet(st, ctx);
+    if (!ctx.union && !where.inUnion) return stageUnionWith(st, ctx, where);
+    return stageBucket(st, ctx, last && where.depth === 0);
+  }
   const r = int(100);
   if (r < 17) return stageMatch(st);
   if (r < 25) return stageProject(st);
@@ -1069,11 +1449,14 @@ function clone(v) {
   return o;
 }
 
-function run(docs, docs2, pipeline) {
+// vars: the let variables (mingo's option "variables"). The collections
+// $lookup and $unionWith name: c2, c itself, and any other as empty.
+function run(docs, docs2, pipeline, vars) {
   try {
     const res = new Aggregator(clone(pipeline), {
       context,
-      collectionResolver: (name) => (name === "c2" && docs2 ? clone(docs2) : []),
+      variables: vars ? clone(vars) : {},
+      collectionResolver: (name) => (name === "c2" ? clone(docs2 || []) : name === "c" ? clone(docs) : []),
     }).run(clone(docs));
     return clone(res);
   } catch (e) {
@@ -1082,16 +1465,19 @@ function run(docs, docs2, pipeline) {
 }
 
 // The "dbl" run's data and constants: each double of the data moved by its
-// own small amount (always up, so that no sum cancels the moves out).
-function shiftDoubles(v) {
+// own small amount (always up, so that no sum cancels the moves out). With
+// sign -1, the "dbl2" run's: each moved down, and the results of $avg and
+// $stdDev* too (the constant of accumulatorDbl's stages negated).
+function shiftDoubles(v, sign = 1) {
   if (typeof v === "number") {
+    if (v === SHIFT_ALWAYS_D) return sign * v;
     const k = DOUBLES.indexOf(v);
-    return k < 0 ? v : v + SHIFT_D * (k + 1);
+    return k < 0 ? v : v + sign * SHIFT_D * (k + 1);
   }
-  if (Array.isArray(v)) return v.map(shiftDoubles);
+  if (Array.isArray(v)) return v.map((x) => shiftDoubles(x, sign));
   if (v && typeof v === "object") {
     const o = {};
-    for (const k of Object.keys(v)) o[k] = shiftDoubles(v[k]);
+    for (const k of Object.keys(v)) o[k] = shiftDoubles(v[k], sign);
     return o;
   }
   return v;
@@ -1103,31 +1489,63 @@ const lines = [];
 for (let i = 0; i < N; i++) {
   const n = 5 + int(26);
   const docs = ids(n, 0).map(genDoc);
+  // one case in five has let variables (numbers, strings, a document)
+  VARS = { num: [], str: [], doc: [] };
+  let options = null;
+  if (chance(0.2)) {
+    const vars = {};
+    for (let k = 1 + int(3); k > 0; k--) {
+      const r = int(5);
+      const kind = r < 2 ? "num" : r < 4 ? "str" : "doc";
+      const nm = pick({ num: ["v", "lo", "n1"], str: ["tag", "s1"], doc: ["d", "d1"] }[kind]);
+      if (nm in vars) continue;
+      vars[nm] = kind === "num" ? (chance(0.3) ? pick(DOUBLES) : int(14) - 3)
+        : kind === "str" ? pick(STRS) : { x: int(6), y: pick(STRS) };
+      VARS[kind].push(nm);
+    }
+    options = { let: vars };
+    if (chance(0.2)) options.comment = "diff_aggregate";
+  }
   const st = initState();
-  const ctx = { lookup: false };
+  // lookup, union: a $lookup or a $unionWith is in the case already; c2: c2
+  // is read; stop: no stage may follow; bugs: the EXCLUDED kinds of case
+  // that it is; differs: the DIFFERS kinds
+  const ctx = { lookup: false, union: false, c2: false, stop: false, bugs: [], differs: [] };
   const nStages = 1 + int(4);
   const items = [];
-  for (let s = 0; s < nStages; s++) items.push(stage(st, ctx, s === nStages - 1));
+  for (let s = 0; s < nStages && !ctx.stop; s++) items.push(stage(st, ctx, s === nStages - 1));
+  if (!ctx.stop && chance(0.08)) {
+    const thenCount = chance(0.25);
+    items.push(stageSample(st, thenCount));
+    if (thenCount) items.push(stageCount(st));
+  }
+  const last = items[items.length - 1];
   let invalid = null;
   if (chance(0.035)) {
-    const [bad, why] = pick(INVALID);
-    items.splice(int(items.length + 1), 0, plain(bad));
+    const [bad, why, extra] = pick(INVALID);
+    // (mingo runs a $sample of a size that is not a number, or negative,
+    // forever: it is left out of mingo's runs, which accept it)
+    const item = bad && bad.$sample ? Object.assign(plain(bad), { fix: () => [], raw: [] }) : plain(bad);
+    if (bad) items.splice(int(items.length + 1), 0, item);
     invalid = why;
-    if (bad.$lookup) ctx.lookup = true;
+    ctx.bugs = extra && extra.bug ? [extra.bug] : [];
+    ctx.differs = [];
+    if (extra && extra.options) options = extra.options;
+    if (bad && bad.$lookup) ctx.lookup = true;
   }
-  const docs2 = ctx.lookup ? ids(2 + int(7), 100).map(genDoc2) : null;
+  const vars = options && options.let;
+  const docs2 = ctx.lookup || ctx.c2 ? ids(2 + int(7), 100).map(genDoc2) : null;
   const pipeline = items.map((x) => x.stage);
-  const C = { $__clone: {} };
-  const pipelineFor = (off, extra) => [].concat(...items.map((x) =>
-    x.fix(off).concat(extra ? x[extra] : [], off.has("shared-objects") ? [] : [C])));
+  const pipelineFor = (off, extra) => itemsFor(items, off, extra);
   const none = new Set();
-  const raw = run(docs, docs2, pipeline);
-  const fixed = run(docs, docs2, pipelineFor(none));
+  // (mingo's run of the pipeline as written, but for a $sample)
+  const raw = run(docs, docs2, [].concat(...items.map((x) => x.raw || [x.stage])), vars);
+  const fixed = run(docs, docs2, pipelineFor(none), vars);
   // which rewrites changed mingo's answer: those without which it differs
   let fixes = [];
   if (JSON.stringify(raw) !== JSON.stringify(fixed)) {
-    const kinds = [...new Set([].concat(...items.map((x) => x.kinds)))].concat(["shared-objects"]);
-    fixes = kinds.filter((k) => JSON.stringify(run(docs, docs2, pipelineFor(new Set([k])))) !==
+    const kinds = kindsOf(items).concat(["shared-objects"]);
+    fixes = kinds.filter((k) => JSON.stringify(run(docs, docs2, pipelineFor(new Set([k])), vars)) !==
                                 JSON.stringify(fixed));
   }
   lines.push(JSON.stringify({
@@ -1135,16 +1553,22 @@ for (let i = 0; i < N; i++) {
     docs: docs.map((d) => JSON.stringify(d)),
     docs2: docs2 && docs2.map((d) => JSON.stringify(d)),
     pipeline: JSON.stringify(pipeline),
+    options: options && JSON.stringify(options),
     ordered: st.ordered,
     sets: [...st.unordered],
     deep: [...st.deep],
+    inner: st.inner,
+    sample: !invalid && last.sample !== undefined && last === items[items.length - 1] ? last.sample : null,
     invalid,
+    bugs: [...new Set(ctx.bugs)],
+    differs: [...new Set(ctx.differs)],
     raw,
     fixed,
     fixes,
-    dbl: run(shiftDoubles(docs), docs2, shiftDoubles(pipelineFor(none, "dbl"))),
+    dbl: run(shiftDoubles(docs), docs2, shiftDoubles(pipelineFor(none, "dbl")), shiftDoubles(vars)),
+    dbl2: run(shiftDoubles(docs, -1), docs2, shiftDoubles(pipelineFor(none, "dbl"), -1), shiftDoubles(vars, -1)),
     // (the same as fixed without includeArrayIndex)
-    lng: items.some((x) => x.lng.length) ? run(docs, docs2, pipelineFor(none, "lng")) : fixed,
+    lng: hasExtra(items, "lng") ? run(docs, docs2, pipelineFor(none, "lng"), vars) : fixed,
   }));
 }
 fs.writeFileSync(out, lines.join("\n") + "\n");
