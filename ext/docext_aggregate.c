@@ -1043,6 +1043,13 @@ static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
   docextBufAppend(&rc, &p->opts, aOptions, docextGetI32(aOptions));
   if( rc ) return rc;
   rc = docextExprLetOption(p->opts.a, &p->aLet, pzErr);
+  if( rc==SQLITE_OK && p->aLet ){
+    /* (compiled once here, so that its values are checked whatever the
+    ** stages: none may read a field) */
+    DocExpr *pCheck = 0;
+    rc = docextExprNew(&constOne, p->aLet, "doc_aggregate", docextClockNowMs(), &pCheck, pzErr);
+    docextExprFree(pCheck);
+  }
   if( rc ) return rc;
   iDoc = docextBsonStartDoc(&rc, &p->query);
   docextIterInit(&it, p->opts.a);

@@ -473,9 +473,21 @@ static void exprBind(ExprParse *pP, const char *z, int n, int iSlot){
   pP->nVar++;
 }
 
+/* Does the parsed expression read the document: a field path, $$ROOT,
+** $$CURRENT, or a $getField with no input (which reads $$CURRENT)? */
+static int exprReadsDoc(const ExprNode *p){
+  int i;
+  if( p->eOp==EX_PATH || (p->eOp==EX_GETFIELD && p->nArg==0) ) return 1;
+  for(i=0; i<p->nArg; i++){
+    if( p->apArg[i] && exprReadsDoc(p->apArg[i]) ) return 1;
+  }
+  return 0;
+}
+
 /* Variables (the fields of pVars) and then the expression pIn, parsed
 ** with the variables in scope for pIn only: an EX_LET node. bNoDoc: the
-** variables' expressions see no document (a query's let). */
+** variables' expressions see no document (a query's let), so one that
+** reads a field is an error, as in MongoDB. */
 static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocValue *pIn,
                               int bNoDoc){
   int nVars = docextIterCount(pVars), nVarSaved = pP->nVar, i = 0;
@@ -494,6 +506,10 @@ static ExprNode *exprParseLet(ExprParse *pP, const DocValue *pVars, const DocVal
       break;
     }
     exprAddArg(pP, p, &it.v);
+    if( bNoDoc && pP->rc==SQLITE_OK && exprReadsDoc(p->apArg[p->nArg-1]) ){
+      exprParseError(pP, "let: the value of '%s' reads a field, but a command's let "
+                         "is evaluated before any document", it.zKey);
+    }
   }
   /* then the names, for pIn */
   docextIterInitValue(&it, pVars);
@@ -5160,6 +5176,16 @@ int docextExprLetOption(const u8 *aOptions, const u8 **paLet, char **pzErr){
   *paLet = 0;
   if( aOptions==0 || !docextBsonFind(aOptions, "let", 3, &v) ) return SQLITE_OK;
   if( v.type!=DOC_DOCUMENT ) return docextError(pzErr, "docext: option let must be a document");
+  {
+    DocIter it;
+    docextIterInitValue(&it, &v);
+    while( docextIterNext(&it) ){
+      if( !docextExprVarNameOk(it.zKey, it.nKey) ){
+        return docextError(pzErr, "docext: option let: '%s' is not a valid variable name "
+                           "(a lower-case letter first, then letters, digits or _)", it.zKey);
+      }
+    }
+  }
   *paLet = v.p;
   return SQLITE_OK;
 }

@@ -217,7 +217,9 @@ SELECT doc FROM v WHERE filter = '{$expr: {$gt: ["$n", "$$lo"]}}' AND options = 
 -- a variable's value is an expression, evaluated before any document
 SELECT _id FROM v('{$expr: {$gt: ["$n", {$add: ["$$lo", 1]}]}}', NULL, '{n: -1}',
   '{let: {lo: {$multiply: [2, 2.5]}}, limit: 1}');
+-- ... so one that reads a field is an error, as in MongoDB; so is a bad name
 SELECT count(*) FROM v('{$expr: {$eq: ["$$nothing", "$$REMOVE"]}}', NULL, NULL, '{let: {nothing: "$n"}}');
+SELECT count(*) FROM v('{$expr: {$eq: ["$$Bad", 1]}}', NULL, NULL, '{let: {Bad: 1}}');
 SELECT doc_update_many('v', '{$expr: {$eq: ["$name", "$$nm"]}}', '{$inc: {n: 1}}', '{let: {nm: "a"}}');
 SELECT doc_find_and_modify('v', '{query: {$expr: {$lt: ["$n", "$$x"]}}, update: {$set: {m: 1}}, new: true, let: {x: 7}}');
 SELECT doc_distinct('v', 'name', '{$expr: {$gte: ["$n", "$$min"]}}', '{let: {min: 8}}');
