@@ -797,6 +797,9 @@ void docextExprFree(DocExpr *p);
 ** MongoDB: a lower-case letter (or a byte >= 0x80) first, then letters,
 ** digits, '_' or bytes >= 0x80. */
 int docextExprVarNameOk(const char *z, int n);
+/* 1 if the expression reads no document (no field path, $$ROOT or
+** $$CURRENT): its value is the same for every document. */
+int docextExprIsConstant(DocExpr *p);
 
 /* $group's accumulators (the expressions $sum, $avg, $min, $max and the
 ** standard deviations use them over an array): one DocAccum per group and

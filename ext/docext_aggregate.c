@@ -362,6 +362,26 @@ static void appendLiteral(int *pRc, DocBuf *pB, const char *zKey, const DocValue
   docextBsonEndDoc(pRc, pB, iDoc);
 }
 
+/* The value of expression v, which must be constant (zWhat says what it
+** is, for the error), appended to pOut as element zKey: $bucket's
+** boundaries and default are expressions, {$literal: …} or {$add: [1, 2]}
+** as well as 5, but never a field path. Missing is null. */
+static int appendConstant(Agg *p, AggStage *pS, const DocValue *v, const char *zWhat,
+                          DocBuf *pOut, const char *zKey, char **pzErr){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocExpr *pExpr = 0;
+  int rc = docextExprNew(v, p->aLet, pS->zOp, p->nowMs, &pExpr, pzErr), type = 0;
+  if( rc==SQLITE_OK && !docextExprIsConstant(pExpr) ){
+    rc = stageError(pS, pzErr, "%s must be constant, not read from a document", zWhat);
+  }
+  if( rc==SQLITE_OK ){
+    rc = docextExprAppend(pExpr, aEmpty, pOut, zKey, (int)strlen(zKey), &type, pzErr);
+  }
+  if( rc==SQLITE_OK && type==0 ) docextBsonAppendNull(&rc, pOut, zKey, (int)strlen(zKey));
+  docextExprFree(pExpr);
+  return rc;
+}
+
 /* The boundaries of a $bucket (an array), checked, into *paB (sqlite3_free
 ** it) and *pnB. */
 static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *pDefault,
@@ -404,7 +424,7 @@ static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *p
 static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   DocValue groupBy, bounds, dflt, output, *aB = 0, sw;
   DocIter it;
-  int rc, nB = 0, i;
+  int rc = SQLITE_OK, nB = 0, i;
   i64 iSwitch, iBody, iBranches;
   memset(&groupBy, 0, sizeof(groupBy));
   bounds = dflt = output = groupBy;
@@ -422,6 +442,30 @@ static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   }
   if( output.type!=0 && output.type!=DOC_DOCUMENT ){
     return stageError(pS, pzErr, "output must be a document of accumulators");
+  }
+  if( bounds.type!=DOC_ARRAY ){
+    return stageError(pS, pzErr, "boundaries must be an array of at least 2 values");
+  }
+  /* the values of the boundaries and default, in work: {b: […], d: …} */
+  docextBufReset(&p->work);
+  {
+    i64 iDoc = docextBsonStartDoc(&rc, &p->work), iArr;
+    int k = 0;
+    iArr = docextBsonStartChild(&rc, &p->work, DOC_ARRAY, "b", 1);
+    docextIterInitValue(&it, &bounds);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      char zIdx[16];
+      docextBsonArrayKey(zIdx, k++);
+      rc = appendConstant(p, pS, &it.v, "a boundary", &p->work, zIdx, pzErr);
+    }
+    docextBsonEndDoc(&rc, &p->work, iArr);
+    if( rc==SQLITE_OK && dflt.type ){
+      rc = appendConstant(p, pS, &dflt, "default", &p->work, "d", pzErr);
+    }
+    docextBsonEndDoc(&rc, &p->work, iDoc);
+    if( rc ) return rc;
+    docextBsonFind(p->work.a, "b", 1, &bounds);
+    if( dflt.type ) docextBsonFind(p->work.a, "d", 1, &dflt);
   }
   rc = bucketBounds(pS, &bounds, &dflt, &aB, &nB, pzErr);
   iSwitch = docextBsonStartDoc(&rc, &pS->own);

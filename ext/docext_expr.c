@@ -5190,6 +5190,10 @@ int docextExprLetOption(const u8 *aOptions, const u8 **paLet, char **pzErr){
   return SQLITE_OK;
 }
 
+int docextExprIsConstant(DocExpr *p){
+  return !exprReadsDoc(p->pRoot);
+}
+
 int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr){
   *pbTrue = 0;
   return exprRun(p, aDoc, pzErr, exprUseTruth, pbTrue);

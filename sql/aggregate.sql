@@ -72,6 +72,9 @@ SELECT doc FROM doc_aggregate('deep', '[{$unwind: "$a.b"}]');
 -- the default bucket where its _id sorts; $facet: pipelines over one input;
 -- $unionWith: another collection's documents after these; $sample
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, 200, 400], default: "long"}}]');
+-- (boundaries and default are constant expressions)
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, {$multiply: [2, 100]}],
+  default: {$literal: "$long"}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$year", boundaries: [1900, 1925, 1930],
   default: 0, output: {titles: {$push: "$title"}, pages: {$max: "$pages"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {pages: {$lt: 400}}}, {$bucket: {groupBy: {$mod: ["$_id", 2]}, boundaries: [0, 1, 2]}}]');
@@ -228,6 +231,8 @@ SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundarie
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], default: 2}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "pages", boundaries: [1, 9]}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], x: 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, "$year"]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [0, 9], default: "$title"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$pages", boundaries: [1, 9], output: {n: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$facet: {}}]');
 SELECT doc FROM doc_aggregate('books', '[{$facet: {a: []}}]');

@@ -1093,12 +1093,10 @@ function stageBucket(st, ctx, end) {
   } else if (d < 38) dflt = chance(0.5);
   else if (d < 39 || !end) dflt = { k: "other" };
   else {
-    // an expression that MongoDB folds into a constant (docext takes it as
-    // it is: EXCLUDED's bucket-constant-expressions; only at the end, so
-    // that no later stage reads that _id)
+    // an expression that MongoDB folds into a constant (only at the end,
+    // so that no later stage reads that _id)
     dflt = !numeric ? { $literal: "zzz" }
       : chance(0.5) ? { $add: [Math.ceil(hi), 1] } : { $literal: "other" };
-    ctx.bugs.push("bucket-constant-expressions");
   }
   dfltValue = dflt && dflt.$add ? dflt.$add[0] + dflt.$add[1] : dflt && dflt.$literal ? dflt.$literal : dflt;
   const spec = { groupBy, boundaries: bounds };
@@ -1345,10 +1343,8 @@ const INVALID = [
   [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, foo: 1 } }, "unrecognized option to $bucket"],
   [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, output: 1 } }, "$bucket's output must be an object"],
   [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, output: { n: 1 } } }, "a $bucket output field must be an accumulator object"],
-  [{ $bucket: { groupBy: "$a", boundaries: ["$a", "$b"], default: 9 } }, "$bucket's boundaries must be constant values",
-   { bug: "bucket-constant-expressions" }],
-  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: "$b" } }, "$bucket's default must be a constant expression",
-   { bug: "bucket-constant-expressions" }],
+  [{ $bucket: { groupBy: "$a", boundaries: ["$a", "$b"], default: 9 } }, "$bucket's boundaries must be constant values"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: "$b" } }, "$bucket's default must be a constant expression"],
   [{ $facet: {} }, "$facet needs at least one facet"],
   [{ $facet: { f: [] } }, "a $facet's pipeline must not be empty"],
   [{ $facet: { f: { $match: {} } } }, "a $facet's pipeline must be an array"],
@@ -1364,13 +1360,10 @@ const INVALID = [
   [{ $sample: { size: "2" } }, "$sample's size must be a number"],
   [{ $sample: { size: 2, foo: 1 } }, "unrecognized option to $sample"],
   [{ $sample: 2 }, "$sample takes a document"],
-  // (docext checks a let variable's name only where an expression is
-  // compiled, and evaluates a let value that reads a field as missing:
-  // EXCLUDED's let-name-checked-late and let-reads-fields)
   [null, "a let variable's name must start with a lower-case letter",
-   { options: { let: { Bad: 1 } }, bug: "let-name-checked-late" }],
+   { options: { let: { Bad: 1 } } }],
   [null, "a let value cannot read a field (it is evaluated before any document)",
-   { options: { let: { v: "$a" } }, bug: "let-reads-fields" }],
+   { options: { let: { v: "$a" } } }],
 ];
 
 // A stage: the newer ones ($bucket; $facet at the top only, as MongoDB

@@ -162,23 +162,7 @@ KNOWN = {
 # a case that fails the way excluded_applies says is counted here instead of
 # failing the run (one that passes passes; one that fails some other way
 # fails). Remove an entry once docext is fixed.
-EXCLUDED = {
-    "bucket-constant-expressions":
-        "$bucket's boundaries and default are expressions that must be constant "
-        "(DocumentSourceBucket::createFromBson: getExpressionConstant, errors 40191 and "
-        "40195): {$literal: 'other'} is 'other', {$add: [11, 1]} is 12, and a path such "
-        "as '$b' is an error; docext takes each as a literal value",
-    "let-name-checked-late":
-        "the let option's variable names are checked when the command is parsed "
-        "(Variables::seedVariablesWithLetParameters: validateVariable, 'Invalid 'let' "
-        "parameter'), whatever the stages; docext checks them only where it compiles an "
-        "expression, so [{$match: {}}] with {let: {Bad: 1}} runs",
-    "let-reads-fields":
-        "a let value is an expression evaluated before any document, and one that reads a "
-        "field is an error (Variables::seedVariablesWithLetParameters: uassert 4890500, "
-        "'Command let Expression tried to access a field'); docext evaluates {let: {v: '$a'}} "
-        "to missing",
-}
+EXCLUDED = {}
 
 # Departures of docext from MongoDB that its README gives: the generator
 # tags the cases that hold one ("differs"), and docext must give the answer
@@ -198,10 +182,6 @@ def excluded_applies(bug, case, got):
     if case["invalid"]:
         # (where MongoDB rejects the pipeline: that docext ran it)
         return not is_err(got)
-    if bug == "bucket-constant-expressions":
-        # (the default's bucket, its _id the expression document)
-        text = show_list(got)
-        return not is_err(got) and ('{"$literal": ' in text or '{"$add": ' in text)
     return False
 
 
