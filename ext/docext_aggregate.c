@@ -139,6 +139,29 @@ static void setAdd(int *pRc, AggSet *p, const u8 *aDoc, i64 nDoc){
   if( *pRc==SQLITE_OK ) p->n++;
 }
 
+/* Add document i of pIn; every document of pIn. */
+static void setAddFrom(int *pRc, AggSet *p, const AggSet *pIn, int i){
+  setAdd(pRc, p, setDoc(pIn, i), docextGetI32(setDoc(pIn, i)));
+}
+static void setAddAll(int *pRc, AggSet *p, const AggSet *pIn){
+  int i;
+  for(i=0; *pRc==SQLITE_OK && i<pIn->n; i++) setAddFrom(pRc, p, pIn, i);
+}
+
+/* The documents of pSet as the elements of an array being written in pB
+** (keys "0", "1", …). */
+static void setArrayElements(int *pRc, DocBuf *pB, const AggSet *pSet){
+  int k;
+  for(k=0; *pRc==SQLITE_OK && k<pSet->n; k++){
+    char zIdx[16];
+    DocValue d;
+    d.type = DOC_DOCUMENT;
+    d.p = setDoc(pSet, k);
+    d.n = docextGetI32(d.p);
+    docextBsonAppendValue(pRc, pB, zIdx, docextBsonArrayKey(zIdx, k), &d);
+  }
+}
+
 /* Add the document pDoc holds, which a stage made: an error past 16 MiB. */
 static int setAddMade(AggSet *p, const DocBuf *pDoc, const AggStage *pS, char **pzErr){
   int rc = SQLITE_OK;
@@ -247,17 +270,20 @@ static int checkNewField(const AggStage *pS, const char *zWhat, const char *z, c
   return SQLITE_OK;
 }
 
-/* The whole number of a $skip or $limit (MongoDB takes 5.0 too). */
-static int stageCount(const AggStage *pS, const DocValue *v, int bPositive, i64 *pn,
-                      char **pzErr){
-  double d;
+/* The whole number of a $skip or $limit (MongoDB takes 5.0 too), or of
+** an option zWhat (then named in the one message any bad value gets). */
+static int stageCount(const AggStage *pS, const DocValue *v, int bPositive, const char *zWhat,
+                      i64 *pn, char **pzErr){
+  const char *zKind = bPositive ? "positive" : "non-negative";
+  double d = docextValueIsNumber(v) ? docextValueToDouble(v) : -1.0;
+  if( zWhat && (!docextValueIsNumber(v) || d!=d || d<0 || d>9.2e18 || d!=(double)(i64)d) ){
+    return stageError(pS, pzErr, "%s must be a %s whole number", zWhat, zKind);
+  }
   if( !docextValueIsNumber(v) ){
     return stageError(pS, pzErr, "needs a number, not %s", docextTypeAlias(v->type));
   }
-  d = docextValueToDouble(v);
   if( d!=d || d<0 || d>9.2e18 || d!=(double)(i64)d || (bPositive && d==0) ){
-    return stageError(pS, pzErr, "needs a %s whole number",
-                      bPositive ? "positive" : "non-negative");
+    return stageError(pS, pzErr, "needs a %s whole number", zKind);
   }
   *pn = (i64)d;
   return SQLITE_OK;
@@ -597,11 +623,7 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
     }else if( i==5 ){
       start = it.v;
     }else if( i==6 ){
-      char *zIgnored = 0;
-      if( stageCount(pS, &it.v, 0, &pS->n, &zIgnored) ){
-        sqlite3_free(zIgnored);
-        return stageError(pS, pzErr, "maxDepth must be a non-negative whole number");
-      }
+      rc = stageCount(pS, &it.v, 0, "maxDepth", &pS->n, pzErr);
     }else{
       DocMatcher *pM = 0;
       if( it.v.type!=DOC_DOCUMENT ){
@@ -974,7 +996,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       rc = docextSortNew(it.v.p, &pS->pSort, pzErr);
       break;
     case AG_SKIP: case AG_LIMIT:
-      rc = stageCount(pS, &it.v, pS->eStage==AG_LIMIT, &pS->n, pzErr);
+      rc = stageCount(pS, &it.v, pS->eStage==AG_LIMIT, 0, &pS->n, pzErr);
       break;
     case AG_COUNT:
       if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "needs a field name string");
@@ -1197,7 +1219,7 @@ static int runMatch(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
     int bMatch = 0;
     rc = docextMatcherMatch(pS->pMatch, setDoc(pIn, i), &bMatch, 0, pzErr);
     if( rc==SQLITE_OK && bMatch ){
-      setAdd(&rc, pOut, setDoc(pIn, i), docextGetI32(setDoc(pIn, i)));
+      setAddFrom(&rc, pOut, pIn, i);
     }
   }
   return rc;
@@ -1246,10 +1268,7 @@ static int runSort(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **p
     aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
   }
   if( rc==SQLITE_OK ) rc = sortKeys(aKey, pIn->n, &keys);
-  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
-    const u8 *aDoc = setDoc(pIn, aKey[i].iItem);
-    setAdd(&rc, pOut, aDoc, docextGetI32(aDoc));
-  }
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++) setAddFrom(&rc, pOut, pIn, aKey[i].iItem);
   sqlite3_free(aKey);
   docextBufFree(&keys);
   return rc;
@@ -1260,7 +1279,7 @@ static int runSlice(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
   i64 iFrom = pS->eStage==AG_SKIP ? pS->n : 0;
   i64 iTo = pS->eStage==AG_LIMIT && pS->n<pIn->n ? pS->n : pIn->n;
   for(i=(int)(iFrom<pIn->n ? iFrom : pIn->n); rc==SQLITE_OK && i<iTo; i++){
-    setAdd(&rc, pOut, setDoc(pIn, i), docextGetI32(setDoc(pIn, i)));
+    setAddFrom(&rc, pOut, pIn, i);
   }
   return rc;
 }
@@ -1638,15 +1657,16 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
       sqlite3_bind_blob(pStmt, 1, filter.a, (int)filter.n, SQLITE_STATIC);
       rc = readDocs(db, pStmt, &found, pzErr);
     }
-    docextBufReset(&arr);
-    arrV.type = DOC_DOCUMENT;            /* (a document holding the array) */
-    if( rc==SQLITE_OK ){
-      i64 iWrap = docextBsonStartDoc(&rc, &arr);
-      appendSetArray(&rc, &arr, "a", &found);
-      docextBsonEndDoc(&rc, &arr, iWrap);
-    }
     if( rc ) break;
-    docextBsonFind(arr.a, "a", 1, &arrV);
+    docextBufReset(&arr);
+    {
+      i64 iArr = docextBsonStartDoc(&rc, &arr);
+      setArrayElements(&rc, &arr, &found);
+      docextBsonEndDoc(&rc, &arr, iArr);
+    }
+    arrV.type = DOC_ARRAY;
+    arrV.p = arr.a;
+    arrV.n = (int)arr.n;
     docextBufReset(&doc);
     replaceAt(&rc, &doc, aDoc, pS->zField, &arrV);
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
@@ -1674,7 +1694,7 @@ static int runSample(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
     t = aIdx[i];
     aIdx[i] = aIdx[j];
     aIdx[j] = t;
-    setAdd(&rc, pOut, setDoc(pIn, aIdx[i]), docextGetI32(setDoc(pIn, aIdx[i])));
+    setAddFrom(&rc, pOut, pIn, aIdx[i]);
   }
   sqlite3_free(aIdx);
   return rc;
@@ -1685,15 +1705,7 @@ static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr)
 /* Append the documents of pSet to the array being written in pDoc. */
 static void appendSetArray(int *pRc, DocBuf *pDoc, const char *zKey, const AggSet *pSet){
   i64 iArr = docextBsonStartChild(pRc, pDoc, DOC_ARRAY, zKey, (int)strlen(zKey));
-  int k;
-  for(k=0; *pRc==SQLITE_OK && k<pSet->n; k++){
-    char zIdx[16];
-    DocValue d;
-    d.type = DOC_DOCUMENT;
-    d.p = setDoc(pSet, k);
-    d.n = docextGetI32(d.p);
-    docextBsonAppendValue(pRc, pDoc, zIdx, docextBsonArrayKey(zIdx, k), &d);
-  }
+  setArrayElements(pRc, pDoc, pSet);
   docextBsonEndDoc(pRc, pDoc, iArr);
 }
 
@@ -1703,7 +1715,7 @@ static int runFacet(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
                     char **pzErr){
   AggSet set;
   DocBuf doc;
-  int rc = SQLITE_OK, i, k;
+  int rc = SQLITE_OK, i;
   i64 iDoc;
   memset(&set, 0, sizeof(set));
   memset(&doc, 0, sizeof(doc));
@@ -1711,9 +1723,7 @@ static int runFacet(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
   for(i=0; rc==SQLITE_OK && i<pS->nSub; i++){
     set.n = 0;
     docextBufReset(&set.b);
-    for(k=0; rc==SQLITE_OK && k<pIn->n; k++){
-      setAdd(&rc, &set, setDoc(pIn, k), docextGetI32(setDoc(pIn, k)));
-    }
+    setAddAll(&rc, &set, pIn);
     if( rc==SQLITE_OK ) rc = runStages(db, &pS->aSub[i], 0, &set, pzErr);
     appendSetArray(&rc, &doc, pS->azSub[i], &set);
     if( rc==SQLITE_OK && doc.n>DOCEXT_MAX_BSON ) rc = SQLITE_TOOBIG;
@@ -1729,15 +1739,11 @@ static int runFacet(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *
 static int runUnion(sqlite3 *db, const AggStage *pS, const AggSet *pIn, AggSet *pOut,
                     char **pzErr){
   AggSet other;
-  int rc = SQLITE_OK, k;
+  int rc = SQLITE_OK;
   memset(&other, 0, sizeof(other));
-  for(k=0; rc==SQLITE_OK && k<pIn->n; k++){
-    setAdd(&rc, pOut, setDoc(pIn, k), docextGetI32(setDoc(pIn, k)));
-  }
+  setAddAll(&rc, pOut, pIn);
   if( rc==SQLITE_OK ) rc = aggRun(db, pS->aSub, pS->zFrom, &other, pzErr);
-  for(k=0; rc==SQLITE_OK && k<other.n; k++){
-    setAdd(&rc, pOut, setDoc(&other, k), docextGetI32(setDoc(&other, k)));
-  }
+  setAddAll(&rc, pOut, &other);
   setFree(&other);
   return rc;
 }
