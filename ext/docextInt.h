@@ -287,6 +287,13 @@ int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
 /* Append to pOut document aDoc (which has no _id) with _id *pId first: a
 ** replacement keeping the old _id, an upsert taking the filter's. */
 void docextBsonWithId(int *pRc, DocBuf *pOut, const DocValue *pId, const u8 *aDoc);
+/* Write aDoc to pOut with the value at dotted path zPath set to pNew, or
+** removed when pNew is NULL. Setting goes through embedded documents and
+** makes those missing on the way, replacing a value that is not a document
+** (an array too); a field not there goes at the end of its document.
+** Removing changes nothing when the path is not there. */
+void docextBsonSetPath(int *pRc, DocBuf *pOut, const u8 *aDoc, const char *zPath,
+                       const DocValue *pNew);
 /* A copy of a validated document (sqlite3_free it), or 0: out of memory. */
 u8 *docextBsonCopy(const u8 *aDoc);
 
@@ -433,6 +440,10 @@ void docextBsonAppendKey(int *pRc, DocBuf *p, int type, const char *zKey, int nK
 i64 docextBsonStartChild(int *pRc, DocBuf *p, int type, const char *zKey, int nKey);
 /* Copy a whole value under a new key. */
 void docextBsonAppendValue(int *pRc, DocBuf *p, const char *zKey, int nKey, const DocValue *v);
+/* Append element zKey: the string "$zField", an expression's reference to
+** field zField[0..nField). */
+void docextBsonAppendFieldRef(int *pRc, DocBuf *p, const char *zKey, int nKey,
+                              const char *zField, int nField);
 void docextBsonAppendInt32(int *pRc, DocBuf *p, const char *zKey, int nKey, int32_t v);
 void docextBsonAppendInt64(int *pRc, DocBuf *p, const char *zKey, int nKey, i64 v);
 void docextBsonAppendDouble(int *pRc, DocBuf *p, const char *zKey, int nKey, double v);
@@ -636,6 +647,12 @@ u64 docextHashBytes(const u8 *a, i64 n);
 ** xCmp(pCtx, x, y) (<0: x before y); aTmp has room for n elements. */
 typedef int (*DocSortCmp)(void *pCtx, const void *x, const void *y);
 void docextSort(void *a, int n, int sz, void *aTmp, DocSortCmp xCmp, void *pCtx);
+/* Items ordered by keys held in one buffer: item iItem's key is the nKey
+** bytes at aKeys + iKey. docextSortByKey sorts a[0..n) stably in
+** docextKeyCmp order of their keys (SQLITE_NOMEM or SQLITE_OK). */
+typedef struct DocKeyItem DocKeyItem;
+struct DocKeyItem { i64 iKey; int nKey; int iItem; };
+int docextSortByKey(DocKeyItem *a, int n, const u8 *aKeys);
 
 /**************************************************************************
 ** Interface to docext_path.c — the one path walker.
@@ -792,6 +809,9 @@ int docextExprTruth(DocExpr *p, const u8 *aDoc, int *pbTrue, char **pzErr);
 ** value is missing. Errors as docextExprTruth. */
 int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey, int nKey,
                      int *pType, char **pzErr);
+/* The value for aDoc as *pV, which points into pTmp (reset first); type 0
+** when it is missing. Errors as docextExprTruth. */
+int docextExprValue(DocExpr *p, const u8 *aDoc, DocBuf *pTmp, DocValue *pV, char **pzErr);
 void docextExprFree(DocExpr *p);
 /* Is z[0..n) a name a user variable may have ($let, let options)? As
 ** MongoDB: a lower-case letter (or a byte >= 0x80) first, then letters,
@@ -833,6 +853,21 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v);
 ** $addToSet's values each once, in BSON order. */
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey);
 void docextAccumFree(DocAccum *p);
+
+/**************************************************************************
+** Interface to docext_window.c — the $setWindowFields stage of
+** doc_aggregate. docextWindowNew compiles its operand v (errors say what,
+** as "docext: output field 'x': …"); docextWindowRun takes the stage's
+** input documents aDoc[0..nDoc) (validated) and hands each output
+** document, in the stage's order, to xOut (whose error code it returns).
+*/
+typedef struct DocWindow DocWindow;
+int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **ppOut,
+                    char **pzErr);
+int docextWindowRun(DocWindow *p, int nDoc, const u8 *const *aDoc,
+                    int (*xOut)(void *pCtx, const u8 *aDoc, i64 nDoc), void *pCtx,
+                    char **pzErr);
+void docextWindowFree(DocWindow *p);
 
 /**************************************************************************
 ** Interface to docext_project.c — projections and sort keys.

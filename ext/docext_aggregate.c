@@ -14,7 +14,7 @@
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
 ** $sortByCount, $bucket, $sample, $facet, $unionWith, $lookup (the
 ** equality of two fields, or a pipeline with let variables, or both) and
-** $graphLookup. The shaping stages are docext_pipeline.c's (those of
+** $graphLookup, $setWindowFields and $fill (docext_window.c's). The shaping stages are docext_pipeline.c's (those of
 ** pipeline updates); filters, sorts and expressions are the ones finds and
 ** updates use; $facet and $unionWith hold pipelines of their own (an Agg
 ** each), and $lookup compiles its pipeline for each document, with the
@@ -39,7 +39,7 @@
 /* Stage kinds. */
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
-  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH
+  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW
 };
 
 typedef struct Agg Agg;
@@ -62,6 +62,7 @@ struct AggStage {
   DocMatcher *pMatch;       /* AG_MATCH */
   DocPipeline *pShape;      /* AG_SHAPE */
   DocSort *pSort;           /* AG_SORT */
+  DocWindow *pWindow;       /* AG_WINDOW (docext_window.c) */
   i64 n;                    /* AG_SKIP, AG_LIMIT, AG_SAMPLE; AG_GRAPH:
                             ** maxDepth (-1: none) */
   const char *zField;       /* AG_COUNT: the name; AG_UNWIND: the path;
@@ -82,7 +83,8 @@ struct AggStage {
   Agg *aSub;                /* AG_FACET: its pipelines; AG_UNION: one */
   const char **azSub;       /* AG_FACET: their names */
   int nSub;
-  DocBuf own;               /* AG_GROUP of a $bucket: its _id expression */
+  DocBuf own;               /* AG_GROUP of a $bucket: its _id expression;
+                            ** AG_WINDOW of a $fill: its $setWindowFields */
   int bNoDefault;           /* ... which has no default: MinKey, its value
                             ** for a value in no bucket, is an error */
 };
@@ -205,22 +207,6 @@ static int stageWrap(const AggStage *pS, int rc, char **pzErr){
   return rc;
 }
 
-/* The value expression pExpr gives for aDoc, written into pTmp (reset):
-** *pV, type 0 when missing. */
-static int evalInto(DocExpr *pExpr, const u8 *aDoc, DocBuf *pTmp, DocValue *pV,
-                    char **pzErr){
-  int type = 0, rc;
-  docextBufReset(pTmp);
-  rc = docextExprAppend(pExpr, aDoc, pTmp, "", 0, &type, pzErr);
-  memset(pV, 0, sizeof(*pV));
-  if( rc==SQLITE_OK && type ){
-    pV->type = (u8)type;
-    pV->p = pTmp->a + 2;                 /* (after the type byte and key "") */
-    pV->n = (int)(pTmp->n - 2);
-  }
-  return rc;
-}
-
 /*------------------------------------------------------------------------
 ** Compiling
 */
@@ -232,6 +218,7 @@ static void aggFree(Agg *p){
     docextMatcherFree(pS->pMatch);
     docextPipelineFree(pS->pShape);
     docextSortFree(pS->pSort);
+    docextWindowFree(pS->pWindow);
     docextExprFree(pS->pExpr);
     for(j=0; j<pS->nField; j++) docextExprFree(pS->aField[j].pExpr);
     sqlite3_free(pS->aField);
@@ -719,7 +706,7 @@ static int lookupLet(const Agg *p, const AggStage *pS, const u8 *aDoc, DocBuf *p
   for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
     const char *zName = pS->aField[j].zName;
     if( aDoc ){
-      rc = evalInto(pS->aField[j].pExpr, aDoc, pTmp, &v, pzErr);
+      rc = docextExprValue(pS->aField[j].pExpr, aDoc, pTmp, &v, pzErr);
       if( rc ) break;
     }else{
       v = null;
@@ -923,6 +910,136 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
 
 /* $sample: {size: n}, a number, not negative; as MongoDB, a fraction is
 ** cut to a whole number. */
+/* $fill: MongoDB's rewrite, {$setWindowFields: {partitionBy, sortBy,
+** output: {f: {$locf: "$f"} or {$linearFill: "$f"}}}} for the fields
+** filled by a method, then {$addFields: {f: {$ifNull: ["$f", value]}}} for
+** those filled with a value. partitionByFields [a, b] partitions by
+** {a: "$a", b: "$b"}. */
+static int compileFill(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
+  DocValue partition, fields, sortBy, output;
+  DocIter it, f;
+  DocBuf *pW = &pS->own;
+  int rc = SQLITE_OK, nMethod = 0, nValue = 0;
+  i64 iDoc, iOut;
+  memset(&partition, 0, sizeof(partition));
+  memset(&fields, 0, sizeof(fields));
+  memset(&sortBy, 0, sizeof(sortBy));
+  memset(&output, 0, sizeof(output));
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "partitionBy") ) partition = it.v;
+    else if( docextIterKeyIs(&it, "partitionByFields") ) fields = it.v;
+    else if( docextIterKeyIs(&it, "sortBy") ) sortBy = it.v;
+    else if( docextIterKeyIs(&it, "output") ) output = it.v;
+    else return stageError(pS, pzErr, "unknown field '%s' (it takes partitionBy, "
+                           "partitionByFields, sortBy and output)", it.zKey);
+  }
+  if( partition.type && fields.type ){
+    return stageError(pS, pzErr, "takes partitionBy or partitionByFields, not both");
+  }
+  if( output.type!=DOC_DOCUMENT || docextIterCount(&output)==0 ){
+    return stageError(pS, pzErr, "needs an output document, as "
+                      "{output: {x: {method: \"locf\"}}}");
+  }
+  /* the $setWindowFields of the fields filled by a method */
+  iDoc = docextBsonStartDoc(&rc, pW);
+  if( partition.type ) docextBsonAppendValue(&rc, pW, "partitionBy", 11, &partition);
+  if( fields.type ){
+    i64 iPart;
+    if( fields.type!=DOC_ARRAY ){
+      return stageError(pS, pzErr, "partitionByFields must be an array of field names");
+    }
+    iPart = docextBsonStartChild(&rc, pW, DOC_DOCUMENT, "partitionBy", 11);
+    docextIterInitValue(&f, &fields);
+    while( rc==SQLITE_OK && docextIterNext(&f) ){
+      int n;
+      const char *z = f.v.type==DOC_STRING ? docextValueStr(&f.v, &n) : 0;
+      if( z==0 || n==0 || z[0]=='$' || (int)strlen(z)!=n ){
+        return stageError(pS, pzErr, "partitionByFields must be an array of field names");
+      }
+      docextBsonAppendFieldRef(&rc, pW, z, n, z, n);
+    }
+    docextBsonEndDoc(&rc, pW, iPart);
+  }
+  if( sortBy.type ) docextBsonAppendValue(&rc, pW, "sortBy", 6, &sortBy);
+  iOut = docextBsonStartChild(&rc, pW, DOC_DOCUMENT, "output", 6);
+  docextIterInitValue(&it, &output);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    DocValue method, value;
+    memset(&method, 0, sizeof(method));
+    memset(&value, 0, sizeof(value));
+    if( it.v.type==DOC_DOCUMENT && docextIterCount(&it.v)==1 ){
+      docextIterInitValue(&f, &it.v);
+      docextIterNext(&f);
+      if( docextIterKeyIs(&f, "method") ) method = f.v;
+      if( docextIterKeyIs(&f, "value") ) value = f.v;
+    }
+    if( method.type==0 && value.type==0 ){
+      return stageError(pS, pzErr, "output field '%s' must be {value: expression} or "
+                        "{method: \"locf\" or \"linear\"}", it.zKey);
+    }
+    if( method.type ){
+      int n;
+      const char *z = method.type==DOC_STRING ? docextValueStr(&method, &n) : "";
+      int bLocf = strcmp(z, "locf")==0;
+      i64 iF;
+      if( !bLocf && strcmp(z, "linear")!=0 ){
+        return stageError(pS, pzErr, "output field '%s': the method is \"locf\" or "
+                          "\"linear\"", it.zKey);
+      }
+      iF = docextBsonStartChild(&rc, pW, DOC_DOCUMENT, it.zKey, it.nKey);
+      docextBsonAppendFieldRef(&rc, pW, bLocf ? "$locf" : "$linearFill", bLocf ? 5 : 11,
+                               it.zKey, it.nKey);
+      docextBsonEndDoc(&rc, pW, iF);
+      nMethod++;
+    }else{
+      nValue++;
+    }
+  }
+  docextBsonEndDoc(&rc, pW, iOut);
+  docextBsonEndDoc(&rc, pW, iDoc);
+  if( rc==SQLITE_OK && nMethod ){
+    DocValue w;
+    w.type = DOC_DOCUMENT;
+    w.p = pW->a;
+    w.n = (int)pW->n;
+    rc = docextWindowNew(&w, p->aLet, p->nowMs, &pS->pWindow, pzErr);
+  }
+  /* then the $addFields of the fields filled with a value */
+  if( rc==SQLITE_OK && nValue ){
+    i64 iArr, iStage, iSet;
+    if( nMethod ){
+      pS = aggNewStage(p, AG_SHAPE, pS->zOp, pS->iStage, &rc);
+      if( pS==0 ) return rc;
+    }else{
+      pS->eStage = AG_SHAPE;
+    }
+    docextBufReset(&p->work);
+    iArr = docextBsonStartDoc(&rc, &p->work);
+    iStage = docextBsonStartChild(&rc, &p->work, DOC_DOCUMENT, "0", 1);
+    iSet = docextBsonStartChild(&rc, &p->work, DOC_DOCUMENT, "$addFields", 10);
+    docextIterInitValue(&it, &output);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      i64 iF, iNull;
+      docextIterInitValue(&f, &it.v);
+      docextIterNext(&f);
+      if( !docextIterKeyIs(&f, "value") ) continue;
+      iF = docextBsonStartChild(&rc, &p->work, DOC_DOCUMENT, it.zKey, it.nKey);
+      iNull = docextBsonStartChild(&rc, &p->work, DOC_ARRAY, "$ifNull", 7);
+      docextBsonAppendFieldRef(&rc, &p->work, "0", 1, it.zKey, it.nKey);
+      docextBsonAppendValue(&rc, &p->work, "1", 1, &f.v);
+      docextBsonEndDoc(&rc, &p->work, iNull);
+      docextBsonEndDoc(&rc, &p->work, iF);
+    }
+    docextBsonEndDoc(&rc, &p->work, iSet);
+    docextBsonEndDoc(&rc, &p->work, iStage);
+    docextBsonEndDoc(&rc, &p->work, iArr);
+    if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, &pS->pShape, pzErr);
+  }
+  return rc;
+}
+
 static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
   DocIter it;
   double d;
@@ -949,13 +1066,13 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
-    "$graphLookup",
+    "$graphLookup", "$setWindowFields", "$fill",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
-    AG_GRAPH,
+    AG_GRAPH, AG_WINDOW, AG_WINDOW,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -974,7 +1091,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $sample, $facet, "
-                        "$unionWith, $lookup and $graphLookup)"
+                        "$unionWith, $lookup, $graphLookup, $setWindowFields and $fill)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -1046,6 +1163,10 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_LOOKUP:
       rc = compileLookup(pConn, p, pS, &it.v, pzErr);
+      break;
+    case AG_WINDOW:
+      rc = strcmp(azStage[i], "$fill")==0 ? compileFill(p, pS, &it.v, pzErr)
+         : docextWindowNew(&it.v, p->aLet, p->nowMs, &pS->pWindow, pzErr);
       break;
   }
   return rc ? stageWrap(&p->aStage[p->nStage-1], rc, pzErr) : SQLITE_OK;
@@ -1237,27 +1358,8 @@ static int runShape(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
   return rc;
 }
 
-/* An entry of a sort: a key in a buffer and the item it orders. */
-typedef struct AggKey AggKey;
-struct AggKey { i64 iKey; int nKey; int iItem; };
-static int aggKeyCmp(void *pCtx, const void *x, const void *y){
-  const AggKey *a = (const AggKey*)x, *b = (const AggKey*)y;
-  const u8 *aKeys = *(const u8**)pCtx;
-  return docextKeyCmp(aKeys + a->iKey, a->nKey, aKeys + b->iKey, b->nKey);
-}
-
-/* Sort aKey[0..n) by their keys in keys, stably. */
-static int sortKeys(AggKey *aKey, int n, const DocBuf *pKeys){
-  AggKey *aTmp = sqlite3_malloc64(sizeof(AggKey)*(n>0 ? n : 1));
-  const u8 *aKeys = pKeys->a;
-  if( aTmp==0 ) return SQLITE_NOMEM;
-  docextSort(aKey, n, sizeof(AggKey), aTmp, aggKeyCmp, (void*)&aKeys);
-  sqlite3_free(aTmp);
-  return SQLITE_OK;
-}
-
 static int runSort(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
-  AggKey *aKey = sqlite3_malloc64(sizeof(AggKey)*(pIn->n>0 ? pIn->n : 1));
+  DocKeyItem *aKey = sqlite3_malloc64(sizeof(DocKeyItem)*(pIn->n>0 ? pIn->n : 1));
   DocBuf keys;
   int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i;
   memset(&keys, 0, sizeof(keys));
@@ -1267,7 +1369,7 @@ static int runSort(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **p
     rc = docextSortKey(pS->pSort, setDoc(pIn, i), &keys, pzErr);
     aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
   }
-  if( rc==SQLITE_OK ) rc = sortKeys(aKey, pIn->n, &keys);
+  if( rc==SQLITE_OK ) rc = docextSortByKey(aKey, pIn->n, keys.a);
   for(i=0; rc==SQLITE_OK && i<pIn->n; i++) setAddFrom(&rc, pOut, pIn, aKey[i].iItem);
   sqlite3_free(aKey);
   docextBufFree(&keys);
@@ -1298,42 +1400,6 @@ static int runCount(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
   return rc;
 }
 
-/* Write aDoc to pOut with the value at path zPath (through documents
-** only, where it is) replaced by pNew, or removed when pNew is NULL; a
-** one-part path not there is added at the end. */
-static void replaceAt(int *pRc, DocBuf *pOut, const u8 *aDoc, const char *zPath,
-                      const DocValue *pNew){
-  const char *zDot = strchr(zPath, '.');
-  int nPart = zDot ? (int)(zDot-zPath) : (int)strlen(zPath), bDone = 0;
-  i64 iDoc = docextBsonStartDoc(pRc, pOut);
-  DocIter it;
-  docextIterInit(&it, aDoc);
-  while( *pRc==SQLITE_OK && docextIterNext(&it) ){
-    if( !bDone && it.nKey==nPart && memcmp(it.zKey, zPath, nPart)==0 ){
-      bDone = 1;
-      if( zDot && it.v.type==DOC_DOCUMENT ){
-        DocBuf sub;
-        DocValue d;
-        memset(&sub, 0, sizeof(sub));
-        replaceAt(pRc, &sub, it.v.p, zDot+1, pNew);
-        d.type = DOC_DOCUMENT;
-        d.p = sub.a;
-        d.n = (int)sub.n;
-        if( *pRc==SQLITE_OK ) docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &d);
-        docextBufFree(&sub);
-        continue;
-      }
-      if( !zDot ){
-        if( pNew ) docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, pNew);
-        continue;
-      }
-    }
-    docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
-  }
-  if( !bDone && !zDot && pNew ) docextBsonAppendValue(pRc, pOut, zPath, nPart, pNew);
-  docextBsonEndDoc(pRc, pOut, iDoc);
-}
-
 /* One output of $unwind: aDoc with pElem (NULL: the field removed, or
 ** aDoc as it is when bAsIs) and the index (-1: null). */
 static int unwindOne(const AggStage *pS, const u8 *aDoc, const DocValue *pElem, int bAsIs,
@@ -1342,7 +1408,7 @@ static int unwindOne(const AggStage *pS, const u8 *aDoc, const DocValue *pElem, 
   const u8 *a = aDoc;
   if( !bAsIs ){
     docextBufReset(pTmp);
-    replaceAt(&rc, pTmp, aDoc, pS->zField, pElem);
+    docextBsonSetPath(&rc, pTmp, aDoc, pS->zField, pElem);
     a = pTmp->a;
   }
   if( pS->zIndexField && rc==SQLITE_OK ){
@@ -1357,7 +1423,7 @@ static int unwindOne(const AggStage *pS, const u8 *aDoc, const DocValue *pElem, 
       idx.n = 8;
     }
     docextBufReset(pDoc);
-    replaceAt(&rc, pDoc, a, pS->zIndexField, &idx);
+    docextBsonSetPath(&rc, pDoc, a, pS->zIndexField, &idx);
     a = pDoc->a;
   }
   if( rc ) return rc;
@@ -1492,7 +1558,7 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
 
 /* The groups' documents, in the order of their keys. */
 static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pzErr){
-  AggKey *aKey = sqlite3_malloc64(sizeof(AggKey)*(p->n>0 ? p->n : 1));
+  DocKeyItem *aKey = sqlite3_malloc64(sizeof(DocKeyItem)*(p->n>0 ? p->n : 1));
   DocBuf doc;
   int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i, j;
   memset(&doc, 0, sizeof(doc));
@@ -1501,7 +1567,7 @@ static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pz
     aKey[i].nKey = p->a[i].nKey;
     aKey[i].iItem = i;
   }
-  if( rc==SQLITE_OK ) rc = sortKeys(aKey, p->n, &p->keys);
+  if( rc==SQLITE_OK ) rc = docextSortByKey(aKey, p->n, p->keys.a);
   for(i=0; rc==SQLITE_OK && i<p->n; i++){
     AggGroup *pG = &p->a[aKey[i].iItem];
     const u8 *aId = p->ids.a + pG->iId;
@@ -1535,14 +1601,14 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
     const u8 *aDoc = setDoc(pIn, i);
     AggGroup *pG = 0;
     DocValue v;
-    rc = evalInto(pS->pExpr, aDoc, &tmp, &v, pzErr);
+    rc = docextExprValue(pS->pExpr, aDoc, &tmp, &v, pzErr);
     if( rc==SQLITE_OK && pS->bNoDefault && v.type==DOC_MINKEY ){
       rc = stageError(pS, pzErr, "a document's groupBy value is in no bucket, "
                       "and there is no default");
     }
     if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG, 0);
     for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
-      rc = evalInto(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
+      rc = docextExprValue(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
       if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v);
     }
   }
@@ -1668,7 +1734,7 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
     arrV.p = arr.a;
     arrV.n = (int)arr.n;
     docextBufReset(&doc);
-    replaceAt(&rc, &doc, aDoc, pS->zField, &arrV);
+    docextBsonSetPath(&rc, &doc, aDoc, pS->zField, &arrV);
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
   }
   sqlite3_finalize(pStmt);
@@ -1683,6 +1749,33 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
 
 /* $sample: size documents taken at random, in a random order (the first
 ** steps of a Fisher-Yates shuffle). */
+/* $setWindowFields: docext_window.c's, over the documents of pIn. */
+typedef struct WindowSink WindowSink;
+struct WindowSink { AggSet *pOut; const AggStage *pS; char **pzErr; };
+static int windowSink(void *pCtx, const u8 *aDoc, i64 nDoc){
+  WindowSink *w = (WindowSink*)pCtx;
+  int rc = SQLITE_OK;
+  if( nDoc>DOCEXT_MAX_BSON ){
+    return stageError(w->pS, w->pzErr, "makes a document of %lld bytes, over the 16 MiB "
+                      "limit", (long long)nDoc);
+  }
+  setAdd(&rc, w->pOut, aDoc, nDoc);
+  return rc;
+}
+static int runWindow(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  const u8 **aDoc = sqlite3_malloc64(sizeof(u8*)*(pIn->n>0 ? pIn->n : 1));
+  WindowSink w;
+  int rc, i;
+  if( aDoc==0 ) return SQLITE_NOMEM;
+  for(i=0; i<pIn->n; i++) aDoc[i] = setDoc(pIn, i);
+  w.pOut = pOut;
+  w.pS = pS;
+  w.pzErr = pzErr;
+  rc = docextWindowRun(pS->pWindow, pIn->n, aDoc, windowSink, &w, pzErr);
+  sqlite3_free(aDoc);
+  return rc;
+}
+
 static int runSample(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
   int *aIdx = sqlite3_malloc64(sizeof(int)*(pIn->n>0 ? pIn->n : 1));
   int rc = aIdx ? SQLITE_OK : SQLITE_NOMEM, i;
@@ -1818,7 +1911,7 @@ static int graphWalk(GraphWalk *w, const AggStage *pS, const u8 *aDoc, DocBuf *p
   int rc, k;
   memset(&seen, 0, sizeof(seen));
   docextBufReset(pAs);
-  rc = evalInto(pS->pExpr, aDoc, &w->tmp, &v, pzErr);
+  rc = docextExprValue(pS->pExpr, aDoc, &w->tmp, &v, pzErr);
   iArr = docextBsonStartDoc(&rc, pAs);
   /* the first frontier: startWith's value, or its elements; none if missing */
   docextBufReset(&w->frontier);
@@ -1867,7 +1960,7 @@ static int graphWalk(GraphWalk *w, const AggStage *pS, const u8 *aDoc, DocBuf *p
         dv.p = aI64;
         dv.n = 8;
         docextBufReset(&w->doc);
-        replaceAt(&lv.rc, &w->doc, aFound, pS->zIndexField, &dv);
+        docextBsonSetPath(&lv.rc, &w->doc, aFound, pS->zIndexField, &dv);
         d.p = w->doc.a;
         d.n = (int)w->doc.n;
       }
@@ -1915,7 +2008,7 @@ static int runGraphLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, Ag
     asV.p = as.a;
     asV.n = (int)as.n;
     docextBufReset(&doc);
-    if( rc==SQLITE_OK ) replaceAt(&rc, &doc, setDoc(pIn, i), pS->zField, &asV);
+    if( rc==SQLITE_OK ) docextBsonSetPath(&rc, &doc, setDoc(pIn, i), pS->zField, &asV);
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
   }
   sqlite3_finalize(w.pStmt);
@@ -1946,6 +2039,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_FACET:  rc = runFacet(db, pS, pIn, pOut, pzErr); break;
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
+    case AG_WINDOW: rc = runWindow(pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
     return stageError(pS, pzErr, "makes a document over the 16 MiB limit");

@@ -323,6 +323,51 @@ void docextBsonWithId(int *pRc, DocBuf *pOut, const DocValue *pId, const u8 *aDo
   docextBsonEndDoc(pRc, pOut, iStart);
 }
 
+/* Write as element zKey of pOut a document holding only the rest of a
+** path: {b: {c: pNew}} for "b.c". */
+static void bsonPathOnly(int *pRc, DocBuf *pOut, const char *zKey, int nKey,
+                         const char *zRest, const DocValue *pNew){
+  const char *zDot = strchr(zRest, '.');
+  int nPart = zDot ? (int)(zDot-zRest) : (int)strlen(zRest);
+  i64 iDoc = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, zKey, nKey);
+  if( zDot ) bsonPathOnly(pRc, pOut, zRest, nPart, zDot+1, pNew);
+  else docextBsonAppendValue(pRc, pOut, zRest, nPart, pNew);
+  docextBsonEndDoc(pRc, pOut, iDoc);
+}
+
+void docextBsonSetPath(int *pRc, DocBuf *pOut, const u8 *aDoc, const char *zPath,
+                       const DocValue *pNew){
+  const char *zDot = strchr(zPath, '.');
+  int nPart = zDot ? (int)(zDot-zPath) : (int)strlen(zPath), bDone = 0;
+  i64 iDoc = docextBsonStartDoc(pRc, pOut);
+  DocIter it;
+  docextIterInit(&it, aDoc);
+  while( *pRc==SQLITE_OK && docextIterNext(&it) ){
+    if( !bDone && it.nKey==nPart && memcmp(it.zKey, zPath, nPart)==0 ){
+      bDone = 1;
+      if( zDot && it.v.type==DOC_DOCUMENT ){
+        /* (the embedded document written in place, after its key) */
+        docextBsonAppendKey(pRc, pOut, DOC_DOCUMENT, it.zKey, it.nKey);
+        docextBsonSetPath(pRc, pOut, it.v.p, zDot+1, pNew);
+        continue;
+      }
+      if( pNew==0 ) continue;                   /* removed */
+      if( zDot ){
+        bsonPathOnly(pRc, pOut, it.zKey, it.nKey, zDot+1, pNew);
+      }else{
+        docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, pNew);
+      }
+      continue;
+    }
+    docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
+  }
+  if( !bDone && pNew ){
+    if( zDot ) bsonPathOnly(pRc, pOut, zPath, nPart, zDot+1, pNew);
+    else docextBsonAppendValue(pRc, pOut, zPath, nPart, pNew);
+  }
+  docextBsonEndDoc(pRc, pOut, iDoc);
+}
+
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
   DocIter it;
   docextIterInit(&it, aDoc);
@@ -408,6 +453,15 @@ void docextBsonAppendKey(int *pRc, DocBuf *p, int type, const char *zKey, int nK
     p->n += nKey;
     p->a[p->n++] = 0;
   }
+}
+
+void docextBsonAppendFieldRef(int *pRc, DocBuf *p, const char *zKey, int nKey,
+                              const char *zField, int nField){
+  docextBsonAppendKey(pRc, p, DOC_STRING, zKey, nKey);
+  docextBufAppendI32(pRc, p, nField+2);
+  docextBufAppendByte(pRc, p, '$');
+  docextBufAppend(pRc, p, zField, nField);
+  docextBufAppendByte(pRc, p, 0);
 }
 
 i64 docextBsonStartChild(int *pRc, DocBuf *p, int type, const char *zKey, int nKey){

@@ -606,3 +606,17 @@ void docextSort(void *a, int n, int sz, void *aTmp, DocSortCmp xCmp, void *pCtx)
   }
   memcpy(p, t, (size_t)n*sz);
 }
+
+static int keyItemCmp(void *pCtx, const void *x, const void *y){
+  const DocKeyItem *a = (const DocKeyItem*)x, *b = (const DocKeyItem*)y;
+  const u8 *aKeys = (const u8*)pCtx;
+  return docextKeyCmp(aKeys + a->iKey, a->nKey, aKeys + b->iKey, b->nKey);
+}
+
+int docextSortByKey(DocKeyItem *a, int n, const u8 *aKeys){
+  DocKeyItem *aTmp = sqlite3_malloc64(sizeof(DocKeyItem)*(n>0 ? n : 1));
+  if( aTmp==0 ) return SQLITE_NOMEM;
+  docextSort(a, n, sizeof(DocKeyItem), aTmp, keyItemCmp, (void*)aKeys);
+  sqlite3_free(aTmp);
+  return SQLITE_OK;
+}

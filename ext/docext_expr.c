@@ -5225,6 +5225,19 @@ int docextExprAppend(DocExpr *p, const u8 *aDoc, DocBuf *pOut, const char *zKey,
   return exprRun(p, aDoc, pzErr, exprUseAppend, &a);
 }
 
+int docextExprValue(DocExpr *p, const u8 *aDoc, DocBuf *pTmp, DocValue *pV, char **pzErr){
+  int type = 0, rc;
+  docextBufReset(pTmp);
+  rc = docextExprAppend(p, aDoc, pTmp, "", 0, &type, pzErr);
+  memset(pV, 0, sizeof(*pV));
+  if( rc==SQLITE_OK && type ){
+    pV->type = (u8)type;
+    pV->p = pTmp->a + 2;                 /* (after the type byte and key "") */
+    pV->n = (int)(pTmp->n - 2);
+  }
+  return rc;
+}
+
 void docextExprFree(DocExpr *p){
   if( p ){
     exprNodeFree(p->pRoot);

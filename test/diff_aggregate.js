@@ -12,7 +12,8 @@
 // $replaceRoot, $replaceWith, $sort, $skip, $limit, $count, $unwind, $group
 // with every accumulator docext has, $sortByCount, $lookup; and, one stage
 // in six, $bucket, $facet of 1–3 pipelines of 1–3 such stages, or
-// $unionWith of c2 or c itself through 0–3 such stages), sometimes then a
+// $unionWith of c2 or c itself through 0–3 such stages; one in twelve a
+// $setWindowFields, see stageWindow), sometimes then a
 // $sample (its answer checked only for being one: min(size, n) distinct
 // input documents), with expressions kept to forms where mingo and MongoDB
 // agree ("$field", constants, $add, $multiply by a positive integer,
@@ -33,7 +34,10 @@
 //    keys, count-of-nothing, push-skips-missing, stddev-of-nothing, lookup-
 //    local-arrays, lookup-repeats, bucket-empty, bucket-id-last, bucket-
 //    default-order, bucket-boundary-value, bucket-array-groupby, bucket-
-//    null-default, bucket-default-expression, unwind-empty-string; KNOWN
+//    null-default, bucket-default-expression, unwind-empty-string, window-
+//    partition-order, window-first-last-missing, covariance-pairs,
+//    integral-of-nothing, window-negative-end, linearfill-ends, window-data-
+//    errors; KNOWN
 //    in diff_aggregate.py says why), inside $facet's and $unionWith's
 //    pipelines too. This is the answer docext must give. "fixes" lists the
 //    kinds without which mingo's answer would differ (found by leaving each
@@ -1181,7 +1185,7 @@ function hasExtra(items, extra) {
 // A sub-pipeline of 1..max stages on state s (changed to its output's).
 function subPipeline(s, ctx, where, max) {
   const items = [];
-  for (let n = 1 + int(max), i = 0; i < n; i++) items.push(stage(s, ctx, i === n - 1, where));
+  for (let n = 1 + int(max), i = 0; i < n; i++) items.push(...[].concat(stage(s, ctx, i === n - 1, where)));
   return items;
 }
 
@@ -1306,6 +1310,368 @@ function stageSample(st, thenCount) {
            sample: size };
 }
 
+// $setWindowFields: {partitionBy, sortBy, output} (MongoDB's rules, which
+// docext_window.c follows): the documents ordered by partition value
+// (missing is null) then sortBy, stably; each output field set to its
+// window function's value over its window within the partition. Sometimes
+// a $set before it makes "ts", a number (or a date, for range windows with
+// a unit and $derivative/$integral with one) always there ($ifNull), or
+// now and then the bare path (null and missing: MongoDB's errors where it
+// needs a number), for the functions that read the sortBy value. A date
+// ts is unset after the stage (the checker compares no dates).
+//
+// The fixed run, around mingo's own $setWindowFields:
+//  - window-partition-order: mingo outputs the partitions in the order of
+//    their first document (it $groups); MongoDB in the order of their
+//    value: the fixed run computes the partition value into a field
+//    (missing made null) and sorts on it after, stably ($__stableSort);
+//  - push-skips-missing: a window's $push and $addToSet skip missing
+//    values as $group's do; mingo adds null: pushed as {v: value};
+//  - window-first-last-missing: $first/$last of a missing value leaves the
+//    output field out (MongoDB's window $first/$last return the value as
+//    it is, missing too; an empty window gives null); mingo gives null:
+//    the fixed run takes {v: value}, then v;
+//  - stddev-of-nothing: $stdDevSamp of one number is null; mingo gives 0:
+//    the fixed run counts the numbers of the window alongside;
+//  - covariance-pairs: $covariancePop/Samp take the pairs of two numbers
+//    only (MongoDB's WindowFunctionCovariance; null for no pair, and for
+//    one in Samp); mingo takes every pair (NaN, so null, from one that is
+//    not two numbers): the fixed run sums n, x, y and xy over the pairs
+//    of numbers and divides;
+//  - integral-of-nothing: $integral over an empty window is null; mingo 0:
+//    the fixed run counts the window's documents alongside;
+//  - window-data-errors: the errors MongoDB raises for the documents
+//    (a partitionBy value that is an array; a range window's or
+//    $derivative's/$integral's sortBy value that is not a number, or not a
+//    date with a unit, or a date without one; $linearFill's sortBy values
+//    that are not numbers or dates, or repeat in a partition, or its input
+//    a value that is neither a number nor null); mingo runs on: the fixed
+//    run checks them first ($__windowCheck) and raises the error.
+// Where the order of the input is not fixed and sortBy does not fix it,
+// only the functions whose value does not depend on the order of equal
+// sortBy values are drawn (no window, or a range window of numbers).
+const WIN_NAMES = ["w", "w1", "w2", "run", "rk", "prev", "fill", "avgw", "tot"];
+const WP = "__wp";
+
+function stageWindow(st, ctx) {
+  const pre = [];
+  const post = [];
+  // partitionBy
+  let part;
+  const pp = fieldsOf(st, (k) => SCALAR.has(k) && k !== "id").concat(
+    fieldsOf(st, (k) => k === "doc").map((p) => p + "." + pick(["x", "y"])))
+    .filter((f) => !st.unordered.has(f));
+  const r = int(10);
+  if (r < 5 && pp.length) part = "$" + pick(pp);
+  else if (r < 6) part = strExpr(st, 1);
+  else if (r < 7) part = { $cond: [boolExpr(st, 1), pick(["x", 1, null]), pick(["y", 2])] };
+  else if (r < 8 && fieldsOf(st, (k) => k === "arr").length && chance(0.3)) {
+    part = "$" + pick(fieldsOf(st, (k) => k === "arr"));          // arrays: an error
+  }
+  if (part !== undefined && typeof part !== "object" && !(typeof part === "string" && part[0] === "$")) {
+    part = { $literal: part };
+  }
+  // ts: a number or a date (for the functions that read the sortBy value)
+  let ts = null;
+  let tsDate = false;
+  const np = numPaths(st).filter((p) => !p.startsWith("$") && !st.unordered.has(p));
+  if (chance(0.45) && np.length) {
+    ts = "ts";
+    const p = chance(0.3) && st.kinds._id === "id" ? "_id" : pick(np);
+    const bare = chance(0.1);
+    const v = bare ? "$" + p : { $ifNull: ["$" + p, int(3)] };
+    tsDate = chance(0.4);
+    const step = pick([3600000, 86400000, 7 * 86400000, 25 * 86400000]);
+    const def = tsDate
+      ? { $toDate: { $toLong: { $add: [1700000000000, { $multiply: [v, step] }] } } } : v;
+    pre.push(plain({ $set: { ts: def } }));
+    setField(st, "ts", tsDate ? "date" : "num", false);
+  }
+  // sortBy
+  let sortBy;
+  const sf = st.order.filter((f) => sortable(st, f) && !["arr", "list", "doc"].includes(st.kinds[f]))
+    .concat(fieldsOf(st, (k) => k === "doc").map((p) => p + "." + pick(["x", "y"])));
+  if (ts && chance(0.85)) {
+    sortBy = { ts: 1 };
+    if (chance(0.15)) sortBy = { ts: -1 };
+    if (chance(0.15) && sf.length) { const f = pick(sf); if (f !== "ts") sortBy[f] = pick([1, -1]); }
+  } else if (chance(0.85) && sf.length) {
+    sortBy = {};
+    for (let n = 1 + int(2); n > 0; n--) sortBy[pick(sf)] = pick([1, 1, -1]);
+  }
+  const sKeys = sortBy ? Object.keys(sortBy) : [];
+  const one = sKeys.length === 1;
+  const asc = one && sortBy[sKeys[0]] === 1;
+  const s0 = sKeys[0];
+  const s0Date = s0 === "ts" && tsDate;
+  const s0Num = s0 === "ts" ? !tsDate : sortBy && NUMERIC.has(kindOfPath(st, s0));
+  // the order of equal sortBy values fixed?
+  const det = st.ordered || !!(st.key && st.key.every((f) => sKeys.includes(f)));
+  // the window functions
+  const spec = {};
+  const outs = [];
+  const checks = [];
+  const kinds = ["window-partition-order", "window-data-errors"];
+  const numIn = () => {
+    const p = numPaths(st).filter((x) => !x.startsWith("$"));
+    return chance(0.6) && p.length ? "$" + pick(p) : numExpr(st, 1);
+  };
+  // (not the date ts, which is unset after)
+  const anyIn = () => {
+    const c = computed(st);
+    return c.kind === "date" ? { expr: numExpr(st, 1), kind: "num" } : c;
+  };
+  const docWindow = () => {
+    const b = () => pick(["unbounded", "current", -2, -1, 0, 1, 2]);
+    let lo = b(); let hi = b();
+    const v = (x) => (x === "current" ? 0 : x);
+    if (lo === "unbounded" && hi === "unbounded") return { documents: [lo, hi] };
+    if (hi === "unbounded" || lo === "unbounded") {
+      if (hi === "unbounded" && lo === "unbounded") return { documents: [lo, hi] };
+      if (hi === "unbounded") return { documents: [lo === "unbounded" ? "unbounded" : lo, hi] };
+      return { documents: [lo, hi] };
+    }
+    if (v(lo) > v(hi)) [lo, hi] = [hi, lo];
+    return { documents: [lo, hi] };
+  };
+  const rangeWindow = (numbersOnly) => {
+    const b = () => (numbersOnly ? pick([-3, -2, -1, 0, 1, 2, 3, "unbounded"])
+                                 : pick(["unbounded", "current", -3, -2, -1, 0, 1, 2]));
+    let lo = b(); let hi = b();
+    if (lo === "unbounded" && hi === "unbounded") lo = -1;
+    const v = (x) => (x === "current" ? 0 : x);
+    if (lo !== "unbounded" && hi !== "unbounded" && v(lo) > v(hi)) [lo, hi] = [hi, lo];
+    if (hi === "unbounded" && lo !== "unbounded" && chance(0.5)) [lo, hi] = ["unbounded", lo];
+    const w = { range: [lo, hi] };
+    if (s0Date) w.unit = pick(["hour", "day", "week", "month", "minute"]);
+    return w;
+  };
+  const rangeOk = one && asc && (s0Num || s0Date) && s0 === "ts";
+  for (let n = 1 + int(3); n > 0; n--) {
+    const free = WIN_NAMES.filter((x) => !(x in st.kinds) && !(x in spec));
+    if (!free.length) break;
+    const name = pick(free);
+    const ops = ["$sum", "$sum", "$avg", "$min", "$max", "$count", "$addToSet", "$stdDevPop", "$stdDevSamp",
+                 "$covariancePop", "$covarianceSamp"];
+    if (one) ops.push("$rank", "$rank", "$denseRank");
+    if (one && det) ops.push("$documentNumber");
+    if (det) ops.push("$push", "$push", "$locf");
+    if (det && sortBy) ops.push("$first", "$last", "$shift", "$shift", "$expMovingAvg");
+    if (det && one && s0 === "ts") ops.push("$derivative", "$integral", "$linearFill", "$derivative", "$integral");
+    const op = pick(ops);
+    let arg;
+    let kind = "num";
+    let window;
+    let unord = false;
+    const windowed = ["$sum", "$avg", "$min", "$max", "$count", "$addToSet", "$stdDevPop", "$stdDevSamp",
+                      "$covariancePop", "$covarianceSamp", "$first", "$last", "$push"].includes(op);
+    if (windowed && chance(0.6)) {
+      if (rangeOk && chance(0.5)) window = rangeWindow(!det);
+      else if (det && sortBy && chance(0.85)) window = docWindow();
+      else if (rangeOk) window = rangeWindow(!det);
+      else if (chance(0.3)) window = { documents: ["unbounded", "unbounded"] };
+    }
+    switch (op) {
+      case "$sum": arg = chance(0.2) ? 1 : numIn(); break;
+      case "$avg": case "$stdDevPop": case "$stdDevSamp": arg = numIn(); kind = "real"; break;
+      case "$count": arg = {}; kind = "int"; break;
+      case "$min": case "$max": case "$first": case "$last": {
+        const p = fieldsOf(st, (k) => SCALAR.has(k) || k === "doc").concat(strPaths(st)).filter((x) => !x.startsWith("$"));
+        if (p.length && chance(0.7)) { const f = pick(p); arg = "$" + f; kind = kindOfPath(st, f); }
+        else { const c = anyIn(); arg = c.expr; kind = c.kind; if (c.unord) continue; }
+        // (no arrays, nor documents whose fields vary: mingo compares them
+        // otherwise than MongoDB)
+        if (!SCALAR.has(kind) && kind !== "doc") continue;
+        if (kind === "doc") kind = "docv";
+        break;
+      }
+      case "$push": case "$addToSet": {
+        const p = fieldsOf(st, (k) => SCALAR.has(k)).filter((x) => !st.unordered.has(x));
+        if (p.length && chance(0.7)) { const f = pick(p); arg = "$" + f; }
+        else arg = chance(0.5) ? numExpr(st, 1) : strExpr(st, 1);
+        kind = op === "$push" ? "list" : "set";
+        unord = op === "$addToSet";
+        break;
+      }
+      case "$covariancePop": case "$covarianceSamp": arg = [numIn(), numIn()]; kind = "real"; break;
+      case "$rank": case "$denseRank": case "$documentNumber": arg = {}; kind = "int"; break;
+      case "$shift": {
+        const c = anyIn();
+        if (c.unord) continue;
+        arg = { output: c.expr, by: pick([-2, -1, -1, 1, 1, 2, 0]) };
+        if (chance(0.5)) arg.default = pick([0, -1, "none", null, 1.5]);
+        kind = arg.default === undefined || arg.default === null ? c.kind : "mixed";
+        if (kind === "doc") kind = "docv";
+        break;
+      }
+      case "$locf": {
+        const c = anyIn();
+        if (c.unord) continue;
+        arg = c.expr; kind = c.kind === "doc" ? "docv" : c.kind;
+        break;
+      }
+      case "$expMovingAvg":
+        arg = { input: numIn() };
+        if (chance(0.5)) arg.N = 1 + int(4); else arg.alpha = pick([0.25, 0.75, 0.3]);
+        kind = "real";
+        break;
+      case "$linearFill": {
+        const p = numPaths(st).filter((x) => !x.startsWith("$"));
+        arg = p.length && chance(0.9) ? "$" + pick(p) : "$s";
+        kind = "real";
+        break;
+      }
+      case "$derivative": case "$integral": {
+        const p = numPaths(st).filter((x) => !x.startsWith("$"));
+        arg = { input: p.length ? { $ifNull: ["$" + pick(p), int(4)] } : int(4) };
+        if (s0Date ? chance(0.95) : chance(0.05)) arg.unit = pick(["hour", "day", "week", "minute"]);
+        // (windows where each document is an end of its own window, and so
+        // has its sortBy value read)
+        if (op === "$derivative" || chance(0.7)) {
+          window = chance(0.4) && rangeOk
+            ? { range: pick([["unbounded", "current"], [-2, "current"], ["current", 1], [-1, "current"]]) }
+            : { documents: pick([["unbounded", "current"], [-1, "current"], [-2, 0], ["current", 1],
+                                 [0, "unbounded"], ["current", 2]]) };
+          if (window.range && s0Date) window.unit = pick(["hour", "day", "week"]);
+        }
+        kind = "real";
+        break;
+      }
+    }
+    if (arg === undefined) continue;
+    const o = { [op]: arg };
+    if (window) o.window = window;
+    spec[name] = o;
+    outs.push({ name, op, arg, window, kind, unord });
+    // MongoDB's errors for the documents
+    if (window && window.range) checks.push({ t: "range", unit: !!window.unit, f: s0, name });
+    if (op === "$derivative" || op === "$integral") checks.push({ t: "x", unit: !!arg.unit, f: s0, name });
+    if (op === "$linearFill") checks.push({ t: "fill", f: s0, input: arg, name });
+  }
+  if (!outs.length) {
+    const name = "tot";
+    spec[name] = { $count: {} };
+    outs.push({ name, op: "$count", arg: {}, kind: "int" });
+  }
+  const stageSpec = {};
+  if (part !== undefined) stageSpec.partitionBy = part;
+  if (sortBy) stageSpec.sortBy = sortBy;
+  stageSpec.output = spec;
+  const stage = { $setWindowFields: stageSpec };
+  // the rewrites
+  const has = (ops) => outs.some((o) => ops.includes(o.op));
+  if (has(["$push", "$addToSet"])) kinds.push("push-skips-missing");
+  if (has(["$first", "$last"])) kinds.push("window-first-last-missing");
+  if (has(["$stdDevSamp", "$stdDevPop"])) kinds.push("stddev-of-nothing");
+  if (has(["$covariancePop", "$covarianceSamp"])) kinds.push("covariance-pairs");
+  if (has(["$integral"])) kinds.push("integral-of-nothing");
+  if (has(["$linearFill"])) kinds.push("linearfill-ends");
+  if (outs.some((o) => o.window && o.window.documents && o.window.documents[1] < 0)) kinds.push("window-negative-end");
+  const fix = (off) => {
+    const fixed = [];
+    const temps = [];
+    let k = 0;
+    const t = () => { const x = "__wt" + (k++); temps.push(x); return x; };
+    if (part !== undefined) fixed.push({ $set: { [WP]: { $ifNull: [part, null]} } });
+    if (!off.has("window-data-errors")) {
+      fixed.push({ $__windowCheck: { p: part !== undefined ? WP : null, checks } });
+    }
+    const fout = {};
+    const before = {};
+    const after = [];
+    const last = [];
+    const win = (o, x) => (o.window ? Object.assign({ window: o.window }, x) : x);
+    for (const o of outs) {
+      const isNum = (e) => ({ $isNumber: e });
+      if ((o.op === "$push" || o.op === "$addToSet") && !off.has("push-skips-missing")) {
+        fout[o.name] = win(o, { [o.op]: { v: o.arg } });
+        after.push({ $set: { [o.name]: { $map: { input: { $filter: { input: "$" + o.name,
+          cond: { $ne: [{ $type: "$$this.v" }, "missing"] } } }, in: "$$this.v" } } } });
+      } else if ((o.op === "$first" || o.op === "$last") && !off.has("window-first-last-missing")) {
+        // (mingo's $first of {v: …} over an empty window is {}: the
+        // window's documents counted alongside)
+        const c = t();
+        fout[o.name] = win(o, { [o.op]: { v: o.arg } });
+        fout[c] = win(o, { $sum: 1 });
+        after.push({ $set: { [o.name]: { $cond: [{ $and: [{ $gt: ["$" + c, 0] },
+          { $eq: [{ $type: "$" + o.name }, "object"] }] }, "$" + o.name + ".v", null] } } });
+      } else if ((o.op === "$stdDevSamp" || o.op === "$stdDevPop") && !off.has("stddev-of-nothing")) {
+        const c = t();
+        fout[o.name] = win(o, { [o.op]: o.arg });
+        fout[c] = win(o, { $sum: { $cond: [isNum(o.arg), 1, 0] } });
+        after.push({ $set: { [o.name]: { $cond: [{ $gt: ["$" + c, o.op === "$stdDevSamp" ? 1 : 0] },
+                                                  "$" + o.name, null] } } });
+      } else if ((o.op === "$covariancePop" || o.op === "$covarianceSamp") && !off.has("covariance-pairs")) {
+        const [x, y] = o.arg;
+        const both = { $and: [isNum(x), isNum(y)] };
+        const sx = t(), sy = t(), sxy = t();
+        fout[o.name] = win(o, { $sum: { $cond: [both, 1, 0] } });
+        fout[sx] = win(o, { $sum: { $cond: [both, x, 0] } });
+        fout[sy] = win(o, { $sum: { $cond: [both, y, 0] } });
+        fout[sxy] = win(o, { $sum: { $cond: [both, { $multiply: [x, y] }, 0] } });
+        const n = "$" + o.name;
+        const samp = o.op === "$covarianceSamp";
+        after.push({ $set: { [o.name]: { $cond: [{ $gt: [n, samp ? 1 : 0] },
+          { $divide: [{ $subtract: ["$" + sxy, { $divide: [{ $multiply: ["$" + sx, "$" + sy] }, n] }] },
+                      samp ? { $subtract: [n, 1] } : n] }, null] } } });
+      } else if (o.op === "$integral" && !off.has("integral-of-nothing")) {
+        const c = t();
+        fout[o.name] = win(o, { [o.op]: o.arg });
+        fout[c] = win(o, { $sum: 1 });
+        after.push({ $set: { [o.name]: { $cond: [{ $gt: ["$" + c, 0] }, "$" + o.name, null] } } });
+      } else if (o.op === "$linearFill" && !off.has("linearfill-ends")) {
+        // (leading gaps made 0, whose value no other document reads, and
+        // made null after; trailing ones null)
+        // (into a temporary: the output field holds its place meanwhile)
+        const c = t();
+        const f = t();
+        before[c] = { $sum: { $cond: [isNum(o.arg), 1, 0] }, window: { documents: ["unbounded", "current"] } };
+        fout[o.name] = { $count: {} };
+        fout[f] = { $linearFill: { $cond: [{ $eq: ["$" + c, 0] }, 0, o.arg] } };
+        after.push({ $set: { [o.name]: { $cond: [{ $eq: ["$" + c, 0] }, null, { $ifNull: ["$" + f, null] }] } } });
+      } else {
+        fout[o.name] = win(o, { [o.op]: o.arg });
+      }
+      const hi = o.window && o.window.documents && o.window.documents[1];
+      if (typeof hi === "number" && hi < 0 && !off.has("window-negative-end")) {
+        // (the first -hi documents of a partition: an empty window)
+        const c = t();
+        fout[c] = { $documentNumber: {} };
+        const empty = { $sum: 0, $count: 0, $push: [], $addToSet: [] }[o.op];
+        last.push({ $set: { [o.name]: { $cond: [{ $lte: ["$" + c, -hi] }, empty === undefined ? null : { $literal: empty },
+                                                "$" + o.name] } } });
+      }
+    }
+    const fspec = {};
+    if (part !== undefined) fspec.partitionBy = off.has("window-partition-order") ? part : "$" + WP;
+    if (sortBy) fspec.sortBy = sortBy;
+    fspec.output = fout;
+    if (Object.keys(before).length) {
+      fixed.push({ $setWindowFields: Object.assign({}, fspec, { output: before }) }, { $__clone: {} });
+    }
+    fixed.push({ $setWindowFields: fspec }, { $__clone: {} }, ...after, ...last);
+    if (part !== undefined && !off.has("window-partition-order")) fixed.push({ $__stableSort: WP });
+    const drop = temps.concat(part !== undefined ? [WP] : []);
+    if (drop.length) fixed.push({ $unset: drop });
+    return fixed;
+  };
+  // the "dbl" run: the results MongoDB always makes doubles
+  const dblNames = outs.filter((o) => ["$avg", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp",
+                                       "$derivative", "$expMovingAvg"].includes(o.op)).map((o) => o.name);
+  const dbl = accumulatorDbl(dblNames);
+  // the state
+  for (const o of outs) setField(st, o.name, o.kind, o.unord);
+  for (const o of outs) if (["$integral", "$linearFill"].includes(o.op)) ctx.loose.push(o.name);
+  st.ordered = det;
+  st.natural = false;
+  const item = { stage, fix, kinds, dbl, lng: [] };
+  if (tsDate) {
+    removeField(st, "ts");
+    post.push(plain({ $unset: "ts" }));
+  }
+  return pre.concat([item], post);
+}
+
 // Stages MongoDB rejects whatever the documents (its parse errors).
 const INVALID = [
   [{ $limit: 0 }, "$limit must be positive"],
@@ -1360,6 +1726,36 @@ const INVALID = [
   [{ $sample: { size: "2" } }, "$sample's size must be a number"],
   [{ $sample: { size: 2, foo: 1 } }, "unrecognized option to $sample"],
   [{ $sample: 2 }, "$sample takes a document"],
+  [{ $setWindowFields: { output: { r: { $rank: {} } } } }, "$rank needs a sortBy"],
+  [{ $setWindowFields: { sortBy: { a: 1, b: 1 }, output: { r: { $rank: {} } } } }, "$rank needs a sortBy of one field"],
+  [{ $setWindowFields: { output: { w: { $sum: "$a", window: { documents: [-1, 0] } } } } }, "document-based bounds need a sortBy"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", window: { documents: [1, 0] } } } } }, "a window's lower bound must not exceed its upper bound"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", window: { documents: [0.5, 1] } } } } }, "document-based bounds must be integers"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", window: { documents: ["current", "next"] } } } } }, "window bounds must be 'unbounded', 'current' or a number"],
+  [{ $setWindowFields: { sortBy: { a: 1, b: 1 }, output: { w: { $sum: "$a", window: { range: [-1, 1] } } } } }, "range-based bounds need a sortBy of one field"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", window: { documents: [0, 1], range: [0, 1] } } } } }, "a window is documents or range, not both"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", window: { range: [0, 1], unit: "fortnight" } } } } }, "unknown time unit of a window"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $foo: "$a" } } } }, "unknown window function"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: "$a", $max: "$a" } } } }, "two window functions in one output field"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: 1 } } }, "an output field must be a window function object"],
+  [{ $setWindowFields: { sortBy: { a: 1 } } }, "$setWindowFields needs output"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: 1 } }, foo: 1 } }, "unknown field of $setWindowFields"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $shift: { output: "$a" } } } } }, "$shift needs by"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $shift: { output: "$a", by: 1, default: "$b" } } } } }, "$shift's default must be a constant"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $shift: { output: "$a", by: 1.5 } } } } }, "$shift's by must be an integer"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $shift: { output: "$a", by: 1 }, window: { documents: [0, 1] } } } } }, "$shift takes no window"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $rank: {}, window: { documents: [0, 1] } } } } }, "$rank takes no window"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $expMovingAvg: { input: "$a" } } } } }, "$expMovingAvg needs N or alpha"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $expMovingAvg: { input: "$a", N: 2, alpha: 0.25 } } } } }, "$expMovingAvg takes N or alpha, not both"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $expMovingAvg: { input: "$a", alpha: 1.5 } } } } }, "$expMovingAvg's alpha must be between 0 and 1"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $expMovingAvg: { input: "$a", N: 0 } } } } }, "$expMovingAvg's N must be above 0"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $derivative: { input: "$a" } } } } }, "$derivative needs a window"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $derivative: { input: "$a", unit: "month" }, window: { documents: [-1, 0] } } } } }, "$derivative's unit must be a fixed length"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $integral: { input: "$a", foo: 1 } } } } }, "unknown argument of $integral"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { $w: { $sum: 1 } } } }, "an output field name cannot start with '$'"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: 1 }, "w.x": { $sum: 1 } } } }, "output fields that conflict"],
+  [{ $setWindowFields: { output: { w: { $linearFill: "$a" } } } }, "$linearFill needs a sortBy"],
+  [{ $setWindowFields: { sortBy: {}, output: { w: { $sum: 1 } } } }, "sortBy must not be empty"],
   [null, "a let variable's name must start with a lower-case letter",
    { options: { let: { Bad: 1 } } }],
   [null, "a let value cannot read a field (it is evaluated before any document)",
@@ -1368,7 +1764,10 @@ const INVALID = [
 
 // A stage: the newer ones ($bucket; $facet at the top only, as MongoDB
 // allows no $facet in a $facet; $unionWith, once a case) one time in six.
+// ($setWindowFields: one time in twelve; it may come with a $set before
+// it and an $unset after, so a list of items.)
 function stage(st, ctx, last, where = { depth: 0, inUnion: false }) {
+  if (chance(1 / 12)) return stageWindow(st, ctx);
   if (chance(1 / 6)) {
     const q = int(10);
     if (q < 4) return stageBucket(st, ctx, last && where.depth === 0);
@@ -1417,12 +1816,64 @@ const cloneOp = {
     return coll.map(clone);
   },
 };
+// {$__stableSort: field}: the documents sorted on the field's value (BSON
+// order, mingo's compare), stably.
+// {$__windowCheck: {p, checks}}: the errors MongoDB's $setWindowFields
+// raises for these documents (see stageWindow), raised; p the field of the
+// partition value, checks [{t: "range" | "x" | "fill", f: the sortBy field,
+// unit, input}].
+const { Lazy } = need("mingo/lazy");
+const windowOps = {
+  $__stableSort(coll, field) {
+    return coll.transform((xs) => Lazy(xs.map((x, i) => [x, i]).sort((p, q) =>
+      mutil.compare(mutil.resolve(p[0], field), mutil.resolve(q[0], field)) || p[1] - q[1]).map((p) => p[0])));
+  },
+  $__windowCheck(coll, spec) {
+    return coll.transform((xs) => {
+      const parts = new Map();
+      for (const x of xs) {
+        const pv = spec.p ? mutil.resolve(x, spec.p) : null;
+        if (Array.isArray(pv)) throw new Error("a partitionBy value cannot be an array");
+        const key = JSON.stringify(pv === undefined ? null : pv);
+        if (!parts.has(key)) parts.set(key, []);
+        parts.get(key).push(x);
+      }
+      const isNum = (v) => typeof v === "number";
+      const isDate = (v) => v instanceof Date;
+      for (const c of spec.checks) {
+        for (const docs of parts.values()) {
+          const xsv = docs.map((d) => mutil.resolve(d, c.f));
+          if (c.t === "range" || c.t === "x") {
+            for (const v of xsv) {
+              if (c.unit ? !isDate(v) : !isNum(v)) {
+                throw new Error("sortBy value " + JSON.stringify(v) + " for " + c.t + (c.unit ? " with a unit" : ""));
+              }
+            }
+          } else {
+            const sorted = xsv.slice().sort(mutil.compare);
+            for (let i = 0; i < sorted.length; i++) {
+              const v = sorted[i];
+              if (!isNum(v) && !isDate(v)) throw new Error("$linearFill sortBy value " + JSON.stringify(v));
+              if (i && isDate(v) !== isDate(sorted[i - 1])) throw new Error("$linearFill mixes dates and numbers");
+              if (i && mutil.compare(v, sorted[i - 1]) === 0) throw new Error("$linearFill repeated sortBy");
+            }
+            for (const d of docs) {
+              const y = typeof c.input === "string" && c.input[0] === "$" ? mutil.resolve(d, c.input.slice(1)) : c.input;
+              if (y !== null && y !== undefined && !isNum(y)) throw new Error("$linearFill of a non-number");
+            }
+          }
+        }
+      }
+      return Lazy(xs);
+    });
+  },
+};
 // All of mingo's operators and these, in one context made once (mingo's
 // aggregate() would merge a given context into its own on every call).
 const context = mingo.Context.init({
   accumulator: need("mingo/operators/accumulator"),
   expression: Object.assign({}, need("mingo/operators/expression"), sortKeyOp),
-  pipeline: Object.assign({}, need("mingo/operators/pipeline"), cloneOp),
+  pipeline: Object.assign({}, need("mingo/operators/pipeline"), cloneOp, windowOps),
   projection: need("mingo/operators/projection"),
   query: need("mingo/operators/query"),
   window: need("mingo/operators/window"),
@@ -1432,6 +1883,7 @@ const context = mingo.Context.init({
 // out (as JSON.stringify does).
 function clone(v) {
   if (v === null || typeof v !== "object") return v;
+  if (v instanceof Date) return new Date(v.getTime());
   if (Array.isArray(v)) {
     const a = new Array(v.length);
     for (let i = 0; i < v.length; i++) a[i] = v[i] === undefined ? null : clone(v[i]);
@@ -1503,10 +1955,10 @@ for (let i = 0; i < N; i++) {
   // lookup, union: a $lookup or a $unionWith is in the case already; c2: c2
   // is read; stop: no stage may follow; bugs: the EXCLUDED kinds of case
   // that it is; differs: the DIFFERS kinds
-  const ctx = { lookup: false, union: false, c2: false, stop: false, bugs: [], differs: [] };
+  const ctx = { lookup: false, union: false, c2: false, stop: false, bugs: [], differs: [], loose: [] };
   const nStages = 1 + int(4);
   const items = [];
-  for (let s = 0; s < nStages && !ctx.stop; s++) items.push(stage(st, ctx, s === nStages - 1));
+  for (let s = 0; s < nStages && !ctx.stop; s++) items.push(...[].concat(stage(st, ctx, s === nStages - 1)));
   if (!ctx.stop && chance(0.08)) {
     const thenCount = chance(0.25);
     items.push(stageSample(st, thenCount));
@@ -1548,6 +2000,7 @@ for (let i = 0; i < N; i++) {
     pipeline: JSON.stringify(pipeline),
     options: options && JSON.stringify(options),
     ordered: st.ordered,
+    loose: ctx.loose.length > 0,
     sets: [...st.unordered],
     deep: [...st.deep],
     inner: st.inner,

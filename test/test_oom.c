@@ -267,6 +267,17 @@ int main(void){
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
     "{$group: {_id: \"$k\", ids: {$push: \"$_id\"}}}]')",
+    /* window functions of every kind, and $fill */
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$setWindowFields: {partitionBy: "
+    "{$mod: [\"$a\", 2]}, sortBy: {_id: 1}, output: {r: {$sum: \"$a\", window: {documents: "
+    "[\"unbounded\", \"current\"]}}, m: {$avg: \"$a\", window: {range: [-2, 1]}}, "
+    "u: {$addToSet: \"$s\", window: {documents: [0, \"unbounded\"]}}, p: {$push: \"$a\", "
+    "window: {documents: [-1, 1]}}, \"x.k\": {$rank: {}}, d: {$denseRank: {}}, f: {$first: \"$a\"}, "
+    "h: {$shift: {output: \"$s\", by: 1, default: \"-\"}}, l: {$locf: \"$s\"}, "
+    "lf: {$linearFill: \"$a\"}, dv: {$derivative: {input: \"$a\"}, window: {documents: [-1, 0]}}, "
+    "i: {$integral: {input: \"$a\"}}, e: {$expMovingAvg: {input: \"$a\", N: 3}}, "
+    "c: {$covarianceSamp: [\"$a\", \"$a\"]}}}}, {$fill: {sortBy: {a: 1}, "
+    "output: {s: {method: \"locf\"}, z: {value: 0}}}}]')",
     /* a sharded collection: routed writes (splits), reads, migrations */
     "INSERT INTO sh(doc) VALUES ('{_id: 500, k: 4, pad: \"a longer document, to split its chunk\"}')",
     "UPDATE sh SET doc = '{_id: 7, k: 7, v: \"new\"}' WHERE _id = 7",
