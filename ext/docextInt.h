@@ -669,6 +669,10 @@ int docextPathWalk(const u8 *aDoc, const char *zPath, int nPath,
 int docextPathIndex(const char *z, int n, int *piIdx);
 /* The number of components of dotted path z[0..n) ("a.b.c": 3). */
 int docextPathComponents(const char *z, int n);
+/* What is wrong with the dotted path z as the name of a field a stage
+** makes ($lookup's as, $setWindowFields' output): "a field name may not be
+** empty" or "… may not start with '$'"; NULL when nothing is. */
+const char *docextPathProblem(const char *z);
 /* The value at a path that crosses no array implicitly; 1 if found. */
 int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
 /* Visit what a path reaches the way MongoDB's query matcher reads it

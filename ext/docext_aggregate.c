@@ -257,6 +257,13 @@ static int checkNewField(const AggStage *pS, const char *zWhat, const char *z, c
   return SQLITE_OK;
 }
 
+/* The same for a path that may go into embedded documents ($lookup's and
+** $graphLookup's as, as MongoDB takes them). */
+static int checkNewPath(const AggStage *pS, const char *zWhat, const char *z, char **pzErr){
+  const char *zWhy = docextPathProblem(z);
+  return zWhy ? stageError(pS, pzErr, "%s '%s': %s", zWhat, z, zWhy) : SQLITE_OK;
+}
+
 /* The whole number of a $skip or $limit (MongoDB takes 5.0 too), or of
 ** an option zWhat (then named in the one message any bad value gets). */
 static int stageCount(const AggStage *pS, const DocValue *v, int bPositive, const char *zWhat,
@@ -630,7 +637,7 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
     return stageError(pS, pzErr, "connectFromField and connectToField are field names, "
                       "without '$'");
   }
-  rc = checkNewField(pS, "as", az[3], pzErr);
+  rc = checkNewPath(pS, "as", az[3], pzErr);
   if( rc==SQLITE_OK && az[4] ) rc = checkNewField(pS, "depthField", az[4], pzErr);
   if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
   if( rc ) return rc;
@@ -811,7 +818,7 @@ static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v
   if( az[1] && (az[1][0]==0 || az[1][0]=='$' || az[2][0]==0 || az[2][0]=='$') ){
     return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
   }
-  rc = checkNewField(pS, "as", az[3], pzErr);
+  rc = checkNewPath(pS, "as", az[3], pzErr);
   if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
   if( rc ) return rc;
   pS->zLocal = az[1];

@@ -203,3 +203,15 @@ int docextPathWalkMatch(const u8 *aDoc, const char *zPath, int nPath, int bNoLea
   w.pCtx = pCtx;
   return mwDoc(&w, aDoc, zPath, nPath, -1);
 }
+
+const char *docextPathProblem(const char *z){
+  const char *zPart = z;
+  for(;;){
+    const char *zDot = strchr(zPart, '.');
+    size_t n = zDot ? (size_t)(zDot-zPart) : strlen(zPart);
+    if( n==0 ) return "a field name may not be empty";
+    if( zPart[0]=='$' ) return "a field name may not start with '$'";
+    if( !zDot ) return 0;
+    zPart = zDot+1;
+  }
+}

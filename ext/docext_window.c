@@ -543,21 +543,8 @@ static int pathsConflict(const char *a, const char *b){
 }
 
 static int checkOutputPath(const char *z, char **pzErr){
-  const char *zPart = z;
-  for(;;){
-    const char *zDot = strchr(zPart, '.');
-    size_t n = zDot ? (size_t)(zDot-zPart) : strlen(zPart);
-    if( n==0 ){
-      return docextError(pzErr, "docext: output field '%s': a field name may not be "
-                         "empty", z);
-    }
-    if( zPart[0]=='$' ){
-      return docextError(pzErr, "docext: output field '%s': a field name may not start "
-                         "with '$'", z);
-    }
-    if( !zDot ) return SQLITE_OK;
-    zPart = zDot+1;
-  }
+  const char *zWhy = docextPathProblem(z);
+  return zWhy ? docextError(pzErr, "docext: output field '%s': %s", z, zWhy) : SQLITE_OK;
 }
 
 /* sortBy: its compiled sort, the number of fields, the direction of the

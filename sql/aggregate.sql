@@ -94,6 +94,9 @@ INSERT INTO authors(doc) VALUES ('{_id: "fitz", name: "F. Scott Fitzgerald"}'),
   ('{_id: "hem", name: "Ernest Hemingway"}'), ('{_id: 9, name: "nobody", born: null}');
 SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$in: [1, 3, 6]}}}, {$lookup: {from: "authors", localField: "author", foreignField: "_id", as: "who"}}, {$project: {title: 1, "who.name": 1}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 6}}, {$lookup: {from: "authors", localField: "author", foreignField: "born", as: "who"}}, {$project: {"who._id": 1}}]');
+-- as a dotted path: into an embedded document, made when missing
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$in: [1, 3]}}}, {$lookup: {from: "authors", localField: "author", foreignField: "_id", as: "meta.by"}}, {$project: {"meta.by.name": 1}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "authors", localField: "author", foreignField: "_id", as: "meta.$by"}}]');
 CREATE VIRTUAL TABLE shelves USING docext;
 INSERT INTO shelves(doc) VALUES ('{_id: "s1", books: [1, 5, 42]}');
 SELECT doc FROM doc_aggregate('shelves', '[{$lookup: {from: "books", localField: "books", foreignField: "_id", as: "on"}}, {$project: {"on.title": 1}}]');
