@@ -598,6 +598,31 @@ static void w10Check(Bench *p){
   checkTexts("W10", w10Text);
 }
 
+/* ---- W11: a window function: running totals by partition ---------------
+** Each book's running total of pages within its publisher, in _id order:
+** $setWindowFields against SQLite's own window function over json_extract,
+** run W11_RUNS times; both give the number of rows and the sum of the
+** running totals, which must be equal. No target. */
+#define W11_RUNS 3
+static char *w11Text[2];
+static void w11Docext(Bench *p){
+  runTextTimes(p->dbDoc, "W11", "SELECT count(*) || '|' || sum(doc_get(bson, 'run'))"
+               " FROM doc_aggregate('books', '[{\"$setWindowFields\": {\"partitionBy\":"
+               " \"$publisher.name\", \"sortBy\": {\"_id\": 1}, \"output\": {\"run\":"
+               " {\"$sum\": \"$pages\", \"window\": {\"documents\": [\"unbounded\","
+               " \"current\"]}}}}}, {\"$project\": {\"run\": 1}}]')", W11_RUNS, &w11Text[0]);
+}
+static void w11Json(Bench *p){
+  runTextTimes(p->dbJson, "W11", "SELECT count(*) || '|' || sum(run) FROM (SELECT"
+               " sum(json_extract(doc, '$.pages')) OVER (PARTITION BY"
+               " json_extract(doc, '$.publisher.name') ORDER BY json_extract(doc, '$._id')"
+               " ROWS UNBOUNDED PRECEDING) AS run FROM books_json)", W11_RUNS, &w11Text[1]);
+}
+static void w11Check(Bench *p){
+  (void)p;
+  checkTexts("W11", w11Text);
+}
+
 /* ---- W-index: building an index on an embedded field ------------------
 ** doc_create_index over every book against CREATE INDEX on the expression;
 ** afterwards both must count the same books through their new index. No
@@ -1034,6 +1059,8 @@ static const Workload aWorkload[] = {
       "docext", w8Docext,    "json", w8Json,    "<=", 0, w8Check, 1 },
   { "W10",    "$group of %d docs by publisher, 5 times", COUNT(nDoc), 0,
       "docext", w10Docext,   "json", w10Json,   "<=", 0, w10Check, 1 },
+  { "W11",    "running totals of %d docs by publisher, 3 times", COUNT(nDoc), 0,
+      "docext", w11Docext,   "json", w11Json,   "<=", 0, w11Check, 1 },
   { "W-index", "index {\"publisher.name\": 1} over %d docs", COUNT(nDoc), 0,
       "docext", wIndexDocext, "json", wIndexJson, "<=", 0, wIndexCheck, 1 },
   { "W4",     "latest 10 reviews of %d users", COUNT(nUserQuery), w4Setup,

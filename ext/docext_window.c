@@ -78,6 +78,8 @@ struct DocWindow {
   int nSortField;
   int bSortAsc;             /* the first sortBy field is ascending */
   DocExpr *pSortValue;      /* "$<the first sortBy field>", or NULL */
+  int bSortValues;          /* an output reads the sortBy values (a range
+                            ** window, $derivative, $integral, $linearFill) */
   DocBuf sortPath;          /* (its BSON) */
   WinOut *aOut;
   int nOut;
@@ -620,8 +622,12 @@ int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **pp
       }
     }
     if( rc==SQLITE_OK ){
-      rc = compileOutput(p, &p->aOut[p->nOut], &it, aLet, nowMs, pzErr);
-      p->nOut++;
+      WinOut *pO = &p->aOut[p->nOut++];
+      rc = compileOutput(p, pO, &it, aLet, nowMs, pzErr);
+      if( pO->bRange || pO->eFn==WF_DERIVATIVE || pO->eFn==WF_INTEGRAL
+       || pO->eFn==WF_LINEAR_FILL ){
+        p->bSortValues = 1;
+      }
     }
   }
   if( rc ){
@@ -1258,7 +1264,7 @@ static int runPartition(WinPart *pP, int (*xOut)(void*, const u8*, i64), void *p
   int rc = aRes ? SQLITE_OK : SQLITE_NOMEM, i, j;
   memset(&a, 0, sizeof(a));
   memset(&b, 0, sizeof(b));
-  if( rc==SQLITE_OK && p->pSortValue ) rc = valsEval(pP, p->pSortValue, &pP->x, pzErr);
+  if( rc==SQLITE_OK && p->bSortValues ) rc = valsEval(pP, p->pSortValue, &pP->x, pzErr);
   for(i=0; rc==SQLITE_OK && i<p->nOut; i++) rc = runOutput(pP, &p->aOut[i], &aRes[i], pzErr);
   for(j=0; rc==SQLITE_OK && j<pP->n; j++){
     const u8 *aDoc = pP->aDoc[j];
