@@ -668,7 +668,7 @@ static void valsPut(int *pRc, WinVals *p, int i, const DocValue *v){
 }
 static void valsGet(const WinVals *p, int i, DocValue *pV){
   pV->type = (u8)p->a[i].type;
-  pV->p = p->b.a + p->a[i].iOff;
+  pV->p = p->a[i].n ? p->b.a + p->a[i].iOff : aNullBytes;   /* (b may be empty) */
   pV->n = p->a[i].n;
 }
 /* Value i, missing read as null (for comparisons). */
