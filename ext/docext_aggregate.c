@@ -33,13 +33,14 @@
 ** order of their _id; $sort is stable.
 */
 #include "docextInt.h"
+#include <math.h>
 
 #define AGG_MAX_STAGES 1000       /* MongoDB's limit of a pipeline's length */
 
 /* Stage kinds. */
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
-  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW
+  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO
 };
 
 typedef struct Agg Agg;
@@ -64,14 +65,17 @@ struct AggStage {
   DocSort *pSort;           /* AG_SORT */
   DocWindow *pWindow;       /* AG_WINDOW (docext_window.c) */
   i64 n;                    /* AG_SKIP, AG_LIMIT, AG_SAMPLE; AG_GRAPH:
-                            ** maxDepth (-1: none) */
+                            ** maxDepth (-1: none); AG_AUTO: buckets */
+  int iSeries;              /* AG_AUTO: its granularity, aSeries[iSeries-1],
+                            ** or 0 */
   const char *zField;       /* AG_COUNT: the name; AG_UNWIND: the path;
                             ** AG_LOOKUP, AG_GRAPH: as */
   const char *zIndexField;  /* AG_UNWIND: includeArrayIndex; AG_GRAPH:
                             ** depthField; or NULL */
   int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
-  DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith */
-  AggField *aField;         /* AG_GROUP; AG_LOOKUP: its let variables */
+  DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith; AG_AUTO:
+                            ** groupBy */
+  AggField *aField;         /* AG_GROUP, AG_AUTO; AG_LOOKUP: its let variables */
   int nField;
   char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
                             ** collection (quoted SQL name) */
@@ -270,7 +274,8 @@ static int stageCount(const AggStage *pS, const DocValue *v, int bPositive, cons
                       i64 *pn, char **pzErr){
   const char *zKind = bPositive ? "positive" : "non-negative";
   double d = docextValueIsNumber(v) ? docextValueToDouble(v) : -1.0;
-  if( zWhat && (!docextValueIsNumber(v) || d!=d || d<0 || d>9.2e18 || d!=(double)(i64)d) ){
+  if( zWhat && (!docextValueIsNumber(v) || d!=d || d<0 || d>9.2e18 || d!=(double)(i64)d
+                || (bPositive && d==0)) ){
     return stageError(pS, pzErr, "%s must be a %s whole number", zWhat, zKind);
   }
   if( !docextValueIsNumber(v) ){
@@ -523,6 +528,191 @@ static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   sw.p = pS->own.a;
   sw.n = (int)pS->own.n;
   rc = docextExprNew(&sw, p->aLet, "$bucket", p->nowMs, &pS->pExpr, pzErr);
+  if( rc ) return rc;
+  pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
+  if( pS->aField==0 ) return SQLITE_NOMEM;
+  if( output.type==0 ) return compileCountField(p, pS, pzErr);
+  docextIterInitValue(&it, &output);
+  while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
+  return rc;
+}
+
+/* $bucketAuto's granularities: series of preferred numbers (one decade
+** of each, scaled by powers of ten), and powers of two (no series). */
+static const double aR5[] = {10, 16, 25, 40, 63};
+static const double aR10[] = {100, 125, 160, 200, 250, 315, 400, 500, 630, 800};
+static const double aR20[] = {100, 112, 125, 140, 160, 180, 200, 224, 250, 280, 315, 355,
+  400, 450, 500, 560, 630, 710, 800, 900};
+static const double aR40[] = {100, 106, 112, 118, 125, 132, 140, 150, 160, 170, 180, 190,
+  200, 212, 224, 236, 250, 265, 280, 300, 315, 355, 375, 400, 425, 450, 475, 500, 530, 560,
+  600, 630, 670, 710, 750, 800, 850, 900, 950};
+static const double aR80[] = {103, 109, 115, 122, 128, 136, 145, 155, 165, 175, 185, 195,
+  206, 218, 230, 243, 258, 272, 290, 307, 325, 345, 365, 387, 412, 437, 462, 487, 515, 545,
+  575, 615, 650, 690, 730, 775, 825, 875, 925, 975};
+static const double a125[] = {10, 20, 50};
+static const double aE6[] = {10, 15, 22, 33, 47, 68};
+static const double aE12[] = {10, 12, 15, 18, 22, 27, 33, 39, 47, 56, 68, 82};
+static const double aE24[] = {10, 11, 12, 13, 15, 16, 18, 20, 22, 24, 27, 30, 33, 36, 39, 43,
+  47, 51, 56, 62, 68, 75, 82, 91};
+static const double aE48[] = {100, 105, 110, 115, 121, 127, 133, 140, 147, 154, 162, 169, 178,
+  187, 196, 205, 215, 226, 237, 249, 261, 274, 287, 301, 316, 332, 348, 365, 383, 402, 422,
+  442, 464, 487, 511, 536, 562, 590, 619, 649, 681, 715, 750, 787, 825, 866, 909, 953};
+static const double aE96[] = {100, 102, 105, 107, 110, 113, 115, 118, 121, 124, 127, 130, 133,
+  137, 140, 143, 147, 150, 154, 158, 162, 165, 169, 174, 178, 182, 187, 191, 196, 200, 205,
+  210, 215, 221, 226, 232, 237, 243, 249, 255, 261, 267, 274, 280, 287, 294, 301, 309, 316,
+  324, 332, 340, 348, 357, 365, 374, 383, 392, 402, 412, 422, 432, 442, 453, 464, 475, 487,
+  499, 511, 523, 536, 549, 562, 576, 590, 604, 619, 634, 649, 665, 681, 698, 715, 732, 750,
+  768, 787, 806, 825, 845, 866, 887, 909, 931, 953, 976};
+static const double aE192[] = {100, 101, 102, 104, 105, 106, 107, 109, 110, 111, 113, 114, 115,
+  117, 118, 120, 121, 123, 124, 126, 127, 129, 130, 132, 133, 135, 137, 138, 140, 142, 143,
+  145, 147, 149, 150, 152, 154, 156, 158, 160, 162, 164, 165, 167, 169, 172, 174, 176, 178,
+  180, 182, 184, 187, 189, 191, 193, 196, 198, 200, 203, 205, 208, 210, 213, 215, 218, 221,
+  223, 226, 229, 232, 234, 237, 240, 243, 246, 249, 252, 255, 258, 261, 264, 267, 271, 274,
+  277, 280, 284, 287, 291, 294, 298, 301, 305, 309, 312, 316, 320, 324, 328, 332, 336, 340,
+  344, 348, 352, 357, 361, 365, 370, 374, 379, 383, 388, 392, 397, 402, 407, 412, 417, 422,
+  427, 432, 437, 442, 448, 453, 459, 464, 470, 475, 481, 487, 493, 499, 505, 511, 517, 523,
+  530, 536, 542, 549, 556, 562, 569, 576, 583, 590, 597, 604, 612, 619, 626, 634, 642, 649,
+  657, 665, 673, 681, 690, 698, 706, 715, 723, 732, 741, 750, 759, 768, 777, 787, 796, 806,
+  816, 825, 835, 845, 856, 866, 876, 887, 898, 909, 920, 931, 942, 953, 965, 976, 988};
+static const struct AggSeries {
+  const char *zName;
+  const double *a;
+  int n;
+} aSeries[] = {
+  {"R5", aR5, DOCEXT_COUNT(aR5)}, {"R10", aR10, DOCEXT_COUNT(aR10)},
+  {"R20", aR20, DOCEXT_COUNT(aR20)}, {"R40", aR40, DOCEXT_COUNT(aR40)},
+  {"R80", aR80, DOCEXT_COUNT(aR80)}, {"1-2-5", a125, DOCEXT_COUNT(a125)},
+  {"E6", aE6, DOCEXT_COUNT(aE6)}, {"E12", aE12, DOCEXT_COUNT(aE12)},
+  {"E24", aE24, DOCEXT_COUNT(aE24)}, {"E48", aE48, DOCEXT_COUNT(aE48)},
+  {"E96", aE96, DOCEXT_COUNT(aE96)}, {"E192", aE192, DOCEXT_COUNT(aE192)},
+  {"POWERSOF2", 0, 0},
+};
+
+/* A number made by rounding, and the bytes it keeps. */
+typedef struct AggRounded AggRounded;
+struct AggRounded { DocValue v; u8 a[16]; };
+
+static void roundedDouble(AggRounded *r, double d, int bDec){
+  if( bDec ){
+    DocNum x;
+    x.type = DOC_DOUBLE;
+    x.d = d;
+    docextNumToDec(&x, r->a);
+    r->v.type = DOC_DECIMAL128;
+    r->v.n = 16;
+  }else{
+    memcpy(r->a, &d, 8);
+    r->v.type = DOC_DOUBLE;
+    r->v.n = 8;
+  }
+  r->v.p = r->a;
+}
+
+/* 2 to the power e, as $pow gives it for an integer 2 and e: an int or a
+** long while it fits, else a double (as a decimal for a decimal's). */
+static void roundedPow2(AggRounded *r, int e, int bDec){
+  if( !bDec && e>=0 && e<63 ){
+    i64 x = (i64)1 << e;
+    int k;
+    r->v.type = e<31 ? DOC_INT32 : DOC_INT64;
+    r->v.n = e<31 ? 4 : 8;
+    for(k=0; k<r->v.n; k++) r->a[k] = (u8)((u64)x >> (8*k));
+    r->v.p = r->a;
+  }else{
+    roundedDouble(r, ldexp(1.0, e), bDec);
+  }
+}
+
+/* Round v (a number >= 0, finite: checked) up (bUp) or down to the
+** granularity pSeries, as MongoDB's rounders do: up to the least number of
+** the series greater than v, down to the greatest one less than it; 0
+** stays itself. Decimals are rounded as doubles. */
+static void roundGranular(const struct AggSeries *pSeries, const DocValue *v, int bUp,
+                          AggRounded *r){
+  double d = docextValueToDouble(v), m = 1.0;
+  int bDec = v->type==DOC_DECIMAL128, i;
+  if( d==0.0 ){
+    r->v = *v;
+    return;
+  }
+  if( pSeries->a==0 ){
+    int e;
+    if( v->type==DOC_DOUBLE || bDec ){
+      e = bUp ? (int)(floor(log2(d)) + 1.0) : (int)(ceil(log2(d)) - 1.0);
+    }else{
+      u64 x = (u64)(v->type==DOC_INT32 ? docextValueI32(v) : docextValueI64(v));
+      int nLead = __builtin_clzll(x), nTrail = __builtin_ctzll(x);
+      e = bUp ? 64 - nLead : (nLead + nTrail==63 ? 62 - nLead : 63 - nLead);
+    }
+    roundedPow2(r, e, bDec);
+    return;
+  }
+  if( bUp ){
+    while( d >= pSeries->a[pSeries->n-1]*m ) m *= 10.0;
+    while( d < pSeries->a[0]*m ){
+      double prevMin = pSeries->a[0]*m;
+      m /= 10.0;
+      if( d >= pSeries->a[pSeries->n-1]*m ){
+        roundedDouble(r, prevMin, bDec);
+        return;
+      }
+    }
+    for(i=0; i<pSeries->n && !(d < pSeries->a[i]*m); i++){}
+    roundedDouble(r, pSeries->a[i<pSeries->n ? i : pSeries->n-1]*m, bDec);
+  }else{
+    while( d <= pSeries->a[0]*m ) m /= 10.0;
+    while( d > pSeries->a[pSeries->n-1]*m ){
+      double prevMax = pSeries->a[pSeries->n-1]*m;
+      m *= 10.0;
+      if( d <= pSeries->a[0]*m ){
+        roundedDouble(r, prevMax, bDec);
+        return;
+      }
+    }
+    for(i=0; i<pSeries->n && pSeries->a[i]*m < d; i++){}
+    roundedDouble(r, pSeries->a[i>0 ? i-1 : 0]*m, bDec);
+  }
+}
+
+/* $bucketAuto: {groupBy, buckets, output, granularity}. */
+static int compileBucketAuto(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
+  DocValue groupBy, buckets, output, gran;
+  DocIter it;
+  int rc = SQLITE_OK;
+  memset(&groupBy, 0, sizeof(groupBy));
+  buckets = output = gran = groupBy;
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "groupBy") ) groupBy = it.v;
+    else if( docextIterKeyIs(&it, "buckets") ) buckets = it.v;
+    else if( docextIterKeyIs(&it, "output") ) output = it.v;
+    else if( docextIterKeyIs(&it, "granularity") ) gran = it.v;
+    else return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+  }
+  if( !isGroupingExpr(&groupBy) ){
+    return stageError(pS, pzErr, "groupBy must be a $-prefixed path or an expression document");
+  }
+  if( buckets.type==0 ) return stageError(pS, pzErr, "needs buckets, a number above 0");
+  rc = stageCount(pS, &buckets, 1, "buckets", &pS->n, pzErr);
+  if( rc ) return rc;
+  if( pS->n>0x7fffffff ) return stageError(pS, pzErr, "buckets must fit in an int32");
+  if( output.type!=0 && output.type!=DOC_DOCUMENT ){
+    return stageError(pS, pzErr, "output must be a document of accumulators");
+  }
+  if( gran.type ){
+    int n, i = -1;
+    const char *z = gran.type==DOC_STRING ? docextValueStr(&gran, &n) : 0;
+    for(i=0; z && i<DOCEXT_COUNT(aSeries); i++){
+      if( (int)strlen(aSeries[i].zName)==n && memcmp(aSeries[i].zName, z, n)==0 ) break;
+    }
+    if( z==0 || i>=DOCEXT_COUNT(aSeries) ){
+      return stageError(pS, pzErr, "unknown granularity (it takes R5, R10, R20, R40, R80, "
+                        "1-2-5, E6, E12, E24, E48, E96, E192 or POWERSOF2)");
+    }
+    pS->iSeries = i+1;
+  }
+  rc = docextExprNew(&groupBy, p->aLet, "$bucketAuto", p->nowMs, &pS->pExpr, pzErr);
   if( rc ) return rc;
   pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
   if( pS->aField==0 ) return SQLITE_NOMEM;
@@ -1073,13 +1263,13 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
-    "$graphLookup", "$setWindowFields", "$fill",
+    "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
-    AG_GRAPH, AG_WINDOW, AG_WINDOW,
+    AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -1097,7 +1287,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     return stageError(&tmp, pzErr, it.zKey[0]=='$'
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
-                        "$count, $unwind, $group, $sortByCount, $bucket, $sample, $facet, "
+                        "$count, $unwind, $group, $sortByCount, $bucket, $bucketAuto, $sample, $facet, "
                         "$unionWith, $lookup, $graphLookup, $setWindowFields and $fill)"
                       : "a stage's name starts with '$'");
   }
@@ -1170,6 +1360,9 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_LOOKUP:
       rc = compileLookup(pConn, p, pS, &it.v, pzErr);
+      break;
+    case AG_AUTO:
+      rc = compileBucketAuto(p, pS, &it.v, pzErr);
       break;
     case AG_WINDOW:
       rc = strcmp(azStage[i], "$fill")==0 ? compileFill(p, pS, &it.v, pzErr)
@@ -1756,6 +1949,189 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
 
 /* $sample: size documents taken at random, in a random order (the first
 ** steps of a Fisher-Yates shuffle). */
+/* $bucketAuto: the documents in the order of their groupBy values (missing
+** is null), cut into buckets of about the same number of documents, equal
+** values never cut apart; each bucket's _id is {min, max}, max being the
+** next bucket's min (the last one's: its greatest value), or, with a
+** granularity, values of its series. MongoDB's algorithm. */
+typedef struct AutoBucket AutoBucket;
+struct AutoBucket {
+  const AggStage *pS;
+  DocAccum *aAcc;
+  AggRounded min, max;      /* (v, or its bytes in a) */
+  DocBuf tmp;
+};
+
+static void autoKeep(AggRounded *r, const DocValue *v){
+  r->v = *v;
+}
+
+/* *pTo = *pFrom, its value in pTo's own bytes when pFrom's was in its own. */
+static void roundedCopy(AggRounded *pTo, const AggRounded *pFrom){
+  *pTo = *pFrom;
+  if( pFrom->v.p==pFrom->a ) pTo->v.p = pTo->a;
+}
+
+static int autoAdd(AutoBucket *b, const u8 *aDoc, char **pzErr){
+  int rc = SQLITE_OK, j;
+  for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
+    DocValue v;
+    rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
+    if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v);
+  }
+  return rc;
+}
+
+static int autoWrite(AutoBucket *b, AggSet *pOut, char **pzErr){
+  DocBuf doc;
+  int rc = SQLITE_OK, j;
+  i64 iDoc, iId;
+  memset(&doc, 0, sizeof(doc));
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  iId = docextBsonStartChild(&rc, &doc, DOC_DOCUMENT, "_id", 3);
+  docextBsonAppendValue(&rc, &doc, "min", 3, &b->min.v);
+  docextBsonAppendValue(&rc, &doc, "max", 3, &b->max.v);
+  docextBsonEndDoc(&rc, &doc, iId);
+  for(j=0; j<b->pS->nField; j++){
+    const char *zName = b->pS->aField[j].zName;
+    docextAccumResult(&rc, &b->aAcc[j], &doc, zName, (int)strlen(zName));
+  }
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, b->pS, pzErr);
+  docextBufFree(&doc);
+  return rc;
+}
+
+/* The groupBy value of every document, checked for a granularity. */
+static int autoValues(const AggStage *pS, const AggSet *pIn, DocKeyItem *aKey, DocBuf *pKeys,
+                      DocBuf *pVals, i64 *aVal, char **pzErr){
+  static const u8 aNull[1] = {0};
+  DocBuf tmp;
+  int rc = SQLITE_OK, i;
+  memset(&tmp, 0, sizeof(tmp));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    DocValue v;
+    rc = docextExprValue(pS->pExpr, setDoc(pIn, i), &tmp, &v, pzErr);
+    if( rc ) break;
+    if( v.type==0 ){ v.type = DOC_NULL; v.p = aNull; v.n = 0; }
+    if( pS->iSeries ){
+      double d = docextValueIsNumber(&v) ? docextValueToDouble(&v) : 0.0;
+      if( !docextValueIsNumber(&v) || isnan(d) || isinf(d) || d<0.0 ){
+        rc = stageError(pS, pzErr, "with a granularity, groupBy values must be numbers "
+                        "0 or above (not NaN or infinite), not %s",
+                        docextValueIsNumber(&v) ? (isnan(d) ? "NaN" : isinf(d) ? "infinity"
+                                                   : "a negative number")
+                                                : docextTypeAlias(v.type));
+        break;
+      }
+    }
+    aKey[i].iKey = pKeys->n;
+    aKey[i].iItem = i;
+    docextKeyAppend(&rc, pKeys, &v, 0);
+    aKey[i].nKey = (int)(pKeys->n - aKey[i].iKey);
+    aVal[i] = pVals->n;
+    docextBufAppendByte(&rc, pVals, v.type);
+    docextBufAppend(&rc, pVals, v.p, v.n);
+  }
+  docextBufFree(&tmp);
+  return rc;
+}
+
+static void autoValue(const DocBuf *pVals, const i64 *aVal, const DocKeyItem *pK, DocValue *pV){
+  const u8 *a = pVals->a + aVal[pK->iItem];
+  pV->type = a[0];
+  pV->p = a+1;
+  pV->n = docextBsonValueSize(a[0], a+1, pVals->a + pVals->n - (a+1));
+}
+
+static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  const struct AggSeries *pSeries = pS->iSeries ? &aSeries[pS->iSeries-1] : 0;
+  int n = pIn->n, i = 0, j, rc, bHavePrev = 0;
+  DocKeyItem *aKey = sqlite3_malloc64(sizeof(DocKeyItem)*(n>0 ? n : 1));
+  i64 *aVal = sqlite3_malloc64(sizeof(i64)*(n>0 ? n : 1)), nApprox, iBucket;
+  DocBuf keys, vals;
+  AutoBucket b;
+  AggRounded prevMax;
+  memset(&keys, 0, sizeof(keys));
+  memset(&vals, 0, sizeof(vals));
+  memset(&b, 0, sizeof(b));
+  b.pS = pS;
+  rc = aKey && aVal ? SQLITE_OK : SQLITE_NOMEM;
+  if( rc==SQLITE_OK ) rc = autoValues(pS, pIn, aKey, &keys, &vals, aVal, pzErr);
+  if( rc==SQLITE_OK ) rc = docextSortByKey(aKey, n, keys.a);
+  if( rc==SQLITE_OK ){
+    b.aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
+    if( b.aAcc==0 ) rc = SQLITE_NOMEM;
+    for(j=0; b.aAcc && j<pS->nField; j++) docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
+  }
+  nApprox = (i64)llround((double)n / (double)pS->n);
+  if( nApprox<1 ) nApprox = 1;
+  for(iBucket=1; rc==SQLITE_OK && i<n && iBucket<=pS->n; iBucket++){
+    DocValue v, next;
+    i64 nIn = 0;
+    for(j=0; j<pS->nField; j++){
+      docextAccumFree(&b.aAcc[j]);
+      docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
+    }
+    autoValue(&vals, aVal, &aKey[i], &v);
+    autoKeep(&b.min, &v);
+    if( pSeries ){
+      if( bHavePrev ) roundedCopy(&b.min, &prevMax);
+      else roundGranular(pSeries, &v, 0, &b.min);
+    }
+    /* about nApprox documents; the last bucket takes the rest */
+    while( rc==SQLITE_OK && i<n && (nIn<nApprox || iBucket==pS->n) ){
+      autoValue(&vals, aVal, &aKey[i], &v);
+      autoKeep(&b.max, &v);
+      rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
+      i++;
+      nIn++;
+    }
+    if( rc ) break;
+    if( pSeries ){
+      /* the bound rounded up; what it covers, and equal values, join */
+      AggRounded bound;
+      roundGranular(pSeries, &b.max.v, 1, &bound);
+      while( rc==SQLITE_OK && i<n ){
+        autoValue(&vals, aVal, &aKey[i], &next);
+        if( docextValueCompare(&bound.v, &next)<=0 && docextValueCompare(&b.max.v, &next)!=0 ) break;
+        autoKeep(&b.max, &next);
+        rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
+        i++;
+      }
+      if( docextValueToDouble(&bound.v)==0.0 && i<n ){
+        autoValue(&vals, aVal, &aKey[i], &next);
+        roundGranular(pSeries, &next, 0, &b.max);
+      }else{
+        roundedCopy(&b.max, &bound);
+      }
+      roundedCopy(&prevMax, &b.max);
+      bHavePrev = 1;
+    }else{
+      /* equal values stay together; max is the next bucket's min */
+      while( rc==SQLITE_OK && i<n ){
+        autoValue(&vals, aVal, &aKey[i], &next);
+        if( docextValueCompare(&b.max.v, &next)!=0 ) break;
+        rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
+        i++;
+      }
+      if( i<n ){
+        autoValue(&vals, aVal, &aKey[i], &next);
+        autoKeep(&b.max, &next);
+      }
+    }
+    if( rc==SQLITE_OK ) rc = autoWrite(&b, pOut, pzErr);
+  }
+  for(j=0; b.aAcc && j<pS->nField; j++) docextAccumFree(&b.aAcc[j]);
+  sqlite3_free(b.aAcc);
+  docextBufFree(&b.tmp);
+  docextBufFree(&keys);
+  docextBufFree(&vals);
+  sqlite3_free(aKey);
+  sqlite3_free(aVal);
+  return rc;
+}
+
 /* $setWindowFields: docext_window.c's, over the documents of pIn. */
 typedef struct WindowSink WindowSink;
 struct WindowSink { AggSet *pOut; const AggStage *pS; char **pzErr; };
@@ -2047,6 +2423,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
     case AG_WINDOW: rc = runWindow(pS, pIn, pOut, pzErr); break;
+    case AG_AUTO:   rc = runBucketAuto(pS, pIn, pOut, pzErr); break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
     return stageError(pS, pzErr, "makes a document over the 16 MiB limit");

@@ -88,6 +88,40 @@ SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 100}}]');
 SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 0}}]');
 SELECT count(*) FROM doc_aggregate('books', '[{$sample: {size: 2.9}}]');
 
+-- 6c. $bucketAuto: buckets of about the same size, in groupBy order; equal
+-- values are never cut apart; max is the next bucket's min; with a
+-- granularity, bounds of a series of preferred numbers, or powers of two
+CREATE VIRTUAL TABLE prices USING docext;
+INSERT INTO prices(doc) SELECT json_object('_id', value, 'p', (value * 37) % 100, 'q', value % 3)
+  FROM generate_series(1, 20);
+INSERT INTO prices(doc) VALUES ('{_id: 21, p: 0.5}'), ('{_id: 22}');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 4}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$q", buckets: 5,
+  output: {n: {$sum: 1}, ids: {$push: "$_id"}, top: {$max: "$p"}, first: {$first: "$_id"}}}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 3}}}, {$bucketAuto: {groupBy: "$p", buckets: 10}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
+  {$bucketAuto: {groupBy: "$p", buckets: 4, granularity: "R5"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
+  {$bucketAuto: {groupBy: "$p", buckets: 3, granularity: "E6"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
+  {$bucketAuto: {groupBy: "$p", buckets: 3, granularity: "1-2-5"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
+  {$bucketAuto: {groupBy: "$p", buckets: 3, granularity: "POWERSOF2"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 20}}},
+  {$bucketAuto: {groupBy: {$multiply: ["$p", 1000]}, buckets: 2, granularity: "E192"}}]');
+-- a zero, rounded: the first bucket's max is the next value rounded down
+SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$in: [20, 21]}}},
+  {$bucketAuto: {groupBy: {$floor: "$p"}, buckets: 2, granularity: "R10"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, granularity: "R5"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: {$subtract: [0, "$q"]}, buckets: 2, granularity: "R5"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 0}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 1.5}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "p", buckets: 2}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, granularity: "R7"}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, x: 1}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$median: "$p"}}}}]');
+
 -- 7. $lookup: equality, an array of local values, a missing one (null)
 CREATE VIRTUAL TABLE authors USING docext;
 INSERT INTO authors(doc) VALUES ('{_id: "fitz", name: "F. Scott Fitzgerald"}'),

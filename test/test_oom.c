@@ -267,6 +267,9 @@ int main(void){
     "foreignField: \"a\", as: \"m\"}}, {$replaceWith: {k: \"$k\", n: {$size: \"$m\"}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('sh', '[{$match: {k: {$lt: 5}}}, "
     "{$group: {_id: \"$k\", ids: {$push: \"$_id\"}}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$bucketAuto: {groupBy: \"$a\", "
+    "buckets: 3, output: {n: {$sum: 1}, s: {$addToSet: \"$s\"}}}}, {$unionWith: {coll: \"c\", "
+    "pipeline: [{$bucketAuto: {groupBy: {$abs: \"$a\"}, buckets: 2, granularity: \"E12\"}}]}}]')",
     /* window functions of every kind, and $fill */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$setWindowFields: {partitionBy: "
     "{$mod: [\"$a\", 2]}, sortBy: {_id: 1}, output: {r: {$sum: \"$a\", window: {documents: "
