@@ -1741,6 +1741,8 @@ int docextRegisterVtab(sqlite3 *db, DocConn **ppConn);
 /* 1 if zDb[0..nDb) names a schema of the connection (main and temp
 ** always do), else 0. */
 int docextIsSchema(sqlite3 *db, const char *zDb, int nDb);
+/* The connection's database handle. */
+sqlite3 *docextConnDb(DocConn *pConn);
 int docextCollFind(DocConn *pConn, const char *zSpec, DocColl **ppColl, char **pzErr);
 /* The same for a function's argument: TEXT only (a BLOB, or a name with a
 ** NUL inside, is an error). */

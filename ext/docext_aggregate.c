@@ -40,7 +40,8 @@
 /* Stage kinds. */
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
-  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO
+  AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO,
+  AG_DOCS
 };
 
 typedef struct Agg Agg;
@@ -74,7 +75,7 @@ struct AggStage {
                             ** depthField; or NULL */
   int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
   DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith; AG_AUTO:
-                            ** groupBy */
+                            ** groupBy; AG_DOCS: the documents */
   AggField *aField;         /* AG_GROUP, AG_AUTO; AG_LOOKUP: its let variables */
   int nField;
   char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
@@ -716,7 +717,8 @@ static int compileBucketAuto(Agg *p, AggStage *pS, const DocValue *v, char **pzE
   if( rc ) return rc;
   pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
   if( pS->aField==0 ) return SQLITE_NOMEM;
-  if( output.type==0 ) return compileCountField(p, pS, pzErr);
+  /* (no accumulator, output {} too, is MongoDB's count) */
+  if( output.type==0 || docextIterCount(&output)==0 ) return compileCountField(p, pS, pzErr);
   docextIterInitValue(&it, &output);
   while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
   return rc;
@@ -918,6 +920,17 @@ static int lookupLet(const Agg *p, const AggStage *pS, const u8 *aDoc, DocBuf *p
   return rc;
 }
 
+/* Does the pipeline (a BSON array) start with $documents, which takes the
+** place of a collection? */
+static int startsWithDocuments(const DocValue *pPipe){
+  DocIter it, st;
+  if( pPipe->type!=DOC_ARRAY ) return 0;
+  docextIterInitValue(&it, pPipe);
+  if( docextIterNext(&it)<=0 || it.v.type!=DOC_DOCUMENT ) return 0;
+  docextIterInitValue(&st, &it.v);
+  return docextIterNext(&st)>0 && docextIterKeyIs(&st, "$documents");
+}
+
 /* The pipeline a $lookup runs for one document, into pOut (reset): a
 ** $match of pFilter (the equality of localField and foreignField, when
 ** the stage has them, or NULL), then the stage's pipeline. */
@@ -928,6 +941,11 @@ static void lookupPipeline(int *pRc, const AggStage *pS, const DocBuf *pFilter, 
   char zIdx[16];
   docextBufReset(pOut);
   iArr = docextBsonStartDoc(pRc, pOut);
+  docextIterInit(&it, pS->aPipeline);
+  if( pS->zFrom==0 && docextIterNext(&it)>0 ){
+    /* (its $documents first: the equality filters what it makes) */
+    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, n++), &it.v);
+  }
   if( pFilter ){
     DocValue f;
     i64 iStage = docextBsonStartChild(pRc, pOut, DOC_DOCUMENT, zIdx, docextBsonArrayKey(zIdx, n++));
@@ -937,7 +955,7 @@ static void lookupPipeline(int *pRc, const AggStage *pS, const DocBuf *pFilter, 
     docextBsonAppendValue(pRc, pOut, "$match", 6, &f);
     docextBsonEndDoc(pRc, pOut, iStage);
   }
-  docextIterInit(&it, pS->aPipeline);
+  if( pS->zFrom ) docextIterInit(&it, pS->aPipeline);
   while( docextIterNext(&it) ){
     docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, n++), &it.v);
   }
@@ -978,7 +996,7 @@ static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v
   const char *az[4] = {0, 0, 0, 0};
   DocValue let;
   DocIter it;
-  int rc, i;
+  int rc, i, bDocuments = 0;
   memset(&let, 0, sizeof(let));
   if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
   docextIterInitValue(&it, v);
@@ -991,12 +1009,18 @@ static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v
     }else if( i==5 ){
       if( it.v.type!=DOC_ARRAY ) return stageError(pS, pzErr, "pipeline must be an array");
       pS->aPipeline = it.v.p;
+      bDocuments = startsWithDocuments(&it.v);
     }else{
       if( it.v.type!=DOC_STRING ) return stageError(pS, pzErr, "%s must be a string", azKey[i]);
       az[i] = (const char*)it.v.p+4;
     }
   }
-  if( az[0]==0 ) return stageError(pS, pzErr, "from is required");
+  if( az[0]==0 && !bDocuments ){
+    return stageError(pS, pzErr, "from is required, unless the pipeline starts with $documents");
+  }
+  if( az[0] && bDocuments ){
+    return stageError(pS, pzErr, "a pipeline that starts with $documents takes no from");
+  }
   if( az[3]==0 ) return stageError(pS, pzErr, "as is required");
   if( (az[1]==0)!=(az[2]==0) ){
     return stageError(pS, pzErr, "localField and foreignField go together");
@@ -1009,7 +1033,7 @@ static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v
     return stageError(pS, pzErr, "localField and foreignField are field names, without '$'");
   }
   rc = checkNewPath(pS, "as", az[3], pzErr);
-  if( rc==SQLITE_OK ) rc = collSqlName(pConn, pS, az[0], pzErr);
+  if( rc==SQLITE_OK && az[0] ) rc = collSqlName(pConn, pS, az[0], pzErr);
   if( rc ) return rc;
   pS->zLocal = az[1];
   pS->zForeign = az[2];
@@ -1093,11 +1117,14 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
       }
     }
   }
-  if( zColl==0 ){
-    return stageError(pS, pzErr, "needs a collection name, or {coll: name, pipeline: [stages]}");
+  if( zColl==0 && !startsWithDocuments(&pipe) ){
+    return stageError(pS, pzErr, "needs a collection name, or {coll: name, pipeline: "
+                      "[stages]}, or a pipeline that starts with $documents");
   }
-  rc = collSqlName(pConn, pS, zColl, pzErr);
-  if( rc ) return rc;
+  if( zColl ){
+    rc = collSqlName(pConn, pS, zColl, pzErr);
+    if( rc ) return rc;
+  }
   pS->aSub = docextMallocZero(sizeof(Agg));
   if( pS->aSub==0 ) return SQLITE_NOMEM;
   pS->nSub = 1;
@@ -1105,8 +1132,6 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
   return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
 }
 
-/* $sample: {size: n}, a number, not negative; as MongoDB, a fraction is
-** cut to a whole number. */
 /* $fill: MongoDB's rewrite, {$setWindowFields: {partitionBy, sortBy,
 ** output: {f: {$locf: "$f"} or {$linearFill: "$f"}}}} for the fields
 ** filled by a method, then {$addFields: {f: {$ifNull: ["$f", value]}}} for
@@ -1237,6 +1262,8 @@ static int compileFill(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   return rc;
 }
 
+/* $sample: {size: n}, a number, not negative; as MongoDB, a fraction is
+** cut to a whole number. */
 static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
   DocIter it;
   double d;
@@ -1263,13 +1290,13 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
-    "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto",
+    "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto", "$documents",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
-    AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO,
+    AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO, AG_DOCS,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -1288,7 +1315,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $bucketAuto, $sample, $facet, "
-                        "$unionWith, $lookup, $graphLookup, $setWindowFields and $fill)"
+                        "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill and $documents)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -1364,6 +1391,17 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     case AG_AUTO:
       rc = compileBucketAuto(p, pS, &it.v, pzErr);
       break;
+    case AG_DOCS:
+      /* (its value is made once, before any document: it reads none) */
+      if( iStage!=1 ){
+        return stageError(pS, pzErr, "must be the first stage of a pipeline");
+      }
+      rc = docextExprNew(&it.v, p->aLet, "$documents", p->nowMs, &pS->pExpr, pzErr);
+      if( rc==SQLITE_OK && !docextExprIsConstant(pS->pExpr) ){
+        return stageError(pS, pzErr, "takes an array of documents, or an expression "
+                          "that reads no document");
+      }
+      break;
     case AG_WINDOW:
       rc = strcmp(azStage[i], "$fill")==0 ? compileFill(p, pS, &it.v, pzErr)
          : docextWindowNew(&it.v, p->aLet, p->nowMs, &pS->pWindow, pzErr);
@@ -1378,6 +1416,10 @@ static int planPushDown(Agg *p){
   int rc = SQLITE_OK, i = 0, nMatch = 0;
   p->iFilter = p->iSort = -1;
   p->nLimit = -1;
+  if( p->nStage>0 && p->aStage[0].eStage==AG_DOCS ){
+    p->iFirst = 1;                      /* (aggRun runs it: no query) */
+    return SQLITE_OK;
+  }
   while( i<p->nStage && p->aStage[i].eStage==AG_MATCH ) i++;
   nMatch = i;
   if( nMatch==1 ){
@@ -1958,6 +2000,8 @@ typedef struct AutoBucket AutoBucket;
 struct AutoBucket {
   const AggStage *pS;
   DocAccum *aAcc;
+  int *aOrder;              /* a bucket's documents in input order (and room
+                            ** to sort them) */
   AggRounded min, max;      /* (v, or its bytes in a) */
   DocBuf tmp;
 };
@@ -1972,12 +2016,30 @@ static void roundedCopy(AggRounded *pTo, const AggRounded *pFrom){
   if( pFrom->v.p==pFrom->a ) pTo->v.p = pTo->a;
 }
 
-static int autoAdd(AutoBucket *b, const u8 *aDoc, char **pzErr){
-  int rc = SQLITE_OK, j;
-  for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
-    DocValue v;
-    rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
-    if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v);
+static int intCmp(void *pCtx, const void *x, const void *y){
+  (void)pCtx;
+  return *(const int*)x - *(const int*)y;
+}
+
+/* Feed the accumulators the documents of a bucket, aKey[0..n) in groupBy
+** order, in the order they came in (as MongoDB's positional accumulators
+** of $bucketAuto take them: $push, $first, $last). */
+static int autoFeed(AutoBucket *b, const AggSet *pIn, const DocKeyItem *aKey, int n,
+                    char **pzErr){
+  int rc = SQLITE_OK, i, j;
+  for(j=0; j<b->pS->nField; j++){
+    docextAccumFree(&b->aAcc[j]);
+    docextAccumInit(&b->aAcc[j], b->pS->aField[j].eAcc);
+  }
+  for(i=0; i<n; i++) b->aOrder[i] = aKey[i].iItem;
+  docextSort(b->aOrder, n, sizeof(int), &b->aOrder[n], intCmp, 0);
+  for(i=0; rc==SQLITE_OK && i<n; i++){
+    const u8 *aDoc = setDoc(pIn, b->aOrder[i]);
+    for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
+      DocValue v;
+      rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
+      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v);
+    }
   }
   return rc;
 }
@@ -2061,7 +2123,8 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
   if( rc==SQLITE_OK ) rc = docextSortByKey(aKey, n, keys.a);
   if( rc==SQLITE_OK ){
     b.aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
-    if( b.aAcc==0 ) rc = SQLITE_NOMEM;
+    b.aOrder = sqlite3_malloc64(sizeof(int)*2*(n>0 ? n : 1));
+    if( b.aAcc==0 || b.aOrder==0 ) rc = SQLITE_NOMEM;
     for(j=0; b.aAcc && j<pS->nField; j++) docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
   }
   nApprox = (i64)llround((double)n / (double)pS->n);
@@ -2069,10 +2132,7 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
   for(iBucket=1; rc==SQLITE_OK && i<n && iBucket<=pS->n; iBucket++){
     DocValue v, next;
     i64 nIn = 0;
-    for(j=0; j<pS->nField; j++){
-      docextAccumFree(&b.aAcc[j]);
-      docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
-    }
+    int iStart = i;
     autoValue(&vals, aVal, &aKey[i], &v);
     autoKeep(&b.min, &v);
     if( pSeries ){
@@ -2083,7 +2143,6 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
     while( rc==SQLITE_OK && i<n && (nIn<nApprox || iBucket==pS->n) ){
       autoValue(&vals, aVal, &aKey[i], &v);
       autoKeep(&b.max, &v);
-      rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
       i++;
       nIn++;
     }
@@ -2096,7 +2155,6 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
         autoValue(&vals, aVal, &aKey[i], &next);
         if( docextValueCompare(&bound.v, &next)<=0 && docextValueCompare(&b.max.v, &next)!=0 ) break;
         autoKeep(&b.max, &next);
-        rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
         i++;
       }
       if( docextValueToDouble(&bound.v)==0.0 && i<n ){
@@ -2112,7 +2170,6 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
       while( rc==SQLITE_OK && i<n ){
         autoValue(&vals, aVal, &aKey[i], &next);
         if( docextValueCompare(&b.max.v, &next)!=0 ) break;
-        rc = autoAdd(&b, setDoc(pIn, aKey[i].iItem), pzErr);
         i++;
       }
       if( i<n ){
@@ -2120,10 +2177,12 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
         autoKeep(&b.max, &next);
       }
     }
+    if( rc==SQLITE_OK ) rc = autoFeed(&b, pIn, &aKey[iStart], i - iStart, pzErr);
     if( rc==SQLITE_OK ) rc = autoWrite(&b, pOut, pzErr);
   }
   for(j=0; b.aAcc && j<pS->nField; j++) docextAccumFree(&b.aAcc[j]);
   sqlite3_free(b.aAcc);
+  sqlite3_free(b.aOrder);
   docextBufFree(&b.tmp);
   docextBufFree(&keys);
   docextBufFree(&vals);
@@ -2424,6 +2483,10 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
     case AG_WINDOW: rc = runWindow(pS, pIn, pOut, pzErr); break;
     case AG_AUTO:   rc = runBucketAuto(pS, pIn, pOut, pzErr); break;
+    case AG_DOCS:
+      rc = stageError(pS, pzErr, "must be the first stage of a pipeline without a "
+                      "collection (not of a $facet's)");
+      break;
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
     return stageError(pS, pzErr, "makes a document over the 16 MiB limit");
@@ -2451,8 +2514,48 @@ static int runStages(sqlite3 *db, Agg *p, int iFrom, AggSet *pSet, char **pzErr)
 
 /* Run the compiled pipeline over collection zColl (a quoted SQL name);
 ** the result is left in *pOut. */
+/* $documents: the array its expression gives, each element a document. */
+static int runDocuments(const AggStage *pS, AggSet *pOut, char **pzErr){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocBuf tmp;
+  DocValue v;
+  DocIter it;
+  int rc;
+  memset(&tmp, 0, sizeof(tmp));
+  rc = docextExprValue(pS->pExpr, aEmpty, &tmp, &v, pzErr);
+  if( rc==SQLITE_OK && v.type!=DOC_ARRAY ){
+    rc = stageError(pS, pzErr, "needs an array of documents, not %s",
+                    v.type ? docextTypeAlias(v.type) : "missing");
+  }
+  if( rc==SQLITE_OK ) docextIterInitValue(&it, &v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( it.v.type!=DOC_DOCUMENT ){
+      rc = stageError(pS, pzErr, "needs an array of documents, and element %s is %s",
+                      it.zKey, docextTypeAlias(it.v.type));
+    }else{
+      setAdd(&rc, pOut, it.v.p, it.v.n);
+    }
+  }
+  docextBufFree(&tmp);
+  return rc;
+}
+
+/* Run the pipeline over collection zColl (a quoted SQL name), or over the
+** documents of its first stage, $documents, when zColl is NULL. */
 static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
-  int rc = runQuery(db, p, zColl, pOut, pzErr);
+  int rc;
+  if( p->nStage>0 && p->aStage[0].eStage==AG_DOCS ){
+    if( zColl ){
+      return stageError(&p->aStage[0], pzErr, "takes the place of a collection: "
+                        "give none (NULL) with it");
+    }
+    rc = runDocuments(&p->aStage[0], pOut, pzErr);
+  }else if( zColl==0 ){
+    return docextError(pzErr, "docext: doc_aggregate: without a collection, the "
+                       "pipeline starts with $documents");
+  }else{
+    rc = runQuery(db, p, zColl, pOut, pzErr);
+  }
   if( rc==SQLITE_OK ) rc = runStages(db, p, p->iFirst, pOut, pzErr);
   return rc;
 }
@@ -2581,10 +2684,14 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   memset(&arg, 0, sizeof(arg));
   memset(&opts, 0, sizeof(opts));
   memset(&agg, 0, sizeof(agg));
-  rc = docextCollFindArg(pConn, 0, 0, argv[0], &pColl, &zErr);
-  if( rc==SQLITE_OK ){
-    zColl = quotedCollName(pColl);
-    if( zColl==0 ) rc = SQLITE_NOMEM;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ){
+    rc = SQLITE_OK;                     /* (the pipeline's $documents, then) */
+  }else{
+    rc = docextCollFindArg(pConn, 0, 0, argv[0], &pColl, &zErr);
+    if( rc==SQLITE_OK ){
+      zColl = quotedCollName(pColl);
+      if( zColl==0 ) rc = SQLITE_NOMEM;
+    }
   }
   if( rc==SQLITE_OK ) rc = pipelineArg(argv[1], &arg, &aPipe, &zErr);
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
@@ -2592,7 +2699,8 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   }
   if( rc==SQLITE_OK ) rc = aggCompile(pConn, &agg, aPipe, aOptions, &zErr);
   if( rc==SQLITE_OK ){
-    rc = aggRun(docextStorageDb(docextCollStore(pColl)), &agg, zColl, &pC->out, &zErr);
+    rc = aggRun(pColl ? docextStorageDb(docextCollStore(pColl)) : docextConnDb(pConn), &agg,
+                zColl, &pC->out, &zErr);
   }
   aggFree(&agg);
   docextBufFree(&arg);

@@ -1495,6 +1495,8 @@ static void collRelease(void *p){
   docextCollRelease((DocColl*)p);
 }
 
+sqlite3 *docextConnDb(DocConn *pConn){ return pConn->db; }
+
 int docextCollFindArg(DocConn *pConn, sqlite3_context *ctx, int iArg, sqlite3_value *pArg,
                       DocColl **ppColl, char **pzErr){
   const char *z;

@@ -99,6 +99,11 @@ SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets:
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$q", buckets: 5,
   output: {n: {$sum: 1}, ids: {$push: "$_id"}, top: {$max: "$p"}, first: {$first: "$_id"}}}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 3}}}, {$bucketAuto: {groupBy: "$p", buckets: 10}}]');
+-- a bucket's $push, $first and $last take its documents in input order;
+-- output {} is the default count, as no output
+SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 5}}}, {$bucketAuto: {groupBy: "$p", buckets: 2,
+  output: {ids: {$push: "$_id"}, f: {$first: "$p"}, l: {$last: "$p"}}}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$q", buckets: 2, output: {}}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
   {$bucketAuto: {groupBy: "$p", buckets: 4, granularity: "R5"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
@@ -121,6 +126,29 @@ SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "p", buckets: 
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, granularity: "R7"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, x: 1}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$median: "$p"}}}}]');
+
+-- 6d. $documents: a pipeline over documents it makes, without a collection
+-- (NULL in its place), or as the other side of $unionWith and $lookup
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{x: 1}, {x: 2, y: "a"}, {x: 3}]},
+  {$match: {x: {$gte: 2}}}, {$set: {z: {$multiply: ["$x", 10]}}}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: {$map: {input: {$range: [0, 4]}, in: {n: "$$this"}}}},
+  {$group: {_id: null, s: {$sum: "$n"}, v: {$push: "$$v"}}}]', '{let: {v: "let"}}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$lte: 2}}}, {$project: {title: 1}},
+  {$unionWith: {pipeline: [{$documents: [{_id: 99, title: "Extra"}]}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$match: {_id: {$lte: 3}}}, {$lookup: {localField: "author",
+  foreignField: "key", pipeline: [{$documents: [{key: "fitz", born: 1896}, {key: "hem", born: 1899}]},
+  {$project: {_id: 0, born: 1}}], as: "who"}}, {$project: {who: 1}}]');
+SELECT count(*) FROM doc_aggregate(NULL, '[{$documents: []}]');
+SELECT doc FROM doc_aggregate('books', '[{$documents: [{x: 1}]}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$match: {}}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: 5}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{a: 1}, 2]}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: "$x"}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$match: {}}, {$documents: []}]');
+SELECT doc FROM doc_aggregate('books', '[{$facet: {a: [{$documents: []}]}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "books", pipeline: [{$documents: []}], as: "m"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$lookup: {pipeline: [{$match: {}}], as: "m"}}]');
+SELECT doc FROM doc_aggregate('books', '[{$unionWith: {pipeline: [{$match: {}}]}}]');
 
 -- 7. $lookup: equality, an array of local values, a missing one (null)
 CREATE VIRTUAL TABLE authors USING docext;

@@ -187,6 +187,36 @@ KNOWN = {
         "sortBy values that are not numbers or dates or that repeat within a partition, or "
         "its input a value that is neither a number nor null; mingo runs on. Rewritten to "
         "check for those first and raise the error",
+    "bucketauto-id-last":
+        "$bucketAuto's documents have _id ({min, max}) first, then the output fields "
+        "(DocumentSourceBucketAuto::makeDocument); mingo puts _id last. Rewritten to move _id first",
+    "bucketauto-of-nothing":
+        "$bucketAuto outputs no bucket when no document comes in (DocumentSourceBucketAuto::"
+        "populateNextBucket: no bucket without a document); mingo outputs one, {_id: {}}. "
+        "Rewritten to count the documents alongside and drop a bucket of none",
+    "bucketauto-empty-output":
+        "$bucketAuto with output {} outputs the default count (DocumentSourceBucketAuto::create: "
+        "'If there is no output field specified, then add the default one', when no accumulator "
+        "was parsed); mingo outputs no field. Rewritten to give no output",
+    "bucketauto-accumulators":
+        "$bucketAuto's $push and $addToSet skip a missing value and keep null, and $first/$last of "
+        "a missing value give null (DocumentSourceBucketAuto::makeDocument: 'missing to be "
+        "equivalent to null'); mingo drops every null (and missing) value from every array of the "
+        "output. Rewritten to accumulate {v: value, p: position} and take the values after",
+    "bucketauto-input-order":
+        "$bucketAuto's $push, $first and $last take a bucket's documents in the order they came in "
+        "(the positional accumulators of accumulator_for_bucket_auto.cpp: 'determine the "
+        "accumulated results based on their original positions'); mingo takes them in groupBy order. "
+        "Rewritten to number the documents first and sort on that",
+    "bucketauto-granularity":
+        "$bucketAuto with a granularity rounds the first min down, each max (the last value rounded "
+        "up) takes the documents below it and those equal to the last value, a max of 0 with "
+        "documents after it is the next value rounded down, each min is the max before "
+        "(DocumentSourceBucketAuto::adjustBoundariesAndGetMinForNextBucket); an int's POWERSOF2 "
+        "bound is 2^k as $pow gives it; a value that is not a number >= 0 is an error. mingo's "
+        "rounding departs (its POWERSOF2 starts at 0, it absorbs no equal value, ...; and it loops "
+        "forever on a negative value, so every run checks for those first). Rewritten to number "
+        "each document's bucket by MongoDB's algorithm and run mingo's $bucketAuto on the numbers",
     "several-together":
         "mingo's answer changed only through more than one of these rewrites at once",
     "mingo-accepts-invalid":
@@ -221,6 +251,17 @@ def excluded_applies(bug, case, got):
     if case["invalid"]:
         # (where MongoDB rejects the pipeline: that docext ran it)
         return not is_err(got)
+    alt = case.get("alt")
+    if alt is not None:
+        # (docext gives the answer of the fixed run without the rewrites of
+        # its known departures)
+        if is_err(alt) or is_err(got):
+            return is_err(alt) and is_err(got)
+        shape = make_shape(case["sets"], case["deep"], case["inner"])
+        alt = [from_plain(d) for d in alt]
+        if case["sample"] is not None:
+            return sample_of(alt, got, case["sample"], False, shape)
+        return same_output(alt, got, case["ordered"], False, shape)
     return False
 
 
@@ -540,7 +581,7 @@ def run_docext(db, case):
     return out, mismatch
 
 
-NEW_STAGES = ("$bucket", "$facet", "$unionWith", "$sample", "$setWindowFields")
+NEW_STAGES = ("$bucket", "$bucketAuto", "$facet", "$unionWith", "$sample", "$setWindowFields")
 
 
 def stages_in(pipeline, found):

@@ -270,6 +270,10 @@ int main(void){
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$bucketAuto: {groupBy: \"$a\", "
     "buckets: 3, output: {n: {$sum: 1}, s: {$addToSet: \"$s\"}}}}, {$unionWith: {coll: \"c\", "
     "pipeline: [{$bucketAuto: {groupBy: {$abs: \"$a\"}, buckets: 2, granularity: \"E12\"}}]}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: {$map: {input: "
+    "{$range: [0, 5]}, in: {n: \"$$this\", s: {$toString: \"$$this\"}}}}}, {$unionWith: {pipeline: "
+    "[{$documents: [{n: 9}]}]}}, {$lookup: {localField: \"n\", foreignField: \"a\", from: \"c\", "
+    "as: \"m\"}}]')",
     /* window functions of every kind, and $fill */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$setWindowFields: {partitionBy: "
     "{$mod: [\"$a\", 2]}, sortBy: {_id: 1}, output: {r: {$sum: \"$a\", window: {documents: "
