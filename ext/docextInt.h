@@ -874,6 +874,19 @@ int docextWindowRun(DocWindow *p, int nDoc, const u8 *const *aDoc,
 void docextWindowFree(DocWindow *p);
 
 /**************************************************************************
+** Interface to docext_densify.c — the $densify stage of doc_aggregate, as
+** docext_window.c's: compile the operand v, then run it over the stage's
+** input documents (validated), handing each output document to xOut.
+*/
+typedef struct DocDensify DocDensify;
+int docextDensifyNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocDensify **ppOut,
+                     char **pzErr);
+int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
+                     int (*xOut)(void *pCtx, const u8 *aDoc, i64 nDoc), void *pCtx,
+                     char **pzErr);
+void docextDensifyFree(DocDensify *p);
+
+/**************************************************************************
 ** Interface to docext_project.c — projections and sort keys.
 */
 typedef struct DocProjection DocProjection;

@@ -12,10 +12,12 @@
 **
 ** THE STAGES. $match, $project, $addFields/$set, $unset, $replaceRoot,
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
-** $sortByCount, $bucket, $sample, $facet, $unionWith, $lookup (the
-** equality of two fields, or a pipeline with let variables, or both) and
-** $graphLookup, $setWindowFields and $fill (docext_window.c's). The shaping stages are docext_pipeline.c's (those of
-** pipeline updates); filters, sorts and expressions are the ones finds and
+** $sortByCount, $bucket, $bucketAuto, $sample, $facet, $unionWith, $lookup
+** (the equality of two fields, or a pipeline with let variables, or both),
+** $graphLookup, $documents (a pipeline's documents made by itself, in the
+** place of a collection), $setWindowFields and $fill (docext_window.c's)
+** and $densify (docext_densify.c's). The shaping stages are
+** docext_pipeline.c's (those of pipeline updates); filters, sorts and expressions are the ones finds and
 ** updates use; $facet and $unionWith hold pipelines of their own (an Agg
 ** each), and $lookup compiles its pipeline for each document, with the
 ** document's values as its let variables. Any other stage is an error
@@ -41,7 +43,7 @@
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
   AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO,
-  AG_DOCS
+  AG_DOCS, AG_DENSIFY
 };
 
 typedef struct Agg Agg;
@@ -65,6 +67,7 @@ struct AggStage {
   DocPipeline *pShape;      /* AG_SHAPE */
   DocSort *pSort;           /* AG_SORT */
   DocWindow *pWindow;       /* AG_WINDOW (docext_window.c) */
+  DocDensify *pDensify;     /* AG_DENSIFY (docext_densify.c) */
   i64 n;                    /* AG_SKIP, AG_LIMIT, AG_SAMPLE; AG_GRAPH:
                             ** maxDepth (-1: none); AG_AUTO: buckets */
   int iSeries;              /* AG_AUTO: its granularity, aSeries[iSeries-1],
@@ -224,6 +227,7 @@ static void aggFree(Agg *p){
     docextPipelineFree(pS->pShape);
     docextSortFree(pS->pSort);
     docextWindowFree(pS->pWindow);
+    docextDensifyFree(pS->pDensify);
     docextExprFree(pS->pExpr);
     for(j=0; j<pS->nField; j++) docextExprFree(pS->aField[j].pExpr);
     sqlite3_free(pS->aField);
@@ -1290,13 +1294,13 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$match", "$project", "$addFields", "$set", "$unset", "$replaceRoot",
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
-    "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto", "$documents",
+    "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto", "$documents", "$densify",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
-    AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO, AG_DOCS,
+    AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO, AG_DOCS, AG_DENSIFY,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -1315,7 +1319,8 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $bucketAuto, $sample, $facet, "
-                        "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill and $documents)"
+                        "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill, $densify and "
+                        "$documents)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -1390,6 +1395,9 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_AUTO:
       rc = compileBucketAuto(p, pS, &it.v, pzErr);
+      break;
+    case AG_DENSIFY:
+      rc = docextDensifyNew(&it.v, p->aLet, p->nowMs, &pS->pDensify, pzErr);
       break;
     case AG_DOCS:
       /* (its value is made once, before any document: it reads none) */
@@ -2191,11 +2199,12 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
   return rc;
 }
 
-/* $setWindowFields: docext_window.c's, over the documents of pIn. */
-typedef struct WindowSink WindowSink;
-struct WindowSink { AggSet *pOut; const AggStage *pS; char **pzErr; };
-static int windowSink(void *pCtx, const u8 *aDoc, i64 nDoc){
-  WindowSink *w = (WindowSink*)pCtx;
+/* $setWindowFields (and $fill) and $densify: docext_window.c's and
+** docext_densify.c's, over the documents of pIn. */
+typedef struct StageSink StageSink;
+struct StageSink { AggSet *pOut; const AggStage *pS; char **pzErr; };
+static int stageSink(void *pCtx, const u8 *aDoc, i64 nDoc){
+  StageSink *w = (StageSink*)pCtx;
   int rc = SQLITE_OK;
   if( nDoc>DOCEXT_MAX_BSON ){
     return stageError(w->pS, w->pzErr, "makes a document of %lld bytes, over the 16 MiB "
@@ -2204,16 +2213,18 @@ static int windowSink(void *pCtx, const u8 *aDoc, i64 nDoc){
   setAdd(&rc, w->pOut, aDoc, nDoc);
   return rc;
 }
-static int runWindow(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+static int runElsewhere(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
   const u8 **aDoc = sqlite3_malloc64(sizeof(u8*)*(pIn->n>0 ? pIn->n : 1));
-  WindowSink w;
+  StageSink w;
   int rc, i;
   if( aDoc==0 ) return SQLITE_NOMEM;
   for(i=0; i<pIn->n; i++) aDoc[i] = setDoc(pIn, i);
   w.pOut = pOut;
   w.pS = pS;
   w.pzErr = pzErr;
-  rc = docextWindowRun(pS->pWindow, pIn->n, aDoc, windowSink, &w, pzErr);
+  rc = pS->eStage==AG_DENSIFY
+     ? docextDensifyRun(pS->pDensify, pIn->n, aDoc, stageSink, &w, pzErr)
+     : docextWindowRun(pS->pWindow, pIn->n, aDoc, stageSink, &w, pzErr);
   sqlite3_free(aDoc);
   return rc;
 }
@@ -2481,7 +2492,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_FACET:  rc = runFacet(db, pS, pIn, pOut, pzErr); break;
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
-    case AG_WINDOW: rc = runWindow(pS, pIn, pOut, pzErr); break;
+    case AG_WINDOW: case AG_DENSIFY: rc = runElsewhere(pS, pIn, pOut, pzErr); break;
     case AG_AUTO:   rc = runBucketAuto(pS, pIn, pOut, pzErr); break;
     case AG_DOCS:
       rc = stageError(pS, pzErr, "must be the first stage of a pipeline without a "

@@ -1,5 +1,6 @@
 -- $setWindowFields (docext_window.c): window functions over partitions of
--- sorted documents, in doc_aggregate.
+-- sorted documents, in doc_aggregate; $fill, and $densify (docext_densify.c),
+-- the stages of time series' gaps.
 .load ./docext
 .headers off
 .mode list
@@ -133,6 +134,52 @@ SELECT doc FROM doc_aggregate('readings', '[{$fill: {output: {}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$fill: {partitionBy: "$sensor", partitionByFields: ["sensor"], output: {v: {value: 0}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$fill: {partitionByFields: ["$sensor"], output: {v: {value: 0}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$fill: {output: {v: {value: 0}}, x: 1}}]');
+
+-- 9c. $densify: the gaps of a sequence filled with documents of the
+-- partition's fields and the field alone; off-grid values pass and do not
+-- move the grid; missing and null pass first
+CREATE VIRTUAL TABLE seq USING docext;
+INSERT INTO seq(doc) VALUES ('{_id: 1, v: 0}'), ('{_id: 2, v: 4}'), ('{_id: 3, v: 5}'),
+  ('{_id: 4, v: 10}'), ('{_id: 5}'), ('{_id: 6, v: null}');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 2, bounds: "full"}}}]');
+-- [lo, hi): lo included, hi not; values outside pass as they are; the
+-- rest of the range comes after every document
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 3, bounds: [2, 12]}}}]');
+-- the grid's type follows its last value: an int grid, then doubles
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{n: 1}, {n: 2.0}, {n: 4}]},
+  {$densify: {field: "n", range: {step: 1, bounds: "full"}}}]');
+-- dates with a unit, per partition (each its own range) or "full" (every
+-- partition over the range of all); months keep their day where they can
+SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: {$in: ["a", "b"]}}}, {$project: {sensor: 1, t: 1}},
+  {$densify: {field: "t", partitionByFields: ["sensor"], range: {step: 1, unit: "hour", bounds: "partition"}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: {$in: ["a", "b"]}, n: {$lte: 2}}}, {$project: {sensor: 1, t: 1}},
+  {$densify: {field: "t", partitionByFields: ["sensor"], range: {step: 6, unit: "hour", bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{d: ISODate("2026-01-31T00:00:00Z"), k: {x: 1}}]},
+  {$densify: {field: "d", partitionByFields: ["k.x"], range: {step: 1, unit: "month",
+   bounds: [ISODate("2026-01-31T00:00:00Z"), ISODate("2026-05-01T00:00:00Z")]}}}]');
+-- with no document, [lo, hi) is made whole; "full" and "partition" make none
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: []}, {$densify: {field: "n", range: {step: 1, bounds: [0, 3]}}}]');
+SELECT count(*) FROM doc_aggregate(NULL, '[{$documents: []}, {$densify: {field: "n", range: {step: 1, bounds: "full"}}}]');
+-- $densify and $fill: a complete series, gaps carried forward
+SELECT doc FROM doc_aggregate('seq', '[{$match: {v: {$type: "number"}}},
+  {$densify: {field: "v", range: {step: 1, bounds: [0, 6]}}},
+  {$fill: {sortBy: {v: 1}, output: {_id: {method: "locf"}}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 0.00001, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, bounds: "partition"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, unit: "day", bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$densify: {field: "t", range: {step: 1, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", partitionByFields: ["v.x"], range: {step: 1, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, bounds: [0, 5.5]}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, bounds: [5, 1]}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 0, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1.5, unit: "day", bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, unit: "fortnight", bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, bounds: "all"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v", range: {step: 1, bounds: "full", x: 1}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "$v", range: {step: 1, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {field: "v"}}]');
+SELECT doc FROM doc_aggregate('seq', '[{$densify: {range: {step: 1, bounds: "full"}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$densify: {field: "sensor", range: {step: 1, bounds: "full"}}}]');
 
 -- 10. Errors: each says what, in which stage
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: 1}]');

@@ -274,6 +274,10 @@ int main(void){
     "{$range: [0, 5]}, in: {n: \"$$this\", s: {$toString: \"$$this\"}}}}}, {$unionWith: {pipeline: "
     "[{$documents: [{n: 9}]}]}}, {$lookup: {localField: \"n\", foreignField: \"a\", from: \"c\", "
     "as: \"m\"}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$set: {t: {$toDate: {$toLong: {$multiply: "
+    "[\"$a\", 3600000]}}}}}, {$densify: {field: \"t\", partitionByFields: [\"s\"], range: {step: 1, "
+    "unit: \"hour\", bounds: \"full\"}}}, {$densify: {field: \"a\", range: {step: 2, "
+    "bounds: [0, 9]}}}]')",
     /* window functions of every kind, and $fill */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$setWindowFields: {partitionBy: "
     "{$mod: [\"$a\", 2]}, sortBy: {_id: 1}, output: {r: {$sum: \"$a\", window: {documents: "
