@@ -653,6 +653,21 @@ void docextSort(void *a, int n, int sz, void *aTmp, DocSortCmp xCmp, void *pCtx)
 typedef struct DocKeyItem DocKeyItem;
 struct DocKeyItem { i64 iKey; int nKey; int iItem; };
 int docextSortByKey(DocKeyItem *a, int n, const u8 *aKeys);
+/* A set of keys, each found again by its bytes ($group's groups, $densify's
+** partitions): append a key to keys, then docextKeySetAdd(p, iKey, …) with
+** iKey where it starts: *piEntry = the entry of an equal key added before
+** (the new bytes are dropped again; *pbNew = 0), or of this one, added
+** (*pbNew = 1). Entry i's key is a[i] (iItem = i). Zeroed is empty. */
+typedef struct DocKeySet DocKeySet;
+struct DocKeySet {
+  DocBuf keys;              /* the keys, end to end */
+  DocKeyItem *a;            /* the entries */
+  int n, nAlloc;
+  int *aSlot;               /* hash table: -1 empty, else an entry */
+  int nSlot;
+};
+int docextKeySetAdd(DocKeySet *p, i64 iKey, int *piEntry, int *pbNew);
+void docextKeySetFree(DocKeySet *p);
 
 /**************************************************************************
 ** Interface to docext_path.c — the one path walker.

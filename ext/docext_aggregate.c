@@ -1716,49 +1716,29 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
 }
 
 /* $group's groups: found by the key docextKeyAppend gives their _id (so
-** 1, 1.0 and NumberLong(1) are one group), in a hash table of indexes. */
+** 1, 1.0 and NumberLong(1) are one group), group i being entry i of set. */
 typedef struct AggGroup AggGroup;
 struct AggGroup {
-  i64 iKey; int nKey;       /* in keys */
   i64 iId;                  /* the _id, its type byte and bytes, in ids */
   DocAccum *aAcc;           /* one per field */
 };
 typedef struct AggGroups AggGroups;
 struct AggGroups {
+  DocKeySet set;
   AggGroup *a;
-  int n, nAlloc;
-  int *aHash;               /* -1 empty, else an index of a */
-  int nHash;
-  DocBuf keys, ids;
+  int nAlloc;
+  DocBuf ids;
 };
 
 static void groupsFree(AggGroups *p, int nField){
   int i, j;
-  for(i=0; i<p->n; i++){
+  for(i=0; i<p->set.n; i++){
     for(j=0; j<nField; j++) docextAccumFree(&p->a[i].aAcc[j]);
     sqlite3_free(p->a[i].aAcc);
   }
   sqlite3_free(p->a);
-  sqlite3_free(p->aHash);
-  docextBufFree(&p->keys);
+  docextKeySetFree(&p->set);
   docextBufFree(&p->ids);
-}
-
-static int groupsRehash(AggGroups *p){
-  int nHash = p->nHash ? p->nHash*2 : 64, i;
-  int *aHash = sqlite3_malloc64(sizeof(int)*nHash);
-  if( aHash==0 ) return SQLITE_NOMEM;
-  memset(aHash, 0xff, sizeof(int)*nHash);
-  for(i=0; i<p->n; i++){
-    u64 h = docextHashBytes(p->keys.a + p->a[i].iKey, p->a[i].nKey);
-    int k = (int)(h & (u64)(nHash-1));
-    while( aHash[k]>=0 ) k = (k+1) & (nHash-1);
-    aHash[k] = i;
-  }
-  sqlite3_free(p->aHash);
-  p->aHash = aHash;
-  p->nHash = nHash;
-  return SQLITE_OK;
 }
 
 /* The group of _id value pId (missing: null), made if new (*pbNew, if not
@@ -1767,58 +1747,53 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
                      int *pbNew){
   static const u8 aNull[1] = {0};
   DocValue null = { DOC_NULL, aNull, 0 };
-  i64 iKey = p->keys.n;
-  int rc = SQLITE_OK, k, nKey, j;
-  u64 h;
+  i64 iKey = p->set.keys.n;
+  int rc = SQLITE_OK, i, j, bNew;
   AggGroup *aNew, *pG;
   if( pId->type==0 ) pId = &null;
-  docextKeyAppend(&rc, &p->keys, pId, 0);
+  docextKeyAppend(&rc, &p->set.keys, pId, 0);
+  if( rc==SQLITE_OK ) rc = docextKeySetAdd(&p->set, iKey, &i, &bNew);
   if( rc ) return rc;
-  nKey = (int)(p->keys.n - iKey);
-  if( p->n*2>=p->nHash && (rc = groupsRehash(p))!=SQLITE_OK ) return rc;
-  h = docextHashBytes(p->keys.a + iKey, nKey);
-  for(k=(int)(h & (u64)(p->nHash-1)); p->aHash[k]>=0; k=(k+1) & (p->nHash-1)){
-    pG = &p->a[p->aHash[k]];
-    if( pG->nKey==nKey && memcmp(p->keys.a + pG->iKey, p->keys.a + iKey, nKey)==0 ){
-      p->keys.n = iKey;                 /* (known: its key is there already) */
-      *ppG = pG;
-      if( pbNew ) *pbNew = 0;
-      return SQLITE_OK;
+  if( pbNew ) *pbNew = bNew;
+  if( !bNew ){
+    *ppG = &p->a[i];
+    return SQLITE_OK;
+  }
+  aNew = docextArrayGrow(&rc, p->a, i, &p->nAlloc, sizeof(AggGroup));
+  if( rc==SQLITE_OK ){
+    p->a = aNew;
+    pG = &p->a[i];
+    memset(pG, 0, sizeof(*pG));
+    pG->iId = p->ids.n;
+    docextBufAppendByte(&rc, &p->ids, pId->type);
+    docextBufAppend(&rc, &p->ids, pId->p, pId->n);
+    if( rc==SQLITE_OK ){
+      pG->aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
+      if( pG->aAcc==0 ) rc = SQLITE_NOMEM;
     }
   }
-  aNew = docextArrayGrow(&rc, p->a, p->n, &p->nAlloc, sizeof(AggGroup));
-  if( rc ) return rc;
-  p->a = aNew;
-  pG = &p->a[p->n];
-  memset(pG, 0, sizeof(*pG));
-  pG->iKey = iKey;
-  pG->nKey = nKey;
-  pG->iId = p->ids.n;
-  docextBufAppendByte(&rc, &p->ids, pId->type);
-  docextBufAppend(&rc, &p->ids, pId->p, pId->n);
-  if( rc ) return rc;
-  pG->aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
-  if( pG->aAcc==0 ) return SQLITE_NOMEM;
+  if( rc ){
+    /* (not a group after all; the run ends with the error) */
+    p->set.n--;
+    return rc;
+  }
   for(j=0; j<pS->nField; j++) docextAccumInit(&pG->aAcc[j], pS->aField[j].eAcc);
-  p->aHash[k] = p->n++;
   *ppG = pG;
-  if( pbNew ) *pbNew = 1;
   return SQLITE_OK;
 }
 
 /* The groups' documents, in the order of their keys. */
 static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pzErr){
-  DocKeyItem *aKey = sqlite3_malloc64(sizeof(DocKeyItem)*(p->n>0 ? p->n : 1));
+  int n = p->set.n;
+  DocKeyItem *aKey = sqlite3_malloc64(sizeof(DocKeyItem)*(n>0 ? n : 1));
   DocBuf doc;
   int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i, j;
   memset(&doc, 0, sizeof(doc));
-  for(i=0; rc==SQLITE_OK && i<p->n; i++){
-    aKey[i].iKey = p->a[i].iKey;
-    aKey[i].nKey = p->a[i].nKey;
-    aKey[i].iItem = i;
+  if( rc==SQLITE_OK ){
+    memcpy(aKey, p->set.a, sizeof(DocKeyItem)*n);
+    rc = docextSortByKey(aKey, n, p->set.keys.a);
   }
-  if( rc==SQLITE_OK ) rc = docextSortByKey(aKey, p->n, p->keys.a);
-  for(i=0; rc==SQLITE_OK && i<p->n; i++){
+  for(i=0; rc==SQLITE_OK && i<n; i++){
     AggGroup *pG = &p->a[aKey[i].iItem];
     const u8 *aId = p->ids.a + pG->iId;
     DocValue id;

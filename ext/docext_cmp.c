@@ -620,3 +620,61 @@ int docextSortByKey(DocKeyItem *a, int n, const u8 *aKeys){
   sqlite3_free(aTmp);
   return SQLITE_OK;
 }
+
+/* The bytes of a key of the set (an empty key's, when keys is empty, not
+** a pointer made from NULL). */
+static const u8 *keySetBytes(const DocKeySet *p, i64 iKey, int nKey){
+  return nKey>0 ? p->keys.a + iKey : (const u8*)"";
+}
+
+/* Double the slots of a key set, placing its entries again. */
+static int keySetGrow(DocKeySet *p){
+  int nSlot = p->nSlot ? p->nSlot*2 : 64, i;
+  int *aSlot = sqlite3_malloc64(sizeof(int)*nSlot);
+  if( aSlot==0 ) return SQLITE_NOMEM;
+  memset(aSlot, 0xff, sizeof(int)*nSlot);
+  for(i=0; i<p->n; i++){
+    int k = (int)(docextHashBytes(keySetBytes(p, p->a[i].iKey, p->a[i].nKey), p->a[i].nKey)
+                  & (u64)(nSlot-1));
+    while( aSlot[k]>=0 ) k = (k+1) & (nSlot-1);
+    aSlot[k] = i;
+  }
+  sqlite3_free(p->aSlot);
+  p->aSlot = aSlot;
+  p->nSlot = nSlot;
+  return SQLITE_OK;
+}
+
+int docextKeySetAdd(DocKeySet *p, i64 iKey, int *piEntry, int *pbNew){
+  int nKey = (int)(p->keys.n - iKey), k, rc = SQLITE_OK;
+  DocKeyItem *aNew;
+  const u8 *aKey;
+  if( p->n*2>=p->nSlot && (rc = keySetGrow(p))!=SQLITE_OK ) return rc;
+  aKey = keySetBytes(p, iKey, nKey);
+  for(k=(int)(docextHashBytes(aKey, nKey) & (u64)(p->nSlot-1)); p->aSlot[k]>=0;
+      k=(k+1) & (p->nSlot-1)){
+    const DocKeyItem *pE = &p->a[p->aSlot[k]];
+    if( pE->nKey==nKey && memcmp(keySetBytes(p, pE->iKey, nKey), aKey, nKey)==0 ){
+      p->keys.n = iKey;                 /* (known: its key is there already) */
+      *piEntry = p->aSlot[k];
+      *pbNew = 0;
+      return SQLITE_OK;
+    }
+  }
+  aNew = docextArrayGrow(&rc, p->a, p->n, &p->nAlloc, sizeof(DocKeyItem));
+  if( rc ) return rc;
+  p->a = aNew;
+  p->a[p->n].iKey = iKey;
+  p->a[p->n].nKey = nKey;
+  p->a[p->n].iItem = p->n;
+  p->aSlot[k] = *piEntry = p->n++;
+  *pbNew = 1;
+  return SQLITE_OK;
+}
+
+void docextKeySetFree(DocKeySet *p){
+  docextBufFree(&p->keys);
+  sqlite3_free(p->a);
+  sqlite3_free(p->aSlot);
+  memset(p, 0, sizeof(*p));
+}

@@ -326,10 +326,9 @@ static int pointStep(DocDensify *p, DenPoint *pP, DocBuf *pTmp, char **pzErr){
   }
 }
 
-/* One partition's state. */
+/* One partition's state (partition i: entry i of the run's key set). */
 typedef struct DenPart DenPart;
 struct DenPart {
-  i64 iKey; int nKey;       /* its key, in the run's keys */
   const u8 *aFirst;         /* its first document (the partition's values) */
   DenPoint next;            /* the next value of the grid to make */
   int bStarted;             /* next is set */
@@ -429,36 +428,18 @@ static int takeDoc(DenRun *r, DenPart *pPart, const u8 *aDoc, const DocValue *pV
   return rc;
 }
 
-/* The hash table of the partitions (indexes of aP by their keys' hashes;
-** -1 empty), made twice as large. */
-static int partsRehash(const DenPart *aP, int nP, const u8 *aKeys, int **paHash, int *pnHash){
-  int nHash = *pnHash ? *pnHash*2 : 16, i;
-  int *aHash = sqlite3_malloc64(sizeof(int)*nHash);
-  if( aHash==0 ) return SQLITE_NOMEM;
-  memset(aHash, 0xff, sizeof(int)*nHash);
-  for(i=0; i<nP; i++){
-    int h = (int)(docextHashBytes(aKeys + aP[i].iKey, aP[i].nKey) & (u64)(nHash-1));
-    while( aHash[h]>=0 ) h = (h+1) & (nHash-1);
-    aHash[h] = i;
-  }
-  sqlite3_free(*paHash);
-  *paHash = aHash;
-  *pnHash = nHash;
-  return SQLITE_OK;
-}
-
 int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
                      int (*xOut)(void*, const u8*, i64), void *pCtx, char **pzErr){
   DocKeyItem *aItem = sqlite3_malloc64(sizeof(DocKeyItem)*(nDoc>0 ? nDoc : 1));
   int *aPart = sqlite3_malloc64(sizeof(int)*(nDoc>0 ? nDoc : 1));
   DenPart *aP = 0;
-  int *aHash = 0, nHash = 0, h;
-  int nP = 0, nPAlloc = 0, rc = aItem && aPart ? SQLITE_OK : SQLITE_NOMEM, i, k;
-  DocBuf keys, partKeys;
+  int nP = 0, nPAlloc = 0, rc = aItem && aPart ? SQLITE_OK : SQLITE_NOMEM, i, k, bNew;
+  DocKeySet parts;
+  DocBuf keys;
   DenRun r;
   DocValue vMin, vMax, v;
   memset(&keys, 0, sizeof(keys));
-  memset(&partKeys, 0, sizeof(partKeys));
+  memset(&parts, 0, sizeof(parts));
   memset(&r, 0, sizeof(r));
   memset(&vMin, 0, sizeof(vMin));
   memset(&vMax, 0, sizeof(vMax));
@@ -467,41 +448,29 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
   r.pCtx = pCtx;
   /* each document's partition (found by its key) and sort key */
   for(i=0; rc==SQLITE_OK && i<nDoc; i++){
-    i64 iKey = partKeys.n;
-    int nKey;
+    i64 iKey = parts.keys.n;
     for(k=0; rc==SQLITE_OK && k<p->nPart; k++){
       static const u8 aNull[1] = {0};
       DocValue nullV = { DOC_NULL, aNull, 0 };
       rc = docextExprValue(p->apPart[k], aDoc[i], &r.tmp, &v, pzErr);
-      if( rc==SQLITE_OK ) docextKeyAppend(&rc, &partKeys, v.type ? &v : &nullV, 0);
+      if( rc==SQLITE_OK ) docextKeyAppend(&rc, &parts.keys, v.type ? &v : &nullV, 0);
     }
     if( rc==SQLITE_OK ) rc = fieldValue(p, aDoc[i], &v, pzErr);
+    if( rc==SQLITE_OK ) rc = docextKeySetAdd(&parts, iKey, &k, &bNew);
     if( rc ) break;
-    nKey = (int)(partKeys.n - iKey);
-    if( nP*2>=nHash ){
-      rc = partsRehash(aP, nP, partKeys.a, &aHash, &nHash);
-      if( rc ) break;
-    }
-    for(h=(int)(docextHashBytes(partKeys.a + iKey, nKey) & (u64)(nHash-1)); (k = aHash[h])>=0;
-        h=(h+1) & (nHash-1)){
-      if( aP[k].nKey==nKey && memcmp(partKeys.a + aP[k].iKey, partKeys.a + iKey, nKey)==0 ) break;
-    }
-    if( k<0 ){
+    if( bNew ){
       DenPart *aNew = docextArrayGrow(&rc, aP, nP, &nPAlloc, sizeof(DenPart));
       if( rc ) break;
       aP = aNew;
       memset(&aP[nP], 0, sizeof(DenPart));
-      aP[nP].iKey = iKey;
-      aP[nP].nKey = nKey;
-      aP[nP].aFirst = aDoc[i];
-      aHash[h] = k = nP++;
-    }else{
-      partKeys.n = iKey;                /* (known: its key is there already) */
+      aP[nP++].aFirst = aDoc[i];
     }
     aPart[i] = k;
     aItem[i].iKey = keys.n;
     aItem[i].iItem = i;
-    if( p->eBounds!=DB_FULL ) docextBufAppend(&rc, &keys, partKeys.a + aP[k].iKey, aP[k].nKey);
+    if( p->eBounds!=DB_FULL && parts.a[k].nKey>0 ){
+      docextBufAppend(&rc, &keys, parts.keys.a + parts.a[k].iKey, parts.a[k].nKey);
+    }
     {
       static const u8 aNull[1] = {0};
       DocValue nullV = { DOC_NULL, aNull, 0 };
@@ -550,9 +519,8 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
   docextBufFree(&r.doc);
   docextBufFree(&r.doc2);
   docextBufFree(&keys);
-  docextBufFree(&partKeys);
+  docextKeySetFree(&parts);
   sqlite3_free(aP);
-  sqlite3_free(aHash);
   sqlite3_free(aItem);
   sqlite3_free(aPart);
   return rc;
