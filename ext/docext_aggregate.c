@@ -14,9 +14,9 @@
 ** $replaceWith, $sort, $skip, $limit, $count, $unwind, $group,
 ** $sortByCount, $bucket, $bucketAuto, $sample, $facet, $unionWith, $lookup
 ** (the equality of two fields, or a pipeline with let variables, or both),
-** $graphLookup, $documents (a pipeline's documents made by itself, in the
-** place of a collection), $setWindowFields and $fill (docext_window.c's)
-** and $densify (docext_densify.c's). The shaping stages are
+** $graphLookup, $redact, $documents (a pipeline's documents made by
+** itself, in the place of a collection), $setWindowFields and $fill
+** (docext_window.c's) and $densify (docext_densify.c's). The shaping stages are
 ** docext_pipeline.c's (those of pipeline updates); filters, sorts and expressions are the ones finds and
 ** updates use; $facet and $unionWith hold pipelines of their own (an Agg
 ** each), and $lookup compiles its pipeline for each document, with the
@@ -43,7 +43,7 @@
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
   AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO,
-  AG_DOCS, AG_DENSIFY
+  AG_DOCS, AG_DENSIFY, AG_REDACT
 };
 
 typedef struct Agg Agg;
@@ -78,7 +78,8 @@ struct AggStage {
                             ** depthField; or NULL */
   int bPreserve;            /* AG_UNWIND: preserveNullAndEmptyArrays */
   DocExpr *pExpr;           /* AG_GROUP: _id; AG_GRAPH: startWith; AG_AUTO:
-                            ** groupBy; AG_DOCS: the documents */
+                            ** groupBy; AG_DOCS: the documents; AG_REDACT:
+                            ** its expression */
   AggField *aField;         /* AG_GROUP, AG_AUTO; AG_LOOKUP: its let variables */
   int nField;
   char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
@@ -1295,12 +1296,14 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
     "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto", "$documents", "$densify",
+    "$redact",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
     AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO, AG_DOCS, AG_DENSIFY,
+    AG_REDACT,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -1319,8 +1322,8 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                       ? "no such stage in docext (it takes $match, $project, $addFields, "
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $bucketAuto, $sample, $facet, "
-                        "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill, $densify and "
-                        "$documents)"
+                        "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill, $densify, "
+                        "$redact and $documents)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -1398,6 +1401,9 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_DENSIFY:
       rc = docextDensifyNew(&it.v, p->aLet, p->nowMs, &pS->pDensify, pzErr);
+      break;
+    case AG_REDACT:
+      rc = docextExprNew(&it.v, p->aLet, "$redact", p->nowMs, &pS->pExpr, pzErr);
       break;
     case AG_DOCS:
       /* (its value is made once, before any document: it reads none) */
@@ -2174,6 +2180,91 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
   return rc;
 }
 
+/* $redact: its expression, for the document and (where it gives
+** $$DESCEND) each embedded document, keeps it whole ($$KEEP), drops it
+** ($$PRUNE), or keeps its fields, embedded documents redacted in turn
+** ($$DESCEND); those in arrays too, arrays in arrays as well. */
+static int redactValue(const AggStage *pS, const DocValue *v, DocBuf *pOut, const char *zKey,
+                       int nKey, DocBuf *pTmp, char **pzErr);
+
+/* Write the redacted document aDoc as element zKey of pOut (zKey NULL: as
+** a whole document); nothing when it is pruned. */
+static int redactDoc(const AggStage *pS, const u8 *aDoc, DocBuf *pOut, const char *zKey,
+                     int nKey, DocBuf *pTmp, char **pzErr){
+  DocValue v;
+  DocIter it;
+  int rc = docextExprValue(pS->pExpr, aDoc, pTmp, &v, pzErr), n;
+  const char *z = rc==SQLITE_OK && v.type==DOC_STRING ? docextValueStr(&v, &n) : 0;
+  i64 iDoc;
+  if( rc ) return rc;
+  if( z && n==5 && memcmp(z, "prune", 5)==0 ) return SQLITE_OK;
+  if( z && n==4 && memcmp(z, "keep", 4)==0 ){
+    DocValue d;
+    if( zKey==0 ){
+      docextBufAppend(&rc, pOut, aDoc, docextGetI32(aDoc));
+      return rc;
+    }
+    d.type = DOC_DOCUMENT;
+    d.p = aDoc;
+    d.n = docextGetI32(aDoc);
+    docextBsonAppendValue(&rc, pOut, zKey, nKey, &d);
+    return rc;
+  }
+  if( z==0 || n!=7 || memcmp(z, "descend", 7)!=0 ){
+    return stageError(pS, pzErr, "the expression must give $$DESCEND, $$PRUNE or $$KEEP, "
+                      "not %s", v.type ? docextTypeAlias(v.type) : "missing");
+  }
+  iDoc = zKey ? docextBsonStartChild(&rc, pOut, DOC_DOCUMENT, zKey, nKey)
+              : docextBsonStartDoc(&rc, pOut);
+  docextIterInit(&it, aDoc);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    rc = redactValue(pS, &it.v, pOut, it.zKey, it.nKey, pTmp, pzErr);
+  }
+  docextBsonEndDoc(&rc, pOut, iDoc);
+  return rc;
+}
+
+static int redactValue(const AggStage *pS, const DocValue *v, DocBuf *pOut, const char *zKey,
+                       int nKey, DocBuf *pTmp, char **pzErr){
+  int rc = SQLITE_OK;
+  if( v->type==DOC_DOCUMENT ){
+    return redactDoc(pS, v->p, pOut, zKey, nKey, pTmp, pzErr);
+  }
+  if( v->type==DOC_ARRAY ){
+    DocIter it;
+    i64 iArr = docextBsonStartChild(&rc, pOut, DOC_ARRAY, zKey, nKey);
+    int k = 0;
+    docextIterInitValue(&it, v);
+    while( rc==SQLITE_OK && docextIterNext(&it) ){
+      /* (a pruned element leaves no gap: the keys are counted again) */
+      char zIdx[16];
+      int nIdx = docextBsonArrayKey(zIdx, k);
+      i64 nBefore = pOut->n;
+      rc = redactValue(pS, &it.v, pOut, zIdx, nIdx, pTmp, pzErr);
+      if( pOut->n>nBefore ) k++;
+    }
+    docextBsonEndDoc(&rc, pOut, iArr);
+    return rc;
+  }
+  docextBsonAppendValue(&rc, pOut, zKey, nKey, v);
+  return rc;
+}
+
+static int runRedact(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  DocBuf doc, tmp;
+  int rc = SQLITE_OK, i;
+  memset(&doc, 0, sizeof(doc));
+  memset(&tmp, 0, sizeof(tmp));
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    docextBufReset(&doc);
+    rc = redactDoc(pS, setDoc(pIn, i), &doc, 0, 0, &tmp, pzErr);
+    if( rc==SQLITE_OK && doc.n>0 ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  docextBufFree(&doc);
+  docextBufFree(&tmp);
+  return rc;
+}
+
 /* $setWindowFields (and $fill) and $densify: docext_window.c's and
 ** docext_densify.c's, over the documents of pIn. */
 typedef struct StageSink StageSink;
@@ -2468,6 +2559,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_UNION:  rc = runUnion(db, pS, pIn, pOut, pzErr); break;
     case AG_GRAPH:  rc = runGraphLookup(db, pS, pIn, pOut, pzErr); break;
     case AG_WINDOW: case AG_DENSIFY: rc = runElsewhere(pS, pIn, pOut, pzErr); break;
+    case AG_REDACT: rc = runRedact(pS, pIn, pOut, pzErr); break;
     case AG_AUTO:   rc = runBucketAuto(pS, pIn, pOut, pzErr); break;
     case AG_DOCS:
       rc = stageError(pS, pzErr, "must be the first stage of a pipeline without a "

@@ -315,11 +315,26 @@ static ExprNode *exprParsePath(ExprParse *pP, const char *z, int n){
   int i, iStart, iSlot = -1;
   if( n>0 && z[0]=='$' ){
     /* $$ROOT, $$CURRENT (the same, outside $map and $filter), $$REMOVE,
-    ** and the variables of $let and of the query's let */
+    ** $$KEEP, $$PRUNE and $$DESCEND, and the variables of $let and of the
+    ** query's let */
     int nVar = 1;
     while( nVar<n && z[nVar]!='.' ) nVar++;
     if( nVar==7 && memcmp(z, "$REMOVE", 7)==0 && n==7 ){
       return exprNodeNew(pP, EX_CONST, 0);         /* v.type 0: missing */
+    }
+    if( n==nVar && ((nVar==5 && memcmp(z, "$KEEP", 5)==0) || (nVar==6 && memcmp(z, "$PRUNE", 6)==0)
+                  || (nVar==8 && memcmp(z, "$DESCEND", 8)==0)) ){
+      /* $redact's answers: the strings MongoDB gives them ("keep", …) */
+      static const u8 aKeep[] = {5, 0, 0, 0, 'k', 'e', 'e', 'p', 0};
+      static const u8 aPrune[] = {6, 0, 0, 0, 'p', 'r', 'u', 'n', 'e', 0};
+      static const u8 aDescend[] = {8, 0, 0, 0, 'd', 'e', 's', 'c', 'e', 'n', 'd', 0};
+      p = exprNodeNew(pP, EX_CONST, 0);
+      if( p ){
+        p->v.type = DOC_STRING;
+        p->v.p = nVar==5 ? aKeep : nVar==6 ? aPrune : aDescend;
+        p->v.n = nVar==5 ? (int)sizeof(aKeep) : nVar==6 ? (int)sizeof(aPrune) : (int)sizeof(aDescend);
+      }
+      return p;
     }
     if( nVar==4 && memcmp(z, "$NOW", 4)==0 ){
       /* (a path below a date reaches nothing) */

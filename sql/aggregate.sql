@@ -150,6 +150,22 @@ SELECT doc FROM doc_aggregate('books', '[{$lookup: {from: "books", pipeline: [{$
 SELECT doc FROM doc_aggregate('books', '[{$lookup: {pipeline: [{$match: {}}], as: "m"}}]');
 SELECT doc FROM doc_aggregate('books', '[{$unionWith: {pipeline: [{$match: {}}]}}]');
 
+-- 6e. $redact: $$KEEP, $$PRUNE or $$DESCEND for each level of a document
+-- (documents in arrays, and arrays in arrays, too)
+CREATE VIRTUAL TABLE files USING docext;
+INSERT INTO files(doc) VALUES
+  ('{_id: 1, level: 1, title: "plan", notes: {level: 3, text: "secret"},
+     parts: [{level: 1, a: 1}, {level: 5, b: 2}, 7, [{level: 9}, {level: 0}]], open: {level: 2, c: 3}}'),
+  ('{_id: 2, level: 4, title: "hidden"}'),
+  ('{_id: 3, title: "no level", body: {level: 1, x: 1}}');
+SELECT doc FROM doc_aggregate('files', '[{$redact: {$cond: {if: {$lte: [{$ifNull: ["$level", 0]}, 2]},
+  then: "$$DESCEND", else: "$$PRUNE"}}}]');
+SELECT doc FROM doc_aggregate('files', '[{$redact: {$cond: [{$eq: ["$level", 3]}, "$$PRUNE",
+  {$cond: [{$eq: ["$level", 1]}, "$$KEEP", "$$DESCEND"]}]}}]');
+SELECT doc FROM doc_aggregate('files', '[{$match: {_id: 1}}, {$project: {k: "$$KEEP", p: "$$PRUNE", d: "$$DESCEND"}}]');
+SELECT doc FROM doc_aggregate('files', '[{$redact: "$level"}]');
+SELECT doc FROM doc_aggregate('files', '[{$redact: {$bogus: 1}}]');
+
 -- 7. $lookup: equality, an array of local values, a missing one (null)
 CREATE VIRTUAL TABLE authors USING docext;
 INSERT INTO authors(doc) VALUES ('{_id: "fitz", name: "F. Scott Fitzgerald"}'),

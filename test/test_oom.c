@@ -278,6 +278,9 @@ int main(void){
     "[\"$a\", 3600000]}}}}}, {$densify: {field: \"t\", partitionByFields: [\"s\"], range: {step: 1, "
     "unit: \"hour\", bounds: \"full\"}}}, {$densify: {field: \"a\", range: {step: 2, "
     "bounds: [0, 9]}}}]')",
+    "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: [{l: 1, s: {l: 3}, "
+    "a: [{l: 1, x: 1}, {l: 4}, 5, [{l: 2}]]}]}, {$redact: {$cond: [{$lte: [{$ifNull: [\"$l\", 0]}, 2]}, "
+    "\"$$DESCEND\", \"$$PRUNE\"]}}]')",
     /* window functions of every kind, and $fill */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$setWindowFields: {partitionBy: "
     "{$mod: [\"$a\", 2]}, sortBy: {_id: 1}, output: {r: {$sum: \"$a\", window: {documents: "
