@@ -688,6 +688,9 @@ int docextPathComponents(const char *z, int n);
 ** makes ($lookup's as, $setWindowFields' output): "a field name may not be
 ** empty" or "… may not start with '$'"; NULL when nothing is. */
 const char *docextPathProblem(const char *z);
+/* Are dotted paths zA and zB the same, or one within the other ("a" and
+** "a.b", not "a" and "ab")? */
+int docextPathsOverlap(const char *zA, const char *zB);
 /* The value at a path that crosses no array implicitly; 1 if found. */
 int docextPathGet(const u8 *aDoc, const char *zPath, int nPath, DocValue *pOut);
 /* Visit what a path reaches the way MongoDB's query matcher reads it

@@ -61,12 +61,6 @@ void docextDensifyFree(DocDensify *p){
 ** Compiling
 */
 
-/* Is one of the paths a or b the other, or under it? */
-static int pathWithin(const char *zIn, const char *zOuter){
-  size_t n = strlen(zOuter);
-  return strncmp(zIn, zOuter, n)==0 && (zIn[n]==0 || zIn[n]=='.');
-}
-
 static int compilePartitions(DocDensify *p, const DocValue *v, const u8 *aLet, i64 nowMs,
                              char **pzErr){
   DocIter it;
@@ -99,7 +93,7 @@ static int compilePartitions(DocDensify *p, const DocValue *v, const u8 *aLet, i
                        (int)strlen(p->azPart[i])!=n ? "a name holds no NUL byte" : zWhy);
       break;
     }
-    if( pathWithin(p->azPart[i], p->zField) || pathWithin(p->zField, p->azPart[i]) ){
+    if( docextPathsOverlap(p->azPart[i], p->zField) ){
       rc = docextError(pzErr, "docext: partitionByFields: '%s' and the field densified, "
                        "'%s', may not be one within the other", p->azPart[i], p->zField);
       break;
@@ -371,9 +365,7 @@ static int makeDoc(DenRun *r, const DenPart *pPart, const DocValue *pV, char **p
   return rc;
 }
 
-/* Make the grid's values of the partition below v (or up to v, with
-** bIncl), then step over v if it is on the grid. v NULL: to the end of the
-** range. */
+/* Make the partition's grid values below pTo (up to it, with bIncl). */
 static int fillUpTo(DenRun *r, DenPart *pPart, const DocValue *pTo, int bIncl, char **pzErr){
   int rc = SQLITE_OK;
   for(;;){

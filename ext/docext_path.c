@@ -215,3 +215,9 @@ const char *docextPathProblem(const char *z){
     zPart = zDot+1;
   }
 }
+
+int docextPathsOverlap(const char *zA, const char *zB){
+  size_t na = strlen(zA), nb = strlen(zB), n = na<nb ? na : nb;
+  if( memcmp(zA, zB, n)!=0 ) return 0;
+  return na==nb || (na<nb ? zB[na]=='.' : zA[nb]=='.');
+}

@@ -537,13 +537,6 @@ static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const 
   }
 }
 
-/* Are output paths a and b the same, or is one a prefix of the other? */
-static int pathsConflict(const char *a, const char *b){
-  size_t na = strlen(a), nb = strlen(b), n = na<nb ? na : nb;
-  if( memcmp(a, b, n)!=0 ) return 0;
-  return na==nb || (na<nb ? b[na]=='.' : a[nb]=='.');
-}
-
 static int checkOutputPath(const char *z, char **pzErr){
   const char *zWhy = docextPathProblem(z);
   return zWhy ? docextError(pzErr, "docext: output field '%s': %s", z, zWhy) : SQLITE_OK;
@@ -616,7 +609,7 @@ int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **pp
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     rc = checkOutputPath(it.zKey, pzErr);
     for(j=0; rc==SQLITE_OK && j<p->nOut; j++){
-      if( pathsConflict(p->aOut[j].zPath, it.zKey) ){
+      if( docextPathsOverlap(p->aOut[j].zPath, it.zKey) ){
         rc = docextError(pzErr, "docext: the output fields '%s' and '%s' conflict",
                          p->aOut[j].zPath, it.zKey);
       }
