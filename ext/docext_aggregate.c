@@ -1795,7 +1795,7 @@ static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pz
   DocBuf doc;
   int rc = aKey ? SQLITE_OK : SQLITE_NOMEM, i, j;
   memset(&doc, 0, sizeof(doc));
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && n>0 ){
     memcpy(aKey, p->set.a, sizeof(DocKeyItem)*n);
     rc = docextSortByKey(aKey, n, p->set.keys.a);
   }
