@@ -352,8 +352,26 @@ static int makeDoc(DenRun *r, const DenPart *pPart, const DocValue *pV, char **p
     DocValue v;
     DocBuf t;
     if( i<p->nPart ){
+      const char *zDot = strrchr(p->azPart[i], '.');
       rc = docextExprValue(p->apPart[i], pPart->aFirst, &r->tmp, &v, pzErr);
-      if( rc || v.type==0 ) continue;
+      if( rc ) continue;
+      if( v.type==0 ){
+        /* missing: only the documents above it, as in MongoDB's partition
+        ** document ("e.x" missing: e: {}), where nothing is there yet */
+        static const u8 aEmptyDoc[5] = {5, 0, 0, 0, 0};
+        DocValue empty = { DOC_DOCUMENT, aEmptyDoc, 5 }, had;
+        char *zParent;
+        if( zDot==0 ) continue;
+        zParent = sqlite3_mprintf("%.*s", (int)(zDot - p->azPart[i]), p->azPart[i]);
+        if( zParent==0 ){ rc = SQLITE_NOMEM; continue; }
+        if( !docextPathGet(r->doc.a, zParent, (int)strlen(zParent), &had) ){
+          docextBufReset(&r->doc2);
+          docextBsonSetPath(&rc, &r->doc2, r->doc.a, zParent, &empty);
+          t = r->doc; r->doc = r->doc2; r->doc2 = t;
+        }
+        sqlite3_free(zParent);
+        continue;
+      }
     }else{
       v = *pV;
     }
@@ -438,19 +456,35 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
   r.p = p;
   r.xOut = xOut;
   r.pCtx = pCtx;
-  /* each document's partition (found by its key) and sort key */
+  /* each document's partition (found by its key: a missing value is not
+  ** null there, as in MongoDB's partition document) and sort key; a
+  ** document without the field passes before its partition is looked at,
+  ** so a partition of such documents alone is none */
   for(i=0; rc==SQLITE_OK && i<nDoc; i++){
+    static const u8 aNull[1] = {0};
+    DocValue nullV = { DOC_NULL, aNull, 0 };
     i64 iKey = parts.keys.n;
     for(k=0; rc==SQLITE_OK && k<p->nPart; k++){
-      static const u8 aNull[1] = {0};
-      DocValue nullV = { DOC_NULL, aNull, 0 };
       rc = docextExprValue(p->apPart[k], aDoc[i], &r.tmp, &v, pzErr);
-      if( rc==SQLITE_OK ) docextKeyAppend(&rc, &parts.keys, v.type ? &v : &nullV, 0);
+      docextBufAppendByte(&rc, &parts.keys, v.type ? 1 : 0);
+      if( v.type ) docextKeyAppend(&rc, &parts.keys, &v, 0);
     }
     if( rc==SQLITE_OK ) rc = fieldValue(p, aDoc[i], &v, pzErr);
-    if( rc==SQLITE_OK ) rc = docextKeySetAdd(&parts, iKey, &k, &bNew);
     if( rc ) break;
-    if( bNew ){
+    aItem[i].iKey = keys.n;
+    aItem[i].iItem = i;
+    if( p->eBounds!=DB_FULL && parts.keys.n>iKey ){
+      docextBufAppend(&rc, &keys, parts.keys.a + iKey, parts.keys.n - iKey);
+    }
+    docextKeyAppend(&rc, &keys, v.type ? &v : &nullV, 0);
+    aItem[i].nKey = (int)(keys.n - aItem[i].iKey);
+    aPart[i] = -1;
+    if( v.type==0 ){
+      parts.keys.n = iKey;
+      continue;
+    }
+    if( rc==SQLITE_OK ) rc = docextKeySetAdd(&parts, iKey, &k, &bNew);
+    if( rc==SQLITE_OK && bNew ){
       DenPart *aNew = docextArrayGrow(&rc, aP, nP, &nPAlloc, sizeof(DenPart));
       if( rc ) break;
       aP = aNew;
@@ -458,19 +492,8 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
       aP[nP++].aFirst = aDoc[i];
     }
     aPart[i] = k;
-    aItem[i].iKey = keys.n;
-    aItem[i].iItem = i;
-    if( p->eBounds!=DB_FULL && parts.a[k].nKey>0 ){
-      docextBufAppend(&rc, &keys, parts.keys.a + parts.a[k].iKey, parts.a[k].nKey);
-    }
-    {
-      static const u8 aNull[1] = {0};
-      DocValue nullV = { DOC_NULL, aNull, 0 };
-      docextKeyAppend(&rc, &keys, v.type ? &v : &nullV, 0);
-    }
-    aItem[i].nKey = (int)(keys.n - aItem[i].iKey);
-    if( v.type && (vMin.type==0 || docextValueCompare(&v, &vMin)<0) ) vMin = v;
-    if( v.type && (vMax.type==0 || docextValueCompare(&v, &vMax)>0) ) vMax = v;
+    if( vMin.type==0 || docextValueCompare(&v, &vMin)<0 ) vMin = v;
+    if( vMax.type==0 || docextValueCompare(&v, &vMax)>0 ) vMax = v;
   }
   if( rc==SQLITE_OK ) rc = docextSortByKey(aItem, nDoc, keys.a);
   /* the documents in order, each gap filled before the document after it */
@@ -485,8 +508,9 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
     }
   }
   /* the ends: "full" to the greatest value of all, [lo, hi] to hi; with
-  ** no document, [lo, hi] is made whole (one partition, of no fields) */
-  if( rc==SQLITE_OK && nDoc==0 && p->eBounds==DB_RANGE && p->nPart==0 ){
+  ** no document that has the field and no partitionByFields, [lo, hi] is
+  ** made whole (one partition, of no fields) */
+  if( rc==SQLITE_OK && nP==0 && p->eBounds==DB_RANGE && p->nPart==0 ){
     static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
     aP = docextArrayGrow(&rc, aP, nP, &nPAlloc, sizeof(DenPart));
     if( rc==SQLITE_OK ){

@@ -167,14 +167,14 @@ SELECT doc FROM doc_aggregate('files', '[{$redact: "$level"}]');
 SELECT doc FROM doc_aggregate('files', '[{$redact: {$bogus: 1}}]');
 
 -- 6f. every stage over no documents
-CREATE VIRTUAL TABLE nothing USING docext;
-SELECT count(*) FROM doc_aggregate('nothing', '[{$group: {_id: null, n: {$sum: 1}}}]');
-SELECT count(*) FROM doc_aggregate('nothing', '[{$bucketAuto: {groupBy: "$a", buckets: 3, granularity: "R5"}}]');
-SELECT count(*) FROM doc_aggregate('nothing', '[{$setWindowFields: {partitionBy: "$a", sortBy: {b: 1},
+CREATE VIRTUAL TABLE no_docs USING docext;
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$group: {_id: null, n: {$sum: 1}}}]');
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$bucketAuto: {groupBy: "$a", buckets: 3, granularity: "R5"}}]');
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$setWindowFields: {partitionBy: "$a", sortBy: {b: 1},
   output: {r: {$rank: {}}, s: {$sum: 1, window: {range: [-1, 1]}}}}}, {$fill: {output: {c: {value: 1}}}}]');
-SELECT count(*) FROM doc_aggregate('nothing', '[{$densify: {field: "a", partitionByFields: ["p"], range: {step: 1, bounds: [0, 3]}}}]');
-SELECT count(*) FROM doc_aggregate('nothing', '[{$densify: {field: "a", range: {step: 1, bounds: [0, 3]}}}]');
-SELECT count(*) FROM doc_aggregate('nothing', '[{$redact: "$$KEEP"}, {$sortByCount: "$a"}, {$facet: {x: [{$count: "n"}]}}]');
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$densify: {field: "a", partitionByFields: ["p"], range: {step: 1, bounds: [0, 3]}}}]');
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$densify: {field: "a", range: {step: 1, bounds: [0, 3]}}}]');
+SELECT count(*) FROM doc_aggregate('no_docs', '[{$redact: "$$KEEP"}, {$sortByCount: "$a"}, {$facet: {x: [{$count: "n"}]}}]');
 SELECT count(*) FROM doc_aggregate(NULL, '[{$documents: []}, {$group: {_id: null}}, {$bucket: {groupBy: "$a", boundaries: [0, 1], default: 2}}]');
 
 -- 7. $lookup: equality, an array of local values, a missing one (null)

@@ -157,6 +157,13 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: {$in: ["a", "b"]},
 SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{d: ISODate("2026-01-31T00:00:00Z"), k: {x: 1}}]},
   {$densify: {field: "d", partitionByFields: ["k.x"], range: {step: 1, unit: "month",
    bounds: [ISODate("2026-01-31T00:00:00Z"), ISODate("2026-05-01T00:00:00Z")]}}}]');
+-- a partition field missing is not null (two partitions; a made document of
+-- a missing dotted one holds the documents above it); a partition whose
+-- documents all lack the field is none
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{p: null, t: 1}, {t: 3}, {e: {y: 1}, t: 5}, {e: {y: 1}, t: 7}]},
+  {$densify: {field: "t", partitionByFields: ["p", "e.x"], range: {step: 1, bounds: "partition"}}}]');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{p: "a", t: 1}, {p: "b", t: null}]},
+  {$densify: {field: "t", partitionByFields: ["p"], range: {step: 1, bounds: [0, 3]}}}]');
 -- with no document, [lo, hi) is made whole; "full" and "partition" make none
 SELECT doc FROM doc_aggregate(NULL, '[{$documents: []}, {$densify: {field: "n", range: {step: 1, bounds: [0, 3]}}}]');
 SELECT count(*) FROM doc_aggregate(NULL, '[{$documents: []}, {$densify: {field: "n", range: {step: 1, bounds: "full"}}}]');

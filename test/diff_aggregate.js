@@ -14,7 +14,8 @@
 // in six, $bucket, $bucketAuto (see stageBucketAuto), $facet of 1–3
 // pipelines of 1–3 such stages, or
 // $unionWith of c2 or c itself through 0–3 such stages; one in twelve a
-// $setWindowFields, see stageWindow), sometimes then a
+// $setWindowFields, see stageWindow; one in twelve a $densify, see
+// stageDensify), sometimes then a
 // $sample (its answer checked only for being one: min(size, n) distinct
 // input documents), with expressions kept to forms where mingo and MongoDB
 // agree ("$field", constants, $add, $multiply by a positive integer,
@@ -40,7 +41,7 @@
 //    integral-of-nothing, window-negative-end, linearfill-ends, window-data-
 //    errors, bucketauto-id-last, bucketauto-of-nothing, bucketauto-empty-
 //    output, bucketauto-accumulators, bucketauto-input-order, bucketauto-
-//    granularity; KNOWN
+//    granularity, densify; KNOWN
 //    in diff_aggregate.py says why), inside $facet's and $unionWith's
 //    pipelines too. This is the answer docext must give. "fixes" lists the
 //    kinds without which mingo's answer would differ (found by leaving each
@@ -65,7 +66,8 @@
 //    "sets": [field, ...], "deep": [field, ...],
 //    "inner": {field: {"ordered": bool, "sets": [...], "deep": [...]}},
 //    "sample": size | null, "invalid": "<why MongoDB rejects it>" | null,
-//    "bugs": [kind, ...], "alt": [...] | "E: msg" | null, "differs": [kind, ...],
+//    "bugs": [kind, ...], "alt": [...] | "E: msg" | null, "alts": {kind: alt} | null,
+//    "differs": [kind, ...],
 //    "raw": [...] | "E: msg", "fixed": [...] | "E: msg",
 //    "fixes": [kind, ...], "dbl": [...] | "E: msg", "dbl2": [...] | "E: msg",
 //    "lng": [...] | "E: msg"}
@@ -82,7 +84,8 @@
 // that $sample, and "fixed" is the answer before it. "bugs": the kinds of
 // a known docext departure from MongoDB the case holds (EXCLUDED in
 // diff_aggregate.py), and "alt" docext's answer with those departures (the
-// fixed run without their rewrites, where they are rewrites); "differs":
+// fixed run without their rewrites, where they are rewrites; "alts" the
+// same with each one's rewrite alone left out, where there are several); "differs":
 // those of a departure docext's README gives (DIFFERS there), where
 // docext's answer is checked, not MongoDB's.
 "use strict";
@@ -1924,6 +1927,200 @@ function stageWindow(st, ctx) {
   return pre.concat([item], post);
 }
 
+// $densify (see docext_densify.c, and MongoDB's document_source_densify.cpp,
+// exec/agg/densify_stage.cpp, jstests/aggregation/sources/densify/*). The
+// field densified is dv, computed by a $set before the stage: a number of
+// the data kept to [-4, 12] (null or missing otherwise), or a date made of
+// one (BASE plus so many hours, days, ... or months); some data errors: a
+// string in dv (a field of strings or mixed values), a number with a unit,
+// a date without one. partitionByFields: 0-2 scalar fields (their values
+// sometimes null or missing; e.x and e.y too). range: a positive step (an
+// int, or a double that is not whole and not one of DOUBLES, so the "dbl"
+// run leaves it be); a unit for dates; bounds "full", "partition" (with
+// partitionByFields only) or [lo, hi] (two numbers of step's type; two
+// dates with a unit). A date dv is made a string after ($dateToString, the
+// one form in which mingo's and docext's dates compare here).
+// The order: MongoDB sorts on the partition fields and dv first (dv alone
+// for "full"), makes the documents of a gap before the document after it,
+// and those at the end of a partition ("full", [lo, hi]) after every input
+// document, in no specified order (the partitions' hash table's,
+// finishDensifyingPartitionedInputHelper); equal sort keys come in no
+// specified order either. So the output is compared as a multiset
+// (st.ordered = false), which checks every document made and passed on.
+// The fixed run replaces mingo's $densify with $__densify, MongoDB's
+// algorithm (kind densify; KNOWN says where mingo departs). Made documents
+// have no _id, so _id is no longer a unique key after.
+// The "dbl" run: a double step makes every made value a double; the made
+// documents (those without the marker __dm) have dv moved then.
+const DENSIFY_BASE = Date.UTC(2023, 10, 14);          // 2023-11-14T00:00:00Z
+const DATE_FORMAT = "%Y-%m-%dT%H:%M:%S.%LZ";
+// dates of a number v: BASE + v * ms, densified by step units
+const DENSIFY_FIXED = [
+  [3600000, "hour", 1], [3600000, "hour", 2], [3600000, "minute", 30], [3600000, "minute", 90],
+  [86400000, "day", 1], [86400000, "hour", 12], [86400000, "day", 3], [7 * 86400000, "week", 1],
+  [7 * 86400000, "day", 2], [1000, "second", 1], [1000, "millisecond", 500], [60000, "second", 45],
+];
+// dates of an int v: BASE + v months, densified by step units
+const DENSIFY_MONTHS = [["month", 1], ["month", 2], ["quarter", 1], ["year", 1], ["week", 4], ["day", 20]];
+const DENSIFY_MADE_MAX = 250;
+let densifyMade = 0;            // the most documents one $__densify made, in the case's fixed run
+
+function stageDensify(st, ctx) {
+  const nullish = () => pick([null, "$$REMOVE"]);
+  const within = (p) => ({ $and: [{ $isNumber: "$" + p }, { $gte: ["$" + p, -4] }, { $lte: ["$" + p, 12] }] });
+  const numP = numPaths(st).filter((p) => !p.startsWith("$") && !st.unordered.has(p) && p !== "dv");
+  const intP = numP.filter((p) => ["int", "id"].includes(kindOfPath(st, p)));
+  const badP = fieldsOf(st, (k, f) => (k === "str" || k === "mixed") && f !== "dv" && !st.unordered.has(f));
+  let isDate = chance(0.4);
+  let unit;
+  let step;
+  let dv;
+  let ms = null;                 // the ms per unit of v of a date dv (BASE + v * ms)
+  let months = false;            // a date dv of BASE + v months
+  const r = int(20);
+  if (r < 1 && badP.length) {
+    dv = "$" + pick(badP);       // strings: an error
+    if (isDate) unit = pick(["day", "hour"]);
+    step = 1;
+  } else if (isDate && (numP.length || intP.length)) {
+    if (intP.length && chance(0.4)) {
+      const p = pick(intP);
+      [unit, step] = pick(DENSIFY_MONTHS);
+      months = true;
+      dv = { $cond: [within(p), { $dateAdd: { startDate: { $toDate: DENSIFY_BASE }, unit: "month", amount: "$" + p } },
+                     nullish()] };
+    } else {
+      const p = pick(numP);
+      let u;
+      [ms, u, step] = pick(DENSIFY_FIXED);
+      unit = u;
+      dv = { $cond: [within(p), { $toDate: { $toLong: { $add: [DENSIFY_BASE, { $multiply: ["$" + p, ms] }] } } },
+                     nullish()] };
+    }
+    if (r < 2) unit = undefined;                 // a date without a unit: an error
+  } else if (numP.length) {
+    isDate = false;
+    const p = pick(numP);
+    dv = { $cond: [within(p), "$" + p, nullish()] };
+    if (chance(0.15)) dv = "$" + p;              // (any number: the made documents counted)
+    step = chance(0.3) ? pick([0.75, 1.25, 2.5]) : pick([1, 1, 2, 3, 5]);
+    if (r < 2) {
+      unit = "day";                              // a number with a unit: an error
+      step = pick([1, 2]);                       // (whole, as a unit needs)
+    }
+  } else {
+    return stageMatch(st);
+  }
+  // (made documents hold dates where there is a unit; without one a date dv
+  // is an error, so no date is left)
+  const dateOut = unit !== undefined;
+  // partitionByFields
+  // (where the input's order is not fixed, top-level fields only: see below)
+  const pc = fieldsOf(st, (k, f) => ["str", "bool", "int", "mixed"].includes(k) && f !== "dv" && !st.unordered.has(f))
+    .concat(st.ordered ? fieldsOf(st, (k) => k === "doc").map((f) => f + "." + pick(["x", "y"])) : []);
+  const parts = [];
+  for (let n = pick([0, 0, 1, 1, 2]); n > 0 && pc.length; n--) {
+    const f = pc.splice(int(pc.length), 1)[0];
+    if (!parts.some((q) => q.split(".")[0] === f.split(".")[0])) parts.push(f);
+  }
+  // bounds
+  let bounds;
+  let lo;
+  let hi;
+  const b = int(10);
+  if (b < 3 && parts.length) bounds = "partition";
+  else if (b < 6) bounds = "full";
+  else if (unit === undefined) {
+    // (numbers of step's type)
+    if (Number.isInteger(step)) {
+      lo = int(9) - 5;
+      hi = lo + int(13);
+    } else {
+      do {
+        lo = pick([-3.25, -1.75, 0.25, 1.25, -0.75]);
+        hi = lo + pick([0, 2.5, 4, 6.5, 9]);
+      } while (Number.isInteger(hi) || DOUBLES.includes(hi));
+    }
+    bounds = [lo, hi];
+  } else {
+    // (dates, on the grid of dv's dates or off it)
+    if (months) {
+      lo = densifyDateAdd(new Date(DENSIFY_BASE), "month", int(8) - 4);
+      hi = densifyDateAdd(lo, "month", int(14));
+    } else {
+      const u = ms || 86400000;
+      lo = new Date(DENSIFY_BASE + (int(8) - 4) * u);
+      hi = new Date(lo.getTime() + int(14) * u + (chance(0.3) ? u / 2 : 0));
+    }
+    bounds = [lo, hi];
+  }
+  const range = (forMingo) => {
+    const x = { step };
+    if (unit !== undefined) x.unit = unit;
+    x.bounds = Array.isArray(bounds) && !forMingo && bounds[0] instanceof Date
+      ? bounds.map((d) => ({ $date: d.toISOString() })) : bounds;
+    return x;
+  };
+  const spec = (forMingo) => {
+    const s = { field: "dv" };
+    if (parts.length || chance(0.1)) s.partitionByFields = parts.slice();
+    s.range = range(forMingo);
+    return s;
+  };
+  const stage = { $densify: spec(false) };
+  const mingoStage = { $densify: spec(true) };
+  const kinds = ["densify"];
+  const dblStep = !Number.isInteger(step);
+  // (with "full", a partition's grid starts at the least value of all, made
+  // in that value's own type (an int), the rest in the step's: the shifted
+  // "dbl" run cannot tell one from the other, so the types go unchecked)
+  if (bounds === "full" && parts.length && dblStep) ctx.loose.push("dv");
+  const fix = (off, extra) => {
+    const out = [];
+    const mark = extra === "dbl" && dblStep;
+    if (mark) out.push({ $set: { __dm: 1 } });
+    if (off.has("densify")) out.push(mingoStage);
+    else {
+      out.push({ $__densify: { field: "dv", parts, step, unit: unit || null, bounds } });
+    }
+    if (mark) {
+      out.push({ $__clone: {} },
+               { $set: { dv: { $cond: [{ $eq: [{ $type: "$__dm" }, "missing"] }, { $add: ["$dv", SHIFT_ALWAYS_D] }, "$dv"] } } },
+               { $unset: "__dm" });
+    }
+    return out;
+  };
+  const set = { dv };
+  const pre = plain({ $set: set });
+  const item = { stage, raw: [mingoStage], fix, kinds, dbl: [], lng: [] };
+  // the state
+  setField(st, "dv", dateOut ? "str" : "num", false);
+  for (const f of st.order) if (st.kinds[f] === "id") st.kinds[f] = "int";
+  // (a made document's e of partition field e.x holds x alone: mingo
+  // compares such documents otherwise than MongoDB)
+  for (const f of parts) if (f.includes(".")) st.kinds[f.split(".")[0]] = "docv";
+  st.ordered = false;
+  st.natural = false;
+  st.key = null;
+  const items = [pre, item];
+  if (dateOut) items.push(plain({ $set: { dv: { $dateToString: { date: "$dv", format: DATE_FORMAT } } } }));
+  return items;
+}
+
+// $dateAdd of n units to a date, in UTC (a month's day past the end of the
+// month made its last day).
+function densifyDateAdd(d, unit, n) {
+  const fixed = { millisecond: 1, second: 1000, minute: 60000, hour: 3600000, day: 86400000, week: 7 * 86400000 };
+  if (unit in fixed) return new Date(d.getTime() + n * fixed[unit]);
+  const months = n * { month: 1, quarter: 3, year: 12 }[unit];
+  const m = d.getUTCMonth() + months;
+  const y = d.getUTCFullYear() + Math.floor(m / 12);
+  const mm = ((m % 12) + 12) % 12;
+  const last = new Date(Date.UTC(y, mm + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(y, mm, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(),
+                           d.getUTCSeconds(), d.getUTCMilliseconds()));
+}
+
 // Stages MongoDB rejects whatever the documents (its parse errors).
 const INVALID = [
   [{ $limit: 0 }, "$limit must be positive"],
@@ -2023,6 +2220,41 @@ const INVALID = [
   [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: 1 }, "w.x": { $sum: 1 } } } }, "output fields that conflict"],
   [{ $setWindowFields: { output: { w: { $linearFill: "$a" } } } }, "$linearFill needs a sortBy"],
   [{ $setWindowFields: { sortBy: {}, output: { w: { $sum: 1 } } } }, "sortBy must not be empty"],
+  [{ $densify: { field: "a", range: { step: 0, bounds: "full" } } }, "$densify's step must be above 0"],
+  [{ $densify: { field: "a", range: { step: -1, bounds: "full" } } }, "$densify's step must be above 0"],
+  [{ $densify: { field: "a", range: { step: -0.75, bounds: [-3.25, 1.25] } } }, "$densify's step must be above 0"],
+  [{ $densify: { field: "a", range: { step: "1", bounds: "full" } } }, "$densify's step must be a number"],
+  [{ $densify: { field: "a", range: { step: 1, unit: "fortnight", bounds: "full" } } }, "unknown unit of $densify"],
+  [{ $densify: { field: "a", range: { step: 1, unit: "Day", bounds: "full" } } }, "unknown unit of $densify"],
+  [{ $densify: { field: "a", range: { step: 1.5, unit: "day", bounds: "full" } } }, "$densify's step must be whole with a unit"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: "partition" } } }, "$densify's bounds \"partition\" need partitionByFields"],
+  [{ $densify: { field: "a", partitionByFields: [], range: { step: 1, bounds: "partition" } } }, "$densify's bounds \"partition\" need partitionByFields"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: "all" } } }, "$densify's bounds must be \"full\", \"partition\" or [lo, hi]"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [0] } } }, "$densify's bounds must be two values"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [0, 5, 9] } } }, "$densify's bounds must be two values"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: 5 } } }, "$densify's bounds must be \"full\", \"partition\" or [lo, hi]"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [5, 1] } } }, "$densify's lower bound must not pass the upper"],
+  [{ $densify: { field: "a", range: { step: 1, unit: "day", bounds: [{ $date: "2023-11-20T00:00:00.000Z" }, { $date: "2023-11-14T00:00:00.000Z" }] } } }, "$densify's lower bound must not pass the upper"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [0, "x"] } } }, "$densify's bounds must be two numbers or two dates"],
+  [{ $densify: { field: "a", range: { step: 1, unit: "day", bounds: [{ $date: "2023-11-14T00:00:00.000Z" }, 5] } } }, "$densify's bounds must be two numbers or two dates"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: ["a", "b"] } } }, "$densify's bounds must be two numbers or two dates"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [0, 5.5] } } }, "$densify's bounds and step must be of one type"],
+  [{ $densify: { field: "a", range: { step: 0.75, bounds: [0, 6] } } }, "$densify's bounds and step must be of one type"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: [{ $date: "2023-11-14T00:00:00.000Z" }, { $date: "2023-11-20T00:00:00.000Z" }] } } }, "$densify's date bounds need a unit"],
+  [{ $densify: { field: "a", range: { step: 1, unit: "hour", bounds: [0, 5] } } }, "$densify's numeric bounds take no unit"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: "full" }, foo: 1 } }, "unknown field of $densify"],
+  [{ $densify: { field: "a", range: { step: 1, bounds: "full", foo: 1 } } }, "unknown field of $densify's range"],
+  [{ $densify: { field: "a", range: { step: 1 } } }, "$densify's range needs bounds"],
+  [{ $densify: { field: "a", range: { bounds: "full" } } }, "$densify's range needs step"],
+  [{ $densify: { range: { step: 1, bounds: "full" } } }, "$densify needs field"],
+  [{ $densify: { field: "a" } }, "$densify needs range"],
+  [{ $densify: { field: 5, range: { step: 1, bounds: "full" } } }, "$densify's field must be a string"],
+  [{ $densify: { field: "$a", range: { step: 1, bounds: "full" } } }, "$densify's field cannot start with '$'"],
+  [{ $densify: { field: "a", partitionByFields: ["a"], range: { step: 1, bounds: "full" } } }, "a $densify partition field cannot be the field"],
+  [{ $densify: { field: "e", partitionByFields: ["s", "e.x"], range: { step: 1, bounds: "partition" } } }, "a $densify partition field cannot be under the field"],
+  [{ $densify: { field: "a", partitionByFields: "s", range: { step: 1, bounds: "full" } } }, "$densify's partitionByFields must be an array"],
+  [{ $densify: { field: "a", partitionByFields: [5], range: { step: 1, bounds: "full" } } }, "$densify's partitionByFields must be strings"],
+  [{ $densify: 1 }, "$densify takes a document"],
   [null, "a let variable's name must start with a lower-case letter",
    { options: { let: { Bad: 1 } } }],
   [null, "a let value cannot read a field (it is evaluated before any document)",
@@ -2035,6 +2267,7 @@ const INVALID = [
 // it and an $unset after, so a list of items.)
 function stage(st, ctx, last, where = { depth: 0, inUnion: false }) {
   if (chance(1 / 12)) return stageWindow(st, ctx);
+  if (chance(1 / 12)) return stageDensify(st, ctx);
   if (chance(1 / 6)) {
     const q = int(13);
     if (q < 4) return stageBucket(st, ctx, last && where.depth === 0);
@@ -2223,12 +2456,127 @@ const bucketAccOp = {
     return e && e.v !== undefined ? e.v : null;
   },
 };
+// {$__densify: {field, parts, step, unit, bounds}}:
+// MongoDB's $densify (InternalDensifyStage, as jstests/aggregation/sources/
+// densify/libs/densify_in_js.js and partitions.js, doc_on_bound.js have it):
+// a document whose field is null or missing passes as it is and is in no
+// partition; any other value must be a number (no unit) or a date (a unit),
+// else an error. A partition is the value of {p1: "$p1", ...} (nested for a
+// dotted path; a missing value left out, so missing and null are two
+// partitions), and a made document holds that value, then the field. Each
+// partition's values are taken in ascending order, from the grid's start
+// ("partition": its least value; "full": the least of all; [lo, hi]: lo),
+// each value of the grid below the document made, a document on the grid
+// moving it on; at the end "full" makes the grid's values up to the
+// greatest value of all, inclusive, and [lo, hi] those below hi, in every
+// partition that has a value (without partitionByFields: the one
+// partition, even with no document). Made documents are counted into
+// densifyMade.
+const densifyOps = {
+  $__densify(coll, s) {
+    return coll.transform((xs) => {
+      const isNil = (v) => v === null || v === undefined;
+      const add = (v) => (s.unit ? densifyDateAdd(v, s.unit, s.step) : v + s.step);
+      for (const x of xs) {
+        const v = mutil.resolve(x, s.field);
+        if (isNil(v)) continue;
+        if (s.unit ? !(v instanceof Date) : typeof v !== "number") {
+          throw new Error("$densify: the field holds " + JSON.stringify(v) + (s.unit ? ", not a date" : ", not a number"));
+        }
+      }
+      const setPath = (o, p, v) => {
+        const ks = p.split(".");
+        let cur = o;
+        for (let i = 0; i < ks.length - 1; i++) {
+          if (cur[ks[i]] === null || typeof cur[ks[i]] !== "object") cur[ks[i]] = {};
+          cur = cur[ks[i]];
+        }
+        if (v !== undefined) cur[ks[ks.length - 1]] = v;
+      };
+      // the partitions, in the order of their first documents (nullish ones too)
+      const parts = new Map();
+      const keyOf = (x) => {
+        const o = {};
+        for (const p of s.parts) setPath(o, p, mutil.resolve(x, p));
+        return JSON.stringify(o);
+      };
+      const docPart = [];
+      for (const x of xs) {
+        const k = keyOf(x);
+        if (!parts.has(k)) {
+          // (the fields of a made document)
+          const inc = {};
+          for (const p of s.parts) {
+            const pv = mutil.resolve(x, p);
+            setPath(inc, p, clone(pv));
+          }
+          parts.set(k, { inc, next: null, started: false });
+        }
+        docPart.push(parts.get(k));
+      }
+      if (!s.parts.length && !parts.size) parts.set("{}", { inc: {}, next: null, started: false });
+      const num = (v) => +v;
+      const vals = xs.map((x) => mutil.resolve(x, s.field)).filter((v) => !isNil(v)).map(num);
+      const full = s.bounds === "full";
+      const ranged = Array.isArray(s.bounds);
+      const min = Math.min(...vals);
+      const max = Math.max(...vals);
+      const minV = xs.map((x) => mutil.resolve(x, s.field)).find((v) => !isNil(v) && num(v) === min);
+      // (the documents in docext's order, which MongoDB's sort allows: on
+      // the partition's values, missing as null, and the field, stably)
+      const nul = (v) => (v === undefined ? null : v);
+      const order = xs.map((x, i) => i).sort((i, j) => {
+        if (!full) {
+          for (const p of s.parts) {
+            const c = mutil.compare(nul(mutil.resolve(xs[i], p)), nul(mutil.resolve(xs[j], p)));
+            if (c) return c;
+          }
+        }
+        return mutil.compare(nul(mutil.resolve(xs[i], s.field)), nul(mutil.resolve(xs[j], s.field))) || i - j;
+      });
+      const out = [];
+      let made = 0;
+      const emit = (q, v) => {
+        const d = clone(q.inc);
+        setPath(d, s.field, v);
+        out.push(d);
+        made++;
+      };
+      for (const i of order) {
+        const v = mutil.resolve(xs[i], s.field);
+        const q = docPart[i];
+        if (!isNil(v)) {
+          if (!q.started) {
+            q.started = true;
+            q.next = ranged ? s.bounds[0] : full ? minV : v;
+          }
+          if (!ranged || (num(v) >= num(s.bounds[0]) && num(v) < num(s.bounds[1]))) {
+            while (num(q.next) < num(v)) { emit(q, q.next); q.next = add(q.next); }
+            if (num(q.next) === num(v)) q.next = add(v);
+          }
+        }
+        out.push(xs[i]);
+      }
+      // the ends, partition by partition
+      for (const q of parts.values()) {
+        if (full && q.started) while (num(q.next) <= max) { emit(q, q.next); q.next = add(q.next); }
+        if (ranged && (q.started || !s.parts.length)) {
+          if (!q.started) q.next = s.bounds[0];
+          while (num(q.next) < num(s.bounds[1])) { emit(q, q.next); q.next = add(q.next); }
+        }
+      }
+      densifyMade = Math.max(densifyMade, made);
+      return Lazy(out);
+    });
+  },
+};
 // All of mingo's operators and these, in one context made once (mingo's
 // aggregate() would merge a given context into its own on every call).
 const context = mingo.Context.init({
   accumulator: need("mingo/operators/accumulator"),
   expression: Object.assign({}, need("mingo/operators/expression"), sortKeyOp, bucketAccOp),
-  pipeline: Object.assign({}, need("mingo/operators/pipeline"), cloneOp, windowOps, bucketAutoOps),
+  pipeline: Object.assign({}, need("mingo/operators/pipeline"), cloneOp, windowOps, bucketAutoOps,
+                         densifyOps),
   projection: need("mingo/operators/projection"),
   query: need("mingo/operators/query"),
   window: need("mingo/operators/window"),
@@ -2292,6 +2640,7 @@ const BUG_REWRITES = new Set([]);
 
 const lines = [];
 for (let i = 0; i < N; i++) {
+  densifyMade = 0;
   const n = 5 + int(26);
   const docs = ids(n, 0).map(genDoc);
   // one case in five has let variables (numbers, strings, a document)
@@ -2330,7 +2679,9 @@ for (let i = 0; i < N; i++) {
     const [bad, why, extra] = pick(INVALID);
     // (mingo runs a $sample of a size that is not a number, or negative,
     // forever: it is left out of mingo's runs, which accept it)
-    const item = bad && bad.$sample ? Object.assign(plain(bad), { fix: () => [], raw: [] }) : plain(bad);
+    // (nor is a $densify: mingo runs one of step 0 forever)
+    const item = bad && (bad.$sample || bad.$densify) ? Object.assign(plain(bad), { fix: () => [], raw: [] })
+      : plain(bad);
     if (bad) items.splice(int(items.length + 1), 0, item);
     invalid = why;
     ctx.bugs = extra && extra.bug ? [extra.bug] : [];
@@ -2346,10 +2697,13 @@ for (let i = 0; i < N; i++) {
   // (mingo's run of the pipeline as written, but for a $sample)
   const raw = run(docs, docs2, [].concat(...items.map((x) => x.raw || [x.stage])), vars);
   const fixed = run(docs, docs2, pipelineFor(none), vars);
+  // (a case whose $densify makes too many documents is made anew)
+  if (densifyMade > DENSIFY_MADE_MAX) { i--; continue; }
   // which rewrites changed mingo's answer: those without which it differs
   let fixes = [];
   if (JSON.stringify(raw) !== JSON.stringify(fixed)) {
-    const kinds = kindsOf(items).concat(["shared-objects"]);
+    // (not the rewrites of docext's departures, BUG_REWRITES: not mingo's)
+    const kinds = kindsOf(items).filter((k) => !BUG_REWRITES.has(k)).concat(["shared-objects"]);
     fixes = kinds.filter((k) => JSON.stringify(run(docs, docs2, pipelineFor(new Set([k])), vars)) !==
                                 JSON.stringify(fixed));
   }
@@ -2357,6 +2711,9 @@ for (let i = 0; i < N; i++) {
   // (EXCLUDED): the fixed run without those rewrites
   const altKinds = ctx.bugs.filter((b) => BUG_REWRITES.has(b));
   const alt = altKinds.length ? run(docs, docs2, pipelineFor(new Set(altKinds)), vars) : null;
+  // (and with each one alone, to tell which one a failure is)
+  const alts = altKinds.length > 1
+    ? Object.fromEntries(altKinds.map((k) => [k, run(docs, docs2, pipelineFor(new Set([k])), vars)])) : null;
   lines.push(JSON.stringify({
     i,
     docs: docs.map((d) => JSON.stringify(d)),
@@ -2372,6 +2729,7 @@ for (let i = 0; i < N; i++) {
     invalid,
     bugs: [...new Set(ctx.bugs)],
     alt,
+    alts,
     differs: [...new Set(ctx.differs)],
     raw,
     fixed,
