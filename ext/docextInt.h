@@ -875,6 +875,19 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v);
 ** $addToSet's values each once, in BSON order. */
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey);
 void docextAccumFree(DocAccum *p);
+/* $median and $percentile as accumulators ({$median: {input, method}},
+** {$percentile: {input, p, method}}): a $push of input, finished by the
+** expression of the same name over the list. For zOp either of them,
+** (docextAccumIsQuantile), docextAccumQuantile sets *pInput to the input
+** (in v) and compiles the finishing expression into *ppFinish (its BSON in
+** pOwn, which must outlive it). */
+int docextAccumQuantile(const char *zOp, const DocValue *v, const u8 *aLet, i64 nowMs,
+                        DocBuf *pOwn, DocExpr **ppFinish, DocValue *pInput, char **pzErr);
+/* Append the finished result of the $push accumulator pAcc as element zKey. */
+int docextAccumFinish(DocExpr *pFinish, DocAccum *pAcc, DocBuf *pOut, const char *zKey,
+                      int nKey, char **pzErr);
+/* Is zOp an accumulator docextAccumQuantile makes? */
+#define docextAccumIsQuantile(zOp) (strcmp((zOp), "$median")==0 || strcmp((zOp), "$percentile")==0)
 
 /**************************************************************************
 ** Interface to docext_window.c — the $setWindowFields stage of

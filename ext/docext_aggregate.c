@@ -54,6 +54,8 @@ struct AggField {
   const char *zName;        /* (in the pipeline's BSON) */
   int eAcc;                 /* DOCEXT_ACC_* */
   DocExpr *pExpr;           /* its operand */
+  DocExpr *pFinish;         /* $median, $percentile: over the $push list */
+  DocBuf own;               /* (pFinish's BSON) */
 };
 
 typedef struct AggStage AggStage;
@@ -230,7 +232,11 @@ static void aggFree(Agg *p){
     docextWindowFree(pS->pWindow);
     docextDensifyFree(pS->pDensify);
     docextExprFree(pS->pExpr);
-    for(j=0; j<pS->nField; j++) docextExprFree(pS->aField[j].pExpr);
+    for(j=0; j<pS->nField; j++){
+      docextExprFree(pS->aField[j].pExpr);
+      docextExprFree(pS->aField[j].pFinish);
+      docextBufFree(&pS->aField[j].own);
+    }
     sqlite3_free(pS->aField);
     sqlite3_free(pS->zFrom);
     for(j=0; j<pS->nSub; j++) aggFree(&pS->aSub[j]);
@@ -325,7 +331,15 @@ static int compileAccField(Agg *p, AggStage *pS, const DocIter *pIt, char **pzEr
   docextIterInitValue(&acc, &pIt->v);
   docextIterNext(&acc);
   pF->eAcc = docextAccumOp(acc.zKey, acc.nKey);
-  if( docextIterKeyIs(&acc, "$count") ){
+  if( docextAccumIsQuantile(acc.zKey) ){
+    /* (a $push of its input, finished by the operator over the list) */
+    DocValue input;
+    pF->eAcc = DOCEXT_ACC_PUSH;
+    rc = docextAccumQuantile(acc.zKey, &acc.v, p->aLet, p->nowMs, &pF->own, &pF->pFinish,
+                             &input, pzErr);
+    if( rc ) return rc;
+    acc.v = input;
+  }else if( docextIterKeyIs(&acc, "$count") ){
     /* {$count: {}} is {$sum: 1} */
     if( acc.v.type!=DOC_DOCUMENT || docextIterCount(&acc.v)!=0 ){
       return stageError(pS, pzErr, "$count of field '%s' takes no argument: {$count: {}}",
@@ -1721,6 +1735,17 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
   return rc;
 }
 
+/* Append the result of field pF's accumulator (finished, for $median and
+** $percentile) to the document being written. */
+static int accumWrite(const AggField *pF, DocAccum *pAcc, DocBuf *pDoc, char **pzErr){
+  int rc = SQLITE_OK;
+  if( pF->pFinish ){
+    return docextAccumFinish(pF->pFinish, pAcc, pDoc, pF->zName, (int)strlen(pF->zName), pzErr);
+  }
+  docextAccumResult(&rc, pAcc, pDoc, pF->zName, (int)strlen(pF->zName));
+  return rc;
+}
+
 /* $group's groups: found by the key docextKeyAppend gives their _id (so
 ** 1, 1.0 and NumberLong(1) are one group), group i being entry i of set. */
 typedef struct AggGroup AggGroup;
@@ -1810,9 +1835,8 @@ static int groupsWrite(AggGroups *p, const AggStage *pS, AggSet *pOut, char **pz
     docextBufReset(&doc);
     iDoc = docextBsonStartDoc(&rc, &doc);
     docextBsonAppendValue(&rc, &doc, "_id", 3, &id);
-    for(j=0; j<pS->nField; j++){
-      const char *zName = pS->aField[j].zName;
-      docextAccumResult(&rc, &pG->aAcc[j], &doc, zName, (int)strlen(zName));
+    for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
+      rc = accumWrite(&pS->aField[j], &pG->aAcc[j], &doc, pzErr);
     }
     docextBsonEndDoc(&rc, &doc, iDoc);
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
@@ -2043,9 +2067,8 @@ static int autoWrite(AutoBucket *b, AggSet *pOut, char **pzErr){
   docextBsonAppendValue(&rc, &doc, "min", 3, &b->min.v);
   docextBsonAppendValue(&rc, &doc, "max", 3, &b->max.v);
   docextBsonEndDoc(&rc, &doc, iId);
-  for(j=0; j<b->pS->nField; j++){
-    const char *zName = b->pS->aField[j].zName;
-    docextAccumResult(&rc, &b->aAcc[j], &doc, zName, (int)strlen(zName));
+  for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
+    rc = accumWrite(&b->pS->aField[j], &b->aAcc[j], &doc, pzErr);
   }
   docextBsonEndDoc(&rc, &doc, iDoc);
   if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, b->pS, pzErr);

@@ -2062,6 +2062,62 @@ void docextAccumInit(DocAccum *p, int eOp){
   p->sum.type = DOC_INT32;
 }
 
+int docextAccumQuantile(const char *zOp, const DocValue *v, const u8 *aLet, i64 nowMs,
+                        DocBuf *pOwn, DocExpr **ppFinish, DocValue *pInput, char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK, bInput = 0;
+  i64 iDoc, iOp, iArgs;
+  if( v->type!=DOC_DOCUMENT ){
+    return docextError(pzErr, "docext: %s takes a document, as {input: …, %smethod: "
+                       "\"approximate\"}", zOp, zOp[1]=='p' ? "p: [0.5], " : "");
+  }
+  /* {"": {$median: {input: "$v", …the rest as given}}} */
+  docextBufReset(pOwn);
+  iDoc = docextBsonStartDoc(&rc, pOwn);
+  iOp = docextBsonStartChild(&rc, pOwn, DOC_DOCUMENT, "", 0);
+  iArgs = docextBsonStartChild(&rc, pOwn, DOC_DOCUMENT, zOp, (int)strlen(zOp));
+  docextIterInitValue(&it, v);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "input") ){
+      *pInput = it.v;
+      bInput = 1;
+      docextBsonAppendFieldRef(&rc, pOwn, "input", 5, "v", 1);
+    }else{
+      docextBsonAppendValue(&rc, pOwn, it.zKey, it.nKey, &it.v);
+    }
+  }
+  docextBsonEndDoc(&rc, pOwn, iArgs);
+  docextBsonEndDoc(&rc, pOwn, iOp);
+  docextBsonEndDoc(&rc, pOwn, iDoc);
+  if( rc ) return rc;
+  if( !bInput ) return docextError(pzErr, "docext: %s needs an input", zOp);
+  docextIterInit(&it, pOwn->a);
+  docextIterNext(&it);
+  return docextExprNew(&it.v, aLet, zOp, nowMs, ppFinish, pzErr);
+}
+
+int docextAccumFinish(DocExpr *pFinish, DocAccum *pAcc, DocBuf *pOut, const char *zKey,
+                      int nKey, char **pzErr){
+  DocBuf doc, tmp;
+  DocValue v;
+  int rc = SQLITE_OK;
+  i64 iDoc;
+  memset(&doc, 0, sizeof(doc));
+  memset(&tmp, 0, sizeof(tmp));
+  /* {v: [the values]}, and the operator over $v */
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  docextAccumResult(&rc, pAcc, &doc, "v", 1);
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) rc = docextExprValue(pFinish, doc.a, &tmp, &v, pzErr);
+  if( rc==SQLITE_OK ){
+    if( v.type ) docextBsonAppendValue(&rc, pOut, zKey, nKey, &v);
+    else docextBsonAppendNull(&rc, pOut, zKey, nKey);
+  }
+  docextBufFree(&doc);
+  docextBufFree(&tmp);
+  return rc;
+}
+
 void docextAccumFree(DocAccum *p){
   docextBufFree(&p->val);
 }

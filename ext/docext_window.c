@@ -62,6 +62,8 @@ struct WinOut {
   int eFn;                  /* WF_* */
   int eAcc;                 /* WF_ACC: DOCEXT_ACC_*; WF_COVAR: 1 sample, 0 population */
   DocExpr *pInput;          /* its operand (WF_SHIFT: output) */
+  DocExpr *pFinish;         /* $median, $percentile: over the $push list */
+  DocBuf own;               /* (pFinish's BSON) */
   int bRange;               /* the window is range-based */
   int bDateRange;           /* ... with a unit */
   WinBound lo, hi;
@@ -103,6 +105,8 @@ void docextWindowFree(DocWindow *p){
   for(i=0; i<p->nOut; i++){
     WinOut *pO = &p->aOut[i];
     docextExprFree(pO->pInput);
+    docextExprFree(pO->pFinish);
+    docextBufFree(&pO->own);
     winBoundFree(&pO->lo);
     winBoundFree(&pO->hi);
     docextBufFree(&pO->dflt);
@@ -489,6 +493,14 @@ static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const 
       DocValue one = { DOC_INT32, aOne, 4 };
       fn = one;
     }
+  }else if( docextAccumIsQuantile(pO->zFn) ){
+    /* (a $push of its input, finished by the operator over the list) */
+    DocValue input;
+    pO->eFn = WF_ACC;
+    pO->eAcc = DOCEXT_ACC_PUSH;
+    rc = docextAccumQuantile(pO->zFn, &fn, aLet, nowMs, &pO->own, &pO->pFinish, &input, pzErr);
+    if( rc ) return rc;
+    fn = input;
   }else if( (pO->eAcc = docextAccumOp(pO->zFn, (int)strlen(pO->zFn)))!=0 ){
     pO->eFn = WF_ACC;
   }else{
@@ -928,13 +940,15 @@ static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, 
 }
 
 /* The value g gives, into *pV (pointing into pP->tmp). */
-static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV){
+static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, char **pzErr){
   int rc = SQLITE_OK;
   DocIter it;
   i64 iDoc;
   docextBufReset(&pP->tmp);
   iDoc = docextBsonStartDoc(&rc, &pP->tmp);
-  if( pO->eFn==WF_ACC ){
+  if( pO->eFn==WF_ACC && pO->pFinish ){
+    if( rc==SQLITE_OK ) rc = docextAccumFinish(pO->pFinish, &g->acc, &pP->tmp, "", 0, pzErr);
+  }else if( pO->eFn==WF_ACC ){
     docextAccumResult(&rc, &g->acc, &pP->tmp, "", 0);
   }else if( pO->eFn==WF_COVAR ){
     i64 nDiv = pO->eAcc ? g->nPair-1 : g->nPair;
@@ -1006,7 +1020,7 @@ static int runWindowed(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinVal
       aggReset(&g, pO);
       for(i=lo; rc==SQLITE_OK && i<=hi; i++) rc = aggAdd(pP, pO, pIn, &g, i, 0, pzErr);
     }
-    if( rc==SQLITE_OK ) rc = aggResult(pP, pO, &g, &v);
+    if( rc==SQLITE_OK ) rc = aggResult(pP, pO, &g, &v, pzErr);
     valsPut(&rc, pRes, j, &v);
   }
   docextAccumFree(&g.acc);

@@ -40,6 +40,10 @@ SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$sum: 1},
   pages: {$sum: "$pages"}, avg: {$avg: "$pages"}, min: {$min: "$year"}, max: {$max: "$year"},
   first: {$first: "$title"}, last: {$last: "$title"}, titles: {$push: "$title"},
   c: {$count: {}}, sd: {$stdDevPop: "$year"}, sds: {$stdDevSamp: "$year"}}}]');
+-- $median and $percentile: of the numbers of each group (exactly, as MongoDB
+-- computes them; "continuous" interpolates), null without any
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", med: {$median: {input: "$pages",
+  method: "approximate"}}, pc: {$percentile: {input: "$year", p: [0.25, 0.75], method: "continuous"}}}}]');
 -- one group of everything; a compound _id; an _id computed
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: null, total: {$sum: "$pages"}, tags: {$addToSet: "$tags"}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {author: {$exists: true}}}, {$group: {_id: {a: "$author", old: {$lt: ["$year", 1926]}}, n: {$sum: 1}}}]');
@@ -125,7 +129,8 @@ SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "p", buckets: 2}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, granularity: "R7"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, x: 1}}]');
-SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$median: "$p"}}}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$top: "$p"}}}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$median: {input: "$p", method: "discrete"}}}}}]');
 
 -- 6d. $documents: a pipeline over documents it makes, without a collection
 -- (NULL in its place), or as the other side of $unionWith and $lookup
@@ -293,7 +298,9 @@ SELECT doc FROM doc_aggregate('books', '[{$count: "a.b"}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {n: {$sum: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: 1}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: 1, $avg: 1}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$top: "$x"}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$median: "$x"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$percentile: {input: "$x", p: [2], method: "approximate"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, "a.b": {$sum: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: [1, 2]}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$count: 1}}}]');

@@ -41,6 +41,11 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
      sd: {$stdDevPop: "$v"}, sds: {$stdDevSamp: "$v", window: {documents: [0, 0]}},
      lo: {$min: "$v", window: {documents: [5, 9]}}}}},
   {$project: {sensor: 0, t: 0}}]');
+-- a moving median and percentiles
+SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
+  {$setWindowFields: {sortBy: {t: 1}, output: {med: {$median: {input: "$v", method: "approximate"},
+   window: {documents: [-1, 1]}}, p90: {$percentile: {input: "$n", p: [0.9], method: "continuous"}}}}},
+  {$project: {med: 1, p90: 1}}]');
 -- $first and $last of a missing value: the field is not set (as MongoDB)
 SELECT doc FROM doc_aggregate('readings', '[{$match: {_id: {$in: [1, 2]}}},
   {$setWindowFields: {sortBy: {_id: 1}, output: {x: {$first: "$nope"}, y: {$last: "$v"}}}},
@@ -196,6 +201,7 @@ SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {sortBy: {}, outp
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {sortBy: {t: 2}, output: {}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: 1}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$top: "$v"}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$median: "$v"}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, $avg: 1}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, x: 1}}}}]');

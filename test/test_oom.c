@@ -247,7 +247,8 @@ int main(void){
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {a: {$gte: 2}}}, {$sort: {a: -1}}, "
     "{$limit: 30}, {$unwind: {path: \"$tags\", includeArrayIndex: \"i\"}}, {$group: {_id: {t: \"$tags\"}, "
     "n: {$sum: 1}, av: {$avg: \"$a\"}, mn: {$min: \"$s\"}, f: {$first: \"$a\"}, p: {$push: \"$i\"}, "
-    "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}}}, {$set: {k: {$size: \"$u\"}}}, "
+    "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}, md: {$median: {input: \"$a\", method: "
+    "\"approximate\"}}}}, {$set: {k: {$size: \"$u\"}}}, "
     "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$sortByCount: \"$a\"}, {$count: \"n\"}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {$expr: {$lt: [\"$a\", \"$$m\"]}}}, "
@@ -290,7 +291,8 @@ int main(void){
     "h: {$shift: {output: \"$s\", by: 1, default: \"-\"}}, l: {$locf: \"$s\"}, "
     "lf: {$linearFill: \"$a\"}, dv: {$derivative: {input: \"$a\"}, window: {documents: [-1, 0]}}, "
     "i: {$integral: {input: \"$a\"}}, e: {$expMovingAvg: {input: \"$a\", N: 3}}, "
-    "c: {$covarianceSamp: [\"$a\", \"$a\"]}}}}, {$fill: {sortBy: {a: 1}, "
+    "c: {$covarianceSamp: [\"$a\", \"$a\"]}, md: {$percentile: {input: \"$a\", p: [0.5, 0.9], "
+    "method: \"continuous\"}, window: {documents: [-1, 1]}}}}}, {$fill: {sortBy: {a: 1}, "
     "output: {s: {method: \"locf\"}, z: {value: 0}}}}]')",
     /* a sharded collection: routed writes (splits), reads, migrations */
     "INSERT INTO sh(doc) VALUES ('{_id: 500, k: 4, pad: \"a longer document, to split its chunk\"}')",
