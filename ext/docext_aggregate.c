@@ -16,12 +16,14 @@
 ** (the equality of two fields, or a pipeline with let variables, or both),
 ** $graphLookup, $redact, $documents (a pipeline's documents made by
 ** itself, in the place of a collection), $setWindowFields and $fill
-** (docext_window.c's) and $densify (docext_densify.c's). The shaping stages are
-** docext_pipeline.c's (those of pipeline updates); filters, sorts and expressions are the ones finds and
-** updates use; $facet and $unionWith hold pipelines of their own (an Agg
-** each), and $lookup compiles its pipeline for each document, with the
-** document's values as its let variables. Any other stage is an error
-** that names it.
+** (docext_window.c's) and $densify (docext_densify.c's). The shaping
+** stages are docext_pipeline.c's (those of pipeline updates); filters,
+** sorts and expressions are the ones finds and updates use; the
+** accumulators are docext_expr.c's DocAccum ($median and $percentile: a
+** $push finished by the expression). $facet and $unionWith hold pipelines
+** of their own (an Agg each), and $lookup compiles its pipeline for each
+** document, with the document's values as its let variables. Any other
+** stage is an error that names it.
 **
 ** HOW IT RUNS. The stages at the head that a find can do — $match stages,
 ** then a $sort, then a $limit — become one query of the collection,
@@ -32,7 +34,8 @@
 ** limit per stage; every document made must fit in 16 MiB.
 **
 ** ORDER where MongoDB leaves it open: $group gives its groups in the BSON
-** order of their _id; $sort is stable.
+** order of their _id; $sort is stable; $densify's fills at the ends come
+** partition by partition, in the order the partitions first came.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -44,7 +47,8 @@ enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
   AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO,
   AG_DOCS, AG_DENSIFY, AG_REDACT
-};
+};   /* (AG_WINDOW: $setWindowFields, $fill; AG_AUTO: $bucketAuto; AG_DOCS:
+     ** $documents) */
 
 typedef struct Agg Agg;
 

@@ -23,7 +23,8 @@
 ** current document itself. No window is the whole partition.
 **
 ** FUNCTIONS. The accumulators of $group ($sum, $avg, $min, $max, $count,
-** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp) over the window;
+** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp, $median,
+** $percentile) over the window;
 ** $covariancePop and $covarianceSamp over two expressions; $rank,
 ** $denseRank and $documentNumber; $shift; $locf and $linearFill (gaps
 ** filled); $derivative and $integral (over the sortBy value); $expMovingAvg.
