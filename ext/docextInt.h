@@ -282,6 +282,11 @@ static inline int docextIterNext(DocIter *pIter){
 static inline int docextIterKeyIs(const DocIter *pIt, const char *z){
   return pIt->nKey==(int)strlen(z) && memcmp(pIt->zKey, z, (size_t)pIt->nKey)==0;
 }
+/* The fields of document v named azName[0..nName), into aOut (type 0 where
+** absent; the last of a name given twice): a stage's or operator's named
+** arguments. Returns the name of the first other field, or NULL. */
+const char *docextBsonFields(const DocValue *v, const char *const *azName, int nName,
+                             DocValue *aOut);
 /* Find key zKey (nKey bytes) in a validated document; 1 if found. */
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut);
 /* Append to pOut document aDoc (which has no _id) with _id *pId first: a

@@ -462,6 +462,23 @@ static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *p
   return SQLITE_OK;
 }
 
+/* The output of $bucket and $bucketAuto (pOut, type 0 when none): its
+** accumulator fields, or a count when there is none (and, with bEmptyCount,
+** when it is {}). */
+static int compileBucketOutput(Agg *p, AggStage *pS, const DocValue *pOut, int bEmptyCount,
+                               char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK;
+  pS->aField = docextMallocZero(sizeof(AggField)*(pOut->type ? docextIterCount(pOut)+1 : 1));
+  if( pS->aField==0 ) return SQLITE_NOMEM;
+  if( pOut->type==0 || (bEmptyCount && docextIterCount(pOut)==0) ){
+    return compileCountField(p, pS, pzErr);
+  }
+  docextIterInitValue(&it, pOut);
+  while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
+  return rc;
+}
+
 /* $bucket is MongoDB's $group on a $switch over the boundaries (whose
 ** message, when a value is in no bucket and there is no default, is also
 ** $bucket's), written into pS->own:
@@ -471,21 +488,20 @@ static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *p
 ** Its groups come in the order of their _id, as $bucket's $sort gives them.
 ** Without a default, the default is MinKey, which runGroup refuses. */
 static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
-  DocValue groupBy, bounds, dflt, output, *aB = 0, sw;
+  static const char *const azArg[] = {"groupBy", "boundaries", "default", "output"};
+  DocValue a[4], groupBy, bounds, dflt, output, *aB = 0, sw;
   DocIter it;
   int rc = SQLITE_OK, nB = 0, i;
   i64 iSwitch, iBody, iBranches;
-  memset(&groupBy, 0, sizeof(groupBy));
-  bounds = dflt = output = groupBy;
+  const char *zOther;
   if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "groupBy") ) groupBy = it.v;
-    else if( docextIterKeyIs(&it, "boundaries") ) bounds = it.v;
-    else if( docextIterKeyIs(&it, "default") ) dflt = it.v;
-    else if( docextIterKeyIs(&it, "output") ) output = it.v;
-    else return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+  if( (zOther = docextBsonFields(v, azArg, 4, a))!=0 ){
+    return stageError(pS, pzErr, "unknown option '%s'", zOther);
   }
+  groupBy = a[0];
+  bounds = a[1];
+  dflt = a[2];
+  output = a[3];
   if( !isGroupingExpr(&groupBy) ){
     return stageError(pS, pzErr, "groupBy must be a $-prefixed path or an expression document");
   }
@@ -553,12 +569,7 @@ static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   sw.n = (int)pS->own.n;
   rc = docextExprNew(&sw, p->aLet, "$bucket", p->nowMs, &pS->pExpr, pzErr);
   if( rc ) return rc;
-  pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
-  if( pS->aField==0 ) return SQLITE_NOMEM;
-  if( output.type==0 ) return compileCountField(p, pS, pzErr);
-  docextIterInitValue(&it, &output);
-  while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
-  return rc;
+  return compileBucketOutput(p, pS, &output, 0, pzErr);
 }
 
 /* $bucketAuto's granularities: series of preferred numbers (one decade
@@ -700,20 +711,18 @@ static void roundGranular(const struct AggSeries *pSeries, const DocValue *v, in
 
 /* $bucketAuto: {groupBy, buckets, output, granularity}. */
 static int compileBucketAuto(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
-  DocValue groupBy, buckets, output, gran;
-  DocIter it;
+  static const char *const azArg[] = {"groupBy", "buckets", "output", "granularity"};
+  DocValue a[4], groupBy, buckets, output, gran;
   int rc = SQLITE_OK;
-  memset(&groupBy, 0, sizeof(groupBy));
-  buckets = output = gran = groupBy;
+  const char *zOther;
   if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "groupBy") ) groupBy = it.v;
-    else if( docextIterKeyIs(&it, "buckets") ) buckets = it.v;
-    else if( docextIterKeyIs(&it, "output") ) output = it.v;
-    else if( docextIterKeyIs(&it, "granularity") ) gran = it.v;
-    else return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+  if( (zOther = docextBsonFields(v, azArg, 4, a))!=0 ){
+    return stageError(pS, pzErr, "unknown option '%s'", zOther);
   }
+  groupBy = a[0];
+  buckets = a[1];
+  output = a[2];
+  gran = a[3];
   if( !isGroupingExpr(&groupBy) ){
     return stageError(pS, pzErr, "groupBy must be a $-prefixed path or an expression document");
   }
@@ -738,13 +747,8 @@ static int compileBucketAuto(Agg *p, AggStage *pS, const DocValue *v, char **pzE
   }
   rc = docextExprNew(&groupBy, p->aLet, "$bucketAuto", p->nowMs, &pS->pExpr, pzErr);
   if( rc ) return rc;
-  pS->aField = docextMallocZero(sizeof(AggField)*(output.type ? docextIterCount(&output)+1 : 1));
-  if( pS->aField==0 ) return SQLITE_NOMEM;
   /* (no accumulator, output {} too, is MongoDB's count) */
-  if( output.type==0 || docextIterCount(&output)==0 ) return compileCountField(p, pS, pzErr);
-  docextIterInitValue(&it, &output);
-  while( rc==SQLITE_OK && docextIterNext(&it) ) rc = compileAccField(p, pS, &it, pzErr);
-  return rc;
+  return compileBucketOutput(p, pS, &output, 1, pzErr);
 }
 
 static int compileUnwind(AggStage *pS, const DocValue *v, char **pzErr){
@@ -1161,25 +1165,22 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
 ** those filled with a value. partitionByFields [a, b] partitions by
 ** {a: "$a", b: "$b"}. */
 static int compileFill(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
-  DocValue partition, fields, sortBy, output;
+  static const char *const azArg[] = {"partitionBy", "partitionByFields", "sortBy", "output"};
+  DocValue a[4], partition, fields, sortBy, output;
   DocIter it, f;
   DocBuf *pW = &pS->own;
   int rc = SQLITE_OK, nMethod = 0, nValue = 0;
   i64 iDoc, iOut;
-  memset(&partition, 0, sizeof(partition));
-  memset(&fields, 0, sizeof(fields));
-  memset(&sortBy, 0, sizeof(sortBy));
-  memset(&output, 0, sizeof(output));
+  const char *zOther;
   if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document");
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "partitionBy") ) partition = it.v;
-    else if( docextIterKeyIs(&it, "partitionByFields") ) fields = it.v;
-    else if( docextIterKeyIs(&it, "sortBy") ) sortBy = it.v;
-    else if( docextIterKeyIs(&it, "output") ) output = it.v;
-    else return stageError(pS, pzErr, "unknown field '%s' (it takes partitionBy, "
-                           "partitionByFields, sortBy and output)", it.zKey);
+  if( (zOther = docextBsonFields(v, azArg, 4, a))!=0 ){
+    return stageError(pS, pzErr, "unknown field '%s' (it takes partitionBy, "
+                      "partitionByFields, sortBy and output)", zOther);
   }
+  partition = a[0];
+  fields = a[1];
+  sortBy = a[2];
+  output = a[3];
   if( partition.type && fields.type ){
     return stageError(pS, pzErr, "takes partitionBy or partitionByFields, not both");
   }

@@ -368,6 +368,19 @@ void docextBsonSetPath(int *pRc, DocBuf *pOut, const u8 *aDoc, const char *zPath
   docextBsonEndDoc(pRc, pOut, iDoc);
 }
 
+const char *docextBsonFields(const DocValue *v, const char *const *azName, int nName,
+                             DocValue *aOut){
+  DocIter it;
+  memset(aOut, 0, sizeof(DocValue)*nName);
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    int i = docextNameIndex(it.zKey, it.nKey, azName, nName);
+    if( i<0 ) return it.zKey;
+    aOut[i] = it.v;
+  }
+  return 0;
+}
+
 int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
   DocIter it;
   docextIterInit(&it, aDoc);

@@ -121,23 +121,22 @@ static int compileRange(DocDensify *p, const DocValue *v, const u8 *aLet, i64 no
   static const char *const azUnit[] = {
     "millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"
   };
-  DocValue unit, bounds;
+  static const char *const azArg[] = {"step", "unit", "bounds"};
+  DocValue a[3], unit, bounds;
   DocIter it;
+  const char *zOther;
   int rc = SQLITE_OK;
-  memset(&unit, 0, sizeof(unit));
-  memset(&bounds, 0, sizeof(bounds));
   if( v->type!=DOC_DOCUMENT ){
     return docextError(pzErr, "docext: range must be a document, as "
                        "{step: 1, bounds: \"full\"}");
   }
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "step") ) p->step = it.v;
-    else if( docextIterKeyIs(&it, "unit") ) unit = it.v;
-    else if( docextIterKeyIs(&it, "bounds") ) bounds = it.v;
-    else return docextError(pzErr, "docext: range: unknown field '%s' (it takes step, "
-                            "unit and bounds)", it.zKey);
+  if( (zOther = docextBsonFields(v, azArg, 3, a))!=0 ){
+    return docextError(pzErr, "docext: range: unknown field '%s' (it takes step, "
+                       "unit and bounds)", zOther);
   }
+  p->step = a[0];
+  unit = a[1];
+  bounds = a[2];
   if( p->step.type==0 || bounds.type==0 ){
     return docextError(pzErr, "docext: range needs step and bounds");
   }
@@ -215,26 +214,23 @@ static int compileRange(DocDensify *p, const DocValue *v, const u8 *aLet, i64 no
 
 int docextDensifyNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocDensify **ppOut,
                      char **pzErr){
+  static const char *const azArg[] = {"field", "partitionByFields", "range"};
   DocDensify *p;
-  DocValue field, parts, range;
-  DocIter it;
+  DocValue a[3], field, parts, range;
+  const char *zOther;
   int rc = SQLITE_OK;
   *ppOut = 0;
   if( v->type!=DOC_DOCUMENT ){
     return docextError(pzErr, "docext: $densify needs a document, as "
                        "{field: \"t\", range: {step: 1, bounds: \"full\"}}");
   }
-  memset(&field, 0, sizeof(field));
-  memset(&parts, 0, sizeof(parts));
-  memset(&range, 0, sizeof(range));
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "field") ) field = it.v;
-    else if( docextIterKeyIs(&it, "partitionByFields") ) parts = it.v;
-    else if( docextIterKeyIs(&it, "range") ) range = it.v;
-    else return docextError(pzErr, "docext: unknown field '%s' (it takes field, "
-                            "partitionByFields and range)", it.zKey);
+  if( (zOther = docextBsonFields(v, azArg, 3, a))!=0 ){
+    return docextError(pzErr, "docext: unknown field '%s' (it takes field, "
+                       "partitionByFields and range)", zOther);
   }
+  field = a[0];
+  parts = a[1];
+  range = a[2];
   if( field.type!=DOC_STRING ){
     return docextError(pzErr, "docext: needs field, the name of the field to densify");
   }
@@ -324,6 +320,8 @@ static int pointStep(DocDensify *p, DenPoint *pP, DocBuf *pTmp, char **pzErr){
 typedef struct DenPart DenPart;
 struct DenPart {
   const u8 *aFirst;         /* its first document (the partition's values) */
+  DocBuf tmpl;              /* the fields a made document starts with, or
+                            ** empty until the first is made */
   DenPoint next;            /* the next value of the grid to make */
   int bStarted;             /* next is set */
 };
@@ -333,52 +331,56 @@ struct DenRun {
   DocDensify *p;
   int (*xOut)(void*, const u8*, i64);
   void *pCtx;
-  DocBuf tmp, doc, doc2;
+  DocBuf tmp, doc;
   i64 nMade;
 };
 
-/* Hand on a new document: the partition's fields, and field = pV. */
-static int makeDoc(DenRun *r, const DenPart *pPart, const DocValue *pV, char **pzErr){
-  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+/* The partition's fields as a made document holds them (built once, from
+** its first document): a missing one is left out, but for the documents
+** above it, as in MongoDB's partition document ("e.x" missing: e: {}). */
+static int partTemplate(DenRun *r, DenPart *pPart, char **pzErr){
+  static const u8 aEmptyDoc[5] = {5, 0, 0, 0, 0};
+  const DocValue empty = { DOC_DOCUMENT, aEmptyDoc, 5 };
   DocDensify *p = r->p;
   int rc = SQLITE_OK, i;
+  docextBufAppend(&rc, &pPart->tmpl, aEmptyDoc, 5);
+  for(i=0; rc==SQLITE_OK && i<p->nPart; i++){
+    const char *zPath = p->azPart[i];
+    DocValue v, had;
+    char *zParent = 0;
+    rc = docextExprValue(p->apPart[i], pPart->aFirst, &r->tmp, &v, pzErr);
+    if( rc ) break;
+    if( v.type==0 ){
+      const char *zDot = strrchr(zPath, '.');
+      if( zDot==0 ) continue;
+      zParent = sqlite3_mprintf("%.*s", (int)(zDot - zPath), zPath);
+      if( zParent==0 ){ rc = SQLITE_NOMEM; break; }
+      if( docextPathGet(pPart->tmpl.a, zParent, (int)strlen(zParent), &had) ){
+        sqlite3_free(zParent);
+        continue;
+      }
+      zPath = zParent;
+      v = empty;
+    }
+    docextBufReset(&r->doc);
+    docextBsonSetPath(&rc, &r->doc, pPart->tmpl.a, zPath, &v);
+    docextBufReset(&pPart->tmpl);
+    docextBufAppend(&rc, &pPart->tmpl, r->doc.a, r->doc.n);
+    sqlite3_free(zParent);
+  }
+  return rc;
+}
+
+/* Hand on a new document: the partition's fields, and field = pV. */
+static int makeDoc(DenRun *r, DenPart *pPart, const DocValue *pV, char **pzErr){
+  int rc = SQLITE_OK;
   if( ++r->nMade>DENSIFY_MAX_MADE ){
     return docextError(pzErr, "docext: it would make more than %d documents (the most "
                        "one $densify makes, as MongoDB's default)", DENSIFY_MAX_MADE);
   }
+  if( pPart->tmpl.n==0 && (rc = partTemplate(r, pPart, pzErr))!=SQLITE_OK ) return rc;
   docextBufReset(&r->doc);
-  docextBufAppend(&rc, &r->doc, aEmpty, 5);
-  for(i=0; rc==SQLITE_OK && i<=p->nPart; i++){
-    DocValue v;
-    DocBuf t;
-    if( i<p->nPart ){
-      const char *zDot = strrchr(p->azPart[i], '.');
-      rc = docextExprValue(p->apPart[i], pPart->aFirst, &r->tmp, &v, pzErr);
-      if( rc ) continue;
-      if( v.type==0 ){
-        /* missing: only the documents above it, as in MongoDB's partition
-        ** document ("e.x" missing: e: {}), where nothing is there yet */
-        static const u8 aEmptyDoc[5] = {5, 0, 0, 0, 0};
-        DocValue empty = { DOC_DOCUMENT, aEmptyDoc, 5 }, had;
-        char *zParent;
-        if( zDot==0 ) continue;
-        zParent = sqlite3_mprintf("%.*s", (int)(zDot - p->azPart[i]), p->azPart[i]);
-        if( zParent==0 ){ rc = SQLITE_NOMEM; continue; }
-        if( !docextPathGet(r->doc.a, zParent, (int)strlen(zParent), &had) ){
-          docextBufReset(&r->doc2);
-          docextBsonSetPath(&rc, &r->doc2, r->doc.a, zParent, &empty);
-          t = r->doc; r->doc = r->doc2; r->doc2 = t;
-        }
-        sqlite3_free(zParent);
-        continue;
-      }
-    }else{
-      v = *pV;
-    }
-    docextBufReset(&r->doc2);
-    docextBsonSetPath(&rc, &r->doc2, r->doc.a, i<p->nPart ? p->azPart[i] : p->zField, &v);
-    t = r->doc; r->doc = r->doc2; r->doc2 = t;
-  }
+  docextBsonSetPath(&rc, &r->doc, pPart->tmpl.a, r->p->zField, pV);
   if( rc==SQLITE_OK ) rc = r->xOut(r->pCtx, r->doc.a, r->doc.n);
   return rc;
 }
@@ -442,8 +444,9 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
                      int (*xOut)(void*, const u8*, i64), void *pCtx, char **pzErr){
   DocKeyItem *aItem = sqlite3_malloc64(sizeof(DocKeyItem)*(nDoc>0 ? nDoc : 1));
   int *aPart = sqlite3_malloc64(sizeof(int)*(nDoc>0 ? nDoc : 1));
+  DocValue *aVal = sqlite3_malloc64(sizeof(DocValue)*(nDoc>0 ? nDoc : 1));   /* field's */
   DenPart *aP = 0;
-  int nP = 0, nPAlloc = 0, rc = aItem && aPart ? SQLITE_OK : SQLITE_NOMEM, i, k, bNew;
+  int nP = 0, nPAlloc = 0, rc = aItem && aPart && aVal ? SQLITE_OK : SQLITE_NOMEM, i, k, bNew;
   DocKeySet parts;
   DocBuf keys;
   DenRun r;
@@ -471,6 +474,7 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
     }
     if( rc==SQLITE_OK ) rc = fieldValue(p, aDoc[i], &v, pzErr);
     if( rc ) break;
+    aVal[i] = v;
     aItem[i].iKey = keys.n;
     aItem[i].iItem = i;
     if( p->eBounds!=DB_FULL && parts.keys.n>iKey ){
@@ -498,13 +502,12 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
   if( rc==SQLITE_OK ) rc = docextSortByKey(aItem, nDoc, keys.a);
   /* the documents in order, each gap filled before the document after it */
   for(i=0; rc==SQLITE_OK && i<nDoc; i++){
-    const u8 *a = aDoc[aItem[i].iItem];
-    rc = fieldValue(p, a, &v, pzErr);
-    if( rc ) break;
-    if( v.type==0 ){
+    int iDoc = aItem[i].iItem;
+    const u8 *a = aDoc[iDoc];
+    if( aVal[iDoc].type==0 ){
       rc = xOut(pCtx, a, docextGetI32(a));
     }else{
-      rc = takeDoc(&r, &aP[aPart[aItem[i].iItem]], a, &v, &vMin, pzErr);
+      rc = takeDoc(&r, &aP[aPart[iDoc]], a, &aVal[iDoc], &vMin, pzErr);
     }
   }
   /* the ends: "full" to the greatest value of all, [lo, hi] to hi; with
@@ -533,11 +536,12 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
   }
   docextBufFree(&r.tmp);
   docextBufFree(&r.doc);
-  docextBufFree(&r.doc2);
   docextBufFree(&keys);
   docextKeySetFree(&parts);
+  for(k=0; k<nP; k++) docextBufFree(&aP[k].tmpl);
   sqlite3_free(aP);
   sqlite3_free(aItem);
   sqlite3_free(aPart);
+  sqlite3_free(aVal);
   return rc;
 }

@@ -583,28 +583,24 @@ static int compileSortBy(DocWindow *p, const DocValue *v, const u8 *aLet, i64 no
 
 int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **ppOut,
                     char **pzErr){
+  static const char *const azArg[] = {"partitionBy", "sortBy", "output"};
   DocWindow *p;
-  DocValue partition, sortBy, output;
+  DocValue a[3], partition, sortBy, output;
   DocIter it;
+  const char *zOther;
   int rc = SQLITE_OK, j;
   *ppOut = 0;
   if( v->type!=DOC_DOCUMENT ){
     return docextError(pzErr, "docext: $setWindowFields needs a document, as "
                        "{partitionBy: …, sortBy: {…}, output: {…}}");
   }
-  memset(&partition, 0, sizeof(partition));
-  memset(&sortBy, 0, sizeof(sortBy));
-  memset(&output, 0, sizeof(output));
-  docextIterInitValue(&it, v);
-  while( docextIterNext(&it) ){
-    if( docextIterKeyIs(&it, "partitionBy") ) partition = it.v;
-    else if( docextIterKeyIs(&it, "sortBy") ) sortBy = it.v;
-    else if( docextIterKeyIs(&it, "output") ) output = it.v;
-    else{
-      return docextError(pzErr, "docext: unknown field '%s' (it takes partitionBy, "
-                         "sortBy and output)", it.zKey);
-    }
+  if( (zOther = docextBsonFields(v, azArg, 3, a))!=0 ){
+    return docextError(pzErr, "docext: unknown field '%s' (it takes partitionBy, "
+                       "sortBy and output)", zOther);
   }
+  partition = a[0];
+  sortBy = a[1];
+  output = a[2];
   if( output.type!=DOC_DOCUMENT ){
     return docextError(pzErr, "docext: needs an output document, as "
                        "{output: {total: {$sum: \"$x\"}}}");
