@@ -862,6 +862,16 @@ int docextExprIsConstant(DocExpr *p);
 #define DOCEXT_ACC_ADDTOSET   8
 #define DOCEXT_ACC_STDDEVPOP  9
 #define DOCEXT_ACC_STDDEVSAMP 10
+#define DOCEXT_ACC_FIRSTN     11    /* from here to BOTTOMN: docextAccumArgs */
+#define DOCEXT_ACC_LASTN      12
+#define DOCEXT_ACC_MINN       13
+#define DOCEXT_ACC_MAXN       14
+#define DOCEXT_ACC_TOP        15
+#define DOCEXT_ACC_BOTTOM     16
+#define DOCEXT_ACC_TOPN       17
+#define DOCEXT_ACC_BOTTOMN    18
+#define DOCEXT_ACC_MERGEOBJECTS 19
+typedef struct DocSort DocSort;      /* (docext_project.c) */
 typedef struct DocAccum DocAccum;
 struct DocAccum {
   int eOp;                  /* DOCEXT_ACC_* */
@@ -871,11 +881,35 @@ struct DocAccum {
   DocBuf val;               /* values kept, each its type byte and bytes:
                             ** the best, first or last; $push's list */
   int nVal;                 /* values in val */
+  /* $firstN ... $bottomN: their items, each a sort key and a value */
+  i64 nLimit;               /* n (docextAccumSetN) */
+  DocSort *pSort;           /* $top ...: the items' order (borrowed) */
+  int bKeepAll;             /* keep every item, choosing n at the end (a
+                            ** window's, as MongoDB's removable ones do) */
+  u8 **aItem;               /* in key order, ties in the order they came */
+  int nItem, nItemAlloc;
+  i64 nItemBytes;
 };
 /* The accumulator named z[0..n) ("$sum"): DOCEXT_ACC_*, or 0. */
 int docextAccumOp(const char *z, int n);
 void docextAccumInit(DocAccum *p, int eOp);
-void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v);
+/* Take value v (type 0: missing). SQLITE_TOOBIG when a list would pass
+** 16 MiB; SQLITE_ERROR with *pzErr for a value the accumulator refuses. */
+void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr);
+/* $firstN, $lastN, $minN, $maxN ({n, input}), $top, $bottom ({sortBy,
+** output}), $topN, $bottomN ({n, sortBy, output}), as eOp is. Checks the
+** accumulator's operand v and gives the expression each document feeds it
+** (*pInput; for $top ..., MongoDB's {output: <output>, sortFields0:
+** "$<sortBy's first path>", ...}, written in pOwn, which must outlive it),
+** the expression of n (*pN; the constant 1 for $top and $bottom), and for
+** $top ... the order of the items (*ppSort, over sortFields0, ...). */
+int docextAccumArgs(int eOp, const DocValue *v, DocBuf *pOwn, DocValue *pInput,
+                    DocValue *pN, DocSort **ppSort, char **pzErr);
+#define docextAccumHasArgs(eOp) ((eOp)>=DOCEXT_ACC_FIRSTN && (eOp)<=DOCEXT_ACC_BOTTOMN)
+/* Give accumulator p (just initialized) its n, the value v of n's
+** expression, and the order docextAccumArgs compiled (pSort, borrowed).
+** SQLITE_ERROR with *pzErr unless v is a positive whole number. */
+int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr);
 /* Append the result as element zKey of the document pOut is writing:
 ** $addToSet's values each once, in BSON order. */
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey);

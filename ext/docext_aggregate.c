@@ -20,7 +20,8 @@
 ** stages are docext_pipeline.c's (those of pipeline updates); filters,
 ** sorts and expressions are the ones finds and updates use; the
 ** accumulators are docext_expr.c's DocAccum ($median and $percentile: a
-** $push finished by the expression). $facet and $unionWith hold pipelines
+** $push finished by the expression; $firstN ... $bottomN with an n worked
+** out for each group, over {_id: <its _id>}). $facet and $unionWith hold pipelines
 ** of their own (an Agg each), and $lookup compiles its pipeline for each
 ** document, with the document's values as its let variables. Any other
 ** stage is an error that names it.
@@ -59,7 +60,9 @@ struct AggField {
   int eAcc;                 /* DOCEXT_ACC_* */
   DocExpr *pExpr;           /* its operand */
   DocExpr *pFinish;         /* $median, $percentile: over the $push list */
-  DocBuf own;               /* (pFinish's BSON) */
+  DocExpr *pN;              /* $firstN ... $bottomN: n */
+  DocSort *pSort;           /* $top ...: the order of the items */
+  DocBuf own;               /* (pFinish's or pExpr's BSON) */
 };
 
 typedef struct AggStage AggStage;
@@ -239,6 +242,8 @@ static void aggFree(Agg *p){
     for(j=0; j<pS->nField; j++){
       docextExprFree(pS->aField[j].pExpr);
       docextExprFree(pS->aField[j].pFinish);
+      docextExprFree(pS->aField[j].pN);
+      docextSortFree(pS->aField[j].pSort);
       docextBufFree(&pS->aField[j].own);
     }
     sqlite3_free(pS->aField);
@@ -341,6 +346,12 @@ static int compileAccField(Agg *p, AggStage *pS, const DocIter *pIt, char **pzEr
     pF->eAcc = DOCEXT_ACC_PUSH;
     rc = docextAccumQuantile(acc.zKey, &acc.v, p->aLet, p->nowMs, &pF->own, &pF->pFinish,
                              &input, pzErr);
+    if( rc ) return rc;
+    acc.v = input;
+  }else if( docextAccumHasArgs(pF->eAcc) ){
+    DocValue input, n;
+    rc = docextAccumArgs(pF->eAcc, &acc.v, &pF->own, &input, &n, &pF->pSort, pzErr);
+    if( rc==SQLITE_OK ) rc = docextExprNew(&n, p->aLet, acc.zKey, p->nowMs, &pF->pN, pzErr);
     if( rc ) return rc;
     acc.v = input;
   }else if( docextIterKeyIs(&acc, "$count") ){
@@ -1740,6 +1751,29 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
   return rc;
 }
 
+/* Start field pF's accumulator of a group, pId its _id (NULL: a bucket of
+** $bucketAuto, whose _id is not known yet). For $firstN ... $bottomN, n is
+** its expression's value over the document {_id: <the group's _id>}, as
+** MongoDB evaluates it once for each group. */
+static int accumStart(const AggField *pF, DocAccum *pAcc, const DocValue *pId, char **pzErr){
+  DocBuf doc, tmp;
+  DocValue n;
+  i64 iDoc;
+  int rc = SQLITE_OK;
+  docextAccumInit(pAcc, pF->eAcc);
+  if( pF->pN==0 ) return SQLITE_OK;
+  memset(&doc, 0, sizeof(doc));
+  memset(&tmp, 0, sizeof(tmp));
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  if( pId && pId->type ) docextBsonAppendValue(&rc, &doc, "_id", 3, pId);
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) rc = docextExprValue(pF->pN, doc.a, &tmp, &n, pzErr);
+  if( rc==SQLITE_OK ) rc = docextAccumSetN(pAcc, &n, pF->pSort, pzErr);
+  docextBufFree(&doc);
+  docextBufFree(&tmp);
+  return rc;
+}
+
 /* Append the result of field pF's accumulator (finished, for $median and
 ** $percentile) to the document being written. */
 static int accumWrite(const AggField *pF, DocAccum *pAcc, DocBuf *pDoc, char **pzErr){
@@ -1861,19 +1895,23 @@ static int runGroup(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **
     const u8 *aDoc = setDoc(pIn, i);
     AggGroup *pG = 0;
     DocValue v;
+    int bNew = 0;
     rc = docextExprValue(pS->pExpr, aDoc, &tmp, &v, pzErr);
     if( rc==SQLITE_OK && pS->bNoDefault && v.type==DOC_MINKEY ){
       rc = stageError(pS, pzErr, "a document's groupBy value is in no bucket, "
                       "and there is no default");
     }
-    if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG, 0);
+    if( rc==SQLITE_OK ) rc = groupFind(&g, pS, &v, &pG, &bNew);
+    for(j=0; rc==SQLITE_OK && bNew && j<pS->nField; j++){
+      if( pS->aField[j].pN ) rc = accumStart(&pS->aField[j], &pG->aAcc[j], &v, pzErr);
+    }
     for(j=0; rc==SQLITE_OK && j<pS->nField; j++){
       rc = docextExprValue(pS->aField[j].pExpr, aDoc, &tmp, &v, pzErr);
-      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v);
+      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &pG->aAcc[j], &v, pzErr);
     }
   }
   if( rc==SQLITE_TOOBIG && *pzErr==0 ){
-    rc = stageError(pS, pzErr, "a list of $push or $addToSet passes the 16 MiB limit "
+    rc = stageError(pS, pzErr, "an accumulator's list passes the 16 MiB limit "
                     "of a document");
   }
   if( rc==SQLITE_OK ) rc = groupsWrite(&g, pS, pOut, pzErr);
@@ -2045,9 +2083,9 @@ static int intCmp(void *pCtx, const void *x, const void *y){
 static int autoFeed(AutoBucket *b, const AggSet *pIn, const DocKeyItem *aKey, int n,
                     char **pzErr){
   int rc = SQLITE_OK, i, j;
-  for(j=0; j<b->pS->nField; j++){
+  for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
     docextAccumFree(&b->aAcc[j]);
-    docextAccumInit(&b->aAcc[j], b->pS->aField[j].eAcc);
+    rc = accumStart(&b->pS->aField[j], &b->aAcc[j], 0, pzErr);
   }
   for(i=0; i<n; i++) b->aOrder[i] = aKey[i].iItem;
   docextSort(b->aOrder, n, sizeof(int), &b->aOrder[n], intCmp, 0);
@@ -2056,7 +2094,7 @@ static int autoFeed(AutoBucket *b, const AggSet *pIn, const DocKeyItem *aKey, in
     for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
       DocValue v;
       rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
-      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v);
+      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v, pzErr);
     }
   }
   return rc;

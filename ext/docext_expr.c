@@ -1380,34 +1380,22 @@ struct ExprField {
   DocValue v;
 };
 
-static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
-  DocValue *aVal, aSpace[8];
+/* The documents among aVal[0..n) merged into one, written to pOut (other
+** values add nothing). */
+static int mergeDocs(const DocValue *aVal, int n, DocBuf *pOut){
   ExprField *aField = 0;
   int *aHash = 0;
   int i, nField = 0, nTotal = 0, nHash = 16, rc = SQLITE_OK;
-  DocBuf b;
   i64 iStart;
-  aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
-  if( aVal==0 ) return p->rc = SQLITE_NOMEM;
-  if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
-    for(i=0; i<pN->nArg; i++){
-      if( aVal[i].type==DOC_DOCUMENT ){
-        nTotal += docextIterCount(&aVal[i]);
-      }else if( !exprNullish(&aVal[i]) ){
-        exprError(p, "$mergeObjects needs documents, not %s",
-                  exprTypeName(&aVal[i]));
-        break;
-      }
-    }
+  for(i=0; i<n; i++){
+    if( aVal[i].type==DOC_DOCUMENT ) nTotal += docextIterCount(&aVal[i]);
   }
   while( nHash<2*nTotal ) nHash *= 2;
-  if( p->rc==SQLITE_OK ){
-    aField = sqlite3_malloc64(sizeof(ExprField)*(nTotal+1));
-    aHash = sqlite3_malloc64(sizeof(int)*nHash);
-    if( aField==0 || aHash==0 ) p->rc = SQLITE_NOMEM;
-    else memset(aHash, 0xff, sizeof(int)*nHash);     /* -1: empty */
-  }
-  for(i=0; i<pN->nArg && p->rc==SQLITE_OK; i++){
+  aField = sqlite3_malloc64(sizeof(ExprField)*(nTotal+1));
+  aHash = sqlite3_malloc64(sizeof(int)*nHash);
+  if( aField==0 || aHash==0 ) rc = SQLITE_NOMEM;
+  else memset(aHash, 0xff, sizeof(int)*nHash);     /* -1: empty */
+  for(i=0; i<n && rc==SQLITE_OK; i++){
     DocIter it;
     if( aVal[i].type!=DOC_DOCUMENT ) continue;
     docextIterInitValue(&it, &aVal[i]);
@@ -1426,15 +1414,34 @@ static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       aField[aHash[h]].v = it.v;
     }
   }
-  memset(&b, 0, sizeof(b));
-  iStart = docextBsonStartDoc(&rc, &b);
-  for(i=0; i<nField && p->rc==SQLITE_OK; i++){
-    docextBsonAppendValue(&rc, &b, aField[i].zKey, aField[i].nKey, &aField[i].v);
+  iStart = docextBsonStartDoc(&rc, pOut);
+  for(i=0; i<nField && rc==SQLITE_OK; i++){
+    docextBsonAppendValue(&rc, pOut, aField[i].zKey, aField[i].nKey, &aField[i].v);
   }
-  docextBsonEndDoc(&rc, &b, iStart);
-  if( aVal!=aSpace ) sqlite3_free(aVal);
+  docextBsonEndDoc(&rc, pOut, iStart);
   sqlite3_free(aField);
   sqlite3_free(aHash);
+  return rc;
+}
+
+static int exprEvalMerge(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
+  DocValue *aVal, aSpace[8];
+  int i, rc = SQLITE_OK;
+  DocBuf b;
+  aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
+  if( aVal==0 ) return p->rc = SQLITE_NOMEM;
+  memset(&b, 0, sizeof(b));
+  if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
+    for(i=0; i<pN->nArg; i++){
+      if( aVal[i].type!=DOC_DOCUMENT && !exprNullish(&aVal[i]) ){
+        exprError(p, "$mergeObjects needs documents, not %s",
+                  exprTypeName(&aVal[i]));
+        break;
+      }
+    }
+  }
+  if( p->rc==SQLITE_OK ) rc = mergeDocs(aVal, pN->nArg, &b);
+  if( aVal!=aSpace ) sqlite3_free(aVal);
   return exprSetDoc(p, DOC_DOCUMENT, rc, &b, pOut);
 }
 
@@ -2035,8 +2042,9 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 
 /*------------------------------------------------------------------------
 ** Accumulators: $group's ($sum, $avg, $min, $max, $first, $last, $push,
-** $addToSet, $stdDevPop, $stdDevSamp), which the expressions $sum, $avg,
-** $min, $max and the standard deviations also use over an array.
+** $addToSet, $stdDevPop, $stdDevSamp, $firstN, $lastN, $minN, $maxN, $top,
+** $bottom, $topN, $bottomN, $mergeObjects), which the expressions $sum,
+** $avg, $min, $max and the standard deviations also use over an array.
 **
 ** $sum, $avg and the standard deviations take the numbers and ignore the
 ** rest; $min and $max ignore null and missing; $first and $last take null
@@ -2045,15 +2053,132 @@ static int exprEvalArrays(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 ** accumulator does: null without numbers ($stdDevSamp: fewer than two).
 ** A value kept (a best, a first, a list) is stored as its type byte and
 ** its BSON bytes, so it outlives the document it came from.
+**
+** $firstN ... $bottomN keep items, each a sort key and a value, in key
+** order, as MongoDB's accumulator_multi.cpp keeps them in a multiset: a
+** new item goes after those with an equal key, and once there are n, it
+** goes in only when its key is strictly better than the worst one's,
+** which leaves. So a tie keeps the item that came first. $minN and $maxN
+** rank values by BSON's comparison (docextKeyAppend), skipping null and
+** missing; $top ... rank by sortBy; $firstN and $lastN keep arrival order
+** and take missing as null.
 */
 
+static int exprWholeI64(const DocValue *v, i64 *pn);
+
+static const char *const azAccumOp[] = {
+  "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet",
+  "$stdDevPop", "$stdDevSamp", "$firstN", "$lastN", "$minN", "$maxN", "$top",
+  "$bottom", "$topN", "$bottomN", "$mergeObjects",
+};
+
 int docextAccumOp(const char *z, int n){
-  static const char *const azOp[] = {
-    "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet",
-    "$stdDevPop", "$stdDevSamp",
-  };
-  int i = docextNameIndex(z, n, azOp, DOCEXT_COUNT(azOp));
+  int i = docextNameIndex(z, n, azAccumOp, DOCEXT_COUNT(azAccumOp));
   return i<0 ? 0 : DOCEXT_ACC_SUM + i;
+}
+
+static const char *accumName(int eOp){
+  return azAccumOp[eOp - DOCEXT_ACC_SUM];
+}
+
+/* Does eOp take sortBy and output ($top ...), rather than input? */
+static int accumHasSortBy(int eOp){
+  return eOp>=DOCEXT_ACC_TOP && eOp<=DOCEXT_ACC_BOTTOMN;
+}
+
+int docextAccumArgs(int eOp, const DocValue *v, DocBuf *pOwn, DocValue *pInput,
+                    DocValue *pN, DocSort **ppSort, char **pzErr){
+  static const u8 aOne[4] = {1, 0, 0, 0};
+  const char *zOp = accumName(eOp);
+  int bSortBy = accumHasSortBy(eOp);
+  int bN = eOp!=DOCEXT_ACC_TOP && eOp!=DOCEXT_ACC_BOTTOM;
+  const char *zShape = !bSortBy ? "{n: ..., input: ...}"
+                     : bN ? "{n: ..., sortBy: {...}, output: ...}" : "{sortBy: {...}, output: ...}";
+  DocValue input, output, sortBy, n;
+  DocIter it;
+  DocSort *pCheck = 0;
+  i64 iDoc, iArg, iSort;
+  int rc = SQLITE_OK, i;
+  memset(&input, 0, sizeof(input));
+  memset(&output, 0, sizeof(output));
+  memset(&sortBy, 0, sizeof(sortBy));
+  memset(&n, 0, sizeof(n));
+  *ppSort = 0;
+  if( v->type!=DOC_DOCUMENT ){
+    return docextError(pzErr, "docext: %s takes a document, as %s", zOp, zShape);
+  }
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( bN && docextIterKeyIs(&it, "n") ) n = it.v;
+    else if( !bSortBy && docextIterKeyIs(&it, "input") ) input = it.v;
+    else if( bSortBy && docextIterKeyIs(&it, "output") ) output = it.v;
+    else if( bSortBy && docextIterKeyIs(&it, "sortBy") ) sortBy = it.v;
+    else return docextError(pzErr, "docext: unknown argument '%s' of %s, which takes %s",
+                            it.zKey, zOp, zShape);
+  }
+  if( bN && n.type==0 ) return docextError(pzErr, "docext: %s needs n", zOp);
+  if( !bN ){
+    n.type = DOC_INT32;
+    n.p = aOne;
+    n.n = 4;
+  }
+  *pN = n;
+  if( !bSortBy ){
+    if( input.type==0 ) return docextError(pzErr, "docext: %s needs an input", zOp);
+    *pInput = input;
+    return SQLITE_OK;
+  }
+  if( output.type==0 ) return docextError(pzErr, "docext: %s needs an output", zOp);
+  if( sortBy.type!=DOC_DOCUMENT || docextIterCount(&sortBy)==0 ){
+    return docextError(pzErr, "docext: %s needs a sortBy document, as {score: -1}", zOp);
+  }
+  /* (the user's sortBy first, so that its errors name its fields) */
+  rc = docextSortNew(sortBy.p, &pCheck, pzErr);
+  docextSortFree(pCheck);
+  if( rc ) return rc;
+  /* {i: {output: <output>, sortFields0: "$<path 0>", ...},
+  **  s: {sortFields0: <direction 0>, ...}} */
+  docextBufReset(pOwn);
+  iDoc = docextBsonStartDoc(&rc, pOwn);
+  iArg = docextBsonStartChild(&rc, pOwn, DOC_DOCUMENT, "i", 1);
+  docextBsonAppendValue(&rc, pOwn, "output", 6, &output);
+  docextIterInitValue(&it, &sortBy);
+  for(i=0; docextIterNext(&it); i++){
+    char zName[32];
+    int nName = (int)strlen(sqlite3_snprintf(sizeof(zName), zName, "sortFields%d", i));
+    docextBsonAppendFieldRef(&rc, pOwn, zName, nName, it.zKey, it.nKey);
+  }
+  docextBsonEndDoc(&rc, pOwn, iArg);
+  iSort = docextBsonStartChild(&rc, pOwn, DOC_DOCUMENT, "s", 1);
+  docextIterInitValue(&it, &sortBy);
+  for(i=0; docextIterNext(&it); i++){
+    char zName[32];
+    int nName = (int)strlen(sqlite3_snprintf(sizeof(zName), zName, "sortFields%d", i));
+    docextBsonAppendValue(&rc, pOwn, zName, nName, &it.v);
+  }
+  docextBsonEndDoc(&rc, pOwn, iSort);
+  docextBsonEndDoc(&rc, pOwn, iDoc);
+  if( rc ) return rc;
+  docextIterInit(&it, pOwn->a);
+  docextIterNext(&it);
+  *pInput = it.v;
+  docextIterNext(&it);
+  return docextSortNew(it.v.p, ppSort, pzErr);
+}
+
+int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr){
+  i64 n;
+  if( !exprWholeI64(v, &n) || n<1 ){
+    if( docextValueIsNumber(v) ){
+      return docextError(pzErr, "docext: %s's n must be a positive whole number",
+                         accumName(p->eOp));
+    }
+    return docextError(pzErr, "docext: %s's n must be a positive whole number, not %s",
+                       accumName(p->eOp), exprTypeName(v));
+  }
+  p->nLimit = n;
+  p->pSort = pSort;
+  return SQLITE_OK;
 }
 
 void docextAccumInit(DocAccum *p, int eOp){
@@ -2119,7 +2244,13 @@ int docextAccumFinish(DocExpr *pFinish, DocAccum *pAcc, DocBuf *pOut, const char
 }
 
 void docextAccumFree(DocAccum *p){
+  int i;
   docextBufFree(&p->val);
+  for(i=0; i<p->nItem; i++) sqlite3_free(p->aItem[i]);
+  sqlite3_free(p->aItem);
+  p->aItem = 0;
+  p->nItem = p->nItemAlloc = 0;
+  p->nItemBytes = 0;
 }
 
 /* The value stored at a (its type byte, then its bytes). */
@@ -2135,11 +2266,129 @@ static void accumStore(int *pRc, DocBuf *pBuf, const DocValue *v){
   docextBufAppend(pRc, pBuf, v->p, v->n);
 }
 
-void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v){
+/* An item of $firstN ... $bottomN, in one block: the lengths of its key
+** and of its value (4 bytes each), the value's type, the key, the value. */
+static u8 *itemNew(const u8 *aKey, int nKey, const DocValue *v){
+  u8 *a = sqlite3_malloc64(9 + (i64)nKey + v->n);
+  if( a ){
+    memcpy(a, &nKey, 4);
+    memcpy(a+4, &v->n, 4);
+    a[8] = v->type;
+    if( nKey ) memcpy(a+9, aKey, nKey);
+    if( v->n ) memcpy(a+9+nKey, v->p, v->n);
+  }
+  return a;
+}
+static const u8 *itemKey(const u8 *a, int *pnKey){
+  memcpy(pnKey, a, 4);
+  return a+9;
+}
+static void itemValue(const u8 *a, DocValue *pV){
+  int nKey;
+  memcpy(&nKey, a, 4);
+  memcpy(&pV->n, a+4, 4);
+  pV->type = a[8];
+  pV->p = a+9+nKey;
+}
+static i64 itemSize(const u8 *a){
+  int nKey, nVal;
+  memcpy(&nKey, a, 4);
+  memcpy(&nVal, a+4, 4);
+  return 9 + (i64)nKey + nVal;
+}
+
+static void itemDrop(DocAccum *p, int i){
+  p->nItemBytes -= itemSize(p->aItem[i]);
+  sqlite3_free(p->aItem[i]);
+  memmove(&p->aItem[i], &p->aItem[i+1], sizeof(u8*)*(size_t)(p->nItem-i-1));
+  p->nItem--;
+}
+
+/* Put item (aKey, v) in place i. */
+static int itemInsert(DocAccum *p, int i, const u8 *aKey, int nKey, const DocValue *v){
+  u8 *a;
+  if( p->nItemBytes + nKey + v->n > DOCEXT_MAX_BSON ) return SQLITE_TOOBIG;
+  if( p->nItem>=p->nItemAlloc ){
+    int nNew = p->nItemAlloc ? p->nItemAlloc*2 : 8;
+    u8 **aNew = sqlite3_realloc64(p->aItem, sizeof(u8*)*(size_t)nNew);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    p->aItem = aNew;
+    p->nItemAlloc = nNew;
+  }
+  a = itemNew(aKey, nKey, v);
+  if( a==0 ) return SQLITE_NOMEM;
+  memmove(&p->aItem[i+1], &p->aItem[i], sizeof(u8*)*(size_t)(p->nItem-i));
+  p->aItem[i] = a;
+  p->nItem++;
+  p->nItemBytes += itemSize(a);
+  return SQLITE_OK;
+}
+
+/* Rank item (aKey, v) among p's: bLow keeps the n lowest keys ($top,
+** $topN, $minN), else the n highest. */
+static int itemRank(DocAccum *p, const u8 *aKey, int nKey, const DocValue *v, int bLow){
+  int lo = 0, hi, nK;
+  if( !p->bKeepAll && p->nItem>=p->nLimit ){
+    int iWorst = bLow ? p->nItem-1 : 0;
+    const u8 *aW = itemKey(p->aItem[iWorst], &nK);
+    int c = docextKeyCmp(aW, nK, aKey, nKey);
+    if( bLow ? c<=0 : c>=0 ) return SQLITE_OK;
+    itemDrop(p, iWorst);
+  }
+  hi = p->nItem;
+  while( lo<hi ){                   /* after the items with equal keys */
+    int mid = (lo+hi)/2;
+    const u8 *a = itemKey(p->aItem[mid], &nK);
+    if( docextKeyCmp(a, nK, aKey, nKey)<=0 ) lo = mid+1;
+    else hi = mid;
+  }
+  return itemInsert(p, lo, aKey, nKey, v);
+}
+
+/* Take v into $firstN ... $bottomN. */
+static int accumAddItem(DocAccum *p, const DocValue *v, char **pzErr){
+  static const u8 aNull[1] = {0};
+  DocValue null = { DOC_NULL, aNull, 0 }, out;
+  DocBuf key;
+  u8 aSpace[128];
+  int rc = SQLITE_OK;
+  switch( p->eOp ){
+    case DOCEXT_ACC_FIRSTN:
+      if( p->nItem>=p->nLimit ) return SQLITE_OK;
+      return itemInsert(p, p->nItem, 0, 0, v->type ? v : &null);
+    case DOCEXT_ACC_LASTN:
+      if( !p->bKeepAll && p->nItem>=p->nLimit ) itemDrop(p, 0);
+      return itemInsert(p, p->nItem, 0, 0, v->type ? v : &null);
+    default:
+      break;
+  }
+  docextBufInit(&key, aSpace, sizeof(aSpace));
+  if( p->eOp==DOCEXT_ACC_MINN || p->eOp==DOCEXT_ACC_MAXN ){
+    if( exprNullish(v) ) return SQLITE_OK;
+    docextKeyAppend(&rc, &key, v, 0);
+    out = *v;
+  }else{
+    /* v is {output, sortFields0, ...} (docextAccumArgs) */
+    if( v->type!=DOC_DOCUMENT || !docextBsonFind(v->p, "output", 6, &out) ) out = null;
+    if( v->type==DOC_DOCUMENT ) rc = docextSortKey(p->pSort, v->p, &key, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    rc = itemRank(p, key.a, (int)key.n, &out,
+                  p->eOp==DOCEXT_ACC_MINN || p->eOp==DOCEXT_ACC_TOP || p->eOp==DOCEXT_ACC_TOPN);
+  }
+  docextBufFree(&key);
+  return rc;
+}
+
+void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr){
   static const u8 aNull[1] = {0};
   DocValue null = { DOC_NULL, aNull, 0 }, best;
   DocNum x;
   if( *pRc ) return;
+  if( docextAccumHasArgs(p->eOp) ){
+    *pRc = accumAddItem(p, v, pzErr);
+    return;
+  }
   switch( p->eOp ){
     case DOCEXT_ACC_SUM: case DOCEXT_ACC_AVG:
       if( !docextValueIsNumber(v) ) return;
@@ -2175,6 +2424,15 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v){
       accumStore(pRc, &p->val, v->type ? v : &null);
       p->nVal = 1;
       return;
+    case DOCEXT_ACC_MERGEOBJECTS:
+      if( exprNullish(v) ) return;
+      if( v->type!=DOC_DOCUMENT ){
+        *pRc = docextError(pzErr, "docext: $mergeObjects needs documents, not %s",
+                           exprTypeName(v));
+        return;
+      }
+      /* (kept as $push keeps them, merged at the end) */
+      /* fall through */
     default:                  /* $push, $addToSet */
       if( v->type==0 ) return;
       /* (a list past 16 MiB can never be written: stop it growing) */
@@ -2237,11 +2495,73 @@ static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
   docextBufFree(&keys);
 }
 
+/* $firstN ... $bottomN: the items' values, as an array element zKey ($top
+** and $bottom: the value itself, or null). Items kept beyond n (bKeepAll)
+** give way as MongoDB's removable accumulators choose: the first n, or
+** for $lastN, $bottom ... and $maxN the last n; $maxN's run backwards. */
+static void accumItems(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
+  int bTail = p->eOp==DOCEXT_ACC_LASTN || p->eOp==DOCEXT_ACC_MAXN
+           || p->eOp==DOCEXT_ACC_BOTTOM || p->eOp==DOCEXT_ACC_BOTTOMN;
+  int nTake = p->nItem<p->nLimit ? p->nItem : (int)p->nLimit;
+  int iFrom = bTail ? p->nItem - nTake : 0, i;
+  i64 iArr;
+  DocValue v;
+  if( p->eOp==DOCEXT_ACC_TOP || p->eOp==DOCEXT_ACC_BOTTOM ){
+    if( nTake==0 ){
+      docextBsonAppendNull(pRc, pOut, zKey, nKey);
+    }else{
+      itemValue(p->aItem[iFrom], &v);
+      docextBsonAppendValue(pRc, pOut, zKey, nKey, &v);
+    }
+    return;
+  }
+  iArr = docextBsonStartChild(pRc, pOut, DOC_ARRAY, zKey, nKey);
+  for(i=0; i<nTake; i++){
+    char zIdx[16];
+    int iItem = p->eOp==DOCEXT_ACC_MAXN ? p->nItem-1-i : iFrom+i;
+    itemValue(p->aItem[iItem], &v);
+    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, i), &v);
+  }
+  docextBsonEndDoc(pRc, pOut, iArr);
+}
+
+/* $mergeObjects: the documents kept, merged, as element zKey. */
+static void accumMerge(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
+  const u8 *a = p->val.a, *aEnd = p->val.a + p->val.n;
+  DocValue *aVal = sqlite3_malloc64(sizeof(DocValue)*(size_t)(p->nVal>0 ? p->nVal : 1));
+  DocBuf doc;
+  DocValue v;
+  int i;
+  memset(&doc, 0, sizeof(doc));
+  if( aVal==0 ){
+    *pRc = SQLITE_NOMEM;
+    return;
+  }
+  for(i=0; i<p->nVal; i++) a = accumLoad(a, aEnd, &aVal[i]);
+  *pRc = mergeDocs(aVal, p->nVal, &doc);
+  if( *pRc==SQLITE_OK && doc.n>DOCEXT_MAX_BSON ) *pRc = SQLITE_TOOBIG;
+  if( *pRc==SQLITE_OK ){
+    v.type = DOC_DOCUMENT;
+    v.p = doc.a;
+    v.n = (int)doc.n;
+    docextBsonAppendValue(pRc, pOut, zKey, nKey, &v);
+  }
+  sqlite3_free(aVal);
+  docextBufFree(&doc);
+}
+
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
   DocNum r = p->sum;
   DocValue v;
   if( *pRc ) return;
+  if( docextAccumHasArgs(p->eOp) ){
+    accumItems(pRc, p, pOut, zKey, nKey);
+    return;
+  }
   switch( p->eOp ){
+    case DOCEXT_ACC_MERGEOBJECTS:
+      accumMerge(pRc, p, pOut, zKey, nKey);
+      return;
     case DOCEXT_ACC_SUM:
       docextNumAppend(pRc, pOut, zKey, nKey, &r);
       return;
@@ -2298,9 +2618,9 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     bOne = pN->nArg==1 && aVal[0].type==DOC_ARRAY;
     if( bOne ){
       docextIterInitValue(&it, &aVal[0]);
-      while( rc==SQLITE_OK && docextIterNext(&it) ) docextAccumAdd(&rc, &acc, &it.v);
+      while( rc==SQLITE_OK && docextIterNext(&it) ) docextAccumAdd(&rc, &acc, &it.v, 0);
     }else{
-      for(i=0; i<pN->nArg; i++) docextAccumAdd(&rc, &acc, &aVal[i]);
+      for(i=0; i<pN->nArg; i++) docextAccumAdd(&rc, &acc, &aVal[i], 0);
     }
     /* (the result as one element, "" of type t: t, 0, the value's bytes) */
     docextAccumResult(&rc, &acc, &out, "", 0);

@@ -24,7 +24,9 @@
 **
 ** FUNCTIONS. The accumulators of $group ($sum, $avg, $min, $max, $count,
 ** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp, $median,
-** $percentile) over the window;
+** $percentile, and with a constant n $firstN, $lastN, $minN, $maxN, $top,
+** $bottom, $topN, $bottomN, which keep the whole window and take n at the
+** end) over the window;
 ** $covariancePop and $covarianceSamp over two expressions; $rank,
 ** $denseRank and $documentNumber; $shift; $locf and $linearFill (gaps
 ** filled); $derivative and $integral (over the sortBy value); $expMovingAvg.
@@ -64,7 +66,9 @@ struct WinOut {
   int eAcc;                 /* WF_ACC: DOCEXT_ACC_*; WF_COVAR: 1 sample, 0 population */
   DocExpr *pInput;          /* its operand (WF_SHIFT: output) */
   DocExpr *pFinish;         /* $median, $percentile: over the $push list */
-  DocBuf own;               /* (pFinish's BSON) */
+  DocBuf own;               /* (pFinish's or pInput's BSON) */
+  i64 nLimit;               /* $firstN ... $bottomN: n */
+  DocSort *pSort;           /* $top ...: the order of the items */
   int bRange;               /* the window is range-based */
   int bDateRange;           /* ... with a unit */
   WinBound lo, hi;
@@ -107,6 +111,7 @@ void docextWindowFree(DocWindow *p){
     WinOut *pO = &p->aOut[i];
     docextExprFree(pO->pInput);
     docextExprFree(pO->pFinish);
+    docextSortFree(pO->pSort);
     docextBufFree(&pO->own);
     winBoundFree(&pO->lo);
     winBoundFree(&pO->hi);
@@ -435,6 +440,33 @@ static int needSort(DocWindow *p, WinOut *pO, int bAny, char **pzErr){
 }
 
 /* One field of output: {name: {$function: operand, window: {…}}}. */
+/* $firstN ... $bottomN: *pFn becomes the input, and n, which must not read
+** a document, is worked out once. */
+static int compileAccumArgs(WinOut *pO, DocValue *pFn, const u8 *aLet, i64 nowMs,
+                            char **pzErr){
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocValue input, n, nValue;
+  DocExpr *pN = 0;
+  DocAccum acc;
+  DocBuf tmp;
+  int rc = docextAccumArgs(pO->eAcc, pFn, &pO->own, &input, &n, &pO->pSort, pzErr);
+  if( rc ) return rc;
+  memset(&tmp, 0, sizeof(tmp));
+  docextAccumInit(&acc, pO->eAcc);
+  rc = docextExprNew(&n, aLet, pO->zFn, nowMs, &pN, pzErr);
+  if( rc==SQLITE_OK && !docextExprIsConstant(pN) ){
+    rc = docextError(pzErr, "docext: output field '%s': %s's n must be a constant",
+                     pO->zPath, pO->zFn);
+  }
+  if( rc==SQLITE_OK ) rc = docextExprValue(pN, aEmpty, &tmp, &nValue, pzErr);
+  if( rc==SQLITE_OK ) rc = docextAccumSetN(&acc, &nValue, pO->pSort, pzErr);
+  pO->nLimit = acc.nLimit;
+  *pFn = input;
+  docextExprFree(pN);
+  docextBufFree(&tmp);
+  return rc;
+}
+
 static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const u8 *aLet,
                          i64 nowMs, char **pzErr){
   static const char *const azFn[] = {
@@ -502,8 +534,13 @@ static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const 
     rc = docextAccumQuantile(pO->zFn, &fn, aLet, nowMs, &pO->own, &pO->pFinish, &input, pzErr);
     if( rc ) return rc;
     fn = input;
-  }else if( (pO->eAcc = docextAccumOp(pO->zFn, (int)strlen(pO->zFn)))!=0 ){
+  }else if( (pO->eAcc = docextAccumOp(pO->zFn, (int)strlen(pO->zFn)))!=0
+         && pO->eAcc!=DOCEXT_ACC_MERGEOBJECTS ){
     pO->eFn = WF_ACC;
+    if( docextAccumHasArgs(pO->eAcc) ){
+      rc = compileAccumArgs(pO, &fn, aLet, nowMs, pzErr);
+      if( rc ) return rc;
+    }
   }else{
     return docextError(pzErr, "docext: output field '%s': unknown window function %s",
                        pO->zPath, pO->zFn);
@@ -875,6 +912,13 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   docextAccumFree(&g->acc);
   memset(g, 0, sizeof(*g));
   docextAccumInit(&g->acc, pO->eFn==WF_ACC ? pO->eAcc : DOCEXT_ACC_SUM);
+  if( pO->eFn==WF_ACC && docextAccumHasArgs(pO->eAcc) ){
+    /* (every item of the window kept, n chosen at the end: a window's
+    ** accumulator is one MongoDB can take items out of) */
+    g->acc.nLimit = pO->nLimit;
+    g->acc.pSort = pO->pSort;
+    g->acc.bKeepAll = 1;
+  }
   g->lo = 0;
   g->hi = -1;
 }
@@ -902,7 +946,7 @@ static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, 
   int rc = SQLITE_OK;
   valsGet(pIn, i, &v);
   if( pO->eFn==WF_ACC ){
-    docextAccumAdd(&rc, &g->acc, &v);
+    docextAccumAdd(&rc, &g->acc, &v, pzErr);
   }else if( pO->eFn==WF_COVAR ){
     DocValue a[2];
     DocIter it;
@@ -973,7 +1017,7 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
 static int orderFree(const WinOut *pO){
   if( pO->eFn!=WF_ACC ) return 1;
   return pO->eAcc!=DOCEXT_ACC_FIRST && pO->eAcc!=DOCEXT_ACC_LAST
-      && pO->eAcc!=DOCEXT_ACC_PUSH;
+      && pO->eAcc!=DOCEXT_ACC_PUSH && !docextAccumHasArgs(pO->eAcc);
 }
 
 /* Functions over a window: the accumulators, the covariances, $integral. */

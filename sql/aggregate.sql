@@ -60,6 +60,41 @@ SELECT doc_json(bson, 'canonical') FROM doc_aggregate('nums', '[{$match: {_id: {
 -- $first and $last keep null for a missing value; $push and $addToSet skip it
 SELECT doc FROM doc_aggregate('books', '[{$sort: {_id: -1}}, {$group: {_id: 0, first: {$first: "$author"}, last: {$last: "$author"}, all: {$push: "$author"}}}]');
 
+-- 4b. The accumulators of n values: $firstN and $lastN (arrival order,
+-- missing as null), $minN and $maxN (BSON order, null and missing left
+-- out, $maxN's largest first), $topN and $bottomN (output of the documents
+-- ranked by sortBy), $top and $bottom (the one value)
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author",
+  f: {$firstN: {n: 2, input: "$title"}}, l: {$lastN: {n: 2, input: "$year"}},
+  mn: {$minN: {n: 2, input: "$pages"}}, mx: {$maxN: {n: 2, input: "$pages"}},
+  t: {$top: {sortBy: {pages: -1}, output: "$title"}}, b: {$bottom: {sortBy: {pages: -1}, output: ["$title", "$pages"]}},
+  tn: {$topN: {n: 2, sortBy: {year: 1}, output: {t: "$title", y: "$year"}}},
+  bn: {$bottomN: {n: 2, sortBy: {year: 1}, output: "$year"}}}}]');
+-- the latest book of each author, a common use; missing output is null
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", latest: {$top: {sortBy: {year: -1}, output: "$year"}}, tags: {$topN: {n: 1, sortBy: {_id: 1}, output: "$tags"}}}}]');
+-- $maxN over numbers of every type: equal values each kept, compared by value
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate('nums', '[{$group: {_id: null, mx: {$maxN: {n: 3, input: "$v"}}, mn: {$minN: {n: 3, input: "$v"}}}}]');
+-- ties keep the document that came first; $bottomN keeps, once full, only
+-- what is strictly above the lowest it holds (as MongoDB's multiset does)
+CREATE VIRTUAL TABLE ties USING docext;
+INSERT INTO ties(doc) VALUES ('{_id: 1, s: 1}'), ('{_id: 2, s: 1}'), ('{_id: 3, s: 2}'), ('{_id: 4, s: 2}'), ('{_id: 5, s: 0}');
+SELECT doc FROM doc_aggregate('ties', '[{$group: {_id: null, t1: {$top: {sortBy: {s: -1}, output: "$_id"}},
+  b1: {$bottom: {sortBy: {s: -1}, output: "$_id"}}, t3: {$topN: {n: 3, sortBy: {s: 1}, output: "$_id"}},
+  b3: {$bottomN: {n: 3, sortBy: {s: 1}, output: "$_id"}}, b2: {$bottomN: {n: 2, sortBy: {s: 1, _id: -1}, output: "$_id"}}}}]');
+-- sortBy through arrays: the least element ascending, the greatest descending
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: null, asc: {$topN: {n: 6, sortBy: {tags: 1, _id: 1}, output: "$_id"}},
+  desc: {$topN: {n: 6, sortBy: {tags: -1, _id: 1}, output: "$_id"}}}}]');
+-- n may be an expression of the group's _id, worked out for each group
+SELECT doc FROM doc_aggregate('books', '[{$match: {author: {$exists: true}}}, {$group: {_id: "$author",
+  titles: {$firstN: {n: {$cond: [{$eq: ["$_id", "hem"]}, 1, 5]}, input: "$title"}}}}]');
+-- $mergeObjects: later fields win, in the place the field first had;
+-- null and missing add nothing; no documents at all make {}
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", m: {$mergeObjects: {$cond: [{$gt: ["$year", 1925]}, {y: "$year", t: "$title"}, {t: "$title", first: true}]}},
+  none: {$mergeObjects: "$nothing"}}}]');
+-- in $bucket and $bucketAuto output (the documents in arrival order)
+SELECT doc FROM doc_aggregate('books', '[{$bucket: {groupBy: "$year", boundaries: [1900, 1926, 2000], default: "none", output: {f: {$lastN: {n: 2, input: "$_id"}}, t: {$topN: {n: 2, sortBy: {pages: 1}, output: "$_id"}}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$bucketAuto: {groupBy: "$_id", buckets: 2, output: {f: {$firstN: {n: 2, input: "$title"}}, m: {$mergeObjects: {a: "$author"}}}}}]');
+
 -- 5. $sortByCount
 SELECT doc FROM doc_aggregate('books', '[{$unwind: "$tags"}, {$sortByCount: "$tags"}]');
 SELECT doc FROM doc_aggregate('books', '[{$sortByCount: {$gt: ["$pages", 300]}}]');
@@ -129,7 +164,7 @@ SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "p", buckets: 2}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, granularity: "R7"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, x: 1}}]');
-SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$top: "$p"}}}}]');
+SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$accumulator: {}}}}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets: 2, output: {n: {$median: {input: "$p", method: "discrete"}}}}}]');
 
 -- 6d. $documents: a pipeline over documents it makes, without a collection
@@ -298,9 +333,28 @@ SELECT doc FROM doc_aggregate('books', '[{$count: "a.b"}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {n: {$sum: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: 1}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: 1, $avg: 1}}}]');
-SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$top: "$x"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$accumulator: {}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$median: "$x"}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$percentile: {input: "$x", p: [2], method: "approximate"}}}}]');
+-- the accumulators of n values: their arguments, and n (a positive whole
+-- number, for each group); $mergeObjects of what is not a document
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: "$x"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$maxN: {n: 2}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$lastN: {n: 2, input: "$x", sortBy: {x: 1}}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$topN: {n: 2, output: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$topN: {n: 2, sortBy: {}, output: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$topN: {n: 2, sortBy: 1, output: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$topN: {n: 2, sortBy: {x: 2}, output: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$bottomN: {n: 2, sortBy: {x: 1}}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$top: {n: 2, sortBy: {x: 1}, output: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: 0, input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: 1.5, input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: "2", input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: "$pages", input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$firstN: {n: {$cond: [{$eq: ["$_id", "hem"]}, -1, 5]}, input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$mergeObjects: "$title"}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$mergeObjects: ["$a", "$b"]}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, "a.b": {$sum: 1}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$sum: [1, 2]}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$count: 1}}}]');

@@ -50,6 +50,16 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
 SELECT doc FROM doc_aggregate('readings', '[{$match: {_id: {$in: [1, 2]}}},
   {$setWindowFields: {sortBy: {_id: 1}, output: {x: {$first: "$nope"}, y: {$last: "$v"}}}},
   {$project: {x: 1, y: 1}}]');
+-- the accumulators of n values over a window: each keeps the whole window
+-- and takes n at the end (the first n; $lastN, $bottomN and $maxN the last)
+SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
+  {$setWindowFields: {sortBy: {t: 1}, output: {last2: {$lastN: {n: 2, input: "$v"}, window: {documents: ["unbounded", "current"]}},
+   hi: {$maxN: {n: 2, input: "$v"}, window: {documents: [-1, 1]}}, lo: {$minN: {n: 1, input: "$v"}, window: {documents: [-1, 1]}},
+   best: {$top: {sortBy: {v: -1}, output: "$_id"}, window: {documents: [-1, 1]}},
+   worst: {$bottomN: {n: 2, sortBy: {v: -1}, output: "$_id"}, window: {documents: [-1, 1]}},
+   first2: {$firstN: {n: 2, input: "$_id"}, window: {range: [-2, 0], unit: "hour"}},
+   top2: {$topN: {n: 2, sortBy: {v: 1}, output: "$v"}}}}},
+  {$project: {last2: 1, hi: 1, lo: 1, best: 1, worst: 1, first2: 1, top2: 1}}]');
 
 -- 3. Range windows: over numbers (the sortBy value plus the bounds), and
 -- over dates with a unit ("current" is the document itself)
@@ -201,8 +211,11 @@ SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {sortBy: {}, outp
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {sortBy: {t: 2}, output: {}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: 1}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {}}}}]');
-SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$top: "$v"}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$accumulator: {}}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$median: "$v"}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$firstN: {n: "$n", input: "$v"}}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$topN: {n: 0, sortBy: {v: 1}, output: "$v"}}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$mergeObjects: "$v"}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, $avg: 1}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, x: 1}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1}, "a.b": {$sum: 1}}}}]');

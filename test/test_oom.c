@@ -250,6 +250,14 @@ int main(void){
     "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}, md: {$median: {input: \"$a\", method: "
     "\"approximate\"}}}}, {$set: {k: {$size: \"$u\"}}}, "
     "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
+    /* the accumulators of n values, and $mergeObjects, in $group and a window */
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$group: {_id: {$mod: [\"$a\", 3]}, "
+    "f: {$firstN: {n: {$add: [\"$_id\", 1]}, input: \"$s\"}}, l: {$lastN: {n: 2, input: \"$tags\"}}, "
+    "mn: {$minN: {n: 2, input: \"$a\"}}, mx: {$maxN: {n: 3, input: \"$s\"}}, "
+    "t: {$top: {sortBy: {s: -1}, output: \"$a\"}}, tn: {$topN: {n: 2, sortBy: {tags: 1, a: -1}, output: [\"$a\", \"$s\"]}}, "
+    "bn: {$bottomN: {n: 2, sortBy: {a: 1}, output: \"$s\"}}, m: {$mergeObjects: {k: \"$s\", a: \"$a\"}}}}, "
+    "{$setWindowFields: {sortBy: {_id: 1}, output: {w: {$bottomN: {n: 2, sortBy: {_id: 1}, output: \"$t\"}, "
+    "window: {documents: [-1, 1]}}, x: {$maxN: {n: 2, input: \"$_id\"}, window: {documents: [\"unbounded\", \"current\"]}}}}}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$sortByCount: \"$a\"}, {$count: \"n\"}]')",
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$match: {$expr: {$lt: [\"$a\", \"$$m\"]}}}, "
     "{$project: {v: {$add: [\"$a\", \"$$m\"]}}}]', '{let: {m: 3}, hint: \"a_1\", comment: \"x\"}')",
