@@ -2353,12 +2353,14 @@ static int accumAddItem(DocAccum *p, const DocValue *v, char **pzErr){
   u8 aSpace[128];
   int rc = SQLITE_OK;
   switch( p->eOp ){
+    /* (missing is null, but a window's keeps it, to be left out of the
+    ** array: MongoDB's window function keeps the value as it is) */
     case DOCEXT_ACC_FIRSTN:
       if( p->nItem>=p->nLimit ) return SQLITE_OK;
-      return itemInsert(p, p->nItem, 0, 0, v->type ? v : &null);
+      return itemInsert(p, p->nItem, 0, 0, v->type || p->bKeepAll ? v : &null);
     case DOCEXT_ACC_LASTN:
       if( !p->bKeepAll && p->nItem>=p->nLimit ) itemDrop(p, 0);
-      return itemInsert(p, p->nItem, 0, 0, v->type ? v : &null);
+      return itemInsert(p, p->nItem, 0, 0, v->type || p->bKeepAll ? v : &null);
     default:
       break;
   }
@@ -2497,13 +2499,13 @@ static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
 
 /* $firstN ... $bottomN: the items' values, as an array element zKey ($top
 ** and $bottom: the value itself, or null). Items kept beyond n (bKeepAll)
-** give way as MongoDB's removable accumulators choose: the first n, or
-** for $lastN, $bottom ... and $maxN the last n; $maxN's run backwards. */
+** give way as MongoDB's window functions choose: the first n, or for
+** $lastN, $bottom ... and $maxN the last n; $maxN's run backwards. */
 static void accumItems(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
   int bTail = p->eOp==DOCEXT_ACC_LASTN || p->eOp==DOCEXT_ACC_MAXN
            || p->eOp==DOCEXT_ACC_BOTTOM || p->eOp==DOCEXT_ACC_BOTTOMN;
   int nTake = p->nItem<p->nLimit ? p->nItem : (int)p->nLimit;
-  int iFrom = bTail ? p->nItem - nTake : 0, i;
+  int iFrom = bTail ? p->nItem - nTake : 0, i, nOut = 0;
   i64 iArr;
   DocValue v;
   if( p->eOp==DOCEXT_ACC_TOP || p->eOp==DOCEXT_ACC_BOTTOM ){
@@ -2520,7 +2522,8 @@ static void accumItems(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
     char zIdx[16];
     int iItem = p->eOp==DOCEXT_ACC_MAXN ? p->nItem-1-i : iFrom+i;
     itemValue(p->aItem[iItem], &v);
-    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, i), &v);
+    if( v.type==0 ) continue;                 /* (a window's missing value) */
+    docextBsonAppendValue(pRc, pOut, zIdx, docextBsonArrayKey(zIdx, nOut++), &v);
   }
   docextBsonEndDoc(pRc, pOut, iArr);
 }

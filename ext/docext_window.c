@@ -26,7 +26,8 @@
 ** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp, $median,
 ** $percentile, and with a constant n $firstN, $lastN, $minN, $maxN, $top,
 ** $bottom, $topN, $bottomN, which keep the whole window and take n at the
-** end) over the window;
+** end, unless the window has no lower bound: then, as in MongoDB, they are
+** $group's) over the window;
 ** $covariancePop and $covarianceSamp over two expressions; $rank,
 ** $denseRank and $documentNumber; $shift; $locf and $linearFill (gaps
 ** filled); $derivative and $integral (over the sortBy value); $expMovingAvg.
@@ -913,11 +914,12 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   memset(g, 0, sizeof(*g));
   docextAccumInit(&g->acc, pO->eFn==WF_ACC ? pO->eAcc : DOCEXT_ACC_SUM);
   if( pO->eFn==WF_ACC && docextAccumHasArgs(pO->eAcc) ){
-    /* (every item of the window kept, n chosen at the end: a window's
-    ** accumulator is one MongoDB can take items out of) */
+    /* A window with a lower bound is one MongoDB takes documents out of:
+    ** its function keeps every item and chooses n at the end. Without
+    ** one, it runs $group's accumulator, which keeps n all along. */
     g->acc.nLimit = pO->nLimit;
     g->acc.pSort = pO->pSort;
-    g->acc.bKeepAll = 1;
+    g->acc.bKeepAll = pO->lo.eKind!=WB_UNBOUNDED;
   }
   g->lo = 0;
   g->hi = -1;

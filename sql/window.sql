@@ -60,6 +60,15 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
    first2: {$firstN: {n: 2, input: "$_id"}, window: {range: [-2, 0], unit: "hour"}},
    top2: {$topN: {n: 2, sortBy: {v: 1}, output: "$v"}}}}},
   {$project: {last2: 1, hi: 1, lo: 1, best: 1, worst: 1, first2: 1, top2: 1}}]');
+-- a window without a lower bound runs $group's accumulator instead (as
+-- MongoDB's does): missing is null there, and the window's function leaves
+-- it out; its ties are $group's too
+SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
+  {$setWindowFields: {sortBy: {t: 1}, output: {acc: {$firstN: {n: 2, input: "$nope"}},
+   fn: {$firstN: {n: 2, input: "$nope"}, window: {documents: [-1, 1]}},
+   b: {$bottomN: {n: 1, sortBy: {sensor: 1}, output: "$_id"}, window: {documents: ["unbounded", "current"]}},
+   bw: {$bottomN: {n: 1, sortBy: {sensor: 1}, output: "$_id"}, window: {documents: [-3, 0]}}}}},
+  {$project: {acc: 1, fn: 1, b: 1, bw: 1}}]');
 
 -- 3. Range windows: over numbers (the sortBy value plus the bounds), and
 -- over dates with a unit ("current" is the document itself)
