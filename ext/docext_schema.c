@@ -667,30 +667,16 @@ static int schemaBound(const DocValue *v, const DocValue *pBound, const DocValue
   return bExcl ? c>0 : c>=0;
 }
 
-/* A number as MongoDB's Decimal128 of it: a double with 15 significant
-** digits. */
-static void schemaDecimal(const DocValue *v, u8 *aDec){
-  if( v->type==DOC_DECIMAL128 ){
-    memcpy(aDec, v->p, 16);
-  }else if( v->type==DOC_DOUBLE ){
-    char z[40];
-    double d = docextValueDouble(v);
-    snprintf(z, sizeof(z), "%.15g", d);
-    if( isnan(d) ) memcpy(z, "NaN", 4);
-    else if( isinf(d) ) memcpy(z, d<0 ? "-Infinity" : "Infinity", d<0 ? 10 : 9);
-    if( docextDec128FromString(z, (int)strlen(z), aDec) ) docextDec128FromDouble(d, aDec);
-  }else{
-    docextDec128FromInt64(v->type==DOC_INT32 ? docextValueI32(v) : docextValueI64(v), aDec);
-  }
-}
-
 /* multipleOf: the remainder of v divided by m is exactly zero. */
 static int schemaMultipleOf(const DocValue *v, const DocValue *m){
   u8 a[16], b[16], q[16], back[16];
   char zDigits[40];
   int bNeg, iExp, e;
-  schemaDecimal(v, a);
-  schemaDecimal(m, b);
+  DocNum nv, nm;
+  docextNumFrom(v, &nv);
+  docextNumFrom(m, &nm);
+  docextNumToDec(&nv, a);           /* (a double to 15 digits, as MongoDB's */
+  docextNumToDec(&nm, b);           /* Decimal128 of it) */
   if( docextDec128Div(a, b, q) ) return 0;
   e = docextDec128Parts(q, &bNeg, zDigits, &iExp);
   if( e!=DOCEXT_DEC_FINITE ) return 0;

@@ -77,7 +77,7 @@ struct WinOut {
   i64 nBy;                  /* $shift */
   DocBuf dflt;              /* $shift: its default (a type byte and the
                             ** value; empty: null) */
-  double alpha;             /* $expMovingAvg */
+  u8 aAlpha[16];            /* $expMovingAvg: alpha, a decimal128 */
 };
 
 struct DocWindow {
@@ -305,6 +305,36 @@ static int compileWindow(DocWindow *p, WinOut *pO, const DocValue *v, const u8 *
   return SQLITE_OK;
 }
 
+/* A number (or a date, its milliseconds) as a decimal128, as MongoDB's
+** Decimal128 of it: a double rounded to 15 digits. */
+static void numDec(const DocValue *v, u8 *aOut){
+  DocNum n;
+  if( v->type==DOC_DATE ){
+    docextDec128FromInt64(docextValueI64(v), aOut);
+    return;
+  }
+  docextNumFrom(v, &n);
+  docextNumToDec(&n, aOut);
+}
+
+/* a += i, in decimal. */
+static int addInt(u8 *a, i64 i){
+  u8 b[16], r[16];
+  int rc;
+  docextDec128FromInt64(i, b);
+  rc = docextDec128Add(a, b, r);
+  if( rc==SQLITE_OK ) memcpy(a, r, 16);
+  return rc;
+}
+
+/* *aOut = a - b, in decimal. */
+static int decSub(const u8 *a, const u8 *b, u8 *aOut){
+  u8 nb[16];
+  memcpy(nb, b, 16);
+  nb[15] ^= 0x80;                 /* (the sign bit) */
+  return docextDec128Add(a, nb, aOut);
+}
+
 /* {input: …, unit: …} of $derivative and $integral; {input: …, N: …} or
 ** {input: …, alpha: …} of $expMovingAvg. */
 static int compileInputArgs(WinOut *pO, const DocValue *v, const u8 *aLet, i64 nowMs,
@@ -335,7 +365,15 @@ static int compileInputArgs(WinOut *pO, const DocValue *v, const u8 *aLet, i64 n
         return docextError(pzErr, "docext: output field '%s': $expMovingAvg's N must be "
                            "a whole number above 0 (for another rate, use alpha)", pO->zPath);
       }
-      pO->alpha = 2.0 / ((double)nN + 1.0);
+      {
+        /* (2 / (N + 1), as MongoDB's Decimal128 works it out) */
+        u8 aTwo[16], aN1[16];
+        docextDec128FromInt64(2, aTwo);
+        docextDec128FromInt64(nN, aN1);
+        rc = addInt(aN1, 1);
+        if( rc==SQLITE_OK ) rc = docextDec128Div(aTwo, aN1, pO->aAlpha);
+        if( rc ) return rc;
+      }
     }else if( bEma && docextIterKeyIs(&it, "alpha") && !bRate ){
       double a = docextValueIsNumber(&it.v) ? docextValueToDouble(&it.v) : 0.0;
       bRate = 1;
@@ -343,7 +381,7 @@ static int compileInputArgs(WinOut *pO, const DocValue *v, const u8 *aLet, i64 n
         return docextError(pzErr, "docext: output field '%s': $expMovingAvg's alpha must "
                            "be a number between 0 and 1 (exclusive)", pO->zPath);
       }
-      pO->alpha = a;
+      numDec(&it.v, pO->aAlpha);
     }else{
       return docextError(pzErr, "docext: output field '%s': %s got unexpected argument "
                          "'%s'", pO->zPath, pO->zFn, it.zKey);
@@ -905,7 +943,9 @@ struct WinAgg {
   i64 nPair;                /* WF_COVAR: pairs, their means and co-moment */
   double mx, my, c;
   int nPt;                  /* WF_INTEGRAL: points, and the area so far */
-  double area;
+  double area;              /* (of the trapezoids without a decimal128) */
+  u8 aArea[16];             /* (of those with one) */
+  int bDec;                 /* aArea holds a value */
   int lo, hi;
 };
 
@@ -923,6 +963,64 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   }
   g->lo = 0;
   g->hi = -1;
+}
+
+/* The difference x1 - x0 of two numbers or two dates (milliseconds) in
+** decimal, of the type MongoDB's $subtract gives it: exact unless a double
+** is one of them (then a double, rounded to 15 digits). */
+static int subtractDec(const DocValue *x0, const DocValue *x1, u8 *aOut){
+  u8 a[16], b[16];
+  if( (x0->type==DOC_DOUBLE || x1->type==DOC_DOUBLE)
+   && x0->type!=DOC_DECIMAL128 && x1->type!=DOC_DECIMAL128 ){
+    DocNum d;
+    memset(&d, 0, sizeof(d));
+    d.type = DOC_DOUBLE;
+    d.d = docextValueToDouble(x1) - docextValueToDouble(x0);
+    docextNumToDec(&d, aOut);
+    return SQLITE_OK;
+  }
+  numDec(x0, a);
+  numDec(x1, b);
+  return decSub(b, a, aOut);
+}
+
+/* $integral's trapezoid between rows i < k, added to g->aArea when a value
+** of either is a decimal128 (1), as MongoDB's $subtract, $add, $multiply
+** and $divide by 2.0 make it; else 0 (the caller adds it as doubles). */
+static int trapezoidDec(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g, int *pRc){
+  DocValue x0, x1, y0, y1;
+  DocNum n0, n1, sum;
+  u8 aDelta[16], aSum[16], aTwo[16], a[16], b[16];
+  int rc;
+  valsGetOrNull(&pP->x, i, &x0);
+  valsGetOrNull(&pP->x, k, &x1);
+  valsGet(pY, i, &y0);
+  valsGet(pY, k, &y1);
+  if( x0.type!=DOC_DECIMAL128 && x1.type!=DOC_DECIMAL128
+   && y0.type!=DOC_DECIMAL128 && y1.type!=DOC_DECIMAL128 ){
+    return 0;
+  }
+  docextNumFrom(&y0, &n0);
+  docextNumFrom(&y1, &n1);
+  rc = docextNumArith(0, &n1, &n0, &sum);
+  if( rc==SQLITE_RANGE ){                     /* (an int64 overflow: doubles) */
+    sum.type = DOC_DOUBLE;
+    sum.d = docextValueToDouble(&y0) + docextValueToDouble(&y1);
+    rc = SQLITE_OK;
+  }
+  docextNumToDec(&sum, aSum);
+  if( rc==SQLITE_OK ) rc = subtractDec(&x0, &x1, aDelta);
+  if( rc==SQLITE_OK ) rc = docextDec128Mul(aSum, aDelta, a);
+  docextDec128FromInt64(2, aTwo);
+  if( rc==SQLITE_OK ) rc = docextDec128Div(a, aTwo, b);
+  if( rc==SQLITE_OK && g->bDec ) rc = docextDec128Add(g->aArea, b, a);
+  else memcpy(a, b, 16);
+  if( rc==SQLITE_OK ){
+    memcpy(g->aArea, a, 16);
+    g->bDec = 1;
+  }
+  *pRc = rc;
+  return 1;
 }
 
 /* The point (x, y) of row i for $integral. */
@@ -969,8 +1067,11 @@ static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, 
     double x, y, x2, y2;
     rc = integralPoint(pP, pO, pIn, i, &x, &y, pzErr);
     if( rc==SQLITE_OK && g->nPt>0 ){
-      rc = integralPoint(pP, pO, pIn, bFront ? g->lo : g->hi, &x2, &y2, pzErr);
-      if( rc==SQLITE_OK ) g->area += (bFront ? x2 - x : x - x2) * (y + y2) / 2.0;
+      int k = bFront ? g->lo : g->hi;
+      rc = integralPoint(pP, pO, pIn, k, &x2, &y2, pzErr);
+      if( rc==SQLITE_OK && !trapezoidDec(pP, pIn, bFront ? i : k, bFront ? k : i, g, &rc) ){
+        g->area += (bFront ? x2 - x : x - x2) * (y + y2) / 2.0;
+      }
     }
     g->nPt++;
   }
@@ -1001,6 +1102,25 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
     docextBsonAppendNull(&rc, &pP->tmp, "", 0);
   }else if( g->nPt==1 && pO->nUnitMs==0 ){
     docextBsonAppendInt32(&rc, &pP->tmp, "", 0, 0);
+  }else if( g->bDec ){
+    /* (the sum of decimals and doubles a decimal, as MongoDB's $sum) */
+    DocNum d;
+    u8 a[16], b[16], aUnit[16];
+    DocValue v;
+    memset(&d, 0, sizeof(d));
+    d.type = DOC_DOUBLE;
+    d.d = g->area;
+    docextNumToDec(&d, a);
+    rc = docextDec128Add(g->aArea, a, b);
+    if( rc==SQLITE_OK && pO->nUnitMs ){
+      docextDec128FromInt64(pO->nUnitMs, aUnit);
+      rc = docextDec128Div(b, aUnit, a);
+      memcpy(b, a, 16);
+    }
+    v.type = DOC_DECIMAL128;
+    v.p = b;
+    v.n = 16;
+    if( rc==SQLITE_OK ) docextBsonAppendValue(&rc, &pP->tmp, "", 0, &v);
   }else{
     double a = g->area;
     if( pO->nUnitMs ) a /= (double)pO->nUnitMs;
@@ -1083,6 +1203,14 @@ static void putDouble(int *pRc, WinVals *pRes, int j, double d){
   v.type = DOC_DOUBLE;
   v.p = a;
   v.n = 8;
+  valsPut(pRc, pRes, j, &v);
+}
+
+static void putDecimal(int *pRc, WinVals *pRes, int j, const u8 *a){
+  DocValue v;
+  v.type = DOC_DECIMAL128;
+  v.p = a;
+  v.n = 16;
   valsPut(pRc, pRes, j, &v);
 }
 
@@ -1219,13 +1347,57 @@ static int runLinearFill(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
 }
 
 /* $derivative: the rise over the run between the ends of the window. */
+/* $derivative between points aPt[0] and aPt[1] ((x, y) each) where one is
+** a decimal128, with the types MongoDB's $subtract and $divide give:
+** (y1 - y0) / ((x1 - x0) / unit), the run a double when no x is a decimal
+** (an integer one when there is no unit), null where it is zero. */
+static int derivativeDec(const WinOut *pO, DocValue aPt[2][2], const double *x,
+                         WinVals *pRes, int j){
+  u8 y0[16], y1[16], aRise[16], aRun[16], r[16];
+  int rc = SQLITE_OK;
+  numDec(&aPt[0][1], y0);
+  numDec(&aPt[1][1], y1);
+  if( aPt[0][0].type==DOC_DECIMAL128 || aPt[1][0].type==DOC_DECIMAL128 ){
+    u8 x0[16], x1[16];
+    numDec(&aPt[0][0], x0);
+    numDec(&aPt[1][0], x1);
+    rc = decSub(x1, x0, aRun);
+    if( rc==SQLITE_OK && pO->nUnitMs ){
+      u8 aUnit[16];
+      docextDec128FromInt64(pO->nUnitMs, aUnit);
+      rc = docextDec128Div(aRun, aUnit, r);
+      memcpy(aRun, r, 16);
+    }
+  }else if( pO->nUnitMs==0 && aPt[0][0].type!=DOC_DOUBLE && aPt[1][0].type!=DOC_DOUBLE ){
+    u8 x0[16], x1[16];            /* (integers: exact) */
+    numDec(&aPt[0][0], x0);
+    numDec(&aPt[1][0], x1);
+    rc = decSub(x1, x0, aRun);
+  }else{
+    DocNum run;
+    memset(&run, 0, sizeof(run));
+    run.type = DOC_DOUBLE;
+    run.d = pO->nUnitMs ? (x[1] - x[0]) / (double)pO->nUnitMs : x[1] - x[0];
+    docextNumToDec(&run, aRun);
+  }
+  if( rc==SQLITE_OK ) rc = decSub(y1, y0, aRise);
+  if( rc==SQLITE_OK && docextDec128IsZero(aRun) ){
+    valsPut(&rc, pRes, j, &nullValue);
+    return rc;
+  }
+  if( rc==SQLITE_OK ) rc = docextDec128Div(aRise, aRun, r);
+  if( rc==SQLITE_OK ) putDecimal(&rc, pRes, j, r);
+  return rc;
+}
+
 static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinVals *pRes,
                          char **pzErr){
   int rc = SQLITE_OK, j;
   pP->hintLo = pP->hintHi = -1;
   for(j=0; rc==SQLITE_OK && j<pP->n; j++){
-    int lo, hi, bHas, k;
+    int lo, hi, bHas, k, bDec = 0;
     double x[2], y[2];
+    DocValue aPt[2][2];           /* (x, y) of the window's ends */
     rc = windowOf(pP, pO, j, &lo, &hi, &bHas, pzErr);
     if( rc ) break;
     if( !bHas ){
@@ -1233,7 +1405,7 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
       continue;
     }
     for(k=0; rc==SQLITE_OK && k<2; k++){
-      DocValue v;
+      DocValue v, xv;
       int i = k ? hi : lo;
       rc = xNumber(pP, pO, i, &x[k], pzErr);
       valsGet(pIn, i, &v);
@@ -1243,9 +1415,16 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
                          v.type ? docextTypeAlias(v.type) : "missing");
       }
       if( rc==SQLITE_OK ) y[k] = docextValueToDouble(&v);
+      valsGetOrNull(&pP->x, i, &xv);
+      aPt[k][0] = xv;
+      aPt[k][1] = v;
+      if( v.type==DOC_DECIMAL128 || xv.type==DOC_DECIMAL128 ) bDec = 1;
     }
     if( rc ) break;
-    if( x[1]==x[0] ){
+    if( bDec ){
+      /* (MongoDB's $subtract and $divide keep decimal128) */
+      rc = derivativeDec(pO, aPt, x, pRes, j);
+    }else if( x[1]==x[0] ){
       valsPut(&rc, pRes, j, &nullValue);
     }else{
       double run = x[1] - x[0];
@@ -1257,20 +1436,33 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
 }
 
 /* $expMovingAvg: each number moves the average alpha of the way to it;
-** other values leave it (null before the first number). */
+** other values leave it (null before the first number). As MongoDB's
+** accumulator, in decimal128 whatever the input (a double rounded to 15
+** digits), giving a double until a decimal128 has come in. */
 static int runEma(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinVals *pRes){
-  int rc = SQLITE_OK, j, bHas = 0;
-  double avg = 0.0;
-  for(j=0; j<pP->n; j++){
+  int rc = SQLITE_OK, j, bHas = 0, bDec = 0;
+  u8 aAvg[16], aRest[16], aOne[16];
+  docextDec128FromInt64(1, aOne);
+  rc = decSub(aOne, pO->aAlpha, aRest);
+  for(j=0; rc==SQLITE_OK && j<pP->n; j++){
     DocValue v;
     valsGet(pIn, j, &v);
     if( docextValueIsNumber(&v) ){
-      double d = docextValueToDouble(&v);
-      avg = bHas ? d*pO->alpha + avg*(1.0 - pO->alpha) : d;
+      u8 x[16], a[16], b[16];
+      numDec(&v, x);
+      if( v.type==DOC_DECIMAL128 ) bDec = 1;
+      if( !bHas ){
+        memcpy(aAvg, x, 16);
+      }else{
+        rc = docextDec128Mul(x, pO->aAlpha, a);
+        if( rc==SQLITE_OK ) rc = docextDec128Mul(aAvg, aRest, b);
+        if( rc==SQLITE_OK ) rc = docextDec128Add(a, b, aAvg);
+      }
       bHas = 1;
     }
-    if( bHas ) putDouble(&rc, pRes, j, avg);
-    else valsPut(&rc, pRes, j, &nullValue);
+    if( !bHas ) valsPut(&rc, pRes, j, &nullValue);
+    else if( bDec ) putDecimal(&rc, pRes, j, aAvg);
+    else putDouble(&rc, pRes, j, docextDec128ToDouble(aAvg));
   }
   return rc;
 }
