@@ -250,6 +250,11 @@ int main(void){
     "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}, md: {$median: {input: \"$a\", method: "
     "\"approximate\"}}}}, {$set: {k: {$size: \"$u\"}}}, "
     "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
+    /* window functions over decimal128 */
+    "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, v: NumberDecimal(\"1.5\")}, "
+    "{t: 2, v: 2.25}, {t: 4, v: 3}]}, {$setWindowFields: {sortBy: {t: 1}, output: {e: {$expMovingAvg: "
+    "{input: \"$v\", N: 2}}, d: {$derivative: {input: \"$v\"}, window: {documents: [-1, 0]}}, "
+    "i: {$integral: {input: \"$v\"}}}}}]')",
     /* the accumulators of n values, and $mergeObjects, in $group and a window */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$group: {_id: {$mod: [\"$a\", 3]}, "
     "f: {$firstN: {n: {$add: [\"$_id\", 1]}, input: \"$s\"}}, l: {$lastN: {n: 2, input: \"$tags\"}}, "
