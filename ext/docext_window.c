@@ -24,7 +24,8 @@
 **
 ** FUNCTIONS. The accumulators of $group ($sum, $avg, $min, $max, $count,
 ** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp, $median,
-** $percentile, and with a constant n $firstN, $lastN, $minN, $maxN, $top,
+** $percentile, $mergeObjects over a window without a lower bound (as in
+** MongoDB 8.2), and with a constant n $firstN, $lastN, $minN, $maxN, $top,
 ** $bottom, $topN, $bottomN, which keep the whole window and take n at the
 ** end, unless the window has no lower bound: then, as in MongoDB, they are
 ** $group's) over the window;
@@ -573,8 +574,7 @@ static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const 
     rc = docextAccumQuantile(pO->zFn, &fn, aLet, nowMs, &pO->own, &pO->pFinish, &input, pzErr);
     if( rc ) return rc;
     fn = input;
-  }else if( (pO->eAcc = docextAccumOp(pO->zFn, (int)strlen(pO->zFn)))!=0
-         && pO->eAcc!=DOCEXT_ACC_MERGEOBJECTS ){
+  }else if( (pO->eAcc = docextAccumOp(pO->zFn, (int)strlen(pO->zFn)))!=0 ){
     pO->eFn = WF_ACC;
     if( docextAccumHasArgs(pO->eAcc) ){
       rc = compileAccumArgs(pO, &fn, aLet, nowMs, pzErr);
@@ -591,6 +591,12 @@ static int compileOutput(DocWindow *p, WinOut *pO, const DocIter *pField, const 
       else if( pO->eFn==WF_DERIVATIVE ){
         return docextError(pzErr, "docext: output field '%s': $derivative needs a window",
                            pO->zPath);
+      }
+      if( rc==SQLITE_OK && pO->eFn==WF_ACC && pO->eAcc==DOCEXT_ACC_MERGEOBJECTS
+       && pO->lo.eKind!=WB_UNBOUNDED ){
+        /* (MongoDB runs it only as an accumulator, which nothing leaves) */
+        return docextError(pzErr, "docext: output field '%s': $mergeObjects takes a window "
+                           "without a lower bound, as [\"unbounded\", \"current\"]", pO->zPath);
       }
       break;
     default:
@@ -1139,7 +1145,8 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
 static int orderFree(const WinOut *pO){
   if( pO->eFn!=WF_ACC ) return 1;
   return pO->eAcc!=DOCEXT_ACC_FIRST && pO->eAcc!=DOCEXT_ACC_LAST
-      && pO->eAcc!=DOCEXT_ACC_PUSH && !docextAccumHasArgs(pO->eAcc);
+      && pO->eAcc!=DOCEXT_ACC_PUSH && pO->eAcc!=DOCEXT_ACC_MERGEOBJECTS
+      && !docextAccumHasArgs(pO->eAcc);
 }
 
 /* Functions over a window: the accumulators, the covariances, $integral. */

@@ -60,6 +60,11 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
    first2: {$firstN: {n: 2, input: "$_id"}, window: {range: [-2, 0], unit: "hour"}},
    top2: {$topN: {n: 2, sortBy: {v: 1}, output: "$v"}}}}},
   {$project: {last2: 1, hi: 1, lo: 1, best: 1, worst: 1, first2: 1, top2: 1}}]');
+-- $mergeObjects, over windows without a lower bound (MongoDB 8.2's): later
+-- fields win; an empty window gives {}
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{k: 1, o: {a: 1, b: 10}}, {k: 2, o: {a: 2, c: 20}}, {k: 3, o: null}, {k: 4, o: {a: 3, d: 30}}]},
+  {$setWindowFields: {sortBy: {k: 1}, output: {all: {$mergeObjects: "$o"}, run: {$mergeObjects: "$o", window: {documents: ["unbounded", "current"]}},
+   before: {$mergeObjects: "$o", window: {documents: ["unbounded", -1]}}}}}, {$project: {_id: 0, o: 0}}]');
 -- a window without a lower bound runs $group's accumulator instead (as
 -- MongoDB's does): missing is null there, and the window's function leaves
 -- it out; its ties are $group's too
@@ -238,6 +243,7 @@ SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$me
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$firstN: {n: "$n", input: "$v"}}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$topN: {n: 0, sortBy: {v: 1}, output: "$v"}}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$mergeObjects: "$v"}}}}]');
+SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {sortBy: {n: 1}, output: {a: {$mergeObjects: {n: "$n"}, window: {documents: [-1, 0]}}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, $avg: 1}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1, x: 1}}}}]');
 SELECT doc FROM doc_aggregate('readings', '[{$setWindowFields: {output: {a: {$sum: 1}, "a.b": {$sum: 1}}}}]');
