@@ -942,16 +942,93 @@ static int xNumber(WinPart *pP, const WinOut *pO, int i, double *pX, char **pzEr
   return SQLITE_OK;
 }
 
+/*------------------------------------------------------------------------
+** Arithmetic as MongoDB's $add, $subtract, $multiply and $divide do it,
+** for the functions MongoDB writes with them ($derivative, $integral,
+** $linearFill): integers stay whole (an int64 overflow becomes a double),
+** a quotient is a double, and a decimal128 on either side makes a
+** decimal128 (a double rounded to 15 digits first).
+*/
+
+/* The number v holds; a date, its milliseconds. */
+static void numOf(const DocValue *v, DocNum *p){
+  if( v->type==DOC_DATE ){
+    memset(p, 0, sizeof(*p));
+    p->type = DOC_INT64;
+    p->i = docextValueI64(v);
+  }else{
+    docextNumFrom(v, p);
+  }
+}
+
+static double numDouble(const DocNum *p){
+  switch( p->type ){
+    case DOC_INT32: case DOC_INT64: return (double)p->i;
+    case DOC_DOUBLE:                return p->d;
+    default:                        return docextDec128ToDouble(p->aDec);
+  }
+}
+
+static void numSetDouble(DocNum *p, double d){
+  memset(p, 0, sizeof(*p));
+  p->type = DOC_DOUBLE;
+  p->d = d;
+}
+
+/* *pR = a op b, op one of + - * / (b not zero for /); pR may be a or b. */
+static int numOp(char op, const DocNum *a, const DocNum *b, DocNum *pR){
+  DocNum nb = *b, r;
+  int rc = SQLITE_OK;
+  if( op=='/' ){
+    if( a->type==DOC_DECIMAL128 || nb.type==DOC_DECIMAL128 ){
+      u8 x[16], y[16];
+      docextNumToDec(a, x);
+      docextNumToDec(&nb, y);
+      memset(&r, 0, sizeof(r));
+      r.type = DOC_DECIMAL128;
+      rc = docextDec128Div(x, y, r.aDec);
+    }else{
+      numSetDouble(&r, numDouble(a) / numDouble(&nb));
+    }
+  }else{
+    if( op=='-' ){
+      switch( nb.type ){
+        case DOC_INT32: case DOC_INT64:
+          if( nb.i==INT64_MIN ) numSetDouble(&nb, 9223372036854775808.0);
+          else nb.i = -nb.i;
+          break;
+        case DOC_DOUBLE: nb.d = -nb.d; break;
+        default:         nb.aDec[15] ^= 0x80; break;    /* (the sign bit) */
+      }
+    }
+    rc = docextNumArith(op=='*', a, &nb, &r);
+    if( rc==SQLITE_RANGE ){
+      numSetDouble(&r, op=='*' ? numDouble(a)*numDouble(&nb) : numDouble(a)+numDouble(&nb));
+      rc = SQLITE_OK;
+    }
+  }
+  if( rc==SQLITE_OK ) *pR = r;
+  return rc;
+}
+
+static int numIsZero(const DocNum *p){
+  switch( p->type ){
+    case DOC_INT32: case DOC_INT64: return p->i==0;
+    case DOC_DOUBLE:                return p->d==0.0;
+    default:                        return docextDec128IsZero(p->aDec);
+  }
+}
+
 /* What a window has taken in so far: rows [lo, hi] (none when lo>hi). */
 typedef struct WinAgg WinAgg;
 struct WinAgg {
   DocAccum acc;             /* WF_ACC */
   i64 nPair;                /* WF_COVAR: pairs, their means and co-moment */
   double mx, my, c;
-  int nPt;                  /* WF_INTEGRAL: points, and the area so far */
-  double area;              /* (of the trapezoids without a decimal128) */
-  u8 aArea[16];             /* (of those with one) */
-  int bDec;                 /* aArea holds a value */
+  int nPt;                  /* WF_INTEGRAL: points, and the area so far: */
+  double area;              /* the trapezoids that are doubles, */
+  u8 aArea[16];             /* and the sum of those that are decimal128 */
+  int bDec;                 /* (aArea holds one) */
   int lo, hi;
 };
 
@@ -971,69 +1048,12 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   g->hi = -1;
 }
 
-/* The difference x1 - x0 of two numbers or two dates (milliseconds) in
-** decimal, of the type MongoDB's $subtract gives it: exact unless a double
-** is one of them (then a double, rounded to 15 digits). */
-static int subtractDec(const DocValue *x0, const DocValue *x1, u8 *aOut){
-  u8 a[16], b[16];
-  if( (x0->type==DOC_DOUBLE || x1->type==DOC_DOUBLE)
-   && x0->type!=DOC_DECIMAL128 && x1->type!=DOC_DECIMAL128 ){
-    DocNum d;
-    memset(&d, 0, sizeof(d));
-    d.type = DOC_DOUBLE;
-    d.d = docextValueToDouble(x1) - docextValueToDouble(x0);
-    docextNumToDec(&d, aOut);
-    return SQLITE_OK;
-  }
-  numDec(x0, a);
-  numDec(x1, b);
-  return decSub(b, a, aOut);
-}
-
-/* $integral's trapezoid between rows i < k, added to g->aArea when a value
-** of either is a decimal128 (1), as MongoDB's $subtract, $add, $multiply
-** and $divide by 2.0 make it; else 0 (the caller adds it as doubles). */
-static int trapezoidDec(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g, int *pRc){
-  DocValue x0, x1, y0, y1;
-  DocNum n0, n1, sum;
-  u8 aDelta[16], aSum[16], aTwo[16], a[16], b[16];
-  int rc;
-  valsGetOrNull(&pP->x, i, &x0);
-  valsGetOrNull(&pP->x, k, &x1);
-  valsGet(pY, i, &y0);
-  valsGet(pY, k, &y1);
-  if( x0.type!=DOC_DECIMAL128 && x1.type!=DOC_DECIMAL128
-   && y0.type!=DOC_DECIMAL128 && y1.type!=DOC_DECIMAL128 ){
-    return 0;
-  }
-  docextNumFrom(&y0, &n0);
-  docextNumFrom(&y1, &n1);
-  rc = docextNumArith(0, &n1, &n0, &sum);
-  if( rc==SQLITE_RANGE ){                     /* (an int64 overflow: doubles) */
-    sum.type = DOC_DOUBLE;
-    sum.d = docextValueToDouble(&y0) + docextValueToDouble(&y1);
-    rc = SQLITE_OK;
-  }
-  docextNumToDec(&sum, aSum);
-  if( rc==SQLITE_OK ) rc = subtractDec(&x0, &x1, aDelta);
-  if( rc==SQLITE_OK ) rc = docextDec128Mul(aSum, aDelta, a);
-  docextDec128FromInt64(2, aTwo);
-  if( rc==SQLITE_OK ) rc = docextDec128Div(a, aTwo, b);
-  if( rc==SQLITE_OK && g->bDec ) rc = docextDec128Add(g->aArea, b, a);
-  else memcpy(a, b, 16);
-  if( rc==SQLITE_OK ){
-    memcpy(g->aArea, a, 16);
-    g->bDec = 1;
-  }
-  *pRc = rc;
-  return 1;
-}
-
-/* The point (x, y) of row i for $integral. */
+/* Check the point (x, y) of row i for $integral. */
 static int integralPoint(WinPart *pP, const WinOut *pO, const WinVals *pY, int i,
-                         double *pX, double *pY2, char **pzErr){
+                         char **pzErr){
   DocValue y;
-  int rc = xNumber(pP, pO, i, pX, pzErr);
+  double x;
+  int rc = xNumber(pP, pO, i, &x, pzErr);
   if( rc ) return rc;
   valsGet(pY, i, &y);
   if( !docextValueIsNumber(&y) ){
@@ -1041,8 +1061,36 @@ static int integralPoint(WinPart *pP, const WinOut *pO, const WinVals *pY, int i
                        "number, not %s", pO->zPath,
                        y.type ? docextTypeAlias(y.type) : "missing");
   }
-  *pY2 = docextValueToDouble(&y);
   return SQLITE_OK;
+}
+
+/* Add $integral's trapezoid between rows i < k to g, as MongoDB computes
+** it: (y_k + y_i) * (x_k - x_i) / 2.0. */
+static int integralAdd(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g){
+  DocValue v;
+  DocNum x0, x1, y0, y1, dx, sy, t, two;
+  int rc;
+  valsGetOrNull(&pP->x, i, &v);  numOf(&v, &x0);
+  valsGetOrNull(&pP->x, k, &v);  numOf(&v, &x1);
+  valsGet(pY, i, &v);            numOf(&v, &y0);
+  valsGet(pY, k, &v);            numOf(&v, &y1);
+  numSetDouble(&two, 2.0);
+  rc = numOp('-', &x1, &x0, &dx);
+  if( rc==SQLITE_OK ) rc = numOp('+', &y1, &y0, &sy);
+  if( rc==SQLITE_OK ) rc = numOp('*', &sy, &dx, &t);
+  if( rc==SQLITE_OK ) rc = numOp('/', &t, &two, &t);
+  if( rc ) return rc;
+  if( t.type!=DOC_DECIMAL128 ){
+    g->area += numDouble(&t);
+  }else if( !g->bDec ){
+    memcpy(g->aArea, t.aDec, 16);
+    g->bDec = 1;
+  }else{
+    u8 a[16];
+    rc = docextDec128Add(g->aArea, t.aDec, a);
+    if( rc==SQLITE_OK ) memcpy(g->aArea, a, 16);
+  }
+  return rc;
 }
 
 /* Take row i into g, after its rows (bFront 0) or before them. */
@@ -1070,14 +1118,10 @@ static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, 
       }
     }
   }else{                                      /* WF_INTEGRAL */
-    double x, y, x2, y2;
-    rc = integralPoint(pP, pO, pIn, i, &x, &y, pzErr);
+    rc = integralPoint(pP, pO, pIn, i, pzErr);
     if( rc==SQLITE_OK && g->nPt>0 ){
       int k = bFront ? g->lo : g->hi;
-      rc = integralPoint(pP, pO, pIn, k, &x2, &y2, pzErr);
-      if( rc==SQLITE_OK && !trapezoidDec(pP, pIn, bFront ? i : k, bFront ? k : i, g, &rc) ){
-        g->area += (bFront ? x2 - x : x - x2) * (y + y2) / 2.0;
-      }
+      rc = bFront ? integralAdd(pP, pIn, i, k, g) : integralAdd(pP, pIn, k, i, g);
     }
     g->nPt++;
   }
@@ -1108,29 +1152,23 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
     docextBsonAppendNull(&rc, &pP->tmp, "", 0);
   }else if( g->nPt==1 && pO->nUnitMs==0 ){
     docextBsonAppendInt32(&rc, &pP->tmp, "", 0, 0);
-  }else if( g->bDec ){
-    /* (the sum of decimals and doubles a decimal, as MongoDB's $sum) */
-    DocNum d;
-    u8 a[16], b[16], aUnit[16];
-    DocValue v;
-    memset(&d, 0, sizeof(d));
-    d.type = DOC_DOUBLE;
-    d.d = g->area;
-    docextNumToDec(&d, a);
-    rc = docextDec128Add(g->aArea, a, b);
-    if( rc==SQLITE_OK && pO->nUnitMs ){
-      docextDec128FromInt64(pO->nUnitMs, aUnit);
-      rc = docextDec128Div(b, aUnit, a);
-      memcpy(b, a, 16);
-    }
-    v.type = DOC_DECIMAL128;
-    v.p = b;
-    v.n = 16;
-    if( rc==SQLITE_OK ) docextBsonAppendValue(&rc, &pP->tmp, "", 0, &v);
   }else{
-    double a = g->area;
-    if( pO->nUnitMs ) a /= (double)pO->nUnitMs;
-    docextBsonAppendDouble(&rc, &pP->tmp, "", 0, a);
+    /* (doubles and decimals summed as MongoDB's $sum sums them) */
+    DocNum a, d, unit;
+    numSetDouble(&a, g->area);
+    if( g->bDec ){
+      memset(&d, 0, sizeof(d));
+      d.type = DOC_DECIMAL128;
+      memcpy(d.aDec, g->aArea, 16);
+      rc = numOp('+', &d, &a, &a);
+    }
+    if( rc==SQLITE_OK && pO->nUnitMs ){
+      memset(&unit, 0, sizeof(unit));
+      unit.type = DOC_INT64;
+      unit.i = pO->nUnitMs;
+      rc = numOp('/', &a, &unit, &a);
+    }
+    if( rc==SQLITE_OK ) docextNumAppend(&rc, &pP->tmp, "", 0, &a);
   }
   docextBsonEndDoc(&rc, &pP->tmp, iDoc);
   if( rc ) return rc;
@@ -1211,6 +1249,23 @@ static void putDouble(int *pRc, WinVals *pRes, int j, double d){
   v.p = a;
   v.n = 8;
   valsPut(pRc, pRes, j, &v);
+}
+
+static void putNum(int *pRc, WinVals *pRes, int j, const DocNum *p){
+  DocBuf b;
+  u8 aSpace[32];
+  DocIter it;
+  i64 iDoc;
+  docextBufInit(&b, aSpace, sizeof(aSpace));
+  iDoc = docextBsonStartDoc(pRc, &b);
+  docextNumAppend(pRc, &b, "", 0, p);
+  docextBsonEndDoc(pRc, &b, iDoc);
+  if( *pRc==SQLITE_OK ){
+    docextIterInit(&it, b.a);
+    docextIterNext(&it);
+    valsPut(pRc, pRes, j, &it.v);
+  }
+  docextBufFree(&b);
 }
 
 static void putDecimal(int *pRc, WinVals *pRes, int j, const u8 *a){
@@ -1336,75 +1391,36 @@ static int runLinearFill(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
     if( iPrev<0 || iNext>=pP->n ){
       valsPut(&rc, pRes, j, &nullValue);
     }else{
-      DocValue y1, y2, xv;
-      double x, x1, x2;
-      valsGet(pIn, iPrev, &y1);
-      valsGet(pIn, iNext, &y2);
-      valsGetOrNull(&pP->x, j, &xv);
-      x = xv.type==DOC_DATE ? (double)docextValueI64(&xv) : docextValueToDouble(&xv);
-      valsGetOrNull(&pP->x, iPrev, &xv);
-      x1 = xv.type==DOC_DATE ? (double)docextValueI64(&xv) : docextValueToDouble(&xv);
-      valsGetOrNull(&pP->x, iNext, &xv);
-      x2 = xv.type==DOC_DATE ? (double)docextValueI64(&xv) : docextValueToDouble(&xv);
-      putDouble(&rc, pRes, j, docextValueToDouble(&y1)
-                + (x - x1) * (docextValueToDouble(&y2) - docextValueToDouble(&y1)) / (x2 - x1));
+      /* y1 + (x - x1) * ((y2 - y1) / (x2 - x1)), as MongoDB computes it */
+      DocValue v;
+      DocNum x, x1, x2, y1, y2, a, b;
+      valsGet(pIn, iPrev, &v);          numOf(&v, &y1);
+      valsGet(pIn, iNext, &v);          numOf(&v, &y2);
+      valsGetOrNull(&pP->x, j, &v);     numOf(&v, &x);
+      valsGetOrNull(&pP->x, iPrev, &v); numOf(&v, &x1);
+      valsGetOrNull(&pP->x, iNext, &v); numOf(&v, &x2);
+      rc = numOp('-', &y2, &y1, &a);
+      if( rc==SQLITE_OK ) rc = numOp('-', &x2, &x1, &b);
+      if( rc==SQLITE_OK ) rc = numOp('/', &a, &b, &a);
+      if( rc==SQLITE_OK ) rc = numOp('-', &x, &x1, &b);
+      if( rc==SQLITE_OK ) rc = numOp('*', &b, &a, &a);
+      if( rc==SQLITE_OK ) rc = numOp('+', &y1, &a, &a);
+      if( rc==SQLITE_OK ) putNum(&rc, pRes, j, &a);
     }
   }
   return rc;
 }
 
-/* $derivative: the rise over the run between the ends of the window. */
-/* $derivative between points aPt[0] and aPt[1] ((x, y) each) where one is
-** a decimal128, with the types MongoDB's $subtract and $divide give:
-** (y1 - y0) / ((x1 - x0) / unit), the run a double when no x is a decimal
-** (an integer one when there is no unit), null where it is zero. */
-static int derivativeDec(const WinOut *pO, DocValue aPt[2][2], const double *x,
-                         WinVals *pRes, int j){
-  u8 y0[16], y1[16], aRise[16], aRun[16], r[16];
-  int rc = SQLITE_OK;
-  numDec(&aPt[0][1], y0);
-  numDec(&aPt[1][1], y1);
-  if( aPt[0][0].type==DOC_DECIMAL128 || aPt[1][0].type==DOC_DECIMAL128 ){
-    u8 x0[16], x1[16];
-    numDec(&aPt[0][0], x0);
-    numDec(&aPt[1][0], x1);
-    rc = decSub(x1, x0, aRun);
-    if( rc==SQLITE_OK && pO->nUnitMs ){
-      u8 aUnit[16];
-      docextDec128FromInt64(pO->nUnitMs, aUnit);
-      rc = docextDec128Div(aRun, aUnit, r);
-      memcpy(aRun, r, 16);
-    }
-  }else if( pO->nUnitMs==0 && aPt[0][0].type!=DOC_DOUBLE && aPt[1][0].type!=DOC_DOUBLE ){
-    u8 x0[16], x1[16];            /* (integers: exact) */
-    numDec(&aPt[0][0], x0);
-    numDec(&aPt[1][0], x1);
-    rc = decSub(x1, x0, aRun);
-  }else{
-    DocNum run;
-    memset(&run, 0, sizeof(run));
-    run.type = DOC_DOUBLE;
-    run.d = pO->nUnitMs ? (x[1] - x[0]) / (double)pO->nUnitMs : x[1] - x[0];
-    docextNumToDec(&run, aRun);
-  }
-  if( rc==SQLITE_OK ) rc = decSub(y1, y0, aRise);
-  if( rc==SQLITE_OK && docextDec128IsZero(aRun) ){
-    valsPut(&rc, pRes, j, &nullValue);
-    return rc;
-  }
-  if( rc==SQLITE_OK ) rc = docextDec128Div(aRise, aRun, r);
-  if( rc==SQLITE_OK ) putDecimal(&rc, pRes, j, r);
-  return rc;
-}
-
+/* $derivative: the rise over the run between the ends of the window,
+** (y1 - y0) / ((x1 - x0) / unit) as MongoDB computes it; null where the
+** run is zero. */
 static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinVals *pRes,
                          char **pzErr){
   int rc = SQLITE_OK, j;
   pP->hintLo = pP->hintHi = -1;
   for(j=0; rc==SQLITE_OK && j<pP->n; j++){
-    int lo, hi, bHas, k, bDec = 0;
-    double x[2], y[2];
-    DocValue aPt[2][2];           /* (x, y) of the window's ends */
+    int lo, hi, bHas, k;
+    DocNum x[2], y[2], rise, run;
     rc = windowOf(pP, pO, j, &lo, &hi, &bHas, pzErr);
     if( rc ) break;
     if( !bHas ){
@@ -1412,31 +1428,35 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
       continue;
     }
     for(k=0; rc==SQLITE_OK && k<2; k++){
-      DocValue v, xv;
+      DocValue v;
+      double d;
       int i = k ? hi : lo;
-      rc = xNumber(pP, pO, i, &x[k], pzErr);
+      rc = xNumber(pP, pO, i, &d, pzErr);           /* (checks it) */
       valsGet(pIn, i, &v);
       if( rc==SQLITE_OK && !docextValueIsNumber(&v) ){
         rc = docextError(pzErr, "docext: output field '%s': $derivative's input must be "
                          "a number, not %s", pO->zPath,
                          v.type ? docextTypeAlias(v.type) : "missing");
       }
-      if( rc==SQLITE_OK ) y[k] = docextValueToDouble(&v);
-      valsGetOrNull(&pP->x, i, &xv);
-      aPt[k][0] = xv;
-      aPt[k][1] = v;
-      if( v.type==DOC_DECIMAL128 || xv.type==DOC_DECIMAL128 ) bDec = 1;
+      numOf(&v, &y[k]);
+      valsGetOrNull(&pP->x, i, &v);
+      numOf(&v, &x[k]);
+    }
+    if( rc==SQLITE_OK ) rc = numOp('-', &y[1], &y[0], &rise);
+    if( rc==SQLITE_OK ) rc = numOp('-', &x[1], &x[0], &run);
+    if( rc==SQLITE_OK && pO->nUnitMs ){
+      DocNum unit;
+      memset(&unit, 0, sizeof(unit));
+      unit.type = DOC_INT64;
+      unit.i = pO->nUnitMs;
+      rc = numOp('/', &run, &unit, &run);
     }
     if( rc ) break;
-    if( bDec ){
-      /* (MongoDB's $subtract and $divide keep decimal128) */
-      rc = derivativeDec(pO, aPt, x, pRes, j);
-    }else if( x[1]==x[0] ){
+    if( numIsZero(&run) ){
       valsPut(&rc, pRes, j, &nullValue);
     }else{
-      double run = x[1] - x[0];
-      if( pO->nUnitMs ) run /= (double)pO->nUnitMs;   /* (in units) */
-      putDouble(&rc, pRes, j, (y[1] - y[0]) / run);
+      rc = numOp('/', &rise, &run, &rise);
+      if( rc==SQLITE_OK ) putNum(&rc, pRes, j, &rise);
     }
   }
   return rc;

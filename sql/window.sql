@@ -129,13 +129,16 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a", v: {$ne: null
   {$project: {d: 1, i: 1}}]');
 -- decimal128 is kept, as MongoDB keeps it: $expMovingAvg computes in
 -- decimal128 (a double rounded to 15 digits), a decimal once one comes in;
--- $derivative and $integral follow $subtract's, $multiply's and $divide's
--- types (a trapezoid of doubles is a double; the sum a decimal)
+-- $derivative, $integral and $linearFill follow $subtract's, $multiply's
+-- and $divide's types (a trapezoid of doubles is a double; the sum a
+-- decimal; a filled value between integers a double)
 SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, v: 10}, {t: 2, v: NumberDecimal("10.5")},
   {t: 4, v: 12.25}, {t: 7, v: 9}, {t: 9, v: NumberLong(8)}]},
   {$setWindowFields: {sortBy: {t: 1}, output: {ema: {$expMovingAvg: {input: "$v", N: 2}},
    d: {$derivative: {input: "$v"}, window: {documents: [-1, 0]}}, i: {$integral: {input: "$v"}, window: {documents: [-1, 0]}},
    all: {$integral: {input: "$v"}}}}}, {$project: {_id: 0}}]');
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, w: NumberDecimal("1.5")}, {t: 2, w: null},
+  {t: 4, w: 3}, {t: 5}, {t: 6, w: 4}]}, {$setWindowFields: {sortBy: {t: 1}, output: {w: {$linearFill: "$w"}}}}, {$project: {_id: 0}}]');
 SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: ISODate("2026-01-01T00:00:00Z"), v: NumberDecimal("1")},
   {t: ISODate("2026-01-01T01:30:00Z"), v: NumberDecimal("4")}]},
   {$setWindowFields: {sortBy: {t: 1}, output: {d: {$derivative: {input: "$v", unit: "hour"}, window: {documents: [-1, 0]}},
