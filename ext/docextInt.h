@@ -518,6 +518,15 @@ void docextNumToDec(const DocNum *p, u8 *aOut);
 ** type wins (int32 < int64 < double < decimal128), int32 overflow widens
 ** to int64; SQLITE_RANGE on int64 overflow (r then unset). */
 int docextNumArith(int bMul, const DocNum *a, const DocNum *b, DocNum *r);
+/* *pR = a op b, op one of '+', '-', '*', '/', as aggregation's $add,
+** $subtract, $multiply and $divide compute it: as docextNumArith, but an
+** int64 overflow gives a double; a quotient is a double unless a
+** decimal128 is in it (b must not be zero for '/'). pR may be a or b. */
+int docextNumOp(char op, const DocNum *a, const DocNum *b, DocNum *pR);
+/* -p, exactly (the negation of the smallest integer widens to a double). */
+void docextNumNegate(DocNum *p);
+double docextNumDouble(const DocNum *p);
+int docextNumIsZero(const DocNum *p);
 /* Append the number as an element zKey of a document being written. */
 void docextNumAppend(int *pRc, DocBuf *pOut, const char *zKey, int nKey, const DocNum *p);
 

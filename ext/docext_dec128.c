@@ -696,6 +696,72 @@ int docextNumArith(int bMul, const DocNum *a, const DocNum *b, DocNum *r){
   return SQLITE_OK;
 }
 
+double docextNumDouble(const DocNum *p){
+  switch( p->type ){
+    case DOC_DOUBLE:     return p->d;
+    case DOC_DECIMAL128: return docextDec128ToDouble(p->aDec);
+  }
+  return (double)p->i;
+}
+
+int docextNumIsZero(const DocNum *p){
+  switch( p->type ){
+    case DOC_DOUBLE:     return p->d==0.0;
+    case DOC_DECIMAL128: return docextDec128IsZero(p->aDec);
+  }
+  return p->i==0;
+}
+
+void docextNumNegate(DocNum *p){
+  switch( p->type ){
+    case DOC_INT32: case DOC_INT64:
+      if( p->i==INT64_MIN ){
+        p->type = DOC_DOUBLE;
+        p->d = 9223372036854775808.0;
+      }else{
+        p->i = -p->i;
+        if( p->type==DOC_INT32 && p->i>INT32_MAX ) p->type = DOC_INT64;
+      }
+      break;
+    case DOC_DOUBLE:
+      p->d = -p->d;
+      break;
+    default:
+      p->aDec[15] ^= 0x80;                /* (the sign bit) */
+      break;
+  }
+}
+
+int docextNumOp(char op, const DocNum *a, const DocNum *b, DocNum *pR){
+  DocNum y = *b, r;
+  int rc = SQLITE_OK;
+  memset(&r, 0, sizeof(r));
+  if( op=='/' ){
+    if( a->type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
+      u8 x[16], z[16];
+      docextNumToDec(a, x);
+      docextNumToDec(&y, z);
+      r.type = DOC_DECIMAL128;
+      rc = docextDec128Div(x, z, r.aDec);
+    }else{
+      r.type = DOC_DOUBLE;
+      r.d = docextNumDouble(a) / docextNumDouble(&y);
+    }
+  }else{
+    if( op=='-' ) docextNumNegate(&y);
+    rc = docextNumArith(op=='*', a, &y, &r);
+    if( rc==SQLITE_RANGE ){
+      double x = docextNumDouble(a), z = docextNumDouble(&y);
+      memset(&r, 0, sizeof(r));
+      r.type = DOC_DOUBLE;
+      r.d = op=='*' ? x*z : x+z;
+      rc = SQLITE_OK;
+    }
+  }
+  if( rc==SQLITE_OK ) *pR = r;
+  return rc;
+}
+
 void docextNumAppend(int *pRc, DocBuf *pOut, const char *zKey, int nKey, const DocNum *p){
   switch( p->type ){
     case DOC_INT32:  docextBsonAppendInt32(pRc, pOut, zKey, nKey, (int32_t)p->i); break;

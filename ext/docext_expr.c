@@ -1457,49 +1457,10 @@ static int exprEvalArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return exprArrayEnd(p, &a, pOut);
 }
 
-/* A number as a double (for results that widen to one). */
-static double exprNumDouble(const DocNum *n){
-  switch( n->type ){
-    case DOC_DOUBLE:     return n->d;
-    case DOC_DECIMAL128: return docextDec128ToDouble(n->aDec);
-  }
-  return (double)n->i;
-}
-
-/* *pAcc = *pAcc + or * *pX as aggregation does it: as docextNumArith, but
-** an int64 overflow gives a double rather than an error. */
+/* *pAcc = *pAcc + or * *pX as aggregation does it (docextNumOp). */
 static void exprArith(int bMul, DocNum *pAcc, const DocNum *pX, int *pRc){
-  DocNum r;
-  int rc = docextNumArith(bMul, pAcc, pX, &r);
-  if( rc==SQLITE_RANGE ){
-    double x = exprNumDouble(pAcc), y = exprNumDouble(pX);
-    r.type = DOC_DOUBLE;
-    r.d = bMul ? x*y : x+y;
-    rc = SQLITE_OK;
-  }
+  int rc = docextNumOp(bMul ? '*' : '+', pAcc, pX, pAcc);
   if( rc ) *pRc = rc;
-  else *pAcc = r;
-}
-
-/* -x, exactly (the negation of the smallest integer widens). */
-static void exprNegate(DocNum *pX){
-  switch( pX->type ){
-    case DOC_INT32: case DOC_INT64:
-      if( pX->i==INT64_MIN ){
-        pX->type = DOC_DOUBLE;
-        pX->d = 9223372036854775808.0;
-      }else{
-        pX->i = -pX->i;
-        if( pX->type==DOC_INT32 && pX->i>INT32_MAX ) pX->type = DOC_INT64;
-      }
-      break;
-    case DOC_DOUBLE:
-      pX->d = -pX->d;
-      break;
-    default:
-      pX->aDec[15] ^= 0x80;
-      break;
-  }
 }
 
 /* A number of milliseconds to add to a date: doubles and decimals are
@@ -1510,7 +1471,7 @@ static int exprMillis(const DocNum *pX, i64 *pMs){
     *pMs = pX->i;
     return 1;
   }
-  d = round(exprNumDouble(pX));
+  d = round(docextNumDouble(pX));
   if( !(d>=-9223372036854775808.0 && d<9223372036854775808.0) ) return 0;
   *pMs = (i64)d;
   return 1;
@@ -1590,7 +1551,7 @@ static int exprEvalSubtract(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   }else if( docextValueIsNumber(&a[0]) && docextValueIsNumber(&a[1]) ){
     docextNumFrom(&a[0], &x);
     docextNumFrom(&a[1], &y);
-    exprNegate(&y);
+    docextNumNegate(&y);
     exprArith(0, &x, &y, &rc);
     if( rc ) return p->rc = rc;
     return exprSetNum(p, &x, pOut);
@@ -1616,31 +1577,15 @@ static int exprTwoNumbers(ExprCtx *p, const ExprNode *pN, DocValue *pOut, DocNum
   return SQLITE_OK;
 }
 
-static int exprNumIsZero(const DocNum *n){
-  switch( n->type ){
-    case DOC_DOUBLE:     return n->d==0.0;
-    case DOC_DECIMAL128: return docextDec128IsZero(n->aDec);
-  }
-  return n->i==0;
-}
 
 /* $divide: a double, or a decimal when either is one. */
 static int exprEvalDivide(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum x, y, r;
   int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
   if( rc ) return rc==1 ? SQLITE_OK : rc;
-  if( exprNumIsZero(&y) ) return exprError(p, "can't $divide by zero");
-  if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
-    u8 da[16], db[16];
-    docextNumToDec(&x, da);
-    docextNumToDec(&y, db);
-    r.type = DOC_DECIMAL128;
-    rc = docextDec128Div(da, db, r.aDec);
-    if( rc ) return p->rc = rc;
-  }else{
-    r.type = DOC_DOUBLE;
-    r.d = exprNumDouble(&x) / exprNumDouble(&y);
-  }
+  if( docextNumIsZero(&y) ) return exprError(p, "can't $divide by zero");
+  rc = docextNumOp('/', &x, &y, &r);
+  if( rc ) return p->rc = rc;
   return exprSetNum(p, &r, pOut);
 }
 
@@ -1649,13 +1594,13 @@ static int exprEvalMod(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocNum x, y, r;
   int rc = exprTwoNumbers(p, pN, pOut, &x, &y);
   if( rc ) return rc==1 ? SQLITE_OK : rc;
-  if( exprNumIsZero(&y) ) return exprError(p, "can't $mod by zero");
+  if( docextNumIsZero(&y) ) return exprError(p, "can't $mod by zero");
   if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
     return exprError(p, "$mod of decimal values is not supported");
   }
   if( x.type==DOC_DOUBLE || y.type==DOC_DOUBLE ){
     r.type = DOC_DOUBLE;
-    r.d = fmod(exprNumDouble(&x), exprNumDouble(&y));
+    r.d = fmod(docextNumDouble(&x), docextNumDouble(&y));
   }else{
     r.type = (x.type==DOC_INT32 && y.type==DOC_INT32) ? DOC_INT32 : DOC_INT64;
     r.i = y.i==-1 ? 0 : x.i % y.i;          /* (INT64_MIN % -1 traps) */
@@ -1705,7 +1650,7 @@ static int exprEvalRound(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       x.d = fabs(x.d);
     }else if( x.i<0 ){
       if( x.i==INT64_MIN ) return exprError(p, "can't take $abs of the smallest long");
-      exprNegate(&x);
+      docextNumNegate(&x);
     }
   }else if( x.type==DOC_DOUBLE ){
     x.d = pN->eOp==EX_CEIL ? ceil(x.d) : pN->eOp==EX_FLOOR ? floor(x.d) : trunc(x.d);
@@ -2402,7 +2347,7 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr){
       double d, delta;
       if( !docextValueIsNumber(v) ) return;
       docextNumFrom(v, &x);
-      d = exprNumDouble(&x);
+      d = docextNumDouble(&x);
       p->nNum++;
       delta = d - p->mean;
       p->mean += delta / p->nNum;
@@ -2575,7 +2520,7 @@ void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
         docextDec128FromInt64(p->nNum, aCount);
         *pRc = docextDec128Div(p->sum.aDec, aCount, r.aDec);
       }else{
-        r.d = exprNumDouble(&p->sum) / (double)p->nNum;
+        r.d = docextNumDouble(&p->sum) / (double)p->nNum;
         r.type = DOC_DOUBLE;
       }
       docextNumAppend(pRc, pOut, zKey, nKey, &r);
@@ -2859,8 +2804,8 @@ static int exprEvalMath(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     return SQLITE_OK;
   }
   bDec = ax[0].type==DOC_DECIMAL128 || (pN->nArg>1 && ax[1].type==DOC_DECIMAL128);
-  x = exprNumDouble(&ax[0]);
-  if( pN->nArg>1 ) y = exprNumDouble(&ax[1]);
+  x = docextNumDouble(&ax[0]);
+  if( pN->nArg>1 ) y = docextNumDouble(&ax[1]);
   switch( pN->eOp ){
     case EX_TRIG: {
       const struct ExprTrig *pT = &aExprTrig[pN->eSub];
@@ -3784,7 +3729,7 @@ static int exprConvertValue(ExprCtx *p, const DocValue *v, int eTo, DocValue *pO
           return SQLITE_ERROR;
       }
       if( eTo==DOC_DOUBLE && r.type!=DOC_DOUBLE ){
-        double d = exprNumDouble(&r);
+        double d = docextNumDouble(&r);
         if( r.type==DOC_DECIMAL128 && isinf(d)
          && docextDec128Parts(r.aDec, &n, zBuf, &n)==DOCEXT_DEC_FINITE ){
           *pzWhy = "conversion would overflow target type";

@@ -943,11 +943,9 @@ static int xNumber(WinPart *pP, const WinOut *pO, int i, double *pX, char **pzEr
 }
 
 /*------------------------------------------------------------------------
-** Arithmetic as MongoDB's $add, $subtract, $multiply and $divide do it,
-** for the functions MongoDB writes with them ($derivative, $integral,
-** $linearFill): integers stay whole (an int64 overflow becomes a double),
-** a quotient is a double, and a decimal128 on either side makes a
-** decimal128 (a double rounded to 15 digits first).
+** Numbers for the functions MongoDB writes with $add, $subtract,
+** $multiply and $divide ($derivative, $integral, $linearFill), which
+** docextNumOp computes as aggregation does.
 */
 
 /* The number v holds; a date, its milliseconds. */
@@ -961,62 +959,10 @@ static void numOf(const DocValue *v, DocNum *p){
   }
 }
 
-static double numDouble(const DocNum *p){
-  switch( p->type ){
-    case DOC_INT32: case DOC_INT64: return (double)p->i;
-    case DOC_DOUBLE:                return p->d;
-    default:                        return docextDec128ToDouble(p->aDec);
-  }
-}
-
 static void numSetDouble(DocNum *p, double d){
   memset(p, 0, sizeof(*p));
   p->type = DOC_DOUBLE;
   p->d = d;
-}
-
-/* *pR = a op b, op one of + - * / (b not zero for /); pR may be a or b. */
-static int numOp(char op, const DocNum *a, const DocNum *b, DocNum *pR){
-  DocNum nb = *b, r;
-  int rc = SQLITE_OK;
-  if( op=='/' ){
-    if( a->type==DOC_DECIMAL128 || nb.type==DOC_DECIMAL128 ){
-      u8 x[16], y[16];
-      docextNumToDec(a, x);
-      docextNumToDec(&nb, y);
-      memset(&r, 0, sizeof(r));
-      r.type = DOC_DECIMAL128;
-      rc = docextDec128Div(x, y, r.aDec);
-    }else{
-      numSetDouble(&r, numDouble(a) / numDouble(&nb));
-    }
-  }else{
-    if( op=='-' ){
-      switch( nb.type ){
-        case DOC_INT32: case DOC_INT64:
-          if( nb.i==INT64_MIN ) numSetDouble(&nb, 9223372036854775808.0);
-          else nb.i = -nb.i;
-          break;
-        case DOC_DOUBLE: nb.d = -nb.d; break;
-        default:         nb.aDec[15] ^= 0x80; break;    /* (the sign bit) */
-      }
-    }
-    rc = docextNumArith(op=='*', a, &nb, &r);
-    if( rc==SQLITE_RANGE ){
-      numSetDouble(&r, op=='*' ? numDouble(a)*numDouble(&nb) : numDouble(a)+numDouble(&nb));
-      rc = SQLITE_OK;
-    }
-  }
-  if( rc==SQLITE_OK ) *pR = r;
-  return rc;
-}
-
-static int numIsZero(const DocNum *p){
-  switch( p->type ){
-    case DOC_INT32: case DOC_INT64: return p->i==0;
-    case DOC_DOUBLE:                return p->d==0.0;
-    default:                        return docextDec128IsZero(p->aDec);
-  }
 }
 
 /* What a window has taken in so far: rows [lo, hi] (none when lo>hi). */
@@ -1075,13 +1021,13 @@ static int integralAdd(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g){
   valsGet(pY, i, &v);            numOf(&v, &y0);
   valsGet(pY, k, &v);            numOf(&v, &y1);
   numSetDouble(&two, 2.0);
-  rc = numOp('-', &x1, &x0, &dx);
-  if( rc==SQLITE_OK ) rc = numOp('+', &y1, &y0, &sy);
-  if( rc==SQLITE_OK ) rc = numOp('*', &sy, &dx, &t);
-  if( rc==SQLITE_OK ) rc = numOp('/', &t, &two, &t);
+  rc = docextNumOp('-', &x1, &x0, &dx);
+  if( rc==SQLITE_OK ) rc = docextNumOp('+', &y1, &y0, &sy);
+  if( rc==SQLITE_OK ) rc = docextNumOp('*', &sy, &dx, &t);
+  if( rc==SQLITE_OK ) rc = docextNumOp('/', &t, &two, &t);
   if( rc ) return rc;
   if( t.type!=DOC_DECIMAL128 ){
-    g->area += numDouble(&t);
+    g->area += docextNumDouble(&t);
   }else if( !g->bDec ){
     memcpy(g->aArea, t.aDec, 16);
     g->bDec = 1;
@@ -1160,13 +1106,13 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
       memset(&d, 0, sizeof(d));
       d.type = DOC_DECIMAL128;
       memcpy(d.aDec, g->aArea, 16);
-      rc = numOp('+', &d, &a, &a);
+      rc = docextNumOp('+', &d, &a, &a);
     }
     if( rc==SQLITE_OK && pO->nUnitMs ){
       memset(&unit, 0, sizeof(unit));
       unit.type = DOC_INT64;
       unit.i = pO->nUnitMs;
-      rc = numOp('/', &a, &unit, &a);
+      rc = docextNumOp('/', &a, &unit, &a);
     }
     if( rc==SQLITE_OK ) docextNumAppend(&rc, &pP->tmp, "", 0, &a);
   }
@@ -1399,12 +1345,12 @@ static int runLinearFill(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
       valsGetOrNull(&pP->x, j, &v);     numOf(&v, &x);
       valsGetOrNull(&pP->x, iPrev, &v); numOf(&v, &x1);
       valsGetOrNull(&pP->x, iNext, &v); numOf(&v, &x2);
-      rc = numOp('-', &y2, &y1, &a);
-      if( rc==SQLITE_OK ) rc = numOp('-', &x2, &x1, &b);
-      if( rc==SQLITE_OK ) rc = numOp('/', &a, &b, &a);
-      if( rc==SQLITE_OK ) rc = numOp('-', &x, &x1, &b);
-      if( rc==SQLITE_OK ) rc = numOp('*', &b, &a, &a);
-      if( rc==SQLITE_OK ) rc = numOp('+', &y1, &a, &a);
+      rc = docextNumOp('-', &y2, &y1, &a);
+      if( rc==SQLITE_OK ) rc = docextNumOp('-', &x2, &x1, &b);
+      if( rc==SQLITE_OK ) rc = docextNumOp('/', &a, &b, &a);
+      if( rc==SQLITE_OK ) rc = docextNumOp('-', &x, &x1, &b);
+      if( rc==SQLITE_OK ) rc = docextNumOp('*', &b, &a, &a);
+      if( rc==SQLITE_OK ) rc = docextNumOp('+', &y1, &a, &a);
       if( rc==SQLITE_OK ) putNum(&rc, pRes, j, &a);
     }
   }
@@ -1442,20 +1388,20 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
       valsGetOrNull(&pP->x, i, &v);
       numOf(&v, &x[k]);
     }
-    if( rc==SQLITE_OK ) rc = numOp('-', &y[1], &y[0], &rise);
-    if( rc==SQLITE_OK ) rc = numOp('-', &x[1], &x[0], &run);
+    if( rc==SQLITE_OK ) rc = docextNumOp('-', &y[1], &y[0], &rise);
+    if( rc==SQLITE_OK ) rc = docextNumOp('-', &x[1], &x[0], &run);
     if( rc==SQLITE_OK && pO->nUnitMs ){
       DocNum unit;
       memset(&unit, 0, sizeof(unit));
       unit.type = DOC_INT64;
       unit.i = pO->nUnitMs;
-      rc = numOp('/', &run, &unit, &run);
+      rc = docextNumOp('/', &run, &unit, &run);
     }
     if( rc ) break;
-    if( numIsZero(&run) ){
+    if( docextNumIsZero(&run) ){
       valsPut(&rc, pRes, j, &nullValue);
     }else{
-      rc = numOp('/', &rise, &run, &rise);
+      rc = docextNumOp('/', &rise, &run, &rise);
       if( rc==SQLITE_OK ) putNum(&rc, pRes, j, &rise);
     }
   }
