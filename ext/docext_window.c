@@ -78,7 +78,7 @@ struct WinOut {
   i64 nBy;                  /* $shift */
   DocBuf dflt;              /* $shift: its default (a type byte and the
                             ** value; empty: null) */
-  u8 aAlpha[16];            /* $expMovingAvg: alpha, a decimal128 */
+  DocNum alpha;             /* $expMovingAvg: alpha, a decimal128 */
 };
 
 struct DocWindow {
@@ -306,34 +306,14 @@ static int compileWindow(DocWindow *p, WinOut *pO, const DocValue *v, const u8 *
   return SQLITE_OK;
 }
 
-/* A number (or a date, its milliseconds) as a decimal128, as MongoDB's
-** Decimal128 of it: a double rounded to 15 digits. */
-static void numDec(const DocValue *v, u8 *aOut){
+/* v, a number, as a decimal128 (a double rounded to 15 digits, as MongoDB's
+** Decimal128 of it). */
+static void numDecimal(const DocValue *v, DocNum *p){
   DocNum n;
-  if( v->type==DOC_DATE ){
-    docextDec128FromInt64(docextValueI64(v), aOut);
-    return;
-  }
   docextNumFrom(v, &n);
-  docextNumToDec(&n, aOut);
-}
-
-/* a += i, in decimal. */
-static int addInt(u8 *a, i64 i){
-  u8 b[16], r[16];
-  int rc;
-  docextDec128FromInt64(i, b);
-  rc = docextDec128Add(a, b, r);
-  if( rc==SQLITE_OK ) memcpy(a, r, 16);
-  return rc;
-}
-
-/* *aOut = a - b, in decimal. */
-static int decSub(const u8 *a, const u8 *b, u8 *aOut){
-  u8 nb[16];
-  memcpy(nb, b, 16);
-  nb[15] ^= 0x80;                 /* (the sign bit) */
-  return docextDec128Add(a, nb, aOut);
+  memset(p, 0, sizeof(*p));
+  p->type = DOC_DECIMAL128;
+  docextNumToDec(&n, p->aDec);
 }
 
 /* {input: …, unit: …} of $derivative and $integral; {input: …, N: …} or
@@ -368,11 +348,15 @@ static int compileInputArgs(WinOut *pO, const DocValue *v, const u8 *aLet, i64 n
       }
       {
         /* (2 / (N + 1), as MongoDB's Decimal128 works it out) */
-        u8 aTwo[16], aN1[16];
-        docextDec128FromInt64(2, aTwo);
-        docextDec128FromInt64(nN, aN1);
-        rc = addInt(aN1, 1);
-        if( rc==SQLITE_OK ) rc = docextDec128Div(aTwo, aN1, pO->aAlpha);
+        DocNum two, n, one;
+        memset(&two, 0, sizeof(two));
+        two.type = DOC_DECIMAL128;
+        n = one = two;
+        docextDec128FromInt64(2, two.aDec);
+        docextDec128FromInt64(nN, n.aDec);
+        docextDec128FromInt64(1, one.aDec);
+        rc = docextNumOp('+', &n, &one, &n);
+        if( rc==SQLITE_OK ) rc = docextNumOp('/', &two, &n, &pO->alpha);
         if( rc ) return rc;
       }
     }else if( bEma && docextIterKeyIs(&it, "alpha") && !bRate ){
@@ -382,7 +366,7 @@ static int compileInputArgs(WinOut *pO, const DocValue *v, const u8 *aLet, i64 n
         return docextError(pzErr, "docext: output field '%s': $expMovingAvg's alpha must "
                            "be a number between 0 and 1 (exclusive)", pO->zPath);
       }
-      numDec(&it.v, pO->aAlpha);
+      numDecimal(&it.v, &pO->alpha);
     }else{
       return docextError(pzErr, "docext: output field '%s': %s got unexpected argument "
                          "'%s'", pO->zPath, pO->zFn, it.zKey);
@@ -1214,13 +1198,6 @@ static void putNum(int *pRc, WinVals *pRes, int j, const DocNum *p){
   docextBufFree(&b);
 }
 
-static void putDecimal(int *pRc, WinVals *pRes, int j, const u8 *a){
-  DocValue v;
-  v.type = DOC_DECIMAL128;
-  v.p = a;
-  v.n = 16;
-  valsPut(pRc, pRes, j, &v);
-}
 
 static void putInt(int *pRc, WinVals *pRes, int j, i64 x){
   DocValue v;
@@ -1414,28 +1391,30 @@ static int runDerivative(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinV
 ** digits), giving a double until a decimal128 has come in. */
 static int runEma(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinVals *pRes){
   int rc = SQLITE_OK, j, bHas = 0, bDec = 0;
-  u8 aAvg[16], aRest[16], aOne[16];
-  docextDec128FromInt64(1, aOne);
-  rc = decSub(aOne, pO->aAlpha, aRest);
+  DocNum avg, rest, one;
+  memset(&avg, 0, sizeof(avg));
+  one = pO->alpha;
+  docextDec128FromInt64(1, one.aDec);
+  rc = docextNumOp('-', &one, &pO->alpha, &rest);
   for(j=0; rc==SQLITE_OK && j<pP->n; j++){
     DocValue v;
     valsGet(pIn, j, &v);
     if( docextValueIsNumber(&v) ){
-      u8 x[16], a[16], b[16];
-      numDec(&v, x);
+      DocNum x, a;
+      numDecimal(&v, &x);
       if( v.type==DOC_DECIMAL128 ) bDec = 1;
       if( !bHas ){
-        memcpy(aAvg, x, 16);
+        avg = x;
       }else{
-        rc = docextDec128Mul(x, pO->aAlpha, a);
-        if( rc==SQLITE_OK ) rc = docextDec128Mul(aAvg, aRest, b);
-        if( rc==SQLITE_OK ) rc = docextDec128Add(a, b, aAvg);
+        rc = docextNumOp('*', &x, &pO->alpha, &a);
+        if( rc==SQLITE_OK ) rc = docextNumOp('*', &avg, &rest, &avg);
+        if( rc==SQLITE_OK ) rc = docextNumOp('+', &a, &avg, &avg);
       }
       bHas = 1;
     }
     if( !bHas ) valsPut(&rc, pRes, j, &nullValue);
-    else if( bDec ) putDecimal(&rc, pRes, j, aAvg);
-    else putDouble(&rc, pRes, j, docextDec128ToDouble(aAvg));
+    else if( bDec ) putNum(&rc, pRes, j, &avg);
+    else putDouble(&rc, pRes, j, docextNumDouble(&avg));
   }
   return rc;
 }
