@@ -518,6 +518,23 @@ void docextNumToDec(const DocNum *p, u8 *aOut);
 ** type wins (int32 < int64 < double < decimal128), int32 overflow widens
 ** to int64; SQLITE_RANGE on int64 overflow (r then unset). */
 int docextNumArith(int bMul, const DocNum *a, const DocNum *b, DocNum *r);
+/* A sum as MongoDB's $sum and $avg accumulate it: integers and doubles in
+** a double-double (MongoDB's DoubleDoubleSummation), decimal128 apart, and
+** the widest type added. docextSumResult is $sum's value (int32, int64
+** while it fits, else double; decimal128 when one was added),
+** docextSumAvg $avg's over n numbers. */
+typedef struct DocSum DocSum;
+struct DocSum {
+  int type;                 /* the widest type added (DOC_INT32 at first) */
+  double sum, addend;       /* the integers' and doubles': sum + addend */
+  double special;           /* their plain sum (when sum is NaN) */
+  int bDec;                 /* a decimal128 was added: */
+  u8 aDec[16];              /* their sum */
+};
+void docextSumInit(DocSum *p);
+int docextSumAdd(DocSum *p, const DocNum *x);
+int docextSumResult(const DocSum *p, DocNum *pOut);
+int docextSumAvg(const DocSum *p, i64 n, DocNum *pOut);
 /* *pR = a op b, op one of '+', '-', '*', '/', as aggregation's $add,
 ** $subtract, $multiply and $divide compute it: as docextNumArith, but an
 ** int64 overflow gives a double; a quotient is a double unless a
@@ -884,7 +901,7 @@ typedef struct DocSort DocSort;      /* (docext_project.c) */
 typedef struct DocAccum DocAccum;
 struct DocAccum {
   int eOp;                  /* DOCEXT_ACC_* */
-  DocNum sum;               /* $sum, $avg */
+  DocSum sum;               /* $sum, $avg */
   i64 nNum;                 /* numbers taken ($avg, standard deviations) */
   double mean, m2;          /* standard deviations (Welford) */
   DocBuf val;               /* values kept, each its type byte and bytes:

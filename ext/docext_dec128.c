@@ -762,6 +762,163 @@ int docextNumOp(char op, const DocNum *a, const DocNum *b, DocNum *pR){
   return rc;
 }
 
+/*------------------------------------------------------------------------
+** Sums as MongoDB's $sum and $avg accumulate them (DoubleDoubleSummation,
+** src/mongo/util/summation.h): integers and doubles in an unevaluated sum
+** of two doubles kept by the 2Sum and Fast2Sum formulas (exact for
+** integers, about 106 bits for doubles, so 0.1 + 0.2 + 0.3 is 0.6), and
+** decimal128 values in a sum of their own.
+*/
+
+void docextSumInit(DocSum *p){
+  memset(p, 0, sizeof(*p));
+  p->type = DOC_INT32;
+}
+
+static void sumAddDouble(DocSum *p, double x){
+  double s, z, t, aPrime, bPrime;
+  p->special += x;                  /* (a plain sum, for NaN and infinities) */
+  s = x + p->addend;                /* Fast2Sum(x, addend) */
+  z = s - x;
+  t = p->addend - z;
+  x = s;
+  p->addend = t;
+  s = p->sum + x;                   /* 2Sum(sum, x) */
+  aPrime = s - x;
+  bPrime = s - aPrime;
+  t = (p->sum - aPrime) + (x - bPrime);
+  p->sum = s;
+  p->addend += t;
+}
+
+int docextSumAdd(DocSum *p, const DocNum *x){
+  if( x->type==DOC_DECIMAL128 ){
+    u8 a[16];
+    int rc;
+    p->type = DOC_DECIMAL128;
+    if( !p->bDec ){
+      memcpy(p->aDec, x->aDec, 16);
+      p->bDec = 1;
+      return SQLITE_OK;
+    }
+    rc = docextDec128Add(p->aDec, x->aDec, a);
+    if( rc==SQLITE_OK ) memcpy(p->aDec, a, 16);
+    return rc;
+  }
+  if( x->type==DOC_DOUBLE ){
+    sumAddDouble(p, x->d);
+    if( p->type!=DOC_DECIMAL128 ) p->type = DOC_DOUBLE;
+  }else{
+    /* (in two halves, each exact as a double) */
+    i64 hi = x->i / ((i64)1 << 32) * ((i64)1 << 32);
+    sumAddDouble(p, (double)(x->i - hi));
+    sumAddDouble(p, (double)hi);
+    if( x->type==DOC_INT64 && p->type==DOC_INT32 ) p->type = DOC_INT64;
+  }
+  return SQLITE_OK;
+}
+
+static double sumDouble(const DocSum *p){
+  return isnan(p->sum) ? p->special : p->sum;
+}
+
+/* Does the sum round to an int64? Then *pi is it (halves away from 0). */
+static int sumLong(const DocSum *p, i64 *pi){
+  const double dMax = 9223372036854775808.0;      /* 2^63 */
+  i64 i;
+  if( p->sum > -dMax && p->sum < dMax ){
+    i = llround(p->sum);
+    return !__builtin_add_overflow(i, llround((p->sum - (double)i) + p->addend), pi);
+  }
+  if( p->sum==dMax && p->addend < -0.5 ){       /* (2^63 less a little) */
+    *pi = llround(p->addend) - INT64_MIN;
+    return 1;
+  }
+  if( p->sum==-dMax && p->addend > -0.5 ){      /* (-2^63 and a little) */
+    *pi = INT64_MIN + llround(p->addend);
+    return 1;
+  }
+  return 0;
+}
+
+/* A double as MongoDB's Decimal128(d, kRoundTo34Digits): its value to 34
+** significant digits (exact ones as few as they need). */
+static void decFromDouble34(double d, u8 *aOut){
+  char zBuf[64];
+  int n;
+  if( isnan(d) ){ numDecNaN(aOut); return; }
+  if( isinf(d) ){ numDecInf(d<0, aOut); return; }
+  if( d==0.0 ){ decPackFinite(aOut, signbit(d)!=0, 0, 0); return; }
+  n = snprintf(zBuf, sizeof(zBuf), "%.33e", d);
+  {
+    /* drop the mantissa's trailing zeros: "1.500…0e+00" is 1.5 */
+    char *zE = strchr(zBuf, 'e'), *z = zE;
+    while( z[-1]=='0' ) z--;
+    if( z[-1]=='.' ) z--;
+    memmove(z, zE, strlen(zE)+1);
+    n = (int)strlen(zBuf);
+  }
+  if( docextDec128FromString(zBuf, n, aOut) ) docextDec128FromDouble(d, aOut);
+}
+
+int docextSumResult(const DocSum *p, DocNum *pOut){
+  i64 i;
+  memset(pOut, 0, sizeof(*pOut));
+  switch( p->type ){
+    case DOC_DECIMAL128: {
+      u8 a[16], b[16];
+      int rc;
+      if( !isfinite(p->sum) ){
+        decFromDouble34(p->special, a);
+      }else{
+        u8 c[16];
+        decFromDouble34(p->sum, b);
+        decFromDouble34(p->addend, c);
+        rc = docextDec128Add(b, c, a);
+        if( rc ) return rc;
+      }
+      pOut->type = DOC_DECIMAL128;
+      if( !p->bDec ){
+        memcpy(pOut->aDec, a, 16);
+        return SQLITE_OK;
+      }
+      rc = docextDec128Add(p->aDec, a, b);
+      memcpy(pOut->aDec, b, 16);
+      return rc;
+    }
+    case DOC_INT32: case DOC_INT64:
+      if( sumLong(p, &i) ){
+        pOut->type = p->type==DOC_INT32 && i>=INT32_MIN && i<=INT32_MAX ? DOC_INT32 : DOC_INT64;
+        pOut->i = i;
+        return SQLITE_OK;
+      }
+      /* (past an int64, a double) */
+      /* fall through */
+    default:
+      pOut->type = DOC_DOUBLE;
+      pOut->d = sumDouble(p);
+      return SQLITE_OK;
+  }
+}
+
+int docextSumAvg(const DocSum *p, i64 n, DocNum *pOut){
+  int rc;
+  if( p->type!=DOC_DECIMAL128 ){
+    memset(pOut, 0, sizeof(*pOut));
+    pOut->type = DOC_DOUBLE;
+    pOut->d = sumDouble(p) / (double)n;
+    return SQLITE_OK;
+  }
+  rc = docextSumResult(p, pOut);
+  if( rc==SQLITE_OK ){
+    u8 aCount[16], a[16];
+    docextDec128FromInt64(n, aCount);
+    rc = docextDec128Div(pOut->aDec, aCount, a);
+    memcpy(pOut->aDec, a, 16);
+  }
+  return rc;
+}
+
 void docextNumAppend(int *pRc, DocBuf *pOut, const char *zKey, int nKey, const DocNum *p){
   switch( p->type ){
     case DOC_INT32:  docextBsonAppendInt32(pRc, pOut, zKey, nKey, (int32_t)p->i); break;

@@ -2129,7 +2129,7 @@ int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr
 void docextAccumInit(DocAccum *p, int eOp){
   memset(p, 0, sizeof(*p));
   p->eOp = eOp;
-  p->sum.type = DOC_INT32;
+  docextSumInit(&p->sum);
 }
 
 int docextAccumQuantile(const char *zOp, const DocValue *v, const u8 *aLet, i64 nowMs,
@@ -2340,7 +2340,7 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr){
     case DOCEXT_ACC_SUM: case DOCEXT_ACC_AVG:
       if( !docextValueIsNumber(v) ) return;
       docextNumFrom(v, &x);
-      exprArith(0, &p->sum, &x, pRc);
+      *pRc = docextSumAdd(&p->sum, &x);
       p->nNum++;
       return;
     case DOCEXT_ACC_STDDEVPOP: case DOCEXT_ACC_STDDEVSAMP: {
@@ -2499,7 +2499,7 @@ static void accumMerge(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
 }
 
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey){
-  DocNum r = p->sum;
+  DocNum r;
   DocValue v;
   if( *pRc ) return;
   if( docextAccumHasArgs(p->eOp) ){
@@ -2511,18 +2511,12 @@ void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
       accumMerge(pRc, p, pOut, zKey, nKey);
       return;
     case DOCEXT_ACC_SUM:
+      *pRc = docextSumResult(&p->sum, &r);
       docextNumAppend(pRc, pOut, zKey, nKey, &r);
       return;
     case DOCEXT_ACC_AVG:
       if( p->nNum==0 ) break;
-      if( r.type==DOC_DECIMAL128 ){
-        u8 aCount[16];
-        docextDec128FromInt64(p->nNum, aCount);
-        *pRc = docextDec128Div(p->sum.aDec, aCount, r.aDec);
-      }else{
-        r.d = docextNumDouble(&p->sum) / (double)p->nNum;
-        r.type = DOC_DOUBLE;
-      }
+      *pRc = docextSumAvg(&p->sum, p->nNum, &r);
       docextNumAppend(pRc, pOut, zKey, nKey, &r);
       return;
     case DOCEXT_ACC_STDDEVPOP: case DOCEXT_ACC_STDDEVSAMP: {

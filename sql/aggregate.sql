@@ -55,6 +55,10 @@ INSERT INTO nums(doc) VALUES ('{_id: 1, k: 1, v: 2}'), ('{_id: 2, k: 1.0, v: 2.0
   ('{_id: 5, v: 2147483647}'), ('{_id: 6, k: null, v: 1}'),
   ('{_id: 7, k: 2, v: NumberDecimal("0.1")}'), ('{_id: 8, k: 2, v: 0.2}');
 SELECT doc FROM doc_aggregate('nums', '[{$group: {_id: "$k", n: {$sum: 1}, s: {$sum: "$v"}, set: {$addToSet: "$v"}, avg: {$avg: "$v"}}}]');
+-- doubles are summed as MongoDB's $sum and $avg sum them, in a
+-- double-double: 0.02 + 0.2 + 0.2 + 0.2 is 0.62, not 0.6200000000000001
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{v: 0.02}, {v: 0.2}, {v: 0.2}, {v: 0.2}]},
+  {$group: {_id: null, s: {$sum: "$v"}, a: {$avg: "$v"}}}, {$set: {e: {$sum: [0.1, 0.2, 0.3]}}}]');
 -- int32 sums widen to int64, then to double, as MongoDB's do
 SELECT doc_json(bson, 'canonical') FROM doc_aggregate('nums', '[{$match: {_id: {$in: [1, 5]}}}, {$group: {_id: 0, s: {$sum: "$v"}, big: {$sum: 2147483647}}}]');
 -- $first and $last keep null for a missing value; $push and $addToSet skip it

@@ -254,7 +254,7 @@ int main(void){
     "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, v: NumberDecimal(\"1.5\")}, "
     "{t: 2, v: 2.25}, {t: 4, v: 3}]}, {$setWindowFields: {sortBy: {t: 1}, output: {e: {$expMovingAvg: "
     "{input: \"$v\", N: 2}}, d: {$derivative: {input: \"$v\"}, window: {documents: [-1, 0]}}, "
-    "i: {$integral: {input: \"$v\"}}}}}]')",
+    "i: {$integral: {input: \"$v\"}}, s: {$sum: \"$v\"}, a: {$avg: \"$v\", window: {documents: [-1, 0]}}}}}]')",
     /* the accumulators of n values, and $mergeObjects, in $group and a window */
     "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$group: {_id: {$mod: [\"$a\", 3]}, "
     "f: {$firstN: {n: {$add: [\"$_id\", 1]}, input: \"$s\"}}, l: {$lastN: {n: 2, input: \"$tags\"}}, "
