@@ -1752,24 +1752,22 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
 }
 
 /* Start field pF's accumulator of a group, pId its _id (NULL: a bucket of
-** $bucketAuto, whose _id is not known yet). For $firstN ... $bottomN, n is
-** its expression's value over the document {_id: <the group's _id>}, as
-** MongoDB evaluates it once for each group. */
+** $bucketAuto, which has none). For $firstN ... $bottomN, n is its
+** expression's value over the group's _id when that is a document, else
+** over an empty one, as MongoDB evaluates it once for each group
+** (GroupProcessorBase::findOrCreateGroup): {_id: {g: "$g"}} lets n read
+** "$g". */
 static int accumStart(const AggField *pF, DocAccum *pAcc, const DocValue *pId, char **pzErr){
-  DocBuf doc, tmp;
+  static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
+  DocBuf tmp;
   DocValue n;
-  i64 iDoc;
-  int rc = SQLITE_OK;
+  int rc;
   docextAccumInit(pAcc, pF->eAcc);
   if( pF->pN==0 ) return SQLITE_OK;
-  memset(&doc, 0, sizeof(doc));
   memset(&tmp, 0, sizeof(tmp));
-  iDoc = docextBsonStartDoc(&rc, &doc);
-  if( pId && pId->type ) docextBsonAppendValue(&rc, &doc, "_id", 3, pId);
-  docextBsonEndDoc(&rc, &doc, iDoc);
-  if( rc==SQLITE_OK ) rc = docextExprValue(pF->pN, doc.a, &tmp, &n, pzErr);
+  rc = docextExprValue(pF->pN, pId && pId->type==DOC_DOCUMENT ? pId->p : aEmpty, &tmp, &n,
+                       pzErr);
   if( rc==SQLITE_OK ) rc = docextAccumSetN(pAcc, &n, pF->pSort, pzErr);
-  docextBufFree(&doc);
   docextBufFree(&tmp);
   return rc;
 }
@@ -2077,24 +2075,36 @@ static int intCmp(void *pCtx, const void *x, const void *y){
   return *(const int*)x - *(const int*)y;
 }
 
+/* Is eAcc one of $bucketAuto's positional accumulators, which take a
+** bucket's documents in the order they came in? (The others take them in
+** groupBy order, as they leave MongoDB's sorter: accumulator_for_bucket_
+** auto.cpp has $first, $firstN, $last and $lastN.) */
+static int autoPositional(int eAcc){
+  return eAcc==DOCEXT_ACC_FIRST || eAcc==DOCEXT_ACC_LAST
+      || eAcc==DOCEXT_ACC_FIRSTN || eAcc==DOCEXT_ACC_LASTN;
+}
+
 /* Feed the accumulators the documents of a bucket, aKey[0..n) in groupBy
-** order, in the order they came in (as MongoDB's positional accumulators
-** of $bucketAuto take them: $push, $first, $last). */
+** order: the positional ones in the order the documents came in, the
+** others in groupBy order. */
 static int autoFeed(AutoBucket *b, const AggSet *pIn, const DocKeyItem *aKey, int n,
                     char **pzErr){
-  int rc = SQLITE_OK, i, j;
+  int rc = SQLITE_OK, i, j, bInput;
   for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
     docextAccumFree(&b->aAcc[j]);
     rc = accumStart(&b->pS->aField[j], &b->aAcc[j], 0, pzErr);
   }
   for(i=0; i<n; i++) b->aOrder[i] = aKey[i].iItem;
   docextSort(b->aOrder, n, sizeof(int), &b->aOrder[n], intCmp, 0);
-  for(i=0; rc==SQLITE_OK && i<n; i++){
-    const u8 *aDoc = setDoc(pIn, b->aOrder[i]);
-    for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
-      DocValue v;
-      rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
-      if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v, pzErr);
+  for(bInput=0; bInput<2; bInput++){
+    for(i=0; rc==SQLITE_OK && i<n; i++){
+      const u8 *aDoc = setDoc(pIn, bInput ? b->aOrder[i] : aKey[i].iItem);
+      for(j=0; rc==SQLITE_OK && j<b->pS->nField; j++){
+        DocValue v;
+        if( autoPositional(b->pS->aField[j].eAcc)!=bInput ) continue;
+        rc = docextExprValue(b->pS->aField[j].pExpr, aDoc, &b->tmp, &v, pzErr);
+        if( rc==SQLITE_OK ) docextAccumAdd(&rc, &b->aAcc[j], &v, pzErr);
+      }
     }
   }
   return rc;

@@ -88,7 +88,10 @@ SELECT doc FROM doc_aggregate('ties', '[{$group: {_id: null, t1: {$top: {sortBy:
 -- sortBy through arrays: the least element ascending, the greatest descending
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: null, asc: {$topN: {n: 6, sortBy: {tags: 1, _id: 1}, output: "$_id"}},
   desc: {$topN: {n: 6, sortBy: {tags: -1, _id: 1}, output: "$_id"}}}}]');
--- n may be an expression of the group's _id, worked out for each group
+-- n may read the group's _id when that is a document (worked out for each
+-- group); with any other _id it reads an empty document, as MongoDB's
+SELECT doc FROM doc_aggregate('books', '[{$match: {author: {$exists: true}}}, {$group: {_id: {a: "$author"},
+  titles: {$firstN: {n: {$cond: [{$eq: ["$a", "hem"]}, 1, 5]}, input: "$title"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {author: {$exists: true}}}, {$group: {_id: "$author",
   titles: {$firstN: {n: {$cond: [{$eq: ["$_id", "hem"]}, 1, 5]}, input: "$title"}}}}]');
 -- $mergeObjects: later fields win, in the place the field first had;
@@ -142,7 +145,8 @@ SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$p", buckets:
 SELECT doc FROM doc_aggregate('prices', '[{$bucketAuto: {groupBy: "$q", buckets: 5,
   output: {n: {$sum: 1}, ids: {$push: "$_id"}, top: {$max: "$p"}, first: {$first: "$_id"}}}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 3}}}, {$bucketAuto: {groupBy: "$p", buckets: 10}}]');
--- a bucket's $push, $first and $last take its documents in input order;
+-- a bucket's $first and $last (and $firstN, $lastN) take its documents in
+-- input order, the others ($push) in groupBy order, as MongoDB's do;
 -- output {} is the default count, as no output
 SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 5}}}, {$bucketAuto: {groupBy: "$p", buckets: 2,
   output: {ids: {$push: "$_id"}, f: {$first: "$p"}, l: {$last: "$p"}}}}]');
@@ -356,7 +360,7 @@ SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: 0, i
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: 1.5, input: "$x"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: "2", input: "$x"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$firstN: {n: "$pages", input: "$x"}}}}]');
-SELECT doc FROM doc_aggregate('books', '[{$group: {_id: "$author", n: {$firstN: {n: {$cond: [{$eq: ["$_id", "hem"]}, -1, 5]}, input: "$x"}}}}]');
+SELECT doc FROM doc_aggregate('books', '[{$group: {_id: {a: "$author"}, n: {$firstN: {n: {$cond: [{$eq: ["$a", "hem"]}, -1, 5]}, input: "$x"}}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$mergeObjects: "$title"}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, n: {$mergeObjects: ["$a", "$b"]}}}]');
 SELECT doc FROM doc_aggregate('books', '[{$group: {_id: 1, "a.b": {$sum: 1}}}]');

@@ -10,7 +10,9 @@
 // sometimes a second collection c2 for $lookup and $unionWith, and a
 // pipeline of 1–4 stages ($match, $project, $addFields, $set, $unset,
 // $replaceRoot, $replaceWith, $sort, $skip, $limit, $count, $unwind, $group
-// with every accumulator docext has, $sortByCount, $lookup; and, one stage
+// with every accumulator docext has (one field in seven or so $firstN,
+// $lastN, $minN, $maxN, $top, $bottom, $topN, $bottomN or $mergeObjects:
+// see nAccumulator), $sortByCount, $lookup; and, one stage
 // in six, $bucket, $bucketAuto (see stageBucketAuto), $facet of 1–3
 // pipelines of 1–3 such stages, or
 // $unionWith of c2 or c itself through 0–3 such stages; one in twelve a
@@ -41,9 +43,9 @@
 //    integral-of-nothing, window-negative-end, linearfill-ends, window-data-
 //    errors, bucketauto-id-last, bucketauto-of-nothing, bucketauto-empty-
 //    output, bucketauto-accumulators, bucketauto-input-order, bucketauto-
-//    granularity, densify; KNOWN
-//    in diff_aggregate.py says why), inside $facet's and $unionWith's
-//    pipelines too. This is the answer docext must give. "fixes" lists the
+//    granularity, densify, firstn-lastn, minn-maxn, top-bottom, merge-
+//    objects; KNOWN in diff_aggregate.py says why), inside $facet's and
+//    $unionWith's pipelines too. This is the answer docext must give. "fixes" lists the
 //    kinds without which mingo's answer would differ (found by leaving each
 //    one out). mingo reads the
 //    let variables from its option "variables", and $unionWith's
@@ -805,15 +807,191 @@ function stageUnwind(st) {
                    [], lng);
 }
 
+// The accumulators of MongoDB 5.2's accumulator_multi.cpp, and $mergeObjects
+// ("n-accumulators"): {n, input} for $firstN, $lastN, $minN, $maxN;
+// {sortBy, output} for $top and $bottom; {n, sortBy, output} for $topN
+// and $bottomN; a document expression for $mergeObjects. In $group, n may
+// be an expression over the group's key (the accumulator's initializer;
+// here {$cond: [{$eq: ["$_id", X]}, A, B]}, evaluated against {_id: <key>}:
+// see GROUP_N_KEY_DOCUMENT); elsewhere a constant (an int, or a constant
+// expression). n must be a
+// whole number > 0, else an error (in $group, $bucket and $bucketAuto
+// where a group has such an n: a data error; in $setWindowFields a parse
+// error, see INVALID). $mergeObjects of a value that is not a document
+// (null and missing are skipped) is an error too.
+// mingo departs from MongoDB in each family (KNOWN in diff_aggregate.py:
+// firstn-lastn, minn-maxn, top-bottom, merge-objects), so the fixed run
+// pushes a record of each document ({v: the input or output, k: the sortBy
+// values; p and g, the position and groupBy value, in $bucketAuto}) and
+// computes MongoDB's value from the records with $__accN (see accNValue).
+const N_OPS = ["$firstN", "$lastN", "$minN", "$maxN", "$top", "$bottom", "$topN", "$bottomN", "$mergeObjects"];
+const N_KIND = { $firstN: "firstn-lastn", $lastN: "firstn-lastn", $minN: "minn-maxn", $maxN: "minn-maxn",
+                 $top: "top-bottom", $bottom: "top-bottom", $topN: "top-bottom", $bottomN: "top-bottom",
+                 $mergeObjects: "merge-objects" };
+// (those whose value depends on the order of the documents, not only on
+// their values: the input's order must be fixed, or for $top*/$bottom*
+// the sortBy keys unique)
+const N_ORDERED = new Set(["$firstN", "$lastN", "$mergeObjects"]);
+const N_SORTED = new Set(["$top", "$bottom", "$topN", "$bottomN"]);
+
+// n: {expr}: a constant, a constant expression ({$add: [c - 1, 1]}) or,
+// in $group, {$cond: [{$eq: ["$_id", id]}, a, b]} (see accNRecord). idKind:
+// the group key's kind ($group only); bad: the chance of an n MongoDB
+// rejects.
+function genN(idKind, bad) {
+  const badN = () => pick([0, -1, 1.5, "x"]);
+  const good = () => (chance(0.8) ? 1 + int(3) : pick([4, 5, 8, 40]));
+  if (idKind !== undefined && chance(0.25)) {
+    let id;
+    if (idKind === "null" || chance(0.15)) id = null;
+    else if (["id", "int", "long"].includes(idKind)) id = int(14) - 3;
+    else if (["num", "str", "bool", "mixed"].includes(idKind)) id = queryScalar(idKind);
+    else id = pick([1, 2, "x", null]);
+    const a = chance(bad * 3) ? badN() : good();
+    const b = good();
+    return { expr: { $cond: [{ $eq: ["$_id", id] }, a, b] } };
+  }
+  if (chance(bad)) return { expr: badN() };
+  const c = good();
+  if (chance(0.08)) return { expr: { $add: [c - 1, 1] } };
+  return { expr: c };
+}
+
+// A sortBy for $top*/$bottom*, or null: 1-2 fields of
+// scalars, documents or arrays of scalars (at most one: MongoDB refuses
+// parallel arrays), often then the fields that are unique together (so
+// that few keys tie); always those where the input's order is not fixed
+// (ordered: whether it is).
+function genTopSortBy(st, ordered) {
+  const ok = (f) => !st.unordered.has(f) && !st.deep.has(f) &&
+    (SCALAR.has(st.kinds[f]) || ["doc", "arr"].includes(st.kinds[f]));
+  const cands = st.order.filter(ok).concat(fieldsOf(st, (k) => k === "doc").map((p) => p + "." + pick(["x", "y"])));
+  if (!cands.length) return null;
+  const sortBy = {};
+  const isArr = (f) => st.kinds[f] === "arr";
+  for (let n = 1 + int(2); n > 0; n--) {
+    const f = pick(cands);
+    if (f in sortBy || (isArr(f) && Object.keys(sortBy).some(isArr))) continue;
+    sortBy[f] = pick([1, -1]);
+  }
+  const keyOk = st.key && st.key.length && st.key.every((f) => ok(f) && !isArr(f));
+  if (keyOk && (!ordered || chance(0.6))) for (const f of st.key) if (!(f in sortBy)) sortBy[f] = pick([1, -1]);
+  if (!ordered && !(keyOk && st.key.every((f) => f in sortBy))) return null;
+  return sortBy;
+}
+
+// An input of $mergeObjects: a document field, a document expression, one
+// that may be null, or now and then a value that is not a document (an
+// error where a group holds one that is not null or missing).
+function mergeInput(st) {
+  const docsF = fieldsOf(st, (k, f) => (k === "doc" || k === "docv") && !st.unordered.has(f));
+  const obj = () => {
+    const o = {};
+    for (let n = 1 + int(2); n > 0; n--) {
+      const c = computed(st);
+      if (!c.unord) o[pick(["x", "y", "k", "z"])] = c.expr;
+    }
+    return o;
+  };
+  const r = rnd();
+  if (r < 0.4 && docsF.length) return "$" + pick(docsF);
+  if (r < 0.68) return obj();
+  if (r < 0.85) return { $cond: [boolExpr(st, 1), obj(), pick([null, "$$REMOVE"])] };
+  const sc = fieldsOf(st, (k) => SCALAR.has(k));
+  return sc.length && chance(0.7) ? "$" + pick(sc) : pick([5, "x"]);
+}
+
+// One of N_OPS: {arg, kind, elems (the kind of a list's elements)}, or
+// null. where: {idKind} in $group, {} elsewhere, {window: true, ordered:
+// whether the window's order is fixed} in $setWindowFields (n constant
+// and valid there).
+function nAccumulator(st, op, where) {
+  const ordered = where.ordered === undefined ? st.ordered : where.ordered;
+  if (N_ORDERED.has(op) && !ordered) return null;
+  const bad = where.window ? 0 : 0.03;
+  const n = ["$top", "$bottom", "$mergeObjects"].includes(op) ? null : genN(where.idKind, bad);
+  const valueOf = () => {
+    let c;
+    if (chance(0.6) && st.order.length) {
+      const f = pick(st.order.filter((g) => !st.deep.has(g)).concat(scalarPaths(st)));
+      c = { expr: "$" + f, kind: kindOfPath(st, f), unord: st.unordered.has(f) };
+    } else c = computed(st);
+    return c.unord || c.kind === "date" ? null : c;
+  };
+  const listOf = (c) => (SCALAR.has(c.kind) || c.kind === "doc" ? "list" : "nlist");
+  const elemsOf = (c) => (SCALAR.has(c.kind) || c.kind === "doc" ? c.kind : undefined);
+  switch (op) {
+    case "$firstN": case "$lastN": {
+      const c = valueOf();
+      if (!c) return null;
+      return { arg: { n: n.expr, input: c.expr }, kind: listOf(c), elems: elemsOf(c) };
+    }
+    case "$minN": case "$maxN": {
+      // (values of one kind mostly, but arrays and mixed ones too)
+      const p = fieldsOf(st, (k, f) => (SCALAR.has(k) || k === "doc" || k === "arr") && !st.unordered.has(f))
+        .concat(numPaths(st), strPaths(st));
+      let c;
+      if (p.length && chance(0.75)) { const f = pick(p); c = { expr: "$" + f, kind: kindOfPath(st, f) }; }
+      else c = valueOf();
+      if (!c) return null;
+      return { arg: { n: n.expr, input: c.expr }, kind: c.kind === "arr" ? "nlist" : listOf(c), elems: elemsOf(c) };
+    }
+    case "$top": case "$bottom": case "$topN": case "$bottomN": {
+      const sortBy = genTopSortBy(st, ordered);
+      const c = sortBy && valueOf();
+      if (!c) return null;
+      let arg = n ? { n: n.expr, sortBy, output: c.expr } : { sortBy, output: c.expr };
+      // (the arguments in another order now and then)
+      if (chance(0.2)) arg = Object.fromEntries(Object.entries(arg).reverse());
+      return { arg, kind: n ? listOf(c) : c.kind === "doc" ? "docv" : c.kind, elems: n ? elemsOf(c) : undefined };
+    }
+    case "$mergeObjects": {
+      const e = mergeInput(st);
+      return { arg: e, kind: "docv" };
+    }
+  }
+  return null;
+}
+
+// What $__accN needs of an N_OPS accumulator {op: arg}: the record each
+// document pushes ({v: its input or output, k: [its sortBy values]}) and
+// spec = {op, n: {c} | {id, a, b} (n's form, see genN), dirs: sortBy's
+// directions, win: in $setWindowFields, order: in $bucketAuto, "pos" for
+// the input order ($firstN, $lastN: MongoDB's positional accumulators for
+// $bucketAuto) or "gpos" for the groupBy value's then the input's (the
+// order in which $bucketAuto's sort hands them on)}.
+function accNRecord(op, arg, extra) {
+  const spec = Object.assign({ op }, extra || {});
+  if (op === "$mergeObjects") return { rec: { v: arg }, spec };
+  const n = op === "$top" || op === "$bottom" ? 1 : arg.n;
+  if (typeof n === "object" && n !== null && n.$add) spec.n = { c: n.$add[0] + n.$add[1] };
+  else if (typeof n === "object" && n !== null && n.$cond) {
+    spec.n = { id: n.$cond[0].$eq[1], a: n.$cond[1], b: n.$cond[2] };
+  } else spec.n = { c: n };
+  if (!N_SORTED.has(op)) return { rec: { v: arg.input }, spec };
+  spec.dirs = Object.values(arg.sortBy);
+  return { rec: { v: arg.output, k: Object.keys(arg.sortBy).map((f) => "$" + f) }, spec };
+}
+
 // The accumulator fields of a $group, or of a $bucket's output: n of them
 // added to spec; their kinds into acc = {kinds, unord, deep, elems, dbl}.
-// (noSd: not $stdDevPop or $stdDevSamp)
-function addAccumulators(st, spec, n, acc, noSd) {
+// (noSd: not $stdDevPop or $stdDevSamp; where: for nAccumulator, {idKind}
+// in $group.) About one in seven is one of N_OPS.
+function addAccumulators(st, spec, n, acc, noSd, where) {
   const numP = numPaths(st);
   for (; n > 0; n--) {
     const name = pick(["total", "avg", "lo", "hi", "first", "last", "all", "uniq", "cnt", "sd"]) +
       (chance(0.2) ? "2" : "");
     if (name in spec) continue;
+    if (chance(0.17)) {
+      const op = pick(N_OPS);
+      const x = nAccumulator(st, op, where || {});
+      if (!x) continue;
+      spec[name] = { [op]: x.arg };
+      acc.kinds[name] = x.kind === "doc" ? "docv" : x.kind;
+      if (x.elems) acc.elems[name] = x.elems;
+      continue;
+    }
     const op = pick(["$sum", "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$push",
                      "$addToSet", "$count"].concat(noSd ? [] : ["$stdDevPop", "$stdDevSamp"]));
     let arg;
@@ -880,6 +1058,7 @@ function accumulatorKinds(spec) {
   const accs = Object.keys(spec).map((k) => accOf(spec, k));
   if (accs.includes("$push") || accs.includes("$addToSet")) kinds.push("push-skips-missing");
   if (accs.includes("$stdDevPop") || accs.includes("$stdDevSamp")) kinds.push("stddev-of-nothing");
+  for (const a of accs) if (N_KIND[a] && !kinds.includes(N_KIND[a])) kinds.push(N_KIND[a]);
   return kinds;
 }
 
@@ -890,18 +1069,25 @@ function accumulatorKinds(spec) {
 // skips: the fixed run pushes {v: value} (a missing value makes {}) and
 // unwraps after the group. mingo's $stdDevSamp of no number is 0 (and
 // $stdDevPop's NaN, null in JSON); MongoDB gives null: the fixed run counts
-// the numbers.
+// the numbers. The N_OPS (firstn-lastn, minn-maxn, top-bottom, merge-
+// objects): the fixed run pushes a record of each document (accNRecord)
+// and computes MongoDB's value after ($__accN).
 function accumulatorFix(spec, off) {
   const push = !off.has("push-skips-missing");
   const sd = !off.has("stddev-of-nothing");
   const fspec = {};
   const post = [];
   const counts = {};
+  const accN = [];
   for (const k of Object.keys(spec)) {
     const acc = accOf(spec, k);
     if (push && (acc === "$push" || acc === "$addToSet")) {
       fspec[k] = { [acc]: { v: spec[k][acc] } };
       post.push(k);
+    } else if (N_KIND[acc] && !off.has(N_KIND[acc])) {
+      const { rec, spec: s } = accNRecord(acc, spec[k][acc]);
+      fspec[k] = { $push: rec };
+      accN.push([k, s]);
     } else fspec[k] = spec[k];
   }
   for (const k of Object.keys(spec)) {
@@ -923,6 +1109,7 @@ function accumulatorFix(spec, off) {
       $map: { input: { $filter: { input: "$" + k, cond: { $ne: [{ $type: "$$this.v" }, "missing"] } } },
               in: "$$this.v" } }])) });
   }
+  if (accN.length) after.push({ $set: Object.fromEntries(accN.map(([k, s]) => [k, { $__accN: [k, s] }])) });
   return { fspec, after };
 }
 
@@ -959,7 +1146,7 @@ function stageGroup(st) {
   const spec = { _id: id };
   const acc = { kinds: { _id: idKind === "null" ? "int" : idKind }, unord: new Set(), deep: new Set(),
                 elems: {}, dbl: [] };
-  addAccumulators(st, spec, 1 + int(3), acc);
+  addAccumulators(st, spec, 1 + int(3), acc, false, { idKind });
   const fix = (off) => {
     const { fspec, after } = accumulatorFix(spec, off);
     return [{ $group: fspec }].concat(after);
@@ -1203,23 +1390,31 @@ function stageBucket(st, ctx, end) {
 //    $push, $first and $last as $push of {v: value, p: position} and
 //    $addToSet of {v: value}, and takes the values after ($__bucketAcc):
 //    missing ones skipped ($push, $addToSet) or null ($first, $last);
-//  - bucketauto-input-order: $push, $first and $last take the documents
-//    in the order they came in (MongoDB's positional accumulators for
-//    $bucketAuto, accumulator_for_bucket_auto.cpp); mingo in groupBy order:
-//    the fixed run numbers the documents first ($__number) and sorts on
-//    that;
+//  - bucketauto-input-order: $first and $last take the documents in the
+//    order they came in (MongoDB's positional accumulators for $bucketAuto,
+//    accumulator_for_bucket_auto.cpp: $first, $firstN, $last, $lastN), the
+//    others ($push) in groupBy order, as MongoDB's sorter hands them on
+//    (stable); mingo's order of equal groupBy values is its own: the fixed
+//    run numbers the documents first ($__number) and sorts on that;
 //  - bucketauto-granularity: mingo's rounding departs from MongoDB's (its
 //    POWERSOF2 starts at 0, neither absorbs values equal to the last one
 //    nor makes a max of 0 the next value rounded down, ...): the fixed
 //    run computes the groupBy value into __g, numbers each document's
 //    bucket and sets its bounds by MongoDB's algorithm ($__autoGranular,
 //    which raises MongoDB's errors), then runs mingo's $bucketAuto on the
-//    bucket numbers, one bucket each.
+//    bucket numbers, one bucket each;
+//  - firstn-lastn, minn-maxn, top-bottom, merge-objects: the N_OPS as in
+//    $group (accNRecord, $__accN), their records with the documents'
+//    positions (__pos, $__number) and groupBy values: MongoDB's $bucketAuto
+//    hands the documents to $firstN and $lastN in the order they came in
+//    (its positional accumulators), to the others in groupBy order (its
+//    sorter's, stable: DocumentSourceBucketAuto::addDocumentToBucket), its
+//    $mergeObjects merging them in that order too.
 // The bounds MongoDB makes doubles (those of a series, but 0) are moved in
 // the "dbl" run.
 const GRANULARITIES = ["R5", "R10", "R20", "R40", "R80", "1-2-5", "E6", "E12", "E24", "E48", "E96",
                        "E192", "POWERSOF2"];
-const POSITIONAL = ["$push", "$first", "$last"];
+const POSITIONAL = ["$first", "$last"];
 
 function stageBucketAuto(st, ctx) {
   const gran = chance(0.35) ? pick(GRANULARITIES) : null;
@@ -1288,11 +1483,16 @@ function stageBucketAuto(st, ctx) {
   if (gran) spec.granularity = gran;
   const emptyOut = output !== undefined && !Object.keys(output).length;
   const accs = output === undefined ? {} : output;
-  const positional = Object.keys(accs).some((k) => POSITIONAL.includes(accOf(accs, k)));
+  const positional = Object.keys(accs).some((k) => POSITIONAL.includes(accOf(accs, k)) ||
+                                                  accOf(accs, k) === "$push");
   const kinds = ["bucketauto-id-last", "bucketauto-accumulators", "bucketauto-of-nothing"];
   if (positional) kinds.push("bucketauto-input-order");
   if (gran) kinds.push("bucketauto-granularity");
   if (emptyOut) kinds.push("bucketauto-empty-output");
+  for (const k of Object.keys(accs)) {
+    const nk = N_KIND[accOf(accs, k)];
+    if (nk && !kinds.includes(nk)) kinds.push(nk);
+  }
   const fix = (off, extra) => {
     const fixAcc = !off.has("bucketauto-accumulators");
     const byPos = !off.has("bucketauto-input-order");
@@ -1303,20 +1503,34 @@ function stageBucketAuto(st, ctx) {
       out = Object.assign({}, out || { count: { $sum: 1 } }, { __n: { $sum: 1 } });
       after.push({ $match: { __n: { $gt: 0 } } }, { $unset: "__n" });
     }
+    // (N_OPS: records with their positions and groupBy values)
+    const nOps = new Set(Object.keys(out || {}).filter((k) => k !== "__n" && N_KIND[accOf(out, k)] &&
+                                                            !off.has(N_KIND[accOf(out, k)])));
+    if (nOps.size) {
+      out = Object.assign({}, out);
+      for (const k of nOps) {
+        const op = accOf(out, k);
+        const { rec, spec: s } = accNRecord(op, out[k][op],
+          { order: op === "$firstN" || op === "$lastN" ? "pos" : "gpos" });
+        out[k] = { $push: Object.assign(rec, { p: "$__pos", g: groupBy }) };
+        after.push({ $set: { [k]: { $__accN: [k, s] } } });
+      }
+    }
     if (fixAcc) {
       const a = out === undefined ? { count: { $sum: 1 } } : out;
       out = {};
       for (const k of Object.keys(a)) {
         const op = k === "__n" ? null : accOf(a, k);
         const arg = a[k][op];
-        if (POSITIONAL.includes(op)) out[k] = { $push: { v: arg, p: "$__pos", g: groupBy } };
+        if (nOps.has(k)) { out[k] = a[k]; continue; }
+        if (POSITIONAL.includes(op) || op === "$push") out[k] = { $push: { v: arg, p: "$__pos", g: groupBy } };
         else if (op === "$addToSet") out[k] = { $addToSet: { v: arg } };
         else { out[k] = a[k]; continue; }
-        after.push({ $set: { [k]: { $__bucketAcc: [k, op, byPos] } } });
+        after.push({ $set: { [k]: { $__bucketAcc: [k, op, byPos && POSITIONAL.includes(op)] } } });
       }
     }
     const fixed = [];
-    if (fixAcc && positional) fixed.push({ $__number: "__pos" });
+    if ((fixAcc && positional) || nOps.size) fixed.push({ $__number: "__pos" });
     if (gran && !off.has("bucketauto-granularity")) {
       fixed.push({ $set: { __g: groupBy } }, { $__clone: {} });
       fixed.push({ $__autoGranular: { buckets, granularity: gran, zero,
@@ -1600,7 +1814,13 @@ function stageSample(st, thenCount) {
 //    date with a unit, or a date without one; $linearFill's sortBy values
 //    that are not numbers or dates, or repeat in a partition, or its input
 //    a value that is neither a number nor null); mingo runs on: the fixed
-//    run checks them first ($__windowCheck) and raises the error.
+//    run checks them first ($__windowCheck) and raises the error;
+//  - firstn-lastn, minn-maxn, top-bottom: the N_OPS but $mergeObjects (n a
+//    constant) as in $group, a $push of records then $__accN, the
+//    accumulators' rules where the window's lower bound is "unbounded" and
+//    the removable window functions' otherwise (see accNValue);
+//    window-negative-end gives [] (null for $top and $bottom) for an empty
+//    window.
 // Where the order of the input is not fixed and sortBy does not fix it,
 // only the functions whose value does not depend on the order of equal
 // sortBy values are drawn (no window, or a range window of numbers).
@@ -1712,13 +1932,17 @@ function stageWindow(st, ctx) {
     if (det) ops.push("$push", "$push", "$locf");
     if (det && sortBy) ops.push("$first", "$last", "$shift", "$shift", "$expMovingAvg");
     if (det && one && s0 === "ts") ops.push("$derivative", "$integral", "$linearFill", "$derivative", "$integral");
+    // (N_OPS but $mergeObjects, which is no window function; those that
+    // depend on the order of the window's documents where it is fixed)
+    const nOps = det ? N_OPS.filter((x) => x !== "$mergeObjects") : ["$minN", "$maxN"];
+    ops.push(pick(nOps), pick(nOps), pick(nOps));
     const op = pick(ops);
     let arg;
     let kind = "num";
     let window;
     let unord = false;
     const windowed = ["$sum", "$avg", "$min", "$max", "$count", "$addToSet", "$stdDevPop", "$stdDevSamp",
-                      "$covariancePop", "$covarianceSamp", "$first", "$last", "$push"].includes(op);
+                      "$covariancePop", "$covarianceSamp", "$first", "$last", "$push"].includes(op) || !!N_KIND[op];
     if (windowed && chance(0.6)) {
       if (rangeOk && chance(0.5)) window = rangeWindow(!det);
       else if (det && sortBy && chance(0.85)) window = docWindow();
@@ -1748,6 +1972,14 @@ function stageWindow(st, ctx) {
         break;
       }
       case "$covariancePop": case "$covarianceSamp": arg = [numIn(), numIn()]; kind = "real"; break;
+      case "$firstN": case "$lastN": case "$minN": case "$maxN":
+      case "$top": case "$bottom": case "$topN": case "$bottomN": {
+        const x = nAccumulator(st, op, { window: true, ordered: det });
+        if (!x) continue;
+        arg = x.arg;
+        kind = x.kind === "doc" ? "docv" : x.kind;
+        break;
+      }
       case "$rank": case "$denseRank": case "$documentNumber": arg = {}; kind = "int"; break;
       case "$shift": {
         const c = anyIn();
@@ -1822,6 +2054,7 @@ function stageWindow(st, ctx) {
   if (has(["$integral"])) kinds.push("integral-of-nothing");
   if (has(["$linearFill"])) kinds.push("linearfill-ends");
   if (outs.some((o) => o.window && o.window.documents && o.window.documents[1] < 0)) kinds.push("window-negative-end");
+  for (const o of outs) if (N_KIND[o.op] && !kinds.includes(N_KIND[o.op])) kinds.push(N_KIND[o.op]);
   const fix = (off) => {
     const fixed = [];
     const temps = [];
@@ -1884,6 +2117,14 @@ function stageWindow(st, ctx) {
         fout[o.name] = { $count: {} };
         fout[f] = { $linearFill: { $cond: [{ $eq: ["$" + c, 0] }, 0, o.arg] } };
         after.push({ $set: { [o.name]: { $cond: [{ $eq: ["$" + c, 0] }, null, { $ifNull: ["$" + f, null] }] } } });
+      } else if (N_KIND[o.op] && !off.has(N_KIND[o.op])) {
+        // (MongoDB's WindowFunctionExec::create: a window whose lower bound
+        // is "unbounded" (the default's too) runs the accumulator, any other
+        // the removable window function)
+        const lo = o.window && (o.window.documents || o.window.range)[0];
+        const { rec, spec: s } = accNRecord(o.op, o.arg, { win: o.window !== undefined && lo !== "unbounded" });
+        fout[o.name] = win(o, { $push: rec });
+        after.push({ $set: { [o.name]: { $__accN: [o.name, s] } } });
       } else {
         fout[o.name] = win(o, { [o.op]: o.arg });
       }
@@ -1892,7 +2133,8 @@ function stageWindow(st, ctx) {
         // (the first -hi documents of a partition: an empty window)
         const c = t();
         fout[c] = { $documentNumber: {} };
-        const empty = { $sum: 0, $count: 0, $push: [], $addToSet: [] }[o.op];
+        const empty = { $sum: 0, $count: 0, $push: [], $addToSet: [], $firstN: [], $lastN: [], $minN: [], $maxN: [],
+                        $topN: [], $bottomN: [] }[o.op];
         last.push({ $set: { [o.name]: { $cond: [{ $lte: ["$" + c, -hi] }, empty === undefined ? null : { $literal: empty },
                                                 "$" + o.name] } } });
       }
@@ -2220,6 +2462,32 @@ const INVALID = [
   [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $sum: 1 }, "w.x": { $sum: 1 } } } }, "output fields that conflict"],
   [{ $setWindowFields: { output: { w: { $linearFill: "$a" } } } }, "$linearFill needs a sortBy"],
   [{ $setWindowFields: { sortBy: {}, output: { w: { $sum: 1 } } } }, "sortBy must not be empty"],
+  [{ $group: { _id: "$s", x: { $firstN: { input: "$a" } } } }, "$firstN needs n"],
+  [{ $group: { _id: null, x: { $lastN: { n: 2 } } } }, "$lastN needs input"],
+  [{ $group: { _id: null, x: { $minN: { n: 2, input: "$a", output: "$a" } } } }, "unknown argument of $minN"],
+  [{ $group: { _id: null, x: { $maxN: [2, "$a"] } } }, "$maxN takes a document"],
+  [{ $group: { _id: null, x: { $topN: { n: 2, output: "$a" } } } }, "$topN needs sortBy"],
+  [{ $group: { _id: null, x: { $bottomN: { n: 2, sortBy: { a: 1 } } } } }, "$bottomN needs output"],
+  [{ $group: { _id: null, x: { $top: { n: 1, sortBy: { a: 1 }, output: "$a" } } } }, "$top takes no n"],
+  [{ $group: { _id: null, x: { $bottom: { sortBy: "a", output: "$a" } } } }, "$bottom's sortBy must be a document"],
+  [{ $group: { _id: null, x: { $topN: { n: 2, sortBy: { a: 1 }, output: "$a", input: "$b" } } } }, "unknown argument of $topN"],
+  [{ $group: { _id: null, x: { $bottomN: { n: 2, sortBy: { a: 2 }, output: "$a" } } } }, "$bottomN's sortBy directions must be 1 or -1"],
+  [{ $bucket: { groupBy: "$a", boundaries: [0, 5], default: 9, output: { x: { $firstN: { n: 2, input: "$a", foo: 1 } } } } },
+   "unknown argument of $firstN (in $bucket)"],
+  [{ $bucketAuto: { groupBy: "$a", buckets: 2, output: { x: { $top: { output: "$a" } } } } }, "$top needs sortBy (in $bucketAuto)"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $firstN: { n: 0, input: "$a" } } } } },
+   "$firstN's n must be above 0 (in $setWindowFields, where it is evaluated once)"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $lastN: { n: -1, input: "$a" }, window: { documents: [-1, 1] } } } } },
+   "$lastN's n must be above 0 (in $setWindowFields, where it is evaluated once)"],
+  [{ $setWindowFields: { output: { w: { $minN: { n: 1.5, input: "$a" } } } } },
+   "$minN's n must be a whole number (in $setWindowFields, where it is evaluated once)"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $maxN: { n: "x", input: "$a" } } } } },
+   "$maxN's n must be a number (in $setWindowFields, where it is evaluated once)"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $topN: { n: "$a", sortBy: { b: 1 }, output: "$s" } } } } },
+   "$topN's n must be constant in $setWindowFields (evaluated against no document: missing)"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $bottomN: { sortBy: { b: 1 }, output: "$s" } } } } }, "$bottomN needs n"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $top: { sortBy: 1, output: "$s" } } } } }, "$top's sortBy must be a document"],
+  [{ $setWindowFields: { sortBy: { a: 1 }, output: { w: { $bottom: { sortBy: { b: 1 } } } } } }, "$bottom needs output"],
   [{ $densify: { field: "a", range: { step: 0, bounds: "full" } } }, "$densify's step must be above 0"],
   [{ $densify: { field: "a", range: { step: -1, bounds: "full" } } }, "$densify's step must be above 0"],
   [{ $densify: { field: "a", range: { step: -0.75, bounds: [-3.25, 1.25] } } }, "$densify's step must be above 0"],
@@ -2456,6 +2724,204 @@ const bucketAccOp = {
     return e && e.v !== undefined ? e.v : null;
   },
 };
+// MongoDB's order of values (BSON's canonical types: null and missing <
+// numbers < strings < documents < arrays < booleans < dates; numbers by
+// value; documents field by field, each by its value's type, then its
+// name, then its value; arrays element by element), EMPTY_KEY (the sort
+// key of an empty array) below null.
+const EMPTY_KEY = Symbol("empty array");
+function bsonRank(v) {
+  if (v === EMPTY_KEY) return 0;
+  if (v === undefined || v === null) return 5;
+  if (typeof v === "number") return 10;
+  if (typeof v === "string") return 15;
+  if (typeof v === "boolean") return 40;
+  if (Array.isArray(v)) return 25;
+  if (v instanceof Date) return 45;
+  return 20;
+}
+function bsonCmp(a, b) {
+  const ra = bsonRank(a);
+  const rb = bsonRank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 10: case 15: return a < b ? -1 : a > b ? 1 : 0;     // (strings of ASCII: byte order)
+    case 40: return a === b ? 0 : a ? 1 : -1;
+    case 45: return Math.sign(a.getTime() - b.getTime());
+    case 25: {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) {
+        const c = bsonCmp(a[i], b[i]);
+        if (c) return c;
+      }
+      return Math.sign(a.length - b.length);
+    }
+    case 20: {
+      const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+      const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+      for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+        const ta = bsonRank(a[ka[i]]);
+        const tb = bsonRank(b[kb[i]]);
+        if (ta !== tb) return ta < tb ? -1 : 1;
+        if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+        const c = bsonCmp(a[ka[i]], b[kb[i]]);
+        if (c) return c;
+      }
+      return Math.sign(ka.length - kb.length);
+    }
+  }
+  return 0;
+}
+// A value's sort key in a direction (MongoDB's SortKeyGenerator): an
+// array's least element ascending, its greatest descending, EMPTY_KEY for
+// an empty one; missing is null.
+function sortKeyOf(v, dir) {
+  if (!Array.isArray(v)) return v === undefined ? null : v;
+  if (!v.length) return EMPTY_KEY;
+  let best = v[0];
+  for (const x of v) {
+    const c = bsonCmp(x, best);
+    if (dir > 0 ? c < 0 : c > 0) best = x;
+  }
+  return best === undefined ? null : best;
+}
+// x put into the sorted list after the elements equal to it (std::multiset's
+// insert).
+function insertAfterEqual(list, x, cmp) {
+  let i = 0;
+  while (i < list.length && cmp(list[i], x) <= 0) i++;
+  list.splice(i, 0, x);
+}
+// What $group evaluates an accumulator's n against. This test takes it to
+// be {_id: <the group's key>}, as docext does. MongoDB's
+// GroupProcessorBase::findOrCreateGroup (and DocumentSourceGroup before
+// it) evaluates the initializer against the key itself where that is a
+// document (expandId), else against an empty document (MongoDB's docs on
+// $firstN: _id: {gameId: "$gameId"} with n: {$cond: {if: {$eq: ["$gameId",
+// "G2"]}, ...}}); set this to check that instead.
+const GROUP_N_KEY_DOCUMENT = true;
+
+// The value of an N_OPS accumulator (spec, see accNRecord) over the records
+// recs the documents pushed, in the order the accumulator takes them; obj
+// the output document (for n's {_id} in $group). As accumulator_multi.cpp
+// has it: in $group, $bucket and $bucketAuto AccumulatorN::validateN (n a
+// number, whole, > 0, else an error), $firstN/$lastN the first/last n
+// values (missing made null), $minN/$maxN and $topN/$bottomN the bounded
+// multiset of AccumulatorMinMaxN/AccumulatorTopBottomN (null and missing
+// skipped by $minN/$maxN; once it holds n, a value enters only if it is
+// strictly below the greatest held ($minN, $topN), which leaves, or
+// strictly above the least ($maxN, $bottomN), the earliest of equal least
+// leaving; $maxN descending, the others ascending; $top*/$bottom* by the
+// sortBy keys, missing output null, $top/$bottom the value itself), and
+// $mergeObjects the documents' fields merged (null and missing skipped,
+// another value an error; a later value replaces an earlier one where the
+// field first came, as JavaScript objects have it too; in $bucketAuto the
+// documents come in groupBy order). In
+// $setWindowFields the same where the window's lower bound is "unbounded"
+// (MongoDB runs the accumulator there), else (win) the removable window
+// functions (window_function_first_last_n.h, window_function_min_max.h,
+// window_function_top_bottom_n.h): every value of the window kept, and the
+// first n taken ($firstN, $topN, $minN ascending) or the last n ($lastN,
+// $bottomN in sortBy order, $maxN descending: the multiset backwards), ties
+// in the window's order; $firstN/$lastN keep a missing value as it is,
+// which an array leaves out. An empty window gives [] ($top, $bottom:
+// null).
+function accNValue(s, recs, obj) {
+  const op = s.op;
+  if (op === "$mergeObjects") {
+    const out = {};
+    for (const r of recs) {
+      const v = r.v;
+      if (v === undefined || v === null) continue;
+      if (typeof v !== "object" || Array.isArray(v) || v instanceof Date) {
+        throw new Error("$mergeObjects needs documents, not " + JSON.stringify(v));
+      }
+      for (const k of Object.keys(v)) {
+        if (v[k] === undefined) continue;
+        out[k] = clone(v[k]);
+      }
+    }
+    return out;
+  }
+  let n = s.n.c;
+  if ("id" in s.n) {
+    // (n's {$cond: [{$eq: ["$_id", id]}, a, b]} against {_id: <key>}, a
+    // missing key null; or, with GROUP_N_KEY_DOCUMENT, against the key
+    // itself where it is a document, else {}, where "$_id" is missing and
+    // equal to nothing)
+    const key = obj._id === undefined ? null : obj._id;
+    const idv = !GROUP_N_KEY_DOCUMENT ? key : bsonRank(key) === 20 ? key._id : undefined;
+    n = idv !== undefined && bsonCmp(idv, s.n.id) === 0 ? s.n.a : s.n.b;
+  }
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1) {
+    throw new Error(op + ": 'n' must be a whole number above 0, not " + JSON.stringify(n));
+  }
+  const val = (v) => (v === undefined ? null : v);
+  switch (op) {
+    case "$firstN": case "$lastN": {
+      const some = op === "$firstN" ? recs.slice(0, n) : recs.slice(Math.max(0, recs.length - n));
+      // (the removable window function keeps a missing value as it is, and
+      // an array leaves it out: Value::addToBsonArray)
+      return s.win ? some.map((r) => r.v).filter((v) => v !== undefined) : some.map((r) => val(r.v));
+    }
+    case "$minN": case "$maxN": {
+      const xs = recs.map((r) => r.v).filter((v) => v !== undefined && v !== null);
+      const min = op === "$minN";
+      if (s.win) {
+        const sorted = xs.slice().sort(bsonCmp);
+        return (min ? sorted : sorted.reverse()).slice(0, n);
+      }
+      const set = [];
+      for (const v of xs) {
+        if (set.length === n) {
+          if (min ? bsonCmp(set[set.length - 1], v) > 0 : bsonCmp(v, set[0]) > 0) {
+            if (min) set.pop(); else set.shift();
+          } else continue;
+        }
+        insertAfterEqual(set, v, bsonCmp);
+      }
+      return min ? set : set.reverse();
+    }
+  }
+  // $top, $bottom, $topN, $bottomN
+  const top = op === "$top" || op === "$topN";
+  const items = recs.map((r) => ({ key: r.k.map((v, i) => sortKeyOf(v, s.dirs[i])), v: val(r.v) }));
+  const cmp = (x, y) => {
+    for (let i = 0; i < s.dirs.length; i++) {
+      const c = bsonCmp(x.key[i], y.key[i]) * s.dirs[i];
+      if (c) return c;
+    }
+    return 0;
+  };
+  let res;
+  if (s.win) {
+    const sorted = items.slice().sort(cmp);
+    res = top ? sorted.slice(0, n) : sorted.slice(Math.max(0, sorted.length - n));
+  } else {
+    res = [];
+    for (const it of items) {
+      if (res.length === n) {
+        if (top ? cmp(res[res.length - 1], it) > 0 : cmp(it, res[0]) > 0) {
+          if (top) res.pop(); else res.shift();
+        } else continue;
+      }
+      insertAfterEqual(res, it, cmp);
+    }
+  }
+  res = res.map((x) => x.v);
+  if (op === "$top" || op === "$bottom") return res.length ? res[0] : null;
+  return res;
+}
+// {$__accN: [field, spec]}: accNValue of the field's records (those of
+// $bucketAuto put in the order its accumulators take them first, spec.order).
+const accNOp = {
+  $__accN(obj, expr) {
+    const [field, s] = expr;
+    const recs = (mutil.resolve(obj, field) || []).slice();
+    if (s.order === "pos") recs.sort((x, y) => x.p - y.p);
+    else if (s.order === "gpos") recs.sort((x, y) => bsonCmp(x.g, y.g) || x.p - y.p);
+    return accNValue(s, recs, obj);
+  },
+};
 // {$__densify: {field, parts, step, unit, bounds}}:
 // MongoDB's $densify (InternalDensifyStage, as jstests/aggregation/sources/
 // densify/libs/densify_in_js.js and partitions.js, doc_on_bound.js have it):
@@ -2574,7 +3040,7 @@ const densifyOps = {
 // aggregate() would merge a given context into its own on every call).
 const context = mingo.Context.init({
   accumulator: need("mingo/operators/accumulator"),
-  expression: Object.assign({}, need("mingo/operators/expression"), sortKeyOp, bucketAccOp),
+  expression: Object.assign({}, need("mingo/operators/expression"), sortKeyOp, bucketAccOp, accNOp),
   pipeline: Object.assign({}, need("mingo/operators/pipeline"), cloneOp, windowOps, bucketAutoOps,
                          densifyOps),
   projection: need("mingo/operators/projection"),

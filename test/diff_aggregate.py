@@ -204,10 +204,11 @@ KNOWN = {
         "equivalent to null'); mingo drops every null (and missing) value from every array of the "
         "output. Rewritten to accumulate {v: value, p: position} and take the values after",
     "bucketauto-input-order":
-        "$bucketAuto's $push, $first and $last take a bucket's documents in the order they came in "
+        "$bucketAuto's $first and $last take a bucket's documents in the order they came in "
         "(the positional accumulators of accumulator_for_bucket_auto.cpp: 'determine the "
-        "accumulated results based on their original positions'); mingo takes them in groupBy order. "
-        "Rewritten to number the documents first and sort on that",
+        "accumulated results based on their original positions'), its $push in groupBy order as "
+        "its sorter hands them on (stably); mingo takes them all in groupBy order, equal values "
+        "in an order of its own. Rewritten to number the documents first and sort on that",
     "bucketauto-granularity":
         "$bucketAuto with a granularity rounds the first min down, each max (the last value rounded "
         "up) takes the documents below it and those equal to the last value, a max of 0 with "
@@ -227,6 +228,42 @@ KNOWN = {
         "string (or missing), makes nothing after a partition's last document with [lo, hi], "
         "rejects lo == hi, and puts the field first in a made document. Rewritten as "
         "$__densify, MongoDB's algorithm in the generator",
+    "firstn-lastn":
+        "$firstN and $lastN (accumulator_multi.cpp) keep the first (last) n values, a missing one "
+        "as null (in a window whose lower bound is not 'unbounded', MongoDB's removable "
+        "WindowFunctionFirstLastN: a missing one counts and is left out of the array); in $group n "
+        "may be an expression over the group's key (here evaluated against {_id: <key>}, see "
+        "GROUP_N_KEY_DOCUMENT in diff_aggregate.js), which mingo evaluates against the key itself; "
+        "in $bucketAuto they take a bucket's documents in the order they came in "
+        "(accumulator_for_bucket_auto.cpp) and keep nulls, where mingo takes them in groupBy order "
+        "and drops the nulls of every output array. Rewritten to push a record of each document and "
+        "compute MongoDB's value from them ($__accN)",
+    "minn-maxn":
+        "$minN and $maxN skip null and missing and order the values as BSON does (AccumulatorMinMaxN: "
+        "numbers < strings < documents < arrays, documents field by field in their order, arrays "
+        "element by element), $minN ascending, $maxN descending; mingo orders documents by their "
+        "sorted field names and arrays by their sorted elements; n as for firstn-lastn. Rewritten "
+        "as those ($__accN)",
+    "top-bottom":
+        "$top, $bottom, $topN and $bottomN (AccumulatorTopBottomN): the output (missing as null) of "
+        "the documents ranked by sortBy as $sort ranks them (an array by its least element ascending, "
+        "its greatest descending, an empty one lowest, missing as null), ties in the order the "
+        "documents came ($bucketAuto hands them on in groupBy order); $bottomN keeps a bounded "
+        "multiset (once it holds n, a document enters only if its key is strictly above the least "
+        "held, the earliest of equal least leaving), and in a window whose lower bound is not "
+        "'unbounded' takes the last n; $top and $bottom give the value, not a one-element array. "
+        "mingo gives an array for $top and $bottom, ranks arrays otherwise and takes $bottomN's last "
+        "n; n as for firstn-lastn. Rewritten as those ($__accN)",
+    "merge-objects":
+        "$mergeObjects as an accumulator merges the documents its expression gives for each document "
+        "(null and missing skipped, any other value an error: AccumulatorMergeObjects::processInternal; "
+        "in $bucketAuto each field's value from the last document in the input's order that has it, "
+        "the fields in the order the groupBy-sorted documents bring them: "
+        "AccumulatorMergeObjectsForBucketAuto); mingo "
+        "evaluates the expression once against the group's array of documents (its expression "
+        "operator $mergeObjects comes before the accumulator), so an expression object fails, a "
+        "string is merged as fields '0', '1', ..., and in $bucketAuto the documents come in groupBy "
+        "order. Rewritten as that ($__accN)",
     "several-together":
         "mingo's answer changed only through more than one of these rewrites at once",
     "mingo-accepts-invalid":

@@ -256,8 +256,8 @@ int main(void){
     "{input: \"$v\", N: 2}}, d: {$derivative: {input: \"$v\"}, window: {documents: [-1, 0]}}, "
     "i: {$integral: {input: \"$v\"}}, s: {$sum: \"$v\"}, a: {$avg: \"$v\", window: {documents: [-1, 0]}}}}}]')",
     /* the accumulators of n values, and $mergeObjects, in $group and a window */
-    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$group: {_id: {$mod: [\"$a\", 3]}, "
-    "f: {$firstN: {n: {$add: [\"$_id\", 1]}, input: \"$s\"}}, l: {$lastN: {n: 2, input: \"$tags\"}}, "
+    "SELECT group_concat(doc, ';') FROM doc_aggregate('c', '[{$group: {_id: {m: {$mod: [\"$a\", 3]}}, "
+    "f: {$firstN: {n: {$add: [\"$m\", 1]}, input: \"$s\"}}, l: {$lastN: {n: 2, input: \"$tags\"}}, "
     "mn: {$minN: {n: 2, input: \"$a\"}}, mx: {$maxN: {n: 3, input: \"$s\"}}, "
     "t: {$top: {sortBy: {s: -1}, output: \"$a\"}}, tn: {$topN: {n: 2, sortBy: {tags: 1, a: -1}, output: [\"$a\", \"$s\"]}}, "
     "bn: {$bottomN: {n: 2, sortBy: {a: 1}, output: \"$s\"}}, m: {$mergeObjects: {k: \"$s\", a: \"$a\"}}}}, "
