@@ -125,6 +125,15 @@ SELECT doc FROM doc_aggregate('books', '[
   { $unwind: "$reviews" },
   { $group: { _id: "$reviews.user", reviews: { $sum: 1 }, books: { $push: "$title" } } }
 ]');
+-- The longest book in each language, and each book's first two reviewers
+-- ($top and $firstN: the accumulators of n values).
+SELECT doc FROM doc_aggregate('books', '[
+  { $group: { _id: "$language", longest: { $top: { sortBy: { pages: -1 }, output: "$title" } } } }
+]');
+SELECT doc FROM doc_aggregate('books', '[
+  { $unwind: "$reviews" },
+  { $group: { _id: "$title", first: { $firstN: { n: 2, input: "$reviews.user" } } } }
+]');
 
 -- ---------------------------------------------------------------------------
 -- Writing. An UPDATE that sets doc replaces the whole document; one that
