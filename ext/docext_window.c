@@ -24,8 +24,8 @@
 **
 ** FUNCTIONS. The accumulators of $group ($sum, $avg, $min, $max, $count,
 ** $first, $last, $push, $addToSet, $stdDevPop, $stdDevSamp, $median,
-** $percentile, $mergeObjects over a window without a lower bound (as in
-** MongoDB 8.2), and with a constant n $firstN, $lastN, $minN, $maxN, $top,
+** $percentile, $mergeObjects over a window without a lower bound (as MongoDB's
+** newest releases take it), and with a constant n $firstN, $lastN, $minN, $maxN, $top,
 ** $bottom, $topN, $bottomN, which keep the whole window and take n at the
 ** end, unless the window has no lower bound: then, as in MongoDB, they are
 ** $group's) over the window;

@@ -60,7 +60,8 @@ SELECT doc FROM doc_aggregate('readings', '[{$match: {sensor: "a"}},
    first2: {$firstN: {n: 2, input: "$_id"}, window: {range: [-2, 0], unit: "hour"}},
    top2: {$topN: {n: 2, sortBy: {v: 1}, output: "$v"}}}}},
   {$project: {last2: 1, hi: 1, lo: 1, best: 1, worst: 1, first2: 1, top2: 1}}]');
--- $mergeObjects, over windows without a lower bound (MongoDB 8.2's): later
+-- $mergeObjects, over windows without a lower bound (as MongoDB's newest
+-- releases take it): later
 -- fields win; an empty window gives {}
 SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{k: 1, o: {a: 1, b: 10}}, {k: 2, o: {a: 2, c: 20}}, {k: 3, o: null}, {k: 4, o: {a: 3, d: 30}}]},
   {$setWindowFields: {sortBy: {k: 1}, output: {all: {$mergeObjects: "$o"}, run: {$mergeObjects: "$o", window: {documents: ["unbounded", "current"]}},
