@@ -5188,48 +5188,36 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   return p->rc;
 }
 
-/* $firstN, $lastN, $maxN, $minN: n, input (an array). maxN and minN leave
-** out null and missing values. */
+/* $firstN, $lastN, $maxN, $minN: n, input (an array), by the accumulator
+** of the same name over its elements, as MongoDB's evaluateAccumulatorN
+** has it (so equal values of $maxN come as its multiset gives them); any
+** input but an array, null too, is an error. */
 static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
-  DocValue a[2], *aV;
+  DocValue a[2];
+  DocAccum acc;
   DocIter it;
-  ExprArray arr;
-  i64 nWant;
-  int n = 0, i, iFrom = 0, iTo;
+  DocBuf out;
+  char *zErr = 0;
+  int rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  if( !exprWholeI64(&a[0], &nWant) || nWant<1 ){
+  docextAccumInit(&acc, docextAccumOp(pN->zOp, (int)strlen(pN->zOp)));
+  if( docextAccumSetN(&acc, &a[0], 0, &zErr) ){
+    sqlite3_free(zErr);
     return exprError(p, "%s's n must be a positive whole number", pN->zOp);
   }
-  if( exprNullish(&a[1]) ){
-    exprSetNull(pOut);
-    return SQLITE_OK;
-  }
   if( a[1].type!=DOC_ARRAY ){
-    return exprError(p, "%s's input must be an array, not %s", pN->zOp,
-                     exprTypeName(&a[1]));
+    return exprError(p, "%s's input must be an array, not %s", pN->zOp, exprTypeName(&a[1]));
   }
-  aV = sqlite3_malloc64(sizeof(DocValue)*2*((u64)docextIterCount(&a[1])+1));
-  if( aV==0 ) return p->rc = SQLITE_NOMEM;
+  memset(&out, 0, sizeof(out));
   docextIterInitValue(&it, &a[1]);
-  while( docextIterNext(&it) ){
-    if( (pN->eOp==EX_MAXN || pN->eOp==EX_MINN) && exprNullish(&it.v) ) continue;
-    aV[n++] = it.v;
-  }
-  if( pN->eOp==EX_MAXN || pN->eOp==EX_MINN ){
-    docextSort(aV, n, sizeof(DocValue), &aV[n], exprValueCmp, 0);
-    if( pN->eOp==EX_MAXN ){
-      for(i=0; i<n/2; i++){ DocValue t = aV[i]; aV[i] = aV[n-1-i]; aV[n-1-i] = t; }
-    }
-  }
-  iTo = nWant<n ? (int)nWant : n;
-  if( pN->eOp==EX_LASTN ){
-    iFrom = n - iTo;
-    iTo = n;
-  }
-  exprArrayStart(&arr);
-  for(i=iFrom; i<iTo && exprArrayAdd(&arr, &aV[i]); i++){}
-  sqlite3_free(aV);
-  return exprArrayEnd(p, &arr, pOut);
+  while( rc==SQLITE_OK && docextIterNext(&it) ) docextAccumAdd(&rc, &acc, &it.v, 0);
+  /* (the result as one element, "" of type t: t, 0, the value's bytes) */
+  docextAccumResult(&rc, &acc, &out, "", 0);
+  if( rc==SQLITE_OK ) exprSetBytes(p, out.a[0], out.a+2, out.n-2, pOut);
+  if( rc ) p->rc = rc;
+  docextAccumFree(&acc);
+  docextBufFree(&out);
+  return p->rc;
 }
 
 /* $getField: field (a constant string), input (default $$CURRENT); the

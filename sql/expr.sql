@@ -568,6 +568,11 @@ SELECT doc_match('{}', '{$expr: {$sortArray: {input: [1], sortBy: 2}}}');
 SELECT doc_match('{}', '{$expr: {$sortArray: {input: 1, sortBy: 1}}}');
 SELECT doc_match('{}', '{$expr: {$firstN: {n: 0, input: [1]}}}');
 SELECT doc_match('{}', '{$expr: {$maxN: {n: 1, input: "x"}}}');
+-- (null is no array either, as MongoDB's evaluateAccumulatorN has it)
+SELECT doc_match('{}', '{$expr: {$lastN: {n: 1, input: null}}}');
+-- $maxN's equal values as its accumulator holds them: once n are held, an
+-- equal one does not enter
+SELECT doc_json(doc_update('{a: [2, 2.0, 1, 2]}', '[{$set: {mx: {$maxN: {n: 2, input: "$a"}}, mn: {$minN: {n: 2, input: "$a"}}}}]'), 'canonical');
 SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1], 2]}}}');
 SELECT doc_match('{}', '{$expr: {$zip: {inputs: [[1]], defaults: [0]}}}');
 SELECT doc_match('{}', '{$expr: {$getField: {field: 1}}}');

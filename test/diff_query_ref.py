@@ -1068,11 +1068,11 @@ def agg_eval_more(op, arg, ev):
                     raise ExprError("not arrays")
             n = min((len(x) for x in ins), default=0)
             return [[x[i] for x in ins] for i in range(n)]
+        # (MongoDB's evaluateAccumulatorN: n checked first; then any input
+        # but an array, null too, is an error; the accumulator over it)
         n, x = a["n"], a["input"]
         if not whole(n) or n < 1:
             raise ExprError("bad n")
-        if nullish(x):
-            return None
         if not isinstance(x, list):
             raise ExprError("not an array")
         n = int(n)
@@ -1080,9 +1080,26 @@ def agg_eval_more(op, arg, ev):
             return x[:n]
         if op == "$lastN":
             return x[max(0, len(x) - n):]
-        vals = sorted([v for v in x if not nullish(v)], key=functools.cmp_to_key(agg_cmp),
-                      reverse=op == "$maxN")
-        return vals[:n]
+        # AccumulatorMinMaxN's multiset: ascending, equal values in the order
+        # they came; once it holds n, a value enters only if strictly better
+        # than the worst held ($minN: the last, $maxN: the first), which
+        # leaves; $maxN reads it backwards
+        held = []
+        for v in x:
+            if nullish(v):
+                continue
+            if len(held) == n:
+                if op == "$minN" and agg_cmp(held[-1], v) > 0:
+                    held.pop()
+                elif op == "$maxN" and agg_cmp(held[0], v) < 0:
+                    held.pop(0)
+                else:
+                    continue
+            i = len(held)
+            while i > 0 and agg_cmp(held[i - 1], v) > 0:
+                i -= 1
+            held.insert(i, v)
+        return held if op == "$minN" else held[::-1]
     if op in ("$pow", "$sqrt", "$round"):
         if any(nullish(a) for a in args):
             return None
