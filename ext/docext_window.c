@@ -955,10 +955,8 @@ struct WinAgg {
   DocAccum acc;             /* WF_ACC */
   i64 nPair;                /* WF_COVAR: pairs, their means and co-moment */
   double mx, my, c;
-  int nPt;                  /* WF_INTEGRAL: points, and the area so far: */
-  double area;              /* the trapezoids that are doubles, */
-  u8 aArea[16];             /* and the sum of those that are decimal128 */
-  int bDec;                 /* (aArea holds one) */
+  int nPt;                  /* WF_INTEGRAL: points, and the area so far */
+  DocSum area;              /* (summed as MongoDB's $sum sums) */
   int lo, hi;
 };
 
@@ -966,6 +964,7 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   docextAccumFree(&g->acc);
   memset(g, 0, sizeof(*g));
   docextAccumInit(&g->acc, pO->eFn==WF_ACC ? pO->eAcc : DOCEXT_ACC_SUM);
+  docextSumInit(&g->area);
   if( pO->eFn==WF_ACC && docextAccumHasArgs(pO->eAcc) ){
     /* A window with a lower bound is one MongoDB takes documents out of:
     ** its function keeps every item and chooses n at the end. Without
@@ -1010,17 +1009,7 @@ static int integralAdd(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g){
   if( rc==SQLITE_OK ) rc = docextNumOp('*', &sy, &dx, &t);
   if( rc==SQLITE_OK ) rc = docextNumOp('/', &t, &two, &t);
   if( rc ) return rc;
-  if( t.type!=DOC_DECIMAL128 ){
-    g->area += docextNumDouble(&t);
-  }else if( !g->bDec ){
-    memcpy(g->aArea, t.aDec, 16);
-    g->bDec = 1;
-  }else{
-    u8 a[16];
-    rc = docextDec128Add(g->aArea, t.aDec, a);
-    if( rc==SQLITE_OK ) memcpy(g->aArea, a, 16);
-  }
-  return rc;
+  return docextSumAdd(&g->area, &t);
 }
 
 /* Take row i into g, after its rows (bFront 0) or before them. */
@@ -1080,18 +1069,10 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
     else docextBsonAppendDouble(&rc, &pP->tmp, "", 0, g->c / (double)nDiv);
   }else if( g->nPt==0 ){
     docextBsonAppendNull(&rc, &pP->tmp, "", 0);
-  }else if( g->nPt==1 && pO->nUnitMs==0 ){
-    docextBsonAppendInt32(&rc, &pP->tmp, "", 0, 0);
   }else{
-    /* (doubles and decimals summed as MongoDB's $sum sums them) */
-    DocNum a, d, unit;
-    numSetDouble(&a, g->area);
-    if( g->bDec ){
-      memset(&d, 0, sizeof(d));
-      d.type = DOC_DECIMAL128;
-      memcpy(d.aDec, g->aArea, 16);
-      rc = docextNumOp('+', &d, &a, &a);
-    }
+    /* (one point: the int 0 of a sum of nothing) */
+    DocNum a, unit;
+    rc = docextSumResult(&g->area, &a);
     if( rc==SQLITE_OK && pO->nUnitMs ){
       memset(&unit, 0, sizeof(unit));
       unit.type = DOC_INT64;
