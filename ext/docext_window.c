@@ -953,8 +953,8 @@ static void numSetDouble(DocNum *p, double d){
 typedef struct WinAgg WinAgg;
 struct WinAgg {
   DocAccum acc;             /* WF_ACC */
-  i64 nPair;                /* WF_COVAR: pairs, their means and co-moment */
-  double mx, my, c;
+  i64 nPair;                /* WF_COVAR: pairs taken, the sums of their x and */
+  DocSum sx, sy, cxy;       /* y, and of the products of their deviations */
   int nPt;                  /* WF_INTEGRAL: points, and the area so far */
   DocSum area;              /* (summed as MongoDB's $sum sums) */
   int lo, hi;
@@ -965,6 +965,9 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   memset(g, 0, sizeof(*g));
   docextAccumInit(&g->acc, pO->eFn==WF_ACC ? pO->eAcc : DOCEXT_ACC_SUM);
   docextSumInit(&g->area);
+  docextSumInit(&g->sx);
+  docextSumInit(&g->sy);
+  docextSumInit(&g->cxy);
   if( pO->eFn==WF_ACC && docextAccumHasArgs(pO->eAcc) ){
     /* A window with a lower bound is one MongoDB takes documents out of:
     ** its function keeps every item and chooses n at the end. Without
@@ -1012,6 +1015,53 @@ static int integralAdd(WinPart *pP, const WinVals *pY, int i, int k, WinAgg *g){
   return docextSumAdd(&g->area, &t);
 }
 
+/* Is n a NaN or an infinity? */
+static int numNonFinite(const DocNum *n){
+  char zDigits[40];
+  int bNeg, iExp;
+  if( n->type==DOC_DOUBLE ) return !isfinite(n->d);
+  if( n->type!=DOC_DECIMAL128 ) return 0;
+  return docextDec128Parts(n->aDec, &bNeg, zDigits, &iExp)!=DOCEXT_DEC_FINITE;
+}
+
+/* Take the pair (x, y), numbers, into a covariance, as MongoDB's
+** WindowFunctionCovariance::add does: dx = x - mean(x before), dy = y -
+** mean(y after), the products summed; the means sums over counts, all of
+** it with MongoDB's types (decimal128 kept). A pair with a NaN or an
+** infinity adds only that to the sum: NaN where there is a NaN or both
+** infinities, else the infinity. */
+static int covarAdd(WinAgg *g, const DocValue *a){
+  DocNum x, y, mean, dx, dy, t;
+  int rc = SQLITE_OK, bHas = g->nPair>0;
+  docextNumFrom(&a[0], &x);
+  docextNumFrom(&a[1], &y);
+  if( numNonFinite(&x) || numNonFinite(&y) ){
+    double dX = docextNumDouble(&x), dY = docextNumDouble(&y), r;
+    int bPos = dX==INFINITY || dY==INFINITY, bNeg = dX==-INFINITY || dY==-INFINITY;
+    r = isnan(dX) || isnan(dY) || (bPos && bNeg) ? NAN : bPos ? INFINITY : -INFINITY;
+    numSetDouble(&t, r);
+    if( x.type==DOC_DECIMAL128 || y.type==DOC_DECIMAL128 ){
+      DocNum d = t;
+      memset(&t, 0, sizeof(t));
+      t.type = DOC_DECIMAL128;
+      docextNumToDec(&d, t.aDec);
+    }
+    return docextSumAdd(&g->cxy, &t);
+  }
+  if( bHas ){
+    rc = docextSumAvg(&g->sx, g->nPair, &mean);
+    if( rc==SQLITE_OK ) rc = docextNumOp('-', &x, &mean, &dx);
+  }
+  g->nPair++;
+  if( rc==SQLITE_OK ) rc = docextSumAdd(&g->sx, &x);
+  if( rc==SQLITE_OK ) rc = docextSumAdd(&g->sy, &y);
+  if( rc==SQLITE_OK ) rc = docextSumAvg(&g->sy, g->nPair, &mean);
+  if( rc==SQLITE_OK ) rc = docextNumOp('-', &y, &mean, &dy);
+  if( rc==SQLITE_OK && bHas ) rc = docextNumOp('*', &dx, &dy, &t);
+  if( rc==SQLITE_OK && bHas ) rc = docextSumAdd(&g->cxy, &t);
+  return rc;
+}
+
 /* Take row i into g, after its rows (bFront 0) or before them. */
 static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, int i,
                   int bFront, char **pzErr){
@@ -1027,14 +1077,7 @@ static int aggAdd(WinPart *pP, const WinOut *pO, const WinVals *pIn, WinAgg *g, 
     if( v.type==DOC_ARRAY && docextIterCount(&v)==2 ){
       docextIterInitValue(&it, &v);
       while( docextIterNext(&it) ) a[n++] = it.v;
-      if( docextValueIsNumber(&a[0]) && docextValueIsNumber(&a[1]) ){
-        double x = docextValueToDouble(&a[0]), y = docextValueToDouble(&a[1]), dx;
-        g->nPair++;
-        dx = x - g->mx;
-        g->mx += dx / (double)g->nPair;
-        g->my += (y - g->my) / (double)g->nPair;
-        g->c += dx * (y - g->my);
-      }
+      if( docextValueIsNumber(&a[0]) && docextValueIsNumber(&a[1]) ) rc = covarAdd(g, a);
     }
   }else{                                      /* WF_INTEGRAL */
     rc = integralPoint(pP, pO, pIn, i, pzErr);
@@ -1065,8 +1108,19 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
     docextAccumResult(&rc, &g->acc, &pP->tmp, "", 0);
   }else if( pO->eFn==WF_COVAR ){
     i64 nDiv = pO->eAcc ? g->nPair-1 : g->nPair;
-    if( nDiv<=0 ) docextBsonAppendNull(&rc, &pP->tmp, "", 0);
-    else docextBsonAppendDouble(&rc, &pP->tmp, "", 0, g->c / (double)nDiv);
+    DocNum c, d;
+    if( g->nPair==1 && !pO->eAcc ){
+      docextBsonAppendDouble(&rc, &pP->tmp, "", 0, 0.0);
+    }else if( nDiv<=0 ){
+      docextBsonAppendNull(&rc, &pP->tmp, "", 0);
+    }else{
+      /* (divided by the count as a double, as MongoDB's getValue does) */
+      numSetDouble(&d, (double)nDiv);
+      rc = docextSumResult(&g->cxy, &c);
+      if( rc==SQLITE_OK && c.type==DOC_DECIMAL128 ) rc = docextNumOp('/', &c, &d, &c);
+      else if( rc==SQLITE_OK ) numSetDouble(&c, docextNumDouble(&c) / (double)nDiv);
+      if( rc==SQLITE_OK ) docextNumAppend(&rc, &pP->tmp, "", 0, &c);
+    }
   }else if( g->nPt==0 ){
     docextBsonAppendNull(&rc, &pP->tmp, "", 0);
   }else{
@@ -1092,6 +1146,7 @@ static int aggResult(WinPart *pP, const WinOut *pO, WinAgg *g, DocValue *pV, cha
 /* Does the function's value not depend on the order of its inputs (so
 ** that a window can grow at its front)? */
 static int orderFree(const WinOut *pO){
+  if( pO->eFn==WF_COVAR ) return 0;     /* (a pair's deviations are from the means before) */
   if( pO->eFn!=WF_ACC ) return 1;
   return pO->eAcc!=DOCEXT_ACC_FIRST && pO->eAcc!=DOCEXT_ACC_LAST
       && pO->eAcc!=DOCEXT_ACC_PUSH && pO->eAcc!=DOCEXT_ACC_MERGEOBJECTS

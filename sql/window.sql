@@ -138,6 +138,11 @@ SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: 
   {$setWindowFields: {sortBy: {t: 1}, output: {ema: {$expMovingAvg: {input: "$v", N: 2}},
    d: {$derivative: {input: "$v"}, window: {documents: [-1, 0]}}, i: {$integral: {input: "$v"}, window: {documents: [-1, 0]}},
    all: {$integral: {input: "$v"}}}}}, {$project: {_id: 0}}]');
+-- the covariances as MongoDB's WindowFunctionCovariance computes them (the
+-- means sums over counts; decimal128 kept; an infinity carried)
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{x: 1, y: NumberDecimal("2")}, {x: 2, y: 4}, {x: 4, y: 5}]},
+  {$setWindowFields: {sortBy: {x: 1}, output: {p: {$covariancePop: ["$x", "$y"]}, s: {$covarianceSamp: ["$x", "$y"], window: {documents: [-1, 0]}},
+   i: {$covariancePop: ["$x", {$cond: [{$eq: ["$x", 2]}, {$literal: Infinity}, 1]}]}}}}, {$project: {_id: 0}}]');
 SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, w: NumberDecimal("1.5")}, {t: 2, w: null},
   {t: 4, w: 3}, {t: 5}, {t: 6, w: 4}]}, {$setWindowFields: {sortBy: {t: 1}, output: {w: {$linearFill: "$w"}}}}, {$project: {_id: 0}}]');
 SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{t: ISODate("2026-01-01T00:00:00Z"), v: NumberDecimal("1")},
