@@ -669,18 +669,110 @@ static void roundedPow2(AggRounded *r, int e, int bDec){
   }
 }
 
+/* Decimal128 comparison of a and b (< 0, 0, > 0). */
+static int decCmp(const u8 *a, const u8 *b){
+  DocValue x, y;
+  x.type = y.type = DOC_DECIMAL128;
+  x.n = y.n = 16;
+  x.p = a;
+  y.p = b;
+  return docextValueCompare(&x, &y);
+}
+
+/* *pOut = a * m; decStep: the multiplier m times 10, or (bDiv) over 10. */
+static int decScaled(const u8 *a, const u8 *m, u8 *pOut){
+  return docextDec128Mul(a, m, pOut);
+}
+static int decStep(u8 *m, int bDiv){
+  u8 ten[16], r[16];
+  int rc;
+  docextDec128FromInt64(10, ten);
+  rc = bDiv ? docextDec128Div(m, ten, r) : docextDec128Mul(m, ten, r);
+  if( rc==SQLITE_OK ) memcpy(m, r, 16);
+  return rc;
+}
+
+/* roundGranular() of a decimal128 x to a series, in decimal128 as
+** MongoDB's GranularityRounderPreferredNumbers has it: each number of the
+** series the Decimal128 of its double (15 digits), scaled by a multiplier
+** multiplied or divided by 10, so the bound keeps those digits. */
+static int roundGranularDec(const struct AggSeries *pSeries, const u8 *x, int bUp,
+                            AggRounded *r){
+  u8 aSer[200][16], m[16], s[16], prev[16];   /* (the longest series, E192, has 192) */
+  int n = pSeries->n, i, rc;
+
+  for(i=0; i<n; i++){
+    DocNum d;
+    memset(&d, 0, sizeof(d));
+    d.type = DOC_DOUBLE;
+    d.d = pSeries->a[i];
+    docextNumToDec(&d, aSer[i]);
+  }
+  docextDec128FromInt64(1, m);
+  if( bUp ){
+    for(;;){                      /* up: while x >= last*m, m *= 10 */
+      if( (rc = decScaled(aSer[n-1], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(x, s)<0 ) break;
+      if( (rc = decStep(m, 0))!=SQLITE_OK ) return rc;
+    }
+    for(;;){                      /* while x < first*m, m /= 10 ... */
+      if( (rc = decScaled(aSer[0], m, prev))!=SQLITE_OK ) return rc;
+      if( decCmp(x, prev)>=0 ) break;
+      if( (rc = decStep(m, 1))!=SQLITE_OK ) return rc;
+      if( (rc = decScaled(aSer[n-1], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(x, s)>=0 ){      /* ... between two decades: first*m */
+        memcpy(s, prev, 16);
+        goto found;
+      }
+    }
+    for(i=0; i<n; i++){           /* the least scaled number above x */
+      if( (rc = decScaled(aSer[i], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(x, s)<0 ) break;
+    }
+  }else{
+    for(;;){                      /* down: while x <= first*m, m /= 10 */
+      if( (rc = decScaled(aSer[0], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(x, s)>0 ) break;
+      if( (rc = decStep(m, 1))!=SQLITE_OK ) return rc;
+    }
+    for(;;){                      /* while x > last*m, m *= 10 ... */
+      if( (rc = decScaled(aSer[n-1], m, prev))!=SQLITE_OK ) return rc;
+      if( decCmp(x, prev)<=0 ) break;
+      if( (rc = decStep(m, 0))!=SQLITE_OK ) return rc;
+      if( (rc = decScaled(aSer[0], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(x, s)<=0 ){      /* ... between two decades: last*m */
+        memcpy(s, prev, 16);
+        goto found;
+      }
+    }
+    for(i=1; i<n; i++){           /* the one before the least >= x */
+      if( (rc = decScaled(aSer[i], m, s))!=SQLITE_OK ) return rc;
+      if( decCmp(s, x)>=0 ) break;
+    }
+    if( (rc = decScaled(aSer[i-1], m, s))!=SQLITE_OK ) return rc;
+  }
+found:
+  memcpy(r->a, s, 16);
+  r->v.type = DOC_DECIMAL128;
+  r->v.n = 16;
+  r->v.p = r->a;
+  return SQLITE_OK;
+}
+
 /* Round v (a number >= 0, finite: checked) up (bUp) or down to the
 ** granularity pSeries, as MongoDB's rounders do: up to the least number of
 ** the series greater than v, down to the greatest one less than it; 0
-** stays itself. Decimals are rounded as doubles. */
-static void roundGranular(const struct AggSeries *pSeries, const DocValue *v, int bUp,
-                          AggRounded *r){
+** stays itself. A decimal128 to a series is rounded in decimal128
+** (roundGranularDec); to POWERSOF2, as a double. */
+static int roundGranular(const struct AggSeries *pSeries, const DocValue *v, int bUp,
+                         AggRounded *r){
   double d = docextValueToDouble(v), m = 1.0;
   int bDec = v->type==DOC_DECIMAL128, i;
   if( d==0.0 ){
     r->v = *v;
-    return;
+    return SQLITE_OK;
   }
+  if( bDec && pSeries->a ) return roundGranularDec(pSeries, v->p, bUp, r);
   if( pSeries->a==0 ){
     int e;
     if( v->type==DOC_DOUBLE || bDec ){
@@ -691,7 +783,7 @@ static void roundGranular(const struct AggSeries *pSeries, const DocValue *v, in
       e = bUp ? 64 - nLead : (nLead + nTrail==63 ? 62 - nLead : 63 - nLead);
     }
     roundedPow2(r, e, bDec);
-    return;
+    return SQLITE_OK;
   }
   if( bUp ){
     while( d >= pSeries->a[pSeries->n-1]*m ) m *= 10.0;
@@ -699,25 +791,26 @@ static void roundGranular(const struct AggSeries *pSeries, const DocValue *v, in
       double prevMin = pSeries->a[0]*m;
       m /= 10.0;
       if( d >= pSeries->a[pSeries->n-1]*m ){
-        roundedDouble(r, prevMin, bDec);
-        return;
+        roundedDouble(r, prevMin, 0);
+        return SQLITE_OK;
       }
     }
     for(i=0; i<pSeries->n && !(d < pSeries->a[i]*m); i++){}
-    roundedDouble(r, pSeries->a[i<pSeries->n ? i : pSeries->n-1]*m, bDec);
+    roundedDouble(r, pSeries->a[i<pSeries->n ? i : pSeries->n-1]*m, 0);
   }else{
     while( d <= pSeries->a[0]*m ) m /= 10.0;
     while( d > pSeries->a[pSeries->n-1]*m ){
       double prevMax = pSeries->a[pSeries->n-1]*m;
       m *= 10.0;
       if( d <= pSeries->a[0]*m ){
-        roundedDouble(r, prevMax, bDec);
-        return;
+        roundedDouble(r, prevMax, 0);
+        return SQLITE_OK;
       }
     }
     for(i=0; i<pSeries->n && pSeries->a[i]*m < d; i++){}
-    roundedDouble(r, pSeries->a[i>0 ? i-1 : 0]*m, bDec);
+    roundedDouble(r, pSeries->a[i>0 ? i-1 : 0]*m, 0);
   }
+  return SQLITE_OK;
 }
 
 /* $bucketAuto: {groupBy, buckets, output, granularity}. */
@@ -2202,7 +2295,7 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
     autoKeep(&b.min, &v);
     if( pSeries ){
       if( bHavePrev ) roundedCopy(&b.min, &prevMax);
-      else roundGranular(pSeries, &v, 0, &b.min);
+      else rc = roundGranular(pSeries, &v, 0, &b.min);
     }
     /* about nApprox documents; the last bucket takes the rest */
     while( rc==SQLITE_OK && i<n && (nIn<nApprox || iBucket==pS->n) ){
@@ -2215,16 +2308,17 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
     if( pSeries ){
       /* the bound rounded up; what it covers, and equal values, join */
       AggRounded bound;
-      roundGranular(pSeries, &b.max.v, 1, &bound);
+      rc = roundGranular(pSeries, &b.max.v, 1, &bound);
       while( rc==SQLITE_OK && i<n ){
         autoValue(&vals, aVal, &aKey[i], &next);
         if( docextValueCompare(&bound.v, &next)<=0 && docextValueCompare(&b.max.v, &next)!=0 ) break;
         autoKeep(&b.max, &next);
         i++;
       }
+      if( rc ) break;
       if( docextValueToDouble(&bound.v)==0.0 && i<n ){
         autoValue(&vals, aVal, &aKey[i], &next);
-        roundGranular(pSeries, &next, 0, &b.max);
+        rc = roundGranular(pSeries, &next, 0, &b.max);
       }else{
         roundedCopy(&b.max, &bound);
       }

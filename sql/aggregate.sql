@@ -161,6 +161,11 @@ SELECT doc FROM doc_aggregate('prices', '[{$match: {p: {$exists: true}}},
   {$bucketAuto: {groupBy: "$p", buckets: 3, granularity: "POWERSOF2"}}]');
 SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$lte: 20}}},
   {$bucketAuto: {groupBy: {$multiply: ["$p", 1000]}, buckets: 2, granularity: "E192"}}]');
+-- decimal128 values are rounded in decimal128, as MongoDB's rounder does
+-- (the series' numbers to 15 digits, scaled by powers of ten)
+SELECT doc_json(bson, 'canonical') FROM doc_aggregate(NULL, '[{$documents: [{v: NumberDecimal("0.8")}, {v: NumberDecimal("1.5")},
+  {v: NumberDecimal("3.2")}, {v: NumberDecimal("47")}, {v: NumberDecimal("1234")}]},
+  {$bucketAuto: {groupBy: "$v", buckets: 3, granularity: "E6"}}]');
 -- a zero, rounded: the first bucket's max is the next value rounded down
 SELECT doc FROM doc_aggregate('prices', '[{$match: {_id: {$in: [20, 21]}}},
   {$bucketAuto: {groupBy: {$floor: "$p"}, buckets: 2, granularity: "R10"}}]');

@@ -250,6 +250,10 @@ int main(void){
     "u: {$addToSet: \"$a\"}, sd: {$stdDevSamp: \"$a\"}, md: {$median: {input: \"$a\", method: "
     "\"approximate\"}}}}, {$set: {k: {$size: \"$u\"}}}, "
     "{$match: {n: {$gt: 1}}}, {$sort: {n: 1, _id: 1}}, {$skip: 1}, {$project: {p: 0}}]')",
+    /* $bucketAuto's granularity over decimal128 */
+    "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: [{v: NumberDecimal(\"0.8\")}, "
+    "{v: NumberDecimal(\"31\")}, {v: NumberDecimal(\"4700\")}]}, {$bucketAuto: {groupBy: \"$v\", "
+    "buckets: 2, granularity: \"E12\"}}]')",
     /* window functions over decimal128 */
     "SELECT group_concat(doc, ';') FROM doc_aggregate(NULL, '[{$documents: [{t: 1, v: NumberDecimal(\"1.5\")}, "
     "{t: 2, v: 2.25}, {t: 4, v: 3}]}, {$setWindowFields: {sortBy: {t: 1}, output: {e: {$expMovingAvg: "
