@@ -908,7 +908,7 @@ struct DocAccum {
                             ** the best, first or last; $push's list */
   int nVal;                 /* values in val */
   /* $firstN ... $bottomN: their items, each a sort key and a value */
-  i64 nLimit;               /* n (docextAccumSetN) */
+  i64 nLimit;               /* n (docextAccumStart) */
   DocSort *pSort;           /* $top ...: the items' order (borrowed) */
   int bKeepAll;             /* keep every item, choosing n at the end (a
                             ** window's, as MongoDB's removable ones do) */
@@ -932,10 +932,12 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr);
 int docextAccumArgs(int eOp, const DocValue *v, DocBuf *pOwn, DocValue *pInput,
                     DocValue *pN, DocSort **ppSort, char **pzErr);
 #define docextAccumHasArgs(eOp) ((eOp)>=DOCEXT_ACC_FIRSTN && (eOp)<=DOCEXT_ACC_BOTTOMN)
-/* Give accumulator p (just initialized) its n, the value v of n's
-** expression, and the order docextAccumArgs compiled (pSort, borrowed).
-** SQLITE_ERROR with *pzErr unless v is a positive whole number. */
-int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr);
+/* Initialize accumulator p for eOp; for $firstN ... $bottomN give it its
+** n, the value of n's expression pN over the document aDoc, and the order
+** docextAccumArgs compiled (pSort, borrowed). SQLITE_ERROR with *pzErr
+** unless n is a positive whole number. */
+int docextAccumStart(DocAccum *p, int eOp, DocExpr *pN, DocSort *pSort, const u8 *aDoc,
+                     char **pzErr);
 /* Append the result as element zKey of the document pOut is writing:
 ** $addToSet's values each once, in BSON order. */
 void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, int nKey);

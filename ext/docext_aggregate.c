@@ -1852,17 +1852,8 @@ static int runUnwind(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char *
 ** "$g". */
 static int accumStart(const AggField *pF, DocAccum *pAcc, const DocValue *pId, char **pzErr){
   static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
-  DocBuf tmp;
-  DocValue n;
-  int rc;
-  docextAccumInit(pAcc, pF->eAcc);
-  if( pF->pN==0 ) return SQLITE_OK;
-  memset(&tmp, 0, sizeof(tmp));
-  rc = docextExprValue(pF->pN, pId && pId->type==DOC_DOCUMENT ? pId->p : aEmpty, &tmp, &n,
-                       pzErr);
-  if( rc==SQLITE_OK ) rc = docextAccumSetN(pAcc, &n, pF->pSort, pzErr);
-  docextBufFree(&tmp);
-  return rc;
+  return docextAccumStart(pAcc, pF->eAcc, pF->pN, pF->pSort,
+                          pId && pId->type==DOC_DOCUMENT ? pId->p : aEmpty, pzErr);
 }
 
 /* Append the result of field pF's accumulator (finished, for $median and

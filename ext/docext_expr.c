@@ -2111,7 +2111,9 @@ int docextAccumArgs(int eOp, const DocValue *v, DocBuf *pOwn, DocValue *pInput,
   return docextSortNew(it.v.p, ppSort, pzErr);
 }
 
-int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr){
+/* Give accumulator p its n, the value v (a positive whole number, else
+** SQLITE_ERROR), and its order (pSort). */
+static int accumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr){
   i64 n;
   if( !exprWholeI64(v, &n) || n<1 ){
     if( docextValueIsNumber(v) ){
@@ -2124,6 +2126,20 @@ int docextAccumSetN(DocAccum *p, const DocValue *v, DocSort *pSort, char **pzErr
   p->nLimit = n;
   p->pSort = pSort;
   return SQLITE_OK;
+}
+
+int docextAccumStart(DocAccum *p, int eOp, DocExpr *pN, DocSort *pSort, const u8 *aDoc,
+                     char **pzErr){
+  DocBuf tmp;
+  DocValue n;
+  int rc;
+  docextAccumInit(p, eOp);
+  if( pN==0 ) return SQLITE_OK;
+  memset(&tmp, 0, sizeof(tmp));
+  rc = docextExprValue(pN, aDoc, &tmp, &n, pzErr);
+  if( rc==SQLITE_OK ) rc = accumSetN(p, &n, pSort, pzErr);
+  docextBufFree(&tmp);
+  return rc;
 }
 
 void docextAccumInit(DocAccum *p, int eOp){
@@ -2537,6 +2553,20 @@ void docextAccumResult(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
   docextBsonAppendNull(pRc, pOut, zKey, nKey);
 }
 
+/* The result of accumulator pAcc (rc: its adding's) as the expression's
+** value. */
+static int exprAccumValue(ExprCtx *p, DocAccum *pAcc, int rc, DocValue *pOut){
+  DocBuf out;
+  u8 aOut[64];
+  docextBufInit(&out, aOut, sizeof(aOut));
+  /* (the result as one element, "" of type t: t, 0, the value's bytes) */
+  docextAccumResult(&rc, pAcc, &out, "", 0);
+  if( rc==SQLITE_OK ) exprSetBytes(p, out.a[0], out.a+2, out.n-2, pOut);
+  if( rc ) p->rc = rc;
+  docextBufFree(&out);
+  return p->rc;
+}
+
 /* The expressions $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp: the
 ** accumulator over the elements of a single array argument, else over the
 ** arguments. */
@@ -2549,13 +2579,10 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue *aVal, aSpace[8];
   DocAccum acc;
   DocIter it;
-  DocBuf out;
-  u8 aOut[64];
   int i, bOne, rc = SQLITE_OK;
   aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
   if( aVal==0 ) return p->rc = SQLITE_NOMEM;
   docextAccumInit(&acc, aAcc[pN->eOp]);
-  docextBufInit(&out, aOut, sizeof(aOut));
   if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
     bOne = pN->nArg==1 && aVal[0].type==DOC_ARRAY;
     if( bOne ){
@@ -2564,14 +2591,10 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     }else{
       for(i=0; i<pN->nArg; i++) docextAccumAdd(&rc, &acc, &aVal[i], 0);
     }
-    /* (the result as one element, "" of type t: t, 0, the value's bytes) */
-    docextAccumResult(&rc, &acc, &out, "", 0);
-    if( rc==SQLITE_OK ) exprSetBytes(p, out.a[0], out.a+2, out.n-2, pOut);
-    if( rc ) p->rc = rc;
+    exprAccumValue(p, &acc, rc, pOut);
   }
   if( aVal!=aSpace ) sqlite3_free(aVal);
   docextAccumFree(&acc);
-  docextBufFree(&out);
   return p->rc;
 }
 
@@ -5196,27 +5219,21 @@ static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[2];
   DocAccum acc;
   DocIter it;
-  DocBuf out;
   char *zErr = 0;
   int rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   docextAccumInit(&acc, docextAccumOp(pN->zOp, (int)strlen(pN->zOp)));
-  if( docextAccumSetN(&acc, &a[0], 0, &zErr) ){
+  if( accumSetN(&acc, &a[0], 0, &zErr) ){
     sqlite3_free(zErr);
     return exprError(p, "%s's n must be a positive whole number", pN->zOp);
   }
   if( a[1].type!=DOC_ARRAY ){
     return exprError(p, "%s's input must be an array, not %s", pN->zOp, exprTypeName(&a[1]));
   }
-  memset(&out, 0, sizeof(out));
   docextIterInitValue(&it, &a[1]);
   while( rc==SQLITE_OK && docextIterNext(&it) ) docextAccumAdd(&rc, &acc, &it.v, 0);
-  /* (the result as one element, "" of type t: t, 0, the value's bytes) */
-  docextAccumResult(&rc, &acc, &out, "", 0);
-  if( rc==SQLITE_OK ) exprSetBytes(p, out.a[0], out.a+2, out.n-2, pOut);
-  if( rc ) p->rc = rc;
+  exprAccumValue(p, &acc, rc, pOut);
   docextAccumFree(&acc);
-  docextBufFree(&out);
   return p->rc;
 }
 

@@ -469,25 +469,20 @@ static int needSort(DocWindow *p, WinOut *pO, int bAny, char **pzErr){
 static int compileAccumArgs(WinOut *pO, DocValue *pFn, const u8 *aLet, i64 nowMs,
                             char **pzErr){
   static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
-  DocValue input, n, nValue;
+  DocValue input, n;
   DocExpr *pN = 0;
   DocAccum acc;
-  DocBuf tmp;
   int rc = docextAccumArgs(pO->eAcc, pFn, &pO->own, &input, &n, &pO->pSort, pzErr);
   if( rc ) return rc;
-  memset(&tmp, 0, sizeof(tmp));
-  docextAccumInit(&acc, pO->eAcc);
   rc = docextExprNew(&n, aLet, pO->zFn, nowMs, &pN, pzErr);
   if( rc==SQLITE_OK && !docextExprIsConstant(pN) ){
     rc = docextError(pzErr, "docext: output field '%s': %s's n must be a constant",
                      pO->zPath, pO->zFn);
   }
-  if( rc==SQLITE_OK ) rc = docextExprValue(pN, aEmpty, &tmp, &nValue, pzErr);
-  if( rc==SQLITE_OK ) rc = docextAccumSetN(&acc, &nValue, pO->pSort, pzErr);
-  pO->nLimit = acc.nLimit;
+  if( rc==SQLITE_OK ) rc = docextAccumStart(&acc, pO->eAcc, pN, pO->pSort, aEmpty, pzErr);
+  if( rc==SQLITE_OK ) pO->nLimit = acc.nLimit;
   *pFn = input;
   docextExprFree(pN);
-  docextBufFree(&tmp);
   return rc;
 }
 
