@@ -737,6 +737,22 @@ int docextPathWalkMatch(const u8 *aDoc, const char *zPath, int nPath, int bNoLea
                         int (*xVisit)(void *pCtx, const DocValue *v, int iPos), void *pCtx);
 
 /**************************************************************************
+** Interface to docext_geo.c — the geospatial query operators $geoWithin
+** ($within) and $geoIntersects, tested on each value as MongoDB tests them
+** without a geospatial index.
+*/
+typedef struct DocGeo DocGeo;
+/* Parse the operand of $geoWithin (bWithin) or $geoIntersects: {$geometry:
+** GeoJSON or a legacy point} or a legacy shape ({$box}, {$center},
+** {$centerSphere}, {$polygon}). A bad shape: SQLITE_ERROR and *pzWhy (the
+** reason alone, without "docext: "). */
+int docextGeoQueryNew(int bWithin, const DocValue *pArg, DocGeo **ppOut, char **pzWhy);
+/* *pbMatch = 1 if the value v (a stored legacy point or GeoJSON object)
+** satisfies the query; a value that is no valid geometry does not. */
+int docextGeoMatch(const DocGeo *pQuery, const DocValue *v, int *pbMatch);
+void docextGeoFree(DocGeo *pGeo);
+
+/**************************************************************************
 ** Interface to docext_regex.c — $regex through PCRE2 (the only file that
 ** includes pcre2.h). Allocation goes through SQLite's allocator; match and
 ** depth limits turn a pathological pattern into an error, not a hang.

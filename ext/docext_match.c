@@ -22,6 +22,9 @@
 **     under $elemMatch, the element) must satisfy (docext_schema.c).
 **   - MN_SAMPLE: {$sampleRate: r}, true for a random share r of the
 **     documents (MongoDB's {$expr: {$lt: [{$rand: {}}, r]}}); at the top.
+**   - MN_GEO: $geoWithin or $geoIntersects, whose shape docext_geo.c
+**     parses and tests each value against (a whole array too, as a legacy
+**     point [x, y], and then its elements).
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -72,6 +75,7 @@
 #define MN_EXPR       27    /* $expr: pExpr (docext_expr.c) */
 #define MN_SCHEMA     28    /* $jsonSchema: pSchema (docext_schema.c) */
 #define MN_SAMPLE     29    /* $sampleRate: a document matches with chance rSample */
+#define MN_GEO        30    /* $geoWithin, $geoIntersects: pGeo (docext_geo.c) */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -111,6 +115,7 @@ struct DocMatchNode {
   DocExpr *pExpr;         /* MN_EXPR */
   DocSchema *pSchema;     /* MN_SCHEMA */
   double rSample;         /* MN_SAMPLE */
+  DocGeo *pGeo;           /* MN_GEO */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -176,6 +181,7 @@ static void nodeClear(DocMatchNode *p){
   sqlite3_free(p->aBit);
   docextExprFree(p->pExpr);
   docextSchemaFree(p->pSchema);
+  docextGeoFree(p->pGeo);
 }
 
 static void nodeFree(DocMatchNode *p){
@@ -751,10 +757,26 @@ static DocMatchNode *parseRegexOp(DocMatchParse *pParse, const char *zPath, int 
   return p;
 }
 
+/* $geoWithin (or $within) or $geoIntersects, zOp, with its shape v. */
+static DocMatchNode *parseGeo(DocMatchParse *pParse, const char *zOp, const char *zPath,
+                              int nPath, int bValue, const DocValue *v){
+  DocMatchNode *p = leafNew(pParse, MN_GEO, zPath, nPath, bValue);
+  char *zWhy = 0;
+  int rc;
+  if( p==0 ) return 0;
+  rc = docextGeoQueryNew(strcmp(zOp, "$geoIntersects")!=0, v, &p->pGeo, &zWhy);
+  if( rc==SQLITE_ERROR ){
+    parseError(pParse, "docext: bad %s in filter at '%.*s': %s", zOp, nPath, zPath, zWhy);
+  }else if( rc ){
+    pParse->rc = rc;
+  }
+  sqlite3_free(zWhy);
+  return p;
+}
+
 /* Is the operator one of the unsupported geospatial ones? */
 static int isGeoOp(const DocIter *pIt){
   static const char *azGeo[] = {
-    "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within",
     "$maxDistance", "$minDistance", "$geometry", "$box", "$center",
     "$centerSphere", "$polygon", "$uniqueDocs"
   };
@@ -848,6 +870,12 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
       p = parseBits(pParse, MN_ALLCLEAR, it.zKey, zPath, nPath, bValue, &it.v);
     }else if( docextIterKeyIs(&it, "$bitsAnyClear") ){
       p = parseBits(pParse, MN_ANYCLEAR, it.zKey, zPath, nPath, bValue, &it.v);
+    }else if( docextIterKeyIs(&it, "$geoWithin") || docextIterKeyIs(&it, "$within")
+           || docextIterKeyIs(&it, "$geoIntersects") ){
+      p = parseGeo(pParse, it.zKey, zPath, nPath, bValue, &it.v);
+    }else if( docextIterKeyIs(&it, "$near") || docextIterKeyIs(&it, "$nearSphere") ){
+      parseError(pParse, "docext: %s needs a geospatial (2d or 2dsphere) index, "
+                         "which docext does not have", it.zKey);
     }else if( isGeoOp(&it) || isUnsupportedTop(&it) ){
       parseError(pParse, "docext: %s is not supported", it.zKey);
     }else{
@@ -1246,6 +1274,12 @@ static int leafTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v, int *
       int iIgnore = -1;
       int b = childrenTest(pCtx, p, v, &iIgnore);
       return pCtx->rc ? 0 : !b;
+    }
+    case MN_GEO: {
+      int b = 0;
+      int rc = docextGeoMatch(p->pGeo, v, &b);
+      if( rc ) pCtx->rc = rc;
+      return b;
     }
     case MN_TRUE:
       return 1;

@@ -192,6 +192,12 @@ int main(void){
     "minimum: 2, multipleOf: 1}, s: {pattern: \"^str\", maxLength: 9}, tags: {items: {enum: [\"t1\", \"t2\"]}, "
     "uniqueItems: true}}, patternProperties: {\"^t\": {}}, anyOf: [{required: [\"s\"]}, {not: {}}]}}')",
     "SELECT count(*) FROM c('{$sampleRate: 1, $expr: {$lt: [{$rand: {}}, 2]}}')",
+    "SELECT doc_match('{g: {type: \"GeometryCollection\", geometries: [{type: \"Point\", "
+    "coordinates: [1, 1]}, {type: \"LineString\", coordinates: [[0.5, 0.5], [1, 2]]}, "
+    "{type: \"Polygon\", coordinates: [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], "
+    "[[1, 1.5], [2, 1.5], [2, 2], [1, 1.5]]]}]}}', '{g: {$geoIntersects: {$geometry: "
+    "{type: \"MultiPolygon\", coordinates: [[[[0, 0], [4, 0], [4, 4], [0, 0]]]]}}}, "
+    "p: {$not: {$geoWithin: {$polygon: [[0, 0], [1, 0], [1, 1]]}}}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",

@@ -1,0 +1,1207 @@
+/*
+** docext_geo.c — the geospatial query operators $geoWithin (and its old
+** name $within) and $geoIntersects, tested on each document as MongoDB
+** tests them when no geospatial index serves the query.
+**
+** A query shape is parsed once (docextGeoQueryNew) and every candidate
+** value of the filter's path is parsed as a geometry and tested against it
+** (docextGeoMatch). The rules are MongoDB's (geoparser.cpp,
+** geometry_container.cpp, expression_geo.cpp):
+**
+**   - GeoJSON (Point, LineString, Polygon, MultiPoint, MultiLineString,
+**     MultiPolygon, GeometryCollection) lives on the sphere: positions are
+**     [longitude, latitude] in degrees and edges are great-circle arcs, so
+**     the edge from [0, 10] to [10, 10] bulges north of latitude 10. A ring
+**     of a polygon bounds the smaller of the two regions it divides the
+**     sphere into, whatever its orientation, unless the polygon names
+**     MongoDB's strict-winding CRS (a "big polygon"), whose region is on the
+**     left of its one ring. Later rings are holes of the first.
+**   - The legacy shapes $box, $center and $polygon are flat: plain x/y
+**     geometry on the numbers. They match documents that are one point: a
+**     legacy point ([x, y], or a document whose first two fields are
+**     numbers) or a GeoJSON Point (its longitude and latitude as x and y).
+**   - $centerSphere is a circle on the sphere, radius in radians. It
+**     matches points (a MultiPoint when all of them are inside); MongoDB's
+**     containment of lines and polygons in it is always false, and so is
+**     its $geoIntersects with one.
+**   - A legacy point takes part in spherical queries as the point at
+**     longitude x, latitude y, when those are in range.
+**   - A value that is not a valid geometry never matches; a bad query shape
+**     is an error.
+**
+** MongoDB represents a point by its S2 leaf cell, about a centimetre wide,
+** so a point on (or within a centimetre of) an edge counts as touching it.
+** Here a point within GEO_TOUCH radians of an edge does.
+**
+** The geometry is done on unit vectors: a point is inside a ring when an
+** arc from a point known to be inside it crosses the ring's edges an even
+** number of times. Edges are kept sorted by the range of z they span, so
+** the tests between two sets of edges (crossings, self-crossings of a
+** ring) compare only edges whose ranges overlap.
+*/
+#include "docextInt.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define GEO_TOUCH 1e-9            /* radians, about 6 mm on the Earth */
+#define GEO_PI 3.14159265358979323846
+
+typedef struct GeoPt GeoPt;
+typedef struct GeoEdge GeoEdge;
+typedef struct GeoLoop GeoLoop;
+typedef struct GeoPoly GeoPoly;
+typedef struct GeoLine GeoLine;
+typedef struct GeoParse GeoParse;
+
+/* A point on the unit sphere. */
+struct GeoPt { double x, y, z; };
+
+/* An arc of a ring or a line, with the range of z it spans (widened by
+** GEO_TOUCH), by which edge arrays are sorted. */
+struct GeoEdge {
+  GeoPt a, b;
+  double lo, hi;
+  int iLoop;          /* the ring (or line) it belongs to */
+  int i;              /* its position there */
+};
+
+/* A ring: its vertices once each, the region on their left, and a point
+** strictly inside that region, where crossing counts start. */
+struct GeoLoop {
+  GeoPt *a;
+  int n;
+  GeoPt inside;
+};
+
+/* A polygon: aLoop[0] its shell, the others holes; aEdge every ring's
+** edges, sorted. */
+struct GeoPoly {
+  GeoLoop *aLoop;
+  int nLoop;
+  GeoEdge *aEdge;
+  int nEdge;
+};
+
+struct GeoLine {
+  GeoPt *a;
+  int n;
+  GeoEdge *aEdge;
+  int nEdge;
+};
+
+#define GEO_SPHERE   1    /* GeoJSON, or a point on the sphere */
+#define GEO_BOX      2    /* $box: x, y to x2, y2 */
+#define GEO_CENTER   3    /* $center: x, y and r */
+#define GEO_POLYGON  4    /* $polygon: aFlat */
+#define GEO_CAP      5    /* $centerSphere: aPt[0] and r */
+
+/* A parsed shape or geometry. A GeoJSON geometry is the union of its
+** points, lines and polygons (Multi* types and collections add several). */
+struct DocGeo {
+  u8 eShape;          /* GEO_* */
+  u8 bWithin;         /* a query: $geoWithin (else $geoIntersects) */
+  u8 bOnePoint;       /* a Point or a legacy point, alone: x, y */
+  u8 bFlat;           /* a legacy point, not yet on the sphere */
+  u8 bStrict;         /* a polygon with the strict-winding CRS */
+  double x, y;        /* the one point; a box's low corner; a centre */
+  double x2, y2;      /* a box's high corner */
+  double r;           /* a radius */
+  double *aFlat;      /* $polygon: x0, y0, x1, y1, ... */
+  int nFlat;          /* its number of points */
+  GeoPt *aPt;
+  int nPt, nPtAlloc;
+  GeoLine *aLine;
+  int nLine, nLineAlloc;
+  GeoPoly *aPoly;
+  int nPoly, nPolyAlloc;
+};
+
+/* Parsing state: rc is SQLITE_ERROR with zWhy for a bad geometry. */
+struct GeoParse {
+  int rc;
+  char zWhy[200];
+};
+
+static void geoFail(GeoParse *p, const char *zFmt, ...){
+  va_list ap;
+  if( p->rc ) return;
+  p->rc = SQLITE_ERROR;
+  va_start(ap, zFmt);
+  vsnprintf(p->zWhy, sizeof(p->zWhy), zFmt, ap);
+  va_end(ap);
+}
+
+/*------------------------------------------------------------------------
+** Vectors and arcs
+*/
+
+static GeoPt geoCross(GeoPt a, GeoPt b){
+  GeoPt c;
+  c.x = a.y*b.z - a.z*b.y;
+  c.y = a.z*b.x - a.x*b.z;
+  c.z = a.x*b.y - a.y*b.x;
+  return c;
+}
+
+static double geoDot(GeoPt a, GeoPt b){
+  return a.x*b.x + a.y*b.y + a.z*b.z;
+}
+
+static GeoPt geoUnit(GeoPt a){
+  double n = sqrt(geoDot(a, a));
+  if( n>0 ){
+    a.x /= n; a.y /= n; a.z /= n;
+  }
+  return a;
+}
+
+static GeoPt geoAdd(GeoPt a, double s, GeoPt b){
+  a.x += s*b.x; a.y += s*b.y; a.z += s*b.z;
+  return a;
+}
+
+static int geoSame(GeoPt a, GeoPt b){
+  return a.x==b.x && a.y==b.y && a.z==b.z;
+}
+
+/* The angle between two points, in radians (atan2 keeps it exact for
+** small and for nearly opposite angles). */
+static double geoAngle(GeoPt a, GeoPt b){
+  GeoPt c = geoCross(a, b);
+  return atan2(sqrt(geoDot(c, c)), geoDot(a, b));
+}
+
+static int geoLngLatValid(double lng, double lat){
+  return lng>=-180.0 && lng<=180.0 && lat>=-90.0 && lat<=90.0;
+}
+
+static GeoPt geoFromLngLat(double lng, double lat){
+  GeoPt p;
+  double phi = lat*GEO_PI/180.0, lambda = lng*GEO_PI/180.0;
+  p.x = cos(phi)*cos(lambda);
+  p.y = cos(phi)*sin(lambda);
+  p.z = sin(phi);
+  return p;
+}
+
+/* A unit vector at right angles to a. */
+static GeoPt geoOrtho(GeoPt a){
+  GeoPt axis = {0, 0, 0};
+  double ax = fabs(a.x), ay = fabs(a.y), az = fabs(a.z);
+  if( ax<=ay && ax<=az ) axis.x = 1;
+  else if( ay<=az ) axis.y = 1;
+  else axis.z = 1;
+  return geoUnit(geoCross(a, axis));
+}
+
+/* Do the arcs ab and cd cross at a point inside both? (The four triangles
+** ACB, CBD, BDA and DAC all turn the same way.) Arcs that share an end, or
+** whose ends lie within rounding of the other's great circle, only touch:
+** the callers that care test touching by distance. */
+static int geoCrosses(GeoPt a, GeoPt b, GeoPt c, GeoPt d){
+  GeoPt ab, cd;
+  double acb, bda, cbd, dac;
+  if( geoSame(a, c) || geoSame(a, d) || geoSame(b, c) || geoSame(b, d) ) return 0;
+  ab = geoCross(a, b);
+  acb = -geoDot(ab, c);
+  bda = geoDot(ab, d);
+  if( fabs(acb)<1e-15 || fabs(bda)<1e-15 || acb*bda<=0 ) return 0;
+  cd = geoCross(c, d);
+  cbd = -geoDot(cd, b);
+  dac = geoDot(cd, a);
+  if( fabs(cbd)<1e-15 || fabs(dac)<1e-15 ) return 0;
+  return acb*cbd>0 && acb*dac>0;
+}
+
+/* The distance from p to the arc ab, in radians. */
+static double geoArcDistance(GeoPt p, GeoPt a, GeoPt b){
+  GeoPt n = geoCross(a, b);
+  double nn = geoDot(n, n);
+  if( nn>1e-300 && geoDot(geoCross(a, p), n)>0 && geoDot(geoCross(p, b), n)>0 ){
+    double s = geoDot(p, n)/sqrt(nn);
+    return asin(s<-1 ? 1 : s>1 ? 1 : fabs(s));
+  }
+  return fmin(geoAngle(p, a), geoAngle(p, b));
+}
+
+/* Do arcs ab and cd cross or come within GEO_TOUCH of each other? */
+static int geoArcsTouch(GeoPt a, GeoPt b, GeoPt c, GeoPt d){
+  return geoCrosses(a, b, c, d)
+      || geoArcDistance(a, c, d)<=GEO_TOUCH || geoArcDistance(b, c, d)<=GEO_TOUCH
+      || geoArcDistance(c, a, b)<=GEO_TOUCH || geoArcDistance(d, a, b)<=GEO_TOUCH;
+}
+
+/*------------------------------------------------------------------------
+** Sorted edges
+*/
+
+static void geoEdgeInit(GeoEdge *e, GeoPt a, GeoPt b, int iLoop, int i){
+  /* An arc strays from its chord by at most 1 - cos(angle/2). */
+  double s = 1.0 - cos(geoAngle(a, b)/2.0) + 2*GEO_TOUCH;
+  e->a = a;
+  e->b = b;
+  e->lo = fmin(a.z, b.z) - s;
+  e->hi = fmax(a.z, b.z) + s;
+  e->iLoop = iLoop;
+  e->i = i;
+}
+
+static int geoEdgeCmp(const void *pA, const void *pB){
+  double a = ((const GeoEdge*)pA)->lo, b = ((const GeoEdge*)pB)->lo;
+  return a<b ? -1 : a>b;
+}
+
+/* Calls xPair for every pair of an edge of aA and an edge of aB whose z
+** ranges overlap (every pair of distinct edges of aA when aB is 0), until
+** it returns non-zero; returns that value, or 0. */
+static int geoSweep(const GeoEdge *aA, int nA, const GeoEdge *aB, int nB,
+                    int (*xPair)(void*, const GeoEdge*, const GeoEdge*), void *pCtx){
+  int i = 0, j = 0, k, rc;
+  if( aB==0 ){
+    for(i=0; i<nA; i++){
+      for(k=i+1; k<nA && aA[k].lo<=aA[i].hi; k++){
+        if( (rc = xPair(pCtx, &aA[i], &aA[k]))!=0 ) return rc;
+      }
+    }
+    return 0;
+  }
+  while( i<nA || j<nB ){
+    if( j>=nB || (i<nA && aA[i].lo<=aB[j].lo) ){
+      for(k=j; k<nB && aB[k].lo<=aA[i].hi; k++){
+        if( (rc = xPair(pCtx, &aA[i], &aB[k]))!=0 ) return rc;
+      }
+      i++;
+    }else{
+      for(k=i; k<nA && aA[k].lo<=aB[j].hi; k++){
+        if( (rc = xPair(pCtx, &aA[k], &aB[j]))!=0 ) return rc;
+      }
+      j++;
+    }
+  }
+  return 0;
+}
+
+static int pairCrosses(void *pCtx, const GeoEdge *e, const GeoEdge *f){
+  (void)pCtx;
+  return geoCrosses(e->a, e->b, f->a, f->b);
+}
+
+static int pairTouches(void *pCtx, const GeoEdge *e, const GeoEdge *f){
+  (void)pCtx;
+  return geoArcsTouch(e->a, e->b, f->a, f->b);
+}
+
+/* Is p within GEO_TOUCH of one of the edges? */
+static int geoEdgesNear(const GeoEdge *a, int n, GeoPt p){
+  int i;
+  for(i=0; i<n && a[i].lo<=p.z; i++){
+    if( p.z<=a[i].hi && geoArcDistance(p, a[i].a, a[i].b)<=GEO_TOUCH ) return 1;
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
+** Rings, polygons and lines
+*/
+
+/* How many edges of ring L the arc st crosses. */
+static int geoLoopCrossings(const GeoLoop *L, GeoPt s, GeoPt t){
+  int i, n = 0;
+  for(i=0; i<L->n; i++){
+    n += geoCrosses(s, t, L->a[i], L->a[(i+1)%L->n]);
+  }
+  return n;
+}
+
+/* Is p inside ring L (p not on its boundary)? The arc from L->inside to p
+** crosses the boundary an even number of times if so; a point nearly
+** opposite goes by way of a point at right angles. */
+static int geoLoopContains(const GeoLoop *L, GeoPt p){
+  int n;
+  if( geoDot(L->inside, p)>-0.5 ){
+    n = geoLoopCrossings(L, L->inside, p);
+  }else{
+    GeoPt q = geoOrtho(L->inside);
+    n = geoLoopCrossings(L, L->inside, q) + geoLoopCrossings(L, q, p);
+  }
+  return (n&1)==0;
+}
+
+/* The area of the region on the left of ring L, in steradians: the signed
+** areas of the triangles fanned from its first vertex, modulo 4 pi. */
+static double geoLoopArea(const GeoLoop *L){
+  double sum = 0;
+  int i;
+  GeoPt a = L->a[0];
+  for(i=1; i+1<L->n; i++){
+    GeoPt b = L->a[i], c = L->a[i+1];
+    sum += 2*atan2(geoDot(a, geoCross(b, c)), 1 + geoDot(a, b) + geoDot(b, c) + geoDot(c, a));
+  }
+  sum = fmod(sum, 4*GEO_PI);
+  return sum<0 ? sum + 4*GEO_PI : sum;
+}
+
+/* Set L->inside: a point just to the left of the middle of the first edge,
+** nearer to it than to any other edge and to its ends. */
+static void geoLoopSetInside(GeoLoop *L){
+  GeoPt a = L->a[0], b = L->a[1];
+  GeoPt m = geoUnit(geoAdd(a, 1.0, b));
+  GeoPt left = geoUnit(geoCross(a, b));
+  double d = geoAngle(a, b)/4;
+  int i;
+  for(i=1; i<L->n; i++){
+    d = fmin(d, geoArcDistance(m, L->a[i], L->a[(i+1)%L->n])/2);
+  }
+  L->inside = geoUnit(geoAdd(geoAdd((GeoPt){0, 0, 0}, cos(d), m), sin(d), left));
+}
+
+static int geoPtCmp(const void *pA, const void *pB){
+  const GeoPt *a = (const GeoPt*)pA, *b = (const GeoPt*)pB;
+  if( a->x!=b->x ) return a->x<b->x ? -1 : 1;
+  if( a->y!=b->y ) return a->y<b->y ? -1 : 1;
+  return a->z<b->z ? -1 : a->z>b->z;
+}
+
+/* Remove repeats of a vertex next to itself (MongoDB's eraseDuplicatePoints). */
+static void geoDropRepeats(GeoPt *a, int *pn){
+  int i, n = 0;
+  for(i=0; i<*pn; i++){
+    if( n==0 || !geoSame(a[n-1], a[i]) ) a[n++] = a[i];
+  }
+  *pn = n;
+}
+
+/* Check ring L (at least 3 vertices): no vertex twice, no edge between
+** opposite points. Then orient it (unless bStrict) so that its region is
+** the smaller one, and find its inside point. */
+static void geoLoopFinish(GeoParse *p, GeoLoop *L, int bStrict){
+  GeoPt *aSorted;
+  int i;
+  for(i=0; i<L->n; i++){
+    GeoPt a = L->a[i], b = L->a[(i+1)%L->n];
+    if( geoDot(a, b)<=-1.0 + 1e-15 && geoAngle(a, b)>=GEO_PI - 1e-12 ){
+      geoFail(p, "Loop is not valid: edge %d joins opposite points of the sphere", i);
+      return;
+    }
+  }
+  aSorted = sqlite3_malloc64(sizeof(GeoPt)*(sqlite3_uint64)L->n);
+  if( aSorted==0 ){
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  memcpy(aSorted, L->a, sizeof(GeoPt)*(size_t)L->n);
+  qsort(aSorted, (size_t)L->n, sizeof(GeoPt), geoPtCmp);
+  for(i=1; i<L->n; i++){
+    if( geoSame(aSorted[i-1], aSorted[i]) ){
+      geoFail(p, "Loop is not valid: it has a duplicate vertex");
+      break;
+    }
+  }
+  sqlite3_free(aSorted);
+  if( p->rc ) return;
+  if( !bStrict && geoLoopArea(L)>2*GEO_PI ){
+    for(i=0; i<L->n/2; i++){
+      GeoPt t = L->a[i];
+      L->a[i] = L->a[L->n-1-i];
+      L->a[L->n-1-i] = t;
+    }
+  }
+  geoLoopSetInside(L);
+}
+
+/* Is p strictly inside polygon P (its shell, not one of its holes)? */
+static int geoPolyInterior(const GeoPoly *P, GeoPt p){
+  int i;
+  if( !geoLoopContains(&P->aLoop[0], p) ) return 0;
+  for(i=1; i<P->nLoop; i++){
+    if( geoLoopContains(&P->aLoop[i], p) ) return 0;
+  }
+  return 1;
+}
+
+/* Does P contain p, a point on its boundary included? */
+static int geoPolyCovers(const GeoPoly *P, GeoPt p){
+  return geoEdgesNear(P->aEdge, P->nEdge, p) || geoPolyInterior(P, p);
+}
+
+static int geoLineNear(const GeoLine *L, GeoPt p){
+  return geoEdgesNear(L->aEdge, L->nEdge, p);
+}
+
+/* The sorted edges of n rings (or lines, bClosed 0) into *paEdge. */
+static void geoEdgesBuild(GeoParse *p, GeoPt **apVert, const int *anVert, int n, int bClosed,
+                          GeoEdge **paEdge, int *pnEdge){
+  int i, j, nEdge = 0;
+  GeoEdge *aEdge;
+  for(i=0; i<n; i++) nEdge += bClosed ? anVert[i] : anVert[i]-1;
+  aEdge = sqlite3_malloc64(sizeof(GeoEdge)*(sqlite3_uint64)(nEdge>0 ? nEdge : 1));
+  if( aEdge==0 ){
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  nEdge = 0;
+  for(i=0; i<n; i++){
+    int m = bClosed ? anVert[i] : anVert[i]-1;
+    for(j=0; j<m; j++){
+      geoEdgeInit(&aEdge[nEdge++], apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
+    }
+  }
+  qsort(aEdge, (size_t)nEdge, sizeof(GeoEdge), geoEdgeCmp);
+  *paEdge = aEdge;
+  *pnEdge = nEdge;
+}
+
+/* A crossing of two edges of one polygon: edges of one ring that are not
+** neighbours, or edges of two rings. */
+typedef struct GeoSelf GeoSelf;
+struct GeoSelf {
+  const GeoPoly *P;
+  const GeoEdge *e, *f;
+};
+
+static int pairSelfCrosses(void *pCtx, const GeoEdge *e, const GeoEdge *f){
+  GeoSelf *s = (GeoSelf*)pCtx;
+  if( e->iLoop==f->iLoop ){
+    int n = s->P->aLoop[e->iLoop].n;
+    if( (e->i+1)%n==f->i || (f->i+1)%n==e->i ) return 0;
+  }
+  if( !geoCrosses(e->a, e->b, f->a, f->b) ) return 0;
+  s->e = e;
+  s->f = f;
+  return 1;
+}
+
+/* The checks of a whole polygon: every hole inside the shell, no edges
+** crossing, no hole inside another. */
+static void geoPolyCheck(GeoParse *p, GeoPoly *P){
+  GeoSelf s;
+  GeoPt *apVert[64], **ap = apVert;
+  int anVert[64], *an = anVert;
+  int i, j;
+  for(i=1; i<P->nLoop && p->rc==SQLITE_OK; i++){
+    const GeoLoop *H = &P->aLoop[i];
+    for(j=0; j<H->n; j++){
+      GeoPt v = H->a[j];
+      if( !geoLoopContains(&P->aLoop[0], v) ){
+        int k, bNear = 0;
+        for(k=0; k<P->aLoop[0].n && !bNear; k++){
+          bNear = geoArcDistance(v, P->aLoop[0].a[k], P->aLoop[0].a[(k+1)%P->aLoop[0].n])<=GEO_TOUCH;
+        }
+        if( !bNear ){
+          geoFail(p, "Secondary loops not contained by first exterior loop - "
+                     "secondary loops must be holes (loop %d)", i);
+          break;
+        }
+      }
+    }
+  }
+  if( p->rc ) return;
+  if( P->nLoop>64 ){
+    ap = sqlite3_malloc64(sizeof(GeoPt*)*(sqlite3_uint64)P->nLoop);
+    an = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)P->nLoop);
+    if( ap==0 || an==0 ) p->rc = SQLITE_NOMEM;
+  }
+  if( p->rc==SQLITE_OK ){
+    for(i=0; i<P->nLoop; i++){
+      ap[i] = P->aLoop[i].a;
+      an[i] = P->aLoop[i].n;
+    }
+    geoEdgesBuild(p, ap, an, P->nLoop, 1, &P->aEdge, &P->nEdge);
+  }
+  if( ap!=apVert ) sqlite3_free(ap);
+  if( an!=anVert ) sqlite3_free(an);
+  if( p->rc ) return;
+  s.P = P;
+  if( geoSweep(P->aEdge, P->nEdge, 0, 0, pairSelfCrosses, &s) ){
+    if( s.e->iLoop==s.f->iLoop ){
+      int a = s.e->i<s.f->i ? s.e->i : s.f->i, b = s.e->i<s.f->i ? s.f->i : s.e->i;
+      geoFail(p, "Loop is not valid: Edges %d and %d cross", a, b);
+    }else{
+      geoFail(p, "Polygon isn't valid: loops %d and %d cross", s.e->iLoop, s.f->iLoop);
+    }
+    return;
+  }
+  for(i=1; i<P->nLoop; i++){
+    for(j=1; j<P->nLoop; j++){
+      if( i!=j && geoLoopContains(&P->aLoop[j], P->aLoop[i].inside)
+       && !geoEdgesNear(P->aEdge, P->nEdge, P->aLoop[i].inside) ){
+        int k, bIn = 1;
+        for(k=0; k<P->aLoop[i].n && bIn; k++){
+          GeoPt v = P->aLoop[i].a[k];
+          int m, bNear = 0;
+          for(m=0; m<P->aLoop[j].n && !bNear; m++){
+            bNear = geoArcDistance(v, P->aLoop[j].a[m], P->aLoop[j].a[(m+1)%P->aLoop[j].n])<=GEO_TOUCH;
+          }
+          bIn = bNear || geoLoopContains(&P->aLoop[j], v);
+        }
+        if( bIn ){
+          geoFail(p, "Polygon interior loops cannot be nested");
+          return;
+        }
+      }
+    }
+  }
+}
+
+/*------------------------------------------------------------------------
+** Parsing
+*/
+
+static void *geoGrow(GeoParse *p, void *a, int n, int *pnAlloc, int nSize){
+  int rc = p->rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+  void *aNew = docextArrayGrow(&rc, a, n, pnAlloc, nSize);
+  if( rc ) p->rc = rc;
+  return aNew;
+}
+
+/* A point as MongoDB's parseFlatPoint reads it: an array or a document
+** whose first two values are finite numbers; more only when bExtra. */
+static void geoFlatPoint(GeoParse *p, const DocValue *v, int bExtra, double *px, double *py){
+  DocIter it;
+  if( v->type!=DOC_ARRAY && v->type!=DOC_DOCUMENT ){
+    geoFail(p, "Point must be an array or object");
+    return;
+  }
+  docextIterInitValue(&it, v);
+  if( !docextIterNext(&it) || !docextValueIsNumber(&it.v) ){
+    geoFail(p, "Point must only contain numeric elements");
+    return;
+  }
+  *px = docextValueToDouble(&it.v);
+  if( !docextIterNext(&it) || !docextValueIsNumber(&it.v) ){
+    geoFail(p, "Point must only contain numeric elements");
+    return;
+  }
+  *py = docextValueToDouble(&it.v);
+  if( !bExtra && docextIterNext(&it) ){
+    geoFail(p, "Point must only contain two numeric elements");
+  }else if( !isfinite(*px) || !isfinite(*py) ){
+    geoFail(p, "Point coordinates must be finite numbers");
+  }
+}
+
+static GeoPt geoLngLatPoint(GeoParse *p, double lng, double lat){
+  if( !geoLngLatValid(lng, lat) ){
+    geoFail(p, "longitude/latitude is out of bounds, lng: %.17g lat: %.17g", lng, lat);
+  }
+  return geoFromLngLat(lng, lat);
+}
+
+/* A GeoJSON position: an array [lng, lat, ...]. */
+static GeoPt geoPosition(GeoParse *p, const DocValue *v){
+  double lng = 0, lat = 0;
+  GeoPt none = {0, 0, 0};
+  if( v->type!=DOC_ARRAY ){
+    geoFail(p, "GeoJSON coordinates must be an array");
+    return none;
+  }
+  geoFlatPoint(p, v, 1, &lng, &lat);
+  if( p->rc ) return none;
+  return geoLngLatPoint(p, lng, lat);
+}
+
+/* An array of positions into a new array *pa of *pn points. */
+static void geoPositions(GeoParse *p, const DocValue *v, const char *zWhat, GeoPt **pa, int *pn){
+  DocIter it;
+  GeoPt *a = 0;
+  int n = 0, nAlloc = 0;
+  *pa = 0;
+  *pn = 0;
+  if( v->type!=DOC_ARRAY ){
+    geoFail(p, "%s coordinates must be an array of coordinates", zWhat);
+    return;
+  }
+  docextIterInitValue(&it, v);
+  while( p->rc==SQLITE_OK && docextIterNext(&it) ){
+    GeoPt pt = geoPosition(p, &it.v);
+    a = geoGrow(p, a, n, &nAlloc, sizeof(GeoPt));
+    if( p->rc==SQLITE_OK ) a[n++] = pt;
+  }
+  *pa = a;
+  *pn = n;
+}
+
+static void geoAddPoint(GeoParse *p, DocGeo *g, GeoPt pt){
+  g->aPt = geoGrow(p, g->aPt, g->nPt, &g->nPtAlloc, sizeof(GeoPt));
+  if( p->rc==SQLITE_OK ) g->aPt[g->nPt++] = pt;
+}
+
+/* A LineString's coordinates. */
+static void geoLineParse(GeoParse *p, const DocValue *v, DocGeo *g){
+  GeoLine *L;
+  int i;
+  g->aLine = geoGrow(p, g->aLine, g->nLine, &g->nLineAlloc, sizeof(GeoLine));
+  if( p->rc ) return;
+  L = &g->aLine[g->nLine++];
+  memset(L, 0, sizeof(*L));
+  geoPositions(p, v, "LineString", &L->a, &L->n);
+  if( p->rc ) return;
+  geoDropRepeats(L->a, &L->n);
+  if( L->n<2 ){
+    geoFail(p, "GeoJSON LineString must have at least 2 vertices");
+    return;
+  }
+  for(i=0; i+1<L->n; i++){
+    if( geoAngle(L->a[i], L->a[i+1])>=GEO_PI - 1e-12 ){
+      geoFail(p, "GeoJSON LineString is not valid: vertices %d and %d are antipodal", i, i+1);
+      return;
+    }
+  }
+  geoEdgesBuild(p, &L->a, &L->n, 1, 0, &L->aEdge, &L->nEdge);
+}
+
+/* A Polygon's coordinates: rings of positions, the first the shell. */
+static void geoPolyParse(GeoParse *p, const DocValue *v, int bStrict, DocGeo *g){
+  GeoPoly *P;
+  DocIter it;
+  int nAlloc = 0;
+  if( v->type!=DOC_ARRAY ){
+    geoFail(p, "Polygon coordinates must be an array");
+    return;
+  }
+  g->aPoly = geoGrow(p, g->aPoly, g->nPoly, &g->nPolyAlloc, sizeof(GeoPoly));
+  if( p->rc ) return;
+  P = &g->aPoly[g->nPoly++];
+  memset(P, 0, sizeof(*P));
+  docextIterInitValue(&it, v);
+  while( p->rc==SQLITE_OK && docextIterNext(&it) ){
+    GeoLoop *L;
+    P->aLoop = geoGrow(p, P->aLoop, P->nLoop, &nAlloc, sizeof(GeoLoop));
+    if( p->rc ) return;
+    L = &P->aLoop[P->nLoop++];
+    memset(L, 0, sizeof(*L));
+    geoPositions(p, &it.v, "Polygon", &L->a, &L->n);
+    if( p->rc ) return;
+    if( L->n==0 ){
+      geoFail(p, "Loop has no vertices");
+    }else if( !geoSame(L->a[0], L->a[L->n-1]) ){
+      geoFail(p, "Loop is not closed, first vertex does not equal last vertex");
+    }else if( bStrict && P->nLoop>1 ){
+      geoFail(p, "Only one simple loop is allowed in a big polygon");
+    }else{
+      geoDropRepeats(L->a, &L->n);
+      L->n--;
+      if( L->n<3 ){
+        geoFail(p, "Loop must have at least 3 different vertices");
+      }else{
+        geoLoopFinish(p, L, bStrict);
+      }
+    }
+  }
+  if( p->rc ) return;
+  if( P->nLoop==0 ){
+    geoFail(p, "Polygon has no loops");
+    return;
+  }
+  geoPolyCheck(p, P);
+}
+
+/* The "crs" of a GeoJSON object: sets *pbStrict for MongoDB's
+** strict-winding one, which only a Polygon may name. */
+static void geoCrs(GeoParse *p, const u8 *aObj, int bPolygon, int *pbStrict){
+  DocValue v, t, props, name;
+  const char *z;
+  int n;
+  *pbStrict = 0;
+  if( !docextBsonFind(aObj, "crs", 3, &v) ) return;
+  if( v.type!=DOC_DOCUMENT ){
+    geoFail(p, "GeoJSON CRS must be an object");
+    return;
+  }
+  if( !docextBsonFind(v.p, "type", 4, &t) || t.type!=DOC_STRING
+   || strcmp((const char*)t.p+4, "name")!=0 ){
+    geoFail(p, "GeoJSON CRS must have field \"type\": \"name\"");
+    return;
+  }
+  if( !docextBsonFind(v.p, "properties", 10, &props) || props.type!=DOC_DOCUMENT ){
+    geoFail(p, "CRS must have field \"properties\" which is an object");
+    return;
+  }
+  if( !docextBsonFind(props.p, "name", 4, &name) || name.type!=DOC_STRING ){
+    geoFail(p, "In CRS, \"properties.name\" must be a string");
+    return;
+  }
+  z = docextValueStr(&name, &n);
+  if( strcmp(z, "urn:ogc:def:crs:OGC:1.3:CRS84")==0 || strcmp(z, "EPSG:4326")==0 ) return;
+  if( strcmp(z, "urn:x-mongodb:crs:strictwinding:EPSG:4326")==0 ){
+    if( !bPolygon ){
+      geoFail(p, "Strict winding order is only supported by polygon");
+    }else{
+      *pbStrict = 1;
+    }
+    return;
+  }
+  geoFail(p, "Unknown CRS name: %.*s", n>100 ? 100 : n, z);
+}
+
+static const char *azGeoType[] = {
+  "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon",
+  "GeometryCollection"
+};
+
+/* The index of the GeoJSON type of document aObj in azGeoType, or -1. */
+static int geoType(const u8 *aObj){
+  DocValue t;
+  int i;
+  if( !docextBsonFind(aObj, "type", 4, &t) || t.type!=DOC_STRING ) return -1;
+  for(i=0; i<DOCEXT_COUNT(azGeoType); i++){
+    if( strcmp((const char*)t.p+4, azGeoType[i])==0 ) return i;
+  }
+  return -1;
+}
+
+/* Each element of array v, parsed by xEach; "at least 1 element". */
+static void geoEach(GeoParse *p, const DocValue *v, DocGeo *g, const char *zType,
+                    void (*xEach)(GeoParse*, const DocValue*, DocGeo*)){
+  DocIter it;
+  int n = 0;
+  if( v->type!=DOC_ARRAY ){
+    geoFail(p, "%s coordinates must be an array", zType);
+    return;
+  }
+  docextIterInitValue(&it, v);
+  while( p->rc==SQLITE_OK && docextIterNext(&it) ){
+    xEach(p, &it.v, g);
+    n++;
+  }
+  if( p->rc==SQLITE_OK && n==0 ) geoFail(p, "%s coordinates must have at least 1 element", zType);
+}
+
+static void geoEachPoint(GeoParse *p, const DocValue *v, DocGeo *g){
+  GeoPt pt = geoPosition(p, v);
+  if( p->rc==SQLITE_OK ) geoAddPoint(p, g, pt);
+}
+
+static void geoEachPolygon(GeoParse *p, const DocValue *v, DocGeo *g){
+  geoPolyParse(p, v, 0, g);
+}
+
+static void geoGeoJSON(GeoParse *p, const u8 *aObj, int bMember, DocGeo *g);
+
+static void geoEachMember(GeoParse *p, const DocValue *v, DocGeo *g){
+  if( v->type!=DOC_DOCUMENT ){
+    geoFail(p, "Element of \"geometries\" is not an object");
+  }else if( geoType(v->p)<0 ){
+    geoFail(p, "Unknown GeoJSON type in \"geometries\"");
+  }else if( geoType(v->p)==6 ){
+    geoFail(p, "GeometryCollections cannot be nested");
+  }else{
+    geoGeoJSON(p, v->p, 1, g);
+  }
+}
+
+/* A GeoJSON object aObj, added to g; bMember inside a collection. */
+static void geoGeoJSON(GeoParse *p, const u8 *aObj, int bMember, DocGeo *g){
+  DocValue coords;
+  int eType = geoType(aObj), bStrict = 0;
+  if( eType<0 ){
+    geoFail(p, "unknown GeoJSON type");
+    return;
+  }
+  geoCrs(p, aObj, eType==2 && !bMember, &bStrict);
+  if( p->rc ) return;
+  if( eType==6 ){
+    if( !docextBsonFind(aObj, "geometries", 10, &coords) || coords.type!=DOC_ARRAY ){
+      geoFail(p, "GeometryCollection geometries must be an array");
+      return;
+    }
+    geoEach(p, &coords, g, "GeometryCollection", geoEachMember);
+    return;
+  }
+  if( !docextBsonFind(aObj, "coordinates", 11, &coords) ) coords.type = 0;
+  switch( eType ){
+    case 0: {
+      double lng = 0, lat = 0;
+      geoFlatPoint(p, &coords, 1, &lng, &lat);
+      if( p->rc ) return;
+      geoAddPoint(p, g, geoLngLatPoint(p, lng, lat));
+      if( !bMember ){
+        g->bOnePoint = 1;
+        g->x = lng;
+        g->y = lat;
+      }
+      break;
+    }
+    case 1: geoLineParse(p, &coords, g); break;
+    case 2: geoPolyParse(p, &coords, bStrict, g); g->bStrict = (u8)bStrict; break;
+    case 3: geoEach(p, &coords, g, "MultiPoint", geoEachPoint); break;
+    case 4: geoEach(p, &coords, g, "MultiLineString", geoLineParse); break;
+    case 5: geoEach(p, &coords, g, "MultiPolygon", geoEachPolygon); break;
+  }
+}
+
+/* A stored value as MongoDB's parseFromStorage reads it: a legacy point
+** (an array, or a document whose first value is a number; more values
+** allowed) or a GeoJSON object. */
+static void geoStored(GeoParse *p, const DocValue *v, DocGeo *g){
+  DocIter it;
+  docextIterInitValue(&it, v);
+  g->eShape = GEO_SPHERE;
+  if( v->type==DOC_ARRAY || (docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
+    geoFlatPoint(p, v, 1, &g->x, &g->y);
+    g->bOnePoint = 1;
+    g->bFlat = 1;
+  }else{
+    geoGeoJSON(p, v->p, 0, g);
+  }
+}
+
+static void geoClear(DocGeo *g){
+  int i, j;
+  for(i=0; i<g->nLine; i++){
+    sqlite3_free(g->aLine[i].a);
+    sqlite3_free(g->aLine[i].aEdge);
+  }
+  for(i=0; i<g->nPoly; i++){
+    for(j=0; j<g->aPoly[i].nLoop; j++) sqlite3_free(g->aPoly[i].aLoop[j].a);
+    sqlite3_free(g->aPoly[i].aLoop);
+    sqlite3_free(g->aPoly[i].aEdge);
+  }
+  sqlite3_free(g->aLine);
+  sqlite3_free(g->aPoly);
+  sqlite3_free(g->aPt);
+  sqlite3_free(g->aFlat);
+}
+
+/* The legacy shapes: $box, $center, $centerSphere, $polygon. */
+static void geoLegacyShape(GeoParse *p, const char *zKey, const DocValue *v, DocGeo *g){
+  DocIter it;
+  docextIterInitValue(&it, v);
+  if( strcmp(zKey, "$polygon")==0 ){
+    int nAlloc = 0;
+    g->eShape = GEO_POLYGON;
+    while( p->rc==SQLITE_OK && docextIterNext(&it) ){
+      double x = 0, y = 0;
+      geoFlatPoint(p, &it.v, 0, &x, &y);
+      g->aFlat = geoGrow(p, g->aFlat, 2*g->nFlat, &nAlloc, sizeof(double));
+      g->aFlat = geoGrow(p, g->aFlat, 2*g->nFlat+1, &nAlloc, sizeof(double));
+      if( p->rc ) return;
+      g->aFlat[2*g->nFlat] = x;
+      g->aFlat[2*g->nFlat+1] = y;
+      g->nFlat++;
+    }
+    if( p->rc==SQLITE_OK && g->nFlat<3 ) geoFail(p, "Polygon must have at least 3 points");
+    return;
+  }
+  if( !docextIterNext(&it) ){
+    geoFail(p, "Point must be an array or object");
+    return;
+  }
+  geoFlatPoint(p, &it.v, 0, &g->x, &g->y);
+  if( p->rc ) return;
+  if( strcmp(zKey, "$box")==0 ){
+    double x = 0, y = 0;
+    g->eShape = GEO_BOX;
+    if( !docextIterNext(&it) ){
+      geoFail(p, "Point must be an array or object");
+      return;
+    }
+    geoFlatPoint(p, &it.v, 0, &x, &y);
+    g->x2 = fmax(g->x, x);
+    g->y2 = fmax(g->y, y);
+    g->x = fmin(g->x, x);
+    g->y = fmin(g->y, y);
+    return;
+  }
+  g->eShape = strcmp(zKey, "$center")==0 ? GEO_CENTER : GEO_CAP;
+  if( !docextIterNext(&it) || !docextValueIsNumber(&it.v)
+   || !(docextValueToDouble(&it.v)>=0) ){
+    geoFail(p, "radius must be a non-negative number");
+    return;
+  }
+  g->r = docextValueToDouble(&it.v);
+  if( docextIterNext(&it) ){
+    geoFail(p, "Only 2 fields allowed for circular region");
+    return;
+  }
+  if( g->eShape==GEO_CAP ) geoAddPoint(p, g, geoLngLatPoint(p, g->x, g->y));
+}
+
+/* The shape of {$geometry | $box | $center | $centerSphere | $polygon: v}. */
+static void geoQueryShape(GeoParse *p, const char *zKey, const DocValue *v, DocGeo *g){
+  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ){
+    geoFail(p, "unknown geo specifier: %s", zKey);
+  }else if( strcmp(zKey, "$geometry")==0 ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    g->eShape = GEO_SPHERE;
+    if( v->type==DOC_ARRAY || (docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
+      geoFlatPoint(p, v, 0, &g->x, &g->y);
+      g->bOnePoint = 1;
+      g->bFlat = 1;
+    }else{
+      geoGeoJSON(p, v->p, 0, g);
+    }
+  }else if( strcmp(zKey, "$box")==0 || strcmp(zKey, "$center")==0
+         || strcmp(zKey, "$centerSphere")==0 || strcmp(zKey, "$polygon")==0 ){
+    geoLegacyShape(p, zKey, v, g);
+  }else{
+    geoFail(p, "unknown geo specifier: %s", zKey);
+  }
+}
+
+/* Put a legacy point on the sphere: 0 when its numbers are no longitude
+** and latitude. */
+static int geoProject(GeoParse *p, DocGeo *g){
+  if( g->bFlat ){
+    if( !geoLngLatValid(g->x, g->y) ) return 0;
+    geoAddPoint(p, g, geoFromLngLat(g->x, g->y));
+    g->bFlat = 0;
+  }
+  return 1;
+}
+
+int docextGeoQueryNew(int bWithin, const DocValue *pArg, DocGeo **ppOut, char **pzWhy){
+  GeoParse sParse;
+  DocGeo *g;
+  DocIter it;
+  int nShape = 0;
+  *ppOut = 0;
+  if( pArg->type!=DOC_DOCUMENT ){
+    return docextError(pzWhy, "geometry must be an object");
+  }
+  g = docextMallocZero(sizeof(*g));
+  if( g==0 ) return SQLITE_NOMEM;
+  g->bWithin = (u8)bWithin;
+  memset(&sParse, 0, sizeof(sParse));
+  docextIterInitValue(&it, pArg);
+  while( sParse.rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "$uniqueDocs")==0 ) continue;
+    if( nShape && bWithin ){
+      geoFail(&sParse, "$geoWithin doesn't accept multiple shapes");
+      break;
+    }
+    if( nShape ){
+      geoClear(g);
+      memset(g, 0, sizeof(*g));
+    }
+    nShape++;
+    geoQueryShape(&sParse, it.zKey, &it.v, g);
+  }
+  if( sParse.rc==SQLITE_OK && nShape==0 ){
+    geoFail(&sParse, "geo query doesn't have any geometry");
+  }
+  if( sParse.rc==SQLITE_OK && bWithin && g->eShape==GEO_SPHERE && g->nPoly==0 ){
+    geoFail(&sParse, "$within not supported with provided geometry");
+  }
+  if( sParse.rc==SQLITE_OK && !bWithin
+   && (g->eShape!=GEO_SPHERE && g->eShape!=GEO_CAP) ){
+    geoFail(&sParse, "$geoIntersect not supported with provided geometry");
+  }
+  if( sParse.rc==SQLITE_OK && !bWithin && !geoProject(&sParse, g) ){
+    geoFail(&sParse, "$geoIntersect not supported with provided geometry");
+  }
+  if( sParse.rc ){
+    docextGeoFree(g);
+    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    return docextError(pzWhy, "%s", sParse.zWhy);
+  }
+  g->bWithin = (u8)bWithin;
+  *ppOut = g;
+  return SQLITE_OK;
+}
+
+void docextGeoFree(DocGeo *g){
+  if( g ){
+    geoClear(g);
+    sqlite3_free(g);
+  }
+}
+
+/*------------------------------------------------------------------------
+** The predicates
+*/
+
+/* Does line L lie in polygon P? Its vertices and the middles of its
+** edges are in P, and none of its edges crosses P's boundary. */
+static int geoPolyHasLine(const GeoPoly *P, const GeoLine *L){
+  int i;
+  for(i=0; i<L->n; i++){
+    if( !geoPolyCovers(P, L->a[i]) ) return 0;
+    if( i+1<L->n && !geoPolyCovers(P, geoUnit(geoAdd(L->a[i], 1.0, L->a[i+1]))) ) return 0;
+  }
+  return !geoSweep(P->aEdge, P->nEdge, L->aEdge, L->nEdge, pairCrosses, 0);
+}
+
+/* Does polygon A hold polygon B? As for a line, for B's shell; and no hole
+** of A lies inside B. */
+static int geoPolyHasPoly(const GeoPoly *A, const GeoPoly *B){
+  const GeoLoop *S = &B->aLoop[0];
+  int i;
+  for(i=0; i<S->n; i++){
+    if( !geoPolyCovers(A, S->a[i]) ) return 0;
+    if( !geoPolyCovers(A, geoUnit(geoAdd(S->a[i], 1.0, S->a[(i+1)%S->n]))) ) return 0;
+  }
+  for(i=1; i<A->nLoop; i++){
+    if( geoPolyInterior(B, A->aLoop[i].inside) ) return 0;
+  }
+  return !geoSweep(A->aEdge, A->nEdge, B->aEdge, B->nEdge, pairCrosses, 0);
+}
+
+/* Do polygons A and B share a point? */
+static int geoPolysMeet(const GeoPoly *A, const GeoPoly *B){
+  int i;
+  for(i=0; i<B->aLoop[0].n; i++){
+    if( geoPolyCovers(A, B->aLoop[0].a[i]) ) return 1;
+  }
+  for(i=0; i<A->aLoop[0].n; i++){
+    if( geoPolyCovers(B, A->aLoop[0].a[i]) ) return 1;
+  }
+  return geoSweep(A->aEdge, A->nEdge, B->aEdge, B->nEdge, pairTouches, 0);
+}
+
+static int geoPolyMeetsLine(const GeoPoly *P, const GeoLine *L){
+  int i;
+  for(i=0; i<L->n; i++){
+    if( geoPolyCovers(P, L->a[i]) ) return 1;
+  }
+  return geoSweep(P->aEdge, P->nEdge, L->aEdge, L->nEdge, pairTouches, 0);
+}
+
+/* $geoWithin of a spherical query q: is every part of geometry d inside
+** one of q's polygons (or inside q's circle)? */
+static int geoContains(const DocGeo *q, const DocGeo *d){
+  int i, j;
+  for(i=0; i<d->nPt; i++){
+    int b = 0;
+    if( q->eShape==GEO_CAP ){
+      b = geoAngle(q->aPt[0], d->aPt[i])<=q->r + GEO_TOUCH;
+    }
+    for(j=0; j<q->nPoly && !b; j++) b = geoPolyCovers(&q->aPoly[j], d->aPt[i]);
+    if( !b ) return 0;
+  }
+  for(i=0; i<d->nLine; i++){
+    int b = 0;
+    for(j=0; j<q->nPoly && !b; j++) b = geoPolyHasLine(&q->aPoly[j], &d->aLine[i]);
+    if( !b ) return 0;
+  }
+  for(i=0; i<d->nPoly; i++){
+    int b = 0;
+    for(j=0; j<q->nPoly && !b; j++) b = geoPolyHasPoly(&q->aPoly[j], &d->aPoly[i]);
+    if( !b ) return 0;
+  }
+  return 1;
+}
+
+/* Does point p meet any part of geometry g? */
+static int geoMeetsPoint(const DocGeo *g, GeoPt p){
+  int i;
+  for(i=0; i<g->nPt; i++){
+    if( geoAngle(g->aPt[i], p)<=GEO_TOUCH ) return 1;
+  }
+  for(i=0; i<g->nLine; i++){
+    if( geoLineNear(&g->aLine[i], p) ) return 1;
+  }
+  for(i=0; i<g->nPoly; i++){
+    if( geoPolyCovers(&g->aPoly[i], p) ) return 1;
+  }
+  return 0;
+}
+
+static int geoMeetsLine(const DocGeo *g, const GeoLine *L){
+  int i;
+  for(i=0; i<g->nPt; i++){
+    if( geoLineNear(L, g->aPt[i]) ) return 1;
+  }
+  for(i=0; i<g->nLine; i++){
+    if( geoSweep(g->aLine[i].aEdge, g->aLine[i].nEdge, L->aEdge, L->nEdge, pairTouches, 0) ){
+      return 1;
+    }
+  }
+  for(i=0; i<g->nPoly; i++){
+    if( geoPolyMeetsLine(&g->aPoly[i], L) ) return 1;
+  }
+  return 0;
+}
+
+static int geoMeetsPoly(const DocGeo *g, const GeoPoly *P){
+  int i;
+  for(i=0; i<g->nPt; i++){
+    if( geoPolyCovers(P, g->aPt[i]) ) return 1;
+  }
+  for(i=0; i<g->nLine; i++){
+    if( geoPolyMeetsLine(P, &g->aLine[i]) ) return 1;
+  }
+  for(i=0; i<g->nPoly; i++){
+    if( geoPolysMeet(&g->aPoly[i], P) ) return 1;
+  }
+  return 0;
+}
+
+/* $geoIntersects: do the query q and the geometry d share a point? */
+static int geoIntersects(const DocGeo *q, const DocGeo *d){
+  int i;
+  if( q->eShape==GEO_CAP ) return 0;
+  for(i=0; i<d->nPt; i++){
+    if( geoMeetsPoint(q, d->aPt[i]) ) return 1;
+  }
+  for(i=0; i<d->nLine; i++){
+    if( geoMeetsLine(q, &d->aLine[i]) ) return 1;
+  }
+  for(i=0; i<d->nPoly; i++){
+    if( geoMeetsPoly(q, &d->aPoly[i]) ) return 1;
+  }
+  return 0;
+}
+
+/* MongoDB's distanceCompare: exact along an axis, where sqrt would round
+** a point at exactly the radius outside. */
+static int geoFlatWithin(double cx, double cy, double x, double y, double r){
+  double a = x - cx, b = y - cy;
+  if( a==0 ) return (y>cy ? y - (cy + r) : cy - (y + r))<=0;
+  if( b==0 ) return (x>cx ? x - (cx + r) : cx - (x + r))<=0;
+  return sqrt(a*a + b*b) - r<=0;
+}
+
+/* Is (x, y) inside the flat polygon (its boundary included)? A ray to the
+** right crosses its edges an odd number of times. */
+static int geoFlatPolygonHas(const double *a, int n, double x, double y){
+  int i, nCross = 0;
+  for(i=0; i<n; i++){
+    double x1 = a[2*i], y1 = a[2*i+1];
+    double x2 = a[2*((i+1)%n)], y2 = a[2*((i+1)%n)+1];
+    if( (x==x1 && y==y1) || (x==x2 && y==y2) ) return 1;
+    if( y1==y2 && y==y1 && x>=fmin(x1, x2) && x<=fmax(x1, x2) ) return 1;
+    if( y>fmin(y1, y2) && y<=fmax(y1, y2) && x<=fmax(x1, x2) && y1!=y2 ){
+      if( x1==x2 ){
+        if( x==x1 ) return 1;
+        nCross++;
+      }else if( x<=(y - y1)*(x2 - x1)/(y2 - y1) + x1 ){
+        nCross++;
+      }
+    }
+  }
+  return nCross&1;
+}
+
+static int geoFlatMatch(const DocGeo *q, const DocGeo *d){
+  if( !d->bOnePoint ) return 0;
+  switch( q->eShape ){
+    case GEO_BOX:
+      return d->x>=q->x && d->x<=q->x2 && d->y>=q->y && d->y<=q->y2;
+    case GEO_CENTER:
+      return geoFlatWithin(q->x, q->y, d->x, d->y, q->r);
+    default:
+      return geoFlatPolygonHas(q->aFlat, q->nFlat, d->x, d->y);
+  }
+}
+
+int docextGeoMatch(const DocGeo *q, const DocValue *v, int *pbMatch){
+  GeoParse sParse;
+  DocGeo d;
+  *pbMatch = 0;
+  if( v==0 || (v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY) ) return SQLITE_OK;
+  memset(&sParse, 0, sizeof(sParse));
+  memset(&d, 0, sizeof(d));
+  geoStored(&sParse, v, &d);
+  if( sParse.rc==SQLITE_OK && !d.bStrict ){
+    if( q->eShape==GEO_BOX || q->eShape==GEO_CENTER || q->eShape==GEO_POLYGON ){
+      *pbMatch = geoFlatMatch(q, &d);
+    }else if( geoProject(&sParse, &d) && sParse.rc==SQLITE_OK ){
+      *pbMatch = q->bWithin ? geoContains(q, &d) : geoIntersects(q, &d);
+    }
+  }
+  geoClear(&d);
+  return sParse.rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+}
