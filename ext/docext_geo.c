@@ -53,12 +53,14 @@ typedef struct GeoLoop GeoLoop;
 typedef struct GeoPoly GeoPoly;
 typedef struct GeoLine GeoLine;
 typedef struct GeoParse GeoParse;
+typedef struct GeoEdges GeoEdges;
+typedef struct GeoAnchor GeoAnchor;
 
 /* A point on the unit sphere. */
 struct GeoPt { double x, y, z; };
 
 /* An arc of a ring or a line, with the range of z it spans (widened by
-** GEO_TOUCH), by which edge arrays are sorted. */
+** GEO_TOUCH). */
 struct GeoEdge {
   GeoPt a, b;
   double lo, hi;
@@ -66,28 +68,45 @@ struct GeoEdge {
   int i;              /* its position there */
 };
 
+/* The edges of a polygon or a line, sorted by lo: those whose range holds
+** a given z are found by a binary search, since none spans more than
+** span. */
+struct GeoEdges {
+  GeoEdge *a;
+  int n;
+  double span;
+};
+
 /* A ring: its vertices once each, the region on their left, and a point
-** strictly inside that region, where crossing counts start. */
+** strictly inside that region. */
 struct GeoLoop {
   GeoPt *a;
   int n;
   GeoPt inside;
 };
 
-/* A polygon: aLoop[0] its shell, the others holes; aEdge every ring's
-** edges, sorted. */
+/* A polygon: aLoop[0] its shell, the others holes; E every ring's edges;
+** inside a point strictly inside the polygon (in the shell, in no hole). */
 struct GeoPoly {
   GeoLoop *aLoop;
   int nLoop;
-  GeoEdge *aEdge;
-  int nEdge;
+  GeoEdges E;
+  GeoPt inside;
 };
 
 struct GeoLine {
   GeoPt *a;
   int n;
-  GeoEdge *aEdge;
-  int nEdge;
+  GeoEdges E;
+};
+
+/* A point known to be inside or outside a ring or polygon, from which the
+** side of another point is found by counting the edges crossed on the way
+** to it. Testing the vertices of a shape in turn, each from the last, keeps
+** every way short. */
+struct GeoAnchor {
+  GeoPt p;
+  int bIn;
 };
 
 #define GEO_SPHERE   1    /* GeoJSON, or a point on the sphere */
@@ -252,13 +271,51 @@ static int geoEdgeCmp(const void *pA, const void *pB){
   return a<b ? -1 : a>b;
 }
 
-/* Calls xPair for every pair of an edge of aA and an edge of aB whose z
-** ranges overlap (every pair of distinct edges of aA when aB is 0), until
-** it returns non-zero; returns that value, or 0. */
-static int geoSweep(const GeoEdge *aA, int nA, const GeoEdge *aB, int nB,
+/* The edges of n rings (or lines, bClosed 0), sorted, into *pE. */
+static void geoEdgesBuild(GeoParse *p, GeoPt *const*apVert, const int *anVert, int n,
+                          int bClosed, GeoEdges *pE){
+  int i, j, nEdge = 0;
+  GeoEdge *a;
+  for(i=0; i<n; i++) nEdge += bClosed ? anVert[i] : anVert[i]-1;
+  a = sqlite3_malloc64(sizeof(GeoEdge)*(sqlite3_uint64)(nEdge>0 ? nEdge : 1));
+  if( a==0 ){
+    p->rc = SQLITE_NOMEM;
+    return;
+  }
+  pE->a = a;
+  pE->n = 0;
+  pE->span = 0;
+  for(i=0; i<n; i++){
+    int m = bClosed ? anVert[i] : anVert[i]-1;
+    for(j=0; j<m; j++){
+      GeoEdge *e = &a[pE->n++];
+      geoEdgeInit(e, apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
+      pE->span = fmax(pE->span, e->hi - e->lo);
+    }
+  }
+  qsort(a, (size_t)pE->n, sizeof(GeoEdge), geoEdgeCmp);
+}
+
+/* The first edge of E whose range may reach up to z: the edges whose range
+** holds z are from there on, up to the first with lo above z. */
+static int geoEdgesFrom(const GeoEdges *E, double z){
+  int lo = 0, hi = E->n;
+  z -= E->span;
+  while( lo<hi ){
+    int mid = lo + (hi-lo)/2;
+    if( E->a[mid].lo<z ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+/* Calls xPair for every pair of an edge of A and an edge of B whose ranges
+** overlap (every pair of distinct edges of A when B is 0), until it returns
+** non-zero; returns that value, or 0. */
+static int geoSweep(const GeoEdges *A, const GeoEdges *B,
                     int (*xPair)(void*, const GeoEdge*, const GeoEdge*), void *pCtx){
-  int i = 0, j = 0, k, rc;
-  if( aB==0 ){
+  const GeoEdge *aA = A->a, *aB;
+  int nA = A->n, nB, i = 0, j = 0, k, rc;
+  if( B==0 ){
     for(i=0; i<nA; i++){
       for(k=i+1; k<nA && aA[k].lo<=aA[i].hi; k++){
         if( (rc = xPair(pCtx, &aA[i], &aA[k]))!=0 ) return rc;
@@ -266,6 +323,8 @@ static int geoSweep(const GeoEdge *aA, int nA, const GeoEdge *aB, int nB,
     }
     return 0;
   }
+  aB = B->a;
+  nB = B->n;
   while( i<nA || j<nB ){
     if( j>=nB || (i<nA && aA[i].lo<=aB[j].lo) ){
       for(k=j; k<nB && aB[k].lo<=aA[i].hi; k++){
@@ -292,41 +351,66 @@ static int pairTouches(void *pCtx, const GeoEdge *e, const GeoEdge *f){
   return geoArcsTouch(e->a, e->b, f->a, f->b);
 }
 
-/* Is p within GEO_TOUCH of one of the edges? */
-static int geoEdgesNear(const GeoEdge *a, int n, GeoPt p){
+/* Is p within GEO_TOUCH of an edge of E (of ring iLoop, or of any when
+** iLoop is negative)? */
+static int geoEdgesNear(const GeoEdges *E, int iLoop, GeoPt p){
   int i;
-  for(i=0; i<n && a[i].lo<=p.z; i++){
-    if( p.z<=a[i].hi && geoArcDistance(p, a[i].a, a[i].b)<=GEO_TOUCH ) return 1;
+  for(i=geoEdgesFrom(E, p.z); i<E->n && E->a[i].lo<=p.z; i++){
+    const GeoEdge *e = &E->a[i];
+    if( p.z<=e->hi && (iLoop<0 || e->iLoop==iLoop)
+     && geoArcDistance(p, e->a, e->b)<=GEO_TOUCH ){
+      return 1;
+    }
   }
   return 0;
+}
+
+/* How many edges of E (of ring iLoop, or all) the arc st crosses. Only
+** edges whose range of z meets the arc's are looked at, and of those only
+** the ones with ends on both sides of the arc's great circle are tested. */
+static int geoArcCrossings(const GeoEdges *E, int iLoop, GeoPt s, GeoPt t){
+  double sag = 1.0 - cos(geoAngle(s, t)/2.0) + 1e-12;
+  double lo = fmin(s.z, t.z) - sag, hi = fmax(s.z, t.z) + sag;
+  GeoPt n = geoCross(s, t);
+  int i, nCross = 0;
+  for(i=geoEdgesFrom(E, lo); i<E->n && E->a[i].lo<=hi; i++){
+    const GeoEdge *e = &E->a[i];
+    double da, db;
+    if( e->hi<lo || (iLoop>=0 && e->iLoop!=iLoop) ) continue;
+    da = geoDot(n, e->a);
+    db = geoDot(n, e->b);
+    if( (da>0 && db>0) || (da<0 && db<0) ) continue;
+    nCross += geoCrosses(s, t, e->a, e->b);
+  }
+  return nCross;
+}
+
+/* Is v (off the boundary) inside, judged from anchor *pA, which then moves
+** to v? The way is one arc, or two by a point at right angles when the
+** two are nearly opposite. */
+static int geoSide(const GeoEdges *E, int iLoop, GeoAnchor *pA, GeoPt v){
+  int n;
+  if( geoDot(pA->p, v)>-0.5 ){
+    n = geoArcCrossings(E, iLoop, pA->p, v);
+  }else{
+    GeoPt q = geoOrtho(pA->p);
+    n = geoArcCrossings(E, iLoop, pA->p, q) + geoArcCrossings(E, iLoop, q, v);
+  }
+  pA->p = v;
+  pA->bIn ^= n&1;
+  return pA->bIn;
+}
+
+static GeoAnchor geoAnchor(GeoPt p){
+  GeoAnchor a;
+  a.p = p;
+  a.bIn = 1;
+  return a;
 }
 
 /*------------------------------------------------------------------------
 ** Rings, polygons and lines
 */
-
-/* How many edges of ring L the arc st crosses. */
-static int geoLoopCrossings(const GeoLoop *L, GeoPt s, GeoPt t){
-  int i, n = 0;
-  for(i=0; i<L->n; i++){
-    n += geoCrosses(s, t, L->a[i], L->a[(i+1)%L->n]);
-  }
-  return n;
-}
-
-/* Is p inside ring L (p not on its boundary)? The arc from L->inside to p
-** crosses the boundary an even number of times if so; a point nearly
-** opposite goes by way of a point at right angles. */
-static int geoLoopContains(const GeoLoop *L, GeoPt p){
-  int n;
-  if( geoDot(L->inside, p)>-0.5 ){
-    n = geoLoopCrossings(L, L->inside, p);
-  }else{
-    GeoPt q = geoOrtho(L->inside);
-    n = geoLoopCrossings(L, L->inside, q) + geoLoopCrossings(L, q, p);
-  }
-  return (n&1)==0;
-}
 
 /* The area of the region on the left of ring L, in steradians: the signed
 ** areas of the triangles fanned from its first vertex, modulo 4 pi. */
@@ -342,18 +426,44 @@ static double geoLoopArea(const GeoLoop *L){
   return sum<0 ? sum + 4*GEO_PI : sum;
 }
 
-/* Set L->inside: a point just to the left of the middle of the first edge,
-** nearer to it than to any other edge and to its ends. */
+/* A point just to the left of the middle of arc ab, at distance d, which
+** is less than a quarter of the arc. The callers take odd fractions of
+** their distances (GEO_FRAC_*), so that the point falls on no round
+** coordinate of the data. */
+#define GEO_FRAC_ARC  0.2371     /* of the arc's length */
+#define GEO_FRAC_GAP  0.4563     /* of the distance to the nearest other edge */
+static GeoPt geoLeftOf(GeoPt a, GeoPt b, double d){
+  GeoPt m = geoUnit(geoAdd(a, 1.0, b));
+  GeoPt left = geoUnit(geoCross(a, b));
+  GeoPt zero = {0, 0, 0};
+  return geoUnit(geoAdd(geoAdd(zero, cos(d), m), sin(d), left));
+}
+
+/* Set L->inside: left of the middle of its first edge, by less than the
+** way to the nearest other edge. */
 static void geoLoopSetInside(GeoLoop *L){
   GeoPt a = L->a[0], b = L->a[1];
   GeoPt m = geoUnit(geoAdd(a, 1.0, b));
-  GeoPt left = geoUnit(geoCross(a, b));
-  double d = geoAngle(a, b)/4;
+  double d = geoAngle(a, b)*GEO_FRAC_ARC;
   int i;
   for(i=1; i<L->n; i++){
-    d = fmin(d, geoArcDistance(m, L->a[i], L->a[(i+1)%L->n])/2);
+    d = fmin(d, geoArcDistance(m, L->a[i], L->a[(i+1)%L->n])*GEO_FRAC_GAP);
   }
-  L->inside = geoUnit(geoAdd(geoAdd((GeoPt){0, 0, 0}, cos(d), m), sin(d), left));
+  L->inside = geoLeftOf(a, b, d);
+}
+
+/* Set P->inside as L->inside for the shell, keeping clear of the holes'
+** edges as well, so that it lies in no hole. */
+static void geoPolySetInside(GeoPoly *P){
+  const GeoLoop *S = &P->aLoop[0];
+  GeoPt m = geoUnit(geoAdd(S->a[0], 1.0, S->a[1]));
+  double d = geoAngle(S->a[0], S->a[1])*GEO_FRAC_ARC;
+  int i;
+  for(i=0; i<P->E.n; i++){
+    const GeoEdge *e = &P->E.a[i];
+    if( e->iLoop!=0 || e->i!=0 ) d = fmin(d, geoArcDistance(m, e->a, e->b)*GEO_FRAC_GAP);
+  }
+  P->inside = geoLeftOf(S->a[0], S->a[1], d);
 }
 
 static int geoPtCmp(const void *pA, const void *pB){
@@ -379,8 +489,7 @@ static void geoLoopFinish(GeoParse *p, GeoLoop *L, int bStrict){
   GeoPt *aSorted;
   int i;
   for(i=0; i<L->n; i++){
-    GeoPt a = L->a[i], b = L->a[(i+1)%L->n];
-    if( geoDot(a, b)<=-1.0 + 1e-15 && geoAngle(a, b)>=GEO_PI - 1e-12 ){
+    if( geoAngle(L->a[i], L->a[(i+1)%L->n])>=GEO_PI - 1e-12 ){
       geoFail(p, "Loop is not valid: edge %d joins opposite points of the sphere", i);
       return;
     }
@@ -410,46 +519,16 @@ static void geoLoopFinish(GeoParse *p, GeoLoop *L, int bStrict){
   geoLoopSetInside(L);
 }
 
-/* Is p strictly inside polygon P (its shell, not one of its holes)? */
-static int geoPolyInterior(const GeoPoly *P, GeoPt p){
-  int i;
-  if( !geoLoopContains(&P->aLoop[0], p) ) return 0;
-  for(i=1; i<P->nLoop; i++){
-    if( geoLoopContains(&P->aLoop[i], p) ) return 0;
+/* Does P contain p, a point on its boundary included? pA: an anchor for
+** P, or 0 to start from P's inside point. */
+static int geoPolyCovers(const GeoPoly *P, GeoAnchor *pA, GeoPt p){
+  GeoAnchor a;
+  if( geoEdgesNear(&P->E, -1, p) ) return 1;
+  if( pA==0 ){
+    a = geoAnchor(P->inside);
+    pA = &a;
   }
-  return 1;
-}
-
-/* Does P contain p, a point on its boundary included? */
-static int geoPolyCovers(const GeoPoly *P, GeoPt p){
-  return geoEdgesNear(P->aEdge, P->nEdge, p) || geoPolyInterior(P, p);
-}
-
-static int geoLineNear(const GeoLine *L, GeoPt p){
-  return geoEdgesNear(L->aEdge, L->nEdge, p);
-}
-
-/* The sorted edges of n rings (or lines, bClosed 0) into *paEdge. */
-static void geoEdgesBuild(GeoParse *p, GeoPt **apVert, const int *anVert, int n, int bClosed,
-                          GeoEdge **paEdge, int *pnEdge){
-  int i, j, nEdge = 0;
-  GeoEdge *aEdge;
-  for(i=0; i<n; i++) nEdge += bClosed ? anVert[i] : anVert[i]-1;
-  aEdge = sqlite3_malloc64(sizeof(GeoEdge)*(sqlite3_uint64)(nEdge>0 ? nEdge : 1));
-  if( aEdge==0 ){
-    p->rc = SQLITE_NOMEM;
-    return;
-  }
-  nEdge = 0;
-  for(i=0; i<n; i++){
-    int m = bClosed ? anVert[i] : anVert[i]-1;
-    for(j=0; j<m; j++){
-      geoEdgeInit(&aEdge[nEdge++], apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
-    }
-  }
-  qsort(aEdge, (size_t)nEdge, sizeof(GeoEdge), geoEdgeCmp);
-  *paEdge = aEdge;
-  *pnEdge = nEdge;
+  return geoSide(&P->E, -1, pA, p);
 }
 
 /* A crossing of two edges of one polygon: edges of one ring that are not
@@ -472,31 +551,90 @@ static int pairSelfCrosses(void *pCtx, const GeoEdge *e, const GeoEdge *f){
   return 1;
 }
 
-/* The checks of a whole polygon: every hole inside the shell, no edges
-** crossing, no hole inside another. */
+/* Is ring iIn of P inside ring iOut, their edges known not to cross? Its
+** first vertex off iOut's boundary says (judged from *pA, an anchor for
+** ring iOut); a ring wholly on the boundary counts as inside. */
+static int geoLoopInLoop(const GeoPoly *P, int iIn, int iOut, GeoAnchor *pA){
+  const GeoLoop *L = &P->aLoop[iIn];
+  int i;
+  for(i=0; i<L->n; i++){
+    if( !geoEdgesNear(&P->E, iOut, L->a[i]) ) return geoSide(&P->E, iOut, pA, L->a[i]);
+  }
+  return 1;
+}
+
+/* The holes of P (1 to nLoop-1) by the lowest z of their edges, with
+** the range of z each spans, into a new array *pa. */
+typedef struct GeoRange GeoRange;
+struct GeoRange {
+  double lo, hi;
+  int iLoop;
+};
+
+static int geoRangeCmp(const void *pA, const void *pB){
+  double a = ((const GeoRange*)pA)->lo, b = ((const GeoRange*)pB)->lo;
+  return a<b ? -1 : a>b;
+}
+
+static GeoRange *geoHoleRanges(GeoParse *p, const GeoPoly *P){
+  GeoRange *a = sqlite3_malloc64(sizeof(GeoRange)*(sqlite3_uint64)P->nLoop);
+  int i;
+  if( a==0 ){
+    p->rc = SQLITE_NOMEM;
+    return 0;
+  }
+  for(i=0; i<P->nLoop; i++){
+    a[i].lo = 2;
+    a[i].hi = -2;
+    a[i].iLoop = i;
+  }
+  for(i=0; i<P->E.n; i++){
+    GeoRange *r = &a[P->E.a[i].iLoop];
+    r->lo = fmin(r->lo, P->E.a[i].lo);
+    r->hi = fmax(r->hi, P->E.a[i].hi);
+  }
+  qsort(&a[1], (size_t)(P->nLoop-1), sizeof(GeoRange), geoRangeCmp);
+  return a;
+}
+
+/* Every hole in the shell, and none in another (only holes whose ranges of
+** z overlap can be). The holes are visited by z, each judged from the
+** last, so that the ways stay short. */
+static void geoHolesCheck(GeoParse *p, const GeoPoly *P){
+  GeoRange *a = geoHoleRanges(p, P);
+  GeoAnchor shell;
+  int i, j;
+  if( a==0 ) return;
+  shell = geoAnchor(P->inside);
+  for(i=1; i<P->nLoop && p->rc==SQLITE_OK; i++){
+    if( !geoLoopInLoop(P, a[i].iLoop, 0, &shell) ){
+      geoFail(p, "Secondary loops not contained by first exterior loop - "
+                 "secondary loops must be holes (loop %d)", a[i].iLoop);
+    }
+  }
+  for(i=1; i<P->nLoop && p->rc==SQLITE_OK; i++){
+    for(j=i+1; j<P->nLoop && a[j].lo<=a[i].hi; j++){
+      GeoAnchor hi = geoAnchor(P->aLoop[a[i].iLoop].inside);
+      GeoAnchor hj = geoAnchor(P->aLoop[a[j].iLoop].inside);
+      if( geoLoopInLoop(P, a[i].iLoop, a[j].iLoop, &hj)
+       || geoLoopInLoop(P, a[j].iLoop, a[i].iLoop, &hi) ){
+        geoFail(p, "Polygon interior loops cannot be nested");
+        break;
+      }
+    }
+  }
+  sqlite3_free(a);
+}
+
+/* The checks of a whole polygon, as S2 makes them for MongoDB: no edges
+** crossing, every hole inside the shell, no hole inside another. Since no
+** rings cross, one vertex of a ring tells on which side of another it
+** lies. */
 static void geoPolyCheck(GeoParse *p, GeoPoly *P){
   GeoSelf s;
   GeoPt *apVert[64], **ap = apVert;
   int anVert[64], *an = anVert;
-  int i, j;
-  for(i=1; i<P->nLoop && p->rc==SQLITE_OK; i++){
-    const GeoLoop *H = &P->aLoop[i];
-    for(j=0; j<H->n; j++){
-      GeoPt v = H->a[j];
-      if( !geoLoopContains(&P->aLoop[0], v) ){
-        int k, bNear = 0;
-        for(k=0; k<P->aLoop[0].n && !bNear; k++){
-          bNear = geoArcDistance(v, P->aLoop[0].a[k], P->aLoop[0].a[(k+1)%P->aLoop[0].n])<=GEO_TOUCH;
-        }
-        if( !bNear ){
-          geoFail(p, "Secondary loops not contained by first exterior loop - "
-                     "secondary loops must be holes (loop %d)", i);
-          break;
-        }
-      }
-    }
-  }
-  if( p->rc ) return;
+  int i;
   if( P->nLoop>64 ){
     ap = sqlite3_malloc64(sizeof(GeoPt*)*(sqlite3_uint64)P->nLoop);
     an = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)P->nLoop);
@@ -507,41 +645,28 @@ static void geoPolyCheck(GeoParse *p, GeoPoly *P){
       ap[i] = P->aLoop[i].a;
       an[i] = P->aLoop[i].n;
     }
-    geoEdgesBuild(p, ap, an, P->nLoop, 1, &P->aEdge, &P->nEdge);
+    geoEdgesBuild(p, ap, an, P->nLoop, 1, &P->E);
   }
   if( ap!=apVert ) sqlite3_free(ap);
   if( an!=anVert ) sqlite3_free(an);
   if( p->rc ) return;
   s.P = P;
-  if( geoSweep(P->aEdge, P->nEdge, 0, 0, pairSelfCrosses, &s) ){
-    if( s.e->iLoop==s.f->iLoop ){
+  if( geoSweep(&P->E, 0, pairSelfCrosses, &s) ){
+    int iA = s.e->iLoop<s.f->iLoop ? s.e->iLoop : s.f->iLoop;
+    int iB = s.e->iLoop<s.f->iLoop ? s.f->iLoop : s.e->iLoop;
+    if( iA==iB ){
       int a = s.e->i<s.f->i ? s.e->i : s.f->i, b = s.e->i<s.f->i ? s.f->i : s.e->i;
       geoFail(p, "Loop is not valid: Edges %d and %d cross", a, b);
+    }else if( iA==0 ){
+      geoFail(p, "Secondary loops not contained by first exterior loop - "
+                 "secondary loops must be holes (loop %d)", iB);
     }else{
-      geoFail(p, "Polygon isn't valid: loops %d and %d cross", s.e->iLoop, s.f->iLoop);
+      geoFail(p, "Polygon isn't valid: loops %d and %d cross", iA, iB);
     }
     return;
   }
-  for(i=1; i<P->nLoop; i++){
-    for(j=1; j<P->nLoop; j++){
-      if( i!=j && geoLoopContains(&P->aLoop[j], P->aLoop[i].inside)
-       && !geoEdgesNear(P->aEdge, P->nEdge, P->aLoop[i].inside) ){
-        int k, bIn = 1;
-        for(k=0; k<P->aLoop[i].n && bIn; k++){
-          GeoPt v = P->aLoop[i].a[k];
-          int m, bNear = 0;
-          for(m=0; m<P->aLoop[j].n && !bNear; m++){
-            bNear = geoArcDistance(v, P->aLoop[j].a[m], P->aLoop[j].a[(m+1)%P->aLoop[j].n])<=GEO_TOUCH;
-          }
-          bIn = bNear || geoLoopContains(&P->aLoop[j], v);
-        }
-        if( bIn ){
-          geoFail(p, "Polygon interior loops cannot be nested");
-          return;
-        }
-      }
-    }
-  }
+  geoPolySetInside(P);
+  if( P->nLoop>1 ) geoHolesCheck(p, P);
 }
 
 /*------------------------------------------------------------------------
@@ -648,7 +773,7 @@ static void geoLineParse(GeoParse *p, const DocValue *v, DocGeo *g){
       return;
     }
   }
-  geoEdgesBuild(p, &L->a, &L->n, 1, 0, &L->aEdge, &L->nEdge);
+  geoEdgesBuild(p, &L->a, &L->n, 1, 0, &L->E);
 }
 
 /* A Polygon's coordinates: rings of positions, the first the shell. */
@@ -851,12 +976,12 @@ static void geoClear(DocGeo *g){
   int i, j;
   for(i=0; i<g->nLine; i++){
     sqlite3_free(g->aLine[i].a);
-    sqlite3_free(g->aLine[i].aEdge);
+    sqlite3_free(g->aLine[i].E.a);
   }
   for(i=0; i<g->nPoly; i++){
     for(j=0; j<g->aPoly[i].nLoop; j++) sqlite3_free(g->aPoly[i].aLoop[j].a);
     sqlite3_free(g->aPoly[i].aLoop);
-    sqlite3_free(g->aPoly[i].aEdge);
+    sqlite3_free(g->aPoly[i].E.a);
   }
   sqlite3_free(g->aLine);
   sqlite3_free(g->aPoly);
@@ -1013,50 +1138,63 @@ void docextGeoFree(DocGeo *g){
 ** The predicates
 */
 
+/* Are the points of a path (a line's, or a ring's closed, bClosed) and
+** the middles of its edges in polygon P? Each is judged from the last. */
+static int geoPolyHasPath(const GeoPoly *P, const GeoPt *a, int n, int bClosed){
+  GeoAnchor anchor = geoAnchor(P->inside);
+  int i;
+  for(i=0; i<n; i++){
+    if( !geoPolyCovers(P, &anchor, a[i]) ) return 0;
+    if( (bClosed || i+1<n)
+     && !geoPolyCovers(P, &anchor, geoUnit(geoAdd(a[i], 1.0, a[(i+1)%n]))) ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Does line L lie in polygon P? Its vertices and the middles of its
 ** edges are in P, and none of its edges crosses P's boundary. */
 static int geoPolyHasLine(const GeoPoly *P, const GeoLine *L){
-  int i;
-  for(i=0; i<L->n; i++){
-    if( !geoPolyCovers(P, L->a[i]) ) return 0;
-    if( i+1<L->n && !geoPolyCovers(P, geoUnit(geoAdd(L->a[i], 1.0, L->a[i+1]))) ) return 0;
-  }
-  return !geoSweep(P->aEdge, P->nEdge, L->aEdge, L->nEdge, pairCrosses, 0);
+  return geoPolyHasPath(P, L->a, L->n, 0) && !geoSweep(&P->E, &L->E, pairCrosses, 0);
 }
 
 /* Does polygon A hold polygon B? As for a line, for B's shell; and no hole
-** of A lies inside B. */
+** of A is inside B: none of its vertices, nor its inside point. */
 static int geoPolyHasPoly(const GeoPoly *A, const GeoPoly *B){
-  const GeoLoop *S = &B->aLoop[0];
+  GeoAnchor anchor = geoAnchor(B->inside);
   int i;
-  for(i=0; i<S->n; i++){
-    if( !geoPolyCovers(A, S->a[i]) ) return 0;
-    if( !geoPolyCovers(A, geoUnit(geoAdd(S->a[i], 1.0, S->a[(i+1)%S->n]))) ) return 0;
-  }
+  if( !geoPolyHasPath(A, B->aLoop[0].a, B->aLoop[0].n, 1) ) return 0;
   for(i=1; i<A->nLoop; i++){
-    if( geoPolyInterior(B, A->aLoop[i].inside) ) return 0;
+    const GeoLoop *H = &A->aLoop[i];
+    int j;
+    for(j=0; j<=H->n; j++){
+      GeoPt v = j<H->n ? H->a[j] : H->inside;
+      if( !geoEdgesNear(&B->E, -1, v) && geoSide(&B->E, -1, &anchor, v) ) return 0;
+    }
   }
-  return !geoSweep(A->aEdge, A->nEdge, B->aEdge, B->nEdge, pairCrosses, 0);
+  return !geoSweep(&A->E, &B->E, pairCrosses, 0);
+}
+
+/* Is one of the n points a[] in polygon P? */
+static int geoPolyHasAny(const GeoPoly *P, const GeoPt *a, int n){
+  GeoAnchor anchor = geoAnchor(P->inside);
+  int i;
+  for(i=0; i<n; i++){
+    if( geoPolyCovers(P, &anchor, a[i]) ) return 1;
+  }
+  return 0;
 }
 
 /* Do polygons A and B share a point? */
 static int geoPolysMeet(const GeoPoly *A, const GeoPoly *B){
-  int i;
-  for(i=0; i<B->aLoop[0].n; i++){
-    if( geoPolyCovers(A, B->aLoop[0].a[i]) ) return 1;
-  }
-  for(i=0; i<A->aLoop[0].n; i++){
-    if( geoPolyCovers(B, A->aLoop[0].a[i]) ) return 1;
-  }
-  return geoSweep(A->aEdge, A->nEdge, B->aEdge, B->nEdge, pairTouches, 0);
+  return geoPolyHasAny(A, B->aLoop[0].a, B->aLoop[0].n)
+      || geoPolyHasAny(B, A->aLoop[0].a, A->aLoop[0].n)
+      || geoSweep(&A->E, &B->E, pairTouches, 0);
 }
 
 static int geoPolyMeetsLine(const GeoPoly *P, const GeoLine *L){
-  int i;
-  for(i=0; i<L->n; i++){
-    if( geoPolyCovers(P, L->a[i]) ) return 1;
-  }
-  return geoSweep(P->aEdge, P->nEdge, L->aEdge, L->nEdge, pairTouches, 0);
+  return geoPolyHasAny(P, L->a, L->n) || geoSweep(&P->E, &L->E, pairTouches, 0);
 }
 
 /* $geoWithin of a spherical query q: is every part of geometry d inside
@@ -1068,7 +1206,7 @@ static int geoContains(const DocGeo *q, const DocGeo *d){
     if( q->eShape==GEO_CAP ){
       b = geoAngle(q->aPt[0], d->aPt[i])<=q->r + GEO_TOUCH;
     }
-    for(j=0; j<q->nPoly && !b; j++) b = geoPolyCovers(&q->aPoly[j], d->aPt[i]);
+    for(j=0; j<q->nPoly && !b; j++) b = geoPolyCovers(&q->aPoly[j], 0, d->aPt[i]);
     if( !b ) return 0;
   }
   for(i=0; i<d->nLine; i++){
@@ -1091,10 +1229,10 @@ static int geoMeetsPoint(const DocGeo *g, GeoPt p){
     if( geoAngle(g->aPt[i], p)<=GEO_TOUCH ) return 1;
   }
   for(i=0; i<g->nLine; i++){
-    if( geoLineNear(&g->aLine[i], p) ) return 1;
+    if( geoEdgesNear(&g->aLine[i].E, -1, p) ) return 1;
   }
   for(i=0; i<g->nPoly; i++){
-    if( geoPolyCovers(&g->aPoly[i], p) ) return 1;
+    if( geoPolyCovers(&g->aPoly[i], 0, p) ) return 1;
   }
   return 0;
 }
@@ -1102,10 +1240,10 @@ static int geoMeetsPoint(const DocGeo *g, GeoPt p){
 static int geoMeetsLine(const DocGeo *g, const GeoLine *L){
   int i;
   for(i=0; i<g->nPt; i++){
-    if( geoLineNear(L, g->aPt[i]) ) return 1;
+    if( geoEdgesNear(&L->E, -1, g->aPt[i]) ) return 1;
   }
   for(i=0; i<g->nLine; i++){
-    if( geoSweep(g->aLine[i].aEdge, g->aLine[i].nEdge, L->aEdge, L->nEdge, pairTouches, 0) ){
+    if( geoSweep(&g->aLine[i].E, &L->E, pairTouches, 0) ){
       return 1;
     }
   }
@@ -1117,9 +1255,7 @@ static int geoMeetsLine(const DocGeo *g, const GeoLine *L){
 
 static int geoMeetsPoly(const DocGeo *g, const GeoPoly *P){
   int i;
-  for(i=0; i<g->nPt; i++){
-    if( geoPolyCovers(P, g->aPt[i]) ) return 1;
-  }
+  if( geoPolyHasAny(P, g->aPt, g->nPt) ) return 1;
   for(i=0; i<g->nLine; i++){
     if( geoPolyMeetsLine(P, &g->aLine[i]) ) return 1;
   }
