@@ -751,6 +751,14 @@ int docextGeoQueryNew(int bWithin, const DocValue *pArg, DocGeo **ppOut, char **
 ** satisfies the query; a value that is no valid geometry does not. */
 int docextGeoMatch(const DocGeo *pQuery, const DocValue *v, int *pbMatch);
 void docextGeoFree(DocGeo *pGeo);
+/* $geoNear's near: a GeoJSON Point (distances in metres on the sphere) or a
+** legacy point (in radians on the sphere when bSpherical, else in the
+** plane). Errors as docextGeoQueryNew's. */
+int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char **pzWhy);
+/* *pr = the distance from a near point to the value v, a stored geometry
+** (the nearest of its points; 0 inside a polygon), or -1 when v is no
+** geometry that can be measured (in the plane: a single point). */
+int docextGeoDistance(const DocGeo *pNear, const DocValue *v, double *pr);
 
 /**************************************************************************
 ** Interface to docext_regex.c — $regex through PCRE2 (the only file that

@@ -47,7 +47,7 @@
 enum {
   AG_MATCH = 1, AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND,
   AG_GROUP, AG_LOOKUP, AG_SAMPLE, AG_FACET, AG_UNION, AG_GRAPH, AG_WINDOW, AG_AUTO,
-  AG_DOCS, AG_DENSIFY, AG_REDACT
+  AG_DOCS, AG_DENSIFY, AG_REDACT, AG_GEONEAR
 };   /* (AG_WINDOW: $setWindowFields, $fill; AG_AUTO: $bucketAuto; AG_DOCS:
      ** $documents) */
 
@@ -105,6 +105,11 @@ struct AggStage {
                             ** AG_WINDOW of a $fill: its $setWindowFields */
   int bNoDefault;           /* ... which has no default: MinKey, its value
                             ** for a value in no bucket, is an error */
+  DocGeo *pNear;            /* AG_GEONEAR: near, and with it (zLocal) key,
+                            ** (zField) distanceField, (zIndexField)
+                            ** includeLocs or NULL, and these: */
+  double rMinDist, rMaxDist, rMultiplier;
+  const u8 *aNearQuery;     /* AG_GEONEAR: its query, or NULL */
 };
 
 /* A compiled pipeline. */
@@ -238,6 +243,7 @@ static void aggFree(Agg *p){
     docextSortFree(pS->pSort);
     docextWindowFree(pS->pWindow);
     docextDensifyFree(pS->pDensify);
+    docextGeoFree(pS->pNear);
     docextExprFree(pS->pExpr);
     for(j=0; j<pS->nField; j++){
       docextExprFree(pS->aField[j].pExpr);
@@ -1411,6 +1417,66 @@ static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
   return SQLITE_OK;
 }
 
+/* $geoNear: {near, distanceField, key, spherical, minDistance, maxDistance,
+** distanceMultiplier, includeLocs, query}. docext has no geospatial index,
+** so key, which MongoDB may take from the one index, is needed. */
+static int compileGeoNear(AggStage *pS, const DocValue *v, char **pzErr){
+  static const char *const azOpt[] = {
+    "near", "distanceField", "key", "spherical", "minDistance", "maxDistance",
+    "distanceMultiplier", "includeLocs", "query", "uniqueDocs"
+  };
+  DocValue aOpt[DOCEXT_COUNT(azOpt)];
+  DocIter it;
+  char *zWhy = 0;
+  int rc, i;
+  if( v->type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a document of options");
+  memset(aOpt, 0, sizeof(aOpt));
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    i = docextNameIndex(it.zKey, it.nKey, azOpt, DOCEXT_COUNT(azOpt));
+    if( i<0 ) return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
+    aOpt[i] = it.v;
+  }
+  for(i=1; i<=2; i++){
+    if( aOpt[i].type!=DOC_STRING ){
+      return stageError(pS, pzErr, i==1 ? "needs distanceField, a string"
+                        : "needs key, the path of the locations, a string (docext has no "
+                          "geospatial index to take it from)");
+    }
+    rc = checkNewPath(pS, azOpt[i], (const char*)aOpt[i].p+4, pzErr);
+    if( rc ) return rc;
+  }
+  pS->zField = (const char*)aOpt[1].p+4;
+  pS->zLocal = (const char*)aOpt[2].p+4;
+  if( aOpt[7].type ){
+    if( aOpt[7].type!=DOC_STRING ) return stageError(pS, pzErr, "includeLocs must be a string");
+    rc = checkNewPath(pS, "includeLocs", (const char*)aOpt[7].p+4, pzErr);
+    if( rc ) return rc;
+    pS->zIndexField = (const char*)aOpt[7].p+4;
+  }
+  pS->rMinDist = 0;
+  pS->rMaxDist = INFINITY;
+  pS->rMultiplier = 1;
+  for(i=4; i<=6; i++){
+    double r;
+    if( aOpt[i].type==0 ) continue;
+    r = docextValueToDouble(&aOpt[i]);
+    if( !docextValueIsNumber(&aOpt[i]) || !(r>=0) ){
+      return stageError(pS, pzErr, "%s must be a number, not negative", azOpt[i]);
+    }
+    *(i==4 ? &pS->rMinDist : i==5 ? &pS->rMaxDist : &pS->rMultiplier) = r;
+  }
+  if( aOpt[8].type ){
+    if( aOpt[8].type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "query must be a document");
+    pS->aNearQuery = aOpt[8].p;
+  }
+  if( aOpt[0].type==0 ) return stageError(pS, pzErr, "needs near, a point");
+  rc = docextGeoNearNew(&aOpt[0], aOpt[3].type && docextValueTruth(&aOpt[3]), &pS->pNear, &zWhy);
+  if( rc==SQLITE_ERROR ) rc = stageError(pS, pzErr, "%s", zWhy);
+  sqlite3_free(zWhy);
+  return rc;
+}
+
 /* Compile stage number iStage, the one element of document v. */
 static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pStage,
                         char **pzErr){
@@ -1419,14 +1485,14 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     "$replaceWith", "$sort", "$skip", "$limit", "$count", "$unwind", "$group",
     "$sortByCount", "$lookup", "$bucket", "$sample", "$facet", "$unionWith",
     "$graphLookup", "$setWindowFields", "$fill", "$bucketAuto", "$documents", "$densify",
-    "$redact",
+    "$redact", "$geoNear",
   };
   static const int aKind[] = {
     AG_MATCH, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE, AG_SHAPE,
     AG_SHAPE, AG_SORT, AG_SKIP, AG_LIMIT, AG_COUNT, AG_UNWIND, AG_GROUP,
     AG_GROUP, AG_LOOKUP, AG_GROUP, AG_SAMPLE, AG_FACET, AG_UNION,
     AG_GRAPH, AG_WINDOW, AG_WINDOW, AG_AUTO, AG_DOCS, AG_DENSIFY,
-    AG_REDACT,
+    AG_REDACT, AG_GEONEAR,
   };
   DocIter it;
   AggStage *pS, tmp;
@@ -1446,7 +1512,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
                         "$set, $unset, $replaceRoot, $replaceWith, $sort, $skip, $limit, "
                         "$count, $unwind, $group, $sortByCount, $bucket, $bucketAuto, $sample, $facet, "
                         "$unionWith, $lookup, $graphLookup, $setWindowFields, $fill, $densify, "
-                        "$redact and $documents)"
+                        "$redact, $geoNear and $documents)"
                       : "a stage's name starts with '$'");
   }
   pS = aggNewStage(p, aKind[i], azStage[i], iStage, &rc);
@@ -1528,6 +1594,12 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     case AG_REDACT:
       rc = docextExprNew(&it.v, p->aLet, "$redact", p->nowMs, &pS->pExpr, pzErr);
       break;
+    case AG_GEONEAR:
+      if( iStage!=1 ){
+        return stageError(pS, pzErr, "is only valid as the first stage of a pipeline");
+      }
+      rc = compileGeoNear(pS, &it.v, pzErr);
+      break;
     case AG_DOCS:
       /* (its value is made once, before any document: it reads none) */
       if( iStage!=1 ){
@@ -1556,6 +1628,16 @@ static int planPushDown(Agg *p){
   if( p->nStage>0 && p->aStage[0].eStage==AG_DOCS ){
     p->iFirst = 1;                      /* (aggRun runs it: no query) */
     return SQLITE_OK;
+  }
+  if( p->nStage>0 && p->aStage[0].eStage==AG_GEONEAR ){
+    /* its query is the collection's; the stage runs over what it finds */
+    if( p->aStage[0].aNearQuery ){
+      p->iFilter = p->query.n;
+      docextBufAppend(&rc, &p->query, p->aStage[0].aNearQuery,
+                      docextGetI32(p->aStage[0].aNearQuery));
+    }
+    p->iFirst = 0;
+    return rc;
   }
   while( i<p->nStage && p->aStage[i].eStage==AG_MATCH ) i++;
   nMatch = i;
@@ -1648,6 +1730,9 @@ static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr){
   docextIterInitValue(&it, &arr);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     rc = compileStage(pConn, p, ++iStage, &it.v, pzErr);
+  }
+  if( rc==SQLITE_OK && !bHead && p->nStage>0 && p->aStage[0].eStage==AG_GEONEAR ){
+    rc = stageError(&p->aStage[0], pzErr, "needs a collection to read: it cannot be in a $facet");
   }
   if( rc==SQLITE_OK && bHead ) rc = planPushDown(p);
   return rc;
@@ -2456,6 +2541,91 @@ static int runElsewhere(const AggStage *pS, const AggSet *pIn, AggSet *pOut, cha
   return rc;
 }
 
+/* The nearest location of one document, for $geoNear. */
+typedef struct GeoNearVisit GeoNearVisit;
+struct GeoNearVisit {
+  const DocGeo *pNear;
+  double r;                 /* the least distance so far, or -1 */
+  DocValue loc;             /* the location at that distance */
+  int rc;
+};
+
+static int geoNearVisit(void *pCtx, const DocValue *v, int iPos){
+  GeoNearVisit *p = (GeoNearVisit*)pCtx;
+  double r;
+  (void)iPos;
+  p->rc = docextGeoDistance(p->pNear, v, &r);
+  if( p->rc ) return p->rc;
+  if( r>=0 && (p->r<0 || r<p->r) ){
+    p->r = r;
+    p->loc = *v;
+  }
+  return SQLITE_OK;
+}
+
+/* One document of $geoNear's input, at distance r. */
+typedef struct GeoNearItem GeoNearItem;
+struct GeoNearItem {
+  double r;
+  int i;
+};
+
+static int geoNearCmp(const void *pA, const void *pB){
+  const GeoNearItem *a = (const GeoNearItem*)pA, *b = (const GeoNearItem*)pB;
+  if( a->r!=b->r ) return a->r<b->r ? -1 : 1;
+  return a->i - b->i;
+}
+
+/* $geoNear: the documents whose key holds a location within the distances,
+** nearest first (the nearest of a document's locations counts), each with
+** its distance (times distanceMultiplier) and, with includeLocs, that
+** location. */
+static int runGeoNear(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char **pzErr){
+  GeoNearItem *a = sqlite3_malloc64(sizeof(GeoNearItem)*(pIn->n>0 ? pIn->n : 1));
+  DocBuf tmp, doc;
+  int rc = a ? SQLITE_OK : SQLITE_NOMEM, i, n = 0;
+  for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
+    GeoNearVisit w;
+    w.pNear = pS->pNear;
+    w.r = -1;
+    w.rc = SQLITE_OK;
+    docextPathWalkMatch(setDoc(pIn, i), pS->zLocal, (int)strlen(pS->zLocal), 0, geoNearVisit, &w);
+    rc = w.rc;
+    if( rc==SQLITE_OK && w.r>=0 && w.r>=pS->rMinDist && w.r<=pS->rMaxDist ){
+      a[n].r = w.r;
+      a[n].i = i;
+      n++;
+    }
+  }
+  if( rc==SQLITE_OK ) qsort(a, (size_t)n, sizeof(GeoNearItem), geoNearCmp);
+  memset(&tmp, 0, sizeof(tmp));
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && i<n; i++){
+    const u8 *aDoc = setDoc(pIn, a[i].i);
+    AggRounded dist;
+    roundedDouble(&dist, a[i].r*pS->rMultiplier, 0);
+    docextBufReset(&doc);
+    docextBsonSetPath(&rc, &doc, aDoc, pS->zField, &dist.v);
+    if( rc==SQLITE_OK && pS->zIndexField ){
+      GeoNearVisit w;
+      w.pNear = pS->pNear;
+      w.r = -1;
+      w.rc = SQLITE_OK;
+      docextPathWalkMatch(aDoc, pS->zLocal, (int)strlen(pS->zLocal), 0, geoNearVisit, &w);
+      rc = w.rc;
+      docextBufReset(&tmp);
+      docextBufAppend(&rc, &tmp, doc.a, doc.n);
+      docextBufReset(&doc);
+      if( rc==SQLITE_OK ) docextBsonSetPath(&rc, &doc, tmp.a, pS->zIndexField, &w.loc);
+    }
+    if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
+  }
+  docextBufFree(&tmp);
+  docextBufFree(&doc);
+  sqlite3_free(a);
+  return rc;
+}
+
 static int runSample(const AggStage *pS, const AggSet *pIn, AggSet *pOut){
   int *aIdx = sqlite3_malloc64(sizeof(int)*(pIn->n>0 ? pIn->n : 1));
   int rc = aIdx ? SQLITE_OK : SQLITE_NOMEM, i;
@@ -2722,6 +2892,7 @@ static int runStage(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet 
     case AG_WINDOW: case AG_DENSIFY: rc = runElsewhere(pS, pIn, pOut, pzErr); break;
     case AG_REDACT: rc = runRedact(pS, pIn, pOut, pzErr); break;
     case AG_AUTO:   rc = runBucketAuto(pS, pIn, pOut, pzErr); break;
+    case AG_GEONEAR: rc = runGeoNear(pS, pIn, pOut, pzErr); break;
     case AG_DOCS:
       rc = stageError(pS, pzErr, "must be the first stage of a pipeline without a "
                       "collection (not of a $facet's)");

@@ -114,6 +114,8 @@ struct GeoAnchor {
 #define GEO_CENTER   3    /* $center: x, y and r */
 #define GEO_POLYGON  4    /* $polygon: aFlat */
 #define GEO_CAP      5    /* $centerSphere: aPt[0] and r */
+#define GEO_NEAR     6    /* $geoNear on the sphere: aPt[0]; bMeters */
+#define GEO_NEARFLAT 7    /* $geoNear in the plane: x, y */
 
 /* A parsed shape or geometry. A GeoJSON geometry is the union of its
 ** points, lines and polygons (Multi* types and collections add several). */
@@ -123,6 +125,7 @@ struct DocGeo {
   u8 bOnePoint;       /* a Point or a legacy point, alone: x, y */
   u8 bFlat;           /* a legacy point, not yet on the sphere */
   u8 bStrict;         /* a polygon with the strict-winding CRS */
+  u8 bMeters;         /* GEO_NEAR: distances in metres (else radians) */
   double x, y;        /* the one point; a box's low corner; a centre */
   double x2, y2;      /* a box's high corner */
   double r;           /* a radius */
@@ -1336,6 +1339,87 @@ int docextGeoMatch(const DocGeo *q, const DocValue *v, int *pbMatch){
       *pbMatch = geoFlatMatch(q, &d);
     }else if( geoProject(&sParse, &d) && sParse.rc==SQLITE_OK ){
       *pbMatch = q->bWithin ? geoContains(q, &d) : geoIntersects(q, &d);
+    }
+  }
+  geoClear(&d);
+  return sParse.rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Distances, for $geoNear
+*/
+
+#define GEO_EARTH_RADIUS 6378100.0   /* metres, as MongoDB's kRadiusOfEarthInMeters */
+
+int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char **pzWhy){
+  GeoParse sParse;
+  DocGeo *g;
+  DocIter it;
+  *ppOut = 0;
+  if( pNear->type!=DOC_DOCUMENT && pNear->type!=DOC_ARRAY ){
+    return docextError(pzWhy, "near must be a GeoJSON point or a legacy coordinate pair");
+  }
+  g = docextMallocZero(sizeof(*g));
+  if( g==0 ) return SQLITE_NOMEM;
+  memset(&sParse, 0, sizeof(sParse));
+  docextIterInitValue(&it, pNear);
+  if( pNear->type==DOC_ARRAY || (docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
+    geoFlatPoint(&sParse, pNear, 0, &g->x, &g->y);
+    g->bFlat = 1;
+    g->eShape = bSpherical ? GEO_NEAR : GEO_NEARFLAT;
+    if( sParse.rc==SQLITE_OK && bSpherical && !geoProject(&sParse, g) ){
+      geoFail(&sParse, "legacy point is out of bounds for spherical query");
+    }
+  }else if( geoType(pNear->p)!=0 ){
+    geoFail(&sParse, "near must be a GeoJSON point or a legacy coordinate pair");
+  }else{
+    geoGeoJSON(&sParse, pNear->p, 0, g);
+    g->eShape = GEO_NEAR;
+    g->bMeters = 1;
+  }
+  if( sParse.rc ){
+    docextGeoFree(g);
+    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    return docextError(pzWhy, "%s", sParse.zWhy);
+  }
+  *ppOut = g;
+  return SQLITE_OK;
+}
+
+/* The least angle from p to a point of geometry d (0 inside a polygon). */
+static double geoMinAngle(GeoPt p, const DocGeo *d){
+  double r = 4;
+  int i, j;
+  for(i=0; i<d->nPt; i++) r = fmin(r, geoAngle(p, d->aPt[i]));
+  for(i=0; i<d->nLine; i++){
+    const GeoEdges *E = &d->aLine[i].E;
+    for(j=0; j<E->n; j++) r = fmin(r, geoArcDistance(p, E->a[j].a, E->a[j].b));
+  }
+  for(i=0; i<d->nPoly && r>0; i++){
+    const GeoPoly *P = &d->aPoly[i];
+    if( geoPolyCovers(P, 0, p) ) return 0;
+    for(j=0; j<P->E.n; j++) r = fmin(r, geoArcDistance(p, P->E.a[j].a, P->E.a[j].b));
+  }
+  return r;
+}
+
+int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
+  GeoParse sParse;
+  DocGeo d;
+  *pr = -1;
+  if( v==0 || (v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY) ) return SQLITE_OK;
+  memset(&sParse, 0, sizeof(sParse));
+  memset(&d, 0, sizeof(d));
+  geoStored(&sParse, v, &d);
+  if( sParse.rc==SQLITE_OK && !d.bStrict ){
+    if( q->eShape==GEO_NEARFLAT ){
+      if( d.bOnePoint ){
+        double a = d.x - q->x, b = d.y - q->y;
+        *pr = sqrt(a*a + b*b);
+      }
+    }else if( geoProject(&sParse, &d) && sParse.rc==SQLITE_OK ){
+      *pr = geoMinAngle(q->aPt[0], &d);
+      if( q->bMeters ) *pr *= GEO_EARTH_RADIUS;
     }
   }
   geoClear(&d);

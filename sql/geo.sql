@@ -164,3 +164,49 @@ SELECT _id FROM places('{loc: {$geoWithin: {$box: [[0, Infinity], [1, 1]]}}}');
 SELECT _id FROM places('{loc: {$near: [0, 0]}}');
 SELECT _id FROM places('{loc: {$nearSphere: {$geometry: {type: "Point", coordinates: [0, 0]}}}}');
 SELECT _id FROM places('{loc: {$maxDistance: 5}}');
+
+-- 9. The $geoNear stage: nearest first, with the distance (metres from a
+--    GeoJSON point, radians from a legacy point with spherical: true, plane
+--    units without), the nearest of a document's locations (includeLocs
+--    shows which), 0 inside a polygon, after its query; documents with no
+--    location that can be measured are left out.
+CREATE VIRTUAL TABLE spots USING docext;
+INSERT INTO spots(doc) VALUES
+  ('{_id: 1, kind: "cafe", loc: {type: "Point", coordinates: [0, 1]}}'),
+  ('{_id: 2, kind: "bar", loc: [[0, 3], [0, 0.5]]}'),
+  ('{_id: 3, kind: "cafe", loc: {type: "Polygon", coordinates: [[[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]]]}}'),
+  ('{_id: 4, kind: "cafe", loc: {type: "LineString", coordinates: [[2, -5], [2, 5]]}}'),
+  ('{_id: 5, kind: "bar"}'),
+  ('{_id: 6, kind: "bar", loc: "here"}'),
+  ('{_id: 7, kind: "cafe", loc: {x: 0, y: -1}}'),
+  ('{_id: 8, kind: "bar", loc: [0, 1]}');
+SELECT doc_create_index('spots', '{kind: 1}');
+SELECT 'metres', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 3), ' ') FROM doc_aggregate('spots',
+  '[{$geoNear: {near: {type: "Point", coordinates: [0, 0]}, distanceField: "d", key: "loc"}}]');
+SELECT 'radians', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 6), ' ') FROM doc_aggregate('spots',
+  '[{$geoNear: {near: [0, 0], spherical: true, distanceField: "d", key: "loc"}}]');
+SELECT 'plane', group_concat(json_extract(doc, '$._id') || ':' || json_extract(doc, '$.d'), ' ') FROM doc_aggregate('spots',
+  '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc"}}]');
+SELECT 'options', doc FROM doc_aggregate('spots',
+  '[{$geoNear: {near: {type: "Point", coordinates: [0, 0]}, distanceField: "at.km", key: "loc",
+    minDistance: 1, maxDistance: 200000, query: {kind: "bar"}, distanceMultiplier: 0.001,
+    includeLocs: "at.where"}}, {$project: {kind: 0}}]');
+SELECT 'then', group_concat(json_extract(doc, '$._id'), ' ') FROM doc_aggregate('spots',
+  '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", spherical: 1}}, {$match: {kind: "cafe"}}, {$limit: 2}]');
+SELECT 'lookup', doc FROM doc_aggregate('spots', '[{$match: {_id: 5}}, {$lookup: {from: "spots",
+  pipeline: [{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", maxDistance: 1}}, {$project: {_id: 1}}], as: "near"}},
+  {$project: {near: 1}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$match: {}}, {$geoNear: {near: [0, 0], distanceField: "d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$facet: {a: [{$geoNear: {near: [0, 0], distanceField: "d", key: "loc"}}]}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {distanceField: "d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: "here", distanceField: "d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: {type: "LineString", coordinates: [[0, 0], [1, 1]]}, distanceField: "d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 95], spherical: true, distanceField: "d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", maxDistance: -1}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", num: 5}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "$d", key: "loc"}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", query: 5}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", query: {kind: {$near: [0, 0]}}}}]');
+SELECT doc FROM doc_aggregate('spots', '[{$geoNear: 5}]');

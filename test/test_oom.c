@@ -198,6 +198,8 @@ int main(void){
     "[[1, 1.5], [2, 1.5], [2, 2], [1, 1.5]]]}]}}', '{g: {$geoIntersects: {$geometry: "
     "{type: \"MultiPolygon\", coordinates: [[[[0, 0], [4, 0], [4, 4], [0, 0]]]]}}}, "
     "p: {$not: {$geoWithin: {$polygon: [[0, 0], [1, 0], [1, 1]]}}}}')",
+    "SELECT doc FROM doc_aggregate('g', '[{$geoNear: {near: {type: \"Point\", coordinates: [0, 0]}, "
+    "distanceField: \"x.d\", key: \"loc\", includeLocs: \"x.at\", query: {_id: {$gte: 0}}}}]')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
@@ -386,6 +388,10 @@ int main(void){
       "CREATE VIRTUAL TABLE c2 USING docext;"
       "WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value+1 FROM n WHERE value<12)"
       " INSERT INTO c2(doc) SELECT json_object('_id', value, 'k', value % 5) FROM n;"
+      /* g: locations */
+      "CREATE VIRTUAL TABLE g USING docext;"
+      "INSERT INTO g(doc) VALUES ('{_id: 1, loc: [0, 1]}'), ('{_id: 2, loc: {type: \"Polygon\","
+      "  coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}'), ('{_id: 3, loc: [[5, 5], [0, 2]]}');"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
