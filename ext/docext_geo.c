@@ -35,9 +35,11 @@
 **
 ** The geometry is done on unit vectors: a point is inside a ring when an
 ** arc from a point known to be inside it crosses the ring's edges an even
-** number of times. Edges are kept sorted by the range of z they span, so
-** the tests between two sets of edges (crossings, self-crossings of a
-** ring) compare only edges whose ranges overlap.
+** number of times. Edges are kept sorted by the range they span along the
+** axis (x, y or z) that separates them best, so that the tests between two
+** sets of edges (crossings, self-crossings of a ring) compare only edges
+** whose ranges overlap, and a point's or an arc's tests look only at the
+** edges near it.
 */
 #include "docextInt.h"
 #include <math.h>
@@ -59,21 +61,24 @@ typedef struct GeoAnchor GeoAnchor;
 /* A point on the unit sphere. */
 struct GeoPt { double x, y, z; };
 
-/* An arc of a ring or a line, with the range of z it spans (widened by
-** GEO_TOUCH). */
+/* An arc of a ring or a line, with the range of x, y and z it spans
+** (widened by GEO_TOUCH), and lo, hi: the range along its set's axis. */
 struct GeoEdge {
   GeoPt a, b;
+  double aLo[3], aHi[3];
   double lo, hi;
   int iLoop;          /* the ring (or line) it belongs to */
   int i;              /* its position there */
 };
 
-/* The edges of a polygon or a line, sorted by lo: those whose range holds
-** a given z are found by a binary search, since none spans more than
-** span. */
+/* The edges of a polygon or a line, sorted by lo along one axis, the one
+** (x, y or z) along which their ranges overlap least: those whose range
+** holds a given coordinate are found by a binary search, since none spans
+** more than span. */
 struct GeoEdges {
   GeoEdge *a;
   int n;
+  int axis;           /* 0, 1, 2: x, y, z */
   double span;
 };
 
@@ -258,15 +263,44 @@ static int geoArcsTouch(GeoPt a, GeoPt b, GeoPt c, GeoPt d){
 ** Sorted edges
 */
 
+/* Coordinate k (0, 1, 2: x, y, z) of p. */
+static double geoCoord(GeoPt p, int k){
+  return k==0 ? p.x : k==1 ? p.y : p.z;
+}
+
 static void geoEdgeInit(GeoEdge *e, GeoPt a, GeoPt b, int iLoop, int i){
   /* An arc strays from its chord by at most 1 - cos(angle/2). */
   double s = 1.0 - cos(geoAngle(a, b)/2.0) + 2*GEO_TOUCH;
+  int k;
   e->a = a;
   e->b = b;
-  e->lo = fmin(a.z, b.z) - s;
-  e->hi = fmax(a.z, b.z) + s;
+  for(k=0; k<3; k++){
+    e->aLo[k] = fmin(geoCoord(a, k), geoCoord(b, k)) - s;
+    e->aHi[k] = fmax(geoCoord(a, k), geoCoord(b, k)) + s;
+  }
   e->iLoop = iLoop;
   e->i = i;
+}
+
+/* The axis along which the edges' ranges, against the whole range, are
+** shortest: a comb of north-south teeth overlaps little along x or y. */
+static int geoBestAxis(const GeoEdge *a, int n){
+  double rBest = 0;
+  int k, i, iBest = 2;
+  for(k=2; k>=0; k--){
+    double sum = 0, lo = 2, hi = -2, r;
+    for(i=0; i<n; i++){
+      sum += a[i].aHi[k] - a[i].aLo[k];
+      lo = fmin(lo, a[i].aLo[k]);
+      hi = fmax(hi, a[i].aHi[k]);
+    }
+    r = sum/(hi - lo + 1e-300);
+    if( k==2 || r<rBest ){
+      rBest = r;
+      iBest = k;
+    }
+  }
+  return iBest;
 }
 
 static int geoEdgeCmp(const void *pA, const void *pB){
@@ -291,16 +325,21 @@ static void geoEdgesBuild(GeoParse *p, GeoPt *const*apVert, const int *anVert, i
   for(i=0; i<n; i++){
     int m = bClosed ? anVert[i] : anVert[i]-1;
     for(j=0; j<m; j++){
-      GeoEdge *e = &a[pE->n++];
-      geoEdgeInit(e, apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
-      pE->span = fmax(pE->span, e->hi - e->lo);
+      geoEdgeInit(&a[pE->n++], apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
     }
+  }
+  pE->axis = geoBestAxis(a, pE->n);
+  for(i=0; i<pE->n; i++){
+    a[i].lo = a[i].aLo[pE->axis];
+    a[i].hi = a[i].aHi[pE->axis];
+    pE->span = fmax(pE->span, a[i].hi - a[i].lo);
   }
   qsort(a, (size_t)pE->n, sizeof(GeoEdge), geoEdgeCmp);
 }
 
-/* The first edge of E whose range may reach up to z: the edges whose range
-** holds z are from there on, up to the first with lo above z. */
+/* The first edge of E whose range may reach up to z (a coordinate along
+** E's axis): the edges whose range holds z are from there on, up to the
+** first with lo above z. */
 static int geoEdgesFrom(const GeoEdges *E, double z){
   int lo = 0, hi = E->n;
   z -= E->span;
@@ -313,32 +352,29 @@ static int geoEdgesFrom(const GeoEdges *E, double z){
 
 /* Calls xPair for every pair of an edge of A and an edge of B whose ranges
 ** overlap (every pair of distinct edges of A when B is 0), until it returns
-** non-zero; returns that value, or 0. */
+** non-zero; returns that value, or 0. For two sets, each edge of the
+** smaller looks for its partners in the larger, along the larger's axis. */
 static int geoSweep(const GeoEdges *A, const GeoEdges *B,
                     int (*xPair)(void*, const GeoEdge*, const GeoEdge*), void *pCtx){
-  const GeoEdge *aA = A->a, *aB;
-  int nA = A->n, nB, i = 0, j = 0, k, rc;
+  const GeoEdges *S, *L;
+  int i, k, rc;
   if( B==0 ){
-    for(i=0; i<nA; i++){
-      for(k=i+1; k<nA && aA[k].lo<=aA[i].hi; k++){
-        if( (rc = xPair(pCtx, &aA[i], &aA[k]))!=0 ) return rc;
+    for(i=0; i<A->n; i++){
+      for(k=i+1; k<A->n && A->a[k].lo<=A->a[i].hi; k++){
+        if( (rc = xPair(pCtx, &A->a[i], &A->a[k]))!=0 ) return rc;
       }
     }
     return 0;
   }
-  aB = B->a;
-  nB = B->n;
-  while( i<nA || j<nB ){
-    if( j>=nB || (i<nA && aA[i].lo<=aB[j].lo) ){
-      for(k=j; k<nB && aB[k].lo<=aA[i].hi; k++){
-        if( (rc = xPair(pCtx, &aA[i], &aB[k]))!=0 ) return rc;
-      }
-      i++;
-    }else{
-      for(k=i; k<nA && aA[k].lo<=aB[j].hi; k++){
-        if( (rc = xPair(pCtx, &aA[k], &aB[j]))!=0 ) return rc;
-      }
-      j++;
+  S = A->n<=B->n ? A : B;
+  L = S==A ? B : A;
+  for(i=0; i<S->n; i++){
+    const GeoEdge *e = &S->a[i];
+    double lo = e->aLo[L->axis], hi = e->aHi[L->axis];
+    for(k=geoEdgesFrom(L, lo); k<L->n && L->a[k].lo<=hi; k++){
+      if( L->a[k].hi<lo ) continue;
+      rc = S==A ? xPair(pCtx, e, &L->a[k]) : xPair(pCtx, &L->a[k], e);
+      if( rc ) return rc;
     }
   }
   return 0;
@@ -357,10 +393,11 @@ static int pairTouches(void *pCtx, const GeoEdge *e, const GeoEdge *f){
 /* Is p within GEO_TOUCH of an edge of E (of ring iLoop, or of any when
 ** iLoop is negative)? */
 static int geoEdgesNear(const GeoEdges *E, int iLoop, GeoPt p){
+  double c = geoCoord(p, E->axis);
   int i;
-  for(i=geoEdgesFrom(E, p.z); i<E->n && E->a[i].lo<=p.z; i++){
+  for(i=geoEdgesFrom(E, c); i<E->n && E->a[i].lo<=c; i++){
     const GeoEdge *e = &E->a[i];
-    if( p.z<=e->hi && (iLoop<0 || e->iLoop==iLoop)
+    if( c<=e->hi && (iLoop<0 || e->iLoop==iLoop)
      && geoArcDistance(p, e->a, e->b)<=GEO_TOUCH ){
       return 1;
     }
@@ -369,11 +406,12 @@ static int geoEdgesNear(const GeoEdges *E, int iLoop, GeoPt p){
 }
 
 /* How many edges of E (of ring iLoop, or all) the arc st crosses. Only
-** edges whose range of z meets the arc's are looked at, and of those only
-** the ones with ends on both sides of the arc's great circle are tested. */
+** edges whose range meets the arc's are looked at, and of those only the
+** ones with ends on both sides of the arc's great circle are tested. */
 static int geoArcCrossings(const GeoEdges *E, int iLoop, GeoPt s, GeoPt t){
   double sag = 1.0 - cos(geoAngle(s, t)/2.0) + 1e-12;
-  double lo = fmin(s.z, t.z) - sag, hi = fmax(s.z, t.z) + sag;
+  double cs = geoCoord(s, E->axis), ct = geoCoord(t, E->axis);
+  double lo = fmin(cs, ct) - sag, hi = fmax(cs, ct) + sag;
   GeoPt n = geoCross(s, t);
   int i, nCross = 0;
   for(i=geoEdgesFrom(E, lo); i<E->n && E->a[i].lo<=hi; i++){
@@ -566,8 +604,8 @@ static int geoLoopInLoop(const GeoPoly *P, int iIn, int iOut, GeoAnchor *pA){
   return 1;
 }
 
-/* The holes of P (1 to nLoop-1) by the lowest z of their edges, with
-** the range of z each spans, into a new array *pa. */
+/* The holes of P (1 to nLoop-1) by the lowest coordinate of their edges
+** along P's axis, with the range each spans, into a new array. */
 typedef struct GeoRange GeoRange;
 struct GeoRange {
   double lo, hi;
@@ -600,9 +638,9 @@ static GeoRange *geoHoleRanges(GeoParse *p, const GeoPoly *P){
   return a;
 }
 
-/* Every hole in the shell, and none in another (only holes whose ranges of
-** z overlap can be). The holes are visited by z, each judged from the
-** last, so that the ways stay short. */
+/* Every hole in the shell, and none in another (only holes whose ranges
+** overlap can be). The holes are visited in the order of their ranges,
+** each judged from the last, so that the ways stay short. */
 static void geoHolesCheck(GeoParse *p, const GeoPoly *P){
   GeoRange *a = geoHoleRanges(p, P);
   GeoAnchor shell;
