@@ -20,10 +20,10 @@
 **     geometry on the numbers. They match documents that are one point: a
 **     legacy point ([x, y], or a document whose first two fields are
 **     numbers) or a GeoJSON Point (its longitude and latitude as x and y).
-**   - $centerSphere is a circle on the sphere, radius in radians. It
-**     matches points (a MultiPoint when all of them are inside); MongoDB's
-**     containment of lines and polygons in it is always false, and so is
-**     its $geoIntersects with one.
+**   - $centerSphere is a circle on the sphere, radius in radians, that
+**     holds what lies wholly inside it (MongoDB's newest releases; older
+**     ones took points alone). $geoIntersects with one matches nothing, as
+**     in MongoDB, whose intersection tests take no circle.
 **   - A legacy point takes part in spherical queries as the point at
 **     longitude x, latitude y, when those are in range.
 **   - A value that is not a valid geometry never matches; a bad query shape
@@ -241,13 +241,14 @@ static int geoCrosses(GeoPt a, GeoPt b, GeoPt c, GeoPt d){
   return acb*cbd>0 && acb*dac>0;
 }
 
-/* The distance from p to the arc ab, in radians. */
+/* The distance from p to the arc ab, in radians. The arc's normal is
+** (a+b)x(b-a), twice axb, which keeps its precision for short arcs; the
+** angle to its great circle is an atan2, precise near a right angle too. */
 static double geoArcDistance(GeoPt p, GeoPt a, GeoPt b){
-  GeoPt n = geoCross(a, b);
-  double nn = geoDot(n, n);
-  if( nn>1e-300 && geoDot(geoCross(a, p), n)>0 && geoDot(geoCross(p, b), n)>0 ){
-    double s = geoDot(p, n)/sqrt(nn);
-    return asin(s<-1 ? 1 : s>1 ? 1 : fabs(s));
+  GeoPt n = geoCross(geoAdd(a, 1.0, b), geoAdd(b, -1.0, a));
+  if( geoDot(n, n)>1e-300 && geoDot(geoCross(a, p), n)>0 && geoDot(geoCross(p, b), n)>0 ){
+    GeoPt c = geoCross(p, n);
+    return atan2(fabs(geoDot(p, n)), sqrt(geoDot(c, c)));
   }
   return fmin(geoAngle(p, a), geoAngle(p, b));
 }
@@ -1238,6 +1239,29 @@ static int geoPolyMeetsLine(const GeoPoly *P, const GeoLine *L){
   return geoPolyHasAny(P, L->a, L->n) || geoSweep(&P->E, &L->E, pairTouches, 0);
 }
 
+/* The least angle from p to an edge of E. */
+static double geoEdgesMinAngle(GeoPt p, const GeoEdges *E){
+  double r = 4;
+  int i;
+  for(i=0; i<E->n; i++) r = fmin(r, geoArcDistance(p, E->a[i].a, E->a[i].b));
+  return r;
+}
+
+/* The least angle from p to polygon P: 0 inside it. */
+static double geoPolyMinAngle(GeoPt p, const GeoPoly *P){
+  return geoPolyCovers(P, 0, p) ? 0 : geoEdgesMinAngle(p, &P->E);
+}
+
+/* The least angle from p to a point of geometry d. */
+static double geoMinAngle(GeoPt p, const DocGeo *d){
+  double r = 4;
+  int i;
+  for(i=0; i<d->nPt; i++) r = fmin(r, geoAngle(p, d->aPt[i]));
+  for(i=0; i<d->nLine; i++) r = fmin(r, geoEdgesMinAngle(p, &d->aLine[i].E));
+  for(i=0; i<d->nPoly && r>0; i++) r = fmin(r, geoPolyMinAngle(p, &d->aPoly[i]));
+  return r;
+}
+
 /* $geoWithin of a spherical query q: is every part of geometry d inside
 ** one of q's polygons (or inside q's circle)? */
 static int geoContains(const DocGeo *q, const DocGeo *d){
@@ -1249,6 +1273,19 @@ static int geoContains(const DocGeo *q, const DocGeo *d){
     }
     for(j=0; j<q->nPoly && !b; j++) b = geoPolyCovers(&q->aPoly[j], 0, d->aPt[i]);
     if( !b ) return 0;
+  }
+  if( q->eShape==GEO_CAP ){
+    /* MongoDB's test: no point of a line or polygon nearer to the circle's
+    ** opposite point than the rest of the sphere's circumference */
+    GeoPt anti = {-q->aPt[0].x, -q->aPt[0].y, -q->aPt[0].z};
+    double rOut = GEO_PI - q->r;
+    for(i=0; i<d->nLine; i++){
+      if( geoEdgesMinAngle(anti, &d->aLine[i].E)<rOut ) return 0;
+    }
+    for(i=0; i<d->nPoly; i++){
+      if( geoPolyMinAngle(anti, &d->aPoly[i])<rOut ) return 0;
+    }
+    return 1;
   }
   for(i=0; i<d->nLine; i++){
     int b = 0;
@@ -1422,23 +1459,6 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
   }
   *ppOut = g;
   return SQLITE_OK;
-}
-
-/* The least angle from p to a point of geometry d (0 inside a polygon). */
-static double geoMinAngle(GeoPt p, const DocGeo *d){
-  double r = 4;
-  int i, j;
-  for(i=0; i<d->nPt; i++) r = fmin(r, geoAngle(p, d->aPt[i]));
-  for(i=0; i<d->nLine; i++){
-    const GeoEdges *E = &d->aLine[i].E;
-    for(j=0; j<E->n; j++) r = fmin(r, geoArcDistance(p, E->a[j].a, E->a[j].b));
-  }
-  for(i=0; i<d->nPoly && r>0; i++){
-    const GeoPoly *P = &d->aPoly[i];
-    if( geoPolyCovers(P, 0, p) ) return 0;
-    for(j=0; j<P->E.n; j++) r = fmin(r, geoArcDistance(p, P->E.a[j].a, P->E.a[j].b));
-  }
-  return r;
 }
 
 int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){

@@ -74,9 +74,11 @@ SELECT 'meets legacy point', group_concat(_id, ' ') FROM places('{loc: {$geoInte
 SELECT 'meets multipoint', group_concat(_id, ' ') FROM places('{loc: {$geoIntersects: {$geometry:
   {type: "MultiPoint", coordinates: [[31, 30.5], [3, 3]]}}}}');
 
--- 4. $centerSphere: points within a radius in radians (here 200 km, the
---    Earth's radius being 6378.1 km). It matches points alone.
+-- 4. $centerSphere: what lies wholly within a radius in radians (here
+--    200 km, the Earth's radius being 6378.1 km; then 127 km, which holds
+--    the line 5 and the square 7 but not the point 19, 157 km away).
 SELECT 'centerSphere', group_concat(_id, ' ') FROM places('{loc: {$geoWithin: {$centerSphere: [[5, 5], 0.03136]}}}');
+SELECT 'centerSphere lines', group_concat(_id, ' ') FROM places('{loc: {$geoWithin: {$centerSphere: [[1.5, 1.5], 0.02]}}}');
 SELECT 'centerSphere 0', group_concat(_id, ' ') FROM places('{loc: {$geoWithin: {$centerSphere: [[15, 5], 0]}}}');
 SELECT 'intersects a circle', group_concat(_id, ' ') FROM places('{loc: {$geoIntersects: {$centerSphere: [[5, 5], 1]}}}');
 

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""test/diff_geo.py — differential test of $geoWithin and $geoIntersects.
+"""test/diff_geo.py — differential test of $geoWithin, $geoIntersects and
+the aggregation stage $geoNear.
 
     make && /usr/bin/python3 test/diff_geo.py [CASES] [SEED]
     (test/diff_geo.sh runs it; test/run.sh runs test/diff_*.sh)
@@ -22,8 +23,9 @@ of MongoDB's semantics without a geo index:
   * $geoWithin: a point inside (a shell, outside its holes) some polygon; a
     line or polygon inside one polygon (its vertices inside, no edge
     crossings, and, for a polygon, no hole of the container inside it); a
-    Multi* or GeometryCollection when every member is; $centerSphere only
-    points (and MultiPoints and collections of points, every member).
+    Multi* or GeometryCollection when every member is; $centerSphere what
+    lies wholly within its radius (as MongoDB's newest releases have it:
+    older ones took points alone).
   * $geoIntersects: any member of one shares a point with any member of the
     other (point in polygon, crossing edges, a vertex of one inside the
     other, identical points).
@@ -40,8 +42,16 @@ valid (star-shaped rings about a centre, holes in disjoint caps well inside
 the shell) and the generator checks that with the model. Centres near the
 poles and the antimeridian are frequent. About 5% of the cases are invalid
 queries (an error "docext: ..." is expected) and 5% malformed documents
-(no match expected). A list of fixed cases, checked by hand (and against
-the model), runs first. The last line is "N passed, M failed"."""
+(no match expected).
+
+About 15% of the cases are $geoNear stages run by doc_aggregate() over a
+fresh collection of 1 to 10 documents (near a GeoJSON point: metres; a
+legacy point with spherical: true: radians; a legacy point otherwise: the
+plane), checked for the documents, their order, each distance and
+includeLocs; see the "$geoNear" section for the model and its tolerances.
+
+Lists of fixed cases, checked by hand (and against the model), run first.
+The last line is "N passed, M failed"."""
 import json
 import math
 import os
@@ -291,14 +301,26 @@ def within(g, Q):
 
 
 def within_cap(g, c, r):
+    """MongoDB's newest GeometryContainer: a point within r of c; a line or
+    polygon when no point of it is nearer than pi - r to c's opposite point
+    (so every point of it is within r of c)."""
     t = g[0]
     if t == "pt":
         return g[1] is not None and angle(g[1], c) <= r
+    if t in ("line", "poly"):
+        return sph_dist(neg(c), g) >= math.pi - r
     if t == "all":
         return all(within_cap(m, c, r) for m in g[1])
     if t == "any":
         return any(within_cap(m, c, r) for m in g[1])
     return False
+
+
+def cap_ambiguous(g, c, r):
+    """Does the farthest point of a line or polygon of g lie within EPS of
+    the circle?"""
+    return any(p[0] in ("line", "poly") and abs(sph_dist(neg(c), p) - (math.pi - r)) < EPS
+               for p in prims(g))
 
 
 def line_arcs(vs):
@@ -509,8 +531,8 @@ def gen_spoint(rng, c, r, legacy_ok=True, pole_ok=True):
         return {"lng": j[0], "lat": j[1]}, ("pt", v, tuple(j))
     # a legacy point off the sphere's range: no spherical match
     bad = [j[0] + (360 if j[0] <= 0 else -360) * rng.choice([1, 1, 0]), j[1]]
-    if bad[0] == j[0]:
-        bad[1] = j[1] + (180 if j[1] <= 0 else -180)
+    if bad[0] == j[0]:                  # away from 0: [x, -90] must not become [x, 90]
+        bad[1] = j[1] + (180 if j[1] >= 0 else -180)
     return bad, ("pt", None, tuple(bad))
 
 
@@ -853,7 +875,7 @@ def spherical_case(rng, kind):
     else:
         dj, dm = gen_doc_geom(rng, cv, min(rad, 1.0) * 0.5)
         if rng.random() < 0.6 and isinstance(dj, dict):
-            # a small line or polygon wholly inside the cap: still no match
+            # a small line or polygon wholly inside the cap: a match
             if rng.random() < 0.5:
                 dj, dm = gen_line(rng, cv, min(rad, 1.0) * 0.1)
             else:
@@ -864,6 +886,8 @@ def spherical_case(rng, kind):
     for p in prims(dm):
         if p[0] == "pt" and abs(angle(p[1], cv) - rad) < EPS:
             return None
+    if cap_ambiguous(dm, cv, rad):
+        return None
     return "$centerSphere / " + doc_kind(dj), {"$geoWithin": {"$centerSphere": [cj, rad]}}, dj, want
 
 
@@ -1087,8 +1111,12 @@ FIXED = [
     ("$centerSphere over the pole", {"$geoWithin": {"$centerSphere": [[0, 89], 0.05]}}, _pt(180, 89), True),
     ("$centerSphere over the pole", {"$geoWithin": {"$centerSphere": [[0, 89], 0.05]}}, [90, 89], True),
     ("$centerSphere over the pole", {"$geoWithin": {"$centerSphere": [[0, 89], 0.05]}}, _pt(0, 86), False),
-    ("$centerSphere: no lines", {"$geoWithin": {"$centerSphere": [[0, 0], 0.5]}},
-     {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}, False),
+    # a line wholly inside (1.41 degrees = 0.0247 rad from the centre at most),
+    # and one that leaves the circle ([0, 0] to [40, 0]: 40 degrees = 0.698 rad)
+    ("$centerSphere holds lines", {"$geoWithin": {"$centerSphere": [[0, 0], 0.5]}},
+     {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}, True),
+    ("$centerSphere holds lines", {"$geoWithin": {"$centerSphere": [[0, 0], 0.5]}},
+     {"type": "LineString", "coordinates": [[0, 0], [40, 0]]}, False),
     # flat shapes are plain x/y: this $box is -170 <= x <= 170
     ("flat $box is not spherical", {"$geoWithin": {"$box": [[170, -10], [-170, 10]]}}, _pt(180, 0), False),
     ("flat $box is not spherical", {"$geoWithin": {"$box": [[170, -10], [-170, 10]]}}, _pt(0, 0), True),
@@ -1135,6 +1163,477 @@ def model_fixed(op, loc):
         (c, r) = body["$centerSphere"]
         return within_cap(g, vec(*c), r)
     return None                         # flat: checked by hand only
+
+
+# ------------------------------------------------------------- $geoNear --
+# The aggregation stage $geoNear (docext has no geo index, so "key" names the
+# locations and every document the "query" finds is measured). A case is a
+# near point, a fresh collection of 1 to 10 documents and the stage's
+# options; the model gives the documents in order, each with its distance
+# and the location that gave it.
+#
+#   * near a GeoJSON Point: metres on the sphere, the great-circle angle in
+#     radians times 6378100 (spherical true, false or absent alike);
+#     a legacy [x, y] with spherical: true: radians on the sphere; a legacy
+#     [x, y] otherwise: Euclidean distance on the raw numbers.
+#   * on the sphere a location is any valid GeoJSON geometry (distance to its
+#     nearest point: 0 inside a polygon, and a point in a hole is at the
+#     distance of the hole's edge) or a legacy point in range; in the plane
+#     only one point: a legacy point (any numbers) or a GeoJSON Point's
+#     (lng, lat). An array of legacy (or GeoJSON) points, or the value at
+#     a key that goes through an array of subdocuments, gives one candidate
+#     per element: the document is at the least of its candidates' distances
+#     and includeLocs gets that candidate. No measurable candidate: left out.
+#   * minDistance <= d <= maxDistance (in the unit above) before
+#     distanceMultiplier; ascending distance, ties in insertion order.
+#
+# Tolerances. The model computes angles as atan2(|a x b|, a . b) and the
+# distance to an arc's great circle as atan2(|p . n|, |p x n|) with n from
+# (a + b) x (b - a) (no cancellation in the product for short arcs), so its
+# error is a few ulps: ~1e-16 rad, ~1e-9 m (a 38 m distance to a hole's edge
+# agreed with a 60-digit computation to 1.4e-9 m). docext reads the same
+# doubles; we allow 1e-9 relative plus 1e-6 m (1.6e-13 rad) for metres,
+# 1e-12 rad for radians and 1e-12 for the plane (where both compute
+# sqrt(dx^2 + dy^2) of the same dx, dy). That is loose against rounding but
+# tight enough to catch an acos(a . b) formula (~1e-8 rad off near 0),
+# haversine near antipodes, another Earth radius (6371 km is 1e-3 off),
+# degrees for radians, or the multiplier applied before the min/max filter.
+# One more allowance: an edge of length L (radians) between two points known
+# to half an ulp each (the cos and sin of their coordinates) fixes its great
+# circle only to ~2^-52 / L, whatever the formula (docext's plain n = a x b
+# has an error of that order: 2.5e-13 rad, 1.6e-6 m, on an edge of 2.6e-5
+# rad); so a document whose location has edges gets 2^-52 / (its shortest
+# edge) radians more (at most ~0.3 mm here, 0 for points). The same
+# tolerance decides when two documents may come out in either order. Exact
+# ties (the same location in two documents, or distance 0) must keep
+# insertion order, and with no distanceMultiplier docext's own distances
+# must be in order (equal ones in insertion order).
+# A case where the near point is within EPS of a polygon's edge (inside or
+# outside hangs on rounding), or a min/max bound within 10 tolerances of a
+# distance it does not equal exactly, is drawn again.
+
+R_EARTH = 6378100.0
+REL_TOL = 1e-9
+ABS_TOL = {"m": 1e-6, "rad": 1e-12, "flat": 1e-12}
+MISSING = "MISSING"
+
+
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def arc_dist(p, a, b):
+    """Angular distance from p to the minor arc ab, accurate to ~1e-16."""
+    n = cross(add(a, b), sub(b, a))               # 2 a x b, without cancellation
+    nn = norm(n)
+    if nn == 0:
+        return angle(p, a)
+    n = scale(n, 1 / nn)
+    if dot(cross(a, p), n) > 0 and dot(cross(p, b), n) > 0:
+        return math.atan2(abs(dot(p, n)), norm(cross(p, n)))
+    return min(angle(p, a), angle(p, b))
+
+
+def sph_dist(p, m):
+    """Angle from p to a model geometry (None: not measurable)."""
+    t = m[0]
+    if t == "pt":
+        return None if m[1] is None else angle(p, m[1])
+    if t == "line":
+        return min(arc_dist(p, a, b) for a, b in line_arcs(m[1]))
+    if t == "poly":
+        return 0.0 if m[1].contains(p) else min(arc_dist(p, a, b) for a, b in m[1].arcs)
+    if t == "all":
+        ds = [sph_dist(p, x) for x in m[1]]
+        return None if not ds or None in ds else min(ds)
+    return None
+
+
+def sph_ambiguous(p, m):
+    """Is p within EPS of an edge of a polygon of m (0 or not hangs on rounding)?"""
+    if m[0] == "poly":
+        return min(arc_dist(p, a, b) for a, b in m[1].arcs) < EPS
+    if m[0] == "all":
+        return any(sph_ambiguous(p, x) for x in m[1])
+    return False
+
+
+def edge_slack(m):
+    """2^-52 / the shortest edge of m, radians (0 without edges)."""
+    t = m[0]
+    arcs = line_arcs(m[1]) if t == "line" else m[1].arcs if t == "poly" else []
+    out = max([2.0 ** -52 / angle(a, b) for a, b in arcs] or [0.0])
+    if t in ("all", "any"):
+        out = max([out] + [edge_slack(x) for x in m[1]])
+    return out
+
+
+def flat_dist(q, m):
+    if m[0] == "pt":
+        return math.hypot(m[2][0] - q[0], m[2][1] - q[1])
+    return None
+
+
+def expand(j, m):
+    """The candidates (JSON, model) of one value at the key."""
+    if m[0] == "any":
+        return list(zip(j, m[1]))
+    return [(j, m)]
+
+
+def gn_tol(d, unit):
+    return REL_TOL * abs(d) + ABS_TOL[unit]
+
+
+def gn_polygon_about(rng, nv, r, hole):
+    """A polygon with the near point nv inside: in its shell (about a point
+    near nv) or, with hole, in a small hole about nv."""
+    for _ in range(30):
+        sc, sv = gen_ring(rng, near(rng, nv, r, 0.2), r * rng.uniform(0.3, 1.0))
+        rings_c, rings_v = [sc], [sv]
+        if hole:
+            rh = r * rng.uniform(0.005, 0.05)
+            hc, hv = gen_ring(rng, offset(nv, rh * rng.uniform(0, 0.5), rng.uniform(0, TAU)), rh, rng.randint(3, 8))
+            rings_c.append(hc)
+            rings_v.append(hv)
+        try:
+            P = SPoly(rings_v, nv)
+        except Degenerate:
+            continue
+        if valid_spoly(P) and P.in_ring(0, nv) and P.in_ring(len(rings_v) - 1, nv) == hole:
+            return {"type": "Polygon", "coordinates": [rc + rc[:1] for rc in rings_c]}, ("poly", P)
+    return None
+
+
+def gn_sphere_value(rng, c, r, nv, nj):
+    """A random value at the key for a spherical $geoNear about c: (JSON, model)."""
+    k = rng.random()
+    if k < 0.06:                        # the near point itself: distance 0
+        j = list(nj)
+        return rng.choice([{"type": "Point", "coordinates": j}, j]), ("pt", nv, tuple(j))
+    if k < 0.16:                        # a polygon about the near point (0) or with it in a hole
+        g = gn_polygon_about(rng, nv, r, rng.random() < 0.4)
+        if g is not None:
+            return g
+    if k < 0.22:                        # an array of GeoJSON points
+        ps = [gen_spoint(rng, c, r, legacy_ok=False) for _ in range(rng.randint(1, 3))]
+        return [p[0] for p in ps], ("any", [p[1] for p in ps])
+    if k < 0.28:                        # an array of legacy points, some off the sphere
+        ps = [gen_spoint(rng, c, r) for _ in range(rng.randint(1, 4))]
+        ps = [p for p in ps if isinstance(p[0], list)] or [(list(nj), ("pt", nv, tuple(nj)))]
+        return [p[0] for p in ps], ("any", [p[1] for p in ps])
+    if k < 0.31:
+        lng, lat = lnglat(c)
+        return malformed_doc(rng, round(max(-170, min(170, lng)), 3), round(max(-80, min(80, lat)), 3))[1], ("none",)
+    if k < 0.34:
+        return rng.choice(NON_GEOMETRIES + [MISSING]), ("none",)
+    return gen_doc_geom(rng, c, r)
+
+
+def gn_flat_value(rng, sample, nq):
+    """A random value at the key for a planar $geoNear: (JSON, model)."""
+    k = rng.random()
+    if k < 0.06:
+        return list(nq), ("pt", None, tuple(nq))
+    if k < 0.14:                        # integer offsets: exact distances (3-4-5 ...)
+        dx, dy = rng.choice([(3, 4), (5, 12), (6, 8), (8, 15), (0, 7), (1, 0)])
+        sx, sy = rng.choice([1, -1]), rng.choice([1, -1])
+        if rng.random() < 0.5:
+            dx, dy = dy, dx
+        j = [nq[0] + sx * dx, nq[1] + sy * dy]
+        return j, ("pt", None, tuple(j))
+    j, pts = flat_doc(rng, sample)
+    if isinstance(j, list) and pts and isinstance(j[0], list):
+        return j, ("any", [("pt", None, tuple(p)) for p in pts])
+    if pts:
+        return j, ("pt", None, tuple(pts[0]))
+    return j, ("none",)
+
+
+def set_path(d, path, v):
+    parts = path.split(".")
+    for q in parts[:-1]:
+        d = d.setdefault(q, {})
+    d[parts[-1]] = v
+
+
+def get_path(d, path):
+    for q in path.split("."):
+        if not isinstance(d, dict) or q not in d:
+            return MISSING
+        d = d[q]
+    return d
+
+
+GN_DIST_FIELDS = ["dist", "calc.dist", "m.d.x"]
+GN_LOC_FIELDS = ["where", "calc.loc", "hit"]
+
+
+def geonear_case(rng):
+    """(category, $geoNear spec, [doc], expected) where expected is "error" or
+    (unit, multiplier, [(id, distance, [acceptable includeLocs], nearest
+    location's JSON, edge allowance)])
+    in the model's order; None to draw again."""
+    if rng.random() < 0.06:
+        return geonear_invalid(rng)
+    mode = rng.choice(["geojson", "geojson", "geojson", "legacy", "flat", "flat"])
+    spec = {}
+    if mode == "flat":
+        _, _, _, sample = gen_flat_case(rng)
+        nq = list(sample())
+        spec["near"] = nq
+        if rng.random() < 0.3:
+            spec["spherical"] = False
+        unit = "flat"
+        measure = lambda m: flat_dist(nq, m)
+        slack = lambda m: 0.0
+        amb = lambda m: False
+        value = lambda: gn_flat_value(rng, sample, nq)
+    else:
+        c = rand_center(rng)
+        r = rand_radius(rng)
+        nj, nv = coord(near(rng, c, r, 0.6), rng)
+        if mode == "geojson":
+            spec["near"] = {"type": "Point", "coordinates": nj}
+            if rng.random() < 0.4:
+                spec["spherical"] = rng.choice([True, False])
+            unit, k = "m", R_EARTH
+        else:
+            spec["near"] = list(nj)
+            spec["spherical"] = True
+            unit, k = "rad", 1.0
+        measure = lambda m: (lambda d: None if d is None else d * k)(sph_dist(nv, m))
+        slack = lambda m: edge_slack(m) * k
+        amb = lambda m: sph_ambiguous(nv, m)
+        value = lambda: gn_sphere_value(rng, c, r, nv, nj)
+    dist_field = rng.choice(GN_DIST_FIELDS)
+    key = rng.choice(["loc", "loc", "loc", "geo.loc"])
+    spec["distanceField"] = dist_field
+    spec["key"] = key
+    if rng.random() < 0.5:
+        spec["includeLocs"] = rng.choice([f for f in GN_LOC_FIELDS if f != dist_field])
+    docs, rows = [], []
+    for i in range(rng.randint(1, 10)):
+        vals = []
+        if rows and rng.random() < 0.12:        # the same location as an earlier document
+            vals = list(rng.choice(rows)[1])
+        else:
+            for _ in range(2 if key == "geo.loc" and rng.random() < 0.15 else 1):
+                for _ in range(20):
+                    j, m = value()
+                    if not amb(m):
+                        break
+                else:
+                    return None
+                vals.append((j, m))
+        doc = {"_id": i, "tag": rng.randrange(4)}
+        if len(vals) == 2:
+            doc["geo"] = [{"loc": j} if j != MISSING else {} for j, _ in vals]
+        elif vals[0][0] != MISSING:
+            set_path(doc, key, vals[0][0])
+        if rng.random() < 0.1:
+            doc["calc"] = {"other": i}
+        cands = [(cj, measure(cm), slack(cm)) for j, m in vals if j != MISSING for cj, cm in expand(j, m)]
+        cands = [c for c in cands if c[1] is not None]
+        docs.append(doc)
+        rows.append((doc, vals, cands))
+    ds = sorted((min(c[1] for c in cands), max(c[2] for c in cands)) for _, _, cands in rows if cands)
+    if rng.random() < 0.3:
+        spec["query"] = rng.choice([{"tag": {"$in": sorted(rng.sample(range(4), 2))}},
+                                    {"tag": {"$ne": rng.randrange(4)}}])
+    lo, hi = 0.0, math.inf
+    for opt in ("maxDistance", "minDistance"):
+        if rng.random() < 0.25:
+            if ds and rng.random() < 0.5:
+                b = rng.choice(ds)[0]            # exact: 0, or an integer in the plane
+                if not (b == 0 or (unit == "flat" and b == int(b))):
+                    b = b * rng.uniform(0.5, 1.5)
+            else:
+                b = rng.choice([0, 0.5, 1.0, 2.0, 10.0]) * (ds[-1][0] if ds else 1.0)
+            exact = b == 0 or (unit == "flat" and b == int(b))
+            if any(not (exact and d == b) and abs(d - b) < 10 * (gn_tol(d, unit) + e) for d, e in ds):
+                continue
+            spec[opt] = b
+            if opt == "maxDistance":
+                hi = b
+            else:
+                lo = b
+    mult = 1.0
+    if rng.random() < 0.3:
+        mult = rng.choice([0, 0.001, 1, 2.5, 6378.1, 1e-6])
+        spec["distanceMultiplier"] = mult
+    q = spec.get("query", {}).get("tag")
+    want = []
+    for ins, (doc, vals, cands) in enumerate(rows):
+        if not cands:
+            continue
+        if q is not None and not (doc["tag"] in q["$in"] if "$in" in q else doc["tag"] != q["$ne"]):
+            continue
+        d = min(c[1] for c in cands)
+        if not (lo <= d <= hi):
+            continue
+        e = max(c[2] for c in cands)
+        locs = [cj for cj, x, _ in cands if x - d <= gn_tol(d, unit) + 2 * e]
+        want.append((doc["_id"], d, locs, json.dumps(min(cands, key=lambda t: t[1])[0], sort_keys=True), e))
+    want.sort(key=lambda w: w[1])            # stable: insertion order among ties
+    if rng.random() < 0.5:
+        keys = list(spec)
+        rng.shuffle(keys)
+        spec = {kk: spec[kk] for kk in keys}
+    cat = "$geoNear " + {"geojson": "GeoJSON near (m)", "legacy": "legacy near, spherical (rad)",
+                         "flat": "legacy near, plane"}[mode]
+    return cat, spec, docs, (unit, mult, want)
+
+
+def geonear_invalid(rng):
+    nj = rand_ll(rng)
+    base = {"near": {"type": "Point", "coordinates": nj}, "distanceField": "d", "key": "loc"}
+    k = rng.randrange(10)
+    spec = dict(base)
+    if k == 0:
+        name = "not the first stage"
+    elif k in (1, 2, 3):
+        name = "missing " + ["near", "distanceField", "key"][k - 1]
+        del spec[["near", "distanceField", "key"][k - 1]]
+    elif k == 4:
+        name, spec["maxDistance"] = "negative maxDistance", -rng.uniform(0.1, 100)
+    elif k == 5:
+        name, spec["near"] = "near a string", rng.choice(["abc", "[1, 2]"])
+    elif k == 6:
+        name, spec["near"] = "near a LineString", {"type": "LineString", "coordinates": [nj, [nj[0] + 1, nj[1]]]}
+    elif k == 7:
+        name = "legacy near out of range, spherical"
+        spec["near"] = rng.choice([[nj[0] + 360, nj[1]], [nj[0], rng.choice([95, -91])], [-200, 0]])
+        spec["spherical"] = True
+    elif k == 8:
+        name, spec[rng.choice(["foo", "limit", "num", "distancefield"])] = "unknown option", 1
+    else:
+        name, spec["minDistance"] = "negative minDistance", -rng.uniform(0.1, 100)
+    docs = [{"_id": i, "loc": {"type": "Point", "coordinates": rand_ll(rng)}} for i in range(rng.randint(0, 3))]
+    return "$geoNear invalid: " + name, spec, docs, "error"
+
+
+# Checked by hand: (name, spec, [locations, one a document, "MISSING" for
+# none], [(_id, distance, includeLocs)] expected in order).
+_G = lambda lng, lat: {"type": "Point", "coordinates": [lng, lat]}
+_DEG = math.pi / 180
+FIXED_GEONEAR = [
+    # one degree of arc is pi/180 * 6378100 = 111318.84502145034 m; half the
+    # circumference pi * 6378100 = 20037392.10386106 m
+    ("metres", {"near": _G(0, 0), "distanceField": "d", "key": "loc", "includeLocs": "l"},
+     [_G(180, 0), [0, 1], "MISSING", "junk", {"lng": 0, "lat": -1}],
+     [(1, 111318.84502145034, [0, 1]), (4, 111318.84502145034, {"lng": 0, "lat": -1}),
+      (0, 20037392.10386106, _G(180, 0))]),
+    ("across the antimeridian", {"near": _G(179.5, 0), "distanceField": "d", "key": "loc"},
+     [_G(170, 0), _G(-179.5, 0)], [(1, 111318.84502145034, None), (0, 9.5 * 111318.84502145034, None)]),
+    # over the pole: [0, 89] to [180, 89] is 2 degrees = 0.03490658503988659 rad
+    ("radians over the pole", {"near": [0, 89], "spherical": True, "distanceField": "d", "key": "loc"},
+     [[180, 89], [365, 0], _G(90, 90)], [(2, 1 * _DEG, None), (0, 2 * _DEG, None)]),
+    # inside the square: 0; in its hole [4,4]-[6,6] at [5,5]: the nearest edge
+    # is a meridian at 1 degree of longitude, sin d = cos 5 sin 1 (its foot at
+    # latitude atan(tan 5 / cos 1) = 5.0008, on the edge; the edges at
+    # latitude 4 and 6 bulge poleward, to 4.0006 and 6.0009 at lng 5)
+    ("in a polygon, in a hole", {"near": _G(5, 5), "distanceField": "d", "key": "loc", "includeLocs": "l"},
+     [_poly(_sq(4, 4, 6, 6)), _poly(_sq(0, 0, 10, 10), _sq(4, 4, 6, 6)), [[20, 20], [5, 5]]],
+     [(0, 0.0, _poly(_sq(4, 4, 6, 6))), (2, 0.0, [5, 5]),
+      (1, math.asin(math.cos(5 * _DEG) * math.sin(_DEG)) * R_EARTH, _poly(_sq(0, 0, 10, 10), _sq(4, 4, 6, 6)))]),
+    # the plane: [3, 4] is at 5, the Point at 10, [500, 0] at 500; lines are out
+    ("plane", {"near": [0, 0], "distanceField": "a.b", "key": "loc", "maxDistance": 500, "minDistance": 5},
+     [[500, 0], _G(6, 8), [3, 4], {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}, [501, 0], [1, 1]],
+     [(2, 5.0, None), (1, 10.0, None), (0, 500.0, None)]),
+    ("multiplier after the bounds", {"near": [0, 0], "distanceField": "d", "key": "loc", "maxDistance": 5,
+                                     "distanceMultiplier": 0.5},
+     [[3, 4], [0, 6], [4, 3]], [(0, 2.5, None), (2, 2.5, None)]),
+]
+
+
+def fixed_geonear_cases():
+    out = []
+    for name, spec, locs, exp in FIXED_GEONEAR:
+        docs = [{"_id": i} if l == MISSING else {"_id": i, "loc": l} for i, l in enumerate(locs)]
+        out.append(("fixed $geoNear: " + name, spec, docs, exp))
+    return out
+
+
+def run_geonear(con, spec, docs, pipeline=None):
+    """docext's output documents, or "error" / "error: ..." (not docext's)."""
+    con.execute("DROP TABLE IF EXISTS gn")
+    con.execute("CREATE VIRTUAL TABLE gn USING docext")
+    for d in docs:
+        con.execute("INSERT INTO gn(doc) VALUES (?)", (json.dumps(d),))
+    if pipeline is None:
+        pipeline = [{"$geoNear": spec}]
+    try:
+        return [json.loads(r[0]) for r in
+                con.execute("SELECT doc FROM doc_aggregate('gn', ?)", (json.dumps(pipeline),))]
+    except sqlite3.Error as e:
+        return "error" if str(e).startswith("docext:") else "error: " + str(e)
+
+
+def check_geonear(got, spec, docs, want):
+    """None when docext's output agrees with the model, else (class, detail)."""
+    if want == "error":
+        return None if got == "error" else ("no error", str(got)[:300])
+    if isinstance(got, str):
+        return ("error", got)
+    unit, mult, rows = want
+    df, il = spec["distanceField"], spec.get("includeLocs")
+    by_id = {w[0]: w for w in rows}
+    ins = {d["_id"]: i for i, d in enumerate(docs)}
+    ids = [g.get("_id") for g in got]
+    if sorted(ids, key=str) != sorted(by_id, key=str) or len(set(ids)) != len(ids):
+        return ("documents", "got %s, want %s" % (ids, [w[0] for w in rows]))
+    dd = {}
+    for g in got:
+        i = g["_id"]
+        _, d, locs, _, e = by_id[i]
+        x = get_path(g, df)
+        if not isinstance(x, (int, float)) or isinstance(x, bool) or abs(x - d * mult) > (gn_tol(d, unit) + e) * mult:
+            return ("distance", "_id %s: got %r, want %r (x %r)" % (i, x, d * mult, mult))
+        dd[i] = x
+        if il is not None:
+            loc = get_path(g, il)
+            if not any(loc == l for l in locs):
+                return ("includeLocs", "_id %s: got %s, want %s" % (i, json.dumps(loc), " or ".join(map(json.dumps, locs))))
+        expect = json.loads(json.dumps(docs[ins[i]]))
+        set_path(expect, df, x)
+        if il is not None:
+            set_path(expect, il, loc)
+        if g != expect:
+            return ("document changed", "got %s, want %s" % (json.dumps(g), json.dumps(expect)))
+    for a, b in zip(ids, ids[1:]):
+        da, db = by_id[a][1], by_id[b][1]
+        if da - db > gn_tol(db, unit) + by_id[a][4] + by_id[b][4]:
+            return ("order", "_id %s (%r) before _id %s (%r)" % (a, da, b, db))
+        if ins[a] > ins[b] and (da == db == 0 or (da == db and by_id[a][3] == by_id[b][3])):
+            return ("tie order", "_id %s before _id %s, both at %r from the same location" % (a, b, da))
+        if mult == 1 and (dd[a] > dd[b] or (dd[a] == dd[b] and ins[a] > ins[b])):
+            return ("order", "not in the order of its own distances: _id %s (%r) before _id %s (%r)"
+                    % (a, dd[a], b, dd[b]))
+    return None
+
+
+def model_fixed_geonear(spec, docs):
+    """The model's answer for a fixed case, as [(id, distance, includeLocs)]."""
+    nr = spec["near"]
+    if isinstance(nr, dict):
+        p, k, flat = vec(*nr["coordinates"]), R_EARTH, False
+    else:
+        p, k, flat = vec(*nr), 1.0, not spec.get("spherical")
+    rows = []
+    for d in docs:
+        if "loc" not in d or not isinstance(d["loc"], (list, dict)):
+            continue
+        m = parse_geo(d["loc"])
+        best = None
+        for cj, cm in expand(d["loc"], m):
+            x = flat_dist(nr, cm) if flat else (None if sph_dist(p, cm) is None else sph_dist(p, cm) * k)
+            if x is not None and (best is None or x < best[0]):
+                best = (x, cj)
+        if best is not None and spec.get("minDistance", 0) <= best[0] <= spec.get("maxDistance", math.inf):
+            rows.append((d["_id"], best[0] * spec.get("distanceMultiplier", 1), best[1]))
+    rows.sort(key=lambda t: t[1])
+    return rows
 
 
 # ------------------------------------------------------------ self-check --
@@ -1195,6 +1694,35 @@ def selftest():
     for name, op, loc, want in FIXED:
         m = model_fixed(op, loc)
         assert m is None or m == want, name
+    assert abs(arc_dist(vec(5, 1), vec(0, 0), vec(10, 0)) - math.radians(1)) < 1e-16
+    for name, spec, docs, exp in fixed_geonear_cases():
+        got = model_fixed_geonear(spec, docs)
+        assert [g[0] for g in got] == [e[0] for e in exp], name
+        for g, e in zip(got, exp):
+            assert abs(g[1] - e[1]) <= 1e-9 * e[1], (name, g, e)
+            assert e[2] is None or g[2] == e[2], (name, g, e)
+
+
+GEONEAR_SHARE = 0.15       # of the random cases
+
+
+def check_fixed_geonear(got, spec, exp):
+    """A fixed $geoNear case: exactly the hand-checked order, distances within
+    the tolerance, includeLocs where given."""
+    if isinstance(got, str):
+        return ("error", got)
+    nr = spec["near"]
+    unit = "m" if isinstance(nr, dict) else "rad" if spec.get("spherical") else "flat"
+    if [g.get("_id") for g in got] != [e[0] for e in exp]:
+        return ("documents", "got %s, want %s" % ([g.get("_id") for g in got], [e[0] for e in exp]))
+    for g, (i, d, loc) in zip(got, exp):
+        x = get_path(g, spec["distanceField"])
+        if not isinstance(x, (int, float)) or abs(x - d) > gn_tol(d, unit):
+            return ("distance", "_id %s: got %r, want %r" % (i, x, d))
+        if loc is not None and get_path(g, spec["includeLocs"]) != loc:
+            return ("includeLocs", "_id %s: got %s, want %s" % (i, json.dumps(get_path(g, spec["includeLocs"])),
+                                                                json.dumps(loc)))
+    return None
 
 
 def main():
@@ -1209,39 +1737,75 @@ def main():
     classes = {}
     counts = {}
     fixed = [("fixed: " + name, op, loc, want) for name, op, loc, want in FIXED]
-    for i in range(len(fixed) + cases):
-        if i < len(fixed):
-            cat, op, dj, want = fixed[i]
+    gfixed = fixed_geonear_cases()
+    for i in range(len(fixed) + len(gfixed) + cases):
+        if len(fixed) <= i < len(fixed) + len(gfixed) or (
+                i >= len(fixed) + len(gfixed) and rng.random() < GEONEAR_SHARE):
+            # $geoNear: (category, spec, documents, expected)
+            if i < len(fixed) + len(gfixed):
+                cat, spec, docs, want = gfixed[i - len(fixed)]
+            else:
+                c = None
+                while c is None:
+                    c = geonear_case(rng)
+                cat, spec, docs, want = c
+            pipeline = [{"$geoNear": spec}]
+            if cat.endswith("not the first stage"):
+                pipeline.insert(0, {"$match": {}})
+            got = run_geonear(con, spec, docs, pipeline)
+            if cat.startswith("fixed"):
+                bad = check_fixed_geonear(got, spec, want)
+            else:
+                bad = check_geonear(got, spec, docs, want)
+            key = cat
+            wkey = bad[0] if bad else None
+            detail = None
+            if bad:
+                if isinstance(want, tuple):
+                    shown = [(w[0], w[1] * want[1]) for w in want[2]]
+                else:
+                    shown = want
+                detail = ("FAIL case %d [%s]: %s\n  pipeline  %s\n  documents %s\n  expected  %s\n"
+                          "  docext    %s\n  (%s)"
+                          % (i, cat, bad[0], json.dumps(pipeline), json.dumps(docs), shown,
+                             got if isinstance(got, str) else json.dumps(got), bad[1]))
         else:
-            cat, op, dj, want = make_case(rng)
-        flt = json.dumps({"loc": op})
-        doc = {"_id": i} if dj == "MISSING" else {"_id": i, "loc": dj}
-        doc = json.dumps(doc)
-        try:
-            got = con.execute("SELECT doc_match(?, ?)", (doc, flt)).fetchone()[0]
-            if want != "error":
-                got = bool(got) if got in (0, 1) else got
-        except sqlite3.Error as e:
-            got = "error" if str(e).startswith("docext:") else "error: " + str(e)
-            msg = str(e)
-        key = cat.split(" / ")[0] if cat.startswith(("invalid", "malformed")) else cat
+            if i < len(fixed):
+                cat, op, dj, want = fixed[i]
+            else:
+                cat, op, dj, want = make_case(rng)
+            flt = json.dumps({"loc": op})
+            doc = {"_id": i} if dj == "MISSING" else {"_id": i, "loc": dj}
+            doc = json.dumps(doc)
+            msg = ""
+            try:
+                got = con.execute("SELECT doc_match(?, ?)", (doc, flt)).fetchone()[0]
+                if want != "error":
+                    got = bool(got) if got in (0, 1) else got
+            except sqlite3.Error as e:
+                got = "error" if str(e).startswith("docext:") else "error: " + str(e)
+                msg = str(e)
+            key = cat.split(" / ")[0] if cat.startswith(("invalid", "malformed")) else cat
+            bad = got != want
+            wkey = want
+            detail = ("FAIL case %d [%s]\n  filter   %s\n  document %s\n  expected %s, docext %s%s"
+                      % (i, cat, flt, doc, want, got,
+                         (" (" + msg + ")") if isinstance(got, str) and got.startswith("error") else ""))
         counts.setdefault(key, [0, 0])
-        if got == want:
+        if not bad:
             passed += 1
             counts[key][0] += 1
         else:
             failed += 1
             counts[key][1] += 1
-            classes.setdefault((cat, want), 0)
-            classes[(cat, want)] += 1
+            classes.setdefault((cat, wkey), 0)
+            classes[(cat, wkey)] += 1
             if failed <= 10:
-                print("FAIL case %d [%s]\n  filter   %s\n  document %s\n  expected %s, docext %s%s"
-                      % (i, cat, flt, doc, want, got,
-                         (" (" + msg + ")") if isinstance(got, str) and got.startswith("error") else ""))
+                print(detail)
     if failed:
-        print("failures by class (category, expected): count")
+        print("failures by class (category, expected or failure): count")
         for (cat, want), n in sorted(classes.items(), key=lambda x: -x[1]):
-            print("  %-60s expected %-5s %d" % (cat, want, n))
+            print("  %-60s %-16s %d" % (cat, want, n))
     if os.environ.get("DIFF_GEO_STATS"):
         for k in sorted(counts):
             print("  %-60s %d passed %d failed" % (k, counts[k][0], counts[k][1]), file=sys.stderr)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test/diff_geo.sh — differential test of $geoWithin and $geoIntersects
-# against a spherical-geometry model of MongoDB's semantics without a geo
-# index (test/diff_geo.py does the work; see there).
+# test/diff_geo.sh — differential test of $geoWithin, $geoIntersects and the
+# $geoNear stage against a spherical-geometry model of MongoDB's semantics
+# without a geo index (test/diff_geo.py does the work; see there).
 #
 #   make && test/diff_geo.sh             2000 seeded cases
 #   DIFF_CASES=20000 DIFF_SEED=7 test/diff_geo.sh
