@@ -998,20 +998,24 @@ static void geoGeoJSON(GeoParse *p, const u8 *aObj, int bMember, DocGeo *g){
   }
 }
 
-/* A stored value as MongoDB's parseFromStorage reads it: a legacy point
-** (an array, or a document whose first value is a number; more values
-** allowed) or a GeoJSON object. */
+static void geoClear(DocGeo *g);
+
+/* A stored value as MongoDB's parseFromStorage reads it: an array is a
+** legacy point (more values allowed); a document is GeoJSON or, failing
+** that, a legacy point ({x: 1, y: 2}, even {x: 1, y: 2, type: "Point"}). */
 static void geoStored(GeoParse *p, const DocValue *v, DocGeo *g){
-  DocIter it;
-  docextIterInitValue(&it, v);
   g->eShape = GEO_SPHERE;
-  if( v->type==DOC_ARRAY || (docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
-    geoFlatPoint(p, v, 1, &g->x, &g->y);
-    g->bOnePoint = 1;
-    g->bFlat = 1;
-  }else{
+  if( v->type==DOC_DOCUMENT ){
     geoGeoJSON(p, v->p, 0, g);
+    if( p->rc!=SQLITE_ERROR ) return;
+    geoClear(g);
+    memset(g, 0, sizeof(*g));
+    g->eShape = GEO_SPHERE;
+    p->rc = SQLITE_OK;
   }
+  geoFlatPoint(p, v, 1, &g->x, &g->y);
+  g->bOnePoint = 1;
+  g->bFlat = 1;
 }
 
 static void geoClear(DocGeo *g){

@@ -33,13 +33,17 @@ INSERT INTO places(doc) VALUES
   ('{_id: 21, loc: {type: "Point", coordinates: [5, 5],
                     crs: {type: "name", properties: {name: "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}'),
   ('{_id: 22, loc: {type: "Point", coordinates: [10, 0]}}'),
-  ('{_id: 23, loc: {type: "Point", coordinates: [5, 5, 120]}}');
+  ('{_id: 23, loc: {type: "Point", coordinates: [5, 5, 120]}}'),
+  ('{_id: 24, loc: {x: 5, y: 5, type: "Point"}}'),
+  ('{_id: 25, loc: {name: "square", type: "Point", coordinates: [5, 5]}}');
 
 -- 1. $geoWithin a GeoJSON polygon on the sphere. The edge from [10, 10] to
 --    [0, 10] is a great-circle arc that bulges north of latitude 10, so
 --    [5, 10.02] (18) is inside. [10, 0] (22) is a vertex: on the boundary,
 --    inside. A bow-tie document (16) and an out-of-range point (17) are no
 --    geometry and match nothing; nor does a string (15) or a missing field.
+--    A document that is no GeoJSON but starts with two numbers is a legacy
+--    point (24), as MongoDB's newest parseFromStorage reads it.
 SELECT 'square', group_concat(_id, ' ') FROM places('{loc: {$geoWithin: {$geometry:
   {type: "Polygon", coordinates: [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}}}}');
 SELECT 'square, clockwise', group_concat(_id, ' ') FROM places('{loc: {$geoWithin: {$geometry:
