@@ -1420,12 +1420,17 @@ static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
 /* $geoNear: {near, distanceField, key, spherical, minDistance, maxDistance,
 ** distanceMultiplier, includeLocs, query}. docext has no geospatial index,
 ** so key, which MongoDB may take from the one index, is needed. */
+enum {
+  GN_NEAR, GN_DISTANCE_FIELD, GN_KEY, GN_SPHERICAL, GN_MIN, GN_MAX, GN_MULTIPLIER,
+  GN_INCLUDE_LOCS, GN_QUERY, GN_UNIQUE_DOCS
+};
 static int compileGeoNear(AggStage *pS, const DocValue *v, char **pzErr){
-  static const char *const azOpt[] = {
+  static const char *const azOpt[] = {   /* (in GN_* order; uniqueDocs is ignored) */
     "near", "distanceField", "key", "spherical", "minDistance", "maxDistance",
     "distanceMultiplier", "includeLocs", "query", "uniqueDocs"
   };
   DocValue aOpt[DOCEXT_COUNT(azOpt)];
+  double *aBound[] = { &pS->rMinDist, &pS->rMaxDist, &pS->rMultiplier };
   DocIter it;
   char *zWhy = 0;
   int rc, i;
@@ -1437,41 +1442,42 @@ static int compileGeoNear(AggStage *pS, const DocValue *v, char **pzErr){
     if( i<0 ) return stageError(pS, pzErr, "unknown option '%s'", it.zKey);
     aOpt[i] = it.v;
   }
-  for(i=1; i<=2; i++){
+  for(i=GN_DISTANCE_FIELD; i<=GN_KEY; i++){
     if( aOpt[i].type!=DOC_STRING ){
-      return stageError(pS, pzErr, i==1 ? "needs distanceField, a string"
+      return stageError(pS, pzErr, i==GN_DISTANCE_FIELD ? "needs distanceField, a string"
                         : "needs key, the path of the locations, a string (docext has no "
                           "geospatial index to take it from)");
     }
     rc = checkNewPath(pS, azOpt[i], (const char*)aOpt[i].p+4, pzErr);
     if( rc ) return rc;
   }
-  pS->zField = (const char*)aOpt[1].p+4;
-  pS->zLocal = (const char*)aOpt[2].p+4;
-  if( aOpt[7].type ){
-    if( aOpt[7].type!=DOC_STRING ) return stageError(pS, pzErr, "includeLocs must be a string");
-    rc = checkNewPath(pS, "includeLocs", (const char*)aOpt[7].p+4, pzErr);
+  pS->zField = (const char*)aOpt[GN_DISTANCE_FIELD].p+4;
+  pS->zLocal = (const char*)aOpt[GN_KEY].p+4;
+  if( aOpt[GN_INCLUDE_LOCS].type ){
+    if( aOpt[GN_INCLUDE_LOCS].type!=DOC_STRING ){
+      return stageError(pS, pzErr, "includeLocs must be a string");
+    }
+    pS->zIndexField = (const char*)aOpt[GN_INCLUDE_LOCS].p+4;
+    rc = checkNewPath(pS, "includeLocs", pS->zIndexField, pzErr);
     if( rc ) return rc;
-    pS->zIndexField = (const char*)aOpt[7].p+4;
   }
   pS->rMinDist = 0;
   pS->rMaxDist = INFINITY;
   pS->rMultiplier = 1;
-  for(i=4; i<=6; i++){
-    double r;
+  for(i=GN_MIN; i<=GN_MULTIPLIER; i++){
+    double r = docextValueToDouble(&aOpt[i]);
     if( aOpt[i].type==0 ) continue;
-    r = docextValueToDouble(&aOpt[i]);
     if( !docextValueIsNumber(&aOpt[i]) || !(r>=0) ){
       return stageError(pS, pzErr, "%s must be a number, not negative", azOpt[i]);
     }
-    *(i==4 ? &pS->rMinDist : i==5 ? &pS->rMaxDist : &pS->rMultiplier) = r;
+    *aBound[i-GN_MIN] = r;
   }
-  if( aOpt[8].type ){
-    if( aOpt[8].type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "query must be a document");
-    pS->aNearQuery = aOpt[8].p;
+  if( aOpt[GN_QUERY].type ){
+    if( aOpt[GN_QUERY].type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "query must be a document");
+    pS->aNearQuery = aOpt[GN_QUERY].p;
   }
-  if( aOpt[0].type==0 ) return stageError(pS, pzErr, "needs near, a point");
-  rc = docextGeoNearNew(&aOpt[0], aOpt[3].type && docextValueTruth(&aOpt[3]), &pS->pNear, &zWhy);
+  if( aOpt[GN_NEAR].type==0 ) return stageError(pS, pzErr, "needs near, a point");
+  rc = docextGeoNearNew(&aOpt[GN_NEAR], docextValueTruth(&aOpt[GN_SPHERICAL]), &pS->pNear, &zWhy);
   if( rc==SQLITE_ERROR ) rc = stageError(pS, pzErr, "%s", zWhy);
   sqlite3_free(zWhy);
   return rc;
@@ -2563,11 +2569,12 @@ static int geoNearVisit(void *pCtx, const DocValue *v, int iPos){
   return SQLITE_OK;
 }
 
-/* One document of $geoNear's input, at distance r. */
+/* One document of $geoNear's input, at distance r from its location loc. */
 typedef struct GeoNearItem GeoNearItem;
 struct GeoNearItem {
   double r;
   int i;
+  DocValue loc;             /* (in the input's buffer) */
 };
 
 static int geoNearCmp(const void *pA, const void *pB){
@@ -2594,6 +2601,7 @@ static int runGeoNear(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char 
     if( rc==SQLITE_OK && w.r>=0 && w.r>=pS->rMinDist && w.r<=pS->rMaxDist ){
       a[n].r = w.r;
       a[n].i = i;
+      a[n].loc = w.loc;
       n++;
     }
   }
@@ -2607,16 +2615,10 @@ static int runGeoNear(const AggStage *pS, const AggSet *pIn, AggSet *pOut, char 
     docextBufReset(&doc);
     docextBsonSetPath(&rc, &doc, aDoc, pS->zField, &dist.v);
     if( rc==SQLITE_OK && pS->zIndexField ){
-      GeoNearVisit w;
-      w.pNear = pS->pNear;
-      w.r = -1;
-      w.rc = SQLITE_OK;
-      docextPathWalkMatch(aDoc, pS->zLocal, (int)strlen(pS->zLocal), 0, geoNearVisit, &w);
-      rc = w.rc;
       docextBufReset(&tmp);
       docextBufAppend(&rc, &tmp, doc.a, doc.n);
       docextBufReset(&doc);
-      if( rc==SQLITE_OK ) docextBsonSetPath(&rc, &doc, tmp.a, pS->zIndexField, &w.loc);
+      if( rc==SQLITE_OK ) docextBsonSetPath(&rc, &doc, tmp.a, pS->zIndexField, &a[i].loc);
     }
     if( rc==SQLITE_OK ) rc = setAddMade(pOut, &doc, pS, pzErr);
   }

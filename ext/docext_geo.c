@@ -1405,23 +1405,40 @@ static int geoFlatMatch(const DocGeo *q, const DocGeo *d){
   }
 }
 
-int docextGeoMatch(const DocGeo *q, const DocValue *v, int *pbMatch){
+/* Does query q take its measures in the plane (else on the sphere)? */
+static int geoIsFlat(const DocGeo *q){
+  return q->eShape==GEO_BOX || q->eShape==GEO_CENTER || q->eShape==GEO_POLYGON
+      || q->eShape==GEO_NEARFLAT;
+}
+
+/* Read the stored value v into *pD for query q: 1 when it is a geometry q
+** can test (on the sphere, a legacy point put there), else 0 (*pRc set on
+** out-of-memory). *pD is to be cleared by the caller either way. */
+static int geoStoredFor(const DocGeo *q, const DocValue *v, DocGeo *pD, int *pRc){
   GeoParse sParse;
-  DocGeo d;
-  *pbMatch = 0;
-  if( v==0 || (v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY) ) return SQLITE_OK;
+  int bOk;
+  memset(pD, 0, sizeof(*pD));
+  if( v==0 || (v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY) ) return 0;
   memset(&sParse, 0, sizeof(sParse));
-  memset(&d, 0, sizeof(d));
-  geoStored(&sParse, v, &d);
-  if( sParse.rc==SQLITE_OK && !d.bStrict ){
-    if( q->eShape==GEO_BOX || q->eShape==GEO_CENTER || q->eShape==GEO_POLYGON ){
+  geoStored(&sParse, v, pD);
+  bOk = sParse.rc==SQLITE_OK && !pD->bStrict && (geoIsFlat(q) || geoProject(&sParse, pD));
+  if( sParse.rc==SQLITE_NOMEM ) *pRc = SQLITE_NOMEM;
+  return bOk && sParse.rc==SQLITE_OK;
+}
+
+int docextGeoMatch(const DocGeo *q, const DocValue *v, int *pbMatch){
+  DocGeo d;
+  int rc = SQLITE_OK;
+  *pbMatch = 0;
+  if( geoStoredFor(q, v, &d, &rc) ){
+    if( geoIsFlat(q) ){
       *pbMatch = geoFlatMatch(q, &d);
-    }else if( geoProject(&sParse, &d) && sParse.rc==SQLITE_OK ){
+    }else{
       *pbMatch = q->bWithin ? geoContains(q, &d) : geoIntersects(q, &d);
     }
   }
   geoClear(&d);
-  return sParse.rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+  return rc;
 }
 
 /*------------------------------------------------------------------------
@@ -1466,24 +1483,17 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
 }
 
 int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
-  GeoParse sParse;
   DocGeo d;
+  int rc = SQLITE_OK;
   *pr = -1;
-  if( v==0 || (v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY) ) return SQLITE_OK;
-  memset(&sParse, 0, sizeof(sParse));
-  memset(&d, 0, sizeof(d));
-  geoStored(&sParse, v, &d);
-  if( sParse.rc==SQLITE_OK && !d.bStrict ){
-    if( q->eShape==GEO_NEARFLAT ){
-      if( d.bOnePoint ){
-        double a = d.x - q->x, b = d.y - q->y;
-        *pr = sqrt(a*a + b*b);
-      }
-    }else if( geoProject(&sParse, &d) && sParse.rc==SQLITE_OK ){
-      *pr = geoMinAngle(q->aPt[0], &d);
-      if( q->bMeters ) *pr *= GEO_EARTH_RADIUS;
+  if( geoStoredFor(q, v, &d, &rc) ){
+    if( !geoIsFlat(q) ){
+      *pr = geoMinAngle(q->aPt[0], &d)*(q->bMeters ? GEO_EARTH_RADIUS : 1.0);
+    }else if( d.bOnePoint ){
+      double a = d.x - q->x, b = d.y - q->y;
+      *pr = sqrt(a*a + b*b);
     }
   }
   geoClear(&d);
-  return sParse.rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+  return rc;
 }
