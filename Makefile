@@ -132,7 +132,7 @@ $(B)/test_amalgamation: test/test_amalgamation.c $(B)/amalgamation.o
 # The benchmark is an ordinary SQLite application: it links -lsqlite3 and
 # loads ./docext.so with sqlite3_load_extension.
 $(B)/bench: bench/bench.c $(B)/flags
-	$(CC) $(XCFLAGS) -MMD -MP -o $@ $< $(XLDFLAGS) -lsqlite3
+	$(CC) $(XCFLAGS) -MMD -MP -o $@ $< $(XLDFLAGS) -lsqlite3 -lm
 
 deps:
 	@bash tools/deps.sh

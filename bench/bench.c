@@ -37,6 +37,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include <sqlite3.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1017,6 +1018,107 @@ static void w9Check(Bench *p){
   if( nDoc!=nJson ) die("W9: pages add up to %lld in docext, %lld in json", nDoc, nJson);
 }
 
+/* ---- W12, W13: places on the sphere --------------------------------------
+** nDoc places, each a GeoJSON point at a random longitude and latitude (in
+** millionths of a degree), in a docext collection and in places_json.
+** W12: the places in a quadrilateral (great-circle edges) by $geoWithin,
+** against SQLite's math functions testing the same point on the inner side
+** of each edge's plane (the quadrilateral is convex, listed anticlockwise,
+** so inside is n.p >= 0 for each edge's normal n = a x b), 5 times; the
+** counts must be equal. W13: the 10 places nearest a point by $geoNear,
+** against ORDER BY the dot product with it (the greatest is the nearest)
+** LIMIT 10, 5 times; the lists of ids must be equal. No targets: docext
+** has no geospatial index, so both sides read every place. */
+#define W12_RUNS 5
+static const double aW12Quad[4][2] = { {-10, -10}, {30, -10}, {30, 30}, {-10, 30} };
+static const double aW13Near[2] = { 12.5, 41.9 };
+static char *w12Text[2], *w13Text[2];
+
+static void w12Point(double lng, double lat, double *a){
+  double la = lat*3.14159265358979323846/180, lo = lng*3.14159265358979323846/180;
+  a[0] = cos(la)*cos(lo);
+  a[1] = cos(la)*sin(lo);
+  a[2] = sin(la);
+}
+static void w12Setup(Bench *p){
+  unsigned long long state = 0x67656f2d706c6163ULL;
+  sqlite3_stmt *pDoc, *pJson;
+  char zDoc[200];
+  int i;
+  exec(p->dbDoc, "CREATE VIRTUAL TABLE places USING docext; BEGIN");
+  exec(p->dbJson, "CREATE TABLE places_json(doc TEXT); BEGIN");
+  pDoc = prepare(p->dbDoc, "INSERT INTO places(doc) VALUES (?)");
+  pJson = prepare(p->dbJson, "INSERT INTO places_json(doc) VALUES (?)");
+  for(i=1; i<=p->nDoc; i++){
+    double lng = rndFrom(&state, 360000001)/1e6 - 180, lat = rndFrom(&state, 180000001)/1e6 - 90;
+    int n = snprintf(zDoc, sizeof(zDoc), "{\"_id\": %d, \"loc\": {\"type\": \"Point\","
+                     " \"coordinates\": [%.6f, %.6f]}}", i, lng, lat);
+    sqlite3_bind_text(pDoc, 1, zDoc, n, SQLITE_STATIC);
+    sqlite3_bind_text(pJson, 1, zDoc, n, SQLITE_STATIC);
+    if( sqlite3_step(pDoc)!=SQLITE_DONE ) die("W12: %s", sqlite3_errmsg(p->dbDoc));
+    if( sqlite3_step(pJson)!=SQLITE_DONE ) die("W12: %s", sqlite3_errmsg(p->dbJson));
+    sqlite3_reset(pDoc);
+    sqlite3_reset(pJson);
+  }
+  sqlite3_finalize(pDoc);
+  sqlite3_finalize(pJson);
+  exec(p->dbDoc, "COMMIT");
+  exec(p->dbJson, "COMMIT");
+}
+/* The unit vector (x, y, z) of each place of places_json, as a subquery. */
+#define W12_XYZ "(SELECT json_extract(doc, '$._id') AS id, cos(la)*cos(lo) AS x," \
+  " cos(la)*sin(lo) AS y, sin(la) AS z FROM (SELECT doc," \
+  " radians(json_extract(doc, '$.loc.coordinates[1]')) AS la," \
+  " radians(json_extract(doc, '$.loc.coordinates[0]')) AS lo FROM places_json))"
+static void w12Docext(Bench *p){
+  char zSql[600];
+  snprintf(zSql, sizeof(zSql), "SELECT count(*) FROM places('{\"loc\": {\"$geoWithin\":"
+           " {\"$geometry\": {\"type\": \"Polygon\", \"coordinates\": [[[%g, %g], [%g, %g],"
+           " [%g, %g], [%g, %g], [%g, %g]]]}}}}')",
+           aW12Quad[0][0], aW12Quad[0][1], aW12Quad[1][0], aW12Quad[1][1], aW12Quad[2][0],
+           aW12Quad[2][1], aW12Quad[3][0], aW12Quad[3][1], aW12Quad[0][0], aW12Quad[0][1]);
+  runTextTimes(p->dbDoc, "W12", zSql, W12_RUNS, &w12Text[0]);
+}
+static void w12Json(Bench *p){
+  char zSql[2000], *z = zSql;
+  int i;
+  z += sprintf(z, "SELECT count(*) FROM " W12_XYZ " WHERE 1");
+  for(i=0; i<4; i++){
+    double a[3], b[3], n[3];
+    w12Point(aW12Quad[i][0], aW12Quad[i][1], a);
+    w12Point(aW12Quad[(i+1)%4][0], aW12Quad[(i+1)%4][1], b);
+    n[0] = a[1]*b[2] - a[2]*b[1];
+    n[1] = a[2]*b[0] - a[0]*b[2];
+    n[2] = a[0]*b[1] - a[1]*b[0];
+    z += sprintf(z, " AND x*%.17g + y*%.17g + z*%.17g >= 0", n[0], n[1], n[2]);
+  }
+  runTextTimes(p->dbJson, "W12", zSql, W12_RUNS, &w12Text[1]);
+}
+static void w12Check(Bench *p){
+  (void)p;
+  checkTexts("W12", w12Text);
+}
+static void w13Docext(Bench *p){
+  char zSql[600];
+  snprintf(zSql, sizeof(zSql), "SELECT group_concat(json_extract(doc, '$._id'))"
+           " FROM doc_aggregate('places', '[{\"$geoNear\": {\"near\": {\"type\": \"Point\","
+           " \"coordinates\": [%g, %g]}, \"distanceField\": \"d\", \"key\": \"loc\"}},"
+           " {\"$limit\": 10}]')", aW13Near[0], aW13Near[1]);
+  runTextTimes(p->dbDoc, "W13", zSql, W12_RUNS, &w13Text[0]);
+}
+static void w13Json(Bench *p){
+  char zSql[1000];
+  double c[3];
+  w12Point(aW13Near[0], aW13Near[1], c);
+  snprintf(zSql, sizeof(zSql), "SELECT group_concat(id) FROM (SELECT id FROM " W12_XYZ
+           " ORDER BY x*%.17g + y*%.17g + z*%.17g DESC LIMIT 10)", c[0], c[1], c[2]);
+  runTextTimes(p->dbJson, "W13", zSql, W12_RUNS, &w13Text[1]);
+}
+static void w13Check(Bench *p){
+  (void)p;
+  checkTexts("W13", w13Text);
+}
+
 /* ---- the workload table ------------------------------------------------ */
 
 typedef struct Workload Workload;
@@ -1074,6 +1176,10 @@ static const Workload aWorkload[] = {
       w6CheckNested, 3 },
   { "W9",     "%d updates by _id, one command each", COUNT(nLookup), w9Setup,
       "docext", w9Docext,    "json", w9Json,    "<=", 0, w9Check, 1 },
+  { "W12",    "$geoWithin a quadrilateral over %d places, 5 times", COUNT(nDoc), w12Setup,
+      "docext", w12Docext,   "json", w12Json,   "<=", 0, w12Check, 1 },
+  { "W13",    "$geoNear: the 10 nearest of %d places, 5 times", COUNT(nDoc), 0,
+      "docext", w13Docext,   "json", w13Json,   "<=", 0, w13Check, 1 },
 };
 
 /* ---- main -------------------------------------------------------------- */
