@@ -18,8 +18,9 @@
 **     left of its one ring. Later rings are holes of the first.
 **   - The legacy shapes $box, $center and $polygon are flat: plain x/y
 **     geometry on the numbers. They match documents that are one point: a
-**     legacy point ([x, y], or a document whose first two fields are
-**     numbers) or a GeoJSON Point (its longitude and latitude as x and y).
+**     legacy point ([x, y], or a document that is no GeoJSON and whose
+**     first two fields are numbers) or a GeoJSON Point (its longitude and
+**     latitude as x and y).
 **   - $centerSphere is a circle on the sphere, radius in radians, that
 **     holds what lies wholly inside it (MongoDB's newest releases; older
 **     ones took points alone). $geoIntersects with one matches nothing, as
@@ -28,6 +29,11 @@
 **     longitude x, latitude y, when those are in range.
 **   - A value that is not a valid geometry never matches; a bad query shape
 **     is an error.
+**
+** The same geometry measures distances for the $geoNear stage
+** (docextGeoNearNew, docextGeoDistance): metres or radians on the sphere
+** from the nearest point of a shape (0 inside a polygon), or plane units
+** between legacy points.
 **
 ** MongoDB represents a point by its S2 leaf cell, about a centimetre wide,
 ** so a point on (or within a centimetre of) an edge counts as touching it.
