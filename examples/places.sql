@@ -53,6 +53,10 @@ SELECT doc FROM doc_aggregate('branches', '[
                 distanceField: "km", distanceMultiplier: 0.001, query: { open: true } } },
   { $project: { km: { $round: ["$km", 2] } } } ]');
 
+-- The nearest open branch, as a find: $near orders the results by distance.
+SELECT _id FROM branches('{ open: true, loc: { $near: { $geometry: { type: "Point",
+  coordinates: [-73.99, 40.73] }, $maxDistance: 10000 } } }') LIMIT 1;
+
 -- Branches within 3 km of a reader ($centerSphere takes radians: km / 6378.1).
 SELECT _id FROM branches('{ loc: { $geoWithin: { $centerSphere: [[-73.99, 40.73], 0.00047036] } } }');
 

@@ -759,6 +759,12 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
 ** (the nearest of its points; 0 inside a polygon), or -1 when v is no
 ** geometry that can be measured (in the plane: a single point). */
 int docextGeoDistance(const DocGeo *pNear, const DocValue *v, double *pr);
+/* The operators of {path: {$near | $nearSphere: …, $minDistance,
+** $maxDistance}} (pOps, the whole operator document): the near point, as
+** docextGeoNearNew makes it, and the distances (0 and infinity when not
+** given), in the point's units. Errors as docextGeoQueryNew's. */
+int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, double *prMax,
+                       char **pzWhy);
 
 /**************************************************************************
 ** Interface to docext_regex.c — $regex through PCRE2 (the only file that
@@ -830,10 +836,15 @@ int docextIsFilterOp(const DocIter *pIt);
 int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, char **pzErr);
 /* 1 if the filter is empty ({}): every document matches. */
 int docextMatcherIsEmpty(DocMatcher *p);
-/* "$expr", "$jsonSchema" or "$sampleRate" if the filter uses one (the first), else NULL:
-** operators on whole documents, which MongoDB allows only in queries, not
-** in partial indexes, array filters or $pull conditions. */
+/* "$expr", "$jsonSchema" or "$sampleRate" if the filter uses one (the first), else
+** "$near" if it has a $near or $nearSphere, else NULL: operators on whole
+** documents (or, $near, on the order of a query's results), which MongoDB
+** allows only in queries, not in partial indexes, array filters or $pull
+** conditions. */
 const char *docextMatcherWholeOp(DocMatcher *p);
+/* The filter's $near or $nearSphere: its point (owned by the matcher) and
+** its path; NULL when it has none. */
+const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath);
 void docextMatcherFree(DocMatcher *p);
 
 /**************************************************************************
@@ -1036,6 +1047,10 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr);
 ** take one element's values), docextKeyAppend-encoded, inverted when
 ** descending. SQLITE_ERROR with *pzErr for parallel arrays. */
 int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr);
+/* The order of a $near or $nearSphere: by the distance from pNear (which
+** the caller keeps alive) to the nearest location at path zPath[0..nPath),
+** nearest first. */
+int docextSortNewNear(const char *zPath, int nPath, const DocGeo *pNear, DocSort **ppOut);
 int docextSortFieldCount(DocSort *p);
 void docextSortFree(DocSort *p);
 

@@ -30,10 +30,11 @@
 **   - A value that is not a valid geometry never matches; a bad query shape
 **     is an error.
 **
-** The same geometry measures distances for the $geoNear stage
-** (docextGeoNearNew, docextGeoDistance): metres or radians on the sphere
-** from the nearest point of a shape (0 inside a polygon), or plane units
-** between legacy points.
+** The same geometry measures distances for the $geoNear stage and for
+** $near and $nearSphere in filters (docextGeoNearNew, docextGeoNearOpNew,
+** docextGeoDistance): metres or radians on the sphere from the nearest
+** point of a shape (0 inside a polygon), or plane units between legacy
+** points.
 **
 ** MongoDB represents a point by its S2 leaf cell, about a centimetre wide,
 ** so a point on (or within a centimetre of) an edge counts as touching it.
@@ -1501,5 +1502,142 @@ int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
     }
   }
   geoClear(&d);
+  return rc;
+}
+
+/*------------------------------------------------------------------------
+** $near and $nearSphere in a filter
+*/
+
+/* Is v a point as a $near takes it: a legacy point (an array, or a
+** document whose first value is a number) or a GeoJSON Point? */
+static int geoIsNearPoint(const DocValue *v){
+  DocIter it;
+  if( v->type==DOC_ARRAY ) return 1;
+  if( v->type!=DOC_DOCUMENT ) return 0;
+  docextIterInitValue(&it, v);
+  return (docextIterNext(&it) && docextValueIsNumber(&it.v)) || geoType(v->p)==0;
+}
+
+/* A distance option's value: a number, not negative (and finite, bFinite). */
+static void geoNearDistance(GeoParse *p, const DocIter *pIt, int bFinite, double *pr){
+  double r = docextValueToDouble(&pIt->v);
+  if( !docextValueIsNumber(&pIt->v) ){
+    geoFail(p, "%s must be a number", pIt->zKey);
+  }else if( !(r>=0) || (bFinite && !isfinite(r)) ){
+    geoFail(p, "%s must be non-negative", pIt->zKey);
+  }else{
+    *pr = r;
+  }
+}
+
+int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, double *prMax,
+                       char **pzWhy){
+  GeoParse sParse;
+  DocIter it;
+  DocValue point;
+  int bSphere = 0, bFound = 0, rc;
+  double rTriple = -1;
+  *ppOut = 0;
+  *prMin = 0;
+  *prMax = INFINITY;
+  memset(&sParse, 0, sizeof(sParse));
+  memset(&point, 0, sizeof(point));
+  /* The legacy form, as MongoDB's GeoNearExpression::parseLegacyQuery:
+  ** {$near | $nearSphere: point, $minDistance, $maxDistance}, or a point and
+  ** its maximum distance, [x, y, d]. */
+  docextIterInitValue(&it, pOps);
+  while( sParse.rc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, "$near")==0 || strcmp(it.zKey, "$nearSphere")==0
+     || strcmp(it.zKey, "$geoNear")==0 ){
+      if( geoIsNearPoint(&it.v) && (it.v.type!=DOC_ARRAY || docextIterCount(&it.v)==2) ){
+        point = it.v;
+      }else if( it.v.type==DOC_ARRAY && docextIterCount(&it.v)==3 ){
+        DocIter e;
+        docextIterInitValue(&e, &it.v);
+        docextIterNext(&e);
+        docextIterNext(&e);
+        docextIterNext(&e);
+        if( !docextValueIsNumber(&e.v) ) continue;
+        point = it.v;
+        rTriple = docextValueToDouble(&e.v);
+      }else{
+        continue;
+      }
+      bFound = 1;
+      bSphere = it.zKey[5]=='S';
+    }else if( strcmp(it.zKey, "$minDistance")==0 ){
+      geoNearDistance(&sParse, &it, 0, prMin);
+    }else if( strcmp(it.zKey, "$maxDistance")==0 ){
+      geoNearDistance(&sParse, &it, 0, prMax);
+    }else if( strcmp(it.zKey, "$uniqueDocs")!=0 ){
+      geoFail(&sParse, "invalid argument in geo near query: %s", it.zKey);
+    }
+  }
+  if( sParse.rc==SQLITE_OK && !bFound ){
+    /* The GeoJSON form: {$near | $nearSphere: {$geometry: Point,
+    ** $minDistance, $maxDistance}} alone; distances in metres. */
+    *prMin = 0;
+    *prMax = INFINITY;
+    docextIterInitValue(&it, pOps);
+    docextIterNext(&it);
+    if( docextIterCount(pOps)!=1 ){
+      geoFail(&sParse, "geo near accepts just one argument when querying for a GeoJSON point");
+    }else if( it.v.type!=DOC_DOCUMENT ){
+      geoFail(&sParse, "geo near query argument is not an object");
+    }else{
+      DocIter a;
+      docextIterInitValue(&a, &it.v);
+      while( sParse.rc==SQLITE_OK && docextIterNext(&a) ){
+        if( strcmp(a.zKey, "$geometry")==0 ){
+          if( a.v.type!=DOC_DOCUMENT || geoType(a.v.p)!=0 ){
+            geoFail(&sParse, "$near requires geojson point");
+          }
+          point = a.v;
+          bFound = 1;
+        }else if( strcmp(a.zKey, "$minDistance")==0 ){
+          geoNearDistance(&sParse, &a, 1, prMin);
+        }else if( strcmp(a.zKey, "$maxDistance")==0 ){
+          geoNearDistance(&sParse, &a, 1, prMax);
+        }else{
+          geoFail(&sParse, "invalid argument in geo near query: %s", a.zKey);
+        }
+      }
+      if( sParse.rc==SQLITE_OK && !bFound ){
+        geoFail(&sParse, "$geometry is required for geo near query");
+      }
+    }
+  }
+  if( sParse.rc ){
+    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    return docextError(pzWhy, "%s", sParse.zWhy);
+  }
+  if( rTriple>=0 ){
+    /* [x, y, d]: the point's first two numbers, then its distance */
+    DocGeo *g = docextMallocZero(sizeof(*g));
+    DocIter e;
+    if( g==0 ) return SQLITE_NOMEM;
+    docextIterInitValue(&e, &point);
+    docextIterNext(&e);
+    g->x = docextValueToDouble(&e.v);
+    docextIterNext(&e);
+    g->y = docextValueToDouble(&e.v);
+    g->bFlat = 1;
+    g->eShape = bSphere ? GEO_NEAR : GEO_NEARFLAT;
+    if( !isfinite(g->x) || !isfinite(g->y) || !docextValueIsNumber(&e.v) ){
+      geoFail(&sParse, "Point coordinates must be finite numbers");
+    }else if( bSphere && !geoProject(&sParse, g) ){
+      geoFail(&sParse, "legacy point is out of bounds for spherical query");
+    }
+    if( sParse.rc ){
+      docextGeoFree(g);
+      if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+      return docextError(pzWhy, "%s", sParse.zWhy);
+    }
+    *prMax = rTriple;
+    *ppOut = g;
+    return SQLITE_OK;
+  }
+  rc = docextGeoNearNew(&point, bSphere, ppOut, pzWhy);
   return rc;
 }

@@ -25,6 +25,9 @@
 **   - MN_GEO: $geoWithin or $geoIntersects, whose shape docext_geo.c
 **     parses and tests each value against (a whole array too, as a legacy
 **     point [x, y], and then its elements).
+**   - MN_NEAR: $near or $nearSphere, a value within its distances of its
+**     point; at the top only. Its distance also orders a query's results
+**     (docextMatcherNear, docext_query.c).
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -76,6 +79,7 @@
 #define MN_SCHEMA     28    /* $jsonSchema: pSchema (docext_schema.c) */
 #define MN_SAMPLE     29    /* $sampleRate: a document matches with chance rSample */
 #define MN_GEO        30    /* $geoWithin, $geoIntersects: pGeo (docext_geo.c) */
+#define MN_NEAR       31    /* $near, $nearSphere: pGeo, within rMin..rMax */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -115,7 +119,8 @@ struct DocMatchNode {
   DocExpr *pExpr;         /* MN_EXPR */
   DocSchema *pSchema;     /* MN_SCHEMA */
   double rSample;         /* MN_SAMPLE */
-  DocGeo *pGeo;           /* MN_GEO */
+  DocGeo *pGeo;           /* MN_GEO, MN_NEAR */
+  double rMin, rMax;      /* MN_NEAR: the distances allowed */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -127,7 +132,9 @@ struct DocMatcher {
                           ** in the same allocation); nodes point in */
   DocMatchNode *pRoot;    /* an MN_AND: &root */
   DocMatchNode root;
-  const char *zWholeOp;   /* the filter's first $expr, $jsonSchema or $sampleRate, or 0 */
+  const char *zWholeOp;   /* the filter's first $expr, $jsonSchema or $sampleRate
+                          ** (else "$near" for a $near or $nearSphere), or 0 */
+  DocMatchNode *pNear;    /* its $near or $nearSphere, or 0 */
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -143,6 +150,8 @@ struct DocMatchParse {
   int nElemMatch;         /* inside this many $elemMatch filters */
   const u8 *aLet;         /* the query's let variables, or NULL */
   const char *zWholeOp;   /* the first $expr, $jsonSchema or $sampleRate met */
+  DocMatchNode *pTop;     /* the filter's top AND, where alone $near may be */
+  DocMatchNode *pNear;    /* the $near met, or 0 */
   i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
                           ** unless the caller's time was set already */
 };
@@ -774,6 +783,50 @@ static DocMatchNode *parseGeo(DocMatchParse *pParse, const char *zOp, const char
   return p;
 }
 
+/* {path: {$near | $nearSphere: …, $minDistance, $maxDistance}}: the whole
+** operator document pOps. Only at the top of a filter, and once, as in
+** MongoDB, since its distance orders the results. */
+static DocMatchNode *parseNear(DocMatchParse *pParse, const char *zPath, int nPath,
+                               int bTop, const DocValue *pOps){
+  DocMatchNode *p;
+  char *zWhy = 0;
+  int rc;
+  if( !bTop ){
+    parsePathError(pParse, zPath, nPath,
+                   "$near and $nearSphere must be at the top of the filter, not under "
+                   "$and, $or, $nor, $not or $elemMatch");
+    return 0;
+  }
+  if( pParse->pNear ){
+    parsePathError(pParse, zPath, nPath, "a filter may have one $near or $nearSphere");
+    return 0;
+  }
+  p = leafNew(pParse, MN_NEAR, zPath, nPath, 0);
+  if( p==0 ) return 0;
+  rc = docextGeoNearOpNew(pOps, &p->pGeo, &p->rMin, &p->rMax, &zWhy);
+  if( rc==SQLITE_ERROR ){
+    parseError(pParse, "docext: bad $near in filter at '%.*s': %s", nPath, zPath, zWhy);
+  }else if( rc ){
+    pParse->rc = rc;
+  }
+  sqlite3_free(zWhy);
+  pParse->pNear = p;
+  return p;
+}
+
+/* Does the operator document hold $near or $nearSphere? */
+static int hasNearOp(const DocValue *pOps){
+  DocIter it;
+  docextIterInitValue(&it, pOps);
+  while( docextIterNext(&it) ){
+    if( docextIterKeyIs(&it, "$near") || docextIterKeyIs(&it, "$nearSphere")
+     || docextIterKeyIs(&it, "$geoNear") ){
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Is the operator one of the unsupported geospatial ones? */
 static int isGeoOp(const DocIter *pIt){
   static const char *azGeo[] = {
@@ -798,6 +851,11 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
   DocIter it;
   DocValue vRegex, vOpts;
   int bRegex = 0, bOpts = 0;
+  if( hasNearOp(pOps) ){
+    nodeAdd(pParse, pParent,
+            parseNear(pParse, zPath, nPath, !bValue && pParent==pParse->pTop, pOps));
+    return;
+  }
   memset(&vRegex, 0, sizeof(vRegex));
   memset(&vOpts, 0, sizeof(vOpts));
   docextIterInitValue(&it, pOps);
@@ -873,9 +931,6 @@ static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bV
     }else if( docextIterKeyIs(&it, "$geoWithin") || docextIterKeyIs(&it, "$within")
            || docextIterKeyIs(&it, "$geoIntersects") ){
       p = parseGeo(pParse, it.zKey, zPath, nPath, bValue, &it.v);
-    }else if( docextIterKeyIs(&it, "$near") || docextIterKeyIs(&it, "$nearSphere") ){
-      parseError(pParse, "docext: %s needs a geospatial (2d or 2dsphere) index, "
-                         "which docext does not have", it.zKey);
     }else if( isGeoOp(&it) || isUnsupportedTop(&it) ){
       parseError(pParse, "docext: %s is not supported", it.zKey);
     }else{
@@ -1281,6 +1336,12 @@ static int leafTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v, int *
       if( rc ) pCtx->rc = rc;
       return b;
     }
+    case MN_NEAR: {
+      double r = -1;
+      int rc = docextGeoDistance(p->pGeo, v, &r);
+      if( rc ) pCtx->rc = rc;
+      return r>=0 && r>=p->rMin && r<=p->rMax;
+    }
     case MN_TRUE:
       return 1;
   }
@@ -1390,8 +1451,11 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher 
   }
   p->pRoot = &p->root;
   p->root.eType = MN_AND;
+  sParse.pTop = p->pRoot;
   parseFilter(&sParse, p->aFilter, p->pRoot);
   p->zWholeOp = sParse.zWholeOp;
+  p->pNear = sParse.pNear;
+  if( p->zWholeOp==0 && p->pNear ) p->zWholeOp = "$near";   /* (an order, too) */
   if( sParse.rc ){
     docextMatcherFree(p);
     if( sParse.zErr ){
@@ -1420,6 +1484,13 @@ int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, 
 
 const char *docextMatcherWholeOp(DocMatcher *p){
   return p->zWholeOp;
+}
+
+const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath){
+  if( p->pNear==0 ) return 0;
+  *pzPath = p->pNear->zPath;
+  *pnPath = p->pNear->nPath;
+  return p->pNear->pGeo;
 }
 
 int docextMatcherIsEmpty(DocMatcher *p){

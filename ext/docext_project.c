@@ -754,6 +754,8 @@ struct DocSort {
   char *azPath[SORT_MAX_FIELDS];   /* its paths (point into aCopy) */
   int aDir[SORT_MAX_FIELDS];       /* 1 or -1 */
   DocIndexScratch *pScratch;       /* the key generator's memory */
+  const DocGeo *pNear;             /* a $near's order: its point (not owned) */
+  char *zNearPath;                 /* and its path */
 };
 
 static int sortKeyDirection(const DocValue *v){
@@ -835,9 +837,56 @@ static int sortPlainValue(const u8 *aDoc, const char *z, DocValue *pOut){
   }
 }
 
+int docextSortNewNear(const char *zPath, int nPath, const DocGeo *pNear, DocSort **ppOut){
+  DocSort *p = docextMallocZero(sizeof(*p));
+  *ppOut = 0;
+  if( p==0 ) return SQLITE_NOMEM;
+  p->zNearPath = sqlite3_mprintf("%.*s", nPath, zPath);
+  if( p->zNearPath==0 ){
+    sqlite3_free(p);
+    return SQLITE_NOMEM;
+  }
+  p->pNear = pNear;
+  *ppOut = p;
+  return SQLITE_OK;
+}
+
+/* The least distance from a $near's point to a location on the path. */
+typedef struct SortNear SortNear;
+struct SortNear {
+  const DocGeo *pNear;
+  double r;                 /* the least so far, or -1 */
+};
+
+static int sortNearVisit(void *pCtx, const DocValue *v, int iPos){
+  SortNear *p = (SortNear*)pCtx;
+  double r;
+  int rc = docextGeoDistance(p->pNear, v, &r);
+  (void)iPos;
+  if( rc==SQLITE_OK && r>=0 && (p->r<0 || r<p->r) ) p->r = r;
+  return rc;
+}
+
 int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
   int rc = SQLITE_OK, i;
   i64 nStart = pKey->n;
+  if( p->pNear ){
+    /* a $near's order: the distance, as a double's key (none: the end) */
+    SortNear w;
+    u8 a8[8];
+    DocValue v;
+    w.pNear = p->pNear;
+    w.r = -1;
+    rc = docextPathWalkMatch(aDoc, p->zNearPath, (int)strlen(p->zNearPath), 0,
+                             sortNearVisit, &w);
+    if( w.r<0 ) w.r = INFINITY;
+    memcpy(a8, &w.r, 8);
+    v.type = DOC_DOUBLE;
+    v.p = a8;
+    v.n = 8;
+    if( rc==SQLITE_OK ) docextKeyAppend(&rc, pKey, &v, 0);
+    return rc;
+  }
   if( p->idx.nField==0 ) return SQLITE_OK;
   /* Without arrays on the paths there is one key: the values themselves. */
   for(i=0; i<p->idx.nField; i++){
@@ -851,13 +900,14 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
 }
 
 int docextSortFieldCount(DocSort *p){
-  return p->idx.nField;
+  return p->pNear ? 1 : p->idx.nField;
 }
 
 void docextSortFree(DocSort *p){
   if( p ){
     docextIndexScratchFree(p->pScratch);
     sqlite3_free(p->aCopy);
+    sqlite3_free(p->zNearPath);
     sqlite3_free(p);
   }
 }

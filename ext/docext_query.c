@@ -223,6 +223,7 @@ struct DocQuery {
   int bTtl;                 /* the collection has a TTL index */
   int bSkipFilter;          /* exact plan: the filter need not be checked */
   int bIndexOrder;          /* the plan yields the sort's order */
+  int bNearSort;            /* pSort is a $near's order (no sort given) */
   int bNaturalDesc;         /* collection scan newest first */
   DocIdxCursor *pIdxCur;    /* entries of the current range */
   int iScan, iRange;        /* current scan of the plan, next range */
@@ -340,6 +341,16 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
     }
     if( rc==SQLITE_OK && p->pSort ) p->iSortOff = specKeep(&rc, p, pSpec->aSort);
   }
+  for(i=0; rc==SQLITE_OK && p->pSort==0 && i<p->nFilter; i++){
+    /* a $near orders the results by distance when no sort is given */
+    const char *zPath;
+    int nPath;
+    const DocGeo *pNear = docextMatcherNear(p->apFilter[i], &zPath, &nPath);
+    if( pNear ){
+      rc = docextSortNewNear(zPath, nPath, pNear, &p->pSort);
+      p->bNearSort = rc==SQLITE_OK;
+    }
+  }
   if( rc==SQLITE_OK && pSpec->aOptions ){
     rc = parseOptions(p, pSpec->aOptions, &nSkip, &nLimit, pzErr);
     if( rc==SQLITE_OK ) p->iOptOff = specKeep(&rc, p, pSpec->aOptions);
@@ -381,6 +392,7 @@ static void queryUncompile(DocQuery *p){
   p->pProj = 0;
   docextSortFree(p->pSort);
   p->pSort = 0;
+  p->bNearSort = 0;
   docextBufReset(&p->specCopy);
 }
 
@@ -900,7 +912,8 @@ static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aSort = p->iSortOff>=0 ? p->specCopy.a + p->iSortOff : 0;
   DocValue hint, *pHint = 0;
   /* (a routed part: what the router wants, not counting orphans) */
-  i64 nWant = p->nMax>=0 ? p->nSkip + p->nMax
+  i64 nWant = p->bNearSort ? -1            /* (the plan knows no distance) */
+            : p->nMax>=0 ? p->nSkip + p->nMax
             : p->nRouterMax>=0 ? p->nRouterSkip + p->nRouterMax : -1;
   int i, rc;
   for(i=0; i<p->nFilter; i++) aaFilter[i] = p->specCopy.a + p->aFilterOff[i];
@@ -913,7 +926,7 @@ static int queryPlan(DocQuery *p, char **pzErr){
   if( rc!=SQLITE_OK ) return rc;
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
-    p->bIndexOrder = p->pPlan->bSorted;
+    p->bIndexOrder = p->pPlan->bSorted && !p->bNearSort;
     if( !p->bCountOnly && p->pProj && p->pPlan->bExact && !p->bTtl
      && p->pPlan->ePlan==DOCEXT_PLAN_INDEX && p->pPlan->aScan[0].iIx!=0
      && (p->pSort==0 || p->bIndexOrder) ){

@@ -1357,6 +1357,8 @@ struct DocRouted {
   int nPart;
   int iCur;                 /* the part of the current result; -1 at the end */
   DocSort *pSort;           /* a merge's sort */
+  DocMatcher *pNear;        /* the filter with a $near, whose distance is the
+                            ** merge's order when no sort is given */
   int *aSeq;                /* chunk order: the chunks to read, in order */
   int nSeq, iSeq;
   i64 nSkip, nMax, nSkipped, nReturned;
@@ -1373,6 +1375,7 @@ void docextRoutedFree(DocRouted *p){
   sqlite3_free(p->aPart);
   sqlite3_free(p->aSeq);
   docextSortFree(p->pSort);
+  docextMatcherFree(p->pNear);
   docextAccessClear(&p->access);
   docextBufFree(&p->specCopy);
   docextRouterFree(p->pR);
@@ -1570,6 +1573,28 @@ static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzE
   return rc;
 }
 
+/* Without a sort, a $near's distance orders the merge, as it orders each
+** part's results. */
+static int rtNearSort(DocRouted *p, char **pzErr){
+  const u8 *aLet = 0;
+  i64 nowMs = p->spec.nowMs;
+  int rc = docextExprLetOption(p->spec.aOptions, &aLet, pzErr), i;
+  for(i=0; rc==SQLITE_OK && i<p->spec.nFilter && p->pSort==0; i++){
+    const char *zPath;
+    int nPath;
+    const DocGeo *pNear;
+    rc = docextMatcherNew(p->spec.aaFilter[i], aLet, &nowMs, &p->pNear, pzErr);
+    pNear = rc==SQLITE_OK ? docextMatcherNear(p->pNear, &zPath, &nPath) : 0;
+    if( pNear ){
+      rc = docextSortNewNear(zPath, nPath, pNear, &p->pSort);
+    }else{
+      docextMatcherFree(p->pNear);
+      p->pNear = 0;
+    }
+  }
+  return rc;
+}
+
 int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess,
                     DocRouted **ppOut, char **pzErr){
   DocRouted *p = docextMallocZero(sizeof(*p));
@@ -1616,6 +1641,7 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
     if( aShardOn[i] ) p->aPart[p->nPart++].iShard = i;
   }
   if( rc==SQLITE_OK && p->spec.aSort ) rc = rtRoutedSort(p, p->spec.aSort, aOn, pzErr);
+  if( rc==SQLITE_OK && !p->spec.aSort ) rc = rtNearSort(p, pzErr);
   if( rc==SQLITE_OK && p->aSeq ){
     /* chunk order: only the first chunk's owner now (which also compiles
     ** the query), the others when their chunks come */

@@ -167,8 +167,6 @@ SELECT _id FROM places('{loc: {$geoWithin: {$centerSphere: [[0, 95], 1]}}}');
 SELECT _id FROM places('{loc: {$geoWithin: {$polygon: [[0, 0], [1, 1]]}}}');
 SELECT _id FROM places('{loc: {$geoWithin: {$box: [[0, 0, 0], [1, 1]]}}}');
 SELECT _id FROM places('{loc: {$geoWithin: {$box: [[0, Infinity], [1, 1]]}}}');
-SELECT _id FROM places('{loc: {$near: [0, 0]}}');
-SELECT _id FROM places('{loc: {$nearSphere: {$geometry: {type: "Point", coordinates: [0, 0]}}}}');
 SELECT _id FROM places('{loc: {$maxDistance: 5}}');
 
 -- 9. The $geoNear stage: nearest first, with the distance (metres from a
@@ -216,3 +214,54 @@ SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField
 SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", query: 5}}]');
 SELECT doc FROM doc_aggregate('spots', '[{$geoNear: {near: [0, 0], distanceField: "d", key: "loc", query: {kind: {$near: [0, 0]}}}}]');
 SELECT doc FROM doc_aggregate('spots', '[{$geoNear: 5}]');
+
+-- 10. $near and $nearSphere in a find: the documents within the distances,
+--     nearest first when no sort is given (each at its nearest location),
+--     as $geoNear measures them: a legacy point in plane units ($near) or
+--     radians ($nearSphere), a GeoJSON point in metres. docext reads every
+--     document the other conditions leave (there is no geospatial index).
+SELECT 'near', group_concat(json_extract(doc, '$._id'), ' ') FROM spots('{loc: {$near: [0, 0]}}');
+SELECT 'near, at most 1', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: [0, 0], $maxDistance: 1}}');
+SELECT 'near, [x, y, max]', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: [0, 0, 0.6]}}');
+SELECT 'nearSphere radians', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$nearSphere: [0, 0], $minDistance: 0.01, $maxDistance: 0.03}}');
+SELECT 'near GeoJSON metres', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: {$geometry: {type: "Point", coordinates: [0, 0]}, $maxDistance: 120000}}}');
+SELECT 'nearSphere GeoJSON', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$nearSphere: {type: "Point", coordinates: [2.1, 0]}}}');
+SELECT 'with a condition', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{kind: "cafe", loc: {$near: {$geometry: {type: "Point", coordinates: [2.1, 0]}}}}');
+SELECT 'explain', json_extract(doc_explain('spots', '{kind: "cafe", loc: {$near: [0, 0]}}'), '$.cursor', '$.scanAndOrder');
+SELECT 'a sort wins', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: [0, 0]}}', NULL, '{_id: -1}');
+SELECT 'limit', json_extract(doc, '$._id') FROM spots('{loc: {$near: [0, 0]}}') LIMIT 2;
+SELECT 'skip', group_concat(json_extract(doc, '$._id'), ' ') FROM spots('{loc: {$near: [0, 0]}}', NULL, NULL, '{skip: 1, limit: 2}');
+SELECT 'count', doc_count('spots', '{loc: {$near: [0, 0], $maxDistance: 1}}');
+SELECT 'update', doc_json(doc_update_many('spots', '{loc: {$near: [0, 0], $maxDistance: 0.6}}', '{$set: {close: true}}'));
+SELECT 'updated', group_concat(_id, ' ') FROM spots('{close: true}');
+ATTACH ':memory:' AS geo1; ATTACH ':memory:' AS geo2;
+SELECT doc_add_shard('geo1'), doc_add_shard('geo2');
+CREATE VIRTUAL TABLE sspots USING docext;
+SELECT doc_shard_collection('sspots', '{_id: 1}');
+INSERT INTO sspots(doc) SELECT doc FROM spots;
+SELECT doc_split_chunk('sspots', '{_id: 4}');
+SELECT json_extract(doc_balance('sspots'), '$.chunksByShard');
+SELECT 'sharded', group_concat(json_extract(doc, '$._id'), ' ') FROM sspots('{loc: {$near: [0, 0]}}');
+SELECT 'sharded, limit', json_extract(doc, '$._id') FROM sspots('{loc: {$near: [0, 0]}}') LIMIT 2;
+SELECT _id FROM spots('{loc: {$near: "here"}}');
+SELECT _id FROM spots('{loc: {$near: [0, 0], $maxDistance: "far"}}');
+SELECT _id FROM spots('{loc: {$near: [0, 0], $minDistance: -1}}');
+SELECT _id FROM spots('{loc: {$near: [0, 0], $within: 5}}');
+SELECT _id FROM spots('{loc: {$near: {$geometry: [0, 0]}}}');
+SELECT _id FROM spots('{loc: {$near: {$geometry: {type: "Point", coordinates: [0, 0]}, $maxDistance: Infinity}}}');
+SELECT _id FROM spots('{loc: {$near: {$geometry: {type: "Point", coordinates: [0, 0]}, $foo: 1}}}');
+SELECT _id FROM spots('{loc: {$near: {$maxDistance: 1}}}');
+SELECT _id FROM spots('{loc: {$nearSphere: [0, 95]}}');
+SELECT _id FROM spots('{$or: [{loc: {$near: [0, 0]}}, {kind: "bar"}]}');
+SELECT _id FROM spots('{loc: {$not: {$near: [0, 0]}}}');
+SELECT _id FROM spots('{loc: {$elemMatch: {$near: [0, 0]}}}');
+SELECT _id FROM spots('{loc: {$near: [0, 0]}, b: {$nearSphere: [0, 0]}}');
+SELECT doc_create_index('spots', '{kind: 1}', '{name: "p", partialFilterExpression: {loc: {$near: [0, 0]}}}');
+SELECT doc_update('{arr: [{loc: [1, 1]}]}', '{$pull: {arr: {loc: {$near: [0, 0]}}}}');

@@ -154,7 +154,7 @@ SELECT _id FROM v('{$and: []}');
 SELECT _id FROM v('{$or: [5]}');
 SELECT _id FROM v('{$where: "this.a > 1"}');
 SELECT _id FROM v('{$text: {$search: "x"}}');
-SELECT _id FROM v('{a: {$near: [0, 0]}}');
+SELECT _id FROM v('{a: {$near: "here"}}');
 SELECT _id FROM v('{$jsonSchema: {required: "a"}}');
 SELECT _id FROM v('{a: {$elemMatch: {$where: "1"}}}');
 SELECT _id FROM v('{$or: [{a: {$geoWithin: {}}}]}');

@@ -487,10 +487,16 @@ static const MatchCase aCase[] = {
   { "{}", "{$jsonSchema: {required: \"a\"}}",
     "docext: $jsonSchema keyword 'required' must be an array" },
   /* ---- geospatial (sql/geo.sql has the rest) ---- */
-  { "{}", "{a: {$near: [0, 0]}}",
-    "docext: $near needs a geospatial (2d or 2dsphere) index, which docext does not have" },
-  { "{}", "{a: {$nearSphere: [0, 0]}}",
-    "docext: $nearSphere needs a geospatial (2d or 2dsphere) index, which docext does not have" },
+  { "{}", "{a: {$near: [0, 0]}}", "0" },
+  { "{a: [3, 4]}", "{a: {$near: [0, 0], $maxDistance: 5}}", "1" },
+  { "{a: [3, 4]}", "{a: {$near: [0, 0], $maxDistance: 4.9}}", "0" },
+  { "{a: [3, 4]}", "{a: {$near: [0, 0], $minDistance: 5.1}}", "0" },
+  { "{a: [0, 1]}", "{a: {$nearSphere: [0, 0], $maxDistance: 0.0175}}", "1" },
+  { "{a: [0, 1]}", "{a: {$near: {$geometry: {type: \"Point\", coordinates: [0, 0]}, "
+                   "$maxDistance: 111000}}}", "0" },
+  { "{}", "{$or: [{a: {$near: [0, 0]}}]}",
+    "docext: $near and $nearSphere must be at the top of the filter, not under $and, $or, "
+    "$nor, $not or $elemMatch in filter at 'a'" },
   { "{}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "0" },
   { "{a: [0.5, 1]}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "1" },
   { "{a: [0.5, 1.5]}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "0" },

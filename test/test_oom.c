@@ -198,6 +198,8 @@ int main(void){
     "[[1, 1.5], [2, 1.5], [2, 2], [1, 1.5]]]}]}}', '{g: {$geoIntersects: {$geometry: "
     "{type: \"MultiPolygon\", coordinates: [[[[0, 0], [4, 0], [4, 4], [0, 0]]]]}}}, "
     "p: {$not: {$geoWithin: {$polygon: [[0, 0], [1, 0], [1, 1]]}}}}')",
+    "SELECT _id FROM g('{loc: {$nearSphere: {$geometry: {type: \"Point\", coordinates: [0, 0]}, "
+    "$maxDistance: 1000000}}}') LIMIT 2",
     "SELECT doc FROM doc_aggregate('g', '[{$geoNear: {near: {type: \"Point\", coordinates: [0, 0]}, "
     "distanceField: \"x.d\", key: \"loc\", includeLocs: \"x.at\", query: {_id: {$gte: 0}}}}]')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
