@@ -1509,14 +1509,21 @@ int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
 ** $near and $nearSphere in a filter
 */
 
-/* Is v a point as a $near takes it: a legacy point (an array, or a
-** document whose first value is a number) or a GeoJSON Point? */
+/* Is v a point as a $near takes it (MongoDB's parseQueryPoint): a legacy
+** point of two numbers, in an array or a document, or a GeoJSON Point?
+** Anything else ({$geometry: …, $maxDistance: …}) is for the other form. */
 static int geoIsNearPoint(const DocValue *v){
+  GeoParse sParse;
   DocIter it;
-  if( v->type==DOC_ARRAY ) return 1;
-  if( v->type!=DOC_DOCUMENT ) return 0;
+  double x, y;
+  if( v->type!=DOC_ARRAY && v->type!=DOC_DOCUMENT ) return 0;
   docextIterInitValue(&it, v);
-  return (docextIterNext(&it) && docextValueIsNumber(&it.v)) || geoType(v->p)==0;
+  if( v->type==DOC_DOCUMENT && !(docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
+    return geoType(v->p)==0;
+  }
+  memset(&sParse, 0, sizeof(sParse));
+  geoFlatPoint(&sParse, v, 0, &x, &y);
+  return sParse.rc==SQLITE_OK;
 }
 
 /* A distance option's value: a number, not negative (and finite, bFinite). */
@@ -1536,8 +1543,7 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
   GeoParse sParse;
   DocIter it;
   DocValue point;
-  int bSphere = 0, bFound = 0, rc;
-  double rTriple = -1;
+  int bSphere = 0, bFound = 0, bTriple = 0, rc;
   *ppOut = 0;
   *prMin = 0;
   *prMax = INFINITY;
@@ -1550,9 +1556,11 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
   while( sParse.rc==SQLITE_OK && docextIterNext(&it) ){
     if( strcmp(it.zKey, "$near")==0 || strcmp(it.zKey, "$nearSphere")==0
      || strcmp(it.zKey, "$geoNear")==0 ){
-      if( geoIsNearPoint(&it.v) && (it.v.type!=DOC_ARRAY || docextIterCount(&it.v)==2) ){
+      if( geoIsNearPoint(&it.v) ){
         point = it.v;
+        bTriple = 0;
       }else if( it.v.type==DOC_ARRAY && docextIterCount(&it.v)==3 ){
+        /* [x, y, d]: its d is the $maxDistance (a later one wins) */
         DocIter e;
         docextIterInitValue(&e, &it.v);
         docextIterNext(&e);
@@ -1560,7 +1568,9 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
         docextIterNext(&e);
         if( !docextValueIsNumber(&e.v) ) continue;
         point = it.v;
-        rTriple = docextValueToDouble(&e.v);
+        bTriple = 1;
+        *prMax = docextValueToDouble(&e.v);
+        if( !(*prMax>=0) ) geoFail(&sParse, "max distance must be non-negative");
       }else{
         continue;
       }
@@ -1612,7 +1622,7 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
     if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
     return docextError(pzWhy, "%s", sParse.zWhy);
   }
-  if( rTriple>=0 ){
+  if( bTriple ){
     /* [x, y, d]: the point's first two numbers, then its distance */
     DocGeo *g = docextMallocZero(sizeof(*g));
     DocIter e;
@@ -1634,7 +1644,6 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
       if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
       return docextError(pzWhy, "%s", sParse.zWhy);
     }
-    *prMax = rTriple;
     *ppOut = g;
     return SQLITE_OK;
   }

@@ -793,8 +793,8 @@ static DocMatchNode *parseNear(DocMatchParse *pParse, const char *zPath, int nPa
   int rc;
   if( !bTop ){
     parsePathError(pParse, zPath, nPath,
-                   "$near and $nearSphere must be at the top of the filter, not under "
-                   "$and, $or, $nor, $not or $elemMatch");
+                   "$near and $nearSphere must be at the top of the filter (or in a "
+                   "$and there), not under $or, $nor, $not or $elemMatch");
     return 0;
   }
   if( pParse->pNear ){
@@ -961,7 +961,15 @@ static void parseLogical(DocMatchParse *pParse, int eType, const DocIter *pIt,
     }
     pSub = nodeNew(pParse, MN_AND);
     nodeAdd(pParse, p, pSub);
-    if( pSub ) parseFilter(pParse, it.v.p, pSub);
+    if( pSub && eType==MN_AND && pAnd==pParse->pTop ){
+      /* MongoDB lifts a top $and's filters to the top: $near may be there */
+      DocMatchNode *pTop = pParse->pTop;
+      pParse->pTop = pSub;
+      parseFilter(pParse, it.v.p, pSub);
+      pParse->pTop = pTop;
+    }else if( pSub ){
+      parseFilter(pParse, it.v.p, pSub);
+    }
   }
   nodeAdd(pParse, pAnd, p);
 }

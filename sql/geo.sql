@@ -239,6 +239,12 @@ SELECT 'a sort wins', group_concat(json_extract(doc, '$._id'), ' ')
 SELECT 'limit', json_extract(doc, '$._id') FROM spots('{loc: {$near: [0, 0]}}') LIMIT 2;
 SELECT 'skip', group_concat(json_extract(doc, '$._id'), ' ') FROM spots('{loc: {$near: [0, 0]}}', NULL, NULL, '{skip: 1, limit: 2}');
 SELECT 'count', doc_count('spots', '{loc: {$near: [0, 0], $maxDistance: 1}}');
+SELECT 'bounds first', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: {$maxDistance: 120000, $geometry: {type: "Point", coordinates: [0, 0]}}}}');
+SELECT 'in a $and', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{$and: [{kind: "cafe"}, {loc: {$near: [0, 0]}}]}');
+SELECT 'a later max wins', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM spots('{loc: {$near: [0, 0, 0.6], $maxDistance: 1}}');
 SELECT 'update', doc_json(doc_update_many('spots', '{loc: {$near: [0, 0], $maxDistance: 0.6}}', '{$set: {close: true}}'));
 SELECT 'updated', group_concat(_id, ' ') FROM spots('{close: true}');
 ATTACH ':memory:' AS geo1; ATTACH ':memory:' AS geo2;

@@ -49,6 +49,11 @@ fresh collection of 1 to 10 documents (near a GeoJSON point: metres; a
 legacy point with spherical: true: radians; a legacy point otherwise: the
 plane), checked for the documents, their order, each distance and
 includeLocs; see the "$geoNear" section for the model and its tolerances.
+About 10% are finds with the filter operator $near or $nearSphere (legacy
+point: plane units or radians; GeoJSON point: metres) over such a
+collection, sometimes sharded, with other conditions, a sort, skip and
+limit: checked for the documents and their order (nearest first); see the
+"$near and $nearSphere" section.
 
 Lists of fixed cases, checked by hand (and against the model), run first.
 The last line is "N passed, M failed"."""
@@ -1636,6 +1641,482 @@ def model_fixed_geonear(spec, docs):
     return rows
 
 
+# --------------------------------------------------- $near and $nearSphere --
+# The filter operators $near and $nearSphere in a find (coll(filter, NULL,
+# sort, options)), over a fresh collection of 1 to 10 documents (sometimes
+# sharded on _id over two shards, with one or two chunk splits and a
+# balance: the order must be the one an unsharded collection gives). The
+# forms and their units:
+#
+#   {key: {$near: [x, y], $minDistance: a, $maxDistance: b}}      the plane
+#   {key: {$near: [x, y, b]}}                                       the plane
+#   {key: {$nearSphere: [lng, lat], $minDistance: a, $maxDistance: b}}   radians
+#   {key: {$near | $nearSphere: {$geometry: <Point>, $minDistance: a,
+#                                $maxDistance: b}}}                 metres
+#   {key: {$near | $nearSphere: <Point>, $minDistance: a, $maxDistance: b}}
+#                                                                   metres
+#
+# measured as the $geoNear model above measures (the plane: single points
+# only; the sphere: any valid geometry, legacy points in range). A document
+# matches when ANY of its candidate locations (one per element of an array of
+# points, one per subdocument the key goes through) is within
+# a <= d <= b (both inclusive; 0 and infinity by default), and other
+# top-level conditions (on "tag") hold. Without a sort of its own the find
+# gives them by ascending distance to the document's NEAREST candidate (in
+# or out of the bounds), ties in insertion order; with {_id: 1} or {_id: -1}
+# that order. skip, then limit, apply to that order.
+#
+# Checks: the set of _ids; for a sort by _id, exactly the order; otherwise
+# each neighbour pair in distance order up to the $geoNear tolerance
+# (gn_tol plus the edge allowances), and exact ties (both at 0, or the same
+# nearest location JSON in both) in insertion order. A bound is exactly a
+# distance (0, or an integer in the plane), 10^-7.5 to 10^-3 of it to either
+# side (so a wrong unit, Earth radius or formula shows), within a factor 1.5,
+# or a multiple of the largest; one within 10 tolerances of any candidate's
+# distance it does not equal exactly is not set. The keys of {$geometry,
+# $minDistance, $maxDistance} and the legacy siblings come in any order (as
+# MongoDB's GeoNearExpression reads them). A skip or limit whose boundary falls between two documents that may
+# come in either order is dropped. About 8% are invalid filters, an error
+# "docext: ..." expected: $near under $or, $not or $elemMatch, two $near in
+# one filter, a negative or non-numeric $maxDistance / $minDistance,
+# $geometry not a GeoJSON Point, a latitude out of range, an unknown option.
+
+NEAR_SHARE = 0.10          # of the random cases
+NEAR_SHARD_SHARE = 0.2     # of the $near cases
+
+
+def flat_exact(nq, m):
+    """Is the plane distance from nq to the point m exact in any formula
+    (integer dx and dy, so sqrt(dx^2 + dy^2) of an integer square)?"""
+    if m[0] != "pt":
+        return False
+    dx, dy = m[2][0] - nq[0], m[2][1] - nq[1]
+    d = math.hypot(dx, dy)
+    return dx == int(dx) and dy == int(dy) and abs(dx) < 1e6 and abs(dy) < 1e6 and d == int(d)
+
+
+def near_exact_tie(a, b):
+    """Must documents a and b (model rows) keep insertion order?"""
+    return (a["d"] == 0 and b["d"] == 0) or a["tie"] == b["tie"]
+
+
+def near_body(rng, unit, nq, lo, hi, op=None):
+    """The value at the key: {$near...} with its options (None for unset)."""
+    if unit == "flat":
+        if hi is not None and lo is None and rng.random() < 0.3:
+            return {"$near": list(nq) + [hi]}
+        body = {"$near": list(nq)}
+        opts = {}
+    elif unit == "rad":
+        body = {"$nearSphere": list(nq)}
+        opts = {}
+    else:
+        op = op or rng.choice(["$near", "$nearSphere"])
+        pt = {"type": "Point", "coordinates": list(nq)}
+        if rng.random() < 0.3:                      # a GeoJSON point in the legacy form
+            body = {op: pt}
+            opts = {}
+        else:
+            inner = {"$geometry": pt}
+            if lo is not None:
+                inner["$minDistance"] = lo
+            if hi is not None:
+                inner["$maxDistance"] = hi
+            if rng.random() < 0.5:                  # MongoDB reads these in any order
+                ks = list(inner)
+                rng.shuffle(ks)
+                inner = {k: inner[k] for k in ks}
+            return {op: inner}
+    if lo is not None:
+        opts["$minDistance"] = lo
+    if hi is not None:
+        opts["$maxDistance"] = hi
+    items = list(body.items()) + list(opts.items())
+    if rng.random() < 0.3:
+        rng.shuffle(items)
+    return dict(items)
+
+
+def near_case(rng):
+    """(category, filter, sort, options, sharded, docs, expected) where
+    expected is "error" or (unit, [row] of the matching documents in the
+    model's order); None to draw again."""
+    if rng.random() < 0.08:
+        return near_invalid(rng)
+    mode = rng.choice(["flat", "flat", "rad", "m", "m", "m"])
+    if mode == "flat":
+        _, _, _, sample = gen_flat_case(rng)
+        nq = list(sample())
+        unit = "flat"
+        measure = lambda m: flat_dist(nq, m)
+        slack = lambda m: 0.0
+        amb = lambda m: False
+        exact = lambda m, d: d == 0 or flat_exact(nq, m)
+        value = lambda: gn_flat_value(rng, sample, nq)
+    else:
+        c = rand_center(rng)
+        r = rand_radius(rng)
+        nj, nv = coord(near(rng, c, r, 0.6), rng)
+        nq = nj
+        unit, k = ("rad", 1.0) if mode == "rad" else ("m", R_EARTH)
+        measure = lambda m: (lambda d: None if d is None else d * k)(sph_dist(nv, m))
+        slack = lambda m: edge_slack(m) * k
+        amb = lambda m: sph_ambiguous(nv, m)
+        exact = lambda m, d: d == 0
+        value = lambda: gn_sphere_value(rng, c, r, nv, nj)
+    key = rng.choice(["loc", "loc", "loc", "geo.loc"])
+    docs, rows = [], []
+    for i in range(rng.randint(1, 10)):
+        if rows and rng.random() < 0.12:        # the same location as an earlier document
+            vals = list(rng.choice(rows)[1])
+        else:
+            vals = []
+            for _ in range(2 if key == "geo.loc" and rng.random() < 0.15 else 1):
+                for _ in range(20):
+                    j, m = value()
+                    if not amb(m):
+                        break
+                else:
+                    return None
+                vals.append((j, m))
+        doc = {"_id": i, "tag": rng.randrange(4)}
+        if len(vals) == 2:
+            doc["geo"] = [{"loc": j} if j != MISSING else {} for j, _ in vals]
+        elif vals[0][0] != MISSING:
+            set_path(doc, key, vals[0][0])
+        # candidates: (JSON, distance, edge allowance, exact)
+        cands = [(cj, measure(cm), slack(cm), cm) for j, m in vals if j != MISSING for cj, cm in expand(j, m)]
+        cands = [(cj, x, e, exact(cm, x)) for cj, x, e, cm in cands if x is not None]
+        docs.append(doc)
+        rows.append((doc, vals, cands))
+    alld = [(x, e, ex) for _, _, cands in rows for _, x, e, ex in cands]
+    lo = hi = None
+    for opt in ("hi", "lo"):
+        if rng.random() < 0.35:
+            if alld and rng.random() < 0.6:
+                x, e, ex = rng.choice(alld)
+                t = rng.random()
+                if ex and t < 0.3:
+                    b = x                           # exact: 0, or an integer in the plane
+                elif t < 0.6:                       # just beside a distance: the unit and formula matter
+                    b = x * (1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-7.5, -3))
+                else:
+                    b = x * rng.uniform(0.5, 1.5)
+            else:
+                b = rng.choice([0, 0.5, 1.0, 2.0, 10.0]) * (max(x for x, _, _ in alld) if alld else 1.0)
+            if any(not (ex and x == b) and abs(x - b) < 10 * (gn_tol(x, unit) + e) for x, e, ex in alld):
+                continue
+            if opt == "hi":
+                hi = b
+            elif hi is None or b <= hi:
+                lo = b
+    cond = None
+    if rng.random() < 0.25:
+        cond = rng.choice([{"$in": sorted(rng.sample(range(4), 2))}, {"$ne": rng.randrange(4)}])
+    want = []
+    for ins, (doc, vals, cands) in enumerate(rows):
+        if not cands:
+            continue
+        if cond is not None and not (doc["tag"] in cond["$in"] if "$in" in cond else doc["tag"] != cond["$ne"]):
+            continue
+        if not any((lo is None or lo <= x) and (hi is None or x <= hi) for _, x, _, _ in cands):
+            continue
+        d = min(x for _, x, _, _ in cands)
+        e = max(c[2] for c in cands)
+        tie = sorted(json.dumps(cj, sort_keys=True) for cj, x, _, _ in cands if x - d <= gn_tol(d, unit) + 2 * e)
+        want.append({"id": doc["_id"], "ins": ins, "d": d, "e": e, "tie": tie})
+    want.sort(key=lambda w: w["d"])              # stable: insertion order among ties
+    flt = {key: near_body(rng, unit, nq, lo, hi)}
+    if cond is not None:
+        flt["tag"] = cond
+        if rng.random() < 0.5:
+            flt = {"tag": cond, key: flt[key]}
+    sort = None
+    t = rng.random()
+    if t < 0.12:
+        sort = {"_id": -1}
+    elif t < 0.18:
+        sort = {"_id": 1}
+    options = None
+    if rng.random() < 0.3:
+        options = {}
+        if rng.random() < 0.6:
+            options["skip"] = rng.randint(0, 3)
+        if rng.random() < 0.7 or not options:
+            options["limit"] = rng.randint(1, 5)
+        if sort is None:
+            s = options.get("skip", 0)
+            bounds = [b for b in (s, s + options.get("limit", 1 << 30)) if 0 < b < len(want)]
+            for b in bounds:
+                for i in range(b):
+                    for j in range(b, len(want)):
+                        a, z = want[i], want[j]
+                        if z["d"] - a["d"] <= gn_tol(z["d"], unit) + a["e"] + z["e"] and not near_exact_tie(a, z):
+                            options = None
+                if options is None:
+                    break
+    sharded = rng.random() < NEAR_SHARD_SHARE
+    op = [k for k in (flt[key] if isinstance(flt[key], dict) else {}) if k in ("$near", "$nearSphere")]
+    cat = "%s %s (%s)" % (op[0] if op else "?", {"flat": "legacy, plane", "rad": "legacy, radians",
+                                                  "m": "GeoJSON, metres"}[mode], unit)
+    if sharded:
+        cat += ", sharded"
+    return cat, flt, sort, options, sharded, docs, (unit, want)
+
+
+def near_invalid(rng):
+    nj = rand_ll(rng)
+    k = rng.randrange(10)
+    good = lambda: rng.choice([{"$near": list(nj)}, {"$nearSphere": list(nj)},
+                               {rng.choice(["$near", "$nearSphere"]): {"$geometry": _G(*nj)}}])
+    flt = None
+    if k == 0:
+        name, flt = "$near under $or", {"$or": [{"loc": good()}, {"tag": 1}]}
+        if rng.random() < 0.3:
+            flt = {"$nor": flt["$or"]}
+            name = "$near under $nor"
+    elif k == 1:
+        name, flt = "$near under $not", {"loc": {"$not": good()}}
+    elif k == 2:
+        name, flt = "$near under $elemMatch", {"loc": {"$elemMatch": good()}}
+    elif k == 3:
+        name, flt = "two $near", {"loc": good(), rng.choice(["geo.loc", "other"]): good()}
+    elif k in (4, 5, 6):
+        opt = "$minDistance" if k == 6 else "$maxDistance"
+        bad = -rng.uniform(0.1, 100) if k != 5 else rng.choice(["far", [5], True, None, {"a": 1}])
+        name = ("negative " if k != 5 else "non-numeric ") + opt
+        form = rng.randrange(3)
+        if form == 0:
+            flt = {"loc": {"$near": list(nj), opt: bad}}
+        elif form == 1:
+            flt = {"loc": {"$nearSphere": list(nj), opt: bad}}
+        else:
+            flt = {"loc": {rng.choice(["$near", "$nearSphere"]): {"$geometry": _G(*nj), opt: bad}}}
+    elif k == 7:
+        name = "$geometry not a GeoJSON Point"
+        g = rng.choice([list(nj), {"type": "LineString", "coordinates": [nj, [nj[0] + 1, nj[1]]]}, "here",
+                        {"type": "Point"}])
+        flt = {"loc": {rng.choice(["$near", "$nearSphere"]): {"$geometry": g}}}
+    elif k == 8:
+        name = "latitude out of range"
+        bad = [nj[0], rng.choice([95, -95, 90.5])]
+        if rng.random() < 0.6:
+            flt = {"loc": {"$nearSphere": bad}}
+        else:
+            flt = {"loc": {rng.choice(["$near", "$nearSphere"]): {"$geometry": _G(*bad)}}}
+    else:
+        name = "unknown option"
+        o = rng.choice(["$foo", "$maxdistance", "$within", "$center"])
+        if rng.random() < 0.5:
+            flt = {"loc": {rng.choice(["$near", "$nearSphere"]): list(nj), o: 1}}
+        else:
+            flt = {"loc": {rng.choice(["$near", "$nearSphere"]): {"$geometry": _G(*nj), o: 1}}}
+    docs = [{"_id": i, "tag": i % 2, "loc": {"type": "Point", "coordinates": rand_ll(rng)}}
+            for i in range(rng.randint(0, 3))]
+    return "$near invalid: " + name, flt, None, None, False, docs, "error"
+
+
+def run_near(con, n, flt, sort, options, sharded, docs):
+    """(docext's _ids in result order, or "error" / "error: ..." (not
+    docext's), the error message)."""
+    if sharded:
+        name = "nsh%d" % n
+        con.execute("CREATE VIRTUAL TABLE %s USING docext" % name)
+        con.execute("SELECT doc_shard_collection(?, '{\"_id\": 1}')", (name,)).fetchall()
+    else:
+        name = "nr"
+        con.execute("DROP TABLE IF EXISTS nr")
+        con.execute("CREATE VIRTUAL TABLE nr USING docext")
+    for d in docs:
+        con.execute("INSERT INTO %s(doc) VALUES (?)" % name, (json.dumps(d),))
+    try:
+        if sharded:
+            ids = sorted(d["_id"] for d in docs)
+            for k in sorted(set(ids[1:]))[:2] if len(ids) > 2 else ids[1:]:
+                con.execute("SELECT doc_split_chunk(?, ?)", (name, json.dumps({"_id": k}))).fetchall()
+            con.execute("SELECT doc_balance(?)", (name,)).fetchall()
+        args = (json.dumps(flt),)
+        sql = "SELECT json_extract(doc, '$._id') FROM %s(?)" % name
+        if sort is not None or options is not None:
+            sql = "SELECT json_extract(doc, '$._id') FROM %s(?, NULL, ?, ?)" % name
+            args += (None if sort is None else json.dumps(sort), None if options is None else json.dumps(options))
+        try:
+            return [r[0] for r in con.execute(sql, args)], ""
+        except sqlite3.Error as e:
+            return "error" if str(e).startswith("docext:") else "error: " + str(e), str(e)
+    finally:
+        if sharded:
+            con.execute("DROP TABLE %s" % name)
+
+
+def near_window(want, sort, options):
+    """The model's documents (rows) after sort, skip and limit."""
+    rows = list(want)
+    if sort is not None:
+        rows.sort(key=lambda w: w["id"], reverse=sort["_id"] < 0)
+    options = options or {}
+    s = options.get("skip", 0)
+    rows = rows[s:]
+    if "limit" in options:
+        rows = rows[:options["limit"]]
+    return rows
+
+
+def check_near(got, sort, options, want):
+    """None when docext's _ids agree with the model, else (class, detail)."""
+    if want == "error":
+        return None if got == "error" else ("no error", str(got)[:300])
+    if isinstance(got, str):
+        return ("error", got)
+    unit, rows = want
+    win = near_window(rows, sort, options)
+    ids = [w["id"] for w in win]
+    if sorted(got, key=str) != sorted(ids, key=str) or len(set(got)) != len(got):
+        return ("documents", "got %s, want %s" % (got, ids))
+    if sort is not None:
+        return None if got == ids else ("sort order", "got %s, want %s" % (got, ids))
+    by_id = {w["id"]: w for w in rows}
+    for a, b in zip(got, got[1:]):
+        wa, wb = by_id[a], by_id[b]
+        if wa["d"] - wb["d"] > gn_tol(wb["d"], unit) + wa["e"] + wb["e"]:
+            return ("order", "_id %s (%r) before _id %s (%r)" % (a, wa["d"], b, wb["d"]))
+        if wa["ins"] > wb["ins"] and near_exact_tie(wa, wb):
+            return ("tie order", "_id %s before _id %s, both at %r from the same location" % (a, b, wa["d"]))
+    return None
+
+
+# Checked by hand: (name, filter, [locations, "MISSING" for none; a dict with
+# "_tag" gives that document a tag], sort, options, sharded, [_ids in order]).
+# One degree of arc is 111318.84502145034 m (0.017453292519943295 rad).
+_T = lambda loc, tag: {"_tag": tag, "loc": loc}
+_PLANE = [[3, 4], {"x": 6, "y": 8}, [0, 1], _G(6, 8), {"type": "LineString", "coordinates": [[0, 0], [1, 1]]},
+          [11, 0], "MISSING", [-0.5, 0]]
+FIXED_NEAR = [
+    # distances 5, 10, 1, 10 (a Point's lng, lat), -, 11, -, 0.5; ties (1, 3)
+    # at exactly 10 in insertion order; a line is not a location in the plane
+    ("plane", {"loc": {"$near": [0, 0]}}, _PLANE, None, None, False, [7, 2, 0, 1, 3, 5]),
+    ("plane, $maxDistance inclusive", {"loc": {"$near": [0, 0], "$maxDistance": 10}}, _PLANE, None, None, False,
+     [7, 2, 0, 1, 3]),
+    ("plane, [x, y, max]", {"loc": {"$near": [0, 0, 5]}}, _PLANE, None, None, False, [7, 2, 0]),
+    ("plane, $minDistance inclusive", {"loc": {"$minDistance": 5, "$near": [0, 0]}}, _PLANE, None, None, False,
+     [0, 1, 3, 5]),
+    ("plane, skip and limit", {"loc": {"$near": [0, 0]}}, _PLANE, None, {"skip": 1, "limit": 3}, False, [2, 0, 1]),
+    ("plane, a sort wins", {"loc": {"$near": [0, 0], "$maxDistance": 10}}, _PLANE, {"_id": -1},
+     {"limit": 3}, False, [7, 3, 2]),
+    ("plane, sharded", {"loc": {"$near": [0, 0]}}, _PLANE, None, None, True, [7, 2, 0, 1, 3, 5]),
+    ("plane, sharded, skip", {"loc": {"$near": [0, 0]}}, _PLANE, None, {"skip": 2, "limit": 2}, True, [0, 1]),
+    # plane units are raw numbers, off the sphere too: from [504, 0], [500, 3]
+    # is 5, [505, 0] 1, [0, 0] 504
+    ("plane off the sphere", {"loc": {"$near": [504, 0], "$maxDistance": 5}}, [[500, 3], [0, 0], [505, 0]],
+     None, None, False, [2, 0]),
+    # [[0, 0], [10, 0]] matches $minDistance 5 by [10, 0] (10) and sorts at its
+    # nearest point [0, 0] (0), before [7, 0] (7); [1, 1] (1.41) is too near
+    ("array: any point in bounds, sorted at the nearest",
+     {"loc": {"$near": [0, 0], "$minDistance": 5}}, [[7, 0], [[0, 0], [10, 0]], [1, 1]], None, None, False, [1, 0]),
+    ("with another condition", {"tag": 1, "loc": {"$near": [0, 0]}},
+     [_T([3, 4], 1), _T([0, 1], 0), _T([1, 0], 1), _T([0, 0.5], 1)], None, None, False, [3, 2, 0]),
+    # over the pole from [0, 89]: [90, 90] is 1 degree, [180, 89] 2, [0, 85] 4
+    # (0.0698 rad); [365, 0] is off the sphere
+    ("radians over the pole", {"loc": {"$nearSphere": [0, 89], "$maxDistance": 0.05}},
+     [[0, 85], [180, 89], _G(90, 90), [365, 0]], None, None, False, [2, 1]),
+    # metres: [0, 1] 111318.8, [2, 0] 222637.7, [180, 0] 20037392.1 (half round)
+    ("metres", {"loc": {"$near": {"$geometry": _G(0, 0), "$minDistance": 100000, "$maxDistance": 250000}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [2, 1]),
+    # one degree is 111318.845 m: 0.1 m either side (another Earth radius,
+    # 6371 km, would make it 111194.9 m)
+    ("metres, a bound just above", {"loc": {"$near": {"$geometry": _G(0, 0), "$maxDistance": 111318.9}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [3, 2]),
+    ("metres, a bound just below", {"loc": {"$near": {"$geometry": _G(0, 0), "$maxDistance": 111318.8}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [3]),
+    # from [0, 0]: [1, 0] is 1 degree, 0.017453292519943295 rad (1.2e-10 over
+    # the min), [0, 2] 2 degrees (6e-11 under the max), [-1, -1]
+    # acos(cos^2 1) = 1.41417 degrees; [0, 0.9999] and [0, -2.000001] are
+    # 1.7e-6 and 1.7e-8 rad outside
+    ("radians, bounds just beside", {"loc": {"$nearSphere": [0, 0], "$minDistance": 0.0174532924,
+                                             "$maxDistance": 0.0349065851}},
+     [[0, 2], [1, 0], [0, 0.9999], [-1, -1], [0, -2.000001]], None, None, False, [1, 3, 0]),
+    ("metres, $nearSphere", {"loc": {"$nearSphere": {"$geometry": _G(0, 0)}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [3, 2, 1, 0]),
+    ("metres, GeoJSON in the legacy form", {"loc": {"$near": _G(0, 0), "$maxDistance": 150000}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [3, 2]),
+    ("metres, GeoJSON in the legacy form, both bounds", {"loc": {"$minDistance": 100000, "$nearSphere": _G(0, 0),
+                                                                 "$maxDistance": 250000}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [2, 1]),
+    # MongoDB's parseNewQuery reads $geometry, $minDistance and $maxDistance in
+    # any order
+    ("metres, bounds before $geometry", {"loc": {"$near": {"$maxDistance": 150000, "$geometry": _G(0, 0)}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, False, [3, 2]),
+    ("metres, bounds before $geometry", {"loc": {"$nearSphere": {"$minDistance": 100000, "$geometry": _G(0, 0),
+                                                                 "$maxDistance": 250000}}},
+     [_G(180, 0), [2, 0], _G(0, 1), _G(0, 0.5)], None, None, True, [2, 1]),
+    # from [179.5, 0]: [-179.5, 0] is 1 degree across the antimeridian, [170, 0] 9.5
+    ("metres across the antimeridian", {"loc": {"$nearSphere": {"$geometry": _G(179.5, 0),
+                                                                "$maxDistance": 200000}}},
+     [_G(170, 0), _G(-179.5, 0)], None, None, False, [1]),
+    # a square about [2, 0] is at 0; [3, 0] is 1 degree; the meridian line
+    # [-2, 0]-[-2, 10] is 4 degrees (the equator meets it at right angles, at
+    # its end [-2, 0])
+    ("metres: a polygon about the point is at 0", {"loc": {"$near": {"$geometry": _G(2, 0)}}},
+     [{"type": "LineString", "coordinates": [[-2, 0], [-2, 10]]}, _G(3, 0), _poly(_sq(1, -1, 3, 1))],
+     None, None, False, [2, 1, 0]),
+]
+
+
+def fixed_near_cases():
+    out = []
+    for name, flt, locs, sort, options, sharded, exp in FIXED_NEAR:
+        docs = []
+        for i, l in enumerate(locs):
+            d = {"_id": i}
+            if isinstance(l, dict) and "_tag" in l:
+                d["tag"], l = l["_tag"], l["loc"]
+            if l != MISSING:
+                d["loc"] = l
+            docs.append(d)
+        out.append(("fixed $near: " + name, flt, sort, options, sharded, docs, exp))
+    return out
+
+
+def model_fixed_near(flt, docs, sort, options):
+    """The model's _ids for a fixed case (key "loc", any condition on "tag"
+    an equality)."""
+    body = flt["loc"]
+    op = "$near" if "$near" in body else "$nearSphere"
+    nr = body[op]
+    lo, hi = body.get("$minDistance", 0), body.get("$maxDistance", math.inf)
+    if isinstance(nr, dict) and "$geometry" in nr:
+        lo, hi = nr.get("$minDistance", 0), nr.get("$maxDistance", math.inf)
+        nr = nr["$geometry"]
+    if isinstance(nr, list) and len(nr) == 3:
+        nr, hi = nr[:2], nr[2]
+    if isinstance(nr, dict):
+        p, k, flat = vec(*nr["coordinates"]), R_EARTH, False
+    else:
+        p, k, flat = vec(*nr), 1.0, op == "$near"
+    rows = []
+    for d in docs:
+        if "loc" not in d or not isinstance(d["loc"], (list, dict)):
+            continue
+        if "tag" in flt and d.get("tag") != flt["tag"]:
+            continue
+        m = parse_geo(d["loc"])
+        ds = []
+        for cj, cm in expand(d["loc"], m):
+            x = flat_dist(nr, cm) if flat else (None if sph_dist(p, cm) is None else sph_dist(p, cm) * k)
+            if x is not None:
+                ds.append(x)
+        if ds and any(lo <= x <= hi for x in ds):
+            rows.append({"id": d["_id"], "d": min(ds)})
+    rows.sort(key=lambda w: w["d"])
+    return [w["id"] for w in near_window(rows, sort, options)]
+
+
+def check_fixed_near(got, exp):
+    if isinstance(got, str):
+        return ("error", got)
+    return None if got == exp else ("documents", "got %s, want %s" % (got, exp))
+
+
 # ------------------------------------------------------------ self-check --
 
 def selftest():
@@ -1701,6 +2182,8 @@ def selftest():
         for g, e in zip(got, exp):
             assert abs(g[1] - e[1]) <= 1e-9 * e[1], (name, g, e)
             assert e[2] is None or g[2] == e[2], (name, g, e)
+    for name, flt, sort, options, sharded, docs, exp in fixed_near_cases():
+        assert model_fixed_near(flt, docs, sort, options) == exp, name
 
 
 GEONEAR_SHARE = 0.15       # of the random cases
@@ -1738,9 +2221,50 @@ def main():
     counts = {}
     fixed = [("fixed: " + name, op, loc, want) for name, op, loc, want in FIXED]
     gfixed = fixed_geonear_cases()
-    for i in range(len(fixed) + len(gfixed) + cases):
-        if len(fixed) <= i < len(fixed) + len(gfixed) or (
-                i >= len(fixed) + len(gfixed) and rng.random() < GEONEAR_SHARE):
+    nfixed = fixed_near_cases()
+    nf = len(fixed) + len(gfixed) + len(nfixed)
+    sharded_ok = False
+    for i in range(nf + cases):
+        if i < len(fixed):
+            kind = "match"
+        elif i < len(fixed) + len(gfixed):
+            kind = "geonear"
+        elif i < nf:
+            kind = "near"
+        else:
+            u = rng.random()
+            kind = "geonear" if u < GEONEAR_SHARE else "near" if u < GEONEAR_SHARE + NEAR_SHARE else "match"
+        if kind == "near":
+            # $near / $nearSphere in a find: (category, filter, sort, options,
+            # sharded, documents, expected)
+            if i < nf:
+                cat, flt, sort, options, sharded, docs, want = nfixed[i - len(fixed) - len(gfixed)]
+            else:
+                c = None
+                while c is None:
+                    c = near_case(rng)
+                cat, flt, sort, options, sharded, docs, want = c
+            if sharded and not sharded_ok:
+                con.execute("ATTACH ':memory:' AS near_s1")
+                con.execute("ATTACH ':memory:' AS near_s2")
+                con.execute("SELECT doc_add_shard('near_s1'), doc_add_shard('near_s2')").fetchall()
+                sharded_ok = True
+            got, msg = run_near(con, i, flt, sort, options, sharded, docs)
+            if cat.startswith("fixed"):
+                bad = check_fixed_near(got, want)
+                shown = want
+            else:
+                bad = check_near(got, sort, options, want)
+                shown = want if want == "error" else [(w["id"], w["d"]) for w in want[1]]
+            key = cat.split(": ")[0] if cat.startswith("$near invalid") else cat
+            wkey = bad[0] if bad else None
+            detail = None
+            if bad:
+                detail = ("FAIL case %d [%s]: %s\n  filter    %s\n  sort      %s\n  options   %s\n"
+                          "  documents %s\n  expected  %s (model order, with distances)\n  docext    %s\n  (%s)"
+                          % (i, cat, bad[0], json.dumps(flt), json.dumps(sort), json.dumps(options),
+                             json.dumps(docs), shown, got, msg or bad[1]))
+        elif kind == "geonear":
             # $geoNear: (category, spec, documents, expected)
             if i < len(fixed) + len(gfixed):
                 cat, spec, docs, want = gfixed[i - len(fixed)]

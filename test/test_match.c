@@ -495,8 +495,14 @@ static const MatchCase aCase[] = {
   { "{a: [0, 1]}", "{a: {$near: {$geometry: {type: \"Point\", coordinates: [0, 0]}, "
                    "$maxDistance: 111000}}}", "0" },
   { "{}", "{$or: [{a: {$near: [0, 0]}}]}",
-    "docext: $near and $nearSphere must be at the top of the filter, not under $and, $or, "
-    "$nor, $not or $elemMatch in filter at 'a'" },
+    "docext: $near and $nearSphere must be at the top of the filter (or in a $and there), "
+    "not under $or, $nor, $not or $elemMatch in filter at 'a'" },
+  { "{a: [3, 4]}", "{$and: [{b: {$exists: false}}, {$and: [{a: {$near: [0, 0], $maxDistance: 5}}]}]}",
+    "1" },
+  { "{a: [0, 1]}", "{a: {$near: {$maxDistance: 120000, $geometry: {type: \"Point\", "
+                   "coordinates: [0, 0]}}}}", "1" },
+  { "{a: [3, 4]}", "{a: {$near: [0, 0, 4], $maxDistance: 6}}", "1" },
+  { "{a: [3, 4]}", "{a: {$maxDistance: 6, $near: [0, 0, 4]}}", "0" },
   { "{}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "0" },
   { "{a: [0.5, 1]}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "1" },
   { "{a: [0.5, 1.5]}", "{a: {$geoWithin: {$box: [[0, 0], [1, 1]]}}}", "0" },
