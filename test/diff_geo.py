@@ -1374,6 +1374,30 @@ GN_DIST_FIELDS = ["dist", "calc.dist", "m.d.x"]
 GN_LOC_FIELDS = ["where", "calc.loc", "hit"]
 
 
+def gen_located_doc(rng, i, key, rows, value, amb):
+    """Document i of a $geoNear or $near case and its locations: one or two
+    (at key, or in a geo.loc array), sometimes an earlier document's; None
+    when no location clear of ambiguity could be drawn."""
+    if rows and rng.random() < 0.12:        # the same location as an earlier document
+        vals = list(rng.choice(rows)[1])
+    else:
+        vals = []
+        for _ in range(2 if key == "geo.loc" and rng.random() < 0.15 else 1):
+            for _ in range(20):
+                j, m = value()
+                if not amb(m):
+                    break
+            else:
+                return None
+            vals.append((j, m))
+    doc = {"_id": i, "tag": rng.randrange(4)}
+    if len(vals) == 2:
+        doc["geo"] = [{"loc": j} if j != MISSING else {} for j, _ in vals]
+    elif vals[0][0] != MISSING:
+        set_path(doc, key, vals[0][0])
+    return doc, vals
+
+
 def geonear_case(rng):
     """(category, $geoNear spec, [doc], expected) where expected is "error" or
     (unit, multiplier, [(id, distance, [acceptable includeLocs], nearest
@@ -1419,23 +1443,10 @@ def geonear_case(rng):
         spec["includeLocs"] = rng.choice([f for f in GN_LOC_FIELDS if f != dist_field])
     docs, rows = [], []
     for i in range(rng.randint(1, 10)):
-        vals = []
-        if rows and rng.random() < 0.12:        # the same location as an earlier document
-            vals = list(rng.choice(rows)[1])
-        else:
-            for _ in range(2 if key == "geo.loc" and rng.random() < 0.15 else 1):
-                for _ in range(20):
-                    j, m = value()
-                    if not amb(m):
-                        break
-                else:
-                    return None
-                vals.append((j, m))
-        doc = {"_id": i, "tag": rng.randrange(4)}
-        if len(vals) == 2:
-            doc["geo"] = [{"loc": j} if j != MISSING else {} for j, _ in vals]
-        elif vals[0][0] != MISSING:
-            set_path(doc, key, vals[0][0])
+        made = gen_located_doc(rng, i, key, rows, value, amb)
+        if made is None:
+            return None
+        doc, vals = made
         if rng.random() < 0.1:
             doc["calc"] = {"other": i}
         cands = [(cj, measure(cm), slack(cm)) for j, m in vals if j != MISSING for cj, cm in expand(j, m)]
@@ -1767,23 +1778,10 @@ def near_case(rng):
     key = rng.choice(["loc", "loc", "loc", "geo.loc"])
     docs, rows = [], []
     for i in range(rng.randint(1, 10)):
-        if rows and rng.random() < 0.12:        # the same location as an earlier document
-            vals = list(rng.choice(rows)[1])
-        else:
-            vals = []
-            for _ in range(2 if key == "geo.loc" and rng.random() < 0.15 else 1):
-                for _ in range(20):
-                    j, m = value()
-                    if not amb(m):
-                        break
-                else:
-                    return None
-                vals.append((j, m))
-        doc = {"_id": i, "tag": rng.randrange(4)}
-        if len(vals) == 2:
-            doc["geo"] = [{"loc": j} if j != MISSING else {} for j, _ in vals]
-        elif vals[0][0] != MISSING:
-            set_path(doc, key, vals[0][0])
+        made = gen_located_doc(rng, i, key, rows, value, amb)
+        if made is None:
+            return None
+        doc, vals = made
         # candidates: (JSON, distance, edge allowance, exact)
         cands = [(cj, measure(cm), slack(cm), cm) for j, m in vals if j != MISSING for cj, cm in expand(j, m)]
         cands = [(cj, x, e, exact(cm, x)) for cj, x, e, cm in cands if x is not None]
