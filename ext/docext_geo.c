@@ -316,12 +316,12 @@ static int geoEdgeCmp(const void *pA, const void *pB){
   return a<b ? -1 : a>b;
 }
 
-/* The edges of n rings (or lines, bClosed 0), sorted, into *pE. */
-static void geoEdgesBuild(GeoParse *p, GeoPt *const*apVert, const int *anVert, int n,
-                          int bClosed, GeoEdges *pE){
+/* The edges of the n rings aLoop[] (or of a line given as one, bClosed 0),
+** sorted, into *pE. */
+static void geoEdgesBuild(GeoParse *p, const GeoLoop *aLoop, int n, int bClosed, GeoEdges *pE){
   int i, j, nEdge = 0;
   GeoEdge *a;
-  for(i=0; i<n; i++) nEdge += bClosed ? anVert[i] : anVert[i]-1;
+  for(i=0; i<n; i++) nEdge += bClosed ? aLoop[i].n : aLoop[i].n-1;
   a = sqlite3_malloc64(sizeof(GeoEdge)*(sqlite3_uint64)(nEdge>0 ? nEdge : 1));
   if( a==0 ){
     p->rc = SQLITE_NOMEM;
@@ -331,10 +331,9 @@ static void geoEdgesBuild(GeoParse *p, GeoPt *const*apVert, const int *anVert, i
   pE->n = 0;
   pE->span = 0;
   for(i=0; i<n; i++){
-    int m = bClosed ? anVert[i] : anVert[i]-1;
-    for(j=0; j<m; j++){
-      geoEdgeInit(&a[pE->n++], apVert[i][j], apVert[i][(j+1)%anVert[i]], i, j);
-    }
+    const GeoLoop *L = &aLoop[i];
+    int m = bClosed ? L->n : L->n-1;
+    for(j=0; j<m; j++) geoEdgeInit(&a[pE->n++], L->a[j], L->a[(j+1)%L->n], i, j);
   }
   pE->axis = geoBestAxis(a, pE->n);
   for(i=0; i<pE->n; i++){
@@ -681,23 +680,7 @@ static void geoHolesCheck(GeoParse *p, const GeoPoly *P){
 ** lies. */
 static void geoPolyCheck(GeoParse *p, GeoPoly *P){
   GeoSelf s;
-  GeoPt *apVert[64], **ap = apVert;
-  int anVert[64], *an = anVert;
-  int i;
-  if( P->nLoop>64 ){
-    ap = sqlite3_malloc64(sizeof(GeoPt*)*(sqlite3_uint64)P->nLoop);
-    an = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)P->nLoop);
-    if( ap==0 || an==0 ) p->rc = SQLITE_NOMEM;
-  }
-  if( p->rc==SQLITE_OK ){
-    for(i=0; i<P->nLoop; i++){
-      ap[i] = P->aLoop[i].a;
-      an[i] = P->aLoop[i].n;
-    }
-    geoEdgesBuild(p, ap, an, P->nLoop, 1, &P->E);
-  }
-  if( ap!=apVert ) sqlite3_free(ap);
-  if( an!=anVert ) sqlite3_free(an);
+  geoEdgesBuild(p, P->aLoop, P->nLoop, 1, &P->E);
   if( p->rc ) return;
   s.P = P;
   if( geoSweep(&P->E, 0, pairSelfCrosses, &s) ){
@@ -822,7 +805,13 @@ static void geoLineParse(GeoParse *p, const DocValue *v, DocGeo *g){
       return;
     }
   }
-  geoEdgesBuild(p, &L->a, &L->n, 1, 0, &L->E);
+  {
+    GeoLoop path;
+    memset(&path, 0, sizeof(path));
+    path.a = L->a;
+    path.n = L->n;
+    geoEdgesBuild(p, &path, 1, 0, &L->E);
+  }
 }
 
 /* A Polygon's coordinates: rings of positions, the first the shell. */
@@ -1130,6 +1119,17 @@ static int geoProject(GeoParse *p, DocGeo *g){
   return 1;
 }
 
+/* The end of a parse of g: *ppOut = g, or g freed and the error made. */
+static int geoParseDone(GeoParse *p, DocGeo *g, DocGeo **ppOut, char **pzWhy){
+  if( p->rc==SQLITE_OK ){
+    *ppOut = g;
+    return SQLITE_OK;
+  }
+  docextGeoFree(g);
+  if( p->rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+  return docextError(pzWhy, "%s", p->zWhy);
+}
+
 int docextGeoQueryNew(int bWithin, const DocValue *pArg, DocGeo **ppOut, char **pzWhy){
   GeoParse sParse;
   DocGeo *g;
@@ -1170,14 +1170,8 @@ int docextGeoQueryNew(int bWithin, const DocValue *pArg, DocGeo **ppOut, char **
   if( sParse.rc==SQLITE_OK && !bWithin && !geoProject(&sParse, g) ){
     geoFail(&sParse, "$geoIntersect not supported with provided geometry");
   }
-  if( sParse.rc ){
-    docextGeoFree(g);
-    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
-    return docextError(pzWhy, "%s", sParse.zWhy);
-  }
   g->bWithin = (u8)bWithin;
-  *ppOut = g;
-  return SQLITE_OK;
+  return geoParseDone(&sParse, g, ppOut, pzWhy);
 }
 
 void docextGeoFree(DocGeo *g){
@@ -1454,6 +1448,16 @@ int docextGeoMatch(const DocGeo *q, const DocValue *v, int *pbMatch){
 
 #define GEO_EARTH_RADIUS 6378100.0   /* metres, as MongoDB's kRadiusOfEarthInMeters */
 
+/* g->x, g->y as a $geoNear's or $near's legacy point: on the sphere
+** (distances in radians) when bSpherical, else in the plane. */
+static void geoNearLegacy(GeoParse *p, DocGeo *g, int bSpherical){
+  g->bFlat = 1;
+  g->eShape = bSpherical ? GEO_NEAR : GEO_NEARFLAT;
+  if( p->rc==SQLITE_OK && bSpherical && !geoProject(p, g) ){
+    geoFail(p, "legacy point is out of bounds for spherical query");
+  }
+}
+
 int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char **pzWhy){
   GeoParse sParse;
   DocGeo *g;
@@ -1468,11 +1472,7 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
   docextIterInitValue(&it, pNear);
   if( pNear->type==DOC_ARRAY || (docextIterNext(&it) && docextValueIsNumber(&it.v)) ){
     geoFlatPoint(&sParse, pNear, 0, &g->x, &g->y);
-    g->bFlat = 1;
-    g->eShape = bSpherical ? GEO_NEAR : GEO_NEARFLAT;
-    if( sParse.rc==SQLITE_OK && bSpherical && !geoProject(&sParse, g) ){
-      geoFail(&sParse, "legacy point is out of bounds for spherical query");
-    }
+    geoNearLegacy(&sParse, g, bSpherical);
   }else if( geoType(pNear->p)!=0 ){
     geoFail(&sParse, "near must be a GeoJSON point or a legacy coordinate pair");
   }else{
@@ -1480,13 +1480,7 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
     g->eShape = GEO_NEAR;
     g->bMeters = 1;
   }
-  if( sParse.rc ){
-    docextGeoFree(g);
-    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
-    return docextError(pzWhy, "%s", sParse.zWhy);
-  }
-  *ppOut = g;
-  return SQLITE_OK;
+  return geoParseDone(&sParse, g, ppOut, pzWhy);
 }
 
 int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
@@ -1543,7 +1537,7 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
   GeoParse sParse;
   DocIter it;
   DocValue point;
-  int bSphere = 0, bFound = 0, bTriple = 0, rc;
+  int bSphere = 0, bFound = 0, bTriple = 0;
   *ppOut = 0;
   *prMin = 0;
   *prMax = INFINITY;
@@ -1632,21 +1626,11 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
     g->x = docextValueToDouble(&e.v);
     docextIterNext(&e);
     g->y = docextValueToDouble(&e.v);
-    g->bFlat = 1;
-    g->eShape = bSphere ? GEO_NEAR : GEO_NEARFLAT;
     if( !isfinite(g->x) || !isfinite(g->y) || !docextValueIsNumber(&e.v) ){
       geoFail(&sParse, "Point coordinates must be finite numbers");
-    }else if( bSphere && !geoProject(&sParse, g) ){
-      geoFail(&sParse, "legacy point is out of bounds for spherical query");
     }
-    if( sParse.rc ){
-      docextGeoFree(g);
-      if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
-      return docextError(pzWhy, "%s", sParse.zWhy);
-    }
-    *ppOut = g;
-    return SQLITE_OK;
+    geoNearLegacy(&sParse, g, bSphere);
+    return geoParseDone(&sParse, g, ppOut, pzWhy);
   }
-  rc = docextGeoNearNew(&point, bSphere, ppOut, pzWhy);
-  return rc;
+  return docextGeoNearNew(&point, bSphere, ppOut, pzWhy);
 }

@@ -756,6 +756,7 @@ struct DocSort {
   DocIndexScratch *pScratch;       /* the key generator's memory */
   const DocGeo *pNear;             /* a $near's order: its point (not owned) */
   char *zNearPath;                 /* and its path */
+  int nNearPath;
 };
 
 static int sortKeyDirection(const DocValue *v){
@@ -847,6 +848,7 @@ int docextSortNewNear(const char *zPath, int nPath, const DocGeo *pNear, DocSort
     return SQLITE_NOMEM;
   }
   p->pNear = pNear;
+  p->nNearPath = nPath;
   *ppOut = p;
   return SQLITE_OK;
 }
@@ -877,8 +879,7 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
     DocValue v;
     w.pNear = p->pNear;
     w.r = -1;
-    rc = docextPathWalkMatch(aDoc, p->zNearPath, (int)strlen(p->zNearPath), 0,
-                             sortNearVisit, &w);
+    rc = docextPathWalkMatch(aDoc, p->zNearPath, p->nNearPath, 0, sortNearVisit, &w);
     if( w.r<0 ) w.r = INFINITY;
     memcpy(a8, &w.r, 8);
     v.type = DOC_DOUBLE;

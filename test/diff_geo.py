@@ -457,6 +457,19 @@ def gen_ring(rng, c, r, n=None):
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
+def try_spoly(rings_v, c):
+    """The model polygon of rings_v about centre c, or None when degenerate."""
+    try:
+        return SPoly(rings_v, c)
+    except Degenerate:
+        return None
+
+
+def polygon_json(rings_c):
+    """GeoJSON Polygon of rings given as [lng, lat] lists, each closed."""
+    return {"type": "Polygon", "coordinates": [rc + rc[:1] for rc in rings_c]}
+
+
 def gen_polygon(rng, c, r, holes=None):
     """(GeoJSON Polygon, SPoly) about c within r, with 0 to 2 holes."""
     for _ in range(50):
@@ -482,12 +495,9 @@ def gen_polygon(rng, c, r, holes=None):
             hc, hv = gen_ring(rng, h, rh, rng.randint(3, 8))
             rings_c.append(hc)
             rings_v.append(hv)
-        try:
-            P = SPoly(rings_v, c)
-        except Degenerate:
-            continue
-        if valid_spoly(P):
-            return {"type": "Polygon", "coordinates": [rc + [rc[0]] for rc in rings_c]}, P
+        P = try_spoly(rings_v, c)
+        if P is not None and valid_spoly(P):
+            return polygon_json(rings_c), P
     raise AssertionError("no valid polygon")
 
 
@@ -1301,12 +1311,9 @@ def gn_polygon_about(rng, nv, r, hole):
             hc, hv = gen_ring(rng, offset(nv, rh * rng.uniform(0, 0.5), rng.uniform(0, TAU)), rh, rng.randint(3, 8))
             rings_c.append(hc)
             rings_v.append(hv)
-        try:
-            P = SPoly(rings_v, nv)
-        except Degenerate:
-            continue
-        if valid_spoly(P) and P.in_ring(0, nv) and P.in_ring(len(rings_v) - 1, nv) == hole:
-            return {"type": "Polygon", "coordinates": [rc + rc[:1] for rc in rings_c]}, ("poly", P)
+        P = try_spoly(rings_v, nv)
+        if P is not None and valid_spoly(P) and P.in_ring(0, nv) and P.in_ring(len(rings_v) - 1, nv) == hole:
+            return polygon_json(rings_c), ("poly", P)
     return None
 
 
