@@ -52,6 +52,7 @@ struct Bench {
   int nDoc;             /* books (W1, W-read, W7, W2, W3, W8, W10, W-index) */
   int nLookup;          /* W2: point lookups by slug */
   int nSubjectQuery;    /* W3: multikey lookups */
+  int nGeoQuery;        /* W14: queries near a point */
   int nReview;          /* W4: reviews, one document each */
   int nUser;            /* W4: distinct users among them */
   int nUserQuery;       /* W4: users whose latest reviews are read */
@@ -1119,6 +1120,87 @@ static void w13Check(Bench *p){
   checkTexts("W13", w13Text);
 }
 
+/* ---- W14: places near points, through a 2dsphere index ----------------
+** nGeoQuery counts of the places within W14_RADIUS radians of a random
+** point ($geoWithin $centerSphere): docext through its {loc: "2dsphere"}
+** index, against places_json through an expression index on the latitude
+** (the band of latitudes the circle spans) and SQLite's math functions for
+** the distance. docext counts a place within GEO_TOUCH (1e-9 radians) of
+** the circle as inside, so the JSON side's circle is that much wider. The
+** counts must be equal. The places are W12's; the indexes are made
+** untimed. No target. */
+#define W14_RADIUS 0.005                  /* about 32 km */
+static int selected(const char *zOnly, const char *zName);
+static struct {
+  double (*aCenter)[2];                   /* lng, lat of each query */
+  long long *aCount[2];                   /* each side's counts */
+} w14;
+
+static void w14Setup(Bench *p){
+  unsigned long long state = 0x6e6561722d6d6521ULL;
+  int k;
+  if( !selected(getenv("DOCEXT_BENCH_ONLY"), "W12") ) w12Setup(p);
+  exec(p->dbDoc, "SELECT doc_create_index('places', '{loc: \"2dsphere\"}')");
+  exec(p->dbJson, "CREATE INDEX places_json_lat ON places_json("
+                  "json_extract(doc, '$.loc.coordinates[1]'))");
+  w14.aCenter = xmalloc(sizeof(w14.aCenter[0])*(size_t)p->nGeoQuery);
+  w14.aCount[0] = xmalloc(sizeof(long long)*(size_t)p->nGeoQuery);
+  w14.aCount[1] = xmalloc(sizeof(long long)*(size_t)p->nGeoQuery);
+  for(k=0; k<p->nGeoQuery; k++){
+    w14.aCenter[k][0] = rndFrom(&state, 360000001)/1e6 - 180;
+    w14.aCenter[k][1] = rndFrom(&state, 180000001)/1e6 - 90;
+  }
+}
+static void w14Docext(Bench *p){
+  sqlite3_stmt *pStmt = prepare(p->dbDoc, "SELECT count(*) FROM places(?1)");
+  char zFilter[200];
+  int k;
+  for(k=0; k<p->nGeoQuery; k++){
+    int n = snprintf(zFilter, sizeof(zFilter), "{\"loc\": {\"$geoWithin\": {\"$centerSphere\":"
+                     " [[%.6f, %.6f], %g]}}}", w14.aCenter[k][0], w14.aCenter[k][1], W14_RADIUS);
+    sqlite3_bind_text(pStmt, 1, zFilter, n, SQLITE_STATIC);
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W14: %s", sqlite3_errmsg(p->dbDoc));
+    w14.aCount[0][k] = sqlite3_column_int64(pStmt, 0);
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+}
+static void w14Json(Bench *p){
+  sqlite3_stmt *pStmt = prepare(p->dbJson, "SELECT count(*) FROM (SELECT"
+      " radians(json_extract(doc, '$.loc.coordinates[1]')) AS la,"
+      " radians(json_extract(doc, '$.loc.coordinates[0]')) AS lo FROM places_json"
+      " WHERE json_extract(doc, '$.loc.coordinates[1]') BETWEEN ?1 AND ?2)"
+      " WHERE cos(la)*cos(lo)*?3 + cos(la)*sin(lo)*?4 + sin(la)*?5 >= ?6");
+  double r = W14_RADIUS + 1e-9, rDeg = r*180/3.14159265358979323846 + 1e-9;
+  int k;
+  for(k=0; k<p->nGeoQuery; k++){
+    double c[3];
+    w12Point(w14.aCenter[k][0], w14.aCenter[k][1], c);
+    sqlite3_bind_double(pStmt, 1, w14.aCenter[k][1] - rDeg);
+    sqlite3_bind_double(pStmt, 2, w14.aCenter[k][1] + rDeg);
+    sqlite3_bind_double(pStmt, 3, c[0]);
+    sqlite3_bind_double(pStmt, 4, c[1]);
+    sqlite3_bind_double(pStmt, 5, c[2]);
+    sqlite3_bind_double(pStmt, 6, cos(r));
+    if( sqlite3_step(pStmt)!=SQLITE_ROW ) die("W14: %s", sqlite3_errmsg(p->dbJson));
+    w14.aCount[1][k] = sqlite3_column_int64(pStmt, 0);
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+}
+static void w14Check(Bench *p){
+  long long nAll = 0;
+  int k;
+  for(k=0; k<p->nGeoQuery; k++){
+    if( w14.aCount[0][k]!=w14.aCount[1][k] ){
+      die("W14: query %d (%.6f, %.6f): docext counted %lld, json %lld", k,
+          w14.aCenter[k][0], w14.aCenter[k][1], w14.aCount[0][k], w14.aCount[1][k]);
+    }
+    nAll += w14.aCount[0][k];
+  }
+  printf("  W14: %lld places found in all\n", nAll);
+}
+
 /* ---- the workload table ------------------------------------------------ */
 
 typedef struct Workload Workload;
@@ -1180,6 +1262,8 @@ static const Workload aWorkload[] = {
       "docext", w12Docext,   "json", w12Json,   "<=", 0, w12Check, 1 },
   { "W13",    "$geoNear: the 10 nearest of %d places, 5 times", COUNT(nDoc), 0,
       "docext", w13Docext,   "json", w13Json,   "<=", 0, w13Check, 1 },
+  { "W14",    "%d counts of places within 32 km, 2dsphere index", COUNT(nGeoQuery), w14Setup,
+      "docext", w14Docext,   "json", w14Json,   "<=", 0, w14Check, 3 },
 };
 
 /* ---- main -------------------------------------------------------------- */
@@ -1251,6 +1335,7 @@ int main(int argc, char **argv){
   if( b.nDoc<=0 ) die("usage: bench [N]  (N > 0 documents)");
   b.nLookup = b.nDoc;
   b.nSubjectQuery = 1000;
+  b.nGeoQuery = 1000;
   b.nReview = b.nDoc;
   b.nUser = b.nReview/20 > 0 ? b.nReview/20 : 1;
   b.nUserQuery = 1000;

@@ -765,6 +765,22 @@ int docextGeoDistance(const DocGeo *pNear, const DocValue *v, double *pr);
 ** given), in the point's units. Errors as docextGeoQueryNew's. */
 int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, double *prMax,
                        char **pzWhy);
+/* Does a $geoNear's near point (docextGeoNearNew) measure on the sphere?
+** *pbMeters: in metres (a GeoJSON point), else in radians. */
+int docextGeoNearIsSphere(const DocGeo *pNear, int *pbMeters);
+/* 2dsphere indexes. The keys of a stored geometry v: the cells that cover
+** it, as int64 values, sorted and distinct (*paKey to be freed). A value
+** that is no geometry: SQLITE_ERROR and *pzWhy (the reason alone). */
+int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy);
+/* The key ranges (*paRange: lo, hi, lo, hi, ..., inclusive; *pnRange of
+** them; to be freed) that hold the keys of every geometry the operator can
+** match: eOp is one of these, v the operator's argument (for
+** DOCEXT_GEO_NEAR, the whole operator document). *pnRange 0: the operator
+** bounds nothing (flat shapes, a $near without a maximum, a bad query). */
+#define DOCEXT_GEO_WITHIN      1
+#define DOCEXT_GEO_INTERSECTS  2
+#define DOCEXT_GEO_NEAR        3
+int docextGeoKeyRanges(int eOp, const DocValue *v, i64 **paRange, int *pnRange);
 
 /**************************************************************************
 ** Interface to docext_regex.c — $regex through PCRE2 (the only file that
@@ -1261,6 +1277,7 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 ** index is X_docs.idkey and is described by a DocIndex too (iId 0, name
 ** "_id_"), so the planner treats all indexes alike.
 */
+#define DOCEXT_DIR_2DSPHERE 2
 typedef struct DocIndex DocIndex;
 struct DocIndex {
   i64 iId;                  /* X_idxdef.id; 0 for _id_; -1 for a sort
@@ -1269,10 +1286,14 @@ struct DocIndex {
   u8 *aKeys;                /* key pattern as BSON ({slug: 1}) */
   int nField;               /* fields in the pattern */
   char **azPath;            /* their dotted paths */
-  int *aDir;                /* per field: 1, -1, or 0 for hashed */
+  int *aDir;                /* per field: 1, -1, 0 for hashed, or
+                            ** DOCEXT_DIR_2DSPHERE */
   int bUnique;
   int bSparse;
   int bHashed;              /* some field is hashed */
+  int b2dsphere;            /* some field is 2dsphere: its keys are the
+                            ** cells of the geometry there; documents
+                            ** without one have no entries */
   int bMultikey;            /* some document has an array on an indexed path */
   u64 *aMultikeyPaths;      /* per field, where: bit c set when some document
                             ** has an array at component c of the field's

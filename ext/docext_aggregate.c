@@ -110,6 +110,7 @@ struct AggStage {
                             ** includeLocs or NULL, and these: */
   double rMinDist, rMaxDist, rMultiplier;
   const u8 *aNearQuery;     /* AG_GEONEAR: its query, or NULL */
+  DocValue nearArg;         /* AG_GEONEAR: its near, as given */
 };
 
 /* A compiled pipeline. */
@@ -1477,6 +1478,7 @@ static int compileGeoNear(AggStage *pS, const DocValue *v, char **pzErr){
     pS->aNearQuery = aOpt[GN_QUERY].p;
   }
   if( aOpt[GN_NEAR].type==0 ) return stageError(pS, pzErr, "needs near, a point");
+  pS->nearArg = aOpt[GN_NEAR];
   rc = docextGeoNearNew(&aOpt[GN_NEAR], docextValueTruth(&aOpt[GN_SPHERICAL]), &pS->pNear, &zWhy);
   if( rc==SQLITE_ERROR ) rc = stageError(pS, pzErr, "%s", zWhy);
   sqlite3_free(zWhy);
@@ -1627,6 +1629,63 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
 
 /* Which stages at the head the collection's query does: $match stages
 ** (their filters ANDed), then a $sort, then a $limit. */
+/* The collection's filter for a first stage $geoNear: its query and, with
+** a maximum distance on the sphere, the $nearSphere that keeps the same
+** documents, which a 2dsphere index on its key can answer (unless the
+** query has a $near of its own: a filter has one at most). */
+static int pushGeoNear(Agg *p, const AggStage *pS){
+  DocMatcher *pM = 0;
+  const char *zPath;
+  int rc = SQLITE_OK, bMeters, bNear = 0, nPath;
+  i64 iStart, iAnd = 0, iOps, iGeo;
+  char *zErr = 0;
+  if( pS->aNearQuery ){
+    rc = docextMatcherNew(pS->aNearQuery, 0, 0, &pM, &zErr);
+    bNear = rc==SQLITE_OK && docextMatcherNear(pM, &zPath, &nPath)!=0;
+    docextMatcherFree(pM);
+    sqlite3_free(zErr);
+    if( rc==SQLITE_NOMEM ) return rc;
+    rc = SQLITE_OK;                 /* (a bad query fails when it runs) */
+  }
+  if( bNear || !(pS->rMaxDist<INFINITY) || !docextGeoNearIsSphere(pS->pNear, &bMeters) ){
+    if( pS->aNearQuery ){
+      p->iFilter = p->query.n;
+      docextBufAppend(&rc, &p->query, pS->aNearQuery, docextGetI32(pS->aNearQuery));
+    }
+    return rc;
+  }
+  p->iFilter = p->query.n;
+  iStart = docextBsonStartDoc(&rc, &p->query);
+  if( pS->aNearQuery ){
+    DocValue q;
+    q.type = DOC_DOCUMENT;
+    q.p = pS->aNearQuery;
+    q.n = docextGetI32(pS->aNearQuery);
+    iAnd = docextBsonStartChild(&rc, &p->query, DOC_ARRAY, "$and", 4);
+    docextBsonAppendValue(&rc, &p->query, "0", 1, &q);
+    iGeo = docextBsonStartChild(&rc, &p->query, DOC_DOCUMENT, "1", 1);
+  }else{
+    iGeo = -1;
+  }
+  iOps = docextBsonStartChild(&rc, &p->query, DOC_DOCUMENT, pS->zLocal, (int)strlen(pS->zLocal));
+  if( bMeters ){
+    i64 iPt = docextBsonStartChild(&rc, &p->query, DOC_DOCUMENT, "$nearSphere", 11);
+    docextBsonAppendValue(&rc, &p->query, "$geometry", 9, &pS->nearArg);
+    docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
+    docextBsonEndDoc(&rc, &p->query, iPt);
+  }else{
+    docextBsonAppendValue(&rc, &p->query, "$nearSphere", 11, &pS->nearArg);
+    docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
+  }
+  docextBsonEndDoc(&rc, &p->query, iOps);
+  if( iGeo>=0 ){
+    docextBsonEndDoc(&rc, &p->query, iGeo);
+    docextBsonEndDoc(&rc, &p->query, iAnd);
+  }
+  docextBsonEndDoc(&rc, &p->query, iStart);
+  return rc;
+}
+
 static int planPushDown(Agg *p){
   int rc = SQLITE_OK, i = 0, nMatch = 0;
   p->iFilter = p->iSort = -1;
@@ -1637,13 +1696,8 @@ static int planPushDown(Agg *p){
   }
   if( p->nStage>0 && p->aStage[0].eStage==AG_GEONEAR ){
     /* its query is the collection's; the stage runs over what it finds */
-    if( p->aStage[0].aNearQuery ){
-      p->iFilter = p->query.n;
-      docextBufAppend(&rc, &p->query, p->aStage[0].aNearQuery,
-                      docextGetI32(p->aStage[0].aNearQuery));
-    }
     p->iFirst = 0;
-    return rc;
+    return pushGeoNear(p, &p->aStage[0]);
   }
   while( i<p->nStage && p->aStage[i].eStage==AG_MATCH ) i++;
   nMatch = i;

@@ -1483,6 +1483,11 @@ int docextGeoNearNew(const DocValue *pNear, int bSpherical, DocGeo **ppOut, char
   return geoParseDone(&sParse, g, ppOut, pzWhy);
 }
 
+int docextGeoNearIsSphere(const DocGeo *pNear, int *pbMeters){
+  *pbMeters = pNear->bMeters;
+  return pNear->eShape==GEO_NEAR;
+}
+
 int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
   DocGeo d;
   int rc = SQLITE_OK;
@@ -1633,4 +1638,341 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
     return geoParseDone(&sParse, g, ppOut, pzWhy);
   }
   return docextGeoNearNew(&point, bSphere, ppOut, pzWhy);
+}
+
+/*------------------------------------------------------------------------
+** Cells, for 2dsphere indexes
+**
+** As in S2, the sphere is projected from its centre onto the six faces of
+** a cube (so a cell's edges are great circles), and each face is cut into
+** quarters, GEO_LEVELS times over. A cell's id is a u64: the face in the
+** top 3 bits, two bits per level for the quarter (the i and j bits
+** interleaved, in Z order), a 1, then zeros. The ids of a cell's
+** descendants therefore fill id-(lsb-1) .. id+(lsb-1) (lsb: the id's
+** lowest set bit), a range that holds no id of its ancestors.
+**
+** An index stores the cells that cover each geometry: a point's leaf cell,
+** or the covering of a line, a polygon or many points by at most
+** GEO_CELLS_MAX cells (geoCover). A query covers its region alike, and
+** reads each of its cells' ranges and each of their ancestors: when a
+** geometry meets the region, one of its cells lies inside a query cell or
+** contains one. Coverings test each cell grown by GEO_CELL_PAD, far more
+** than GEO_TOUCH and rounding, so they never miss a point that the
+** predicates count as touching. The index only filters: the matcher
+** decides.
+*/
+#define GEO_LEVELS     30
+#define GEO_CELLS_MAX  16
+#define GEO_CELL_PAD   4e-8     /* in face coordinates (-1 to 1) */
+
+/* The face of p and its coordinates there, each in [-1, 1]. */
+static int geoFaceUV(GeoPt p, double *pu, double *pv){
+  double a[3];
+  int ax = 0;
+  a[0] = p.x; a[1] = p.y; a[2] = p.z;
+  if( fabs(a[1])>fabs(a[ax]) ) ax = 1;
+  if( fabs(a[2])>fabs(a[ax]) ) ax = 2;
+  *pu = a[(ax+1)%3]/fabs(a[ax]);
+  *pv = a[(ax+2)%3]/fabs(a[ax]);
+  return ax + (a[ax]<0 ? 3 : 0);
+}
+
+/* The point of face f at coordinates (u, v). */
+static GeoPt geoFacePoint(int f, double u, double v){
+  double a[3];
+  GeoPt p;
+  int ax = f%3;
+  a[ax] = f<3 ? 1.0 : -1.0;
+  a[(ax+1)%3] = u;
+  a[(ax+2)%3] = v;
+  p.x = a[0]; p.y = a[1]; p.z = a[2];
+  return geoUnit(p);
+}
+
+/* The bits of x at the even positions of a u64, and back. */
+static u64 geoSpread(u64 x){
+  x &= 0xFFFFFFFFULL;
+  x = (x | (x<<16)) & 0x0000FFFF0000FFFFULL;
+  x = (x | (x<<8))  & 0x00FF00FF00FF00FFULL;
+  x = (x | (x<<4))  & 0x0F0F0F0F0F0F0F0FULL;
+  x = (x | (x<<2))  & 0x3333333333333333ULL;
+  x = (x | (x<<1))  & 0x5555555555555555ULL;
+  return x;
+}
+static u64 geoSqueeze(u64 x){
+  x &= 0x5555555555555555ULL;
+  x = (x | (x>>1))  & 0x3333333333333333ULL;
+  x = (x | (x>>2))  & 0x0F0F0F0F0F0F0F0FULL;
+  x = (x | (x>>4))  & 0x00FF00FF00FF00FFULL;
+  x = (x | (x>>8))  & 0x0000FFFF0000FFFFULL;
+  x = (x | (x>>16)) & 0x00000000FFFFFFFFULL;
+  return x;
+}
+
+static u64 geoCellLsb(u64 id){
+  return id & (~id + 1);
+}
+static int geoCellLevel(u64 id){
+  u64 lsb = geoCellLsb(id);
+  int n = 0;
+  while( lsb>1 ){ lsb >>= 2; n++; }
+  return GEO_LEVELS - n;
+}
+
+/* The leaf cell of p. */
+static u64 geoLeafCell(GeoPt p){
+  double u, v;
+  int f = geoFaceUV(p, &u, &v);
+  double nSide = (double)((u64)1<<GEO_LEVELS);
+  double di = floor((u + 1.0)*0.5*nSide), dj = floor((v + 1.0)*0.5*nSide);
+  u64 i = di<0 ? 0 : di>=nSide ? ((u64)1<<GEO_LEVELS) - 1 : (u64)di;
+  u64 j = dj<0 ? 0 : dj>=nSide ? ((u64)1<<GEO_LEVELS) - 1 : (u64)dj;
+  return ((u64)f<<61) | (((geoSpread(i)<<1) | geoSpread(j))<<1) | 1;
+}
+
+/* The corners of cell id, grown by GEO_CELL_PAD, anticlockwise seen from
+** outside the sphere (the cell on the left of each edge). */
+static void geoCellCorners(u64 id, GeoPt *a){
+  u64 lsb = geoCellLsb(id), m = ((id - lsb + 1)>>1) & (((u64)1<<60) - 1);
+  int f = (int)(id>>61);
+  double nSide = (double)((u64)1<<GEO_LEVELS);
+  double size = (double)((u64)1<<(GEO_LEVELS - geoCellLevel(id)));
+  double i0 = (double)geoSqueeze(m>>1), j0 = (double)geoSqueeze(m);
+  double u0 = i0/nSide*2.0 - 1.0 - GEO_CELL_PAD, u1 = (i0 + size)/nSide*2.0 - 1.0 + GEO_CELL_PAD;
+  double v0 = j0/nSide*2.0 - 1.0 - GEO_CELL_PAD, v1 = (j0 + size)/nSide*2.0 - 1.0 + GEO_CELL_PAD;
+  a[0] = geoFacePoint(f, u0, v0);
+  a[1] = geoFacePoint(f, u1, v0);
+  a[2] = geoFacePoint(f, u1, v1);
+  a[3] = geoFacePoint(f, u0, v1);
+  /* (u, v, axis) is right-handed on faces 0-2, left-handed on 3-5 */
+  if( f>=3 ){
+    GeoPt t = a[1];
+    a[1] = a[3];
+    a[3] = t;
+  }
+}
+
+/* Cell id as a polygon (grown as geoCellCorners) into *g (to be cleared). */
+static void geoCellShape(GeoParse *p, u64 id, DocGeo *g){
+  GeoPoly *P;
+  GeoLoop *L;
+  memset(g, 0, sizeof(*g));
+  g->eShape = GEO_SPHERE;
+  g->aPoly = geoGrow(p, 0, 0, &g->nPolyAlloc, sizeof(GeoPoly));
+  if( p->rc ) return;
+  P = &g->aPoly[g->nPoly++];
+  memset(P, 0, sizeof(*P));
+  P->aLoop = sqlite3_malloc64(sizeof(GeoLoop));
+  if( P->aLoop==0 ){ p->rc = SQLITE_NOMEM; return; }
+  L = &P->aLoop[P->nLoop++];
+  memset(L, 0, sizeof(*L));
+  L->a = sqlite3_malloc64(sizeof(GeoPt)*4);
+  if( L->a==0 ){ p->rc = SQLITE_NOMEM; return; }
+  L->n = 4;
+  geoCellCorners(id, L->a);
+  /* a convex quadrilateral, valid by construction: none of geoLoopFinish's
+  ** and geoPolyCheck's tests */
+  geoLoopSetInside(L);
+  geoEdgesBuild(p, P->aLoop, 1, 1, &P->E);
+  if( p->rc==SQLITE_OK ) geoPolySetInside(P);
+}
+
+/* Is the least angle from p to cell id (grown as geoCellCorners) at most
+** r? (0 inside it.) */
+static int geoCellWithin(GeoPt p, u64 id, double r){
+  GeoPt a[4];
+  int i, bIn = 1;
+  geoCellCorners(id, a);
+  for(i=0; i<4 && bIn; i++) bIn = geoDot(geoCross(a[i], a[(i+1)%4]), p)>=0;
+  if( bIn && geoDot(geoAdd(a[0], 1.0, a[2]), p)>0 ) return 1;
+  for(i=0; i<4; i++){
+    if( geoArcDistance(p, a[i], a[(i+1)%4])<=r ) return 1;
+  }
+  return 0;
+}
+
+/* May region r (a geometry, or a circle: GEO_CAP) meet cell id? */
+static int geoCellMeets(GeoParse *p, const DocGeo *r, u64 id){
+  DocGeo c;
+  int b = 0;
+  if( r->eShape==GEO_CAP ) return geoCellWithin(r->aPt[0], id, r->r + GEO_TOUCH);
+  geoCellShape(p, id, &c);
+  if( p->rc==SQLITE_OK ) b = geoIntersects(r, &c);
+  geoClear(&c);
+  return b;
+}
+
+/* Cover region r with at most GEO_CELLS_MAX cells, into a[] (that many
+** entries): from the faces it meets, split the largest cell into the
+** children that meet r while the count allows. Returns the count. */
+static int geoCover(GeoParse *p, const DocGeo *r, u64 *a){
+  u8 aFinal[GEO_CELLS_MAX];
+  int n = 0, f;
+  for(f=0; f<6 && p->rc==SQLITE_OK; f++){
+    u64 id = ((u64)f<<61) | ((u64)1<<60);
+    if( geoCellMeets(p, r, id) ){ aFinal[n] = 0; a[n++] = id; }
+  }
+  while( p->rc==SQLITE_OK ){
+    u64 aChild[4], lsb, c;
+    int iBest = -1, k, nChild = 0;
+    for(k=0; k<n; k++){
+      if( aFinal[k] || geoCellLevel(a[k])>=GEO_LEVELS ) continue;
+      if( iBest<0 || geoCellLevel(a[k])<geoCellLevel(a[iBest]) ) iBest = k;
+    }
+    if( iBest<0 ) break;
+    lsb = geoCellLsb(a[iBest]);
+    c = a[iBest] - lsb + (lsb>>2);
+    for(k=0; k<4 && p->rc==SQLITE_OK; k++, c += lsb>>1){
+      if( geoCellMeets(p, r, c) ) aChild[nChild++] = c;
+    }
+    if( nChild==0 ){ aFinal[iBest] = 1; continue; }
+    if( n - 1 + nChild > GEO_CELLS_MAX ) break;
+    a[iBest] = aChild[0];
+    for(k=1; k<nChild; k++){ aFinal[n] = 0; a[n++] = aChild[k]; }
+  }
+  return n;
+}
+
+/* A cell id as an index key's int64: ordered as the ids are unsigned. */
+static i64 geoCellKey(u64 id){
+  return (i64)(id ^ ((u64)1<<63));
+}
+
+/* For qsort of (lo, hi) pairs of int64. */
+static int geoKeyRangeCmp(const void *pA, const void *pB){
+  const i64 *a = (const i64*)pA, *b = (const i64*)pB;
+  if( a[0]!=b[0] ) return a[0]<b[0] ? -1 : 1;
+  return a[1]<b[1] ? -1 : a[1]>b[1];
+}
+
+static int geoU64Cmp(const void *pA, const void *pB){
+  u64 a = *(const u64*)pA, b = *(const u64*)pB;
+  return a<b ? -1 : a>b;
+}
+
+int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy){
+  GeoParse sParse;
+  DocGeo d;
+  DocValue t;
+  u64 a[GEO_CELLS_MAX];
+  i64 *aKey;
+  int n = 0, i, nOut = 0;
+  *paKey = 0;
+  *pnKey = 0;
+  memset(&sParse, 0, sizeof(sParse));
+  memset(&d, 0, sizeof(d));
+  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ){
+    return docextError(pzWhy, "geometry must be an object or an array");
+  }
+  geoStored(&sParse, v, &d);
+  if( sParse.rc==SQLITE_ERROR && v->type==DOC_DOCUMENT
+   && docextBsonFind(v->p, "type", 4, &t) ){
+    /* meant as GeoJSON (it failed as a legacy point too): say why it failed */
+    GeoParse sJson;
+    DocGeo g;
+    memset(&g, 0, sizeof(g));
+    memset(&sJson, 0, sizeof(sJson));
+    geoGeoJSON(&sJson, v->p, 0, &g);
+    geoClear(&g);
+    if( sJson.rc==SQLITE_ERROR ) memcpy(sParse.zWhy, sJson.zWhy, sizeof(sParse.zWhy));
+  }
+  if( sParse.rc==SQLITE_OK && d.bStrict ){
+    geoFail(&sParse, "a big polygon (strict winding order) cannot be stored");
+  }
+  if( sParse.rc==SQLITE_OK && !geoProject(&sParse, &d) ){
+    geoFail(&sParse, "longitude/latitude is out of bounds, lng: %.17g lat: %.17g", d.x, d.y);
+  }
+  if( sParse.rc==SQLITE_OK ){
+    if( d.nLine==0 && d.nPoly==0 && d.nPt<=GEO_CELLS_MAX ){
+      for(i=0; i<d.nPt; i++) a[n++] = geoLeafCell(d.aPt[i]);
+    }else{
+      n = geoCover(&sParse, &d, a);
+    }
+  }
+  geoClear(&d);
+  if( sParse.rc ){
+    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    return docextError(pzWhy, "%s", sParse.zWhy);
+  }
+  qsort(a, (size_t)n, sizeof(u64), geoU64Cmp);
+  aKey = sqlite3_malloc64(sizeof(i64)*(size_t)(n>0 ? n : 1));
+  if( aKey==0 ) return SQLITE_NOMEM;
+  for(i=0; i<n; i++){
+    if( i==0 || a[i]!=a[i-1] ) aKey[nOut++] = geoCellKey(a[i]);
+  }
+  *paKey = aKey;
+  *pnKey = nOut;
+  return SQLITE_OK;
+}
+
+/* The region a query operator confines its matches to, for its covering:
+** 1 with *pR set (q, or the circle of a $near's maximum distance, built in
+** *pCap), or 0 when no region bounds it (flat shapes, no maximum). */
+static int geoQueryRegion(int eOp, DocGeo *q, double rMax, DocGeo *pCap, const DocGeo **pR){
+  if( geoIsFlat(q) ) return 0;
+  if( eOp!=DOCEXT_GEO_NEAR ){
+    *pR = q;
+    return 1;
+  }
+  if( q->nPt==0 || !(rMax<INFINITY) ) return 0;
+  memset(pCap, 0, sizeof(*pCap));
+  pCap->eShape = GEO_CAP;
+  pCap->aPt = q->aPt;
+  pCap->nPt = 1;
+  pCap->r = q->bMeters ? rMax/GEO_EARTH_RADIUS : rMax;
+  if( pCap->r>=GEO_PI ) return 0;
+  *pR = pCap;
+  return 1;
+}
+
+int docextGeoKeyRanges(int eOp, const DocValue *v, i64 **paRange, int *pnRange){
+  GeoParse sParse;
+  DocGeo *q = 0, cap;
+  const DocGeo *r = 0;
+  char *zWhy = 0;
+  double rMin, rMax = INFINITY;
+  u64 a[GEO_CELLS_MAX];
+  i64 *aRange;
+  int rc, n = 0, i, k, nOut = 0;
+  *paRange = 0;
+  *pnRange = 0;
+  if( eOp==DOCEXT_GEO_NEAR ){
+    rc = docextGeoNearOpNew(v, &q, &rMin, &rMax, &zWhy);
+  }else{
+    rc = docextGeoQueryNew(eOp==DOCEXT_GEO_WITHIN, v, &q, &zWhy);
+  }
+  sqlite3_free(zWhy);
+  if( rc!=SQLITE_OK ) return rc==SQLITE_NOMEM ? rc : SQLITE_OK;   /* (the matcher reports it) */
+  memset(&sParse, 0, sizeof(sParse));
+  if( geoQueryRegion(eOp, q, rMax, &cap, &r) ) n = geoCover(&sParse, r, a);
+  docextGeoFree(q);
+  if( sParse.rc ) return sParse.rc==SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_OK;
+  if( n==0 ) return SQLITE_OK;
+  /* each cell's range, and each of its ancestors as a point */
+  aRange = sqlite3_malloc64(sizeof(i64)*2*(size_t)n*(GEO_LEVELS + 1));
+  if( aRange==0 ) return SQLITE_NOMEM;
+  for(i=0; i<n; i++){
+    u64 lsb = geoCellLsb(a[i]);
+    int level = geoCellLevel(a[i]);
+    aRange[2*nOut] = geoCellKey(a[i] - lsb + 1);
+    aRange[2*nOut+1] = geoCellKey(a[i] + lsb - 1);
+    nOut++;
+    for(k=0; k<level; k++){
+      u64 lsbK = (u64)1 << (2*(GEO_LEVELS - k));
+      u64 anc = (a[i] & ~(2*lsbK - 1)) | lsbK;
+      aRange[2*nOut] = aRange[2*nOut+1] = geoCellKey(anc);
+      nOut++;
+    }
+  }
+  /* the cells' ancestors repeat: sort the ranges, keep each once */
+  qsort(aRange, (size_t)nOut, 2*sizeof(i64), geoKeyRangeCmp);
+  for(i=k=0; i<nOut; i++){
+    if( k>0 && aRange[2*i]==aRange[2*(k-1)] && aRange[2*i+1]==aRange[2*(k-1)+1] ) continue;
+    aRange[2*k] = aRange[2*i];
+    aRange[2*k+1] = aRange[2*i+1];
+    k++;
+  }
+  *paRange = aRange;
+  *pnRange = k;
+  return SQLITE_OK;
 }

@@ -15,7 +15,8 @@
 **     { v: 1,                          format version (int32)
 **       name: "slug_1",                the same as the name column
 **       key: { slug: 1 },              normalized pattern: int32 1 / -1,
-**                                      or the string "hashed"
+**                                      or the string "hashed" or
+**                                      "2dsphere"
 **       unique: true,                  present only when true
 **       sparse: true,                  present only when true
 **       expireAfterSeconds: NumberLong(3600),      TTL indexes only
@@ -53,6 +54,13 @@
 ** expansion). A sparse index drops the keys whose fields are all missing;
 ** a partial index has no keys for documents its filter rejects. Keys of one
 ** document are distinct and sorted (memcmp order).
+**
+** 2DSPHERE fields store, instead of the value, the cells that cover the
+** geometry there (docextGeoCells: int64 cell ids), one entry per cell: a
+** trailing array is one value there ([x, y] is a point), and a document
+** with null, an empty array or nothing there has no entries at all, as
+** MongoDB's 2dsphere indexes (version 2 on) are sparse on their geometry.
+** A value that is no valid geometry is an error, as in MongoDB.
 **
 ** HASHED fields store, instead of the value, the int64 FNV-1a-64 hash of
 ** docextKeyAppend() of the value normalized so that numerically equal
@@ -390,12 +398,68 @@ static u64 kfArrayBit(const char *zPath, const KField *f){
   return (u64)1 << (c<63 ? c : 63);
 }
 
-static int kgEmit(KGen *g, const KField *aF){
+/* The key of one combination of field values aVal (iCell: the cell of the
+** 2dsphere field, if any) into pSet. */
+static int kgEmitKey(KGen *g, DocValue *aVal, i64 iCell){
   const DocIndex *pIdx = g->pIdx;
   KeySet *pSet = g->pSet;
-  DocValue aVal[IDX_MAX_FIELDS];
-  int i, nMissing = 0, rc = SQLITE_OK;
   i64 iStart = pSet->buf.n;
+  int i, rc = SQLITE_OK;
+  for(i=0; i<pIdx->nField; i++){
+    if( pIdx->aDir[i]==0 ){
+      idxHashAppend(pIdx, &rc, &pSet->buf, &aVal[i]);
+    }else if( pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+      u8 a8[8];
+      DocValue c;
+      int k;
+      for(k=0; k<8; k++) a8[k] = (u8)((u64)iCell >> (8*k));
+      c.type = DOC_INT64;
+      c.p = a8;
+      c.n = 8;
+      docextKeyAppend(&rc, &pSet->buf, &c, 0);
+    }else{
+      docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = ksAdd(pSet, iStart, aVal);
+  return rc;
+}
+
+/* The keys of a combination whose 2dsphere field (j) holds v: one per cell
+** covering it. Null (or nothing) there: none, as a 2dsphere index is sparse
+** on its geometry; a value that is no geometry: MongoDB's error 16755. */
+static int kgEmitCells(KGen *g, DocValue *aVal, int j, int bMissing){
+  const DocIndex *pIdx = g->pIdx;
+  const DocValue *v = &aVal[j];
+  i64 *aCell = 0;
+  int nCell = 0, k, rc;
+  char *zWhy = 0;
+  if( bMissing || v->type==DOC_NULL || v->type==DOC_UNDEFINED
+   || (v->type==DOC_ARRAY && docextIterCount(v)==0) ){
+    return SQLITE_OK;
+  }
+  rc = docextGeoCells(v, &aCell, &nCell, &zWhy);
+  if( rc==SQLITE_ERROR ){
+    *g->pzErr = sqlite3_mprintf("docext: Can't extract geo keys for index %s "
+                                "from field %s: %s", pIdx->zName ? pIdx->zName : "",
+                                pIdx->azPath[j], zWhy);
+    sqlite3_free(zWhy);
+    return SQLITE_ERROR;
+  }
+  sqlite3_free(zWhy);
+  if( nCell>1 ){
+    g->pSet->bMultikey = 1;
+    g->pSet->aMk[j] |= 1;
+  }
+  for(k=0; k<nCell && rc==SQLITE_OK; k++) rc = kgEmitKey(g, aVal, aCell[k]);
+  sqlite3_free(aCell);
+  return rc;
+}
+
+static int kgEmit(KGen *g, const KField *aF){
+  const DocIndex *pIdx = g->pIdx;
+  DocValue aVal[IDX_MAX_FIELDS];
+  int i, nMissing = 0, jGeo = -1, bGeoMissing = 0;
   for(i=0; i<pIdx->nField; i++){
     if( aF[i].eState==KF_VALUE ){
       aVal[i] = aF[i].v;
@@ -403,22 +467,19 @@ static int kgEmit(KGen *g, const KField *aF){
       aVal[i] = idxNullValue;
       nMissing++;
     }
-  }
-  if( pIdx->bSparse && nMissing==pIdx->nField ) return SQLITE_OK;
-  for(i=0; i<pIdx->nField; i++){
-    if( pIdx->aDir[i]==0 ){
-      if( aVal[i].type==DOC_ARRAY ){
-        *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
-                                    "values (field %s)", pIdx->azPath[i]);
-        return SQLITE_ERROR;
-      }
-      idxHashAppend(pIdx, &rc, &pSet->buf, &aVal[i]);
-    }else{
-      docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
+    if( pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+      jGeo = i;
+      bGeoMissing = aF[i].eState!=KF_VALUE;
+    }
+    if( pIdx->aDir[i]==0 && aVal[i].type==DOC_ARRAY ){
+      *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
+                                  "values (field %s)", pIdx->azPath[i]);
+      return SQLITE_ERROR;
     }
   }
-  if( rc==SQLITE_OK ) rc = ksAdd(pSet, iStart, aVal);
-  return rc;
+  if( jGeo>=0 ) return kgEmitCells(g, aVal, jGeo, bGeoMissing);
+  if( pIdx->bSparse && nMissing==pIdx->nField ) return SQLITE_OK;
+  return kgEmitKey(g, aVal, 0);
 }
 
 /* Generate the keys of the field states aF (modified). */
@@ -432,6 +493,9 @@ static int kgRun(KGen *g, KField *aF){
 
   for(i=0; i<nField; i++){
     kfDescend(&aF[i]);
+    if( aF[i].eState==KF_LEAFARR && pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+      aF[i].eState = KF_VALUE;      /* [x, y] is a point, not two values */
+    }
     if( aF[i].eState==KF_LEAFARR || aF[i].eState==KF_STUCK ){
       if( pIdx->aDir[i]==0 ){
         *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
@@ -547,7 +611,8 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
 **
 ** Does the index keep vals that a covered query may read? */
 int docextIndexKeepsVals(const DocIndex *pIdx){
-  return !pIdx->bHashed && pIdx->iId>0 && (!pIdx->bMultikey || pIdx->bMultikeyVals);
+  return !pIdx->bHashed && !pIdx->b2dsphere && pIdx->iId>0
+      && (!pIdx->bMultikey || pIdx->bMultikeyVals);
 }
 
 /* The vals projection of the fields in mask (bit j: field j) into
@@ -716,7 +781,7 @@ static int idxPathOk(const char *z, int n, int bNew){
 static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char **pzErr){
   DocIter it;
   DocBuf norm;
-  int rc = SQLITE_OK, nField = 0, nHashed = 0, i;
+  int rc = SQLITE_OK, nField = 0, nHashed = 0, nGeo = 0, i;
   i64 nPath = 0, iStart;
   char *zPaths;
 
@@ -756,6 +821,9 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
       if( nStr==6 && memcmp(zStr, "hashed", 6)==0 ){
         iDir = 0;
         nHashed++;
+      }else if( nStr==8 && memcmp(zStr, "2dsphere", 8)==0 ){
+        iDir = DOCEXT_DIR_2DSPHERE;
+        nGeo++;
       }else{
         *pzErr = sqlite3_mprintf("docext: index type '%s' is not supported (field %s)",
                                  zStr, it.zKey);
@@ -765,7 +833,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     }
     if( iDir==0 && it.v.type!=DOC_STRING ){
       *pzErr = sqlite3_mprintf("docext: bad value for field %s in an index key pattern: "
-                               "use 1, -1 or \"hashed\"", it.zKey);
+                               "use 1, -1, \"hashed\" or \"2dsphere\"", it.zKey);
       rc = SQLITE_ERROR;
       break;
     }
@@ -785,22 +853,34 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     pIdx->nField++;
     if( iDir==0 ){
       docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "hashed", 6);
+    }else if( iDir==DOCEXT_DIR_2DSPHERE ){
+      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "2dsphere", 8);
     }else{
       docextBsonAppendInt32(&rc, &norm, it.zKey, it.nKey, iDir);
     }
     if( pName ){
       if( n>0 ) docextBufAppendByte(&rc, pName, '_');
       docextBufAppendf(&rc, pName, "%s_%s", it.zKey,
-                       iDir==0 ? "hashed" : iDir>0 ? "1" : "-1");
+                       iDir==0 ? "hashed" : iDir==DOCEXT_DIR_2DSPHERE ? "2dsphere"
+                       : iDir>0 ? "1" : "-1");
     }
   }
   if( rc==SQLITE_OK && nHashed>1 ){
     *pzErr = sqlite3_mprintf("docext: an index may have at most one hashed field");
     rc = SQLITE_ERROR;
   }
+  if( rc==SQLITE_OK && nGeo>1 ){
+    *pzErr = sqlite3_mprintf("docext: an index may have at most one 2dsphere field");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && nGeo && nHashed ){
+    *pzErr = sqlite3_mprintf("docext: an index cannot have both a hashed and a 2dsphere field");
+    rc = SQLITE_ERROR;
+  }
   docextBsonEndDoc(&rc, &norm, iStart);
   if( rc==SQLITE_OK ){
     pIdx->bHashed = nHashed>0;
+    pIdx->b2dsphere = nGeo>0;
     pIdx->aKeys = docextBsonCopy(norm.a);
     if( pIdx->aKeys==0 ) rc = SQLITE_NOMEM;
   }
@@ -863,6 +943,13 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
       if( pIdx->aPartial==0 ) return SQLITE_NOMEM;
     }else if( strcmp(it.zKey, "background")==0 ){
       /* accepted and ignored, as MongoDB does since 4.2 */
+    }else if( strcmp(it.zKey, "2dsphereIndexVersion")==0 ){
+      /* docext has one version of 2dsphere keys (MongoDB's 2 and 3 index
+      ** the same geometries); accepted for scripts written for MongoDB */
+      if( !docextValueIsNumber(&it.v) || !pIdx->b2dsphere ){
+        return docextError(pzErr, "docext: 2dsphereIndexVersion is a number, "
+                                  "for an index with a 2dsphere field");
+      }
     }else{
       return docextError(pzErr, "docext: unknown index option '%s'", it.zKey);
     }
@@ -875,13 +962,17 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
   if( pIdx->bHashed && pIdx->bUnique ){
     return docextError(pzErr, "docext: a hashed index cannot be unique");
   }
+  if( pIdx->b2dsphere && pIdx->bUnique ){
+    return docextError(pzErr, "docext: a 2dsphere index cannot be unique");
+  }
   if( pIdx->nExpireAfter>=0 ){
     if( pIdx->nField>1 ){
       return docextError(pzErr, "docext: TTL indexes are single-field indexes, "
                                 "compound indexes do not support TTL");
     }
-    if( pIdx->bHashed ){
-      return docextError(pzErr, "docext: a TTL index cannot be hashed");
+    if( pIdx->bHashed || pIdx->b2dsphere ){
+      return docextError(pzErr, "docext: a TTL index cannot be %s",
+                         pIdx->bHashed ? "hashed" : "2dsphere");
     }
     if( strcmp(pIdx->azPath[0], "_id")==0 ){
       return docextError(pzErr, "docext: the _id field does not support TTL indexes");

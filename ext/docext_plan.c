@@ -124,6 +124,8 @@
 #define PC_EXISTS    11     /* $exists: true */
 #define PC_OR        12     /* a top-level $or: v is its array */
 #define PC_OTHER     13     /* no bounds */
+#define PC_GEO       14     /* a geospatial operator: eGeo says which; v its
+                            ** argument (for $near, the operator document) */
 
 typedef struct PlanCond PlanCond;
 struct PlanCond {
@@ -134,6 +136,7 @@ struct PlanCond {
   const char *zPat;         /* PC_REGEX: pattern (not NUL-terminated) */
   int nPat;
   const char *zFlags;       /* PC_REGEX: options, NUL-terminated */
+  int eGeo;                 /* PC_GEO: DOCEXT_GEO_* */
 };
 
 typedef struct PlanConds PlanConds;
@@ -276,6 +279,12 @@ static void condAdd(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
   if( v ) c->v = *v;
 }
 
+static void condAddGeo(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
+                       int eGeo, const DocValue *v){
+  condAdd(pCtx, p, zPath, nPath, PC_GEO, v);
+  if( pCtx->rc==SQLITE_OK ) p->a[p->n-1].eGeo = eGeo;
+}
+
 static void condAddRegex(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath,
                          const char *zPat, int nPat, const char *zFlags){
   condAdd(pCtx, p, zPath, nPath, PC_REGEX, 0);
@@ -326,6 +335,16 @@ static void flattenOps(PlanCtx *pCtx, PlanConds *p, const char *zPath, int nPath
     else if( docextIterKeyIs(&it, "$lte") ) eOp = PC_LTE;
     else if( docextIterKeyIs(&it, "$in") ) eOp = PC_IN;
     else if( docextIterKeyIs(&it, "$all") ) eOp = PC_ALL;
+    else if( docextIterKeyIs(&it, "$geoWithin") || docextIterKeyIs(&it, "$within") ){
+      condAddGeo(pCtx, p, zPath, nPath, DOCEXT_GEO_WITHIN, &it.v);
+      continue;
+    }else if( docextIterKeyIs(&it, "$geoIntersects") ){
+      condAddGeo(pCtx, p, zPath, nPath, DOCEXT_GEO_INTERSECTS, &it.v);
+      continue;
+    }else if( docextIterKeyIs(&it, "$near") || docextIterKeyIs(&it, "$nearSphere") ){
+      condAddGeo(pCtx, p, zPath, nPath, DOCEXT_GEO_NEAR, pOps);
+      continue;
+    }
     else if( docextIterKeyIs(&it, "$exists") ){
       eOp = docextValueTruth(&it.v) ? PC_EXISTS : PC_OTHER;
     }else if( docextIterKeyIs(&it, "$elemMatch") ){
@@ -1043,16 +1062,21 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
 ** Hashed fields
 */
 
+/* The int64 x as a value, its bytes in a8. */
+static DocValue planInt64(i64 x, u8 *a8){
+  DocValue v;
+  int k;
+  for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
+  v.type = DOC_INT64;
+  v.p = a8;
+  v.n = 8;
+  return v;
+}
+
 /* Add the point of hashed value v (displayed as its hash). */
 static void hashedPoint(PlanCtx *pCtx, const DocIndex *pIdx, IvSet *p, const DocValue *v){
   u8 a8[8];
-  DocValue h;
-  i64 x = docextIndexHashValue(pIdx, &pCtx->rc, v);
-  int k;
-  for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
-  h.type = DOC_INT64;
-  h.p = a8;
-  h.n = 8;
+  DocValue h = planInt64(docextIndexHashValue(pIdx, &pCtx->rc, v), a8);
   ivsAddPoint(pCtx, p, 0, &h);
 }
 
@@ -1098,6 +1122,52 @@ static void hashedSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pCon
   }
   pOut->bExact = 0;
   ivsNormalize(pCtx, pOut);
+}
+
+/*------------------------------------------------------------------------
+** 2dsphere fields
+*/
+
+/* The set of a 2dsphere field: the cell ranges of its first geospatial
+** condition that bounds it (docextGeoKeyRanges), displayed as the int64
+** keys. Never exact: the matcher decides. */
+static void geoSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField, int nField,
+                   IvSet *pOut){
+  int i;
+  memset(pOut, 0, sizeof(*pOut));
+  pOut->bFull = 1;
+  for(i=0; i<pConds->n && pCtx->rc==SQLITE_OK && pOut->bFull; i++){
+    const PlanCond *c = &pConds->a[i];
+    i64 *aRange = 0;
+    int nRange = 0, k;
+    if( c->eOp!=PC_GEO || !planPathIs(c->zPath, c->nPath, zField, nField) ) continue;
+    pCtx->rc = docextGeoKeyRanges(c->eGeo, &c->v, &aRange, &nRange);
+    for(k=0; k<nRange && pCtx->rc==SQLITE_OK; k++){
+      u8 aLo[8], aHi[8];
+      DocValue lo = planInt64(aRange[2*k], aLo), hi = planInt64(aRange[2*k+1], aHi);
+      int nLo, iLo = keyOf(pCtx, &lo, &nLo), dLo = dispValue(pCtx, &lo);
+      int nHi, iHi = keyOf(pCtx, &hi, &nHi), dHi = dispValue(pCtx, &hi);
+      ivsAddRange(pCtx, pOut, 0, iLo, nLo, 0, iHi, nHi, 1, dLo, dHi, aRange[2*k]==aRange[2*k+1]);
+    }
+    sqlite3_free(aRange);
+  }
+  pOut->bExact = 0;
+  ivsNormalize(pCtx, pOut);
+}
+
+/* Does the query ask for a geometry in the 2dsphere field of pIdx? Only then
+** may the index answer it: documents without one have no entries. */
+static int geoAsked(const DocIndex *pIdx, const PlanConds *pConds){
+  int j, k;
+  for(j=0; j<pIdx->nField; j++){
+    const char *zF = pIdx->azPath[j];
+    if( pIdx->aDir[j]!=DOCEXT_DIR_2DSPHERE ) continue;
+    for(k=0; k<pConds->n; k++){
+      const PlanCond *c = &pConds->a[k];
+      if( c->eOp==PC_GEO && planPathIs(c->zPath, c->nPath, zF, (int)strlen(zF)) ) return 1;
+    }
+  }
+  return 0;
 }
 
 /*------------------------------------------------------------------------
@@ -1206,7 +1276,8 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
       int iThis;
       /* "a.0": the key is the element whole (an array stays one value),
       ** the sort reads the path as the matcher does */
-      if( pIdx->aDir[j]==0 || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
+      if( pIdx->aDir[j]==0 || pIdx->aDir[j]==DOCEXT_DIR_2DSPHERE
+       || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
       /* an array on its path: a document's entries hold each element, and
       ** the sort reads the array as a whole (its least or greatest) */
       if( docextIndexMultikeyPath(pIdx, j)!=0 ) return;
@@ -1315,7 +1386,7 @@ static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
       IvSet t;
       if( !tryFieldsShareArray(pIdx, k, j) ) continue;
       if( !planPathUnder(c->zPath, c->nPath, zE, nE) || pIdx->aDir[k]==0
-       || tryFieldsShareArrayFrom(pIdx, k, j, nPre) ){
+       || pIdx->aDir[k]==DOCEXT_DIR_2DSPHERE || tryFieldsShareArrayFrom(pIdx, k, j, nPre) ){
         bOk = 0;
         break;
       }
@@ -1362,7 +1433,8 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
     int bUsable = tryFieldUsable(pIdx, j);
     u64 mk = docextIndexMultikeyPath(pIdx, j);
     IvSet *s = &p->aField[j];
-    if( !bUsable && !bStop && pIdx->aDir[j]!=0 && !planPathHasNumber(zF)
+    if( !bUsable && !bStop && pIdx->aDir[j]!=0 && pIdx->aDir[j]!=DOCEXT_DIR_2DSPHERE
+     && !planPathHasNumber(zF)
      && tryElemMatchSet(pCtx, pConds, p, j, s) ){
       /* bounds from one $elemMatch, never exact (the filter checks it) */
       if( trySetExcludesMissing(pCtx, s, bDesc) ) p->bSparseOk = 1;
@@ -1381,7 +1453,9 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       }
       continue;
     }
-    if( pIdx->aDir[j]==0 ){
+    if( pIdx->aDir[j]==DOCEXT_DIR_2DSPHERE ){
+      geoSet(pCtx, pConds, zF, nF, s);
+    }else if( pIdx->aDir[j]==0 ){
       hashedSet(pCtx, pIdx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
       tryLearnSparse(pCtx, pConds, zF, nF, 0, mk, p);
@@ -1695,6 +1769,7 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
     if( iOnly<0 ){
       int bOk = t->bBounded || (t->bSorted && nWant>=0) || t->bExists;
       if( bOk && aIdx[i].bSparse && !t->bSparseOk ) bOk = 0;
+      if( bOk && aIdx[i].b2dsphere && !geoAsked(&aIdx[i], pConds) ) bOk = 0;
       if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
       if( !bOk ){ tryFree(t); continue; }
     }
@@ -1754,11 +1829,13 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
         }
         if( docextValueIsNumber(&it.v) ){
           double d = docextValueToDouble(&it.v);
-          iDir = d>0 ? 1 : d<0 ? -1 : 2;
+          iDir = d>0 ? 1 : d<0 ? -1 : 3;
         }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "hashed")==0 ){
           iDir = 0;
+        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "2dsphere")==0 ){
+          iDir = DOCEXT_DIR_2DSPHERE;
         }else{
-          iDir = 2;
+          iDir = 3;                       /* matches no field */
         }
         if( iDir!=aIdx[i].aDir[j] ) bSame = 0;
         j++;

@@ -199,9 +199,10 @@ int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr){
     return rc;
   }
   for(j=0; j<pKey->nField; j++){
-    if( pKey->aDir[j]<0 ){
-      return docextError(pzErr, "docext: in the shard key: field %s is -1: a shard key "
-                         "field is 1 or \"hashed\"", pKey->azPath[j]);
+    if( pKey->aDir[j]<0 || pKey->aDir[j]==DOCEXT_DIR_2DSPHERE ){
+      return docextError(pzErr, "docext: in the shard key: field %s is %s: a shard key "
+                         "field is 1 or \"hashed\"", pKey->azPath[j],
+                         pKey->aDir[j]<0 ? "-1" : "\"2dsphere\"");
     }
   }
   return SQLITE_OK;

@@ -2213,6 +2213,127 @@ def check_fixed_geonear(got, spec, exp):
     return None
 
 
+# ------------------------------------------------- with a 2dsphere index --
+
+INDEX_BATCH = 40
+WHOLE_SPHERE = json.dumps({"loc": {"$geoWithin": {"$centerSphere": [[0, 0], 3.2]}}})
+
+
+def fill_pair(con, indexed, plain, paths, docs):
+    """Create collections indexed (a 2dsphere index on each of paths) and
+    plain, and insert into both each document the index accepts. Returns
+    (ids refused, failures)."""
+    bad = []
+    for t in (indexed, plain):
+        con.execute("DROP TABLE IF EXISTS %s" % t)
+        con.execute("CREATE VIRTUAL TABLE %s USING docext" % t)
+    for p in paths:
+        con.execute("SELECT doc_create_index(?, ?)", (indexed, json.dumps({p: "2dsphere"}))).fetchall()
+    refused = set()
+    for d in docs:
+        j = json.dumps(d)
+        try:
+            con.execute("INSERT INTO %s(doc) VALUES (?)" % indexed, (j,))
+        except sqlite3.Error as e:
+            if not str(e).startswith("docext: Can't extract geo keys"):
+                bad.append("insert %s: %s" % (j, e))
+            refused.add(d["_id"])
+            continue
+        con.execute("INSERT INTO %s(doc) VALUES (?)" % plain, (j,))
+    check = con.execute("SELECT doc_check(?)", (indexed,)).fetchone()[0]
+    if check != "ok":
+        bad.append("doc_check: %s" % check)
+    return refused, bad
+
+
+def run_index_batch(con, batch):
+    """The batch's match cases (i, category, operator, loc) on collections
+    with and without a 2dsphere index: a list of failure descriptions."""
+    docs = [{"_id": i} if dj == "MISSING" else {"_id": i, "loc": dj} for i, _, _, dj in batch]
+    refused, bad = fill_pair(con, "gx", "gp", ["loc"], docs)
+    for i, cat, op, dj in batch:
+        if i in refused and isinstance(dj, (dict, list)):
+            whole = con.execute("SELECT doc_match(?, ?)", (json.dumps({"loc": dj}), WHOLE_SPHERE)).fetchone()[0]
+            if whole and doc_kind(dj) != "legacy array":
+                bad.append("case %d [%s]: the index refused a geometry: %s" % (i, cat, json.dumps(dj)))
+    for i, cat, op, dj in batch:
+        flt = json.dumps({"loc": op})
+        try:
+            plain = sorted(r[0] for r in con.execute("SELECT _id FROM gp(?)", (flt,)))
+            got = sorted(r[0] for r in con.execute("SELECT _id FROM gx(?)", (flt,)))
+        except sqlite3.Error as e:
+            bad.append("case %d [%s]: %s: %s" % (i, cat, flt, e))
+            continue
+        if got != plain:
+            plan = con.execute("SELECT doc_explain('gx', ?)", (flt,)).fetchone()[0]
+            bad.append("case %d [%s]: filter %s\n  with the index %s, without %s\n  documents %s\n  plan %s"
+                       % (i, cat, flt, got, plain,
+                          json.dumps([d for d in docs if d["_id"] in set(got) ^ set(plain)]), plan))
+    return bad
+
+
+def near_paths(flt):
+    """The paths of the $near / $nearSphere operators in a filter (at its top
+    or in a top $and)."""
+    out = []
+    if isinstance(flt, dict):
+        for k, v in flt.items():
+            if k == "$and" and isinstance(v, list):
+                for f in v:
+                    out += near_paths(f)
+            elif isinstance(v, dict) and ("$near" in v or "$nearSphere" in v):
+                out.append(k)
+    return out
+
+
+def run_near_indexed(con, flt, sort, options, docs):
+    """A $near case on collections with and without a 2dsphere index on its
+    path: None when they agree, else a failure description."""
+    paths = near_paths(flt)
+    refused, bad = fill_pair(con, "nx", "np", paths[:1], docs)
+    args = (json.dumps(flt), None if sort is None else json.dumps(sort),
+            None if options is None else json.dumps(options))
+    res = []
+    for t in ("nx", "np"):
+        try:
+            res.append([r[0] for r in con.execute(
+                "SELECT json_extract(doc, '$._id') FROM %s(?, NULL, ?, ?)" % t, args)])
+        except sqlite3.Error as e:
+            res.append("error" if str(e).startswith("docext:") else "error: %s" % e)
+    if res[0] != res[1]:
+        bad.append("with the index %s, without %s" % (res[0], res[1]))
+    if bad:
+        return ("$near with a 2dsphere index: filter %s sort %s options %s\n  documents %s\n  %s"
+                % (args[0], args[1], args[2], json.dumps(docs), "\n  ".join(bad)))
+    return None
+
+
+def run_geonear_indexed(con, spec, docs, pipeline):
+    """A $geoNear case on collections with and without a 2dsphere index on
+    its key: None when they agree (the same documents, distances, order),
+    else a failure description."""
+    key = spec.get("key")
+    if not isinstance(key, str) or not key or key.startswith("$"):
+        return None
+    try:
+        refused, bad = fill_pair(con, "gnx", "gnp", [key], docs)
+    except sqlite3.Error:
+        return None                    # a key no index takes
+    res = []
+    for t in ("gnx", "gnp"):
+        try:
+            res.append([r[0] for r in con.execute(
+                "SELECT doc FROM doc_aggregate(?, ?)", (t, json.dumps(pipeline)))])
+        except sqlite3.Error as e:
+            res.append("error" if str(e).startswith("docext:") else "error: %s" % e)
+    if res[0] != res[1]:
+        bad.append("with the index %s, without %s" % (res[0], res[1]))
+    if bad:
+        return ("$geoNear with a 2dsphere index: pipeline %s\n  documents %s\n  %s"
+                % (json.dumps(pipeline), json.dumps(docs), "\n  ".join(bad)))
+    return None
+
+
 def main():
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 20261128
@@ -2229,6 +2350,7 @@ def main():
     nfixed = fixed_near_cases()
     nf = len(fixed) + len(gfixed) + len(nfixed)
     sharded_ok = False
+    batch, index_fails, index_runs = [], [], 0
     for i in range(nf + cases):
         if i < len(fixed):
             kind = "match"
@@ -2255,6 +2377,11 @@ def main():
                 con.execute("SELECT doc_add_shard('near_s1'), doc_add_shard('near_s2')").fetchall()
                 sharded_ok = True
             got, msg = run_near(con, i, flt, sort, options, sharded, docs)
+            if not sharded and got != "error" and near_paths(flt):
+                why = run_near_indexed(con, flt, sort, options, docs)
+                index_runs += 1
+                if why is not None:
+                    index_fails.append("case %d [%s]: %s" % (i, cat, why))
             if cat.startswith("fixed"):
                 bad = check_fixed_near(got, want)
                 shown = want
@@ -2282,6 +2409,11 @@ def main():
             if cat.endswith("not the first stage"):
                 pipeline.insert(0, {"$match": {}})
             got = run_geonear(con, spec, docs, pipeline)
+            if got != "error" and isinstance(spec, dict):
+                why = run_geonear_indexed(con, spec, docs, pipeline)
+                index_runs += 1
+                if why is not None:
+                    index_fails.append("case %d [%s]: %s" % (i, cat, why))
             if cat.startswith("fixed"):
                 bad = check_fixed_geonear(got, spec, want)
             else:
@@ -2316,6 +2448,12 @@ def main():
                 msg = str(e)
             key = cat.split(" / ")[0] if cat.startswith(("invalid", "malformed")) else cat
             bad = got != want
+            if want != "error":
+                batch.append((i, cat, op, dj))
+            if len(batch) >= INDEX_BATCH or (batch and i == nf + cases - 1):
+                index_fails += run_index_batch(con, batch)
+                index_runs += 1
+                batch = []
             wkey = want
             detail = ("FAIL case %d [%s]\n  filter   %s\n  document %s\n  expected %s, docext %s%s"
                       % (i, cat, flt, doc, want, got,
@@ -2331,6 +2469,14 @@ def main():
             classes[(cat, wkey)] += 1
             if failed <= 10:
                 print(detail)
+    if batch:
+        index_fails += run_index_batch(con, batch)
+        index_runs += 1
+    # each batch and each indexed $near case is one test
+    for f in index_fails[:10]:
+        print("FAIL (2dsphere index) " + f)
+    failed += len(index_fails)
+    passed += index_runs - len(index_fails)
     if failed:
         print("failures by class (category, expected or failure): count")
         for (cat, want), n in sorted(classes.items(), key=lambda x: -x[1]):
