@@ -1028,8 +1028,8 @@ static void w9Check(Bench *p){
 ** so inside is n.p >= 0 for each edge's normal n = a x b), 5 times; the
 ** counts must be equal. W13: the 10 places nearest a point by $geoNear,
 ** against ORDER BY the dot product with it (the greatest is the nearest)
-** LIMIT 10, 5 times; the lists of ids must be equal. No targets: docext
-** has no geospatial index, so both sides read every place. */
+** LIMIT 10, 5 times; the lists of ids must be equal. No targets: both
+** sides read every place (W14, later, adds a 2dsphere index). */
 #define W12_RUNS 5
 static const double aW12Quad[4][2] = { {-10, -10}, {30, -10}, {30, 30}, {-10, 30} };
 static const double aW13Near[2] = { 12.5, 41.9 };

@@ -1,9 +1,10 @@
 -- Places: the library's branches and the city's districts as GeoJSON, and
 -- the geospatial questions a library app asks: which branches lie in a
 -- district, which deliver to an address, which is nearest, which districts
--- a bus line crosses. docext has no geospatial index: $geoWithin and
--- $geoIntersects test each document, and $geoNear measures each one its
--- query finds. Run: sqlite3 < examples/places.sql
+-- a bus line crosses. 2dsphere indexes on the branches' locations and on
+-- the districts' areas narrow each search to the places near its region;
+-- the documents found are then tested as without them. Run:
+-- sqlite3 < examples/places.sql
 .load ./docext
 .headers off
 .mode list
@@ -12,6 +13,8 @@
 -- Branches: a point each, and the area each delivers to (a polygon).
 CREATE VIRTUAL TABLE branches USING docext;
 SELECT doc_create_index('branches', '{ open: 1 }');
+SELECT doc_create_index('branches', '{ loc: "2dsphere" }');
+SELECT doc_create_index('branches', '{ open: 1, delivers: "2dsphere" }');
 INSERT INTO branches(doc) VALUES
   ('{ _id: "central", open: true, loc: { type: "Point", coordinates: [-73.9857, 40.7484] },
       delivers: { type: "Polygon", coordinates: [[[-74.00, 40.74], [-73.97, 40.74],
@@ -24,6 +27,7 @@ INSERT INTO branches(doc) VALUES
 
 -- Districts, one with a park cut out of it (a hole).
 CREATE VIRTUAL TABLE districts USING docext;
+SELECT doc_create_index('districts', '{ area: "2dsphere" }');
 INSERT INTO districts(doc) VALUES
   ('{ _id: "midtown", area: { type: "Polygon", coordinates: [[[-74.01, 40.74], [-73.96, 40.74],
                                                               [-73.96, 40.77], [-74.01, 40.77], [-74.01, 40.74]]] } }'),
@@ -57,8 +61,11 @@ SELECT doc FROM doc_aggregate('branches', '[
 SELECT _id FROM branches('{ open: true, loc: { $near: { $geometry: { type: "Point",
   coordinates: [-73.99, 40.73] }, $maxDistance: 10000 } } }') LIMIT 1;
 
--- Branches within 3 km of a reader ($centerSphere takes radians: km / 6378.1).
+-- Branches within 3 km of a reader ($centerSphere takes radians: km / 6378.1),
+-- through the index on loc.
 SELECT _id FROM branches('{ loc: { $geoWithin: { $centerSphere: [[-73.99, 40.73], 0.00047036] } } }');
+SELECT json_extract(doc_explain('branches', '{ loc: { $geoWithin: { $centerSphere:
+  [[-73.99, 40.73], 0.00047036] } } }'), '$.cursor', '$.n');
 
 -- The districts a bus line crosses, and how many districts each branch's
 -- delivery area reaches into.

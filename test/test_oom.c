@@ -202,6 +202,12 @@ int main(void){
     "$maxDistance: 1000000}}}') LIMIT 2",
     "SELECT doc FROM doc_aggregate('g', '[{$geoNear: {near: {type: \"Point\", coordinates: [0, 0]}, "
     "distanceField: \"x.d\", key: \"loc\", includeLocs: \"x.at\", query: {_id: {$gte: 0}}}}]')",
+    "INSERT INTO gi(doc) VALUES ('{_id: 10, loc: {type: \"LineString\", coordinates: [[0, 0], [2, 3]]}}')",
+    "SELECT _id FROM gi('{loc: {$geoIntersects: {$geometry: {type: \"Polygon\", coordinates: "
+    "[[[0, 0], [3, 0], [3, 3], [0, 0]]]}}}}')",
+    "SELECT doc FROM doc_aggregate('gi', '[{$geoNear: {near: [0, 0], spherical: true, distanceField: \"d\", "
+    "key: \"loc\", maxDistance: 0.1, query: {_id: {$gt: 0}}}}]')",
+    "SELECT doc_create_index('gj', '{_id: 1, loc: \"2dsphere\"}') FROM one",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
@@ -394,6 +400,14 @@ int main(void){
       "CREATE VIRTUAL TABLE g USING docext;"
       "INSERT INTO g(doc) VALUES ('{_id: 1, loc: [0, 1]}'), ('{_id: 2, loc: {type: \"Polygon\","
       "  coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}'), ('{_id: 3, loc: [[5, 5], [0, 2]]}');"
+      /* gi: places under a 2dsphere index; gj: places without one yet */
+      "CREATE VIRTUAL TABLE gi USING docext;"
+      "SELECT doc_create_index('gi', '{loc: \"2dsphere\"}');"
+      "INSERT INTO gi(doc) VALUES ('{_id: 1, loc: [0, 1]}'), ('{_id: 2, loc: {type: \"Polygon\","
+      "  coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}'), ('{_id: 3, loc: {type: \"MultiPoint\","
+      "  coordinates: [[5, 5], [0, 2]]}}');"
+      "CREATE VIRTUAL TABLE gj USING docext;"
+      "INSERT INTO gj(doc) SELECT doc FROM gi;"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"

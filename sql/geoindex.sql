@@ -1,0 +1,129 @@
+-- 2dsphere indexes: their definitions and options, the documents they
+-- take and refuse (a refused write changes nothing), the queries they
+-- answer ($geoWithin, $geoIntersects, $near and $nearSphere with a maximum
+-- distance, $geoNear with maxDistance) and those they leave to a scan,
+-- compound 2dsphere indexes, hints, updates, and doc_check after each step.
+-- Each answer is checked against the same query without the index.
+.load ./docext
+.headers off
+.mode list
+.separator ' => '
+
+CREATE VIRTUAL TABLE places USING docext;
+INSERT INTO places(doc) VALUES
+  ('{_id: 1, kind: "cafe", loc: {type: "Point", coordinates: [2.35, 48.85]}}'),
+  ('{_id: 2, kind: "cafe", loc: [2.36, 48.85]}'),
+  ('{_id: 3, kind: "shop", loc: {lng: 2.37, lat: 48.86}}'),
+  ('{_id: 4, kind: "shop"}'),
+  ('{_id: 5, kind: "road", loc: {type: "LineString", coordinates: [[2.3, 48.8], [2.4, 48.9]]}}'),
+  ('{_id: 6, kind: "park", loc: {type: "Polygon", coordinates: [[[2.33, 48.84], [2.34, 48.84], [2.34, 48.85], [2.33, 48.85], [2.33, 48.84]]]}}'),
+  ('{_id: 7, kind: "cafe", loc: null}'),
+  ('{_id: 8, kind: "cafe", loc: []}'),
+  ('{_id: 9, kind: "shop", loc: {type: "MultiPoint", coordinates: [[13.4, 52.5], [2.352, 48.851]]}}'),
+  ('{_id: 10, kind: "cafe", loc: {type: "Point", coordinates: [-73.98, 40.75]}}'),
+  ('{_id: 11, kind: "shop", loc: {type: "GeometryCollection", geometries: [{type: "Point", coordinates: [151.2, -33.9]}]}}'),
+  ('{_id: 12, kind: "cafe", stops: [{at: [2.35, 48.85]}, {at: {type: "Point", coordinates: [13.4, 52.5]}}, {name: "none"}]}');
+CREATE VIRTUAL TABLE plain USING docext;
+INSERT INTO plain(doc) SELECT doc FROM places;
+
+.print -- definitions and their errors
+SELECT 'create', doc_create_index('places', '{loc: "2dsphere"}');
+SELECT 'again', doc_create_index('places', '{loc: "2dsphere"}', '{2dsphereIndexVersion: 3}');
+SELECT 'compound', doc_create_index('places', '{kind: 1, loc: "2dsphere"}');
+SELECT 'embedded', doc_create_index('places', '{"stops.at": "2dsphere"}');
+SELECT 'indexes', group_concat(name, ' ') FROM doc_indexes('places');
+SELECT 'unique', doc_create_index('places', '{loc: "2dsphere"}', '{unique: true, name: "u"}');
+SELECT 'ttl', doc_create_index('places', '{loc: "2dsphere"}', '{expireAfterSeconds: 60, name: "t"}');
+SELECT 'two', doc_create_index('places', '{loc: "2dsphere", at: "2dsphere"}');
+SELECT 'hashed', doc_create_index('places', '{loc: "2dsphere", kind: "hashed"}');
+SELECT '2d', doc_create_index('places', '{loc: "2d"}');
+SELECT 'version', doc_create_index('places', '{kind: 1}', '{2dsphereIndexVersion: 3}');
+SELECT 'not geometry', doc_create_index('places', '{kind: "2dsphere"}');
+SELECT 'indexes', group_concat(name, ' ') FROM doc_indexes('places');
+SELECT 'check', doc_check('places');
+
+.print -- documents the index refuses, and nothing changes
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: {type: "Point", coordinates: [200, 0]}}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: [200, 0]}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: "Paris"}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: 5}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: [[2, 48], [3, 49]]}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: {type: "Polygon", coordinates: [[[0, 0], [4, 4], [4, 0], [0, 4], [0, 0]]]}}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: {type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]], crs: {type: "name", properties: {name: "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}');
+INSERT INTO places(doc) VALUES ('{_id: 20, loc: {type: "Point", coordinates: [1, 2]}}'), ('{_id: 21, loc: {type: "Pointy"}}');
+SELECT 'count', count(*) FROM places;
+SELECT 'check', doc_check('places');
+SELECT 'update', doc_update_one('places', '{_id: 1}', '{$set: {loc: "nowhere"}}');
+SELECT 'unchanged', json_extract(doc, '$.loc.coordinates') FROM places WHERE _id = 1;
+SELECT 'update', doc_update_many('places', '{kind: "cafe"}', '{$set: {"loc.type": "Square"}}');
+SELECT 'unchanged', group_concat(_id, ' ') FROM places('{"loc.type": "Square"}');
+BEGIN;
+INSERT INTO places(doc) VALUES ('{_id: 22, loc: [1, 1]}');
+INSERT INTO places(doc) VALUES ('{_id: 23, loc: [1, 100]}');
+SELECT 'in the transaction', group_concat(_id, ' ') FROM places WHERE _id > 20;
+ROLLBACK;
+INSERT INTO plain(doc) VALUES ('{_id: 30, loc: "nowhere"}');
+SELECT 'building over a bad document', doc_create_index('plain', '{loc: "2dsphere"}');
+SELECT 'no index made', group_concat(name, ' ') FROM doc_indexes('plain');
+DELETE FROM plain WHERE _id = 30;
+
+.print -- queries: the same answer as without the index, and the plan
+CREATE TEMP TABLE queries(label, f);
+INSERT INTO queries VALUES
+  ('within a polygon', '{loc: {$geoWithin: {$geometry: {type: "Polygon", coordinates: [[[2.3, 48.8], [2.4, 48.8], [2.4, 48.9], [2.3, 48.9], [2.3, 48.8]]]}}}}'),
+  ('within a circle', '{loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.0005]}}}'),
+  ('within a far circle', '{loc: {$geoWithin: {$centerSphere: [[-73.98, 40.75], 0.01]}}}'),
+  ('intersects a point', '{loc: {$geoIntersects: {$geometry: {type: "Point", coordinates: [2.35, 48.85]}}}}'),
+  ('intersects a line', '{loc: {$geoIntersects: {$geometry: {type: "LineString", coordinates: [[2.335, 48.8], [2.335, 48.9]]}}}}'),
+  ('intersects a big polygon', '{loc: {$geoIntersects: {$geometry: {type: "Polygon", coordinates: [[[-10, -10], [-10, 10], [10, 10], [10, -10], [-10, -10]]], crs: {type: "name", properties: {name: "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}}}'),
+  ('$near in metres', '{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}, $maxDistance: 1000}}}'),
+  ('$near between', '{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}, $minDistance: 100, $maxDistance: 1500}}}'),
+  ('$nearSphere in radians', '{loc: {$nearSphere: [2.36, 48.85], $maxDistance: 0.0002}}'),
+  ('$near without a maximum', '{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}}}}'),
+  ('flat $box', '{loc: {$geoWithin: {$box: [[2, 48], [3, 49]]}}}'),
+  ('flat $near', '{loc: {$near: [2.36, 48.85], $maxDistance: 0.1}}'),
+  ('no geometry asked', '{kind: "cafe"}'),
+  ('kind and circle', '{kind: "cafe", loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}'),
+  ('kinds and circle', '{kind: {$in: ["cafe", "park"]}, loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}'),
+  ('kind range and circle', '{kind: {$gt: "c"}, loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}'),
+  ('$or of circles', '{$or: [{loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.0001]}}}, {loc: {$geoWithin: {$centerSphere: [[151.2, -33.9], 0.0001]}}}]}'),
+  ('not within', '{loc: {$not: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}}'),
+  ('embedded path', '{"stops.at": {$geoWithin: {$centerSphere: [[13.4, 52.5], 0.001]}}}');
+SELECT label,
+       (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM places(f) ORDER BY _id)),
+       CASE WHEN (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM places(f) ORDER BY _id))
+              IS (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM plain(f) ORDER BY _id))
+            THEN 'same' ELSE 'DIFFERENT' END,
+       json_extract(doc_explain('places', f), '$.cursor')
+  FROM queries;
+SELECT '$near order', group_concat(_id, ' ') FROM places('{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}, $maxDistance: 1000}}}');
+SELECT 'explain', json_extract(doc_explain('places', '{loc: {$geoWithin: {$centerSphere: [[-73.98, 40.75], 0.01]}}}'), '$.n', '$.nscannedObjects', '$.isMultiKey');
+SELECT 'hint without geometry', group_concat(_id, ' ') FROM places('{}', NULL, NULL, '{hint: {loc: "2dsphere"}}');
+SELECT 'hint by name', json_extract(doc_explain('places', '{kind: "shop", loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}', NULL, NULL, '{hint: "loc_2dsphere"}'), '$.cursor');
+SELECT 'count', count(*) FROM places('{loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}');
+
+.print -- $geoNear with maxDistance
+SELECT 'metres', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", maxDistance: 1000}}]');
+SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
+  FROM doc_aggregate('plain', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", maxDistance: 1000}}]');
+SELECT 'radians, with a query', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: [2.36, 48.85], spherical: true, distanceField: "d", key: "loc", maxDistance: 0.0002, query: {kind: "cafe"}}}]');
+SELECT 'a $near in its query', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: [2.36, 48.85], spherical: true, distanceField: "d", key: "loc", maxDistance: 0.0002, query: {loc: {$nearSphere: [2.36, 48.85]}}}}]');
+
+.print -- updates and deletes keep the index
+SELECT 'move', doc_update_one('places', '{_id: 2}', '{$set: {loc: [-73.981, 40.751]}}');
+SELECT 'into a polygon', doc_update_one('places', '{_id: 4}', '{$set: {loc: {type: "Polygon", coordinates: [[[-74, 40.7], [-73.9, 40.7], [-73.9, 40.8], [-74, 40.7]]]}}}');
+SELECT 'remove', doc_update_one('places', '{_id: 10}', '{$unset: {loc: 1}}');
+DELETE FROM places WHERE _id = 5;
+SELECT 'near New York', group_concat(_id, ' ') FROM places('{loc: {$geoIntersects: {$geometry: {type: "Point", coordinates: [-73.981, 40.751]}}}}');
+SELECT 'check', doc_check('places');
+SELECT 'drop', doc_drop_index('places', 'loc_2dsphere');
+SELECT 'after the drop', json_extract(doc_explain('places', '{loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}'), '$.cursor');
+
+.print -- a shard key cannot be 2dsphere
+ATTACH ':memory:' AS s1;
+SELECT doc_add_shard('s1');
+CREATE VIRTUAL TABLE spots USING docext;
+SELECT doc_shard_collection('spots', '{loc: "2dsphere"}');
