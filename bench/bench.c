@@ -1201,6 +1201,14 @@ static void w14Check(Bench *p){
   printf("  W14: %lld places found in all\n", nAll);
 }
 
+/* ---- W15: W13 again, through the 2dsphere index ----------------------------
+** W13's $geoNear (followed by $limit 10) once W14 has made the index: the
+** query reads the index's cells within a growing radius of the point
+** until 10 places lie within it. The JSON side is W13's. No target. */
+static void w15Setup(Bench *p){
+  if( !selected(getenv("DOCEXT_BENCH_ONLY"), "W14") ) w14Setup(p);
+}
+
 /* ---- the workload table ------------------------------------------------ */
 
 typedef struct Workload Workload;
@@ -1264,6 +1272,8 @@ static const Workload aWorkload[] = {
       "docext", w13Docext,   "json", w13Json,   "<=", 0, w13Check, 1 },
   { "W14",    "%d counts of places within 32 km, 2dsphere index", COUNT(nGeoQuery), w14Setup,
       "docext", w14Docext,   "json", w14Json,   "<=", 0, w14Check, 3 },
+  { "W15",    "$geoNear: the 10 nearest of %d places, 5 times, 2dsphere index", COUNT(nDoc),
+      w15Setup, "docext", w13Docext, "json", w13Json,   "<=", 0, w13Check, 3 },
 };
 
 /* ---- main -------------------------------------------------------------- */

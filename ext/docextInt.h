@@ -768,6 +768,10 @@ int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, doub
 /* Does a $geoNear's near point (docextGeoNearNew) measure on the sphere?
 ** *pbMeters: in metres (a GeoJSON point), else in radians. */
 int docextGeoNearIsSphere(const DocGeo *pNear, int *pbMeters);
+/* Its units per radian: the Earth's radius in metres, or 1. */
+double docextGeoNearPerRadian(const DocGeo *pNear);
+/* The longitude and latitude, in degrees, of a near point on the sphere. */
+void docextGeoNearCenter(const DocGeo *pNear, double *pLng, double *pLat);
 /* 2dsphere indexes. The keys of a stored geometry v: the cells that cover
 ** it, as int64 values, sorted and distinct (*paKey to be freed). A value
 ** that is no geometry: SQLITE_ERROR and *pzWhy (the reason alone). */
@@ -861,6 +865,8 @@ const char *docextMatcherWholeOp(DocMatcher *p);
 /* The filter's $near or $nearSphere: its point (owned by the matcher) and
 ** its path; NULL when it has none. */
 const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath);
+/* The $near's $maxDistance (in its point's units), or infinity. */
+double docextMatcherNearMax(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
 
 /**************************************************************************

@@ -1629,14 +1629,18 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
 
 /* Which stages at the head the collection's query does: $match stages
 ** (their filters ANDed), then a $sort, then a $limit. */
-/* The collection's filter for a first stage $geoNear: its query and, with
-** a maximum distance on the sphere, the $nearSphere that keeps the same
-** documents, which a 2dsphere index on its key can answer (unless the
-** query has a $near of its own: a filter has one at most). */
+/* The collection's filter for a first stage $geoNear: its query and, on
+** the sphere, a $nearSphere that a 2dsphere index on its key can answer
+** (unless the query has a $near of its own: a filter has one at most):
+** with a maximum distance, the same maximum, which keeps the documents
+** the stage keeps; without one, when a $limit of n follows (and no
+** minimum: the stage measures a document at its nearest location, while
+** $nearSphere's minimum takes any), the query's n nearest, which are the
+** stage's n first. */
 static int pushGeoNear(Agg *p, const AggStage *pS){
   DocMatcher *pM = 0;
   const char *zPath;
-  int rc = SQLITE_OK, bMeters, bNear = 0, nPath;
+  int rc = SQLITE_OK, bMeters, bNear = 0, bLimit, nPath;
   i64 iStart, iAnd = 0, iOps, iGeo;
   char *zErr = 0;
   if( pS->aNearQuery ){
@@ -1647,7 +1651,10 @@ static int pushGeoNear(Agg *p, const AggStage *pS){
     if( rc==SQLITE_NOMEM ) return rc;
     rc = SQLITE_OK;                 /* (a bad query fails when it runs) */
   }
-  if( bNear || !(pS->rMaxDist<INFINITY) || !docextGeoNearIsSphere(pS->pNear, &bMeters) ){
+  bLimit = !(pS->rMaxDist<INFINITY) && pS->rMinDist==0 && p->nStage>1
+        && p->aStage[1].eStage==AG_LIMIT;
+  if( bNear || !docextGeoNearIsSphere(pS->pNear, &bMeters)
+   || !(pS->rMaxDist<INFINITY || bLimit) ){
     if( pS->aNearQuery ){
       p->iFilter = p->query.n;
       docextBufAppend(&rc, &p->query, pS->aNearQuery, docextGetI32(pS->aNearQuery));
@@ -1671,12 +1678,13 @@ static int pushGeoNear(Agg *p, const AggStage *pS){
   if( bMeters ){
     i64 iPt = docextBsonStartChild(&rc, &p->query, DOC_DOCUMENT, "$nearSphere", 11);
     docextBsonAppendValue(&rc, &p->query, "$geometry", 9, &pS->nearArg);
-    docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
+    if( !bLimit ) docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
     docextBsonEndDoc(&rc, &p->query, iPt);
   }else{
     docextBsonAppendValue(&rc, &p->query, "$nearSphere", 11, &pS->nearArg);
-    docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
+    if( !bLimit ) docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
   }
+  if( bLimit ) p->nLimit = p->aStage[1].n;
   docextBsonEndDoc(&rc, &p->query, iOps);
   if( iGeo>=0 ){
     docextBsonEndDoc(&rc, &p->query, iGeo);

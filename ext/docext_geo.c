@@ -1488,6 +1488,16 @@ int docextGeoNearIsSphere(const DocGeo *pNear, int *pbMeters){
   return pNear->eShape==GEO_NEAR;
 }
 
+double docextGeoNearPerRadian(const DocGeo *pNear){
+  return pNear->bMeters ? GEO_EARTH_RADIUS : 1.0;
+}
+
+void docextGeoNearCenter(const DocGeo *pNear, double *pLng, double *pLat){
+  GeoPt c = pNear->aPt[0];
+  *pLng = atan2(c.y, c.x)*180.0/GEO_PI;
+  *pLat = atan2(c.z, sqrt(c.x*c.x + c.y*c.y))*180.0/GEO_PI;
+}
+
 int docextGeoDistance(const DocGeo *q, const DocValue *v, double *pr){
   DocGeo d;
   int rc = SQLITE_OK;

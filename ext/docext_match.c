@@ -1501,6 +1501,10 @@ const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath)
   return p->pNear->pGeo;
 }
 
+double docextMatcherNearMax(DocMatcher *p){
+  return p->pNear ? p->pNear->rMax : INFINITY;
+}
+
 int docextMatcherIsEmpty(DocMatcher *p){
   return p->pRoot->nChild==0;
 }

@@ -34,6 +34,7 @@
 ** a top-N never sorts everything. The rows are then read back by id.
 */
 #include "docextInt.h"
+#include <math.h>
 #include <stdlib.h>
 
 /*------------------------------------------------------------------------
@@ -224,6 +225,11 @@ struct DocQuery {
   int bSkipFilter;          /* exact plan: the filter need not be checked */
   int bIndexOrder;          /* the plan yields the sort's order */
   int bNearSort;            /* pSort is a $near's order (no sort given) */
+  const DocGeo *pNearGeo;   /* then the $near's point (apFilter[iNearFilter]'s) */
+  const char *zNearPath;    /* and its path */
+  int nNearPath, iNearFilter;
+  double rRing;             /* the radius of this round of a search by rings
+                            ** (queryRingFirst), in radians, or -1 */
   int bNaturalDesc;         /* collection scan newest first */
   DocIdxCursor *pIdxCur;    /* entries of the current range */
   int iScan, iRange;        /* current scan of the plan, next range */
@@ -349,6 +355,10 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
     if( pNear ){
       rc = docextSortNewNear(zPath, nPath, pNear, &p->pSort);
       p->bNearSort = rc==SQLITE_OK;
+      p->pNearGeo = pNear;
+      p->zNearPath = zPath;
+      p->nNearPath = nPath;
+      p->iNearFilter = i;
     }
   }
   if( rc==SQLITE_OK && pSpec->aOptions ){
@@ -393,6 +403,7 @@ static void queryUncompile(DocQuery *p){
   docextSortFree(p->pSort);
   p->pSort = 0;
   p->bNearSort = 0;
+  p->pNearGeo = 0;
   docextBufReset(&p->specCopy);
 }
 
@@ -402,6 +413,7 @@ int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery
   *ppQuery = 0;
   if( p==0 ) return SQLITE_NOMEM;
   p->pColl = pColl;
+  p->rRing = -1;
   docextAccessInit(&p->access);
   rc = docextReaderNew(docextCollStore(pColl), &p->pReader);
   if( rc==SQLITE_OK ) rc = docextIdxCursorNew(docextCollStore(pColl), &p->pIdxCur);
@@ -906,11 +918,106 @@ static void queryDropUncovered(DocQuery *p){
   p->pProj = 0;
 }
 
+/*------------------------------------------------------------------------
+** A search by rings. A query ordered by a $near on the sphere (no sort of
+** its own) that wants at most N = skip+limit rows, over a collection with
+** a 2dsphere index on the $near's path, first reads only what lies within
+** a radius r of the point: it is planned with one more filter, for
+** planning only, {path: {$geoWithin: {$centerSphere: [point, r]}}}, which
+** holds for every document within r of it (r grown by a hair for the
+** rounding of the point's longitude and latitude), so the index reads
+** the cells near the point. When N documents lie within r, they are the
+** N nearest: the answer. Otherwise r grows eightfold, and beyond
+** QUERY_RING_LAST the query reads as without rings.
+*/
+#define QUERY_RING_FIRST 1e-4      /* radians: 640 m */
+#define QUERY_RING_LAST  1.0
+
+/* The first radius for the query's search by rings, or -1 when it is not
+** one to search so (see above): a $near without a maximum (one with a
+** maximum bounds the index by itself), no hint, no _id constraint. */
+static double queryRingFirst(DocQuery *p, const DocAccess *pAccess){
+  DocIndex *aIdx = 0;
+  DocValue hint;
+  char *zErr = 0;
+  int nIdx = 0, i, j, bMeters;
+  if( !p->bNearSort || p->nMax<0 || p->nFilter>=DOCEXT_MAX_FILTERS
+   || pAccess->eAccess!=DOCEXT_ACCESS_ALL || p->iPlanIndexOff>=0
+   || (p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint))
+   || !docextGeoNearIsSphere(p->pNearGeo, &bMeters)
+   || docextMatcherNearMax(p->apFilter[p->iNearFilter])<INFINITY ){
+    return -1;
+  }
+  if( docextCollIndexes(p->pColl, &aIdx, &nIdx, &zErr)!=SQLITE_OK ){
+    sqlite3_free(zErr);
+    return -1;                      /* (planning will say why) */
+  }
+  for(i=0; i<nIdx; i++){
+    if( !aIdx[i].b2dsphere || aIdx[i].aPartial ) continue;
+    for(j=0; j<aIdx[i].nField; j++){
+      const char *z = aIdx[i].azPath[j];
+      if( aIdx[i].aDir[j]==DOCEXT_DIR_2DSPHERE && (int)strlen(z)==p->nNearPath
+       && memcmp(z, p->zNearPath, p->nNearPath)==0 ){
+        return QUERY_RING_FIRST;
+      }
+    }
+  }
+  return -1;
+}
+
+/* The planning filter of this round's ring into pOut. */
+static int queryRingFilter(DocQuery *p, DocBuf *pOut){
+  double lng, lat;
+  int rc = SQLITE_OK;
+  i64 iDoc, iPath, iOp, iArgs, iPt;
+  docextGeoNearCenter(p->pNearGeo, &lng, &lat);
+  iDoc = docextBsonStartDoc(&rc, pOut);
+  iPath = docextBsonStartChild(&rc, pOut, DOC_DOCUMENT, p->zNearPath, p->nNearPath);
+  iOp = docextBsonStartChild(&rc, pOut, DOC_DOCUMENT, "$geoWithin", 10);
+  iArgs = docextBsonStartChild(&rc, pOut, DOC_ARRAY, "$centerSphere", 13);
+  iPt = docextBsonStartChild(&rc, pOut, DOC_ARRAY, "0", 1);
+  docextBsonAppendDouble(&rc, pOut, "0", 1, lng);
+  docextBsonAppendDouble(&rc, pOut, "1", 1, lat);
+  docextBsonEndDoc(&rc, pOut, iPt);
+  docextBsonAppendDouble(&rc, pOut, "1", 1, p->rRing*(1 + 1e-9) + 1e-12);
+  docextBsonEndDoc(&rc, pOut, iArgs);
+  docextBsonEndDoc(&rc, pOut, iOp);
+  docextBsonEndDoc(&rc, pOut, iPath);
+  docextBsonEndDoc(&rc, pOut, iDoc);
+  return rc;
+}
+
+/* After a round's gathering: do skip+limit documents lie within the ring? */
+static int queryRingEnough(DocQuery *p){
+  i64 nKeep = p->nSkip + p->nMax;
+  double r = p->rRing*docextGeoNearPerRadian(p->pNearGeo);
+  u8 a8[8], aSpace[16];
+  DocValue v;
+  DocBuf key;
+  int rc = SQLITE_OK, bEnough;
+  const SortEntry *e;
+  if( nKeep<=0 ) return 1;
+  if( p->nEntry<nKeep ) return 0;
+  e = &p->aEntry[nKeep-1];
+  memcpy(a8, &r, 8);
+  v.type = DOC_DOUBLE;
+  v.p = a8;
+  v.n = 8;
+  docextBufInit(&key, aSpace, sizeof(aSpace));
+  docextKeyAppend(&rc, &key, &v, 0);
+  bEnough = rc==SQLITE_OK
+         && keyCmp(&p->sortKeys.a[e->iKey], e->nKey, key.a, (int)key.n)<=0;
+  docextBufFree(&key);
+  return bEnough;
+}
+
 /* Plan a query whose caller left the access path open. */
 static int queryPlan(DocQuery *p, char **pzErr){
   const u8 *aaFilter[DOCEXT_MAX_FILTERS];
   const u8 *aSort = p->iSortOff>=0 ? p->specCopy.a + p->iSortOff : 0;
   DocValue hint, *pHint = 0;
+  DocBuf ring;
+  int nFilter = p->nFilter;
   /* (a routed part: what the router wants, not counting orphans) */
   i64 nWant = p->bNearSort ? -1            /* (the plan knows no distance) */
             : p->nMax>=0 ? p->nSkip + p->nMax
@@ -920,9 +1027,16 @@ static int queryPlan(DocQuery *p, char **pzErr){
   if( p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint) ){
     pHint = &hint;
   }
-  rc = docextPlanNew(p->pColl, aaFilter, p->nFilter, aSort, pHint,
+  memset(&ring, 0, sizeof(ring));
+  if( p->rRing>=0 ){
+    rc = queryRingFilter(p, &ring);
+    if( rc!=SQLITE_OK ) return rc;
+    aaFilter[nFilter++] = ring.a;
+  }
+  rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, pHint,
                      p->iPlanIndexOff>=0 ? (const char*)p->specCopy.a + p->iPlanIndexOff : 0,
                      nWant, p->bExplain, &p->pPlan, pzErr);
+  docextBufFree(&ring);
   if( rc!=SQLITE_OK ) return rc;
   if( p->pPlan->ePlan!=DOCEXT_PLAN_COLLSCAN ){
     p->access.eAccess = DOCEXT_ACCESS_PLAN;
@@ -962,7 +1076,30 @@ static int queryPlan(DocQuery *p, char **pzErr){
   return SQLITE_OK;
 }
 
+static int queryStartOnce(DocQuery *p, DocAccess *pAccess, char **pzErr);
+
 int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
+  double r = queryRingFirst(p, pAccess);
+  while( r>=0 ){
+    DocAccess all;
+    int rc;
+    docextAccessInit(&all);
+    p->rRing = r;
+    rc = queryStartOnce(p, &all, pzErr);
+    if( rc!=SQLITE_OK || queryRingEnough(p) ){
+      p->rRing = -1;
+      docextAccessClear(pAccess);
+      return rc;
+    }
+    r = r*8<=QUERY_RING_LAST ? r*8 : -1;
+  }
+  p->rRing = -1;
+  return queryStartOnce(p, pAccess, pzErr);
+}
+
+/* Start the query once (docextQueryStart: a search by rings may start it
+** again). */
+static int queryStartOnce(DocQuery *p, DocAccess *pAccess, char **pzErr){
   DocScan scan;
   int rc = SQLITE_OK;
   u8 aClassLo[1], aClassHi[1];

@@ -2328,6 +2328,18 @@ def run_geonear_indexed(con, spec, docs, pipeline):
             res.append("error" if str(e).startswith("docext:") else "error: %s" % e)
     if res[0] != res[1]:
         bad.append("with the index %s, without %s" % (res[0], res[1]))
+    elif isinstance(res[1], list) and len(pipeline) == 1:
+        # followed by a $limit (which the query may take over): the first
+        # rows of the whole answer
+        for k in (1, 3):
+            for t in ("gnx", "gnp"):
+                try:
+                    got = [r[0] for r in con.execute("SELECT doc FROM doc_aggregate(?, ?)",
+                                                     (t, json.dumps(pipeline + [{"$limit": k}])))]
+                except sqlite3.Error as e:
+                    got = "error: %s" % e
+                if got != res[1][:k]:
+                    bad.append("%s with {$limit: %d}: %s, not %s" % (t, k, got, res[1][:k]))
     if bad:
         return ("$geoNear with a 2dsphere index: pipeline %s\n  documents %s\n  %s"
                 % (json.dumps(pipeline), json.dumps(docs), "\n  ".join(bad)))
