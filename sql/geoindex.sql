@@ -102,13 +102,29 @@ SELECT 'hint without geometry', group_concat(_id, ' ') FROM places('{}', NULL, N
 SELECT 'hint by name', json_extract(doc_explain('places', '{kind: "shop", loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}', NULL, NULL, '{hint: "loc_2dsphere"}'), '$.cursor');
 SELECT 'count', count(*) FROM places('{loc: {$geoWithin: {$centerSphere: [[2.35, 48.85], 0.001]}}}');
 
-.print -- $geoNear with maxDistance
+.print -- $near without a maximum, under a limit: rings through the index
+SELECT 'nearest 2', group_concat(_id, ' ') FROM (SELECT _id FROM places('{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}}}}') LIMIT 2);
+SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM plain('{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}}}}') LIMIT 2);
+SELECT 'nearest 3 after 4', group_concat(_id, ' ') FROM places('{loc: {$nearSphere: [2.36, 48.85]}}', NULL, NULL, '{skip: 4, limit: 3}');
+SELECT 'without', group_concat(_id, ' ') FROM plain('{loc: {$nearSphere: [2.36, 48.85]}}', NULL, NULL, '{skip: 4, limit: 3}');
+SELECT 'plan', json_extract(doc_explain('places', '{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}}}}', NULL, NULL, '{limit: 2}'), '$.cursor', '$.n');
+SELECT 'sorted: no rings', json_extract(doc_explain('places', '{loc: {$near: {$geometry: {type: "Point", coordinates: [2.36, 48.85]}}}}', NULL, '{kind: 1}', '{limit: 2}'), '$.cursor');
+SELECT 'far: every ring', group_concat(_id, ' ') FROM places('{loc: {$nearSphere: [-150, -60]}}', NULL, NULL, '{limit: 2}');
+SELECT 'without', group_concat(_id, ' ') FROM plain('{loc: {$nearSphere: [-150, -60]}}', NULL, NULL, '{limit: 2}');
+
+.print -- $geoNear with maxDistance, or followed by $limit
 SELECT 'metres', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
   FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", maxDistance: 1000}}]');
 SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
   FROM doc_aggregate('plain', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", maxDistance: 1000}}]');
 SELECT 'radians, with a query', group_concat(json_extract(doc, '$._id'), ' ')
   FROM doc_aggregate('places', '[{$geoNear: {near: [2.36, 48.85], spherical: true, distanceField: "d", key: "loc", maxDistance: 0.0002, query: {kind: "cafe"}}}]');
+SELECT 'limited', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc"}}, {$limit: 3}]');
+SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d')), ' ')
+  FROM doc_aggregate('plain', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc"}}, {$limit: 3}]');
+SELECT 'a minimum and $limit', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", minDistance: 700}}, {$limit: 2}]');
 SELECT 'a $near in its query', group_concat(json_extract(doc, '$._id'), ' ')
   FROM doc_aggregate('places', '[{$geoNear: {near: [2.36, 48.85], spherical: true, distanceField: "d", key: "loc", maxDistance: 0.0002, query: {loc: {$nearSphere: [2.36, 48.85]}}}}]');
 
