@@ -418,6 +418,9 @@ int docextBsonCheckEx(const u8 *a, i64 n, int bText, char **pzErr);
 /* Value accessors for trusted values. */
 int32_t docextValueI32(const DocValue *v);
 i64 docextValueI64(const DocValue *v);        /* DOC_INT64, DOC_DATE, TIMESTAMP bits */
+/* A value of 8 bytes (DOC_INT64, DOC_DATE, DOC_TIMESTAMP): x, little-endian
+** in a8, which the value points at. */
+DocValue docextValue64(int type, i64 x, u8 *a8);
 double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
 /* String payload of DOC_STRING, DOC_SYMBOL, DOC_CODE (and the code of
 ** DOC_CODEWSCOPE): pointer and length without the NUL. */
@@ -1073,6 +1076,8 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr);
 ** the caller keeps alive) to the nearest location at path zPath[0..nPath),
 ** nearest first. */
 int docextSortNewNear(const char *zPath, int nPath, const DocGeo *pNear, DocSort **ppOut);
+/* Append the sort key of a $near's distance r (as docextSortKey makes it). */
+void docextSortDistanceKey(int *pRc, DocBuf *pKey, double r);
 int docextSortFieldCount(DocSort *p);
 void docextSortFree(DocSort *p);
 

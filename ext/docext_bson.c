@@ -399,6 +399,15 @@ int docextBsonFind(const u8 *aDoc, const char *zKey, int nKey, DocValue *pOut){
 
 int32_t docextValueI32(const DocValue *v){ return docextGetI32(v->p); }
 i64 docextValueI64(const DocValue *v){ return docextGetI64(v->p); }
+DocValue docextValue64(int type, i64 x, u8 *a8){
+  DocValue v;
+  int k;
+  for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
+  v.type = type;
+  v.p = a8;
+  v.n = 8;
+  return v;
+}
 double docextValueDouble(const DocValue *v){ return docextGetDouble(v->p); }
 
 const char *docextValueStr(const DocValue *v, int *pn){

@@ -261,14 +261,7 @@ i64 docextIndexHashValue(const DocIndex *pIdx, int *pRc, const DocValue *v){
   DocBuf b;
   DocValue norm = *v;
   u64 x;
-  int k;
-  if( docextValueIsNumber(v) ){
-    u64 n = (u64)idxHashNumber(v);
-    for(k=0; k<8; k++) a8[k] = (u8)(n >> (8*k));
-    norm.type = DOC_INT64;
-    norm.p = a8;
-    norm.n = 8;
-  }
+  if( docextValueIsNumber(v) ) norm = docextValue64(DOC_INT64, idxHashNumber(v), a8);
   docextBufInit(&b, aSpace, sizeof(aSpace));
   docextKeyAppend(pRc, &b, &norm, 0);
   x = *pRc==SQLITE_OK ? docextHashBytes(b.a, b.n) : 0;
@@ -289,13 +282,7 @@ i64 docextIndexHashValue(const DocIndex *pIdx, int *pRc, const DocValue *v){
 /* Append the key of the hash of v. */
 static void idxHashAppend(const DocIndex *pIdx, int *pRc, DocBuf *pKey, const DocValue *v){
   u8 a8[8];
-  DocValue h;
-  u64 x = (u64)docextIndexHashValue(pIdx, pRc, v);
-  int k;
-  for(k=0; k<8; k++) a8[k] = (u8)(x >> (8*k));
-  h.type = DOC_INT64;
-  h.p = a8;
-  h.n = 8;
+  DocValue h = docextValue64(DOC_INT64, docextIndexHashValue(pIdx, pRc, v), a8);
   docextKeyAppend(pRc, pKey, &h, 0);
 }
 
@@ -410,12 +397,7 @@ static int kgEmitKey(KGen *g, DocValue *aVal, i64 iCell){
       idxHashAppend(pIdx, &rc, &pSet->buf, &aVal[i]);
     }else if( pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
       u8 a8[8];
-      DocValue c;
-      int k;
-      for(k=0; k<8; k++) a8[k] = (u8)((u64)iCell >> (8*k));
-      c.type = DOC_INT64;
-      c.p = a8;
-      c.n = 8;
+      DocValue c = docextValue64(DOC_INT64, iCell, a8);
       docextKeyAppend(&rc, &pSet->buf, &c, 0);
     }else{
       docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
@@ -1761,12 +1743,7 @@ static i64 idxTtlCutoff(const DocIndex *pIdx, i64 nowMs){
 
 static void idxDateKey(int *pRc, DocBuf *p, i64 ms, int bDesc){
   u8 a8[8];
-  DocValue v;
-  int k;
-  for(k=0; k<8; k++) a8[k] = (u8)((u64)ms >> (8*k));
-  v.type = DOC_DATE;
-  v.p = a8;
-  v.n = 8;
+  DocValue v = docextValue64(DOC_DATE, ms, a8);
   docextKeyAppend(pRc, p, &v, bDesc);
 }
 

@@ -1062,21 +1062,10 @@ static void fieldSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField,
 ** Hashed fields
 */
 
-/* The int64 x as a value, its bytes in a8. */
-static DocValue planInt64(i64 x, u8 *a8){
-  DocValue v;
-  int k;
-  for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
-  v.type = DOC_INT64;
-  v.p = a8;
-  v.n = 8;
-  return v;
-}
-
 /* Add the point of hashed value v (displayed as its hash). */
 static void hashedPoint(PlanCtx *pCtx, const DocIndex *pIdx, IvSet *p, const DocValue *v){
   u8 a8[8];
-  DocValue h = planInt64(docextIndexHashValue(pIdx, &pCtx->rc, v), a8);
+  DocValue h = docextValue64(DOC_INT64, docextIndexHashValue(pIdx, &pCtx->rc, v), a8);
   ivsAddPoint(pCtx, p, 0, &h);
 }
 
@@ -1144,7 +1133,8 @@ static void geoSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField, i
     pCtx->rc = docextGeoKeyRanges(c->eGeo, &c->v, &aRange, &nRange);
     for(k=0; k<nRange && pCtx->rc==SQLITE_OK; k++){
       u8 aLo[8], aHi[8];
-      DocValue lo = planInt64(aRange[2*k], aLo), hi = planInt64(aRange[2*k+1], aHi);
+      DocValue lo = docextValue64(DOC_INT64, aRange[2*k], aLo);
+      DocValue hi = docextValue64(DOC_INT64, aRange[2*k+1], aHi);
       int nLo, iLo = keyOf(pCtx, &lo, &nLo), dLo = dispValue(pCtx, &lo);
       int nHi, iHi = keyOf(pCtx, &hi, &nHi), dHi = dispValue(pCtx, &hi);
       ivsAddRange(pCtx, pOut, 0, iLo, nLo, 0, iHi, nHi, 1, dLo, dHi, aRange[2*k]==aRange[2*k+1]);

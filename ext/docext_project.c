@@ -869,23 +869,26 @@ static int sortNearVisit(void *pCtx, const DocValue *v, int iPos){
   return rc;
 }
 
+void docextSortDistanceKey(int *pRc, DocBuf *pKey, double r){
+  u8 a8[8];
+  DocValue v;
+  memcpy(a8, &r, 8);
+  v.type = DOC_DOUBLE;
+  v.p = a8;
+  v.n = 8;
+  docextKeyAppend(pRc, pKey, &v, 0);
+}
+
 int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
   int rc = SQLITE_OK, i;
   i64 nStart = pKey->n;
   if( p->pNear ){
     /* a $near's order: the distance, as a double's key (none: the end) */
     SortNear w;
-    u8 a8[8];
-    DocValue v;
     w.pNear = p->pNear;
     w.r = -1;
     rc = docextPathWalkMatch(aDoc, p->zNearPath, p->nNearPath, 0, sortNearVisit, &w);
-    if( w.r<0 ) w.r = INFINITY;
-    memcpy(a8, &w.r, 8);
-    v.type = DOC_DOUBLE;
-    v.p = a8;
-    v.n = 8;
-    if( rc==SQLITE_OK ) docextKeyAppend(&rc, pKey, &v, 0);
+    if( rc==SQLITE_OK ) docextSortDistanceKey(&rc, pKey, w.r<0 ? INFINITY : w.r);
     return rc;
   }
   if( p->idx.nField==0 ) return SQLITE_OK;

@@ -990,21 +990,15 @@ static int queryRingFilter(DocQuery *p, DocBuf *pOut){
 /* After a round's gathering: do skip+limit documents lie within the ring? */
 static int queryRingEnough(DocQuery *p){
   i64 nKeep = p->nSkip + p->nMax;
-  double r = p->rRing*docextGeoNearPerRadian(p->pNearGeo);
-  u8 a8[8], aSpace[16];
-  DocValue v;
+  u8 aSpace[16];
   DocBuf key;
   int rc = SQLITE_OK, bEnough;
   const SortEntry *e;
   if( nKeep<=0 ) return 1;
   if( p->nEntry<nKeep ) return 0;
   e = &p->aEntry[nKeep-1];
-  memcpy(a8, &r, 8);
-  v.type = DOC_DOUBLE;
-  v.p = a8;
-  v.n = 8;
   docextBufInit(&key, aSpace, sizeof(aSpace));
-  docextKeyAppend(&rc, &key, &v, 0);
+  docextSortDistanceKey(&rc, &key, p->rRing*docextGeoNearPerRadian(p->pNearGeo));
   bEnough = rc==SQLITE_OK
          && keyCmp(&p->sortKeys.a[e->iKey], e->nKey, key.a, (int)key.n)<=0;
   docextBufFree(&key);

@@ -267,16 +267,12 @@ static int rtBoundKey(const DocIndex *pKey, const u8 *aBound, DocBuf *pKeyOut, D
       u8 a8[8];
       DocValue h;
       i64 x;
-      int k;
       if( !docextValueIsNumber(&v) || d!=d || d!=(double)(i64)d ){
         return docextError(pzErr, "docext: hashed shard key field '%s' of a chunk bound "
                            "is a hash: an integer", z);
       }
       x = v.type==DOC_INT64 ? docextValueI64(&v) : (i64)d;
-      for(k=0; k<8; k++) a8[k] = (u8)((u64)x >> (8*k));
-      h.type = DOC_INT64;
-      h.p = a8;
-      h.n = 8;
+      h = docextValue64(DOC_INT64, x, a8);
       docextKeyAppend(&rc, pKeyOut, &h, 0);
       if( pDoc ) docextBsonAppendInt64(&rc, pDoc, z, (int)strlen(z), x);
     }else{
