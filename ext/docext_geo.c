@@ -1801,11 +1801,57 @@ static int geoCellWithin(GeoPt p, u64 id, double r){
   return 0;
 }
 
-/* May region r (a geometry, or a circle: GEO_CAP) meet cell id? */
-static int geoCellMeets(GeoParse *p, const DocGeo *r, u64 id){
+/* A region to cover: a geometry, or a circle (GEO_CAP), and a circle
+** around it (bBound) that spares the exact test of the cells outside it. */
+typedef struct GeoRegion GeoRegion;
+struct GeoRegion {
+  const DocGeo *r;
+  int bBound;
+  GeoPt c;            /* the bounding circle's centre */
+  double rBound;      /* and radius */
+};
+
+/* The circle about the vertices of geometry r, when there is one of less
+** than a quarter turn: it then holds r's edges (minor arcs) and the
+** polygons' regions (each the smaller side of its ring), but not a big
+** polygon's. */
+static void geoRegionInit(GeoRegion *pR, const DocGeo *r){
+  GeoPt sum = {0, 0, 0};
+  int i, j, k;
+  memset(pR, 0, sizeof(*pR));
+  pR->r = r;
+  if( r->eShape!=GEO_SPHERE ) return;
+  for(i=0; i<r->nPt; i++) sum = geoAdd(sum, 1.0, r->aPt[i]);
+  for(i=0; i<r->nLine; i++){
+    for(j=0; j<r->aLine[i].n; j++) sum = geoAdd(sum, 1.0, r->aLine[i].a[j]);
+  }
+  for(i=0; i<r->nPoly; i++){
+    if( r->bStrict ) return;
+    for(k=0; k<r->aPoly[i].nLoop; k++){
+      const GeoLoop *L = &r->aPoly[i].aLoop[k];
+      for(j=0; j<L->n; j++) sum = geoAdd(sum, 1.0, L->a[j]);
+    }
+  }
+  if( geoDot(sum, sum)<1e-20 ) return;
+  pR->c = geoUnit(sum);
+  for(i=0; i<r->nPt; i++) pR->rBound = fmax(pR->rBound, geoAngle(pR->c, r->aPt[i]));
+  for(i=0; i<r->nLine; i++){
+    for(j=0; j<r->aLine[i].n; j++) pR->rBound = fmax(pR->rBound, geoAngle(pR->c, r->aLine[i].a[j]));
+  }
+  for(i=0; i<r->nPoly; i++){
+    const GeoLoop *L = &r->aPoly[i].aLoop[0];
+    for(j=0; j<L->n; j++) pR->rBound = fmax(pR->rBound, geoAngle(pR->c, L->a[j]));
+  }
+  pR->bBound = pR->rBound<GEO_PI/2 - 1e-6;
+}
+
+/* May the region meet cell id? */
+static int geoCellMeets(GeoParse *p, const GeoRegion *pR, u64 id){
+  const DocGeo *r = pR->r;
   DocGeo c;
   int b = 0;
   if( r->eShape==GEO_CAP ) return geoCellWithin(r->aPt[0], id, r->r + GEO_TOUCH);
+  if( pR->bBound && !geoCellWithin(pR->c, id, pR->rBound + GEO_TOUCH) ) return 0;
   geoCellShape(p, id, &c);
   if( p->rc==SQLITE_OK ) b = geoIntersects(r, &c);
   geoClear(&c);
@@ -1817,10 +1863,12 @@ static int geoCellMeets(GeoParse *p, const DocGeo *r, u64 id){
 ** children that meet r while the count allows. Returns the count. */
 static int geoCover(GeoParse *p, const DocGeo *r, u64 *a){
   u8 aFinal[GEO_CELLS_MAX];
+  GeoRegion reg;
   int n = 0, f;
+  geoRegionInit(&reg, r);
   for(f=0; f<6 && p->rc==SQLITE_OK; f++){
     u64 id = ((u64)f<<61) | ((u64)1<<60);
-    if( geoCellMeets(p, r, id) ){ aFinal[n] = 0; a[n++] = id; }
+    if( geoCellMeets(p, &reg, id) ){ aFinal[n] = 0; a[n++] = id; }
   }
   while( p->rc==SQLITE_OK ){
     u64 aChild[4], lsb, c;
@@ -1833,7 +1881,7 @@ static int geoCover(GeoParse *p, const DocGeo *r, u64 *a){
     lsb = geoCellLsb(a[iBest]);
     c = a[iBest] - lsb + (lsb>>2);
     for(k=0; k<4 && p->rc==SQLITE_OK; k++, c += lsb>>1){
-      if( geoCellMeets(p, r, c) ) aChild[nChild++] = c;
+      if( geoCellMeets(p, &reg, c) ) aChild[nChild++] = c;
     }
     if( nChild==0 ){ aFinal[iBest] = 1; continue; }
     if( n - 1 + nChild > GEO_CELLS_MAX ) break;
