@@ -768,13 +768,24 @@ int docextGeoDistance(const DocGeo *pNear, const DocValue *v, double *pr);
 ** given), in the point's units. Errors as docextGeoQueryNew's. */
 int docextGeoNearOpNew(const DocValue *pOps, DocGeo **ppOut, double *prMin, double *prMax,
                        char **pzWhy);
-/* Does a $geoNear's near point (docextGeoNearNew) measure on the sphere?
+/* Does a $geoNear's near point (docextGeoNearNew) measure on the sphere
+** (else in the plane)?
 ** *pbMeters: in metres (a GeoJSON point), else in radians. */
 int docextGeoNearIsSphere(const DocGeo *pNear, int *pbMeters);
 /* Its units per radian: the Earth's radius in metres, or 1. */
 double docextGeoNearPerRadian(const DocGeo *pNear);
-/* The longitude and latitude, in degrees, of a near point on the sphere. */
+/* The longitude and latitude, in degrees, of a near point on the sphere;
+** its x and y in the plane. */
 void docextGeoNearCenter(const DocGeo *pNear, double *pLng, double *pLat);
+/* 2d indexes: the keys of a stored value v (a legacy point, or an array
+** of them) for an index with bounds [rMin, rMax) and nBits bits a
+** coordinate, sorted and distinct; errors as docextGeoCells's. */
+int docextGeo2dCells(const DocValue *v, double rMin, double rMax, int nBits,
+                     i64 **paKey, int *pnKey, char **pzWhy);
+/* The key ranges of such an index for a flat operator, as
+** docextGeoKeyRanges gives them for a 2dsphere index. */
+int docextGeo2dKeyRanges(int eOp, const DocValue *v, double rMin, double rMax, int nBits,
+                         i64 **paRange, int *pnRange);
 /* 2dsphere indexes. The keys of a stored geometry v: the cells that cover
 ** it, as int64 values, sorted and distinct (*paKey to be freed). A value
 ** that is no geometry: SQLITE_ERROR and *pzWhy (the reason alone). */
@@ -1289,6 +1300,8 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 ** "_id_"), so the planner treats all indexes alike.
 */
 #define DOCEXT_DIR_2DSPHERE 2
+#define DOCEXT_DIR_2D       3
+#define docextDirIsGeo(d) ((d)==DOCEXT_DIR_2DSPHERE || (d)==DOCEXT_DIR_2D)
 typedef struct DocIndex DocIndex;
 struct DocIndex {
   i64 iId;                  /* X_idxdef.id; 0 for _id_; -1 for a sort
@@ -1298,13 +1311,16 @@ struct DocIndex {
   int nField;               /* fields in the pattern */
   char **azPath;            /* their dotted paths */
   int *aDir;                /* per field: 1, -1, 0 for hashed, or
-                            ** DOCEXT_DIR_2DSPHERE */
+                            ** DOCEXT_DIR_2DSPHERE or DOCEXT_DIR_2D */
   int bUnique;
   int bSparse;
   int bHashed;              /* some field is hashed */
-  int b2dsphere;            /* some field is 2dsphere: its keys are the
-                            ** cells of the geometry there; documents
-                            ** without one have no entries */
+  int eGeo;                 /* 0, or the kind of its one geospatial field
+                            ** (DOCEXT_DIR_2DSPHERE, DOCEXT_DIR_2D): its
+                            ** keys are the cells of the geometry there;
+                            ** documents without one have no entries */
+  double r2dMin, r2dMax;    /* 2d: the bounds of both coordinates */
+  int n2dBits;              /* 2d: the bits of precision of each */
   int bMultikey;            /* some document has an array on an indexed path */
   u64 *aMultikeyPaths;      /* per field, where: bit c set when some document
                             ** has an array at component c of the field's

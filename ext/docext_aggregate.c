@@ -1629,9 +1629,10 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
 
 /* Which stages at the head the collection's query does: $match stages
 ** (their filters ANDed), then a $sort, then a $limit. */
-/* The collection's filter for a first stage $geoNear: its query and, on
-** the sphere, a $nearSphere that a 2dsphere index on its key can answer
-** (unless the query has a $near of its own: a filter has one at most):
+/* The collection's filter for a first stage $geoNear: its query and a
+** $nearSphere (in the plane, a $near) that a 2dsphere (2d) index on its
+** key can answer (unless the query has a $near of its own: a filter has
+** one at most):
 ** with a maximum distance, the same maximum, which keeps the documents
 ** the stage keeps; without one, when a $limit of n follows (and no
 ** minimum: the stage measures a document at its nearest location, while
@@ -1640,7 +1641,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
 static int pushGeoNear(Agg *p, const AggStage *pS){
   DocMatcher *pM = 0;
   const char *zPath;
-  int rc = SQLITE_OK, bMeters, bNear = 0, bLimit, nPath;
+  int rc = SQLITE_OK, bMeters, bNear = 0, bLimit, bSphere, nPath;
   i64 iStart, iAnd = 0, iOps, iGeo;
   char *zErr = 0;
   if( pS->aNearQuery ){
@@ -1653,8 +1654,8 @@ static int pushGeoNear(Agg *p, const AggStage *pS){
   }
   bLimit = !(pS->rMaxDist<INFINITY) && pS->rMinDist==0 && p->nStage>1
         && p->aStage[1].eStage==AG_LIMIT;
-  if( bNear || !docextGeoNearIsSphere(pS->pNear, &bMeters)
-   || !(pS->rMaxDist<INFINITY || bLimit) ){
+  bSphere = docextGeoNearIsSphere(pS->pNear, &bMeters);
+  if( bNear || !(pS->rMaxDist<INFINITY || bLimit) ){
     if( pS->aNearQuery ){
       p->iFilter = p->query.n;
       docextBufAppend(&rc, &p->query, pS->aNearQuery, docextGetI32(pS->aNearQuery));
@@ -1681,7 +1682,8 @@ static int pushGeoNear(Agg *p, const AggStage *pS){
     if( !bLimit ) docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
     docextBsonEndDoc(&rc, &p->query, iPt);
   }else{
-    docextBsonAppendValue(&rc, &p->query, "$nearSphere", 11, &pS->nearArg);
+    docextBsonAppendValue(&rc, &p->query, bSphere ? "$nearSphere" : "$near", bSphere ? 11 : 5,
+                          &pS->nearArg);
     if( !bLimit ) docextBsonAppendDouble(&rc, &p->query, "$maxDistance", 12, pS->rMaxDist);
   }
   if( bLimit ) p->nLimit = p->aStage[1].n;

@@ -740,7 +740,7 @@ static void geoFlatPoint(GeoParse *p, const DocValue *v, int bExtra, double *px,
 
 static GeoPt geoLngLatPoint(GeoParse *p, double lng, double lat){
   if( !geoLngLatValid(lng, lat) ){
-    geoFail(p, "longitude/latitude is out of bounds, lng: %.17g lat: %.17g", lng, lat);
+    geoFail(p, "longitude/latitude is out of bounds, lng: %.15g lat: %.15g", lng, lat);
   }
   return geoFromLngLat(lng, lat);
 }
@@ -1493,7 +1493,13 @@ double docextGeoNearPerRadian(const DocGeo *pNear){
 }
 
 void docextGeoNearCenter(const DocGeo *pNear, double *pLng, double *pLat){
-  GeoPt c = pNear->aPt[0];
+  GeoPt c;
+  if( pNear->eShape==GEO_NEARFLAT ){
+    *pLng = pNear->x;
+    *pLat = pNear->y;
+    return;
+  }
+  c = pNear->aPt[0];
   *pLng = atan2(c.y, c.x)*180.0/GEO_PI;
   *pLat = atan2(c.z, sqrt(c.x*c.x + c.y*c.y))*180.0/GEO_PI;
 }
@@ -1903,6 +1909,11 @@ static int geoKeyRangeCmp(const void *pA, const void *pB){
   return a[1]<b[1] ? -1 : a[1]>b[1];
 }
 
+static int geoI64Cmp(const void *pA, const void *pB){
+  i64 a = *(const i64*)pA, b = *(const i64*)pB;
+  return a<b ? -1 : a>b;
+}
+
 static int geoU64Cmp(const void *pA, const void *pB){
   u64 a = *(const u64*)pA, b = *(const u64*)pB;
   return a<b ? -1 : a>b;
@@ -1938,7 +1949,7 @@ int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy){
     geoFail(&sParse, "a big polygon (strict winding order) cannot be stored");
   }
   if( sParse.rc==SQLITE_OK && !geoProject(&sParse, &d) ){
-    geoFail(&sParse, "longitude/latitude is out of bounds, lng: %.17g lat: %.17g", d.x, d.y);
+    geoFail(&sParse, "longitude/latitude is out of bounds, lng: %.15g lat: %.15g", d.x, d.y);
   }
   if( sParse.rc==SQLITE_OK ){
     if( d.nLine==0 && d.nPoly==0 && d.nPt<=GEO_CELLS_MAX ){
@@ -2032,5 +2043,191 @@ int docextGeoKeyRanges(int eOp, const DocValue *v, i64 **paRange, int *pnRange){
   }
   *paRange = aRange;
   *pnRange = k;
+  return SQLITE_OK;
+}
+
+/*------------------------------------------------------------------------
+** Cells, for 2d indexes
+**
+** A 2d index cuts the square [rMin, rMax) x [rMin, rMax) of the plane
+** into quarters nBits times over, as MongoDB's geohash does; a point's key
+** is its leaf cell: the i and j bits interleaved, as an int64 ordered as
+** geoCellKey orders them. A query covers its flat region by at most
+** GEO_CELLS_MAX cells of any size (a polygon by its bounding box), each
+** the range of its leaves. As for 2dsphere, the index only filters.
+*/
+
+/* The bounds of a flat region, or its kind. */
+typedef struct GeoFlatRegion GeoFlatRegion;
+struct GeoFlatRegion {
+  int eShape;         /* GEO_BOX (a polygon's bounding box too), GEO_CENTER */
+  double x, y, x2, y2, r;
+};
+
+/* May the region meet the rectangle [x0, x1] x [y0, y1], grown by pad? */
+static int geoFlatMeets(const GeoFlatRegion *g, double x0, double y0, double x1,
+                        double y1, double pad){
+  double dx, dy;
+  x0 -= pad; y0 -= pad; x1 += pad; y1 += pad;
+  if( g->eShape==GEO_BOX ) return g->x<=x1 && g->x2>=x0 && g->y<=y1 && g->y2>=y0;
+  dx = g->x<x0 ? x0 - g->x : g->x>x1 ? g->x - x1 : 0;
+  dy = g->y<y0 ? y0 - g->y : g->y>y1 ? g->y - y1 : 0;
+  return sqrt(dx*dx + dy*dy)<=g->r*(1 + 1e-12);
+}
+
+/* The leaf of coordinate x: its index among the 2^nBits. */
+static u64 geoFlatLeaf(double x, double rMin, double rMax, int nBits){
+  double nSide = (double)((u64)1<<nBits);
+  double d = floor((x - rMin)/(rMax - rMin)*nSide);
+  return d<0 ? 0 : d>=nSide ? ((u64)1<<nBits) - 1 : (u64)d;
+}
+
+int docextGeo2dCells(const DocValue *v, double rMin, double rMax, int nBits,
+                     i64 **paKey, int *pnKey, char **pzWhy){
+  GeoParse sParse;
+  DocIter it;
+  i64 *aKey;
+  int n = 0, nAlloc, i, bMany;
+  *paKey = 0;
+  *pnKey = 0;
+  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ){
+    return docextError(pzWhy, "location object expected, location array not in correct format");
+  }
+  /* one point, or (its first value being no number) an array of points */
+  docextIterInitValue(&it, v);
+  bMany = docextIterNext(&it) && (it.v.type==DOC_ARRAY || it.v.type==DOC_DOCUMENT);
+  nAlloc = bMany ? docextIterCount(v) : 1;
+  aKey = sqlite3_malloc64(sizeof(i64)*(size_t)(nAlloc>0 ? nAlloc : 1));
+  if( aKey==0 ) return SQLITE_NOMEM;
+  memset(&sParse, 0, sizeof(sParse));
+  docextIterInitValue(&it, v);
+  while( sParse.rc==SQLITE_OK && (bMany ? docextIterNext(&it) : n==0) ){
+    const DocValue *pPt = bMany ? &it.v : v;
+    double x = 0, y = 0;
+    geoFlatPoint(&sParse, pPt, 1, &x, &y);
+    if( sParse.rc ) break;
+    if( !(x>=rMin && x<rMax && y>=rMin && y<rMax) ){
+      geoFail(&sParse, "point not in interval of [ %.15g, %.15g ) (x: %.15g, y: %.15g)",
+              rMin, rMax, x, y);
+      break;
+    }
+    aKey[n++] = geoCellKey((((geoSpread(geoFlatLeaf(x, rMin, rMax, nBits))<<1)
+                            | geoSpread(geoFlatLeaf(y, rMin, rMax, nBits)))));
+  }
+  if( sParse.rc ){
+    sqlite3_free(aKey);
+    if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    return docextError(pzWhy, "%s", sParse.zWhy);
+  }
+  qsort(aKey, (size_t)n, sizeof(i64), geoI64Cmp);
+  for(i=0, nAlloc=0; i<n; i++){
+    if( i==0 || aKey[i]!=aKey[i-1] ) aKey[nAlloc++] = aKey[i];
+  }
+  *paKey = aKey;
+  *pnKey = nAlloc;
+  return SQLITE_OK;
+}
+
+/* The flat region of a query operator, or 0 when it has none. */
+static int geoFlatRegionOf(int eOp, const DocValue *v, GeoFlatRegion *g){
+  DocGeo *q = 0;
+  char *zWhy = 0;
+  double rMin, rMax = INFINITY;
+  int rc, i, bOk = 1;
+  memset(g, 0, sizeof(*g));
+  if( eOp==DOCEXT_GEO_NEAR ){
+    rc = docextGeoNearOpNew(v, &q, &rMin, &rMax, &zWhy);
+  }else{
+    rc = docextGeoQueryNew(eOp==DOCEXT_GEO_WITHIN, v, &q, &zWhy);
+  }
+  sqlite3_free(zWhy);
+  if( rc!=SQLITE_OK ) return rc==SQLITE_NOMEM ? -1 : 0;
+  switch( q->eShape ){
+    case GEO_BOX:
+      g->eShape = GEO_BOX;
+      g->x = q->x; g->y = q->y; g->x2 = q->x2; g->y2 = q->y2;
+      break;
+    case GEO_POLYGON:
+      g->eShape = GEO_BOX;
+      g->x = g->x2 = q->aFlat[0];
+      g->y = g->y2 = q->aFlat[1];
+      for(i=1; i<q->nFlat; i++){
+        g->x = fmin(g->x, q->aFlat[2*i]);
+        g->x2 = fmax(g->x2, q->aFlat[2*i]);
+        g->y = fmin(g->y, q->aFlat[2*i+1]);
+        g->y2 = fmax(g->y2, q->aFlat[2*i+1]);
+      }
+      break;
+    case GEO_CENTER:
+      g->eShape = GEO_CENTER;
+      g->x = q->x; g->y = q->y; g->r = q->r;
+      break;
+    case GEO_NEARFLAT:
+      g->eShape = GEO_CENTER;
+      g->x = q->x; g->y = q->y; g->r = rMax;
+      bOk = rMax<INFINITY;
+      break;
+    default:
+      bOk = 0;
+      break;
+  }
+  docextGeoFree(q);
+  return bOk;
+}
+
+int docextGeo2dKeyRanges(int eOp, const DocValue *v, double rMin, double rMax, int nBits,
+                         i64 **paRange, int *pnRange){
+  GeoFlatRegion g;
+  u64 a[GEO_CELLS_MAX];               /* cells: morton prefix, level in low bits */
+  int aLevel[GEO_CELLS_MAX], n = 1, i, bOk;
+  double span = rMax - rMin, pad = span*1e-12;
+  i64 *aRange;
+  *paRange = 0;
+  *pnRange = 0;
+  bOk = geoFlatRegionOf(eOp, v, &g);
+  if( bOk<0 ) return SQLITE_NOMEM;
+  if( bOk==0 ) return SQLITE_OK;
+  a[0] = 0;
+  aLevel[0] = 0;
+  for(;;){
+    u64 aChild[4];
+    int iBest = -1, k, nChild = 0;
+    for(k=0; k<n; k++){
+      if( aLevel[k]<nBits && (iBest<0 || aLevel[k]<aLevel[iBest]) ) iBest = k;
+    }
+    if( iBest<0 ) break;
+    for(k=0; k<4; k++){
+      u64 m = (a[iBest]<<2) | (u64)k;
+      double size = span/(double)((u64)1<<(aLevel[iBest]+1));
+      double x0 = rMin + (double)geoSqueeze(m>>1)*size, y0 = rMin + (double)geoSqueeze(m)*size;
+      if( geoFlatMeets(&g, x0, y0, x0 + size, y0 + size, pad) ) aChild[nChild++] = m;
+    }
+    if( nChild==0 ){
+      n--;                            /* (meets nothing: no range) */
+      a[iBest] = a[n];
+      aLevel[iBest] = aLevel[n];
+      if( n==0 ) return SQLITE_OK;
+      continue;
+    }
+    if( n - 1 + nChild > GEO_CELLS_MAX ) break;
+    a[iBest] = aChild[0];
+    aLevel[iBest]++;
+    for(k=1; k<nChild; k++){
+      a[n] = aChild[k];
+      aLevel[n++] = aLevel[iBest];
+    }
+  }
+  aRange = sqlite3_malloc64(sizeof(i64)*2*(size_t)n);
+  if( aRange==0 ) return SQLITE_NOMEM;
+  for(i=0; i<n; i++){
+    int nShift = 2*(nBits - aLevel[i]);
+    u64 lo = nShift<64 ? a[i]<<nShift : 0;
+    u64 hi = nShift<64 ? ((a[i] + 1)<<nShift) - 1 : ~(u64)0;
+    aRange[2*i] = geoCellKey(lo);
+    aRange[2*i+1] = geoCellKey(hi);
+  }
+  qsort(aRange, (size_t)n, 2*sizeof(i64), geoKeyRangeCmp);
+  *paRange = aRange;
+  *pnRange = n;
   return SQLITE_OK;
 }

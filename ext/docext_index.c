@@ -395,7 +395,7 @@ static int kgEmitKey(KGen *g, DocValue *aVal, i64 iCell){
   for(i=0; i<pIdx->nField; i++){
     if( pIdx->aDir[i]==0 ){
       idxHashAppend(pIdx, &rc, &pSet->buf, &aVal[i]);
-    }else if( pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+    }else if( docextDirIsGeo(pIdx->aDir[i]) ){
       u8 a8[8];
       DocValue c = docextValue64(DOC_INT64, iCell, a8);
       docextKeyAppend(&rc, &pSet->buf, &c, 0);
@@ -407,9 +407,10 @@ static int kgEmitKey(KGen *g, DocValue *aVal, i64 iCell){
   return rc;
 }
 
-/* The keys of a combination whose 2dsphere field (j) holds v: one per cell
-** covering it. Null (or nothing) there: none, as a 2dsphere index is sparse
-** on its geometry; a value that is no geometry: MongoDB's error 16755. */
+/* The keys of a combination whose geospatial field (j) holds v: one per
+** cell covering it (2dsphere), or per point (2d). Null (or nothing) there:
+** none, as such an index is sparse on its geometry; a value that is no
+** geometry: MongoDB's error 16755. */
 static int kgEmitCells(KGen *g, DocValue *aVal, int j, int bMissing){
   const DocIndex *pIdx = g->pIdx;
   const DocValue *v = &aVal[j];
@@ -420,7 +421,11 @@ static int kgEmitCells(KGen *g, DocValue *aVal, int j, int bMissing){
    || (v->type==DOC_ARRAY && docextIterCount(v)==0) ){
     return SQLITE_OK;
   }
-  rc = docextGeoCells(v, &aCell, &nCell, &zWhy);
+  if( pIdx->aDir[j]==DOCEXT_DIR_2D ){
+    rc = docextGeo2dCells(v, pIdx->r2dMin, pIdx->r2dMax, pIdx->n2dBits, &aCell, &nCell, &zWhy);
+  }else{
+    rc = docextGeoCells(v, &aCell, &nCell, &zWhy);
+  }
   if( rc==SQLITE_ERROR ){
     *g->pzErr = sqlite3_mprintf("docext: Can't extract geo keys for index %s "
                                 "from field %s: %s", pIdx->zName ? pIdx->zName : "",
@@ -449,7 +454,7 @@ static int kgEmit(KGen *g, const KField *aF){
       aVal[i] = idxNullValue;
       nMissing++;
     }
-    if( pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+    if( docextDirIsGeo(pIdx->aDir[i]) ){
       jGeo = i;
       bGeoMissing = aF[i].eState!=KF_VALUE;
     }
@@ -475,7 +480,7 @@ static int kgRun(KGen *g, KField *aF){
 
   for(i=0; i<nField; i++){
     kfDescend(&aF[i]);
-    if( aF[i].eState==KF_LEAFARR && pIdx->aDir[i]==DOCEXT_DIR_2DSPHERE ){
+    if( aF[i].eState==KF_LEAFARR && docextDirIsGeo(pIdx->aDir[i]) ){
       aF[i].eState = KF_VALUE;      /* [x, y] is a point, not two values */
     }
     if( aF[i].eState==KF_LEAFARR || aF[i].eState==KF_STUCK ){
@@ -593,7 +598,7 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
 **
 ** Does the index keep vals that a covered query may read? */
 int docextIndexKeepsVals(const DocIndex *pIdx){
-  return !pIdx->bHashed && !pIdx->b2dsphere && pIdx->iId>0
+  return !pIdx->bHashed && !pIdx->eGeo && pIdx->iId>0
       && (!pIdx->bMultikey || pIdx->bMultikeyVals);
 }
 
@@ -763,7 +768,7 @@ static int idxPathOk(const char *z, int n, int bNew){
 static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char **pzErr){
   DocIter it;
   DocBuf norm;
-  int rc = SQLITE_OK, nField = 0, nHashed = 0, nGeo = 0, i;
+  int rc = SQLITE_OK, nField = 0, nHashed = 0, nGeo = 0, eGeo = 0, i;
   i64 nPath = 0, iStart;
   char *zPaths;
 
@@ -804,7 +809,15 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
         iDir = 0;
         nHashed++;
       }else if( nStr==8 && memcmp(zStr, "2dsphere", 8)==0 ){
-        iDir = DOCEXT_DIR_2DSPHERE;
+        iDir = eGeo = DOCEXT_DIR_2DSPHERE;
+        nGeo++;
+      }else if( nStr==2 && memcmp(zStr, "2d", 2)==0 ){
+        if( pIdx->nField>0 ){
+          *pzErr = sqlite3_mprintf("docext: 2d has to be first in index (field %s)", it.zKey);
+          rc = SQLITE_ERROR;
+          break;
+        }
+        iDir = eGeo = DOCEXT_DIR_2D;
         nGeo++;
       }else{
         *pzErr = sqlite3_mprintf("docext: index type '%s' is not supported (field %s)",
@@ -837,6 +850,8 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
       docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "hashed", 6);
     }else if( iDir==DOCEXT_DIR_2DSPHERE ){
       docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "2dsphere", 8);
+    }else if( iDir==DOCEXT_DIR_2D ){
+      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "2d", 2);
     }else{
       docextBsonAppendInt32(&rc, &norm, it.zKey, it.nKey, iDir);
     }
@@ -844,7 +859,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
       if( n>0 ) docextBufAppendByte(&rc, pName, '_');
       docextBufAppendf(&rc, pName, "%s_%s", it.zKey,
                        iDir==0 ? "hashed" : iDir==DOCEXT_DIR_2DSPHERE ? "2dsphere"
-                       : iDir>0 ? "1" : "-1");
+                       : iDir==DOCEXT_DIR_2D ? "2d" : iDir>0 ? "1" : "-1");
     }
   }
   if( rc==SQLITE_OK && nHashed>1 ){
@@ -852,17 +867,24 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && nGeo>1 ){
-    *pzErr = sqlite3_mprintf("docext: an index may have at most one 2dsphere field");
+    *pzErr = sqlite3_mprintf("docext: an index may have at most one geospatial "
+                             "(2dsphere or 2d) field");
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_OK && nGeo && nHashed ){
-    *pzErr = sqlite3_mprintf("docext: an index cannot have both a hashed and a 2dsphere field");
+    *pzErr = sqlite3_mprintf("docext: an index cannot have both a hashed and a "
+                             "geospatial field");
     rc = SQLITE_ERROR;
   }
   docextBsonEndDoc(&rc, &norm, iStart);
   if( rc==SQLITE_OK ){
     pIdx->bHashed = nHashed>0;
-    pIdx->b2dsphere = nGeo>0;
+    pIdx->eGeo = eGeo;
+    if( eGeo==DOCEXT_DIR_2D && pIdx->n2dBits==0 ){
+      pIdx->r2dMin = -180.0;          /* MongoDB's defaults */
+      pIdx->r2dMax = 180.0;
+      pIdx->n2dBits = 26;
+    }
     pIdx->aKeys = docextBsonCopy(norm.a);
     if( pIdx->aKeys==0 ) rc = SQLITE_NOMEM;
   }
@@ -925,10 +947,27 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
       if( pIdx->aPartial==0 ) return SQLITE_NOMEM;
     }else if( strcmp(it.zKey, "background")==0 ){
       /* accepted and ignored, as MongoDB does since 4.2 */
+    }else if( strcmp(it.zKey, "min")==0 || strcmp(it.zKey, "max")==0
+           || strcmp(it.zKey, "bits")==0 ){
+      double d = docextValueToDouble(&it.v);
+      if( pIdx->eGeo!=DOCEXT_DIR_2D || !docextValueIsNumber(&it.v) || !isfinite(d) ){
+        return docextError(pzErr, "docext: %s is a number, for an index with a 2d field",
+                           it.zKey);
+      }
+      if( it.zKey[0]=='b' ){
+        if( d<1 || d>32 || d!=floor(d) ){
+          return docextError(pzErr, "docext: bits for a 2d index must be between 1 and 32");
+        }
+        pIdx->n2dBits = (int)d;
+      }else if( it.zKey[1]=='i' ){
+        pIdx->r2dMin = d;
+      }else{
+        pIdx->r2dMax = d;
+      }
     }else if( strcmp(it.zKey, "2dsphereIndexVersion")==0 ){
       /* docext has one version of 2dsphere keys (MongoDB's 2 and 3 index
       ** the same geometries); accepted for scripts written for MongoDB */
-      if( !docextValueIsNumber(&it.v) || !pIdx->b2dsphere ){
+      if( !docextValueIsNumber(&it.v) || pIdx->eGeo!=DOCEXT_DIR_2DSPHERE ){
         return docextError(pzErr, "docext: 2dsphereIndexVersion is a number, "
                                   "for an index with a 2dsphere field");
       }
@@ -944,17 +983,22 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
   if( pIdx->bHashed && pIdx->bUnique ){
     return docextError(pzErr, "docext: a hashed index cannot be unique");
   }
-  if( pIdx->b2dsphere && pIdx->bUnique ){
-    return docextError(pzErr, "docext: a 2dsphere index cannot be unique");
+  if( pIdx->eGeo && pIdx->bUnique ){
+    return docextError(pzErr, "docext: a %s index cannot be unique",
+                       pIdx->eGeo==DOCEXT_DIR_2D ? "2d" : "2dsphere");
+  }
+  if( pIdx->eGeo==DOCEXT_DIR_2D && !(pIdx->r2dMin<pIdx->r2dMax) ){
+    return docextError(pzErr, "docext: a 2d index's min must be below its max");
   }
   if( pIdx->nExpireAfter>=0 ){
     if( pIdx->nField>1 ){
       return docextError(pzErr, "docext: TTL indexes are single-field indexes, "
                                 "compound indexes do not support TTL");
     }
-    if( pIdx->bHashed || pIdx->b2dsphere ){
+    if( pIdx->bHashed || pIdx->eGeo ){
       return docextError(pzErr, "docext: a TTL index cannot be %s",
-                         pIdx->bHashed ? "hashed" : "2dsphere");
+                         pIdx->bHashed ? "hashed" : pIdx->eGeo==DOCEXT_DIR_2D ? "2d"
+                         : "2dsphere");
     }
     if( strcmp(pIdx->azPath[0], "_id")==0 ){
       return docextError(pzErr, "docext: the _id field does not support TTL indexes");
@@ -1021,6 +1065,11 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     docextBsonAppendBool(&rc, pOut, "multikeyVals", 12, 1);
   }
   if( p->bHashed && p->bHashMix ) docextBsonAppendBool(&rc, pOut, "hashMix", 7, 1);
+  if( p->eGeo==DOCEXT_DIR_2D ){
+    docextBsonAppendDouble(&rc, pOut, "min", 3, p->r2dMin);
+    docextBsonAppendDouble(&rc, pOut, "max", 3, p->r2dMax);
+    docextBsonAppendInt32(&rc, pOut, "bits", 4, p->n2dBits);
+  }
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }

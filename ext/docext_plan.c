@@ -1114,14 +1114,16 @@ static void hashedSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pCon
 }
 
 /*------------------------------------------------------------------------
-** 2dsphere fields
+** Geospatial fields (2dsphere, 2d)
 */
 
-/* The set of a 2dsphere field: the cell ranges of its first geospatial
-** condition that bounds it (docextGeoKeyRanges), displayed as the int64
-** keys. Never exact: the matcher decides. */
-static void geoSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField, int nField,
+/* The set of geospatial field j of pIdx: the cell ranges of its first
+** condition that bounds it (docextGeoKeyRanges, docextGeo2dKeyRanges),
+** displayed as the int64 keys. Never exact: the matcher decides. */
+static void geoSet(PlanCtx *pCtx, const DocIndex *pIdx, int j, const PlanConds *pConds,
                    IvSet *pOut){
+  const char *zField = pIdx->azPath[j];
+  int nField = (int)strlen(zField);
   int i;
   memset(pOut, 0, sizeof(*pOut));
   pOut->bFull = 1;
@@ -1130,7 +1132,12 @@ static void geoSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField, i
     i64 *aRange = 0;
     int nRange = 0, k;
     if( c->eOp!=PC_GEO || !planPathIs(c->zPath, c->nPath, zField, nField) ) continue;
-    pCtx->rc = docextGeoKeyRanges(c->eGeo, &c->v, &aRange, &nRange);
+    if( pIdx->aDir[j]==DOCEXT_DIR_2D ){
+      pCtx->rc = docextGeo2dKeyRanges(c->eGeo, &c->v, pIdx->r2dMin, pIdx->r2dMax,
+                                      pIdx->n2dBits, &aRange, &nRange);
+    }else{
+      pCtx->rc = docextGeoKeyRanges(c->eGeo, &c->v, &aRange, &nRange);
+    }
     for(k=0; k<nRange && pCtx->rc==SQLITE_OK; k++){
       u8 aLo[8], aHi[8];
       DocValue lo = docextValue64(DOC_INT64, aRange[2*k], aLo);
@@ -1145,13 +1152,13 @@ static void geoSet(PlanCtx *pCtx, const PlanConds *pConds, const char *zField, i
   ivsNormalize(pCtx, pOut);
 }
 
-/* Does the query ask for a geometry in the 2dsphere field of pIdx? Only then
+/* Does the query ask for a geometry in the geospatial field of pIdx? Only then
 ** may the index answer it: documents without one have no entries. */
 static int geoAsked(const DocIndex *pIdx, const PlanConds *pConds){
   int j, k;
   for(j=0; j<pIdx->nField; j++){
     const char *zF = pIdx->azPath[j];
-    if( pIdx->aDir[j]!=DOCEXT_DIR_2DSPHERE ) continue;
+    if( !docextDirIsGeo(pIdx->aDir[j]) ) continue;
     for(k=0; k<pConds->n; k++){
       const PlanCond *c = &pConds->a[k];
       if( c->eOp==PC_GEO && planPathIs(c->zPath, c->nPath, zF, (int)strlen(zF)) ) return 1;
@@ -1266,7 +1273,7 @@ static void trySort(PlanTry *p, const PlanSortField *aSort, int nSort){
       int iThis;
       /* "a.0": the key is the element whole (an array stays one value),
       ** the sort reads the path as the matcher does */
-      if( pIdx->aDir[j]==0 || pIdx->aDir[j]==DOCEXT_DIR_2DSPHERE
+      if( pIdx->aDir[j]==0 || docextDirIsGeo(pIdx->aDir[j])
        || aSort[i].iDir==0 || planPathHasNumber(zF) ) return;
       /* an array on its path: a document's entries hold each element, and
       ** the sort reads the array as a whole (its least or greatest) */
@@ -1376,7 +1383,7 @@ static int tryElemMatchSet(PlanCtx *pCtx, const PlanConds *pConds, PlanTry *p,
       IvSet t;
       if( !tryFieldsShareArray(pIdx, k, j) ) continue;
       if( !planPathUnder(c->zPath, c->nPath, zE, nE) || pIdx->aDir[k]==0
-       || pIdx->aDir[k]==DOCEXT_DIR_2DSPHERE || tryFieldsShareArrayFrom(pIdx, k, j, nPre) ){
+       || docextDirIsGeo(pIdx->aDir[k]) || tryFieldsShareArrayFrom(pIdx, k, j, nPre) ){
         bOk = 0;
         break;
       }
@@ -1423,7 +1430,7 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
     int bUsable = tryFieldUsable(pIdx, j);
     u64 mk = docextIndexMultikeyPath(pIdx, j);
     IvSet *s = &p->aField[j];
-    if( !bUsable && !bStop && pIdx->aDir[j]!=0 && pIdx->aDir[j]!=DOCEXT_DIR_2DSPHERE
+    if( !bUsable && !bStop && pIdx->aDir[j]!=0 && !docextDirIsGeo(pIdx->aDir[j])
      && !planPathHasNumber(zF)
      && tryElemMatchSet(pCtx, pConds, p, j, s) ){
       /* bounds from one $elemMatch, never exact (the filter checks it) */
@@ -1443,8 +1450,8 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       }
       continue;
     }
-    if( pIdx->aDir[j]==DOCEXT_DIR_2DSPHERE ){
-      geoSet(pCtx, pConds, zF, nF, s);
+    if( docextDirIsGeo(pIdx->aDir[j]) ){
+      geoSet(pCtx, pIdx, j, pConds, s);
     }else if( pIdx->aDir[j]==0 ){
       hashedSet(pCtx, pIdx, pConds, zF, nF, s);
       /* hashes hide null: ask the values whether they exclude it */
@@ -1759,7 +1766,7 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
     if( iOnly<0 ){
       int bOk = t->bBounded || (t->bSorted && nWant>=0) || t->bExists;
       if( bOk && aIdx[i].bSparse && !t->bSparseOk ) bOk = 0;
-      if( bOk && aIdx[i].b2dsphere && !geoAsked(&aIdx[i], pConds) ) bOk = 0;
+      if( bOk && aIdx[i].eGeo && !geoAsked(&aIdx[i], pConds) ) bOk = 0;
       if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
       if( !bOk ){ tryFree(t); continue; }
     }
@@ -1824,6 +1831,8 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
           iDir = 0;
         }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "2dsphere")==0 ){
           iDir = DOCEXT_DIR_2DSPHERE;
+        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "2d")==0 ){
+          iDir = DOCEXT_DIR_2D;
         }else{
           iDir = 3;                       /* matches no field */
         }

@@ -229,7 +229,10 @@ struct DocQuery {
   const char *zNearPath;    /* and its path */
   int nNearPath, iNearFilter;
   double rRing;             /* the radius of this round of a search by rings
-                            ** (queryRingFirst), in radians, or -1 */
+                            ** (queryRingFirst), in radians (in the plane:
+                            ** its units), or -1 */
+  double rRingLast;         /* the greatest ring's radius */
+  int bRingFlat;            /* the rings are in the plane, for a 2d index */
   int bNaturalDesc;         /* collection scan newest first */
   DocIdxCursor *pIdxCur;    /* entries of the current range */
   int iScan, iRange;        /* current scan of the plan, next range */
@@ -919,18 +922,21 @@ static void queryDropUncovered(DocQuery *p){
 }
 
 /*------------------------------------------------------------------------
-** A search by rings. A query ordered by a $near on the sphere (no sort of
-** its own) that wants at most N = skip+limit rows, over a collection with
-** a 2dsphere index on the $near's path, first reads only what lies within
-** a radius r of the point: it is planned with one more filter, for
-** planning only, {path: {$geoWithin: {$centerSphere: [point, r]}}}, which
-** holds for every document within r of it (r grown by a hair for the
-** rounding of the point's longitude and latitude), so the index reads
+** A search by rings. A query ordered by a $near (no sort of its own) that
+** wants at most N = skip+limit rows, over a collection with a geospatial
+** index on the $near's path (2dsphere for a $near on the sphere, 2d for
+** one in the plane), first reads only what lies within a radius r of the
+** point: it is planned with one more filter, for planning only, {path:
+** {$geoWithin: {$centerSphere: [point, r]}}} (in the plane, $center),
+** which holds for every document within r of it (r grown by a hair for
+** the rounding of the point's longitude and latitude), so the index reads
 ** the cells near the point. When N documents lie within r, they are the
-** N nearest: the answer. Otherwise r grows eightfold, and beyond
-** QUERY_RING_LAST the query reads as without rings.
+** N nearest: the answer. Otherwise r grows eightfold, and beyond the last
+** ring (a radian; in the plane, past the index's bounds) the query reads
+** as without rings.
 */
-#define QUERY_RING_FIRST 1e-4      /* radians: 640 m */
+#define QUERY_RING_FIRST 1e-4      /* radians: 640 m; in the plane, of the
+                                   ** span of a 2d index's bounds */
 #define QUERY_RING_LAST  1.0
 
 /* The first radius for the query's search by rings, or -1 when it is not
@@ -940,25 +946,28 @@ static double queryRingFirst(DocQuery *p, const DocAccess *pAccess){
   DocIndex *aIdx = 0;
   DocValue hint;
   char *zErr = 0;
-  int nIdx = 0, i, j, bMeters;
+  int nIdx = 0, i, j, bMeters, eWant;
   if( !p->bNearSort || p->nMax<0 || p->nFilter>=DOCEXT_MAX_FILTERS
    || pAccess->eAccess!=DOCEXT_ACCESS_ALL || p->iPlanIndexOff>=0
    || (p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint))
-   || !docextGeoNearIsSphere(p->pNearGeo, &bMeters)
    || docextMatcherNearMax(p->apFilter[p->iNearFilter])<INFINITY ){
     return -1;
   }
+  p->bRingFlat = !docextGeoNearIsSphere(p->pNearGeo, &bMeters);
+  eWant = p->bRingFlat ? DOCEXT_DIR_2D : DOCEXT_DIR_2DSPHERE;
   if( docextCollIndexes(p->pColl, &aIdx, &nIdx, &zErr)!=SQLITE_OK ){
     sqlite3_free(zErr);
     return -1;                      /* (planning will say why) */
   }
   for(i=0; i<nIdx; i++){
-    if( !aIdx[i].b2dsphere || aIdx[i].aPartial ) continue;
+    if( aIdx[i].eGeo!=eWant || aIdx[i].aPartial ) continue;
     for(j=0; j<aIdx[i].nField; j++){
       const char *z = aIdx[i].azPath[j];
-      if( aIdx[i].aDir[j]==DOCEXT_DIR_2DSPHERE && (int)strlen(z)==p->nNearPath
+      if( aIdx[i].aDir[j]==eWant && (int)strlen(z)==p->nNearPath
        && memcmp(z, p->zNearPath, p->nNearPath)==0 ){
-        return QUERY_RING_FIRST;
+        double rSpan = aIdx[i].r2dMax - aIdx[i].r2dMin;
+        p->rRingLast = p->bRingFlat ? 2*rSpan : QUERY_RING_LAST;
+        return p->bRingFlat ? QUERY_RING_FIRST*rSpan : QUERY_RING_FIRST;
       }
     }
   }
@@ -974,7 +983,8 @@ static int queryRingFilter(DocQuery *p, DocBuf *pOut){
   iDoc = docextBsonStartDoc(&rc, pOut);
   iPath = docextBsonStartChild(&rc, pOut, DOC_DOCUMENT, p->zNearPath, p->nNearPath);
   iOp = docextBsonStartChild(&rc, pOut, DOC_DOCUMENT, "$geoWithin", 10);
-  iArgs = docextBsonStartChild(&rc, pOut, DOC_ARRAY, "$centerSphere", 13);
+  iArgs = p->bRingFlat ? docextBsonStartChild(&rc, pOut, DOC_ARRAY, "$center", 7)
+                       : docextBsonStartChild(&rc, pOut, DOC_ARRAY, "$centerSphere", 13);
   iPt = docextBsonStartChild(&rc, pOut, DOC_ARRAY, "0", 1);
   docextBsonAppendDouble(&rc, pOut, "0", 1, lng);
   docextBsonAppendDouble(&rc, pOut, "1", 1, lat);
@@ -1085,7 +1095,7 @@ int docextQueryStart(DocQuery *p, DocAccess *pAccess, char **pzErr){
       docextAccessClear(pAccess);
       return rc;
     }
-    r = r*8<=QUERY_RING_LAST ? r*8 : -1;
+    r = r*8<=p->rRingLast ? r*8 : -1;
   }
   p->rRing = -1;
   return queryStartOnce(p, pAccess, pzErr);

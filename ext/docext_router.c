@@ -199,10 +199,11 @@ int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr){
     return rc;
   }
   for(j=0; j<pKey->nField; j++){
-    if( pKey->aDir[j]<0 || pKey->aDir[j]==DOCEXT_DIR_2DSPHERE ){
+    if( pKey->aDir[j]<0 || docextDirIsGeo(pKey->aDir[j]) ){
       return docextError(pzErr, "docext: in the shard key: field %s is %s: a shard key "
                          "field is 1 or \"hashed\"", pKey->azPath[j],
-                         pKey->aDir[j]<0 ? "-1" : "\"2dsphere\"");
+                         pKey->aDir[j]<0 ? "-1" : pKey->aDir[j]==DOCEXT_DIR_2D ? "\"2d\""
+                         : "\"2dsphere\"");
     }
   }
   return SQLITE_OK;

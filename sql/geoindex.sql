@@ -2,8 +2,9 @@
 -- take and refuse (a refused write changes nothing), the queries they
 -- answer ($geoWithin, $geoIntersects, $near and $nearSphere with a maximum
 -- distance, $geoNear with maxDistance) and those they leave to a scan,
--- compound 2dsphere indexes, hints, updates, and doc_check after each step.
--- Each answer is checked against the same query without the index.
+-- compound 2dsphere indexes, hints, updates, and doc_check after each step;
+-- then 2d indexes of legacy points in the plane. Each answer is checked
+-- against the same query without the index.
 .load ./docext
 .headers off
 .mode list
@@ -36,7 +37,7 @@ SELECT 'unique', doc_create_index('places', '{loc: "2dsphere"}', '{unique: true,
 SELECT 'ttl', doc_create_index('places', '{loc: "2dsphere"}', '{expireAfterSeconds: 60, name: "t"}');
 SELECT 'two', doc_create_index('places', '{loc: "2dsphere", at: "2dsphere"}');
 SELECT 'hashed', doc_create_index('places', '{loc: "2dsphere", kind: "hashed"}');
-SELECT '2d', doc_create_index('places', '{loc: "2d"}');
+SELECT '2d of GeoJSON', doc_create_index('places', '{loc: "2d"}');
 SELECT 'version', doc_create_index('places', '{kind: 1}', '{2dsphereIndexVersion: 3}');
 SELECT 'not geometry', doc_create_index('places', '{kind: "2dsphere"}');
 SELECT 'indexes', group_concat(name, ' ') FROM doc_indexes('places');
@@ -143,3 +144,72 @@ ATTACH ':memory:' AS s1;
 SELECT doc_add_shard('s1');
 CREATE VIRTUAL TABLE spots USING docext;
 SELECT doc_shard_collection('spots', '{loc: "2dsphere"}');
+
+.print -- 2d indexes: legacy points in the plane
+CREATE VIRTUAL TABLE grid USING docext;
+INSERT INTO grid(doc) VALUES
+  ('{_id: 1, kind: "a", pos: [1, 1]}'),
+  ('{_id: 2, kind: "b", pos: [5, 5]}'),
+  ('{_id: 3, kind: "a", pos: {x: 10, y: 3}}'),
+  ('{_id: 4, kind: "b", pos: [[2, 2], [50, 50]]}'),
+  ('{_id: 5, kind: "a"}'),
+  ('{_id: 6, kind: "a", pos: null}'),
+  ('{_id: 7, kind: "b", pos: [-179.5, 179.9]}'),
+  ('{_id: 8, kind: "a", pos: [3, 3, 99]}');
+CREATE VIRTUAL TABLE gridplain USING docext;
+INSERT INTO gridplain(doc) SELECT doc FROM grid;
+SELECT 'create', doc_create_index('grid', '{pos: "2d"}');
+SELECT 'compound', doc_create_index('grid', '{pos: "2d", kind: 1}');
+SELECT 'indexes', group_concat(name || ' ' || key || ' ' || multikey || ' ' || entries, '; ') FROM doc_indexes('grid');
+SELECT 'other options', doc_create_index('grid', '{pos: "2d"}', '{bits: 12, name: "pos_small"}');
+CREATE VIRTUAL TABLE board USING docext;
+INSERT INTO board(doc) VALUES ('{_id: 1, pos: [0, 0]}'), ('{_id: 2, pos: [63.9, -64]}'), ('{_id: 3, pos: [1, 1]}');
+SELECT 'bounds', doc_create_index('board', '{pos: "2d"}', '{min: -64, max: 64, bits: 3}');
+SELECT 'in a cell', group_concat(_id, ' '), json_extract(doc_explain('board', '{pos: {$geoWithin: {$box: [[0, 0], [0.5, 0.5]]}}}'), '$.nscanned') FROM board('{pos: {$geoWithin: {$box: [[0, 0], [0.5, 0.5]]}}}');
+CREATE VIRTUAL TABLE board2 USING docext;
+INSERT INTO board2(doc) SELECT doc FROM board;
+SELECT 'out of bounds', doc_create_index('board2', '{pos: "2d"}', '{min: 0, max: 10}');
+SELECT 'no index made', group_concat(name, ' ') FROM doc_indexes('board2');
+SELECT 'not first', doc_create_index('grid', '{kind: 1, pos: "2d"}');
+SELECT 'bits', doc_create_index('grid', '{pos: "2d"}', '{bits: 33, name: "b33"}');
+SELECT 'min max', doc_create_index('grid', '{pos: "2d"}', '{min: 5, max: -5, name: "mm"}');
+SELECT 'options elsewhere', doc_create_index('grid', '{kind: 1}', '{bits: 10, name: "kb"}');
+SELECT 'unique', doc_create_index('grid', '{pos: "2d"}', '{unique: true, name: "u2"}');
+SELECT 'shard key', doc_shard_collection('grid', '{pos: "2d"}');
+INSERT INTO grid(doc) VALUES ('{_id: 20, pos: [180, 0]}');
+INSERT INTO grid(doc) VALUES ('{_id: 20, pos: {type: "Point", coordinates: [1, 2]}}');
+INSERT INTO grid(doc) VALUES ('{_id: 20, pos: "here"}');
+INSERT INTO grid(doc) VALUES ('{_id: 20, pos: [[1, 2], "x"]}');
+SELECT 'count', count(*) FROM grid;
+SELECT 'check', doc_check('grid');
+CREATE TEMP TABLE flat(label, f);
+INSERT INTO flat VALUES
+  ('$box', '{pos: {$geoWithin: {$box: [[0, 0], [6, 6]]}}}'),
+  ('$box at a corner', '{pos: {$geoWithin: {$box: [[5, 5], [7, 7]]}}}'),
+  ('$center', '{pos: {$geoWithin: {$center: [[0, 0], 3]}}}'),
+  ('$polygon', '{pos: {$geoWithin: {$polygon: [[0, 0], [12, 0], [12, 4]]}}}'),
+  ('$near with a maximum', '{pos: {$near: [4, 4], $maxDistance: 5}}'),
+  ('[x, y, d]', '{pos: {$near: [4, 4, 2]}}'),
+  ('kind and $box', '{kind: "a", pos: {$geoWithin: {$box: [[0, 0], [20, 20]]}}}'),
+  ('$centerSphere: no bounds', '{pos: {$geoWithin: {$centerSphere: [[0, 0], 0.2]}}}'),
+  ('far corner', '{pos: {$geoWithin: {$box: [[-180, 179], [-179, 180]]}}}');
+SELECT label,
+       (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM grid(f) ORDER BY _id)),
+       CASE WHEN (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM grid(f) ORDER BY _id))
+              IS (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM gridplain(f) ORDER BY _id))
+            THEN 'same' ELSE 'DIFFERENT' END,
+       json_extract(doc_explain('grid', f), '$.cursor')
+  FROM flat;
+SELECT 'nearest 3', group_concat(_id, ' ') FROM (SELECT _id FROM grid('{pos: {$near: [4, 4]}}') LIMIT 3);
+SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM gridplain('{pos: {$near: [4, 4]}}') LIMIT 3);
+SELECT 'plan', json_extract(doc_explain('grid', '{pos: {$near: [4, 4]}}', NULL, NULL, '{limit: 3}'), '$.cursor', '$.n');
+SELECT 'far', group_concat(_id, ' ') FROM (SELECT _id FROM grid('{pos: {$near: [-170, 170]}}') LIMIT 2);
+SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM gridplain('{pos: {$near: [-170, 170]}}') LIMIT 2);
+SELECT '$geoNear', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 2), ' ')
+  FROM doc_aggregate('grid', '[{$geoNear: {near: [4, 4], distanceField: "d", key: "pos"}}, {$limit: 3}]');
+SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 2), ' ')
+  FROM doc_aggregate('gridplain', '[{$geoNear: {near: [4, 4], distanceField: "d", key: "pos"}}, {$limit: 3}]');
+SELECT 'move', doc_update_one('grid', '{_id: 2}', '{$set: {pos: [-3, -3]}}');
+SELECT 'bad move', doc_update_one('grid', '{_id: 1}', '{$set: {pos: [500, 0]}}');
+SELECT 'after', group_concat(_id, ' ') FROM grid('{pos: {$geoWithin: {$box: [[-4, -4], [0, 0]]}}}');
+SELECT 'check', doc_check('grid');

@@ -31,12 +31,13 @@ SELECT json_extract(doc_analyze_shard_key('events', '{ _id: 1 }', '{ shards: 3 }
 -- negative): every insert to the first chunk's shard
 SELECT json_extract(doc_analyze_shard_key('logs', '{ countdown: 1 }', '{ shards: 2 }'),
   '$.keyCharacteristics.monotonicity', '$.writeDistribution.insertsByShard');
--- ... and hashed, the same ObjectIds spread (about a third to each shard;
--- they are made at random, so only the bound is shown)
+-- ... and hashed, the same ObjectIds spread (about a third to each shard,
+-- from 35 to 45 percent to the hottest in runs seen; they are made at
+-- random, so only a bound far from the monotonic key's 100 is shown)
 SELECT json_extract(doc_analyze_shard_key('events', '{ _id: "hashed" }', '{ shards: 3 }'),
   '$.keyCharacteristics.monotonicity.type'),
   json_extract(doc_analyze_shard_key('events', '{ _id: "hashed" }', '{ shards: 3 }'),
-  '$.writeDistribution.percentageOfInsertsToHottestShard') < 45 AS spread;
+  '$.writeDistribution.percentageOfInsertsToHottestShard') < 60 AS spread;
 
 -- F. Articles by { userid: 1, time_posted: 1 }: the latest 10 posts of a
 -- user are on one shard, or two; by { time_posted: 1 } alone on several

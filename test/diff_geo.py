@@ -2219,16 +2219,16 @@ INDEX_BATCH = 40
 WHOLE_SPHERE = json.dumps({"loc": {"$geoWithin": {"$centerSphere": [[0, 0], 3.2]}}})
 
 
-def fill_pair(con, indexed, plain, paths, docs):
-    """Create collections indexed (a 2dsphere index on each of paths) and
-    plain, and insert into both each document the index accepts. Returns
-    (ids refused, failures)."""
+def fill_pair(con, indexed, plain, paths, docs, kind="2dsphere"):
+    """Create collections indexed (an index of kind, 2dsphere or 2d, on each
+    of paths) and plain, and insert into both each document the index
+    accepts. Returns (ids refused, failures)."""
     bad = []
     for t in (indexed, plain):
         con.execute("DROP TABLE IF EXISTS %s" % t)
         con.execute("CREATE VIRTUAL TABLE %s USING docext" % t)
     for p in paths:
-        con.execute("SELECT doc_create_index(?, ?)", (indexed, json.dumps({p: "2dsphere"}))).fetchall()
+        con.execute("SELECT doc_create_index(?, ?)", (indexed, json.dumps({p: kind}))).fetchall()
     refused = set()
     for d in docs:
         j = json.dumps(d)
@@ -2246,13 +2246,14 @@ def fill_pair(con, indexed, plain, paths, docs):
     return refused, bad
 
 
-def run_index_batch(con, batch):
+def run_index_batch(con, batch, kind):
     """The batch's match cases (i, category, operator, loc) on collections
-    with and without a 2dsphere index: a list of failure descriptions."""
+    with and without an index of kind (2dsphere, 2d): a list of failure
+    descriptions."""
     docs = [{"_id": i} if dj == "MISSING" else {"_id": i, "loc": dj} for i, _, _, dj in batch]
-    refused, bad = fill_pair(con, "gx", "gp", ["loc"], docs)
+    refused, bad = fill_pair(con, "gx", "gp", ["loc"], docs, kind)
     for i, cat, op, dj in batch:
-        if i in refused and isinstance(dj, (dict, list)):
+        if kind == "2dsphere" and i in refused and isinstance(dj, (dict, list)):
             whole = con.execute("SELECT doc_match(?, ?)", (json.dumps({"loc": dj}), WHOLE_SPHERE)).fetchone()[0]
             if whole and doc_kind(dj) != "legacy array":
                 bad.append("case %d [%s]: the index refused a geometry: %s" % (i, cat, json.dumps(dj)))
@@ -2287,10 +2288,14 @@ def near_paths(flt):
 
 
 def run_near_indexed(con, flt, sort, options, docs):
-    """A $near case on collections with and without a 2dsphere index on its
-    path: None when they agree, else a failure description."""
+    """A $near case on collections with and without a 2dsphere (for a $near
+    in the plane, 2d) index on its path: None when they agree, else a
+    failure description."""
     paths = near_paths(flt)
-    refused, bad = fill_pair(con, "nx", "np", paths[:1], docs)
+    op = flt[paths[0]] if paths[0] in flt else [f for f in flt["$and"] if paths[0] in f][0][paths[0]]
+    v = op.get("$near", op.get("$nearSphere"))
+    flat = "$near" in op and (isinstance(v, list) or (isinstance(v, dict) and "$geometry" not in v))
+    refused, bad = fill_pair(con, "nx", "np", paths[:1], docs, "2d" if flat else "2dsphere")
     args = (json.dumps(flt), None if sort is None else json.dumps(sort),
             None if options is None else json.dumps(options))
     res = []
@@ -2463,8 +2468,9 @@ def main():
             if want != "error":
                 batch.append((i, cat, op, dj))
             if len(batch) >= INDEX_BATCH or (batch and i == nf + cases - 1):
-                index_fails += run_index_batch(con, batch)
-                index_runs += 1
+                for kind in ("2dsphere", "2d"):
+                    index_fails += run_index_batch(con, batch, kind)
+                    index_runs += 1
                 batch = []
             wkey = want
             detail = ("FAIL case %d [%s]\n  filter   %s\n  document %s\n  expected %s, docext %s%s"
@@ -2482,8 +2488,9 @@ def main():
             if failed <= 10:
                 print(detail)
     if batch:
-        index_fails += run_index_batch(con, batch)
-        index_runs += 1
+        for kind in ("2dsphere", "2d"):
+            index_fails += run_index_batch(con, batch, kind)
+            index_runs += 1
     # each batch and each indexed $near case is one test
     for f in index_fails[:10]:
         print("FAIL (2dsphere index) " + f)

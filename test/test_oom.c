@@ -208,6 +208,11 @@ int main(void){
     "SELECT doc FROM doc_aggregate('gi', '[{$geoNear: {near: [0, 0], spherical: true, distanceField: \"d\", "
     "key: \"loc\", maxDistance: 0.1, query: {_id: {$gt: 0}}}}]')",
     "SELECT doc_create_index('gj', '{_id: 1, loc: \"2dsphere\"}') FROM one",
+    "INSERT INTO gf(doc) VALUES ('{_id: 10, pos: [[1, 1], [-1, -1]], k: 2}')",
+    "SELECT _id FROM gf('{pos: {$near: [0, 0]}}') LIMIT 2",
+    "SELECT doc FROM doc_aggregate('gf', '[{$geoNear: {near: [0, 0], distanceField: \"d\", key: \"pos\"}}, "
+    "{$limit: 2}]')",
+    "SELECT _id FROM gf('{pos: {$geoWithin: {$polygon: [[0, 0], [4, 0], [4, 4]]}}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
@@ -408,6 +413,11 @@ int main(void){
       "  coordinates: [[5, 5], [0, 2]]}}');"
       "CREATE VIRTUAL TABLE gj USING docext;"
       "INSERT INTO gj(doc) SELECT doc FROM gi;"
+      /* gf: points in the plane under a 2d index */
+      "CREATE VIRTUAL TABLE gf USING docext;"
+      "SELECT doc_create_index('gf', '{pos: \"2d\", k: 1}', '{min: -10, max: 10}');"
+      "INSERT INTO gf(doc) VALUES ('{_id: 1, pos: [0, 1], k: 1}'), ('{_id: 2, pos: [[2, 2], [3, 3]]}'),"
+      "  ('{_id: 3, pos: {x: -5, y: 5}}');"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
