@@ -1302,6 +1302,10 @@ int docextCollDelete(DocColl *p, i64 iDoc, char **pzErr);
 #define DOCEXT_DIR_2DSPHERE 2
 #define DOCEXT_DIR_2D       3
 #define docextDirIsGeo(d) ((d)==DOCEXT_DIR_2DSPHERE || (d)==DOCEXT_DIR_2D)
+#define DOCEXT_DIR_NONE     (-2)
+/* The aDir value of an index type named z[0..n) ("hashed", "2dsphere",
+** "2d"), or DOCEXT_DIR_NONE. */
+int docextIndexTypeDir(const char *z, int n);
 typedef struct DocIndex DocIndex;
 struct DocIndex {
   i64 iId;                  /* X_idxdef.id; 0 for _id_; -1 for a sort

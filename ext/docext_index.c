@@ -15,8 +15,8 @@
 **     { v: 1,                          format version (int32)
 **       name: "slug_1",                the same as the name column
 **       key: { slug: 1 },              normalized pattern: int32 1 / -1,
-**                                      or the string "hashed" or
-**                                      "2dsphere"
+**                                      or the string "hashed",
+**                                      "2dsphere" or "2d"
 **       unique: true,                  present only when true
 **       sparse: true,                  present only when true
 **       expireAfterSeconds: NumberLong(3600),      TTL indexes only
@@ -56,11 +56,13 @@
 ** document are distinct and sorted (memcmp order).
 **
 ** 2DSPHERE fields store, instead of the value, the cells that cover the
-** geometry there (docextGeoCells: int64 cell ids), one entry per cell: a
-** trailing array is one value there ([x, y] is a point), and a document
-** with null, an empty array or nothing there has no entries at all, as
-** MongoDB's 2dsphere indexes (version 2 on) are sparse on their geometry.
-** A value that is no valid geometry is an error, as in MongoDB.
+** geometry there (docextGeoCells: int64 cell ids), one entry per cell; 2D
+** fields the square of each legacy point there (docextGeo2dCells, within
+** the index's min, max and bits, kept in its spec). A trailing array is
+** one value there ([x, y] is a point), and a document with null, an empty
+** array or nothing there has no entries at all, as MongoDB's geospatial
+** indexes are sparse on their geometry. A value that is no valid geometry
+** is an error, as in MongoDB.
 **
 ** HASHED fields store, instead of the value, the int64 FNV-1a-64 hash of
 ** docextKeyAppend() of the value normalized so that numerically equal
@@ -762,6 +764,23 @@ static int idxPathOk(const char *z, int n, int bNew){
   return 1;
 }
 
+/* The index types a key pattern names by a string, by their aDir values. */
+static const char *const azIdxType[] = {
+  "hashed",                   /* 0 */
+  0,                          /* 1: ascending */
+  "2dsphere",                 /* DOCEXT_DIR_2DSPHERE */
+  "2d",                       /* DOCEXT_DIR_2D */
+};
+
+int docextIndexTypeDir(const char *z, int n){
+  int i;
+  for(i=0; i<DOCEXT_COUNT(azIdxType); i++){
+    const char *zName = azIdxType[i];
+    if( zName && (int)strlen(zName)==n && memcmp(zName, z, n)==0 ) return i;
+  }
+  return DOCEXT_DIR_NONE;
+}
+
 /* Check a key pattern and fill pIdx's nField, azPath, aDir, bHashed and
 ** aKeys (the normalized pattern). When pName is not NULL (a new index) the
 ** default name (slug_1, book_1_user_1, _id_hashed) is appended to it. */
@@ -805,30 +824,27 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     }else if( it.v.type==DOC_STRING ){
       int nStr;
       const char *zStr = docextValueStr(&it.v, &nStr);
-      if( nStr==6 && memcmp(zStr, "hashed", 6)==0 ){
-        iDir = 0;
-        nHashed++;
-      }else if( nStr==8 && memcmp(zStr, "2dsphere", 8)==0 ){
-        iDir = eGeo = DOCEXT_DIR_2DSPHERE;
-        nGeo++;
-      }else if( nStr==2 && memcmp(zStr, "2d", 2)==0 ){
-        if( pIdx->nField>0 ){
-          *pzErr = sqlite3_mprintf("docext: 2d has to be first in index (field %s)", it.zKey);
-          rc = SQLITE_ERROR;
-          break;
-        }
-        iDir = eGeo = DOCEXT_DIR_2D;
-        nGeo++;
-      }else{
+      iDir = docextIndexTypeDir(zStr, nStr);
+      if( iDir==DOCEXT_DIR_NONE ){
         *pzErr = sqlite3_mprintf("docext: index type '%s' is not supported (field %s)",
                                  zStr, it.zKey);
+        rc = SQLITE_ERROR;
+        break;
+      }
+      if( iDir==0 ) nHashed++;
+      if( docextDirIsGeo(iDir) ){
+        eGeo = iDir;
+        nGeo++;
+      }
+      if( iDir==DOCEXT_DIR_2D && pIdx->nField>0 ){
+        *pzErr = sqlite3_mprintf("docext: 2d has to be first in index (field %s)", it.zKey);
         rc = SQLITE_ERROR;
         break;
       }
     }
     if( iDir==0 && it.v.type!=DOC_STRING ){
       *pzErr = sqlite3_mprintf("docext: bad value for field %s in an index key pattern: "
-                               "use 1, -1, \"hashed\" or \"2dsphere\"", it.zKey);
+                               "use 1, -1, \"hashed\", \"2dsphere\" or \"2d\"", it.zKey);
       rc = SQLITE_ERROR;
       break;
     }
@@ -846,20 +862,16 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
     zPaths += it.nKey+1;
     pIdx->aDir[n] = iDir;
     pIdx->nField++;
-    if( iDir==0 ){
-      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "hashed", 6);
-    }else if( iDir==DOCEXT_DIR_2DSPHERE ){
-      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "2dsphere", 8);
-    }else if( iDir==DOCEXT_DIR_2D ){
-      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, "2d", 2);
-    }else{
+    if( iDir==1 || iDir==-1 ){
       docextBsonAppendInt32(&rc, &norm, it.zKey, it.nKey, iDir);
+    }else{
+      const char *zType = azIdxType[iDir];
+      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, zType, (int)strlen(zType));
     }
     if( pName ){
       if( n>0 ) docextBufAppendByte(&rc, pName, '_');
       docextBufAppendf(&rc, pName, "%s_%s", it.zKey,
-                       iDir==0 ? "hashed" : iDir==DOCEXT_DIR_2DSPHERE ? "2dsphere"
-                       : iDir==DOCEXT_DIR_2D ? "2d" : iDir>0 ? "1" : "-1");
+                       iDir==1 ? "1" : iDir==-1 ? "-1" : azIdxType[iDir]);
     }
   }
   if( rc==SQLITE_OK && nHashed>1 ){

@@ -1826,15 +1826,13 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
         }
         if( docextValueIsNumber(&it.v) ){
           double d = docextValueToDouble(&it.v);
-          iDir = d>0 ? 1 : d<0 ? -1 : 3;
-        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "hashed")==0 ){
-          iDir = 0;
-        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "2dsphere")==0 ){
-          iDir = DOCEXT_DIR_2DSPHERE;
-        }else if( it.v.type==DOC_STRING && strcmp((const char*)it.v.p+4, "2d")==0 ){
-          iDir = DOCEXT_DIR_2D;
+          iDir = d>0 ? 1 : d<0 ? -1 : DOCEXT_DIR_NONE;
+        }else if( it.v.type==DOC_STRING ){
+          int nStr;
+          const char *zStr = docextValueStr(&it.v, &nStr);
+          iDir = docextIndexTypeDir(zStr, nStr);
         }else{
-          iDir = 3;                       /* matches no field */
+          iDir = DOCEXT_DIR_NONE;
         }
         if( iDir!=aIdx[i].aDir[j] ) bSame = 0;
         j++;
