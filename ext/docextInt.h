@@ -740,9 +740,10 @@ int docextPathWalkMatch(const u8 *aDoc, const char *zPath, int nPath, int bNoLea
                         int (*xVisit)(void *pCtx, const DocValue *v, int iPos), void *pCtx);
 
 /**************************************************************************
-** Interface to docext_geo.c — the geospatial query operators $geoWithin
-** ($within) and $geoIntersects, tested on each value as MongoDB tests them
-** without a geospatial index.
+** Interface to docext_geo.c — the geospatial query operators ($geoWithin,
+** $within, $geoIntersects, $near, $nearSphere) and $geoNear's distances,
+** tested on each value as MongoDB tests them, and the keys of 2dsphere and
+** 2d indexes.
 */
 typedef struct DocGeo DocGeo;
 /* Parse the operand of $geoWithin (bWithin) or $geoIntersects: {$geometry:

@@ -1,7 +1,8 @@
 /*
 ** docext_geo.c — the geospatial query operators $geoWithin (and its old
 ** name $within) and $geoIntersects, tested on each document as MongoDB
-** tests them when no geospatial index serves the query.
+** tests them, and the cells of the geospatial indexes that narrow the
+** documents tested.
 **
 ** A query shape is parsed once (docextGeoQueryNew) and every candidate
 ** value of the filter's path is parsed as a geometry and tested against it
@@ -35,6 +36,10 @@
 ** docextGeoDistance): metres or radians on the sphere from the nearest
 ** point of a shape (0 inside a polygon), or plane units between legacy
 ** points.
+**
+** It also gives the keys of 2dsphere and 2d indexes and the key ranges a
+** query reads from them (the last two sections: cells of the sphere, as
+** S2's, and squares of the plane, as MongoDB's geohash).
 **
 ** MongoDB represents a point by its S2 leaf cell, about a centimetre wide,
 ** so a point on (or within a centimetre of) an edge counts as touching it.
