@@ -2067,6 +2067,9 @@ typedef struct GeoFlatRegion GeoFlatRegion;
 struct GeoFlatRegion {
   int eShape;         /* GEO_BOX (a polygon's bounding box too), GEO_CENTER */
   double x, y, x2, y2, r;
+  int bBox2;          /* GEO_BOX: a second box too (a circle on the sphere
+                      ** across the antimeridian) */
+  double bx, by, bx2, by2;
 };
 
 /* May the region meet the rectangle [x0, x1] x [y0, y1], grown by pad? */
@@ -2074,7 +2077,10 @@ static int geoFlatMeets(const GeoFlatRegion *g, double x0, double y0, double x1,
                         double y1, double pad){
   double dx, dy;
   x0 -= pad; y0 -= pad; x1 += pad; y1 += pad;
-  if( g->eShape==GEO_BOX ) return g->x<=x1 && g->x2>=x0 && g->y<=y1 && g->y2>=y0;
+  if( g->eShape==GEO_BOX ){
+    return (g->x<=x1 && g->x2>=x0 && g->y<=y1 && g->y2>=y0)
+        || (g->bBox2 && g->bx<=x1 && g->bx2>=x0 && g->by<=y1 && g->by2>=y0);
+  }
   dx = g->x<x0 ? x0 - g->x : g->x>x1 ? g->x - x1 : 0;
   dy = g->y<y0 ? y0 - g->y : g->y>y1 ? g->y - y1 : 0;
   return sqrt(dx*dx + dy*dy)<=g->r*(1 + 1e-12);
@@ -2133,8 +2139,40 @@ int docextGeo2dCells(const DocValue *v, double rMin, double rMax, int nBits,
   return SQLITE_OK;
 }
 
-/* The flat region of a query operator, or 0 when it has none. */
-static int geoFlatRegionOf(int eOp, const DocValue *v, GeoFlatRegion *g){
+/* The longitudes and latitudes (degrees) within r radians of p, as one or
+** two boxes into g: the latitudes within r of p's, and the longitudes
+** within asin(sin r / cos lat) of p's (all of them about a pole), split at
+** the antimeridian. Grown a little for rounding. */
+static void geoCapBoxes(GeoPt p, double r, GeoFlatRegion *g){
+  double lat = atan2(p.z, sqrt(p.x*p.x + p.y*p.y))*180.0/GEO_PI;
+  double lng = atan2(p.y, p.x)*180.0/GEO_PI;
+  double rDeg = r*180.0/GEO_PI*(1 + 1e-9) + 1e-9, dLng = 360;
+  g->eShape = GEO_BOX;
+  g->y = lat - rDeg;
+  g->y2 = lat + rDeg;
+  if( g->y>-90 && g->y2<90 && sin(r)<cos(lat*GEO_PI/180.0) ){
+    dLng = asin(sin(r)/cos(lat*GEO_PI/180.0))*180.0/GEO_PI*(1 + 1e-9) + 1e-9;
+  }
+  if( dLng>=180 ){
+    g->x = -180;
+    g->x2 = 180;
+    return;
+  }
+  g->x = lng - dLng;
+  g->x2 = lng + dLng;
+  if( g->x< -180 || g->x2>180 ){
+    g->bBox2 = 1;
+    g->by = g->y;
+    g->by2 = g->y2;
+    g->bx = g->x< -180 ? g->x + 360 : -180;
+    g->bx2 = g->x< -180 ? 180 : g->x2 - 360;
+  }
+}
+
+/* The flat region of a query operator, or 0 when it has none: in the
+** plane, or (bSphere, a 2d index over longitudes and latitudes) on the
+** sphere, a circle's boxes. */
+static int geoFlatRegionOf(int eOp, const DocValue *v, int bSphere, GeoFlatRegion *g){
   DocGeo *q = 0;
   char *zWhy = 0;
   double rMin, rMax = INFINITY;
@@ -2172,6 +2210,14 @@ static int geoFlatRegionOf(int eOp, const DocValue *v, GeoFlatRegion *g){
       g->x = q->x; g->y = q->y; g->r = rMax;
       bOk = rMax<INFINITY;
       break;
+    case GEO_CAP:
+      bOk = bSphere;
+      if( bOk ) geoCapBoxes(q->aPt[0], q->r, g);
+      break;
+    case GEO_NEAR:
+      bOk = bSphere && rMax<INFINITY && q->nPt>0;
+      if( bOk ) geoCapBoxes(q->aPt[0], q->bMeters ? rMax/GEO_EARTH_RADIUS : rMax, g);
+      break;
     default:
       bOk = 0;
       break;
@@ -2189,7 +2235,7 @@ int docextGeo2dKeyRanges(int eOp, const DocValue *v, double rMin, double rMax, i
   i64 *aRange;
   *paRange = 0;
   *pnRange = 0;
-  bOk = geoFlatRegionOf(eOp, v, &g);
+  bOk = geoFlatRegionOf(eOp, v, rMin==-180.0 && rMax==180.0, &g);
   if( bOk<0 ) return SQLITE_NOMEM;
   if( bOk==0 ) return SQLITE_OK;
   a[0] = 0;

@@ -946,7 +946,7 @@ static double queryRingFirst(DocQuery *p, const DocAccess *pAccess){
   DocIndex *aIdx = 0;
   DocValue hint;
   char *zErr = 0;
-  int nIdx = 0, i, j, bMeters, eWant;
+  int nIdx = 0, i, j, bMeters;
   if( !p->bNearSort || p->nMax<0 || p->nFilter>=DOCEXT_MAX_FILTERS
    || pAccess->eAccess!=DOCEXT_ACCESS_ALL || p->iPlanIndexOff>=0
    || (p->iOptOff>=0 && docextBsonFind(p->specCopy.a + p->iOptOff, "hint", 4, &hint))
@@ -954,18 +954,23 @@ static double queryRingFirst(DocQuery *p, const DocAccess *pAccess){
     return -1;
   }
   p->bRingFlat = !docextGeoNearIsSphere(p->pNearGeo, &bMeters);
-  eWant = p->bRingFlat ? DOCEXT_DIR_2D : DOCEXT_DIR_2DSPHERE;
   if( docextCollIndexes(p->pColl, &aIdx, &nIdx, &zErr)!=SQLITE_OK ){
     sqlite3_free(zErr);
     return -1;                      /* (planning will say why) */
   }
   for(i=0; i<nIdx; i++){
-    if( aIdx[i].eGeo!=eWant || aIdx[i].aPartial ) continue;
-    for(j=0; j<aIdx[i].nField; j++){
-      const char *z = aIdx[i].azPath[j];
-      if( aIdx[i].aDir[j]==eWant && (int)strlen(z)==p->nNearPath
+    const DocIndex *pIdx = &aIdx[i];
+    /* in the plane a 2d index; on the sphere a 2dsphere index, or a 2d
+    ** index of longitudes and latitudes (its default bounds) */
+    int bFits = p->bRingFlat ? pIdx->eGeo==DOCEXT_DIR_2D
+              : pIdx->eGeo==DOCEXT_DIR_2DSPHERE
+                || (pIdx->eGeo==DOCEXT_DIR_2D && pIdx->r2dMin==-180.0 && pIdx->r2dMax==180.0);
+    if( !bFits || pIdx->aPartial ) continue;
+    for(j=0; j<pIdx->nField; j++){
+      const char *z = pIdx->azPath[j];
+      if( docextDirIsGeo(pIdx->aDir[j]) && (int)strlen(z)==p->nNearPath
        && memcmp(z, p->zNearPath, p->nNearPath)==0 ){
-        double rSpan = aIdx[i].r2dMax - aIdx[i].r2dMin;
+        double rSpan = pIdx->r2dMax - pIdx->r2dMin;
         p->rRingLast = p->bRingFlat ? 2*rSpan : QUERY_RING_LAST;
         return p->bRingFlat ? QUERY_RING_FIRST*rSpan : QUERY_RING_FIRST;
       }

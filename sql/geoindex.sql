@@ -155,7 +155,8 @@ INSERT INTO grid(doc) VALUES
   ('{_id: 5, kind: "a"}'),
   ('{_id: 6, kind: "a", pos: null}'),
   ('{_id: 7, kind: "b", pos: [-179.5, 179.9]}'),
-  ('{_id: 8, kind: "a", pos: [3, 3, 99]}');
+  ('{_id: 8, kind: "a", pos: [3, 3, 99]}'),
+  ('{_id: 9, kind: "b", pos: [-179.95, 10]}');
 CREATE VIRTUAL TABLE gridplain USING docext;
 INSERT INTO gridplain(doc) SELECT doc FROM grid;
 SELECT 'create', doc_create_index('grid', '{pos: "2d"}');
@@ -191,7 +192,10 @@ INSERT INTO flat VALUES
   ('$near with a maximum', '{pos: {$near: [4, 4], $maxDistance: 5}}'),
   ('[x, y, d]', '{pos: {$near: [4, 4, 2]}}'),
   ('kind and $box', '{kind: "a", pos: {$geoWithin: {$box: [[0, 0], [20, 20]]}}}'),
-  ('$centerSphere: no bounds', '{pos: {$geoWithin: {$centerSphere: [[0, 0], 0.2]}}}'),
+  ('$centerSphere: boxes', '{pos: {$geoWithin: {$centerSphere: [[0, 0], 0.2]}}}'),
+  ('$centerSphere across the antimeridian', '{pos: {$geoWithin: {$centerSphere: [[179.9, 10], 0.01]}}}'),
+  ('$nearSphere with a maximum', '{pos: {$nearSphere: [4, 4], $maxDistance: 0.03}}'),
+  ('$geoIntersects: no bounds', '{pos: {$geoIntersects: {$geometry: {type: "Point", coordinates: [5, 5]}}}}'),
   ('far corner', '{pos: {$geoWithin: {$box: [[-180, 179], [-179, 180]]}}}');
 SELECT label,
        (SELECT group_concat(_id, ' ') FROM (SELECT _id FROM grid(f) ORDER BY _id)),
@@ -203,6 +207,8 @@ SELECT label,
 SELECT 'nearest 3', group_concat(_id, ' ') FROM (SELECT _id FROM grid('{pos: {$near: [4, 4]}}') LIMIT 3);
 SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM gridplain('{pos: {$near: [4, 4]}}') LIMIT 3);
 SELECT 'plan', json_extract(doc_explain('grid', '{pos: {$near: [4, 4]}}', NULL, NULL, '{limit: 3}'), '$.cursor', '$.n');
+SELECT 'on the sphere', group_concat(_id, ' ') FROM (SELECT _id FROM grid('{pos: {$nearSphere: [4, 4]}}') LIMIT 3);
+SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM gridplain('{pos: {$nearSphere: [4, 4]}}') LIMIT 3);
 SELECT 'far', group_concat(_id, ' ') FROM (SELECT _id FROM grid('{pos: {$near: [-170, 170]}}') LIMIT 2);
 SELECT 'without', group_concat(_id, ' ') FROM (SELECT _id FROM gridplain('{pos: {$near: [-170, 170]}}') LIMIT 2);
 SELECT '$geoNear', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 2), ' ')
