@@ -426,6 +426,8 @@ double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
 ** DOC_CODEWSCOPE): pointer and length without the NUL. */
 const char *docextValueStr(const DocValue *v, int *pn);
 int docextValueIsNumber(const DocValue *v);
+/* Is v a double or decimal128 NaN? */
+int docextValueIsNaN(const DocValue *v);
 /* Levels of documents and arrays a value holds: 0 for a scalar, 1 for a
 ** document of scalars, ...; past nMax levels it looks no deeper and
 ** returns nMax+1 (so a value built deeper than any stored one costs no

@@ -13,6 +13,7 @@
 ** through the same code.
 */
 #include "docextInt.h"
+#include <math.h>
 
 /* Length of the NUL-terminated string at p within nAvail bytes (excluding
 ** the NUL), or -1 if there is no NUL. */
@@ -420,6 +421,16 @@ int docextValueIsNumber(const DocValue *v){
   switch( v->type ){
     case DOC_DOUBLE: case DOC_INT32: case DOC_INT64: case DOC_DECIMAL128:
       return 1;
+  }
+  return 0;
+}
+
+int docextValueIsNaN(const DocValue *v){
+  if( v->type==DOC_DOUBLE ) return isnan(docextValueDouble(v));
+  if( v->type==DOC_DECIMAL128 ){
+    char zDigits[40];
+    int bNeg, iExp;
+    return docextDec128Parts(v->p, &bNeg, zDigits, &iExp)==DOCEXT_DEC_NAN;
   }
   return 0;
 }

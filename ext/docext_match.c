@@ -1073,16 +1073,6 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
 static int leafTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v, int *piInner);
 static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *piPos);
 
-/* Is v (a number) NaN? */
-static int valueIsNaN(const DocValue *v){
-  if( v->type==DOC_DOUBLE ) return isnan(docextValueDouble(v));
-  if( v->type==DOC_DECIMAL128 ){
-    int bNeg, iExp;
-    char zDigits[40];
-    return docextDec128Parts(v->p, &bNeg, zDigits, &iExp)==DOCEXT_DEC_NAN;
-  }
-  return 0;
-}
 
 /* MongoDB's comparison of a value (0: missing) with an operand. */
 static int compareMatch(int eOp, const DocValue *v, const DocValue *pRhs){
@@ -1102,7 +1092,7 @@ static int compareMatch(int eOp, const DocValue *v, const DocValue *pRhs){
     c = 0;                          /* missing against undefined */
   }else{
     if( ca==docextTypeClass(DOC_DOUBLE) ){
-      int bA = valueIsNaN(v), bB = valueIsNaN(pRhs);
+      int bA = docextValueIsNaN(v), bB = docextValueIsNaN(pRhs);
       if( bA || bB ){
         return (bA && bB) && (eOp==MN_EQ || eOp==MN_LTE || eOp==MN_GTE);
       }

@@ -724,15 +724,6 @@ static int ivsHasClassKey(PlanCtx *pCtx, const IvSet *p, int bDesc, u8 c){
 ** Conditions to interval sets
 */
 
-static int planIsNaN(const DocValue *v){
-  if( v->type==DOC_DOUBLE ) return isnan(docextValueDouble(v));
-  if( v->type==DOC_DECIMAL128 ){
-    char zDigits[40];
-    int bNeg, iExp;
-    return docextDec128Parts(v->p, &bNeg, zDigits, &iExp)==DOCEXT_DEC_NAN;
-  }
-  return 0;
-}
 
 /* The bounds of v's type class as key prefixes: the class starts at
 ** (*piLo, *pnLo) and ends after all keys with prefix (*piHi, *pnHi).
@@ -781,7 +772,7 @@ static void eqSet(PlanCtx *pCtx, const DocValue *v, int bDesc, IvSet *p){
     ivsAddNull(pCtx, p, bDesc);
     p->bExact = 0;
   }else{
-    if( planIsNaN(v) ) p->bExact = 0;
+    if( docextValueIsNaN(v) ) p->bExact = 0;
     ivsAddPoint(pCtx, p, bDesc, v);
   }
 }
@@ -801,7 +792,7 @@ static void rangeSet(PlanCtx *pCtx, int eOp, const DocValue *v, int bDesc, IvSet
       }
       return;
   }
-  if( planIsNaN(v) ){
+  if( docextValueIsNaN(v) ){
     if( eOp==PC_GTE || eOp==PC_LTE ){
       ivsAddPoint(pCtx, p, bDesc, v);
       p->bExact = 0;
@@ -1688,7 +1679,7 @@ static int condImplies(const PlanCond *q, const PlanCond *c){
   if( q->v.type==DOC_NULL || q->v.type==DOC_ARRAY || q->v.type==DOC_MINKEY
    || q->v.type==DOC_MAXKEY || c->v.type==DOC_NULL || c->v.type==DOC_ARRAY
    || c->v.type==DOC_MINKEY || c->v.type==DOC_MAXKEY ) return 0;
-  if( planIsNaN(&q->v) || planIsNaN(&c->v) ) return 0;
+  if( docextValueIsNaN(&q->v) || docextValueIsNaN(&c->v) ) return 0;
   if( docextTypeClass(q->v.type)!=docextTypeClass(c->v.type) ) return 0;
   cmp = docextValueCompare(&q->v, &c->v);     /* q's operand vs c's */
   switch( c->eOp ){
