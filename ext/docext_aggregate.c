@@ -117,6 +117,8 @@ struct AggStage {
 struct Agg {
   DocConn *pConn;           /* the connection's collections (for the
                             ** pipelines $lookup compiles as it runs) */
+  DocColl *pColl;           /* the collection read, or NULL ($geoNear
+                            ** takes its key from its geospatial index) */
   DocBuf pipe;              /* the pipeline's BSON: stages point into it */
   DocBuf work;              /* scratch for documents a compile builds */
   DocBuf query;             /* the collection query's filter, sort, options */
@@ -1419,8 +1421,8 @@ static int compileSample(AggStage *pS, const DocValue *v, char **pzErr){
 }
 
 /* $geoNear: {near, distanceField, key, spherical, minDistance, maxDistance,
-** distanceMultiplier, includeLocs, query}. docext has no geospatial index,
-** so key, which MongoDB may take from the one index, is needed. */
+** distanceMultiplier, includeLocs, query}. Without key, the collection's
+** one geospatial index gives it (geoNearKey). */
 enum {
   GN_NEAR, GN_DISTANCE_FIELD, GN_KEY, GN_SPHERICAL, GN_MIN, GN_MAX, GN_MULTIPLIER,
   GN_INCLUDE_LOCS, GN_QUERY, GN_UNIQUE_DOCS
@@ -1444,16 +1446,16 @@ static int compileGeoNear(AggStage *pS, const DocValue *v, char **pzErr){
     aOpt[i] = it.v;
   }
   for(i=GN_DISTANCE_FIELD; i<=GN_KEY; i++){
+    if( i==GN_KEY && aOpt[i].type==0 ) continue;
     if( aOpt[i].type!=DOC_STRING ){
       return stageError(pS, pzErr, i==GN_DISTANCE_FIELD ? "needs distanceField, a string"
-                        : "needs key, the path of the locations, a string (docext has no "
-                          "geospatial index to take it from)");
+                        : "key must be the path of the locations, a string");
     }
     rc = checkNewPath(pS, azOpt[i], (const char*)aOpt[i].p+4, pzErr);
     if( rc ) return rc;
   }
   pS->zField = (const char*)aOpt[GN_DISTANCE_FIELD].p+4;
-  pS->zLocal = (const char*)aOpt[GN_KEY].p+4;
+  pS->zLocal = aOpt[GN_KEY].type ? (const char*)aOpt[GN_KEY].p+4 : 0;
   if( aOpt[GN_INCLUDE_LOCS].type ){
     if( aOpt[GN_INCLUDE_LOCS].type!=DOC_STRING ){
       return stageError(pS, pzErr, "includeLocs must be a string");
@@ -1629,6 +1631,37 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
 
 /* Which stages at the head the collection's query does: $match stages
 ** (their filters ANDed), then a $sort, then a $limit. */
+/* A $geoNear without key takes the path of the collection's geospatial
+** index, as MongoDB does: its one 2d index, else its one 2dsphere index;
+** with none, or with two of the kind that decides, key is needed. */
+static int geoNearKey(Agg *p, AggStage *pS, char **pzErr){
+  DocIndex *aIdx = 0;
+  const char *aPath[2] = {0, 0};      /* 2d, 2dsphere */
+  int aCount[2] = {0, 0}, nIdx = 0, i, j, k, rc;
+  if( p->pColl==0 ) return stageError(pS, pzErr, "needs key, the path of the locations");
+  rc = docextCollIndexes(p->pColl, &aIdx, &nIdx, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  for(i=0; i<nIdx; i++){
+    for(j=0; j<aIdx[i].nField; j++){
+      if( !docextDirIsGeo(aIdx[i].aDir[j]) ) continue;
+      k = aIdx[i].aDir[j]==DOCEXT_DIR_2D ? 0 : 1;
+      aCount[k]++;
+      aPath[k] = aIdx[i].azPath[j];
+    }
+  }
+  k = aCount[0] ? 0 : 1;
+  if( aCount[k]!=1 ){
+    return stageError(pS, pzErr, aCount[k]==0
+        ? "needs key: the collection has no 2d or 2dsphere index to take it from"
+        : "needs key: the collection has more than one %s index", k==0 ? "2d" : "2dsphere");
+  }
+  /* (the index may go before the pipeline ends: keep a copy) */
+  docextBufReset(&pS->own);
+  docextBufAppend(&rc, &pS->own, aPath[k], (i64)strlen(aPath[k])+1);
+  pS->zLocal = (const char*)pS->own.a;
+  return rc;
+}
+
 /* The collection's filter for a first stage $geoNear: its query and a
 ** $nearSphere (in the plane, a $near) that a 2dsphere (2d) index on its
 ** key can answer (unless the query has a $near of its own: a filter has
@@ -1803,6 +1836,10 @@ static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr){
   }
   if( rc==SQLITE_OK && !bHead && p->nStage>0 && p->aStage[0].eStage==AG_GEONEAR ){
     rc = stageError(&p->aStage[0], pzErr, "needs a collection to read: it cannot be in a $facet");
+  }
+  if( rc==SQLITE_OK && bHead && p->nStage>0 && p->aStage[0].eStage==AG_GEONEAR
+   && p->aStage[0].zLocal==0 ){
+    rc = geoNearKey(p, &p->aStage[0], pzErr);
   }
   if( rc==SQLITE_OK && bHead ) rc = planPushDown(p);
   return rc;
@@ -3173,6 +3210,7 @@ static int agvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
   if( rc==SQLITE_OK && argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
     rc = optionsArg(argv[2], &opts, &aOptions, &zErr);
   }
+  agg.pColl = pColl;
   if( rc==SQLITE_OK ) rc = aggCompile(pConn, &agg, aPipe, aOptions, &zErr);
   if( rc==SQLITE_OK ){
     rc = aggRun(pColl ? docextStorageDb(docextCollStore(pColl)) : docextConnDb(pConn), &agg,

@@ -126,6 +126,10 @@ SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_e
   FROM doc_aggregate('plain', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc"}}, {$limit: 3}]');
 SELECT 'a minimum and $limit', group_concat(json_extract(doc, '$._id'), ' ')
   FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", key: "loc", minDistance: 700}}, {$limit: 2}]');
+SELECT 'no key, three 2dsphere indexes', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('places', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", maxDistance: 1000}}]');
+SELECT 'no key, no index', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('plain', '[{$geoNear: {near: {type: "Point", coordinates: [2.36, 48.85]}, distanceField: "d", maxDistance: 1000}}]');
 SELECT 'a $near in its query', group_concat(json_extract(doc, '$._id'), ' ')
   FROM doc_aggregate('places', '[{$geoNear: {near: [2.36, 48.85], spherical: true, distanceField: "d", key: "loc", maxDistance: 0.0002, query: {loc: {$nearSphere: [2.36, 48.85]}}}}]');
 
@@ -215,6 +219,10 @@ SELECT '$geoNear', group_concat(json_extract(doc, '$._id') || ':' || round(json_
   FROM doc_aggregate('grid', '[{$geoNear: {near: [4, 4], distanceField: "d", key: "pos"}}, {$limit: 3}]');
 SELECT 'without', group_concat(json_extract(doc, '$._id') || ':' || round(json_extract(doc, '$.d'), 2), ' ')
   FROM doc_aggregate('gridplain', '[{$geoNear: {near: [4, 4], distanceField: "d", key: "pos"}}, {$limit: 3}]');
+SELECT 'no key, two 2d indexes', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('grid', '[{$geoNear: {near: [4, 4], distanceField: "d"}}, {$limit: 3}]');
+SELECT 'no key, one 2d index', group_concat(json_extract(doc, '$._id'), ' ')
+  FROM doc_aggregate('board', '[{$geoNear: {near: [4, 4], distanceField: "d"}}]');
 SELECT 'move', doc_update_one('grid', '{_id: 2}', '{$set: {pos: [-3, -3]}}');
 SELECT 'bad move', doc_update_one('grid', '{_id: 1}', '{$set: {pos: [500, 0]}}');
 SELECT 'after', group_concat(_id, ' ') FROM grid('{pos: {$geoWithin: {$box: [[-4, -4], [0, 0]]}}}');
