@@ -55,6 +55,17 @@ collection, sometimes sharded, with other conditions, a sort, skip and
 limit: checked for the documents and their order (nearest first); see the
 "$near and $nearSphere" section.
 
+No index may change an answer. Every INDEX_BATCH match cases, their
+documents go into a collection with a 2dsphere index on loc and into one
+without, and each case's filter must find the same documents in both (the
+documents the index refuses, as MongoDB refuses them, "Can't extract geo
+keys", go into neither; a refused document must be no geometry at all, or
+an array of legacy points); and the same with a 2d index, which takes
+legacy points only. Each $near case (2d for a $near in the plane) and each
+$geoNear case runs on such a pair of collections too, and must give the
+same documents (and distances) in the same order; a $geoNear also without
+its key (which the index then gives) and followed by $limit 1 and 3.
+
 Lists of fixed cases, checked by hand (and against the model), run first.
 The last line is "N passed, M failed"."""
 import json
@@ -2334,6 +2345,15 @@ def run_geonear_indexed(con, spec, docs, pipeline):
     if res[0] != res[1]:
         bad.append("with the index %s, without %s" % (res[0], res[1]))
     elif isinstance(res[1], list) and len(pipeline) == 1:
+        # without key: the one 2dsphere index gives it
+        nokey = [{"$geoNear": {k: v for k, v in spec.items() if k != "key"}}]
+        try:
+            got = [r[0] for r in con.execute("SELECT doc FROM doc_aggregate('gnx', ?)",
+                                             (json.dumps(nokey),))]
+        except sqlite3.Error as e:
+            got = "error: %s" % e
+        if got != res[1]:
+            bad.append("without key: %s, not %s" % (got, res[1]))
         # followed by a $limit (which the query may take over): the first
         # rows of the whole answer
         for k in (1, 3):
