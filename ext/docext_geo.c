@@ -1919,9 +1919,14 @@ static int geoI64Cmp(const void *pA, const void *pB){
   return a<b ? -1 : a>b;
 }
 
-static int geoU64Cmp(const void *pA, const void *pB){
-  u64 a = *(const u64*)pA, b = *(const u64*)pB;
-  return a<b ? -1 : a>b;
+/* Sort keys a[0..n) and keep each once: the count kept. */
+static int geoKeysDistinct(i64 *a, int n){
+  int i, nOut = 0;
+  qsort(a, (size_t)n, sizeof(i64), geoI64Cmp);
+  for(i=0; i<n; i++){
+    if( i==0 || a[i]!=a[i-1] ) a[nOut++] = a[i];
+  }
+  return nOut;
 }
 
 int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy){
@@ -1930,7 +1935,7 @@ int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy){
   DocValue t;
   u64 a[GEO_CELLS_MAX];
   i64 *aKey;
-  int n = 0, i, nOut = 0;
+  int n = 0, i;
   *paKey = 0;
   *pnKey = 0;
   memset(&sParse, 0, sizeof(sParse));
@@ -1968,14 +1973,11 @@ int docextGeoCells(const DocValue *v, i64 **paKey, int *pnKey, char **pzWhy){
     if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
     return docextError(pzWhy, "%s", sParse.zWhy);
   }
-  qsort(a, (size_t)n, sizeof(u64), geoU64Cmp);
   aKey = sqlite3_malloc64(sizeof(i64)*(size_t)(n>0 ? n : 1));
   if( aKey==0 ) return SQLITE_NOMEM;
-  for(i=0; i<n; i++){
-    if( i==0 || a[i]!=a[i-1] ) aKey[nOut++] = geoCellKey(a[i]);
-  }
+  for(i=0; i<n; i++) aKey[i] = geoCellKey(a[i]);
   *paKey = aKey;
-  *pnKey = nOut;
+  *pnKey = geoKeysDistinct(aKey, n);
   return SQLITE_OK;
 }
 
@@ -2038,7 +2040,8 @@ int docextGeoKeyRanges(int eOp, const DocValue *v, i64 **paRange, int *pnRange){
       nOut++;
     }
   }
-  /* the cells' ancestors repeat: sort the ranges, keep each once */
+  /* the cells' ancestors repeat: keep each range once, so that the
+  ** planner's own sort of the ranges (by key bytes) has fewer to sort */
   qsort(aRange, (size_t)nOut, 2*sizeof(i64), geoKeyRangeCmp);
   for(i=k=0; i<nOut; i++){
     if( k>0 && aRange[2*i]==aRange[2*(k-1)] && aRange[2*i+1]==aRange[2*(k-1)+1] ) continue;
@@ -2098,7 +2101,7 @@ int docextGeo2dCells(const DocValue *v, double rMin, double rMax, int nBits,
   GeoParse sParse;
   DocIter it;
   i64 *aKey;
-  int n = 0, nAlloc, i, bMany;
+  int n = 0, nAlloc, bMany;
   *paKey = 0;
   *pnKey = 0;
   if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ){
@@ -2130,12 +2133,8 @@ int docextGeo2dCells(const DocValue *v, double rMin, double rMax, int nBits,
     if( sParse.rc==SQLITE_NOMEM ) return SQLITE_NOMEM;
     return docextError(pzWhy, "%s", sParse.zWhy);
   }
-  qsort(aKey, (size_t)n, sizeof(i64), geoI64Cmp);
-  for(i=0, nAlloc=0; i<n; i++){
-    if( i==0 || aKey[i]!=aKey[i-1] ) aKey[nAlloc++] = aKey[i];
-  }
   *paKey = aKey;
-  *pnKey = nAlloc;
+  *pnKey = geoKeysDistinct(aKey, n);
   return SQLITE_OK;
 }
 
@@ -2277,7 +2276,6 @@ int docextGeo2dKeyRanges(int eOp, const DocValue *v, double rMin, double rMax, i
     aRange[2*i] = geoCellKey(lo);
     aRange[2*i+1] = geoCellKey(hi);
   }
-  qsort(aRange, (size_t)n, 2*sizeof(i64), geoKeyRangeCmp);
   *paRange = aRange;
   *pnRange = n;
   return SQLITE_OK;
