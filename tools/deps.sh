@@ -13,6 +13,8 @@
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
 #   python3-pymongo   bson.json_util imports pymongo.errors, so Extended JSON
 #                     from python-bson needs it
+#   python3-snowballstemmer  Snowball's stemmers in Python, the reference
+#                     of test/diff_stem.py for docext's English stemmer
 #   tzdata            the time zone database (/usr/share/zoneinfo), which
 #                     the date expressions read for zone names such as
 #                     "America/New_York" (sql/expr.sql, test/diff_dates.py)
@@ -25,7 +27,7 @@
 set -euo pipefail
 
 packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev
-          python3 python3-bson python3-pymongo tzdata)
+          python3 python3-bson python3-pymongo python3-snowballstemmer tzdata)
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
