@@ -311,6 +311,10 @@ struct KGen {
   const DocIndex *pIdx;
   KeySet *pSet;
   char **pzErr;
+  const u8 *aDoc;           /* the document (a text index reads all of it) */
+  DocValue *aVal;           /* text terms: the values of the other fields */
+  int jText;                /* and the position of _fts */
+  DocBuf term;              /* the current term as a BSON string value */
 };
 
 
@@ -445,6 +449,53 @@ static int kgEmitCells(KGen *g, DocValue *aVal, int j, int bMissing){
   return rc;
 }
 
+/* One text term's key (docextTextTerms' callback): its values in fields
+** _fts and _ftsx, the other fields' as they are. */
+static int kgEmitTerm(void *pCtx, const char *z, int n, double r){
+  KGen *g = (KGen*)pCtx;
+  int j = g->jText, rc = SQLITE_OK;
+  u8 a8[8];
+  DocValue aVal[IDX_MAX_FIELDS];
+  memcpy(aVal, g->aVal, sizeof(DocValue)*g->pIdx->nField);
+  n = docextTextKeyLength(z, n);
+  docextBufReset(&g->term);
+  docextBufAppend(&rc, &g->term, "\0\0\0\0", 4);      /* (the length, below) */
+  docextBufAppend(&rc, &g->term, z, n);
+  docextBufAppendByte(&rc, &g->term, 0);
+  if( rc ) return rc;
+  docextPutI32(g->term.a, n+1);
+  aVal[j].type = DOC_STRING;
+  aVal[j].p = g->term.a;
+  aVal[j].n = (int)g->term.n;
+  memcpy(a8, &r, 8);
+  aVal[j+1].type = DOC_DOUBLE;
+  aVal[j+1].p = a8;
+  aVal[j+1].n = 8;
+  rc = kgEmitKey(g, aVal, 0);
+  if( rc==SQLITE_OK ){
+    /* (the values kept with a key are for E11000 messages: none here) */
+    KeySet *pSet = g->pSet;
+    pSet->aVal[(pSet->nKey-1)*pSet->nField + j] = idxNullValue;
+    pSet->aVal[(pSet->nKey-1)*pSet->nField + j+1] = idxNullValue;
+  }
+  return rc;
+}
+
+/* The keys of a text index: one per term of the document. */
+static int kgEmitTerms(KGen *g, DocValue *aVal){
+  const DocIndex *pIdx = g->pIdx;
+  int j, rc, nKey0 = g->pSet->nKey;
+  for(j=0; pIdx->aDir[j]!=DOCEXT_DIR_TEXT; j++){}
+  g->aVal = aVal;
+  g->jText = j;
+  rc = docextTextTerms(pIdx->pText, g->aDoc, kgEmitTerm, g, g->pzErr);
+  if( rc==SQLITE_OK && g->pSet->nKey - nKey0 > 1 ){
+    g->pSet->bMultikey = 1;
+    g->pSet->aMk[j] |= 1;
+  }
+  return rc;
+}
+
 static int kgEmit(KGen *g, const KField *aF){
   const DocIndex *pIdx = g->pIdx;
   DocValue aVal[IDX_MAX_FIELDS];
@@ -467,6 +518,7 @@ static int kgEmit(KGen *g, const KField *aF){
     }
   }
   if( jGeo>=0 ) return kgEmitCells(g, aVal, jGeo, bGeoMissing);
+  if( pIdx->pText ) return kgEmitTerms(g, aVal);
   if( pIdx->bSparse && nMissing==pIdx->nField ) return SQLITE_OK;
   return kgEmitKey(g, aVal, 0);
 }
@@ -489,6 +541,12 @@ static int kgRun(KGen *g, KField *aF){
       if( pIdx->aDir[i]==0 ){
         *g->pzErr = sqlite3_mprintf("docext: hashed indexes do not support array "
                                     "values (field %s)", pIdx->azPath[i]);
+        return SQLITE_ERROR;
+      }
+      if( pIdx->pText ){
+        *g->pzErr = sqlite3_mprintf("docext: cannot have a multi-key as a prefix or "
+                                    "suffix to text index %s (field %s holds an array)",
+                                    pIdx->zName ? pIdx->zName : "", pIdx->azPath[i]);
         return SQLITE_ERROR;
       }
       if( pArr==0 ){
@@ -568,11 +626,18 @@ static int idxKeysGenerate(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet,
     aF[i].zName = aF[i].z;
     aF[i].nName = 0;
     aF[i].eState = KF_WALK;
+    if( pIdx->aDir[i]==DOCEXT_DIR_TEXT || (i>0 && pIdx->aDir[i-1]==DOCEXT_DIR_TEXT) ){
+      aF[i].v = idxNullValue;           /* (_fts, _ftsx: the terms, made apart) */
+      aF[i].eState = KF_VALUE;
+    }
   }
+  memset(&g, 0, sizeof(g));
   g.pIdx = pIdx;
   g.pSet = pSet;
   g.pzErr = pzErr;
+  g.aDoc = aDoc;
   rc = kgRun(&g, aF);
+  docextBufFree(&g.term);
   if( rc==SQLITE_OK && bSort ) rc = ksSortDistinct(pSet);
   return rc;
 }
@@ -600,7 +665,7 @@ static int idxKeysCompute(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet, ch
 **
 ** Does the index keep vals that a covered query may read? */
 int docextIndexKeepsVals(const DocIndex *pIdx){
-  return !pIdx->bHashed && !pIdx->eGeo && pIdx->iId>0
+  return !pIdx->bHashed && !pIdx->eGeo && !pIdx->pText && pIdx->iId>0
       && (!pIdx->bMultikey || pIdx->bMultikeyVals);
 }
 
@@ -731,6 +796,7 @@ void docextIndexScratchFree(DocIndexScratch *p){
 */
 
 static void idxClear(DocIndex *p){
+  docextTextSpecFree(p->pText);
   sqlite3_free(p->zName);
   sqlite3_free(p->aKeys);
   sqlite3_free(p->azPath);
@@ -770,6 +836,7 @@ static const char *const azIdxType[] = {
   0,                          /* 1: ascending */
   "2dsphere",                 /* DOCEXT_DIR_2DSPHERE */
   "2d",                       /* DOCEXT_DIR_2D */
+  "text",                     /* DOCEXT_DIR_TEXT */
 };
 
 int docextIndexTypeDir(const char *z, int n){
@@ -781,6 +848,45 @@ int docextIndexTypeDir(const char *z, int n){
   return DOCEXT_DIR_NONE;
 }
 
+/* Append field z (NUL-terminated, n bytes) with direction iDir to pIdx's
+** paths (zPaths: where the next path's bytes go) and to the normalized
+** pattern. */
+static void idxPatternAdd(DocIndex *pIdx, char **pzPaths, DocBuf *pNorm, int *pRc,
+                          const char *z, int n, int iDir){
+  memcpy(*pzPaths, z, n+1);
+  pIdx->azPath[pIdx->nField] = *pzPaths;
+  *pzPaths += n+1;
+  pIdx->aDir[pIdx->nField] = iDir;
+  pIdx->nField++;
+  if( iDir==1 || iDir==-1 ){
+    docextBsonAppendInt32(pRc, pNorm, z, n, iDir);
+  }else{
+    const char *zType = azIdxType[iDir];
+    docextBsonAppendString(pRc, pNorm, DOC_STRING, z, n, zType, (int)strlen(zType));
+  }
+}
+
+/* A "text" field of a key pattern ({title: "text"}, or MongoDB's stored
+** {_fts: "text", _ftsx: 1}): a field of pIdx->pText (made at the first);
+** the first adds the fields _fts and _ftsx, which hold the terms. */
+static int idxPatternText(DocIndex *pIdx, char **pzPaths, DocBuf *pNorm, const DocIter *pIt,
+                          int bTextDone, char **pzErr){
+  int rc = SQLITE_OK;
+  if( bTextDone ){
+    return docextError(pzErr, "docext: 'text' fields in index must all be adjacent");
+  }
+  if( pIdx->pText==0 ){
+    rc = docextTextSpecNew(&pIdx->pText);
+    if( rc ) return rc;
+    idxPatternAdd(pIdx, pzPaths, pNorm, &rc, "_fts", 4, DOCEXT_DIR_TEXT);
+    idxPatternAdd(pIdx, pzPaths, pNorm, &rc, "_ftsx", 5, 1);
+  }
+  if( rc==SQLITE_OK && strcmp(pIt->zKey, "_fts")!=0 ){
+    rc = docextTextSpecField(pIdx->pText, pIt->zKey, pIt->nKey, pzErr);
+  }
+  return rc;
+}
+
 /* Check a key pattern and fill pIdx's nField, azPath, aDir, bHashed and
 ** aKeys (the normalized pattern). When pName is not NULL (a new index) the
 ** default name (slug_1, book_1_user_1, _id_hashed) is appended to it. */
@@ -788,6 +894,7 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   DocIter it;
   DocBuf norm;
   int rc = SQLITE_OK, nField = 0, nHashed = 0, nGeo = 0, eGeo = 0, i;
+  int bTextDone = 0;          /* a field after the text fields was met */
   i64 nPath = 0, iStart;
   char *zPaths;
 
@@ -795,7 +902,9 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   while( docextIterNext(&it) ){
     nField++;
     nPath += it.nKey + 1;
-    if( !idxPathOk(it.zKey, it.nKey, pName!=0) ){
+    if( !idxPathOk(it.zKey, it.nKey, pName!=0)
+     && !(strcmp(it.zKey, "$**")==0 && it.v.type==DOC_STRING
+          && docextIndexTypeDir((const char*)it.v.p+4, it.v.n-5)==DOCEXT_DIR_TEXT) ){
       return docextError(pzErr, "docext: bad field name '%s' in an index key pattern", it.zKey);
     }
   }
@@ -805,6 +914,8 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   if( nField>IDX_MAX_FIELDS ){
     return docextError(pzErr, "docext: an index may have at most %d fields", IDX_MAX_FIELDS);
   }
+  nField += 2;                          /* (room for _fts and _ftsx) */
+  nPath += 11;
   pIdx->azPath = sqlite3_malloc64(sizeof(char*)*nField + nPath);
   pIdx->aDir = sqlite3_malloc64(sizeof(int)*nField);
   pIdx->aMultikeyPaths = sqlite3_malloc64(sizeof(u64)*nField);
@@ -841,10 +952,25 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
         rc = SQLITE_ERROR;
         break;
       }
+      if( iDir==DOCEXT_DIR_TEXT ){
+        rc = idxPatternText(pIdx, &zPaths, &norm, &it, bTextDone, pzErr);
+        if( rc ) break;
+        if( pName ){
+          if( pName->n>0 ) docextBufAppendByte(&rc, pName, '_');
+          docextBufAppendf(&rc, pName, "%s_text", it.zKey);
+        }
+        continue;
+      }
+    }
+    if( pIdx->pText ){
+      if( strcmp(it.zKey, "_ftsx")==0 && strcmp(pIdx->azPath[n-1], "_ftsx")==0 ){
+        continue;                       /* (MongoDB's stored form: added) */
+      }
+      bTextDone = 1;
     }
     if( iDir==0 && it.v.type!=DOC_STRING ){
       *pzErr = sqlite3_mprintf("docext: bad value for field %s in an index key pattern: "
-                               "use 1, -1, \"hashed\", \"2dsphere\" or \"2d\"", it.zKey);
+                               "use 1, -1, \"hashed\", \"2dsphere\", \"2d\" or \"text\"", it.zKey);
       rc = SQLITE_ERROR;
       break;
     }
@@ -857,19 +983,9 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
       }
     }
     if( rc!=SQLITE_OK ) break;
-    memcpy(zPaths, it.zKey, it.nKey+1);
-    pIdx->azPath[n] = zPaths;
-    zPaths += it.nKey+1;
-    pIdx->aDir[n] = iDir;
-    pIdx->nField++;
-    if( iDir==1 || iDir==-1 ){
-      docextBsonAppendInt32(&rc, &norm, it.zKey, it.nKey, iDir);
-    }else{
-      const char *zType = azIdxType[iDir];
-      docextBsonAppendString(&rc, &norm, DOC_STRING, it.zKey, it.nKey, zType, (int)strlen(zType));
-    }
+    idxPatternAdd(pIdx, &zPaths, &norm, &rc, it.zKey, it.nKey, iDir);
     if( pName ){
-      if( n>0 ) docextBufAppendByte(&rc, pName, '_');
+      if( pName->n>0 ) docextBufAppendByte(&rc, pName, '_');
       docextBufAppendf(&rc, pName, "%s_%s", it.zKey,
                        iDir==1 ? "1" : iDir==-1 ? "-1" : azIdxType[iDir]);
     }
@@ -886,6 +1002,15 @@ static int idxPatternParse(const u8 *aKeys, DocIndex *pIdx, DocBuf *pName, char 
   if( rc==SQLITE_OK && nGeo && nHashed ){
     *pzErr = sqlite3_mprintf("docext: an index cannot have both a hashed and a "
                              "geospatial field");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && pIdx->pText && (nGeo || nHashed) ){
+    *pzErr = sqlite3_mprintf("docext: a text index cannot have a %s field",
+                             nGeo ? "geospatial" : "hashed");
+    rc = SQLITE_ERROR;
+  }
+  if( rc==SQLITE_OK && pIdx->nField>IDX_MAX_FIELDS ){
+    *pzErr = sqlite3_mprintf("docext: an index may have at most %d fields", IDX_MAX_FIELDS);
     rc = SQLITE_ERROR;
   }
   docextBsonEndDoc(&rc, &norm, iStart);
@@ -983,6 +1108,15 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
         return docextError(pzErr, "docext: 2dsphereIndexVersion is a number, "
                                   "for an index with a 2dsphere field");
       }
+    }else if( pIdx->pText ){
+      rc = docextTextSpecOption(pIdx->pText, it.zKey, &it.v, pzErr);
+      if( rc==SQLITE_NOTFOUND ){
+        return docextError(pzErr, "docext: unknown index option '%s'", it.zKey);
+      }
+    }else if( strcmp(it.zKey, "weights")==0 || strcmp(it.zKey, "default_language")==0
+           || strcmp(it.zKey, "language_override")==0
+           || strcmp(it.zKey, "textIndexVersion")==0 ){
+      return docextError(pzErr, "docext: %s is an option of text indexes", it.zKey);
     }else{
       return docextError(pzErr, "docext: unknown index option '%s'", it.zKey);
     }
@@ -999,6 +1133,9 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
     return docextError(pzErr, "docext: a %s index cannot be unique",
                        pIdx->eGeo==DOCEXT_DIR_2D ? "2d" : "2dsphere");
   }
+  if( pIdx->pText && pIdx->bUnique ){
+    return docextError(pzErr, "docext: a text index cannot be unique");
+  }
   if( pIdx->eGeo==DOCEXT_DIR_2D && !(pIdx->r2dMin<pIdx->r2dMax) ){
     return docextError(pzErr, "docext: a 2d index's min must be below its max");
   }
@@ -1007,10 +1144,10 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
       return docextError(pzErr, "docext: TTL indexes are single-field indexes, "
                                 "compound indexes do not support TTL");
     }
-    if( pIdx->bHashed || pIdx->eGeo ){
+    if( pIdx->bHashed || pIdx->eGeo || pIdx->pText ){
       return docextError(pzErr, "docext: a TTL index cannot be %s",
                          pIdx->bHashed ? "hashed" : pIdx->eGeo==DOCEXT_DIR_2D ? "2d"
-                         : "2dsphere");
+                         : pIdx->eGeo ? "2dsphere" : "a text index");
     }
     if( strcmp(pIdx->azPath[0], "_id")==0 ){
       return docextError(pzErr, "docext: the _id field does not support TTL indexes");
@@ -1082,6 +1219,7 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     docextBsonAppendDouble(&rc, pOut, "max", 3, p->r2dMax);
     docextBsonAppendInt32(&rc, pOut, "bits", 4, p->n2dBits);
   }
+  if( p->pText ) docextTextSpecWrite(p->pText, &rc, pOut);
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }
@@ -1204,7 +1342,8 @@ static int idxPartialSame(const DocIndex *a, const DocIndex *b){
 
 static int idxOptionsSame(const DocIndex *a, const DocIndex *b){
   return a->bUnique==b->bUnique && a->bSparse==b->bSparse
-      && a->nExpireAfter==b->nExpireAfter && idxPartialSame(a, b);
+      && a->nExpireAfter==b->nExpireAfter && idxPartialSame(a, b)
+      && (a->pText==0 || docextTextSpecSame(a->pText, b->pText));
 }
 
 /*------------------------------------------------------------------------
@@ -2084,6 +2223,12 @@ static int idxConflict(DocIndexCache *c, const DocIndex *pNew, const char **pzNa
   }
   for(i=1; i<c->nIdx; i++){
     const DocIndex *pOld = &c->aIdx[i];
+    if( pOld->pText && pNew->pText
+     && !(idxPatternSame(pOld, pNew) && idxOptionsSame(pOld, pNew)
+          && idxPartialSame(pOld, pNew)) ){
+      return docextError(pzErr, "docext: only one text index per collection allowed, "
+                                "found existing text index \"%s\"", pOld->zName);
+    }
     if( idxPatternSame(pOld, pNew) && idxPartialSame(pOld, pNew) ){
       *pzErr = idxOptionsSame(pOld, pNew)
         ? sqlite3_mprintf("docext: index already exists with a different name: %s",
@@ -2176,6 +2321,7 @@ void docextIndexOptions(const DocIndex *pIdx, int *pRc, DocBuf *pOut){
     v.n = docextGetI32(pIdx->aPartial);
     docextBsonAppendValue(pRc, pOut, "partialFilterExpression", 23, &v);
   }
+  if( pIdx->pText ) docextTextSpecWrite(pIdx->pText, pRc, pOut);
   docextBsonEndDoc(pRc, pOut, iStart);
 }
 

@@ -28,6 +28,9 @@
 **   - MN_NEAR: $near or $nearSphere, a value within its distances of its
 **     point; at the top only. Its distance also orders a query's results
 **     (docextMatcherNear, docext_query.c).
+**   - MN_TEXT: $text (docext_text.c), on the strings a text index reads;
+**     once per filter, not under $nor or $elemMatch. It needs the index:
+**     a query binds it to the collection's (docextMatcherText).
 ** Each operator is its own leaf, as in MongoDB: {a: {$gt: 1, $lt: 5}} is
 ** AND(a>1, a<5), and over an array each may be satisfied by a different
 ** element. $ne, $nin, $exists: false and $not are MN_NOT over the positive
@@ -80,6 +83,7 @@
 #define MN_SAMPLE     29    /* $sampleRate: a document matches with chance rSample */
 #define MN_GEO        30    /* $geoWithin, $geoIntersects: pGeo (docext_geo.c) */
 #define MN_NEAR       31    /* $near, $nearSphere: pGeo, within rMin..rMax */
+#define MN_TEXT       32    /* $text: pText */
 
 /* Bit for a type in a $type mask. */
 #define TYPEBIT_MINKEY 20
@@ -121,6 +125,7 @@ struct DocMatchNode {
   double rSample;         /* MN_SAMPLE */
   DocGeo *pGeo;           /* MN_GEO, MN_NEAR */
   double rMin, rMax;      /* MN_NEAR: the distances allowed */
+  DocText *pText;         /* MN_TEXT */
   DocMatchNode **apChild; /* children: apInline while they fit */
   int nChild;
   int nChildAlloc;
@@ -135,6 +140,7 @@ struct DocMatcher {
   const char *zWholeOp;   /* the filter's first $expr, $jsonSchema or $sampleRate
                           ** (else "$near" for a $near or $nearSphere), or 0 */
   DocMatchNode *pNear;    /* its $near or $nearSphere, or 0 */
+  DocMatchNode *pText;    /* its $text, or 0 */
 };
 
 /* Evaluation state: a sticky error (regex limits, OOM). */
@@ -152,6 +158,8 @@ struct DocMatchParse {
   const char *zWholeOp;   /* the first $expr, $jsonSchema or $sampleRate met */
   DocMatchNode *pTop;     /* the filter's top AND, where alone $near may be */
   DocMatchNode *pNear;    /* the $near met, or 0 */
+  DocMatchNode *pText;    /* the $text met, or 0 */
+  int nNor;               /* inside this many $nor */
   i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
                           ** unless the caller's time was set already */
 };
@@ -191,6 +199,7 @@ static void nodeClear(DocMatchNode *p){
   docextExprFree(p->pExpr);
   docextSchemaFree(p->pSchema);
   docextGeoFree(p->pGeo);
+  docextTextFree(p->pText);
 }
 
 static void nodeFree(DocMatchNode *p){
@@ -841,7 +850,7 @@ static int isGeoOp(const DocIter *pIt){
 }
 
 static int isUnsupportedTop(const DocIter *pIt){
-  return docextIterKeyIs(pIt, "$where") || docextIterKeyIs(pIt, "$text");
+  return docextIterKeyIs(pIt, "$where");
 }
 
 /* The operators of {path: {$op: operand, ...}}, appended to pParent as
@@ -961,6 +970,7 @@ static void parseLogical(DocMatchParse *pParse, int eType, const DocIter *pIt,
     }
     pSub = nodeNew(pParse, MN_AND);
     nodeAdd(pParse, p, pSub);
+    if( eType==MN_NOR ) pParse->nNor++;
     if( pSub && eType==MN_AND && pAnd==pParse->pTop ){
       /* MongoDB lifts a top $and's filters to the top: $near may be there */
       DocMatchNode *pTop = pParse->pTop;
@@ -970,6 +980,7 @@ static void parseLogical(DocMatchParse *pParse, int eType, const DocIter *pIt,
     }else if( pSub ){
       parseFilter(pParse, it.v.p, pSub);
     }
+    if( eType==MN_NOR ) pParse->nNor--;
   }
   nodeAdd(pParse, pAnd, p);
 }
@@ -1028,6 +1039,27 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
   return p;
 }
 
+/* {$text: v}: once, where it can be read with the collection's text
+** index (as MongoDB: not under $nor or $elemMatch). */
+static DocMatchNode *textLeaf(DocMatchParse *pParse, const DocValue *v){
+  DocMatchNode *p;
+  if( pParse->nElemMatch>0 || pParse->nNor>0 ){
+    parseError(pParse, "docext: $text is not allowed under $nor or $elemMatch");
+    return 0;
+  }
+  if( pParse->pText ){
+    parseError(pParse, "docext: a filter may have one $text");
+    return 0;
+  }
+  p = nodeNew(pParse, MN_TEXT);
+  if( p ){
+    pParse->rc = docextTextNew(v, &p->pText, &pParse->zErr);
+    pParse->pText = p;
+    if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$text";
+  }
+  return p;
+}
+
 /* A whole filter document: its conditions are appended to pAnd. */
 static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAnd){
   DocIter it;
@@ -1051,6 +1083,8 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
         nodeAdd(pParse, pAnd, p);
       }else if( docextIterKeyIs(&it, "$sampleRate") ){
         nodeAdd(pParse, pAnd, sampleLeaf(pParse, &it.v));
+      }else if( docextIterKeyIs(&it, "$text") ){
+        nodeAdd(pParse, pAnd, textLeaf(pParse, &it.v));
       }else if( docextIterKeyIs(&it, "$alwaysTrue") || docextIterKeyIs(&it, "$alwaysFalse") ){
         nodeAdd(pParse, pAnd, nodeNew(pParse, it.zKey[7]=='T' ? MN_TRUE : MN_FALSE));
       }else if( isUnsupportedTop(&it) || isGeoOp(&it) ){
@@ -1407,6 +1441,11 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
     }
     case MN_SAMPLE:
       return docextRandomUnit() < p->rSample;
+    case MN_TEXT: {
+      int b = 0;
+      pCtx->rc = docextTextMatch(p->pText, aDoc, &b, &pCtx->zErr);
+      return b;
+    }
     default: {
       DocMatchVisit v;
       int rc;
@@ -1453,6 +1492,7 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher 
   parseFilter(&sParse, p->aFilter, p->pRoot);
   p->zWholeOp = sParse.zWholeOp;
   p->pNear = sParse.pNear;
+  p->pText = sParse.pText;
   if( p->zWholeOp==0 && p->pNear ) p->zWholeOp = "$near";   /* (an order, too) */
   if( sParse.rc ){
     docextMatcherFree(p);
@@ -1489,6 +1529,10 @@ const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath)
   *pzPath = p->pNear->zPath;
   *pnPath = p->pNear->nPath;
   return p->pNear->pGeo;
+}
+
+DocText *docextMatcherText(DocMatcher *p){
+  return p->pText ? p->pText->pText : 0;
 }
 
 double docextMatcherNearMax(DocMatcher *p){

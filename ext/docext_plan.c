@@ -126,6 +126,7 @@
 #define PC_OTHER     13     /* no bounds */
 #define PC_GEO       14     /* a geospatial operator: eGeo says which; v its
                             ** argument (for $near, the operator document) */
+#define PC_TEXT      15     /* $text: v its operand */
 
 typedef struct PlanCond PlanCond;
 struct PlanCond {
@@ -430,6 +431,8 @@ static void flattenFilter(PlanCtx *pCtx, PlanConds *p, const u8 *aDoc){
         }
       }else if( docextIterKeyIs(&it, "$or") && it.v.type==DOC_ARRAY ){
         condAdd(pCtx, p, "", 0, PC_OR, &it.v);
+      }else if( docextIterKeyIs(&it, "$text") ){
+        condAdd(pCtx, p, "", 0, PC_TEXT, &it.v);
       }else if( docextIterKeyIs(&it, "$comment") || docextIterKeyIs(&it, "$alwaysTrue") ){
         /* no condition */
       }else if( docextIterKeyIs(&it, "$expr") ){
@@ -1159,6 +1162,56 @@ static int geoAsked(const DocIndex *pIdx, const PlanConds *pConds){
 }
 
 /*------------------------------------------------------------------------
+** Text indexes
+*/
+
+/* The set of a text index's _fts field: the terms of the query's $text
+** (docextTextIndexTerms), each a point: the entries of every score. Never
+** exact: the matcher decides. */
+static void textSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pConds,
+                    IvSet *pOut){
+  DocBuf terms, str;
+  int i, k, nTerm = 0;
+  memset(pOut, 0, sizeof(*pOut));
+  for(i=0; i<pConds->n && pConds->a[i].eOp!=PC_TEXT; i++){}
+  memset(&terms, 0, sizeof(terms));
+  memset(&str, 0, sizeof(str));
+  if( i==pConds->n
+   || docextTextIndexTerms(&pConds->a[i].v, pIdx->pText, &terms, &nTerm)!=SQLITE_OK ){
+    pOut->bFull = 1;                    /* (a bad $text: the matcher says why) */
+  }else{
+    const char *z = (const char*)terms.a;
+    for(k=0; k<nTerm && pCtx->rc==SQLITE_OK; k++){
+      int n = (int)strlen(z);
+      DocValue v;
+      docextBufReset(&str);
+      docextBufAppend(&pCtx->rc, &str, "\0\0\0\0", 4);
+      docextBufAppend(&pCtx->rc, &str, z, n+1);
+      if( pCtx->rc ) break;
+      docextPutI32(str.a, n+1);
+      v.type = DOC_STRING;
+      v.p = str.a;
+      v.n = (int)str.n;
+      ivsAddPoint(pCtx, pOut, 0, &v);
+      z += n+1;
+    }
+  }
+  docextBufFree(&terms);
+  docextBufFree(&str);
+  pOut->bExact = 0;
+  ivsNormalize(pCtx, pOut);
+}
+
+/* Has the query a $text? Only then may a text index answer it. */
+static int textAsked(const PlanConds *pConds){
+  int k;
+  for(k=0; k<pConds->n; k++){
+    if( pConds->a[k].eOp==PC_TEXT ) return 1;
+  }
+  return 0;
+}
+
+/*------------------------------------------------------------------------
 ** One index's plan
 */
 
@@ -1441,7 +1494,11 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       }
       continue;
     }
-    if( docextDirIsGeo(pIdx->aDir[j]) ){
+    if( pIdx->aDir[j]==DOCEXT_DIR_TEXT ){
+      textSet(pCtx, pIdx, pConds, s);
+    }else if( pIdx->pText && j>0 && pIdx->aDir[j-1]==DOCEXT_DIR_TEXT ){
+      s->bFull = 1;                     /* (_ftsx: the scores) */
+    }else if( docextDirIsGeo(pIdx->aDir[j]) ){
       geoSet(pCtx, pIdx, j, pConds, s);
     }else if( pIdx->aDir[j]==0 ){
       hashedSet(pCtx, pIdx, pConds, zF, nF, s);
@@ -1721,6 +1778,7 @@ static int tryWorthBuilding(const DocIndex *pIdx, const PlanConds *pConds, int n
                             i64 nWant){
   const char *z0 = pIdx->azPath[0];
   int n0 = (int)strlen(z0), k, j;
+  if( pIdx->pText ) return textAsked(pConds);
   if( nSort>0 && nWant>=0 ) return 1;
   for(k=0; k<pConds->n; k++){
     const PlanCond *c = &pConds->a[k];
@@ -1758,6 +1816,7 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
       int bOk = t->bBounded || (t->bSorted && nWant>=0) || t->bExists;
       if( bOk && aIdx[i].bSparse && !t->bSparseOk ) bOk = 0;
       if( bOk && aIdx[i].eGeo && !geoAsked(&aIdx[i], pConds) ) bOk = 0;
+      if( bOk && aIdx[i].pText && !textAsked(pConds) ) bOk = 0;
       if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
       if( !bOk ){ tryFree(t); continue; }
     }

@@ -56,6 +56,7 @@
 #define PROJ_SLICE      3
 #define PROJ_ELEMMATCH  4
 #define PROJ_POSITIONAL 5
+#define PROJ_META       6     /* {score: {$meta: "textScore"}}: at the top */
 
 /* Overall modes. */
 #define PROJ_MODE_UNKNOWN    0
@@ -82,6 +83,8 @@ struct DocProjection {
   DocProjNode root;          /* PROJ_INNER; children are the top-level fields */
   int bElemMatch;         /* some top-level field uses $elemMatch */
   char *zPositional;      /* "reviews.$" when there is a positional field */
+  int bMeta;              /* some field is a $meta */
+  DocText *pText;         /* the query's $text, which scores (not owned) */
   DocBuf wrap;            /* scratch: {name: [element]} for $elemMatch */
 };
 
@@ -325,6 +328,33 @@ static void projMarkPositional(DocProjection *p){
 static void projParseDoc(DocProjParse *pP, DocProjNode *pParent,
                          const u8 *aDoc, int bTop);
 
+/* {z: {$meta: "textScore"}}: the document's text score, at the top. It
+** chooses no mode: alone, the document comes with it. */
+static void projParseMeta(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
+                          DocIter *pIt, int bTop){
+  int nMeta;
+  const char *zMeta = docextValueStr(&pIt->v, &nMeta);
+  if( pIt->v.type!=DOC_STRING || nMeta!=9 || memcmp(zMeta, "textScore", 9)!=0 ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: $meta takes \"textScore\" (the one docext has) in projection at '%s'",
+        projPath(pP)));
+    return;
+  }
+  if( docextIterNext(pIt) ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: $meta must be the only key of its document in projection at '%s'",
+        projPath(pP)));
+    return;
+  }
+  if( !bTop || memchr(z, '.', n) ){
+    projError(pP, SQLITE_ERROR, sqlite3_mprintf(
+        "docext: $meta cannot be used on a nested field in projection at '%s'",
+        projPath(pP)));
+    return;
+  }
+  if( projAddPath(pP, pParent, z, n, PROJ_META) ) pP->p->bMeta = 1;
+}
+
 /* {z: {$slice: …}} or {z: {$elemMatch: …}}: pIt is at the operator, the
 ** first key of the field's document. */
 static void projParseOperator(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
@@ -334,6 +364,10 @@ static void projParseOperator(DocProjParse *pP, DocProjNode *pParent, const char
   int eKind = bSlice ? PROJ_SLICE : PROJ_ELEMMATCH;
   DocValue arg = pIt->v;
   DocProjNode *pNode;
+  if( strcmp(pIt->zKey, "$meta")==0 ){
+    projParseMeta(pP, pParent, z, n, pIt, bTop);
+    return;
+  }
   if( !bSlice && !bElem ){
     projError(pP, SQLITE_ERROR, sqlite3_mprintf(
         "docext: unknown operator %s in projection at '%s'", pIt->zKey, projPath(pP)));
@@ -651,6 +685,7 @@ static void projApplyValue(DocProjApply *pA, DocProjNode *pNode,
       break;
     case PROJ_EXCLUDE:
     case PROJ_ELEMMATCH:   /* written after the other fields */
+    case PROJ_META:
       break;
     case PROJ_SLICE:
       if( v->type==DOC_ARRAY && pA->nNested==0 ){
@@ -738,8 +773,29 @@ int docextProjectionApply(DocProjection *p, const u8 *aDoc, int iPos,
       if( pNode->eKind==PROJ_ELEMMATCH ) projApplyElemMatch(&sA, pNode, aDoc);
     }
   }
+  if( p->bMeta ){
+    DocProjNode *pNode;
+    for(pNode=p->root.pChild; pNode && sA.rc==SQLITE_OK; pNode=pNode->pNext){
+      double r = 0.0;
+      if( pNode->eKind!=PROJ_META ) continue;
+      if( p->pText==0 ){
+        sA.rc = docextTextNoScore(pzErr);
+      }else{
+        sA.rc = docextTextScore(p->pText, aDoc, &r, pzErr);
+      }
+      docextBsonAppendDouble(&sA.rc, pOut, pNode->zName, pNode->nName, r);
+    }
+  }
   docextBsonEndDoc(&sA.rc, pOut, iDoc);
   return sA.rc;
+}
+
+int docextProjectionWantsText(DocProjection *p){
+  return p->bMeta;
+}
+
+void docextProjectionSetText(DocProjection *p, DocText *pText){
+  p->pText = pText;
 }
 
 /*------------------------------------------------------------------------
@@ -757,7 +813,45 @@ struct DocSort {
   const DocGeo *pNear;             /* a $near's order: its point (not owned) */
   char *zNearPath;                 /* and its path */
   int nNearPath;
+  /* {score: {$meta: "textScore"}}: idx holds the fields before it, pAfter
+  ** those after it; the text score, highest first, goes between them. */
+  int bMeta;
+  DocSort *pAfter;
+  DocText *pText;                  /* the query's $text, which scores (not owned) */
 };
+
+/* Is v {$meta: "textScore"}? */
+static int sortIsMeta(const DocValue *v){
+  DocIter it;
+  int n;
+  const char *z;
+  if( v->type!=DOC_DOCUMENT ) return 0;
+  docextIterInitValue(&it, v);
+  if( !docextIterNext(&it) || strcmp(it.zKey, "$meta")!=0 || it.v.type!=DOC_STRING ) return 0;
+  z = docextValueStr(&it.v, &n);
+  return n==9 && memcmp(z, "textScore", 9)==0 && !docextIterNext(&it);
+}
+
+/* The fields of aSort after its $meta, as a sort of their own. */
+static int sortAfterMeta(DocSort *p, char **pzErr){
+  DocBuf after;
+  DocIter it;
+  int rc = SQLITE_OK, bAfter = 0;
+  i64 iStart;
+  memset(&after, 0, sizeof(after));
+  iStart = docextBsonStartDoc(&rc, &after);
+  docextIterInit(&it, p->aCopy);
+  while( docextIterNext(&it) ){
+    if( bAfter ) docextBsonAppendValue(&rc, &after, it.zKey, it.nKey, &it.v);
+    if( sortIsMeta(&it.v) ) bAfter = 1;
+  }
+  docextBsonEndDoc(&rc, &after, iStart);
+  if( rc==SQLITE_OK && docextGetI32(after.a)>5 ){
+    rc = docextSortNew(after.a, &p->pAfter, pzErr);
+  }
+  docextBufFree(&after);
+  return rc;
+}
 
 static int sortKeyDirection(const DocValue *v){
   double d;
@@ -773,12 +867,19 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
   DocIter it;
   int nField = 0;
   *ppOut = 0;
+  int nMeta = 0;
   docextIterInit(&it, aSort);
   while( docextIterNext(&it) ){
     int eDir = sortKeyDirection(&it.v);
+    if( eDir==0 && sortIsMeta(&it.v) ){
+      if( ++nMeta>1 ){
+        return docextError(pzErr, "docext: a sort may have one {$meta: \"textScore\"}");
+      }
+      eDir = 1;
+    }
     if( eDir==0 ){
-      return docextError(pzErr, "docext: bad sort direction for '%s': must be 1 or -1",
-                         it.zKey);
+      return docextError(pzErr, "docext: bad sort direction for '%s': must be 1, -1 "
+                         "or {$meta: \"textScore\"}", it.zKey);
     }
     if( it.nKey==0 ){
       return docextError(pzErr, "docext: empty field name in sort");
@@ -802,12 +903,30 @@ int docextSortNew(const u8 *aSort, DocSort **ppOut, char **pzErr){
   p->idx.nExpireAfter = -1;
   docextIterInit(&it, p->aCopy);
   while( docextIterNext(&it) ){
+    if( sortIsMeta(&it.v) ){
+      int rc;
+      p->bMeta = 1;
+      rc = sortAfterMeta(p, pzErr);
+      if( rc ){
+        docextSortFree(p);
+        return rc;
+      }
+      break;
+    }
     p->azPath[p->idx.nField] = (char*)it.zKey;
     p->aDir[p->idx.nField] = sortKeyDirection(&it.v);
     p->idx.nField++;
   }
   *ppOut = p;
   return SQLITE_OK;
+}
+
+int docextSortWantsText(DocSort *p){
+  return p->bMeta;
+}
+
+void docextSortSetText(DocSort *p, DocText *pText){
+  p->pText = pText;
 }
 
 static const u8 aSortNull[1] = {0};
@@ -891,25 +1010,34 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
     if( rc==SQLITE_OK ) docextSortDistanceKey(&rc, pKey, w.r<0 ? INFINITY : w.r);
     return rc;
   }
-  if( p->idx.nField==0 ) return SQLITE_OK;
   /* Without arrays on the paths there is one key: the values themselves. */
   for(i=0; i<p->idx.nField; i++){
     DocValue v;
     if( !sortPlainValue(aDoc, p->azPath[i], &v) ) break;
     docextKeyAppend(&rc, pKey, &v, p->aDir[i]<0);
   }
-  if( rc!=SQLITE_OK || i==p->idx.nField ) return rc;
-  pKey->n = nStart;
-  return docextIndexFirstKey(&p->idx, aDoc, pKey, &p->pScratch, pzErr);
+  if( rc==SQLITE_OK && i<p->idx.nField ){
+    pKey->n = nStart;
+    rc = docextIndexFirstKey(&p->idx, aDoc, pKey, &p->pScratch, pzErr);
+  }
+  if( rc==SQLITE_OK && p->bMeta ){
+    double r = 0.0;
+    rc = p->pText ? docextTextScore(p->pText, aDoc, &r, pzErr) : docextTextNoScore(pzErr);
+    docextSortDistanceKey(&rc, pKey, -r);           /* (the highest first) */
+    if( rc==SQLITE_OK && p->pAfter ) rc = docextSortKey(p->pAfter, aDoc, pKey, pzErr);
+  }
+  return rc;
 }
 
 int docextSortFieldCount(DocSort *p){
-  return p->pNear ? 1 : p->idx.nField;
+  if( p->pNear ) return 1;
+  return p->idx.nField + p->bMeta + (p->pAfter ? docextSortFieldCount(p->pAfter) : 0);
 }
 
 void docextSortFree(DocSort *p){
   if( p ){
     docextIndexScratchFree(p->pScratch);
+    docextSortFree(p->pAfter);
     sqlite3_free(p->aCopy);
     sqlite3_free(p->zNearPath);
     sqlite3_free(p);

@@ -224,6 +224,7 @@ struct DocQuery {
   int bTtl;                 /* the collection has a TTL index */
   int bSkipFilter;          /* exact plan: the filter need not be checked */
   int bIndexOrder;          /* the plan yields the sort's order */
+  DocText *pText;           /* a filter's $text (owned by the filter) */
   int bNearSort;            /* pSort is a $near's order (no sort given) */
   const DocGeo *pNearGeo;   /* then the $near's point (apFilter[iNearFilter]'s) */
   const char *zNearPath;    /* and its path */
@@ -320,6 +321,20 @@ static int specKeep(int *pRc, DocQuery *p, const u8 *aDoc){
 
 static void queryReset(DocQuery *p);
 
+/* Bind a filter's $text to the collection's text index, which it needs. */
+static int queryBindText(DocQuery *p, DocText *pText, char **pzErr){
+  DocIndex *aIdx;
+  int nIdx, i, rc = docextCollIndexes(p->pColl, &aIdx, &nIdx, pzErr);
+  for(i=0; rc==SQLITE_OK && i<nIdx; i++){
+    if( aIdx[i].pText ) return docextTextBind(pText, aIdx[i].pText, pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    rc = docextError(pzErr, "docext: text index required for $text query "
+                            "(the collection has none)");
+  }
+  return rc;
+}
+
 /* Compile the spec into p (whose compiled parts are empty). */
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
@@ -337,10 +352,22 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
       p->aFilterOff[i] = specKeep(&rc, p, pSpec->aaFilter[i]);
       p->nFilter++;
     }
+    if( rc==SQLITE_OK && docextMatcherText(p->apFilter[i]) ){
+      if( p->pText ){
+        rc = docextError(pzErr, "docext: a query may have one $text");
+      }else{
+        p->pText = docextMatcherText(p->apFilter[i]);
+        rc = queryBindText(p, p->pText, pzErr);
+      }
+    }
   }
   if( rc==SQLITE_OK && pSpec->aProjection ){
     rc = docextProjectionNew(pSpec->aProjection, &p->pProj, pzErr);
     if( rc==SQLITE_OK ) p->iProjOff = specKeep(&rc, p, pSpec->aProjection);
+    if( rc==SQLITE_OK && docextProjectionWantsText(p->pProj) ){
+      if( p->pText==0 ) rc = docextTextNoScore(pzErr);
+      docextProjectionSetText(p->pProj, p->pText);
+    }
   }
   if( rc==SQLITE_OK && pSpec->aSort ){
     rc = docextSortNew(pSpec->aSort, &p->pSort, pzErr);
@@ -349,6 +376,10 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
       p->pSort = 0;
     }
     if( rc==SQLITE_OK && p->pSort ) p->iSortOff = specKeep(&rc, p, pSpec->aSort);
+    if( rc==SQLITE_OK && p->pSort && docextSortWantsText(p->pSort) ){
+      if( p->pText==0 ) rc = docextTextNoScore(pzErr);
+      docextSortSetText(p->pSort, p->pText);
+    }
   }
   for(i=0; rc==SQLITE_OK && p->pSort==0 && i<p->nFilter; i++){
     /* a $near orders the results by distance when no sort is given */
@@ -407,6 +438,7 @@ static void queryUncompile(DocQuery *p){
   p->pSort = 0;
   p->bNearSort = 0;
   p->pNearGeo = 0;
+  p->pText = 0;
   docextBufReset(&p->specCopy);
 }
 
@@ -1061,6 +1093,7 @@ static int queryPlan(DocQuery *p, char **pzErr){
         const DocIndex *pIdx = &aIdx[i];
         if( pIdx->iId!=p->pPlan->aScan[0].iIx ) continue;
         p->bCovered = docextIndexKeepsVals(pIdx)
+                   && !docextProjectionWantsText(p->pProj)
                    && queryProjCovered(p->specCopy.a + p->iProjOff, pIdx);
         break;
       }

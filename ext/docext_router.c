@@ -199,6 +199,10 @@ int docextShardKeyParse(const u8 *aKey, DocIndex *pKey, char **pzErr){
     return rc;
   }
   for(j=0; j<pKey->nField; j++){
+    if( pKey->pText ){
+      return docextError(pzErr, "docext: in the shard key: a text field cannot be in "
+                                "a shard key: a shard key field is 1 or \"hashed\"");
+    }
     if( pKey->aDir[j]<0 || docextDirIsGeo(pKey->aDir[j]) ){
       return docextError(pzErr, "docext: in the shard key: field %s is %s: a shard key "
                          "field is 1 or \"hashed\"", pKey->azPath[j],

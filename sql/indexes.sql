@@ -43,7 +43,7 @@ SELECT doc_check('books');
 SELECT doc_create_index('books', '{}');
 SELECT doc_create_index('books', '{a: 0}');
 SELECT doc_create_index('books', '{a: true}');
-SELECT doc_create_index('books', '{a: "text"}');
+SELECT doc_create_index('books', '{a: "textual"}');
 SELECT doc_create_index('books', '{a: "hashed", b: "hashed"}');
 SELECT doc_create_index('books', '{a: 1, a: -1}');
 SELECT doc_create_index('books', '{"a..b": 1}');

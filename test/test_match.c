@@ -478,7 +478,10 @@ static const MatchCase aCase[] = {
     "docext: $expr: unknown or unsupported expression operator $foo" },
   /* ---- errors: unsupported ---- */
   { "{}", "{$where: \"this.a == 1\"}", "docext: $where is not supported" },
-  { "{}", "{$text: {$search: \"x\"}}", "docext: $text is not supported" },
+  { "{}", "{$text: {$search: \"x\"}}", "docext: $text needs a text index: use it in a "
+                                        "query of a collection that has one (text index "
+                                        "required for $text query)" },
+  { "{}", "{$text: {$search: 5}}", "docext: $text: $search must be a string" },
   /* ---- $jsonSchema (sql/schema.sql has the rest) ---- */
   { "{}", "{$jsonSchema: {}}", "1" },
   { "{a: 1}", "{$jsonSchema: {required: [\"a\"], properties: {a: {bsonType: \"int\"}}}}", "1" },

@@ -353,7 +353,9 @@ static const ProjCase aProj[] = {
   /* Bad projections */
   { "{a: 1}", "{a: {$foo: 1}}", -1, "docext: unknown operator $foo in projection at 'a'" },
   { "{a: 1}", "{a: {$meta: 'textScore'}}", -1,
-    "docext: unknown operator $meta in projection at 'a'" },
+    "docext: query requires text score metadata, but it is not available (no $text)" },
+  { "{a: 1}", "{a: {$meta: 'indexKey'}}", -1,
+    "docext: $meta takes \"textScore\" (the one docext has) in projection at 'a'" },
   { "{a: 1}", "{a: {}}", -1, "docext: empty sub-projection at 'a'" },
   { "{a: 1}", "{a: {b: {}}}", -1, "docext: empty sub-projection at 'a.b'" },
   { "{a: 1}", "{a: 'x'}", -1,
@@ -592,15 +594,17 @@ static void testSorts(void){
 
 static void testSortErrors(void){
   static const char *const azBad[][2] = {
-    { "{a: 2}",                   "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: 0}",                   "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: 1, b: 1.5}",           "docext: bad sort direction for 'b': must be 1 or -1" },
-    { "{a: 'asc'}",               "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: true}",                "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: null}",                "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: NaN}",                 "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{a: {$meta: 'textScore'}}", "docext: bad sort direction for 'a': must be 1 or -1" },
-    { "{'x.y': [1]}",             "docext: bad sort direction for 'x.y': must be 1 or -1" },
+    { "{a: 2}",                   "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: 0}",                   "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: 1, b: 1.5}",           "docext: bad sort direction for 'b': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: 'asc'}",               "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: true}",                "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: null}",                "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: NaN}",                 "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: {$meta: 'searchScore'}}", "docext: bad sort direction for 'a': must be 1, -1 or {$meta: \"textScore\"}" },
+    { "{a: {$meta: 'textScore'}, b: {$meta: 'textScore'}}",
+                                  "docext: a sort may have one {$meta: \"textScore\"}" },
+    { "{'x.y': [1]}",             "docext: bad sort direction for 'x.y': must be 1, -1 or {$meta: \"textScore\"}" },
     { "{'': 1}",                  "docext: empty field name in sort" },
   };
   size_t i;

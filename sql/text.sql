@@ -1,0 +1,195 @@
+-- Text indexes and $text: MongoDB's documented examples (terms, phrases,
+-- negations, case and diacritic sensitivity, languages, text scores in
+-- projections and sorts), the definitions and their errors, the strings an
+-- index reads (weights, wildcards, embedded fields, arrays, per-document
+-- languages), compound text indexes, bad queries, updates and deletes,
+-- and doc_check after each step. Each answer through the index is checked
+-- against the same query read by a collection scan ({$natural: 1}).
+.load ./docext
+.headers off
+.mode list
+.separator ' => '
+
+CREATE VIRTUAL TABLE articles USING docext;
+INSERT INTO articles(doc) VALUES
+  ('{_id: 1, subject: "coffee", author: "xyz", views: 50}'),
+  ('{_id: 2, subject: "Coffee Shopping", author: "efg", views: 5}'),
+  ('{_id: 3, subject: "Baking a cake", author: "abc", views: 90}'),
+  ('{_id: 4, subject: "baking", author: "xyz", views: 100}'),
+  ('{_id: 5, subject: "Café Con Leche", author: "abc", views: 200}'),
+  ('{_id: 6, subject: "Сырники", author: "jkl", views: 80}'),
+  ('{_id: 7, subject: "coffee and cream", author: "efg", views: 10}'),
+  ('{_id: 8, subject: "Cafe con Leche", author: "xyz", views: 10}');
+
+.print -- a $text needs a text index
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT doc_match('{subject: "coffee"}', '{$text: {$search: "coffee"}}');
+
+.print -- the index: MongoDB's key pattern, one entry per term of each document
+SELECT doc_create_index('articles', '{subject: "text"}');
+SELECT name, key, multikey, entries FROM doc_indexes('articles');
+SELECT doc_create_index('articles', '{subject: "text"}');
+SELECT doc_check('articles');
+
+.print -- terms: any of them (stemmed, lower-cased, without diacritics)
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "bake coffee cake"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "bake coffee cake"}}' AND options = '{hint: {$natural: 1}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "CAFE"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "сырники"}}';
+.print -- stop words are no terms
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "and a the"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: ""}}';
+.print -- phrases, negations
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "\"coffee shop\""}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "\"coffee shop\""}}' AND options = '{hint: {$natural: 1}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee -shop"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee - shop"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee -\"and cream\""}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "leche \"con leche\" -\"café\""}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "-coffee"}}';
+.print -- case and diacritic sensitivity
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "Coffee", $caseSensitive: true}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "\"Café Con\"", $caseSensitive: true}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "CAFÉ", $diacriticSensitive: true}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "café", $diacriticSensitive: true}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "café", $diacriticSensitive: true}}' AND options = '{hint: {$natural: 1}}';
+.print -- languages: "none" neither stems nor drops stop words
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "baking", $language: "none"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "baking", $language: "en"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "leche", $language: "spanish"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "leche", $language: "klingon"}}';
+
+.print -- text scores: in the projection and the sort (the highest first)
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}'
+  AND projection = '{_id: 1, score: {$meta: "textScore"}}' AND sort = '{score: {$meta: "textScore"}, _id: 1}';
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "cake baking coffee"}}'
+  AND projection = '{score: {$meta: "textScore"}, author: 0, views: 0}' AND sort = '{score: {$meta: "textScore"}, _id: -1}' LIMIT 3;
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}'
+  AND projection = '{views: 1, score: {$meta: "textScore"}}' AND sort = '{views: -1, score: {$meta: "textScore"}}';
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}' AND projection = '{subject: {$meta: "textScore"}}' AND sort = '{_id: 1}';
+SELECT doc FROM articles WHERE filter = '{views: 10}' AND projection = '{score: {$meta: "textScore"}}';
+SELECT doc FROM articles WHERE filter = '{views: 10}' AND sort = '{score: {$meta: "textScore"}}';
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}' AND projection = '{score: {$meta: "searchScore"}}';
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}' AND projection = '{"a.b": {$meta: "textScore"}}';
+SELECT doc FROM articles WHERE filter = '{$text: {$search: "coffee"}}' AND sort = '{a: {$meta: "textScore"}, b: {$meta: "textScore"}}';
+SELECT doc_project('{a: 1}', '{score: {$meta: "textScore"}}');
+
+.print -- counts, explain, $or
+SELECT doc_count('articles', '{$text: {$search: "coffee cake"}}');
+SELECT doc_count('articles', '{$text: {$search: "coffee"}, views: {$gt: 5}}');
+SELECT json_extract(doc_explain('articles', '{$text: {$search: "coffee cake"}}'), '$.cursor', '$.n', '$.nscanned', '$.indexBounds');
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$or: [{$text: {$search: "leche"}}, {views: 100}]}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$and: [{$text: {$search: "coffee"}}, {author: "efg"}]}';
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author", n: {$sum: 1}}}, {$sort: {_id: 1}}]');
+
+.print -- bad $text
+SELECT _id FROM articles WHERE filter = '{$text: "coffee"}';
+SELECT _id FROM articles WHERE filter = '{$text: {}}';
+SELECT _id FROM articles WHERE filter = '{$text: {$search: 5}}';
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "a", $caseSensitive: 1}}';
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "a", $diacriticSensitive: "yes"}}';
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "a", $fuzzy: true}}';
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "a", $language: 3}}';
+SELECT _id FROM articles WHERE filter = '{$nor: [{$text: {$search: "coffee"}}]}';
+SELECT _id FROM articles WHERE filter = '{tags: {$elemMatch: {$text: {$search: "coffee"}}}}';
+SELECT _id FROM articles WHERE filter = '{$and: [{$text: {$search: "a"}}, {$text: {$search: "b"}}]}';
+SELECT _id FROM articles WHERE filter = '{subject: {$text: {$search: "coffee"}}}';
+
+.print -- definitions and their errors
+SELECT doc_create_index('articles', '{author: "text"}');
+SELECT doc_create_index('articles', '{subject: "text"}', '{weights: {subject: 2}}');
+SELECT doc_create_index('articles', '{subject: "text"}', '{name: "other"}');
+CREATE VIRTUAL TABLE defs USING docext;
+SELECT doc_create_index('defs', '{a: "text"}', '{unique: true}');
+SELECT doc_create_index('defs', '{a: "text"}', '{expireAfterSeconds: 10}');
+SELECT doc_create_index('defs', '{a: "text", b: "hashed"}');
+SELECT doc_create_index('defs', '{a: "text", b: "2dsphere"}');
+SELECT doc_create_index('defs', '{a: "text", b: 1, c: "text"}');
+SELECT doc_create_index('defs', '{a: "text", a: "text"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 0}}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 100000}}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: "high"}}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: "all"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {"$b": 2}}');
+SELECT doc_create_index('defs', '{a: "text"}', '{default_language: "french"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{default_language: "klingon"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{default_language: 1}');
+SELECT doc_create_index('defs', '{a: "text"}', '{language_override: "$lang"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{language_override: "a.b"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{textIndexVersion: 2}');
+SELECT doc_create_index('defs', '{a: 1}', '{weights: {a: 2}}');
+SELECT doc_create_index('defs', '{a: 1}', '{default_language: "none"}');
+SELECT * FROM doc_indexes('defs');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {b: 3, "c.d": 2.5}, default_language: "none", language_override: "lang", textIndexVersion: 3, name: "t"}');
+SELECT name, key, entries FROM doc_indexes('defs');
+SELECT doc_drop_index('defs', 't');
+SELECT doc_create_index('defs', '{"$**": "text"}');
+SELECT name, key FROM doc_indexes('defs');
+
+.print -- which strings: weights, embedded fields, arrays, per-document languages
+CREATE VIRTUAL TABLE notes USING docext;
+SELECT doc_create_index('notes', '{title: "text", "meta.tags": "text"}', '{weights: {title: 10}}');
+INSERT INTO notes(doc) VALUES
+  ('{_id: 1, title: "Rivers", meta: {tags: ["water", "nature"]}}'),
+  ('{_id: 2, title: "water", body: "rivers and lakes"}'),
+  ('{_id: 3, title: ["lakes", ["rivers"]], meta: [{tags: "rivers"}, {tags: ["water"]}]}'),
+  ('{_id: 4, title: "Los ríos", language: "none", meta: {tags: "agua", language: "english"}}'),
+  ('{_id: 5, title: "the and of"}'),
+  ('{_id: 6, title: 42, meta: {tags: {nested: "water"}}}'),
+  ('{_id: 7, title: "running runners run"}');
+SELECT doc_check('notes');
+SELECT name, entries FROM doc_indexes('notes');
+SELECT doc FROM notes WHERE filter = '{$text: {$search: "water"}}' AND projection = '{_id: 1, score: {$meta: "textScore"}}' AND sort = '{score: {$meta: "textScore"}}';
+SELECT doc FROM notes WHERE filter = '{$text: {$search: "rivers"}}' AND projection = '{_id: 1, score: {$meta: "textScore"}}' AND sort = '{score: {$meta: "textScore"}}';
+SELECT doc FROM notes WHERE filter = '{$text: {$search: "run"}}' AND projection = '{_id: 1, score: {$meta: "textScore"}}';
+SELECT group_concat(_id, ',') FROM notes WHERE filter = '{$text: {$search: "ríos"}}';
+SELECT group_concat(_id, ',') FROM notes WHERE filter = '{$text: {$search: "rios", $language: "none"}}';
+SELECT group_concat(_id, ',') FROM notes WHERE filter = '{$text: {$search: "agua"}}';
+.print -- a bad language override changes nothing
+INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", language: "klingon"}');
+INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", language: 7}');
+INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", meta: {language: "french", tags: "y"}}');
+SELECT count(*) FROM notes;
+SELECT doc_check('notes');
+
+.print -- wildcard: every string; the override field is no text
+CREATE VIRTUAL TABLE everything USING docext;
+INSERT INTO everything(doc) VALUES
+  ('{_id: 1, a: "alpha", b: {c: ["beta", ["gamma"]]}, language: "english"}'),
+  ('{_id: 2, x: [{y: "delta"}], z: 5}'),
+  ('{_id: 3, q: "english"}');
+SELECT doc_create_index('everything', '{"$**": "text"}', '{weights: {a: 5}}');
+SELECT doc FROM everything WHERE filter = '{$text: {$search: "alpha beta gamma delta english"}}' AND projection = '{_id: 1, s: {$meta: "textScore"}}' AND sort = '{_id: 1}';
+SELECT doc_check('everything');
+
+.print -- compound: fields before and after the text
+CREATE VIRTUAL TABLE posts USING docext;
+SELECT doc_create_index('posts', '{lang: 1, body: "text", year: -1}');
+INSERT INTO posts(doc) VALUES
+  ('{_id: 1, lang: "en", body: "fast cars", year: 2020}'),
+  ('{_id: 2, lang: "fr", body: "fast trains", year: 2021}'),
+  ('{_id: 3, body: "fast boats", year: 2022}'),
+  ('{_id: 4, lang: "en", body: "slow cars"}');
+SELECT name, key, entries FROM doc_indexes('posts');
+SELECT group_concat(_id, ',') FROM posts WHERE filter = '{lang: "en", $text: {$search: "fast"}}';
+SELECT json_extract(doc_explain('posts', '{lang: "en", $text: {$search: "fast cars"}}'), '$.cursor', '$.nscanned', '$.indexBounds');
+SELECT group_concat(_id, ',') FROM posts WHERE filter = '{lang: null, $text: {$search: "fast"}}';
+SELECT group_concat(_id, ',') FROM posts WHERE filter = '{$text: {$search: "fast"}}';
+INSERT INTO posts(doc) VALUES ('{_id: 5, lang: ["en", "fr"], body: "x"}');
+INSERT INTO posts(doc) VALUES ('{_id: 5, lang: "en", body: "x", year: [1, 2]}');
+SELECT doc_check('posts');
+
+.print -- writes keep the index current
+UPDATE articles SET doc = doc_update(bson, '{$set: {subject: "Tea Shopping"}}') WHERE _id = 2;
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "tea shop"}}';
+SELECT doc_update_many('articles', '{$text: {$search: "leche"}}', '{$inc: {views: 1}}');
+SELECT doc_delete_many('articles', '{$text: {$search: "bake"}}');
+SELECT group_concat(_id, ',') FROM articles;
+SELECT doc_check('articles');
+SELECT doc_drop_index('articles', 'subject_text');
+SELECT _id FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
+
+.print -- a text field cannot be in a shard key
+SELECT doc_analyze_shard_key('articles', '{subject: "text"}');
