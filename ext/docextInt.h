@@ -953,7 +953,7 @@ const DocGeo *docextMatcherNear(DocMatcher *p, const char **pzPath, int *pnPath)
 /* The $near's $maxDistance (in its point's units), or infinity. */
 double docextMatcherNearMax(DocMatcher *p);
 /* The filter's $text (owned by the matcher), or NULL. Its matches fail
-** until a query binds it to the collection's text index (docextTextBind). */
+** until a query binds it to the collection's text index (docextCollBindText). */
 DocText *docextMatcherText(DocMatcher *p);
 void docextMatcherFree(DocMatcher *p);
 
@@ -1689,6 +1689,9 @@ struct DocQuerySpec {
                             ** that every shard's part reads one time) */
 };
 void docextQuerySpecInit(DocQuerySpec *p);
+/* Bind a $text to the collection's text index, which it needs ("text index
+** required for $text query" when there is none). */
+int docextCollBindText(DocColl *pColl, DocText *pText, char **pzErr);
 /* Check that a hint names an index of the collection (name or keys). */
 int docextQueryCheckHint(DocColl *pColl, const DocValue *v, char **pzErr);
 int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr);

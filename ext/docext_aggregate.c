@@ -1532,6 +1532,10 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     case AG_MATCH:
       if( it.v.type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a filter document");
       rc = docextMatcherNew(it.v.p, p->aLet, &p->nowMs, &pS->pMatch, pzErr);
+      if( rc==SQLITE_OK && iStage>1 && docextMatcherText(pS->pMatch) ){
+        rc = stageError(pS, pzErr, "$match with $text is only allowed as the first "
+                                   "pipeline stage");
+      }
       break;
     case AG_SHAPE:
       workStageArray(p, pS->zOp, &it.v, &rc);

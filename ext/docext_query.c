@@ -321,10 +321,9 @@ static int specKeep(int *pRc, DocQuery *p, const u8 *aDoc){
 
 static void queryReset(DocQuery *p);
 
-/* Bind a filter's $text to the collection's text index, which it needs. */
-static int queryBindText(DocQuery *p, DocText *pText, char **pzErr){
+int docextCollBindText(DocColl *pColl, DocText *pText, char **pzErr){
   DocIndex *aIdx;
-  int nIdx, i, rc = docextCollIndexes(p->pColl, &aIdx, &nIdx, pzErr);
+  int nIdx, i, rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
   for(i=0; rc==SQLITE_OK && i<nIdx; i++){
     if( aIdx[i].pText ) return docextTextBind(pText, aIdx[i].pText, pzErr);
   }
@@ -357,7 +356,7 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
         rc = docextError(pzErr, "docext: a query may have one $text");
       }else{
         p->pText = docextMatcherText(p->apFilter[i]);
-        rc = queryBindText(p, p->pText, pzErr);
+        rc = docextCollBindText(p->pColl, p->pText, pzErr);
       }
     }
   }

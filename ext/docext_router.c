@@ -1361,6 +1361,8 @@ struct DocRouted {
   DocSort *pSort;           /* a merge's sort */
   DocMatcher *pNear;        /* the filter with a $near, whose distance is the
                             ** merge's order when no sort is given */
+  DocMatcher *pScorer;      /* the filter with the $text that scores a sort
+                            ** by {$meta: "textScore"} */
   int *aSeq;                /* chunk order: the chunks to read, in order */
   int nSeq, iSeq;
   i64 nSkip, nMax, nSkipped, nReturned;
@@ -1378,6 +1380,7 @@ void docextRoutedFree(DocRouted *p){
   sqlite3_free(p->aSeq);
   docextSortFree(p->pSort);
   docextMatcherFree(p->pNear);
+  docextMatcherFree(p->pScorer);
   docextAccessClear(&p->access);
   docextBufFree(&p->specCopy);
   docextRouterFree(p->pR);
@@ -1553,6 +1556,28 @@ static int rtSortIsKeyOrder(const DocRouter *pR, const u8 *aSort, int *pbDesc){
   return i==pR->key.nField;
 }
 
+/* A merge by text score scores each part's results again (from the
+** stored documents), with the filter's $text bound to the collection's
+** text index, which every shard has. */
+static int rtTextSort(DocRouted *p, char **pzErr){
+  const u8 *aLet = 0;
+  i64 nowMs = p->spec.nowMs;
+  int rc = docextExprLetOption(p->spec.aOptions, &aLet, pzErr), i;
+  for(i=0; rc==SQLITE_OK && i<p->spec.nFilter; i++){
+    DocMatcher *pM = 0;
+    rc = docextMatcherNew(p->spec.aaFilter[i], aLet, &nowMs, &pM, pzErr);
+    if( rc==SQLITE_OK && docextMatcherText(pM) && p->pScorer==0 ){
+      p->pScorer = pM;
+      pM = 0;
+      rc = docextCollBindText(p->pR->pHome, docextMatcherText(p->pScorer), pzErr);
+      if( rc==SQLITE_OK ) docextSortSetText(p->pSort, docextMatcherText(p->pScorer));
+    }
+    docextMatcherFree(pM);
+  }
+  if( rc==SQLITE_OK && p->pScorer==0 ) rc = docextTextNoScore(pzErr);
+  return rc;
+}
+
 /* The sort: chunk order when it is the shard key's and several shards
 ** are asked, else a merge of the parts (none for an empty sort). */
 static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzErr){
@@ -1572,6 +1597,7 @@ static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzE
     docextSortFree(p->pSort);
     p->pSort = 0;
   }
+  if( rc==SQLITE_OK && p->pSort && docextSortWantsText(p->pSort) ) rc = rtTextSort(p, pzErr);
   return rc;
 }
 

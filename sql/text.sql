@@ -82,6 +82,10 @@ SELECT json_extract(doc_explain('articles', '{$text: {$search: "coffee cake"}}')
 SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$or: [{$text: {$search: "leche"}}, {views: 100}]}';
 SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$and: [{$text: {$search: "coffee"}}, {author: "efg"}]}';
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author", n: {$sum: 1}}}, {$sort: {_id: 1}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee cake"}}}, {$sort: {s: {$meta: "textScore"}, _id: 1}}, {$project: {subject: 1}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {subject: 1}}, {$sort: {s: {$meta: "textScore"}}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {views: {$gt: 1}}}, {$match: {$text: {$search: "coffee"}}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {s: {$meta: "textScore"}}}]');
 
 .print -- bad $text
 SELECT _id FROM articles WHERE filter = '{$text: "coffee"}';
@@ -193,3 +197,22 @@ SELECT _id FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
 
 .print -- a text field cannot be in a shard key
 SELECT doc_analyze_shard_key('articles', '{subject: "text"}');
+
+.print -- a sharded collection: each partition has the text index; the router merges by score
+ATTACH ':memory:' AS s1;
+ATTACH ':memory:' AS s2;
+CREATE VIRTUAL TABLE arts USING docext;
+SELECT doc_add_shard('s1'), doc_add_shard('s2');
+SELECT doc_create_index('arts', '{subject: "text"}');
+SELECT doc_shard_collection('arts', '{_id: "hashed"}');
+WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM n WHERE v<40)
+INSERT INTO arts(doc) SELECT json_object('_id', v, 'subject',
+  CASE v%4 WHEN 0 THEN 'coffee coffee' WHEN 1 THEN 'coffee and tea' WHEN 2 THEN 'tea time' ELSE 'cake' END) FROM n;
+SELECT count(*) FROM arts WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT doc FROM arts WHERE filter = '{$text: {$search: "coffee tea"}}'
+  AND projection = '{_id: 1, s: {$meta: "textScore"}}' AND sort = '{s: {$meta: "textScore"}, _id: -1}' LIMIT 4;
+SELECT doc FROM arts WHERE filter = '{$text: {$search: "time"}}'
+  AND projection = '{_id: 1, s: {$meta: "textScore"}}' AND sort = '{_id: 1}' LIMIT 3;
+SELECT doc_count('arts', '{$text: {$search: "cake"}}');
+SELECT (SELECT count(*) FROM s1.arts('{$text: {$search: "cake"}}')) + (SELECT count(*) FROM s2.arts('{$text: {$search: "cake"}}'));
+SELECT doc_check('arts');

@@ -213,6 +213,14 @@ int main(void){
     "SELECT doc FROM doc_aggregate('gf', '[{$geoNear: {near: [0, 0], distanceField: \"d\", key: \"pos\"}}, "
     "{$limit: 2}]')",
     "SELECT _id FROM gf('{pos: {$geoWithin: {$polygon: [[0, 0], [4, 0], [4, 4]]}}}')",
+    "INSERT INTO tx(doc) VALUES ('{_id: 10, title: \"Cafés and running\", tags: [\"espresso\", "
+    "\"dogs\"], language: \"none\", m: {n: \"Öl\", language: \"english\"}}')",
+    "SELECT doc FROM tx WHERE filter = '{$text: {$search: \"running -dog \\\"cafe\\\"\"}}' "
+    "AND projection = '{_id: 1, s: {$meta: \"textScore\"}}' AND sort = '{s: {$meta: \"textScore\"}}'",
+    "SELECT doc_count('tx', '{$text: {$search: \"COFFEE\", $caseSensitive: true, "
+    "$diacriticSensitive: true}}')",
+    "SELECT doc_create_index('ty', '{\"$**\": \"text\"}', '{weights: {b: 3}, default_language: \"none\"}') "
+    "FROM one",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
@@ -418,6 +426,14 @@ int main(void){
       "SELECT doc_create_index('gf', '{pos: \"2d\", k: 1}', '{min: -10, max: 10}');"
       "INSERT INTO gf(doc) VALUES ('{_id: 1, pos: [0, 1], k: 1}'), ('{_id: 2, pos: [[2, 2], [3, 3]]}'),"
       "  ('{_id: 3, pos: {x: -5, y: 5}}');"
+      /* tx: articles under a text index; ty: strings without one yet */
+      "CREATE VIRTUAL TABLE tx USING docext;"
+      "SELECT doc_create_index('tx', '{title: \"text\", tags: \"text\", \"m.n\": \"text\"}',"
+      "  '{weights: {title: 5}}');"
+      "INSERT INTO tx(doc) VALUES ('{_id: 1, title: \"Coffee shops\", tags: [\"cafe\", \"dog\"]}'),"
+      "  ('{_id: 2, title: \"Running with coffee\", m: {n: \"Café crème\"}}');"
+      "CREATE VIRTUAL TABLE ty USING docext;"
+      "INSERT INTO ty(doc) VALUES ('{_id: 1, a: \"x y\", b: [\"z\", {c: \"w\"}]}');"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
