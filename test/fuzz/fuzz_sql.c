@@ -126,6 +126,7 @@ static void openDb(void){
     " ('{_id: 4, big: \"' || printf('%.900c', 'q') || '\", arr: [1, 2, 3]}');"
     "SELECT doc_create_index('c', '{a: 1}');"
     "SELECT doc_create_index('c', '{\"b.c\": 1, s: -1}', '{unique: true, sparse: true}');"
+    "SELECT doc_create_index('c', '{\"$**\": \"text\"}', '{weights: {s: 3}}');"
     "ATTACH ':memory:' AS s1;"
     "SELECT doc_add_shard('main'), doc_add_shard('s1');"
     "CREATE VIRTUAL TABLE sh USING docext;"
