@@ -804,9 +804,12 @@ int docextTextNoScore(char **pzErr);
 /* The document's text score (as MongoDB's {$meta: "textScore"}). */
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr);
 /* The terms a text index is read at for the $text operand v: NUL-terminated,
-** one after another, in pOut; *pnTerm of them. SQLITE_ERROR for a bad operand. */
+** one after another, in pOut; *pnTerm of them. *pbExact: the documents with
+** entries for them are exactly its matches (it has neither negations nor
+** phrases, nor case or diacritic sensitivity). SQLITE_ERROR for a bad
+** operand. */
 int docextTextIndexTerms(const DocValue *v, const DocTextSpec *pSpec, DocBuf *pOut,
-                         int *pnTerm);
+                         int *pnTerm, int *pbExact);
 void docextTextFree(DocText *p);
 
 /**************************************************************************

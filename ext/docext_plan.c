@@ -1165,21 +1165,23 @@ static int geoAsked(const DocIndex *pIdx, const PlanConds *pConds){
 ** Text indexes
 */
 
-/* The set of a text index's _fts field: the terms of the query's $text
-** (docextTextIndexTerms), each a point: the entries of every score. Never
-** exact: the matcher decides. */
-static void textSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pConds,
-                    IvSet *pOut){
+/* The set of a text index's _fts field j: the terms of the query's $text
+** (docextTextIndexTerms), each a point: the entries of every score. Exact
+** (aExact) for a $text of terms alone, whose matches are the documents
+** with entries; else the matcher decides. */
+static void textSet(PlanCtx *pCtx, const DocIndex *pIdx, int j, const PlanConds *pConds,
+                    u8 *aExact, IvSet *pOut){
   DocBuf terms, str;
-  int i, k, nTerm = 0;
+  int i, k, nTerm = 0, bExact = 0;
   memset(pOut, 0, sizeof(*pOut));
   for(i=0; i<pConds->n && pConds->a[i].eOp!=PC_TEXT; i++){}
   memset(&terms, 0, sizeof(terms));
   memset(&str, 0, sizeof(str));
   if( i==pConds->n
-   || docextTextIndexTerms(&pConds->a[i].v, pIdx->pText, &terms, &nTerm)!=SQLITE_OK ){
+   || docextTextIndexTerms(&pConds->a[i].v, pIdx->pText, &terms, &nTerm, &bExact)!=SQLITE_OK ){
     pOut->bFull = 1;                    /* (a bad $text: the matcher says why) */
   }else{
+    if( bExact ) aExact[i] = (u8)(j+2);
     const char *z = (const char*)terms.a;
     for(k=0; k<nTerm && pCtx->rc==SQLITE_OK; k++){
       int n = (int)strlen(z);
@@ -1495,7 +1497,7 @@ static void tryFieldSets(PlanCtx *pCtx, const PlanConds *pConds, u8 *aExact, Pla
       continue;
     }
     if( pIdx->aDir[j]==DOCEXT_DIR_TEXT ){
-      textSet(pCtx, pIdx, pConds, s);
+      textSet(pCtx, pIdx, j, pConds, aExact, s);
     }else if( pIdx->pText && j>0 && pIdx->aDir[j-1]==DOCEXT_DIR_TEXT ){
       s->bFull = 1;                     /* (_ftsx: the scores) */
     }else if( docextDirIsGeo(pIdx->aDir[j]) ){
@@ -1635,6 +1637,10 @@ static void tryExactness(const PlanConds *pConds, const u8 *aExact, PlanTry *p){
     if( aExact[k]==1 ) continue;            /* answered by sparseness */
     if( aExact[k]==0 || jf>j || (jf==j && !p->bRangeField) ) p->bExact = 0;
   }
+  /* A text index holds one entry per term of a document, but terms cut to
+  ** the key's length may share one: only its exact plans meet a document
+  ** once per term. */
+  if( pIdx->pText && !p->bExact ) p->bOnce = 0;
 }
 
 /* Build the try for index iIdx over conditions pConds. aExact: scratch,

@@ -655,7 +655,9 @@ static void textWalkValue(TextWalk *w, const DocValue *v, int bArray, int eLang)
         break;
       }
       case DOC_DOCUMENT:
-        if( iW<0 || pS->bWildcard ) textWalkValue(w, &it.v, 0, eLang);
+        /* (only strings are read at a named path: a document there is
+        ** read for the named paths below it) */
+        if( bBelow || pS->bWildcard ) textWalkValue(w, &it.v, 0, eLang);
         break;
       case DOC_ARRAY:
         if( !bArray || pS->bWildcard ) textWalkValue(w, &it.v, 1, eLang);
@@ -883,8 +885,10 @@ static void textAddPhrase(DocText *p, const char *z, int n, int bNegated, int *p
   p->nPhrase++;
 }
 
+/* White space between the words of $search, as MongoDB's query parser has
+** it (not the tab). */
 static int textIsQuerySpace(char c){
-  return c==' ' || c=='\t' || c=='\n' || c=='\r' || c=='\v' || c=='\f';
+  return c==' ' || c=='\n' || c=='\r' || c=='\v' || c=='\f';
 }
 
 /* Split $search as MongoDB's query parser does: words (positive, or
@@ -1060,20 +1064,21 @@ int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr){
   return rc;
 }
 
-/* Has aDoc a positive term? With the default options, a term the index
-** holds for it (one of the bounds); else as the query compares. */
+/* Has aDoc a positive term? It must have an index entry for one of the
+** bounds (MongoDB reads only those documents), and, case- or
+** diacritic-sensitive, one as the query compares. */
 static int textHasPositive(DocText *p, const u8 *aDoc, int *pb, char **pzErr){
   int rc = textScoreDoc(p, aDoc, pzErr), i;
   TextCheck c;
   *pb = 0;
   if( rc ) return rc;
-  if( textQueryFlags(p) ){
+  for(i=0; i<p->bounds.n && !*pb; i++){
+    if( textListFind(&p->doc, textListTerm(&p->bounds, i), p->bounds.a[i].nTerm)>=0 ) *pb = 1;
+  }
+  if( *pb && textQueryFlags(p) ){
     memset(&c, 0, sizeof(c));
     c.pTerms = &p->pos;
     return textCheck(p, aDoc, &c, textCheckTerms, pb, pzErr);
-  }
-  for(i=0; i<p->bounds.n && !*pb; i++){
-    if( textListFind(&p->doc, textListTerm(&p->bounds, i), p->bounds.a[i].nTerm)>=0 ) *pb = 1;
   }
   return SQLITE_OK;
 }
@@ -1106,15 +1111,24 @@ int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr){
 }
 
 int docextTextIndexTerms(const DocValue *v, const DocTextSpec *pSpec, DocBuf *pOut,
-                         int *pnTerm){
+                         int *pnTerm, int *pbExact){
   DocText *p = 0;
   char *zErr = 0;
   int rc = docextTextNew(v, &p, &zErr), i;
   *pnTerm = 0;
+  *pbExact = 0;
   if( rc==SQLITE_OK ) rc = docextTextBind(p, pSpec, &zErr);
+  if( rc==SQLITE_OK ){
+    /* With only terms to look for, as they are indexed, a document matches
+    ** exactly when it has an entry for one (no term so long that its key
+    ** could be a longer term's, cut). */
+    *pbExact = p->neg.n==0 && p->nPhrase==0 && textQueryFlags(p)==0;
+  }
   for(i=0; rc==SQLITE_OK && i<p->bounds.n; i++){
     const char *z = textListTerm(&p->bounds, i);
-    docextBufAppend(&rc, pOut, z, docextTextKeyLength(z, p->bounds.a[i].nTerm));
+    int n = p->bounds.a[i].nTerm;
+    if( n>=DOCEXT_TEXT_KEY_MAX-3 ) *pbExact = 0;
+    docextBufAppend(&rc, pOut, z, docextTextKeyLength(z, n));
     docextBufAppendByte(&rc, pOut, 0);
     (*pnTerm)++;
   }
