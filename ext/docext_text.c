@@ -176,22 +176,21 @@ static int textIsDelimiterAt(const TextTok *t, int i, int *pnByte){
   return docextUnicodeIsDelimiter(c, t->eLang==TEXT_LANG_ENGLISH);
 }
 
-/* Append the characters of z[0..n) to p, each passed through xMap (0:
-** dropped). */
-static void textMapAppend(int *pRc, DocBuf *p, const u8 *z, int n,
-                          uint32_t (*xMap)(uint32_t)){
+#define TEXT_MAP_FOLD   0x01      /* lower-case */
+#define TEXT_MAP_STRIP  0x02      /* without diacritics (those alone dropped) */
+
+/* Append the characters of z[0..n) to p, mapped as eMap says. */
+static void textMapAppend(int *pRc, DocBuf *p, const u8 *z, int n, int eMap){
   int i = 0;
   while( i<n ){
     uint32_t c;
     u8 a[4];
     i += docextUtf8Decode(&z[i], n-i, &c);
-    c = xMap(c);
+    if( eMap & TEXT_MAP_FOLD ) c = docextUnicodeFold(c);
+    if( eMap & TEXT_MAP_STRIP ) c = docextUnicodeStripDiacritics(c);
     if( c ) docextBufAppend(pRc, p, a, docextUtf8Encode(c, a));
   }
 }
-
-/* Characters as they are (for textMapAppend). */
-static uint32_t textSame(uint32_t c){ return c; }
 
 /* The next term into t->word: 1, or 0 at the end (or an error, t->rc). */
 static int textTokNext(TextTok *t){
@@ -204,7 +203,7 @@ static int textTokNext(TextTok *t){
 
     /* Stop words are lower case, with their diacritics. */
     docextBufReset(&t->lower);
-    textMapAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart, docextUnicodeFold);
+    textMapAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart, TEXT_MAP_FOLD);
     if( (t->eFlags & TEXT_STOPWORDS)
      && textIsStopWord(t->eLang, (const char*)t->lower.a, (int)t->lower.n) ){
       continue;
@@ -220,7 +219,7 @@ static int textTokNext(TextTok *t){
     }
     docextBufReset(&t->word);
     textMapAppend(&t->rc, &t->word, t->lower.a, (int)t->lower.n,
-                  (t->eFlags & TEXT_DIACRITIC) ? textSame : docextUnicodeStripDiacritics);
+                  (t->eFlags & TEXT_DIACRITIC) ? 0 : TEXT_MAP_STRIP);
     docextBufAppendByte(&t->rc, &t->word, 0);
     if( t->rc ) return 0;
     t->word.n--;
@@ -865,16 +864,9 @@ static void textSentenceTerms(DocText *p, const DocBuf *pSentence, TextList *pTe
 /* Fold z[0..n) as phrases compare (lower case unless case-sensitive,
 ** without diacritics unless diacritic-sensitive) into pOut (reset). */
 static void textFold(const DocText *p, const char *z, int n, DocBuf *pOut, int *pRc){
-  int i = 0;
   docextBufReset(pOut);
-  while( i<n ){
-    uint32_t c;
-    u8 a[4];
-    i += docextUtf8Decode((const u8*)&z[i], n-i, &c);
-    if( !p->bCase ) c = docextUnicodeFold(c);
-    if( !p->bDiacritic ) c = docextUnicodeStripDiacritics(c);
-    if( c ) docextBufAppend(pRc, pOut, a, docextUtf8Encode(c, a));
-  }
+  textMapAppend(pRc, pOut, (const u8*)z, n, (p->bCase ? 0 : TEXT_MAP_FOLD)
+                                          | (p->bDiacritic ? 0 : TEXT_MAP_STRIP));
 }
 
 static void textAddPhrase(DocText *p, const char *z, int n, int bNegated, int *pRc){
