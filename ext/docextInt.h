@@ -795,9 +795,11 @@ int docextTextTerms(const DocTextSpec *p, const u8 *aDoc,
 
 /* Compile {$search, $language, $caseSensitive, $diacriticSensitive}. */
 int docextTextNew(const DocValue *v, DocText **ppOut, char **pzErr);
-/* Read it with a collection's text index (the spec is copied). Until then
-** docextTextMatch fails: $text needs the index. */
-int docextTextBind(DocText *p, const DocTextSpec *pSpec, char **pzErr);
+/* Read it with a collection's text index: its spec (copied) and its
+** partialFilterExpression (aPartial, or NULL), which a document must match
+** to be found. Until then docextTextMatch fails: $text needs the index. */
+int docextTextBind(DocText *p, const DocTextSpec *pSpec, const u8 *aPartial,
+                   char **pzErr);
 int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr);
 /* The error of a {$meta: "textScore"} without a $text to score. */
 int docextTextNoScore(char **pzErr);

@@ -325,7 +325,9 @@ int docextCollBindText(DocColl *pColl, DocText *pText, char **pzErr){
   DocIndex *aIdx;
   int nIdx, i, rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
   for(i=0; rc==SQLITE_OK && i<nIdx; i++){
-    if( aIdx[i].pText ) return docextTextBind(pText, aIdx[i].pText, pzErr);
+    if( aIdx[i].pText ){
+      return docextTextBind(pText, aIdx[i].pText, aIdx[i].aPartial, pzErr);
+    }
   }
   if( rc==SQLITE_OK ){
     rc = docextError(pzErr, "docext: text index required for $text query "

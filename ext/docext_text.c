@@ -749,6 +749,7 @@ struct DocText {
   int bCase, bDiacritic;    /* $caseSensitive, $diacriticSensitive */
   /* Bound (docextTextBind): */
   DocTextSpec *pSpec;       /* a copy of the index's spec */
+  DocMatcher *pPartial;     /* its partialFilterExpression, or NULL */
   int eQueryLang;           /* the language of the search */
   TextList pos, neg;        /* positive and negated terms, as matched */
   TextList bounds;          /* the positive terms lower-cased: the index's */
@@ -766,6 +767,7 @@ void docextTextFree(DocText *p){
   if( p ){
     sqlite3_free(p->zSearch);
     docextTextSpecFree(p->pSpec);
+    docextMatcherFree(p->pPartial);
     textListFree(&p->pos);
     textListFree(&p->neg);
     textListFree(&p->bounds);
@@ -920,12 +922,17 @@ static int textParseSearch(DocText *p, DocBuf *pPos, DocBuf *pNeg){
   return rc;
 }
 
-int docextTextBind(DocText *p, const DocTextSpec *pSpec, char **pzErr){
+int docextTextBind(DocText *p, const DocTextSpec *pSpec, const u8 *aPartial, char **pzErr){
   DocBuf pos, neg;
   int rc;
-  (void)pzErr;
   docextTextSpecFree(p->pSpec);
   p->pSpec = 0;
+  docextMatcherFree(p->pPartial);
+  p->pPartial = 0;
+  if( aPartial ){
+    rc = docextMatcherNew(aPartial, 0, 0, &p->pPartial, pzErr);
+    if( rc ) return rc;
+  }
   textListReset(&p->pos);
   textListReset(&p->neg);
   textListReset(&p->bounds);
@@ -1057,12 +1064,19 @@ int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr){
 }
 
 /* Has aDoc a positive term? It must have an index entry for one of the
-** bounds (MongoDB reads only those documents), and, case- or
-** diacritic-sensitive, one as the query compares. */
+** bounds (MongoDB reads only those documents: so a partial index's must
+** match its filter), and, case- or diacritic-sensitive, one as the query
+** compares. */
 static int textHasPositive(DocText *p, const u8 *aDoc, int *pb, char **pzErr){
-  int rc = textScoreDoc(p, aDoc, pzErr), i;
+  int rc = SQLITE_OK, i;
   TextCheck c;
   *pb = 0;
+  if( p->pPartial ){
+    rc = docextMatcherMatch(p->pPartial, aDoc, pb, 0, pzErr);
+    if( rc || !*pb ) return rc;
+    *pb = 0;
+  }
+  rc = textScoreDoc(p, aDoc, pzErr);
   if( rc ) return rc;
   for(i=0; i<p->bounds.n && !*pb; i++){
     if( textListFind(&p->doc, textListTerm(&p->bounds, i), p->bounds.a[i].nTerm)>=0 ) *pb = 1;
@@ -1109,7 +1123,7 @@ int docextTextIndexTerms(const DocValue *v, const DocTextSpec *pSpec, DocBuf *pO
   int rc = docextTextNew(v, &p, &zErr), i;
   *pnTerm = 0;
   *pbExact = 0;
-  if( rc==SQLITE_OK ) rc = docextTextBind(p, pSpec, &zErr);
+  if( rc==SQLITE_OK ) rc = docextTextBind(p, pSpec, 0, &zErr);
   if( rc==SQLITE_OK ){
     /* With only terms to look for, as they are indexed, a document matches
     ** exactly when it has an entry for one (no term so long that its key

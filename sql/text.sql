@@ -184,6 +184,15 @@ INSERT INTO posts(doc) VALUES ('{_id: 5, lang: ["en", "fr"], body: "x"}');
 INSERT INTO posts(doc) VALUES ('{_id: 5, lang: "en", body: "x", year: [1, 2]}');
 SELECT doc_check('posts');
 
+.print -- a partial text index finds the documents its filter takes, by the index or a scan
+CREATE VIRTUAL TABLE part USING docext;
+INSERT INTO part(doc) VALUES ('{_id: 1, t: "coffee", ok: true}'), ('{_id: 2, t: "coffee", ok: false}'), ('{_id: 3, t: "coffee"}');
+SELECT doc_create_index('part', '{t: "text"}', '{partialFilterExpression: {ok: true}}');
+SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "coffee"}}' AND options = '{hint: {$natural: 1}}';
+SELECT json_extract(doc_explain('part', '{$text: {$search: "coffee"}, ok: true}'), '$.cursor');
+SELECT doc_count('part', '{$text: {$search: "coffee"}}');
+
 .print -- writes keep the index current
 UPDATE articles SET doc = doc_update(bson, '{$set: {subject: "Tea Shopping"}}') WHERE _id = 2;
 SELECT group_concat(_id, ',') FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
