@@ -332,9 +332,9 @@ static void projParseDoc(DocProjParse *pP, DocProjNode *pParent,
 ** chooses no mode: alone, the document comes with it. */
 static void projParseMeta(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
                           DocIter *pIt, int bTop){
-  int nMeta;
-  const char *zMeta = docextValueStr(&pIt->v, &nMeta);
-  if( pIt->v.type!=DOC_STRING || nMeta!=9 || memcmp(zMeta, "textScore", 9)!=0 ){
+  int nMeta = 0;
+  const char *zMeta = pIt->v.type==DOC_STRING ? docextValueStr(&pIt->v, &nMeta) : "";
+  if( nMeta!=9 || memcmp(zMeta, "textScore", 9)!=0 ){
     projError(pP, SQLITE_ERROR, sqlite3_mprintf(
         "docext: $meta takes \"textScore\" (the one docext has) in projection at '%s'",
         projPath(pP)));

@@ -372,7 +372,7 @@ struct DocTextSpec {
   char *zOverride;          /* language_override */
 };
 
-#define TEXT_MAX_WEIGHT 99999.0
+#define TEXT_MAX_WEIGHT 100000.0
 
 int docextTextSpecNew(DocTextSpec **ppOut){
   DocTextSpec *p = docextMallocZero(sizeof(*p));
@@ -479,10 +479,12 @@ static int textWeightsOption(DocTextSpec *p, const DocValue *v, char **pzErr){
       return docextError(pzErr, "docext: the weight of text index field %s must be "
                          "a number", it.zKey);
     }
+    /* MongoDB keeps a weight's integer part */
     r = docextValueToDouble(&it.v);
-    if( !(r>0.0 && r<=TEXT_MAX_WEIGHT) ){
-      return docextError(pzErr, "docext: the weight of text index field %s must be "
-                         "in the interval (0, 99999], not %g", it.zKey, r);
+    r = r<0.0 ? ceil(r) : floor(r);
+    if( !(r>0.0 && r<TEXT_MAX_WEIGHT) ){
+      return docextError(pzErr, "docext: text index weight must be in the exclusive "
+                         "interval (0,100000) but found: %g (field %s)", r, it.zKey);
     }
     if( textIsWildcard(it.zKey, it.nKey) ){
       p->bWildcard = 1;
@@ -498,8 +500,8 @@ static int textWeightsOption(DocTextSpec *p, const DocValue *v, char **pzErr){
 }
 
 int docextTextSpecOption(DocTextSpec *p, const char *zKey, const DocValue *v, char **pzErr){
-  int n;
-  const char *z = docextValueStr(v, &n);
+  int n = 0;
+  const char *z = v->type==DOC_STRING ? docextValueStr(v, &n) : "";
   if( strcmp(zKey, "weights")==0 ){
     return textWeightsOption(p, v, pzErr);
   }
@@ -539,11 +541,7 @@ void docextTextSpecWrite(const DocTextSpec *p, int *pRc, DocBuf *pOut){
   for(i=0; i<p->n; i++){
     const char *zPath = p->a[i].zPath;
     double r = p->a[i].r;
-    if( r==floor(r) ){
-      docextBsonAppendInt32(pRc, pOut, zPath, (int)strlen(zPath), (int)r);
-    }else{
-      docextBsonAppendDouble(pRc, pOut, zPath, (int)strlen(zPath), r);
-    }
+    docextBsonAppendInt32(pRc, pOut, zPath, (int)strlen(zPath), (int)r);
   }
   docextBsonEndDoc(pRc, pOut, iW);
   docextBsonAppendString(pRc, pOut, DOC_STRING, "default_language", 16,
@@ -792,8 +790,8 @@ int docextTextNew(const DocValue *v, DocText **ppOut, char **pzErr){
   p->eLang = TEXT_LANG_INDEX;
   docextIterInitValue(&it, v);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
-    int n;
-    const char *z = docextValueStr(&it.v, &n);
+    int n = 0;
+    const char *z = it.v.type==DOC_STRING ? docextValueStr(&it.v, &n) : "";
     if( strcmp(it.zKey, "$search")==0 ){
       if( it.v.type!=DOC_STRING ){
         rc = docextError(pzErr, "docext: $text: $search must be a string");

@@ -113,6 +113,7 @@ SELECT doc_create_index('defs', '{a: "text", b: 1, c: "text"}');
 SELECT doc_create_index('defs', '{a: "text", a: "text"}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 0}}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 100000}}');
+SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 0.5}}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: "high"}}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: "all"}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {"$b": 2}}');
@@ -133,7 +134,7 @@ SELECT name, key FROM doc_indexes('defs');
 
 .print -- which strings: weights, embedded fields, arrays, per-document languages
 CREATE VIRTUAL TABLE notes USING docext;
-SELECT doc_create_index('notes', '{title: "text", "meta.tags": "text"}', '{weights: {title: 10}}');
+SELECT doc_create_index('notes', '{title: "text", "meta.tags": "text"}', '{weights: {title: 10.9}}');
 INSERT INTO notes(doc) VALUES
   ('{_id: 1, title: "Rivers", meta: {tags: ["water", "nature"]}}'),
   ('{_id: 2, title: "water", body: "rivers and lakes"}'),
