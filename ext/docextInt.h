@@ -803,6 +803,15 @@ int docextTextBind(DocText *p, const DocTextSpec *pSpec, const u8 *aPartial,
 int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr);
 /* The error of a {$meta: "textScore"} without a $text to score. */
 int docextTextNoScore(char **pzErr);
+/* In doc_aggregate, a document's text score travels as this top-level
+** field, which no stored document can have ($-prefixed): the pipeline's
+** first $match with $text adds it, $meta (an expression, a $sort) reads it,
+** $project keeps it, and it is taken out of the results
+** (docextTextScoreStrip). */
+#define DOCEXT_TEXT_SCORE_FIELD "$textScore"
+/* aDoc without any DOCEXT_TEXT_SCORE_FIELD field, at any depth, into pOut
+** (reset); 0 (pOut untouched) when it has none. */
+int docextTextScoreStrip(const u8 *aDoc, DocBuf *pOut, int *pRc);
 /* The document's text score (as MongoDB's {$meta: "textScore"}). */
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr);
 /* The terms a text index is read at for the $text operand v: NUL-terminated,

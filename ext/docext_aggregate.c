@@ -131,6 +131,8 @@ struct Agg {
   i64 iQueryOpts;           /* its options (let, hint) in query, or -1 */
   i64 nLimit;               /* the query's LIMIT, or -1 */
   i64 nowMs;                /* $$NOW of every stage */
+  int bTextScore;           /* some stage reads {$meta: "textScore"}: the
+                            ** query's documents carry their scores */
 };
 
 /* The documents between two stages: their BSON end to end in b. */
@@ -1850,14 +1852,21 @@ static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr){
 }
 
 /* Compile the pipeline (BSON array aPipe) with its options (NULL: none). */
+static int aggHasMeta(const DocValue *v);
+
 static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOptions,
                       char **pzErr){
   int rc = SQLITE_OK;
+  DocValue pipe;
   docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
   if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
   if( rc ) return rc;
   p->nowMs = docextClockNowMs();
   p->pConn = pConn;
+  pipe.type = DOC_ARRAY;
+  pipe.p = p->pipe.a;
+  pipe.n = (int)p->pipe.n;
+  p->bTextScore = aggHasMeta(&pipe);
   return compileStages(pConn, p, 1, pzErr);
 }
 
@@ -3057,6 +3066,84 @@ static int runDocuments(const AggStage *pS, AggSet *pOut, char **pzErr){
   return rc;
 }
 
+/*------------------------------------------------------------------------
+** Text scores. MongoDB's documents carry metadata from stage to stage; the
+** one docext has, a $text's score, travels as a field of the document
+** (DOCEXT_TEXT_SCORE_FIELD), added to the query's documents when a stage
+** reads it, kept by $project, and taken out of the results.
+*/
+
+/* Does the value hold a key "$meta" (an expression, a sort)? */
+static int aggHasMeta(const DocValue *v){
+  DocIter it;
+  if( v->type!=DOC_DOCUMENT && v->type!=DOC_ARRAY ) return 0;
+  docextIterInitValue(&it, v);
+  while( docextIterNext(&it) ){
+    if( strcmp(it.zKey, "$meta")==0 || aggHasMeta(&it.v) ) return 1;
+  }
+  return 0;
+}
+
+/* Add each document's score for the query's $text (if it has one). */
+static int aggScoreQueryDocs(Agg *p, AggSet *pSet, char **pzErr){
+  DocMatcher *pM = 0;
+  DocText *pText;
+  AggSet scored;
+  DocBuf doc;
+  int rc = SQLITE_OK, i;
+  if( p->iFilter<0 || p->pColl==0 ) return SQLITE_OK;
+  rc = docextMatcherNew(p->query.a + p->iFilter, p->aLet, &p->nowMs, &pM, pzErr);
+  pText = rc==SQLITE_OK ? docextMatcherText(pM) : 0;
+  if( pText ) rc = docextCollBindText(p->pColl, pText, pzErr);
+  memset(&scored, 0, sizeof(scored));
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && pText && i<pSet->n; i++){
+    const u8 *aDoc = setDoc(pSet, i);
+    double r = 0.0;
+    rc = docextTextScore(pText, aDoc, &r, pzErr);
+    docextBufReset(&doc);
+    docextBufAppend(&rc, &doc, aDoc, docextGetI32(aDoc) - 1);
+    docextBsonAppendDouble(&rc, &doc, DOCEXT_TEXT_SCORE_FIELD, 10, r);
+    docextBufAppendByte(&rc, &doc, 0);
+    if( rc==SQLITE_OK ) docextPutI32(doc.a, (int32_t)doc.n);
+    setAdd(&rc, &scored, doc.a, doc.n);
+  }
+  if( rc==SQLITE_OK && pText ){
+    setFree(pSet);
+    *pSet = scored;
+  }else{
+    setFree(&scored);
+  }
+  docextBufFree(&doc);
+  docextMatcherFree(pM);
+  return rc;
+}
+
+/* Take the scores out of the results. */
+static int aggStripScores(AggSet *pSet){
+  AggSet out;
+  DocBuf doc;
+  int rc = SQLITE_OK, i;
+  memset(&out, 0, sizeof(out));
+  memset(&doc, 0, sizeof(doc));
+  for(i=0; rc==SQLITE_OK && i<pSet->n; i++){
+    const u8 *aDoc = setDoc(pSet, i);
+    if( docextTextScoreStrip(aDoc, &doc, &rc) ){
+      setAdd(&rc, &out, doc.a, doc.n);
+    }else{
+      setAdd(&rc, &out, aDoc, docextGetI32(aDoc));
+    }
+  }
+  if( rc==SQLITE_OK ){
+    setFree(pSet);
+    *pSet = out;
+  }else{
+    setFree(&out);
+  }
+  docextBufFree(&doc);
+  return rc;
+}
+
 /* Run the pipeline over collection zColl (a quoted SQL name), or over the
 ** documents of its first stage, $documents, when zColl is NULL. */
 static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
@@ -3072,8 +3159,10 @@ static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **p
                        "pipeline starts with $documents");
   }else{
     rc = runQuery(db, p, zColl, pOut, pzErr);
+    if( rc==SQLITE_OK && p->bTextScore ) rc = aggScoreQueryDocs(p, pOut, pzErr);
   }
   if( rc==SQLITE_OK ) rc = runStages(db, p, p->iFirst, pOut, pzErr);
+  if( rc==SQLITE_OK && p->bTextScore ) rc = aggStripScores(pOut);
   return rc;
 }
 

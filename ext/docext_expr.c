@@ -67,7 +67,7 @@ enum {
   EX_REGEXMATCH, EX_REGEXFIND, EX_REGEXFINDALL, EX_TRIG, EX_ATAN2, EX_DEG2RAD, EX_RAD2DEG,
   EX_BITAND, EX_BITOR, EX_BITXOR, EX_BITNOT, EX_ZIP, EX_SORTARRAY,
   EX_FIRSTN, EX_LASTN, EX_MAXN, EX_MINN, EX_GETFIELD, EX_BSONSIZE, EX_BINARYSIZE,
-  EX_TSSECOND, EX_TSINCREMENT, EX_RAND
+  EX_TSSECOND, EX_TSINCREMENT, EX_RAND, EX_META
 };
 
 /* The operators written {$op: [args]} (or {$op: arg} for one argument),
@@ -492,7 +492,7 @@ static void exprBind(ExprParse *pP, const char *z, int n, int iSlot){
 ** $$CURRENT, or a $getField with no input (which reads $$CURRENT)? */
 static int exprReadsDoc(const ExprNode *p){
   int i;
-  if( p->eOp==EX_PATH || (p->eOp==EX_GETFIELD && p->nArg==0) ) return 1;
+  if( p->eOp==EX_PATH || p->eOp==EX_META || (p->eOp==EX_GETFIELD && p->nArg==0) ) return 1;
   for(i=0; i<p->nArg; i++){
     if( p->apArg[i] && exprReadsDoc(p->apArg[i]) ) return 1;
   }
@@ -960,6 +960,19 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$map") ) return exprParseIterate(pP, EX_MAP, "$map", &it.v);
   if( docextIterKeyIs(&it, "$filter") ) return exprParseIterate(pP, EX_FILTER, "$filter", &it.v);
   if( docextIterKeyIs(&it, "$reduce") ) return exprParseIterate(pP, EX_REDUCE, "$reduce", &it.v);
+  if( docextIterKeyIs(&it, "$meta") ){
+    /* {$meta: "textScore"}: the score doc_aggregate's $text gave the
+    ** document (DOCEXT_TEXT_SCORE_FIELD) */
+    int n = 0;
+    const char *z = it.v.type==DOC_STRING ? docextValueStr(&it.v, &n) : "";
+    if( n!=9 || memcmp(z, "textScore", 9)!=0 ){
+      exprParseError(pP, "$meta takes \"textScore\" (the one docext has)");
+      return 0;
+    }
+    p = exprNodeNew(pP, EX_META, 0);
+    if( p ) p->zOp = "$meta";
+    return exprDone(pP, p);
+  }
   if( docextIterKeyIs(&it, "$rand") ){
     /* {$rand: {}}: a random double in [0, 1), another at each evaluation */
     if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)!=0 ){
@@ -5370,6 +5383,13 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprEvalTopN(p, pN, pOut);
     case EX_GETFIELD:  return exprEvalGetField(p, pN, pOut);
     case EX_RAND:      return exprSetReal(p, docextRandomUnit(), 0, pOut);
+    case EX_META:
+      if( p->root.type!=DOC_DOCUMENT
+       || !docextBsonFind(p->root.p, DOCEXT_TEXT_SCORE_FIELD, 10, pOut)
+       || pOut->type!=DOC_DOUBLE ){
+        return exprError(p, "query requires text score metadata, but it is not available");
+      }
+      return SQLITE_OK;
     case EX_BSONSIZE: case EX_BINARYSIZE: case EX_TSSECOND: case EX_TSINCREMENT:
       return exprEvalSizes(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:

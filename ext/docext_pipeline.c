@@ -443,7 +443,9 @@ static void pipeDoc(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf *p
     if( i<0 ){
       /* not named: kept by $set and exclusion, dropped by inclusion (but
       ** for the top-level _id, included unless excluded) */
-      if( eStage!=PS_INCLUDE || (zKey==0 && aDoc && docextIterKeyIs(&it, "_id")) ){
+      if( eStage!=PS_INCLUDE
+       || (zKey==0 && aDoc && (docextIterKeyIs(&it, "_id")
+                               || docextIterKeyIs(&it, DOCEXT_TEXT_SCORE_FIELD))) ){
         docextBsonAppendValue(&pA->rc, pOut, it.zKey, it.nKey, &it.v);
       }
       continue;

@@ -1022,7 +1022,14 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
   }
   if( rc==SQLITE_OK && p->bMeta ){
     double r = 0.0;
-    rc = p->pText ? docextTextScore(p->pText, aDoc, &r, pzErr) : docextTextNoScore(pzErr);
+    DocValue v;
+    if( p->pText ){
+      rc = docextTextScore(p->pText, aDoc, &r, pzErr);
+    }else if( docextBsonFind(aDoc, DOCEXT_TEXT_SCORE_FIELD, 10, &v) && v.type==DOC_DOUBLE ){
+      r = docextValueDouble(&v);            /* (in doc_aggregate) */
+    }else{
+      rc = docextTextNoScore(pzErr);
+    }
     docextSortDistanceKey(&rc, pKey, -r);           /* (the highest first) */
     if( rc==SQLITE_OK && p->pAfter ) rc = docextSortKey(p->pAfter, aDoc, pKey, pzErr);
   }

@@ -124,7 +124,7 @@ static const char *const azTextStopEnglish[] = {
 /* memcmp order of z[0..n) and the NUL-terminated zB. */
 static int textCompare(const char *z, int n, const char *zB){
   int nB = (int)strlen(zB);
-  int c = memcmp(z, zB, n<nB ? n : nB);
+  int c = (n && nB) ? memcmp(z, zB, n<nB ? n : nB) : 0;
   return c ? c : n - nB;
 }
 
@@ -204,6 +204,7 @@ static int textTokNext(TextTok *t){
     /* Stop words are lower case, with their diacritics. */
     docextBufReset(&t->lower);
     textMapAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart, TEXT_MAP_FOLD);
+    if( t->rc ) return 0;
     if( (t->eFlags & TEXT_STOPWORDS)
      && textIsStopWord(t->eLang, (const char*)t->lower.a, (int)t->lower.n) ){
       continue;
@@ -412,7 +413,7 @@ static int textWeightBelow(const DocTextSpec *p, const char *z, int n){
   int i;
   for(i=0; i<p->n; i++){
     const char *zP = p->a[i].zPath;
-    if( (int)strlen(zP)>n && zP[n]=='.' && memcmp(zP, z, n)==0 ) return 1;
+    if( (int)strlen(zP)>n && zP[n]=='.' && (n==0 || memcmp(zP, z, n)==0) ) return 1;
   }
   return 0;
 }
@@ -1050,6 +1051,42 @@ static int textNotBound(char **pzErr){
 int docextTextNoScore(char **pzErr){
   return docextError(pzErr, "docext: query requires text score metadata, but it is "
                             "not available (no $text)");
+}
+
+/* Copy the document or array v's fields to pOut, without score fields. */
+static void textStripValue(const DocValue *v, DocBuf *pOut, int *pRc){
+  DocIter it;
+  docextIterInitValue(&it, v);
+  while( *pRc==SQLITE_OK && docextIterNext(&it) ){
+    if( strcmp(it.zKey, DOCEXT_TEXT_SCORE_FIELD)==0 ) continue;
+    if( it.v.type==DOC_DOCUMENT || it.v.type==DOC_ARRAY ){
+      i64 iSub = docextBsonStartChild(pRc, pOut, it.v.type, it.zKey, it.nKey);
+      textStripValue(&it.v, pOut, pRc);
+      docextBsonEndDoc(pRc, pOut, iSub);
+    }else{
+      docextBsonAppendValue(pRc, pOut, it.zKey, it.nKey, &it.v);
+    }
+  }
+}
+
+int docextTextScoreStrip(const u8 *aDoc, DocBuf *pOut, int *pRc){
+  static const char zField[] = DOCEXT_TEXT_SCORE_FIELD;
+  int n = docextGetI32(aDoc), nField = (int)sizeof(zField);    /* (with its NUL) */
+  int i, bFound = 0;
+  DocValue v;
+  i64 iStart;
+  for(i=0; i+nField<=n && !bFound; i++){
+    bFound = aDoc[i]=='$' && memcmp(&aDoc[i], zField, nField)==0;
+  }
+  if( !bFound ) return 0;
+  docextBufReset(pOut);
+  v.type = DOC_DOCUMENT;
+  v.p = aDoc;
+  v.n = n;
+  iStart = docextBsonStartDoc(pRc, pOut);
+  textStripValue(&v, pOut, pRc);
+  docextBsonEndDoc(pRc, pOut, iStart);
+  return 1;
 }
 
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr){

@@ -85,7 +85,15 @@ SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee cake"}}}, {$sort: {s: {$meta: "textScore"}, _id: 1}}, {$project: {subject: 1}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {subject: 1}}, {$sort: {s: {$meta: "textScore"}}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {views: {$gt: 1}}}, {$match: {$text: {$search: "coffee"}}}]');
-SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {s: {$meta: "textScore"}}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {s: {$meta: "textScore"}}}, {$sort: {s: -1, _id: 1}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee cake"}}}, {$addFields: {s: {$meta: "textScore"}}}, {$match: {s: {$gte: 1}}}, {$project: {author: 0, views: 0}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {subject: 1}}, {$sort: {s: {$meta: "textScore"}, _id: -1}}, {$limit: 2}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author", s: {$sum: {$meta: "textScore"}}, d: {$push: "$$ROOT"}}}, {$sort: {_id: 1}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$facet: {best: [{$sort: {s: {$meta: "textScore"}}}, {$limit: 1}, {$project: {_id: 1}}]}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author"}}, {$project: {s: {$meta: "textScore"}}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {views: 10}}, {$project: {s: {$meta: "textScore"}}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {s: {$meta: "indexKey"}}}]');
+SELECT doc_update('{a: 1}', '[{$set: {s: {$meta: "textScore"}}}]');
 
 .print -- bad $text
 SELECT _id FROM articles WHERE filter = '{$text: "coffee"}';
