@@ -746,6 +746,20 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
   return rc;
 }
 
+/* The query's $text, bound to the collection's text index, which scores
+** a {$meta: "textScore"} of fields (*ppOut: its matcher; without a $text,
+** the projection's error). */
+static int famScorer(Cmd *p, DocMatcher **ppOut){
+  int rc;
+  *ppOut = 0;
+  if( !p->bFilter ) return SQLITE_OK;
+  rc = docextMatcherNew(p->filter.a, 0, &p->nowMs, ppOut, &p->zErr);
+  if( rc==SQLITE_OK && docextMatcherText(*ppOut) ){
+    rc = docextCollBindText(p->pColl, docextMatcherText(*ppOut), &p->zErr);
+  }
+  return rc;
+}
+
 /* doc_find_and_modify(coll, spec) */
 static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   Cmd c;
@@ -781,10 +795,18 @@ static void findAndModifyFunc(sqlite3_context *ctx, int argc, sqlite3_value **ar
     const u8 *aOut = pResult->a;
     if( c.bFields ){
       DocProjection *pProj = 0;
+      DocMatcher *pScorer = 0;
       rc = docextProjectionNew(c.fields.a, &pProj, &c.zErr);
+      if( rc==SQLITE_OK && docextProjectionWantsText(pProj) ){
+        rc = famScorer(&c, &pScorer);
+        if( rc==SQLITE_OK && pScorer ){
+          docextProjectionSetText(pProj, docextMatcherText(pScorer));
+        }
+      }
       if( rc==SQLITE_OK ) rc = docextProjectionApply(pProj, aOut, c.nMatch ? c.aMatch[0].iPos : -1,
                                                      &proj, &c.zErr);
       docextProjectionFree(pProj);
+      docextMatcherFree(pScorer);
       aOut = proj.a;
     }
     if( rc==SQLITE_OK ) docextJsonWriteDoc(&rc, &txt, aOut, DOCEXT_JSON_RELAXED);

@@ -213,6 +213,18 @@ SELECT doc_check('articles');
 SELECT doc_drop_index('articles', 'subject_text');
 SELECT _id FROM articles WHERE filter = '{$text: {$search: "coffee"}}';
 
+.print -- commands: a sort by score, and the score in find_and_modify's fields
+CREATE VIRTUAL TABLE cmds USING docext;
+INSERT INTO cmds(doc) VALUES ('{_id: 1, t: "coffee"}'), ('{_id: 2, t: "coffee coffee tea"}'), ('{_id: 3, t: "tea"}');
+SELECT doc_create_index('cmds', '{t: "text"}');
+SELECT doc_update_one('cmds', '{$text: {$search: "coffee"}}', '{$set: {best: true}}', '{sort: {s: {$meta: "textScore"}}}');
+SELECT group_concat(_id, ',') FROM cmds('{best: true}');
+SELECT doc_find_and_modify('cmds', '{query: {$text: {$search: "tea coffee"}}, sort: {s: {$meta: "textScore"}}, update: {$inc: {n: 1}}, new: true, fields: {t: 1, s: {$meta: "textScore"}}}');
+SELECT doc_find_and_modify('cmds', '{update: {$inc: {n: 1}}, fields: {s: {$meta: "textScore"}}}');
+SELECT doc_delete_one('cmds', '{$text: {$search: "tea -coffee"}}');
+SELECT group_concat(_id, ',') FROM cmds;
+SELECT doc_check('cmds');
+
 .print -- a text field cannot be in a shard key
 SELECT doc_analyze_shard_key('articles', '{subject: "text"}');
 
