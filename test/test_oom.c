@@ -221,6 +221,10 @@ int main(void){
     "$diacriticSensitive: true}}')",
     "SELECT doc_create_index('ty', '{\"$**\": \"text\"}', '{weights: {b: 3}, default_language: \"none\"}') "
     "FROM one",
+    "SELECT doc FROM doc_aggregate('tx', '[{$match: {$text: {$search: \"coffee\"}}}, {$project: {title: 1, "
+    "s: {$meta: \"textScore\"}}}, {$group: {_id: null, d: {$push: \"$$ROOT\"}}}]')",
+    "SELECT doc_find_and_modify('tx', '{query: {$text: {$search: \"coffee\"}}, sort: {s: {$meta: "
+    "\"textScore\"}}, update: {$inc: {n: 1}}, fields: {s: {$meta: \"textScore\"}}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",
