@@ -38,15 +38,6 @@
 */
 #include "docextInt.h"
 
-/*
-** The interface (its declaration moves into docextInt.h):
-**
-**   Stem the word z[0..n) (UTF-8, as the tokenizer made it) in place by
-**   Snowball's English stemmer; returns the stem's length (never more
-**   than n).
-**   int docextStemEnglish(char *z, int n);
-*/
-
 /* The word being stemmed. */
 typedef struct StemWord StemWord;
 struct StemWord {

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int docextStemEnglish(char *z, int n);
-
 static int nPass = 0;
 static int nFail = 0;
 static int nShown = 0;          /* failures printed */

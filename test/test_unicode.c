@@ -18,13 +18,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* Until docextInt.h declares them. */
-int docextUtf8Decode(const unsigned char *z, int n, uint32_t *pc);
-int docextUtf8Encode(uint32_t c, unsigned char *z);
-int docextUnicodeIsDelimiter(uint32_t c, int bEnglish);
-uint32_t docextUnicodeFold(uint32_t c);
-uint32_t docextUnicodeStripDiacritics(uint32_t c);
-
 static int nPass = 0;
 static int nFail = 0;
 

@@ -378,13 +378,7 @@ HEADER = """\
 ** MongoDB builds its tables from Unicode 8.0.0, so code points assigned or
 ** changed since then may be classified differently.
 **
-** Declarations for docextInt.h:
-**
-**   int docextUtf8Decode(const unsigned char *z, int n, uint32_t *pc);
-**   int docextUtf8Encode(uint32_t c, unsigned char *z);
-**   int docextUnicodeIsDelimiter(uint32_t c, int bEnglish);
-**   uint32_t docextUnicodeFold(uint32_t c);
-**   uint32_t docextUnicodeStripDiacritics(uint32_t c);
+** The functions are declared in docextInt.h.
 */
 #include "docextInt.h"
 
