@@ -614,6 +614,15 @@ static int textDocLanguage(TextWalk *w, const u8 *aDoc, int eParent){
   }
   z = docextValueStr(&v, &n);
   w->rc = textLanguage(z, n, "language override", &eLang, w->pzErr);
+  if( w->rc==SQLITE_ERROR && *w->pzErr ){
+    /* (a field that names a language for readers, not for the index) */
+    char *zMore = sqlite3_mprintf("%s (the index reads a document's language from "
+                                  "its field '%s'; the option language_override names "
+                                  "another field)", *w->pzErr, zO);
+    sqlite3_free(*w->pzErr);
+    *w->pzErr = zMore;
+    if( zMore==0 ) w->rc = SQLITE_NOMEM;
+  }
   return eLang;
 }
 
