@@ -504,6 +504,20 @@ static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf 
   /* (else, inclusion: a scalar where documents were expected is dropped) */
 }
 
+/* A new root keeps the text score the input had (in doc_aggregate: MongoDB
+** keeps a document's metadata), unless it has a field of that name. */
+static void pipeKeepScore(PipeApply *pA, const u8 *aIn, DocBuf *pOut){
+  DocValue v, w;
+  if( !docextBsonFind(aIn, DOCEXT_TEXT_SCORE_FIELD, 10, &v)
+   || docextBsonFind(pOut->a, DOCEXT_TEXT_SCORE_FIELD, 10, &w) ){
+    return;
+  }
+  pOut->n--;                                  /* (its terminator) */
+  docextBsonAppendValue(&pA->rc, pOut, DOCEXT_TEXT_SCORE_FIELD, 10, &v);
+  docextBufAppendByte(&pA->rc, pOut, 0);
+  if( pA->rc==SQLITE_OK ) docextPutI32(pOut->a, (int32_t)pOut->n);
+}
+
 /* Run stage pS on aIn, writing its output document to pOut. */
 static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBuf *pOut){
   docextBufReset(pOut);
@@ -525,6 +539,7 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
       docextBsonFind(pOut->a, "", 0, &v);
       memmove(pOut->a, v.p, v.n);
       pOut->n = v.n;
+      pipeKeepScore(pA, aIn, pOut);
     }
     pipeTooDeep(pA, pS, pOut);
     return pA->rc;

@@ -90,6 +90,7 @@ SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee c
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {subject: 1}}, {$sort: {s: {$meta: "textScore"}, _id: -1}}, {$limit: 2}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author", s: {$sum: {$meta: "textScore"}}, d: {$push: "$$ROOT"}}}, {$sort: {_id: 1}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$facet: {best: [{$sort: {s: {$meta: "textScore"}}}, {$limit: 1}, {$project: {_id: 1}}]}}]');
+SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$replaceRoot: {newRoot: {a: "$author"}}}, {$sort: {s: {$meta: "textScore"}, a: 1}}, {$addFields: {s: {$meta: "textScore"}}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$group: {_id: "$author"}}, {$project: {s: {$meta: "textScore"}}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {views: 10}}, {$project: {s: {$meta: "textScore"}}}]');
 SELECT doc FROM doc_aggregate('articles', '[{$match: {$text: {$search: "coffee"}}}, {$project: {s: {$meta: "indexKey"}}}]');
