@@ -1343,7 +1343,7 @@ static int idxPartialSame(const DocIndex *a, const DocIndex *b){
 static int idxOptionsSame(const DocIndex *a, const DocIndex *b){
   return a->bUnique==b->bUnique && a->bSparse==b->bSparse
       && a->nExpireAfter==b->nExpireAfter && idxPartialSame(a, b)
-      && (a->pText==0 || docextTextSpecSame(a->pText, b->pText));
+      && (a->pText==0 ? b->pText==0 : b->pText && docextTextSpecSame(a->pText, b->pText));
 }
 
 /*------------------------------------------------------------------------
