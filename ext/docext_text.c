@@ -806,6 +806,7 @@ int docextTextNew(const DocValue *v, DocText **ppOut, char **pzErr){
       if( it.v.type!=DOC_STRING ){
         rc = docextError(pzErr, "docext: $text: $search must be a string");
       }else{
+        sqlite3_free(p->zSearch);                   /* (a $search given twice) */
         p->zSearch = sqlite3_mprintf("%.*s", n, z);
         p->nSearch = n;
         if( p->zSearch==0 ) rc = SQLITE_NOMEM;
