@@ -421,6 +421,10 @@ i64 docextValueI64(const DocValue *v);        /* DOC_INT64, DOC_DATE, TIMESTAMP 
 /* A value of 8 bytes (DOC_INT64, DOC_DATE, DOC_TIMESTAMP): x, little-endian
 ** in a8, which the value points at. */
 DocValue docextValue64(int type, i64 x, u8 *a8);
+/* A string value (DOC_STRING) of z[0..n), written into p (reset first),
+** which the value points at; valid while p is unchanged, if *pRc is
+** SQLITE_OK (type 0 otherwise). */
+DocValue docextValueString(int *pRc, DocBuf *p, const char *z, int n);
 double docextValueDouble(const DocValue *v);  /* DOC_DOUBLE */
 /* String payload of DOC_STRING, DOC_SYMBOL, DOC_CODE (and the code of
 ** DOC_CODEWSCOPE): pointer and length without the NUL. */
@@ -809,9 +813,15 @@ int docextTextNoScore(char **pzErr);
 ** $project keeps it, and it is taken out of the results
 ** (docextTextScoreStrip). */
 #define DOCEXT_TEXT_SCORE_FIELD "$textScore"
+/* The score field of aDoc (a double) into *pr: 1, or 0 when it has none. */
+int docextTextScoreField(const u8 *aDoc, double *pr);
+/* Append the score field, r, to the finished document pDoc holds. */
+void docextTextScoreFieldAdd(int *pRc, DocBuf *pDoc, double r);
 /* aDoc without any DOCEXT_TEXT_SCORE_FIELD field, at any depth, into pOut
 ** (reset); 0 (pOut untouched) when it has none. */
 int docextTextScoreStrip(const u8 *aDoc, DocBuf *pOut, int *pRc);
+/* Is v the string "textScore", the one $meta docext has? */
+int docextTextMetaIsScore(const DocValue *v);
 /* The document's text score (as MongoDB's {$meta: "textScore"}). */
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr);
 /* The terms a text index is read at for the $text operand v: NUL-terminated,
@@ -1706,6 +1716,11 @@ void docextQuerySpecInit(DocQuerySpec *p);
 /* Bind a $text to the collection's text index, which it needs ("text index
 ** required for $text query" when there is none). */
 int docextCollBindText(DocColl *pColl, DocText *pText, char **pzErr);
+/* The filter aFilter compiled (*ppOut, for the caller to free), with its
+** $text, if it has one, bound to the collection's text index: what scores
+** a {$meta: "textScore"} outside the query that found the documents. */
+int docextCollTextScorer(DocColl *pColl, const u8 *aFilter, const u8 *aLet, i64 *pNowMs,
+                         DocMatcher **ppOut, char **pzErr);
 /* Check that a hint names an index of the collection (name or keys). */
 int docextQueryCheckHint(DocColl *pColl, const DocValue *v, char **pzErr);
 int docextQueryNew(DocColl *pColl, const DocQuerySpec *pSpec, DocQuery **ppQuery, char **pzErr);

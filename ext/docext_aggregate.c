@@ -3092,9 +3092,9 @@ static int aggScoreQueryDocs(Agg *p, AggSet *pSet, char **pzErr){
   DocBuf doc;
   int rc = SQLITE_OK, i;
   if( p->iFilter<0 || p->pColl==0 ) return SQLITE_OK;
-  rc = docextMatcherNew(p->query.a + p->iFilter, p->aLet, &p->nowMs, &pM, pzErr);
+  rc = docextCollTextScorer(p->pColl, p->query.a + p->iFilter, p->aLet, &p->nowMs,
+                            &pM, pzErr);
   pText = rc==SQLITE_OK ? docextMatcherText(pM) : 0;
-  if( pText ) rc = docextCollBindText(p->pColl, pText, pzErr);
   memset(&scored, 0, sizeof(scored));
   memset(&doc, 0, sizeof(doc));
   for(i=0; rc==SQLITE_OK && pText && i<pSet->n; i++){
@@ -3102,10 +3102,8 @@ static int aggScoreQueryDocs(Agg *p, AggSet *pSet, char **pzErr){
     double r = 0.0;
     rc = docextTextScore(pText, aDoc, &r, pzErr);
     docextBufReset(&doc);
-    docextBufAppend(&rc, &doc, aDoc, docextGetI32(aDoc) - 1);
-    docextBsonAppendDouble(&rc, &doc, DOCEXT_TEXT_SCORE_FIELD, 10, r);
-    docextBufAppendByte(&rc, &doc, 0);
-    if( rc==SQLITE_OK ) docextPutI32(doc.a, (int32_t)doc.n);
+    docextBufAppend(&rc, &doc, aDoc, docextGetI32(aDoc));
+    docextTextScoreFieldAdd(&rc, &doc, r);
     setAdd(&rc, &scored, doc.a, doc.n);
   }
   if( rc==SQLITE_OK && pText ){

@@ -409,6 +409,17 @@ DocValue docextValue64(int type, i64 x, u8 *a8){
   v.n = 8;
   return v;
 }
+DocValue docextValueString(int *pRc, DocBuf *p, const char *z, int n){
+  DocValue v;
+  docextBufReset(p);
+  docextBufAppendI32(pRc, p, n+1);
+  docextBufAppend(pRc, p, z, n);
+  docextBufAppendByte(pRc, p, 0);
+  v.type = *pRc==SQLITE_OK ? DOC_STRING : 0;
+  v.p = p->a;
+  v.n = (int)p->n;
+  return v;
+}
 double docextValueDouble(const DocValue *v){ return docextGetDouble(v->p); }
 
 const char *docextValueStr(const DocValue *v, int *pn){

@@ -750,14 +750,9 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
 ** a {$meta: "textScore"} of fields (*ppOut: its matcher; without a $text,
 ** the projection's error). */
 static int famScorer(Cmd *p, DocMatcher **ppOut){
-  int rc;
   *ppOut = 0;
   if( !p->bFilter ) return SQLITE_OK;
-  rc = docextMatcherNew(p->filter.a, 0, &p->nowMs, ppOut, &p->zErr);
-  if( rc==SQLITE_OK && docextMatcherText(*ppOut) ){
-    rc = docextCollBindText(p->pColl, docextMatcherText(*ppOut), &p->zErr);
-  }
-  return rc;
+  return docextCollTextScorer(p->pColl, p->filter.a, 0, &p->nowMs, ppOut, &p->zErr);
 }
 
 /* doc_find_and_modify(coll, spec) */

@@ -963,9 +963,7 @@ static ExprNode *exprParseOperator(ExprParse *pP, const DocValue *v){
   if( docextIterKeyIs(&it, "$meta") ){
     /* {$meta: "textScore"}: the score doc_aggregate's $text gave the
     ** document (DOCEXT_TEXT_SCORE_FIELD) */
-    int n = 0;
-    const char *z = it.v.type==DOC_STRING ? docextValueStr(&it.v, &n) : "";
-    if( n!=9 || memcmp(z, "textScore", 9)!=0 ){
+    if( !docextTextMetaIsScore(&it.v) ){
       exprParseError(pP, "$meta takes \"textScore\" (the one docext has)");
       return 0;
     }
@@ -5383,13 +5381,13 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return exprEvalTopN(p, pN, pOut);
     case EX_GETFIELD:  return exprEvalGetField(p, pN, pOut);
     case EX_RAND:      return exprSetReal(p, docextRandomUnit(), 0, pOut);
-    case EX_META:
-      if( p->root.type!=DOC_DOCUMENT
-       || !docextBsonFind(p->root.p, DOCEXT_TEXT_SCORE_FIELD, 10, pOut)
-       || pOut->type!=DOC_DOUBLE ){
+    case EX_META: {
+      double r;
+      if( p->root.type!=DOC_DOCUMENT || !docextTextScoreField(p->root.p, &r) ){
         return exprError(p, "query requires text score metadata, but it is not available");
       }
-      return SQLITE_OK;
+      return exprSetReal(p, r, 0, pOut);
+    }
     case EX_BSONSIZE: case EX_BINARYSIZE: case EX_TSSECOND: case EX_TSINCREMENT:
       return exprEvalSizes(p, pN, pOut);
     case EX_SIZE: case EX_IN: case EX_ISARRAY:

@@ -457,16 +457,8 @@ static int kgEmitTerm(void *pCtx, const char *z, int n, double r){
   u8 a8[8];
   DocValue aVal[IDX_MAX_FIELDS];
   memcpy(aVal, g->aVal, sizeof(DocValue)*g->pIdx->nField);
-  n = docextTextKeyLength(z, n);
-  docextBufReset(&g->term);
-  docextBufAppend(&rc, &g->term, "\0\0\0\0", 4);      /* (the length, below) */
-  docextBufAppend(&rc, &g->term, z, n);
-  docextBufAppendByte(&rc, &g->term, 0);
+  aVal[j] = docextValueString(&rc, &g->term, z, docextTextKeyLength(z, n));
   if( rc ) return rc;
-  docextPutI32(g->term.a, n+1);
-  aVal[j].type = DOC_STRING;
-  aVal[j].p = g->term.a;
-  aVal[j].n = (int)g->term.n;
   memcpy(a8, &r, 8);
   aVal[j+1].type = DOC_DOUBLE;
   aVal[j+1].p = a8;

@@ -507,15 +507,10 @@ static void pipeValue(PipeApply *pA, const PipeField *pNode, int eStage, DocBuf 
 /* A new root keeps the text score the input had (in doc_aggregate: MongoDB
 ** keeps a document's metadata), unless it has a field of that name. */
 static void pipeKeepScore(PipeApply *pA, const u8 *aIn, DocBuf *pOut){
-  DocValue v, w;
-  if( !docextBsonFind(aIn, DOCEXT_TEXT_SCORE_FIELD, 10, &v)
-   || docextBsonFind(pOut->a, DOCEXT_TEXT_SCORE_FIELD, 10, &w) ){
-    return;
+  double r, rOut;
+  if( docextTextScoreField(aIn, &r) && !docextTextScoreField(pOut->a, &rOut) ){
+    docextTextScoreFieldAdd(&pA->rc, pOut, r);
   }
-  pOut->n--;                                  /* (its terminator) */
-  docextBsonAppendValue(&pA->rc, pOut, DOCEXT_TEXT_SCORE_FIELD, 10, &v);
-  docextBufAppendByte(&pA->rc, pOut, 0);
-  if( pA->rc==SQLITE_OK ) docextPutI32(pOut->a, (int32_t)pOut->n);
 }
 
 /* Run stage pS on aIn, writing its output document to pOut. */

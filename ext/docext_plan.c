@@ -844,11 +844,8 @@ static void regexSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
   p->bExact = 0;
   if( !regexPrefix(c->zPat, c->nPat, c->zFlags, &nPrefix) ) nPrefix = 0;
   docextBufInit(&b, aSpace, sizeof(aSpace));
-  docextBufAppendI32(&pCtx->rc, &b, nPrefix+1);
-  docextBufAppend(&pCtx->rc, &b, zPrefix, nPrefix);
-  docextBufAppendByte(&pCtx->rc, &b, 0);
+  v = docextValueString(&pCtx->rc, &b, zPrefix, nPrefix);
   if( pCtx->rc==SQLITE_OK ){
-    v.type = DOC_STRING; v.p = b.a; v.n = (int)b.n;
     iK = keyOf(pCtx, &v, &nK);
     nK--;                                   /* drop the terminator */
     dLo = dispString(pCtx, zPrefix, nPrefix);
@@ -1185,15 +1182,8 @@ static void textSet(PlanCtx *pCtx, const DocIndex *pIdx, int j, const PlanConds 
     const char *z = (const char*)terms.a;
     for(k=0; k<nTerm && pCtx->rc==SQLITE_OK; k++){
       int n = (int)strlen(z);
-      DocValue v;
-      docextBufReset(&str);
-      docextBufAppend(&pCtx->rc, &str, "\0\0\0\0", 4);
-      docextBufAppend(&pCtx->rc, &str, z, n+1);
+      DocValue v = docextValueString(&pCtx->rc, &str, z, n);
       if( pCtx->rc ) break;
-      docextPutI32(str.a, n+1);
-      v.type = DOC_STRING;
-      v.p = str.a;
-      v.n = (int)str.n;
       ivsAddPoint(pCtx, pOut, 0, &v);
       z += n+1;
     }

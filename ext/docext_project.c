@@ -332,9 +332,7 @@ static void projParseDoc(DocProjParse *pP, DocProjNode *pParent,
 ** chooses no mode: alone, the document comes with it. */
 static void projParseMeta(DocProjParse *pP, DocProjNode *pParent, const char *z, int n,
                           DocIter *pIt, int bTop){
-  int nMeta = 0;
-  const char *zMeta = pIt->v.type==DOC_STRING ? docextValueStr(&pIt->v, &nMeta) : "";
-  if( nMeta!=9 || memcmp(zMeta, "textScore", 9)!=0 ){
+  if( !docextTextMetaIsScore(&pIt->v) ){
     projError(pP, SQLITE_ERROR, sqlite3_mprintf(
         "docext: $meta takes \"textScore\" (the one docext has) in projection at '%s'",
         projPath(pP)));
@@ -823,13 +821,10 @@ struct DocSort {
 /* Is v {$meta: "textScore"}? */
 static int sortIsMeta(const DocValue *v){
   DocIter it;
-  int n;
-  const char *z;
   if( v->type!=DOC_DOCUMENT ) return 0;
   docextIterInitValue(&it, v);
-  if( !docextIterNext(&it) || strcmp(it.zKey, "$meta")!=0 || it.v.type!=DOC_STRING ) return 0;
-  z = docextValueStr(&it.v, &n);
-  return n==9 && memcmp(z, "textScore", 9)==0 && !docextIterNext(&it);
+  if( !docextIterNext(&it) || strcmp(it.zKey, "$meta")!=0 ) return 0;
+  return docextTextMetaIsScore(&it.v) && !docextIterNext(&it);
 }
 
 /* The fields of aSort after its $meta, as a sort of their own. */
@@ -1022,11 +1017,10 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
   }
   if( rc==SQLITE_OK && p->bMeta ){
     double r = 0.0;
-    DocValue v;
     if( p->pText ){
       rc = docextTextScore(p->pText, aDoc, &r, pzErr);
-    }else if( docextBsonFind(aDoc, DOCEXT_TEXT_SCORE_FIELD, 10, &v) && v.type==DOC_DOUBLE ){
-      r = docextValueDouble(&v);            /* (in doc_aggregate) */
+    }else if( docextTextScoreField(aDoc, &r) ){
+      /* (in doc_aggregate) */
     }else{
       rc = docextTextNoScore(pzErr);
     }

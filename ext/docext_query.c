@@ -336,6 +336,15 @@ int docextCollBindText(DocColl *pColl, DocText *pText, char **pzErr){
   return rc;
 }
 
+int docextCollTextScorer(DocColl *pColl, const u8 *aFilter, const u8 *aLet, i64 *pNowMs,
+                         DocMatcher **ppOut, char **pzErr){
+  int rc = docextMatcherNew(aFilter, aLet, pNowMs, ppOut, pzErr);
+  if( rc==SQLITE_OK && docextMatcherText(*ppOut) ){
+    rc = docextCollBindText(pColl, docextMatcherText(*ppOut), pzErr);
+  }
+  return rc;
+}
+
 /* Compile the spec into p (whose compiled parts are empty). */
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;

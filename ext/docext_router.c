@@ -1563,14 +1563,13 @@ static int rtTextSort(DocRouted *p, char **pzErr){
   const u8 *aLet = 0;
   i64 nowMs = p->spec.nowMs;
   int rc = docextExprLetOption(p->spec.aOptions, &aLet, pzErr), i;
-  for(i=0; rc==SQLITE_OK && i<p->spec.nFilter; i++){
+  for(i=0; rc==SQLITE_OK && i<p->spec.nFilter && p->pScorer==0; i++){
     DocMatcher *pM = 0;
-    rc = docextMatcherNew(p->spec.aaFilter[i], aLet, &nowMs, &pM, pzErr);
-    if( rc==SQLITE_OK && docextMatcherText(pM) && p->pScorer==0 ){
+    rc = docextCollTextScorer(p->pR->pHome, p->spec.aaFilter[i], aLet, &nowMs, &pM, pzErr);
+    if( rc==SQLITE_OK && docextMatcherText(pM) ){
       p->pScorer = pM;
       pM = 0;
-      rc = docextCollBindText(p->pR->pHome, docextMatcherText(p->pScorer), pzErr);
-      if( rc==SQLITE_OK ) docextSortSetText(p->pSort, docextMatcherText(p->pScorer));
+      docextSortSetText(p->pSort, docextMatcherText(p->pScorer));
     }
     docextMatcherFree(pM);
   }

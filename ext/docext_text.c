@@ -1079,6 +1079,34 @@ static void textStripValue(const DocValue *v, DocBuf *pOut, int *pRc){
   }
 }
 
+#define TEXT_SCORE_FIELD_LEN ((int)sizeof(DOCEXT_TEXT_SCORE_FIELD) - 1)
+
+int docextTextScoreField(const u8 *aDoc, double *pr){
+  DocValue v;
+  if( !docextBsonFind(aDoc, DOCEXT_TEXT_SCORE_FIELD, TEXT_SCORE_FIELD_LEN, &v)
+   || v.type!=DOC_DOUBLE ){
+    return 0;
+  }
+  *pr = docextValueDouble(&v);
+  return 1;
+}
+
+void docextTextScoreFieldAdd(int *pRc, DocBuf *pDoc, double r){
+  if( *pRc ) return;
+  pDoc->n--;                                  /* (its terminator) */
+  docextBsonAppendDouble(pRc, pDoc, DOCEXT_TEXT_SCORE_FIELD, TEXT_SCORE_FIELD_LEN, r);
+  docextBufAppendByte(pRc, pDoc, 0);
+  if( *pRc==SQLITE_OK ) docextPutI32(pDoc->a, (int32_t)pDoc->n);
+}
+
+int docextTextMetaIsScore(const DocValue *v){
+  int n;
+  const char *z;
+  if( v->type!=DOC_STRING ) return 0;
+  z = docextValueStr(v, &n);
+  return n==9 && memcmp(z, "textScore", 9)==0;
+}
+
 int docextTextScoreStrip(const u8 *aDoc, DocBuf *pOut, int *pRc){
   static const char zField[] = DOCEXT_TEXT_SCORE_FIELD;
   int n = docextGetI32(aDoc), nField = (int)sizeof(zField);    /* (with its NUL) */

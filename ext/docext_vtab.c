@@ -730,13 +730,8 @@ static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
       int n = sqlite3_value_bytes(pVal);
       const char *z = (const char*)sqlite3_value_text(pVal);
       if( z==0 ){ *pRc = SQLITE_NOMEM; return 0; }
-      docextBufAppendI32(pRc, &b, n+1);
-      docextBufAppend(pRc, &b, z, n);
-      docextBufAppendByte(pRc, &b, 0);
-      if( *pRc==SQLITE_OK ){
-        v.type = DOC_STRING; v.p = b.a; v.n = (int)b.n;
-        docextKeyAppend(pRc, pOut, &v, 0);
-      }
+      v = docextValueString(pRc, &b, z, n);
+      if( *pRc==SQLITE_OK ) docextKeyAppend(pRc, pOut, &v, 0);
       docextBufFree(&b);
       return *pRc==SQLITE_OK;
     }
