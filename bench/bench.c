@@ -1217,8 +1217,8 @@ static void w15Setup(Bench *p){
 ** " W " in every title (json_extract and instr over every row, the best
 ** its JSON functions can do). The index names another language field than
 ** "language": the books' own says "French" or "German", which a text index
-** would read as the language of each book, and docext knows English and
-** "none" only. */
+** would read as the language of each book, while the generated titles are
+** English words. */
 static struct {
   int *aWord;             /* the word of each query */
   long long *aCount;      /* docext's count for each */

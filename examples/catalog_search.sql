@@ -2,9 +2,9 @@
 -- book's title, subjects and reviews, the title weighing most; a search
 -- finds the books with any of its words (stemmed: "gardens" finds
 -- "garden"), a "quoted phrase" must appear as it is, a -word must not, and
--- the best matches come first by their text score. The books' own
--- "language" field holds a language name for readers ("French"), so the
--- index takes each book's stemming language from another field, "lang".
+-- the best matches come first by their text score. Each book's words are
+-- read in the language its "language" field names (English unless it
+-- names another), as in MongoDB.
 -- Run: sqlite3 < examples/catalog_search.sql
 .load ./docext
 .headers off
@@ -23,16 +23,16 @@ INSERT INTO catalog(doc) VALUES
   ('{ _id: 3, title: "Gardening for Beginners", language: "English",
       subjects: ["Gardening", "Vegetables"],
       reviews: [{ user: 1, text: "Practical: soil, seeds and a lot of patience." }] }'),
-  ('{ _id: 4, title: "Le Petit Prince", language: "French", lang: "none",
+  ('{ _id: 4, title: "Le Petit Prince", language: "French",
       subjects: ["Fables", "Roses"],
-      reviews: [{ user: 4, text: "On ne voit bien qu''avec le cœur." }] }'),
+      reviews: [{ user: 4, text: "On ne voit bien qu''avec le cœur." },
+                { user: 5, text: "Des moutons, des roses, pas de chevaux." }] }'),
   ('{ _id: 5, title: "Tender Is the Night", language: "English",
       subjects: ["Jazz Age", "Riviera"],
       reviews: [{ user: 2, text: "Wealth, parties and a slow fall." }] }');
 
 SELECT doc_create_index('catalog', '{ title: "text", subjects: "text", "reviews.text": "text" }',
-                        '{ weights: { title: 10, subjects: 5 }, language_override: "lang",
-                           name: "catalog_search" }');
+                        '{ weights: { title: 10, subjects: 5 }, name: "catalog_search" }');
 
 -- Any of the words, best first.
 SELECT doc FROM catalog WHERE filter = '{ $text: { $search: "gardens party" } }'
@@ -47,11 +47,11 @@ SELECT doc FROM catalog WHERE filter = '{ $text: { $search: "wealth garden" }, _
   AND projection = '{ title: 1, score: { $meta: "textScore" } }'
   AND sort = '{ score: { $meta: "textScore" } }' LIMIT 2;
 
--- Le Petit Prince is indexed without stemming ("lang": "none"): its
--- subject "Roses" is the term "roses", which an English search, looking
--- for the stem "rose", does not find; a search in "none" does.
-SELECT _id FROM catalog('{ $text: { $search: "roses" } }');
-SELECT _id FROM catalog('{ $text: { $search: "roses", $language: "none" } }');
+-- Le Petit Prince is read in French: its review's "chevaux" is the French
+-- term "cheval", which a French search for "chevaux" finds; an English
+-- search (the index's language) looks for "chevaux" and does not.
+SELECT _id FROM catalog('{ $text: { $search: "chevaux", $language: "french" } }');
+SELECT _id FROM catalog('{ $text: { $search: "chevaux" } }');
 
 -- How many books mention wealth, read from the index alone.
 SELECT doc_count('catalog', '{ $text: { $search: "wealth" } }');

@@ -767,6 +767,18 @@ uint32_t docextUnicodeStripDiacritics(uint32_t c);
 ** in place by Snowball's English stemmer; returns the stem's length (never
 ** more than n). */
 int docextStemEnglish(char *z, int n);
+/* A stemmer of the text index language zLanguage (MongoDB's name): *pp,
+** NULL for "none" (no stemming). SQLITE_NOMEM when out of memory. */
+typedef struct DocStemmer DocStemmer;
+int docextStemmerNew(const char *zLanguage, DocStemmer **pp);
+/* Replace the word in pWord (UTF-8, no NUL) by its stem. */
+int docextStemmerStem(DocStemmer *p, DocBuf *pWord);
+void docextStemmerFree(DocStemmer *p);
+
+/* docext_stopwords.c (generated): the stop words of the language named
+** zLanguage, sorted by their bytes, and their number in *pn; NULL and 0
+** when it has none. */
+const char *const *docextTextStopWords(const char *zLanguage, int *pn);
 
 /**************************************************************************
 ** Interface to docext_text.c — MongoDB's text search: text indexes and

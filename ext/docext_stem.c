@@ -1,7 +1,8 @@
 /*
-** docext_stem.c — Snowball's English stemmer ("Porter2"), as MongoDB's text
-** indexes apply it to each term of a text index or a $text search whose
-** language is English.
+** docext_stem.c — the stemmers of text indexes: Snowball's English stemmer
+** ("Porter2") written here, as MongoDB's text indexes apply it to each term
+** of a text index or a $text search whose language is English, and
+** Snowball's others through libstemmer (DocStemmer, at the end).
 **
 ** The algorithm is the one published at snowballstem.org (English stemmer,
 ** "Porter2"); each function below says which of its rules it is. MongoDB
@@ -37,6 +38,9 @@
 ** consonant y, and an original "Y" is treated the same way.
 */
 #include "docextInt.h"
+#include <libstemmer.h>
+#include <limits.h>
+#include <string.h>
 
 /* The word being stemmed. */
 typedef struct StemWord StemWord;
@@ -492,4 +496,60 @@ int docextStemEnglish(char *z, int n){
     }
   }
   return w.n;
+}
+
+/*------------------------------------------------------------------------
+** DocStemmer: one language's stemmer. English is the code above (its stems
+** must be MongoDB's, which Snowball's later English stemmer does not always
+** make); the other languages are Snowball 2.2's, by Debian's libstemmer.
+** MongoDB runs Snowball's C of 2011 for those too: where their rules
+** changed since, and for words with four-byte characters (see the top of
+** this file), a stem can differ from MongoDB's. A stemmer is not
+** thread-safe; each tokenizer makes its own.
+*/
+struct DocStemmer {
+  struct sb_stemmer *pSnowball;   /* NULL: English, by docextStemEnglish */
+};
+
+int docextStemmerNew(const char *zLanguage, DocStemmer **pp){
+  DocStemmer *p;
+  *pp = 0;
+  if( strcmp(zLanguage, "none")==0 ) return SQLITE_OK;
+  p = sqlite3_malloc(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  p->pSnowball = 0;
+  if( strcmp(zLanguage, "english")!=0 ){
+    /* (NULL also for an unknown language, which the callers never ask for) */
+    p->pSnowball = sb_stemmer_new(zLanguage, "UTF_8");
+    if( p->pSnowball==0 ){
+      sqlite3_free(p);
+      return SQLITE_NOMEM;
+    }
+  }
+  *pp = p;
+  return SQLITE_OK;
+}
+
+int docextStemmerStem(DocStemmer *p, DocBuf *pWord){
+  const sb_symbol *zStem;
+  int rc = SQLITE_OK;
+  if( p==0 ) return SQLITE_OK;
+  if( p->pSnowball==0 ){
+    pWord->n = docextStemEnglish((char*)pWord->a, (int)pWord->n);
+    return SQLITE_OK;
+  }
+  if( pWord->n>INT_MAX ) return SQLITE_TOOBIG;
+  zStem = sb_stemmer_stem(p->pSnowball, (const sb_symbol*)pWord->a, (int)pWord->n);
+  if( zStem==0 ) return SQLITE_NOMEM;
+  /* (the stem is in the stemmer's memory, not in pWord's) */
+  docextBufReset(pWord);
+  docextBufAppend(&rc, pWord, zStem, sb_stemmer_length(p->pSnowball));
+  return rc;
+}
+
+void docextStemmerFree(DocStemmer *p){
+  if( p ){
+    if( p->pSnowball ) sb_stemmer_delete(p->pSnowball);
+    sqlite3_free(p);
+  }
 }

@@ -13,10 +13,10 @@
 ** TERMS. A string is cut into words at delimiters (Unicode's white space,
 ** dashes, hyphens, quotation marks, terminal punctuation and pattern
 ** syntax; the apostrophe belongs to English words), as text index version
-** 3 does. Each word is lower-cased, dropped if it is a stop word, stemmed
-** (Snowball's English stemmer), and stripped of diacritics. docext knows
-** two languages: "english" and "none" (no stop words, no stemming); the
-** others MongoDB knows are refused by name.
+** 3 does. Each word is lower-cased (Turkish has its own i's), dropped if it
+** is a stop word (Snowball's lists, docext_stopwords.c), stemmed (Snowball's
+** stemmers, docext_stem.c), and stripped of diacritics. The languages are
+** MongoDB's 15 and "none" (no stop words, no stemming).
 **
 ** SCORES. A term of one string scores weight * freq * coeff * adj, as in
 ** MongoDB: its n-th occurrence adds 1/2^(n-1) to freq; coeff = 0.5 *
@@ -43,31 +43,35 @@
 /*------------------------------------------------------------------------
 ** Languages and stop words
 */
+/* A language is its index in aTextLanguage. Every language but "none"
+** drops stop words (where Snowball has a list) and stems: English with
+** docext's own stemmer (docext_stem.c, as MongoDB's), the others with
+** Snowball's (libstemmer). English words keep their apostrophes; Turkish
+** folds I to dotless ı and İ to i. */
 #define TEXT_LANG_NONE     0
 #define TEXT_LANG_ENGLISH  1
-#define TEXT_LANG_OTHER    (-1)   /* known to MongoDB, not to docext */
+#define TEXT_LANG_TURKISH  15
 
 static const struct TextLanguage {
-  const char *zName;        /* MongoDB's name */
+  const char *zName;        /* MongoDB's name, also libstemmer's */
   const char *zCode;        /* its ISO 639 code, also accepted */
-  int eLang;
 } aTextLanguage[] = {
-  { "none",       "none", TEXT_LANG_NONE },
-  { "english",    "en",   TEXT_LANG_ENGLISH },
-  { "danish",     "da",   TEXT_LANG_OTHER },
-  { "dutch",      "nl",   TEXT_LANG_OTHER },
-  { "finnish",    "fi",   TEXT_LANG_OTHER },
-  { "french",     "fr",   TEXT_LANG_OTHER },
-  { "german",     "de",   TEXT_LANG_OTHER },
-  { "hungarian",  "hu",   TEXT_LANG_OTHER },
-  { "italian",    "it",   TEXT_LANG_OTHER },
-  { "norwegian",  "nb",   TEXT_LANG_OTHER },
-  { "portuguese", "pt",   TEXT_LANG_OTHER },
-  { "romanian",   "ro",   TEXT_LANG_OTHER },
-  { "russian",    "ru",   TEXT_LANG_OTHER },
-  { "spanish",    "es",   TEXT_LANG_OTHER },
-  { "swedish",    "sv",   TEXT_LANG_OTHER },
-  { "turkish",    "tr",   TEXT_LANG_OTHER },
+  { "none",       "none" },
+  { "english",    "en" },
+  { "danish",     "da" },
+  { "dutch",      "nl" },
+  { "finnish",    "fi" },
+  { "french",     "fr" },
+  { "german",     "de" },
+  { "hungarian",  "hu" },
+  { "italian",    "it" },
+  { "norwegian",  "nb" },
+  { "portuguese", "pt" },
+  { "romanian",   "ro" },
+  { "russian",    "ru" },
+  { "spanish",    "es" },
+  { "swedish",    "sv" },
+  { "turkish",    "tr" },
 };
 
 static int textNameIs(const char *zName, const char *z, int n){
@@ -81,12 +85,7 @@ static int textLanguage(const char *z, int n, const char *zWhat, int *peLang, ch
   for(i=0; i<DOCEXT_COUNT(aTextLanguage); i++){
     const struct TextLanguage *pL = &aTextLanguage[i];
     if( textNameIs(pL->zName, z, n) || textNameIs(pL->zCode, z, n) ){
-      if( pL->eLang==TEXT_LANG_OTHER ){
-        return docextError(pzErr, "docext: %s: language \"%s\" is not supported by "
-                           "docext, which knows \"english\" and \"none\" (no stemming, "
-                           "no stop words)", zWhat, pL->zName);
-      }
-      *peLang = pL->eLang;
+      *peLang = i;
       return SQLITE_OK;
     }
   }
@@ -94,32 +93,8 @@ static int textLanguage(const char *z, int n, const char *zWhat, int *peLang, ch
 }
 
 static const char *textLanguageName(int eLang){
-  return eLang==TEXT_LANG_ENGLISH ? "english" : "none";
+  return aTextLanguage[eLang].zName;
 }
-
-/* Snowball's English stop words, in byte order (MongoDB's list). */
-static const char *const azTextStopEnglish[] = {
-  "a", "about", "above", "after", "again", "against", "all", "am", "an", "and",
-  "any", "are", "aren't", "as", "at", "be", "because", "been", "before",
-  "being", "below", "between", "both", "but", "by", "can't", "cannot", "could",
-  "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't",
-  "down", "during", "each", "few", "for", "from", "further", "had", "hadn't",
-  "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's",
-  "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how",
-  "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is",
-  "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most",
-  "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once",
-  "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over",
-  "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should",
-  "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their",
-  "theirs", "them", "themselves", "then", "there", "there's", "these", "they",
-  "they'd", "they'll", "they're", "they've", "this", "those", "through", "to",
-  "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd",
-  "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when",
-  "when's", "where", "where's", "which", "while", "who", "who's", "whom",
-  "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd",
-  "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves",
-};
 
 /* memcmp order of z[0..n) and the NUL-terminated zB. */
 static int textCompare(const char *z, int n, const char *zB){
@@ -128,12 +103,12 @@ static int textCompare(const char *z, int n, const char *zB){
   return c ? c : n - nB;
 }
 
-static int textIsStopWord(int eLang, const char *z, int n){
-  int lo = 0, hi = DOCEXT_COUNT(azTextStopEnglish) - 1;
-  if( eLang!=TEXT_LANG_ENGLISH ) return 0;
+/* Is z[0..n) one of the nStop words of azStop (sorted by bytes)? */
+static int textIsStopWord(const char *const *azStop, int nStop, const char *z, int n){
+  int lo = 0, hi = nStop - 1;
   while( lo<=hi ){
     int mid = (lo+hi)/2;
-    int c = textCompare(z, n, azTextStopEnglish[mid]);
+    int c = textCompare(z, n, azStop[mid]);
     if( c==0 ) return 1;
     if( c<0 ) hi = mid-1; else lo = mid+1;
   }
@@ -153,6 +128,10 @@ struct TextTok {
   int n, i;                 /* its length, the position reached */
   int eLang, eFlags;        /* TEXT_LANG_*, TEXT_* */
   int rc;
+  const char *const *azStop;  /* the language's stop words (sorted), */
+  int nStop;                /* ... and their number */
+  DocStemmer *pStemmer;     /* made for the first word, if any */
+  int bStemmer;             /* pStemmer made (it is NULL for "none") */
   DocBuf lower;             /* scratch: the word lower-cased */
   DocBuf word;              /* the term (NUL-terminated) */
 };
@@ -163,9 +142,13 @@ static void textTokInit(TextTok *t, const char *z, int n, int eLang, int eFlags)
   t->n = n;
   t->eLang = eLang;
   t->eFlags = eFlags;
+  if( eFlags & TEXT_STOPWORDS ){
+    t->azStop = docextTextStopWords(textLanguageName(eLang), &t->nStop);
+  }
 }
 
 static void textTokFree(TextTok *t){
+  docextStemmerFree(t->pStemmer);
   docextBufFree(&t->lower);
   docextBufFree(&t->word);
 }
@@ -176,8 +159,14 @@ static int textIsDelimiterAt(const TextTok *t, int i, int *pnByte){
   return docextUnicodeIsDelimiter(c, t->eLang==TEXT_LANG_ENGLISH);
 }
 
-#define TEXT_MAP_FOLD   0x01      /* lower-case */
-#define TEXT_MAP_STRIP  0x02      /* without diacritics (those alone dropped) */
+#define TEXT_MAP_FOLD     0x01    /* lower-case */
+#define TEXT_MAP_STRIP    0x02    /* without diacritics (those alone dropped) */
+#define TEXT_MAP_TURKISH  0x04    /* lower-case, and I to ı, İ to i */
+
+/* The fold of the language: Turkish has its own i's. */
+static int textFoldMap(int eLang){
+  return eLang==TEXT_LANG_TURKISH ? TEXT_MAP_TURKISH : TEXT_MAP_FOLD;
+}
 
 /* Append the characters of z[0..n) to p, mapped as eMap says. */
 static void textMapAppend(int *pRc, DocBuf *p, const u8 *z, int n, int eMap){
@@ -186,10 +175,24 @@ static void textMapAppend(int *pRc, DocBuf *p, const u8 *z, int n, int eMap){
     uint32_t c;
     u8 a[4];
     i += docextUtf8Decode(&z[i], n-i, &c);
-    if( eMap & TEXT_MAP_FOLD ) c = docextUnicodeFold(c);
+    if( (eMap & TEXT_MAP_TURKISH) && (c==0x49 || c==0x130) ){
+      c = c==0x49 ? 0x131 : 0x69;
+    }else if( eMap & (TEXT_MAP_FOLD|TEXT_MAP_TURKISH) ){
+      c = docextUnicodeFold(c);
+    }
     if( eMap & TEXT_MAP_STRIP ) c = docextUnicodeStripDiacritics(c);
     if( c ) docextBufAppend(pRc, p, a, docextUtf8Encode(c, a));
   }
+}
+
+/* Stem the word in t->lower. */
+static void textTokStem(TextTok *t){
+  if( !t->bStemmer ){
+    t->rc = docextStemmerNew(textLanguageName(t->eLang), &t->pStemmer);
+    if( t->rc ) return;
+    t->bStemmer = 1;
+  }
+  t->rc = docextStemmerStem(t->pStemmer, &t->lower);
 }
 
 /* The next term into t->word: 1, or 0 at the end (or an error, t->rc). */
@@ -203,10 +206,10 @@ static int textTokNext(TextTok *t){
 
     /* Stop words are lower case, with their diacritics. */
     docextBufReset(&t->lower);
-    textMapAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart, TEXT_MAP_FOLD);
+    textMapAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart, textFoldMap(t->eLang));
     if( t->rc ) return 0;
-    if( (t->eFlags & TEXT_STOPWORDS)
-     && textIsStopWord(t->eLang, (const char*)t->lower.a, (int)t->lower.n) ){
+    if( t->azStop
+     && textIsStopWord(t->azStop, t->nStop, (const char*)t->lower.a, (int)t->lower.n) ){
       continue;
     }
     /* The stemmer sees the diacritics; they go after it. */
@@ -215,9 +218,8 @@ static int textTokNext(TextTok *t){
       docextBufAppend(&t->rc, &t->lower, &t->z[iStart], t->i - iStart);
     }
     if( t->rc ) return 0;
-    if( t->eLang==TEXT_LANG_ENGLISH ){
-      t->lower.n = docextStemEnglish((char*)t->lower.a, (int)t->lower.n);
-    }
+    textTokStem(t);
+    if( t->rc ) return 0;
     docextBufReset(&t->word);
     textMapAppend(&t->rc, &t->word, t->lower.a, (int)t->lower.n,
                   (t->eFlags & TEXT_DIACRITIC) ? 0 : TEXT_MAP_STRIP);
@@ -762,7 +764,8 @@ struct DocText {
   TextList pos, neg;        /* positive and negated terms, as matched */
   TextList bounds;          /* the positive terms lower-cased: the index's */
   DocBuf phrases;           /* per phrase: 1 if negated, the phrase folded
-                            ** as the matcher compares, NUL */
+                            ** as strings in most languages compare, NUL,
+                            ** folded as Turkish strings compare, NUL */
   int nPhrase;
   /* Scratch and the last score: */
   TextList doc;
@@ -815,8 +818,10 @@ int docextTextNew(const DocValue *v, DocText **ppOut, char **pzErr){
     }else if( strcmp(it.zKey, "$language")==0 ){
       if( it.v.type!=DOC_STRING ){
         rc = docextError(pzErr, "docext: $text: $language must be a string");
-      }else{
+      }else if( n>0 ){
         rc = textLanguage(z, n, "$text", &p->eLang, pzErr);
+      }else{
+        p->eLang = TEXT_LANG_INDEX;       /* (as MongoDB reads "") */
       }
     }else if( strcmp(it.zKey, "$caseSensitive")==0
            || strcmp(it.zKey, "$diacriticSensitive")==0 ){
@@ -872,17 +877,29 @@ static void textSentenceTerms(DocText *p, const DocBuf *pSentence, TextList *pTe
   if( t.rc ) pTerms->rc = t.rc;
 }
 
-/* Fold z[0..n) as phrases compare (lower case unless case-sensitive,
-** without diacritics unless diacritic-sensitive) into pOut (reset). */
-static void textFold(const DocText *p, const char *z, int n, DocBuf *pOut, int *pRc){
+/* Fold z[0..n) as phrases compare in a string of language eLang (lower
+** case unless case-sensitive, without diacritics unless diacritic-
+** sensitive) into pOut (reset). As MongoDB compares a phrase in the
+** language of each string, and lower-cases a Turkish string and the phrase
+** even when case-sensitive. */
+static void textFold(const DocText *p, int eLang, const char *z, int n, DocBuf *pOut,
+                     int *pRc){
+  int eMap = p->bDiacritic ? 0 : TEXT_MAP_STRIP;
+  if( eLang==TEXT_LANG_TURKISH ){
+    eMap |= TEXT_MAP_TURKISH;
+  }else if( !p->bCase ){
+    eMap |= TEXT_MAP_FOLD;
+  }
   docextBufReset(pOut);
-  textMapAppend(pRc, pOut, (const u8*)z, n, (p->bCase ? 0 : TEXT_MAP_FOLD)
-                                          | (p->bDiacritic ? 0 : TEXT_MAP_STRIP));
+  textMapAppend(pRc, pOut, (const u8*)z, n, eMap);
 }
 
 static void textAddPhrase(DocText *p, const char *z, int n, int bNegated, int *pRc){
   docextBufAppendByte(pRc, &p->phrases, (u8)bNegated);
-  textFold(p, z, n, &p->fold, pRc);
+  textFold(p, TEXT_LANG_NONE, z, n, &p->fold, pRc);
+  docextBufAppend(pRc, &p->phrases, p->fold.a, p->fold.n);
+  docextBufAppendByte(pRc, &p->phrases, 0);
+  textFold(p, TEXT_LANG_TURKISH, z, n, &p->fold, pRc);
   docextBufAppend(pRc, &p->phrases, p->fold.a, p->fold.n);
   docextBufAppendByte(pRc, &p->phrases, 0);
   p->nPhrase++;
@@ -972,7 +989,8 @@ typedef struct TextCheck TextCheck;
 struct TextCheck {
   DocText *p;
   const TextList *pTerms;   /* terms looked for (pos or neg), or NULL */
-  const char *zPhrase;      /* or a phrase looked for (folded) */
+  const char *zPhrase;      /* or a phrase looked for (folded), */
+  const char *zPhraseTurkish;   /* ... and as Turkish strings fold */
   int bFound;
 };
 
@@ -994,17 +1012,17 @@ static int textCheckTerms(TextWalk *w, const char *z, int n, int eLang, double r
 static int textCheckPhrase(TextWalk *w, const char *z, int n, int eLang, double rWeight){
   TextCheck *pC = (TextCheck*)w->pCtx;
   DocBuf *pF = &pC->p->fold;
-  int nPhrase = (int)strlen(pC->zPhrase);
-  (void)eLang;
+  const char *zPhrase = eLang==TEXT_LANG_TURKISH ? pC->zPhraseTurkish : pC->zPhrase;
+  int nPhrase = (int)strlen(zPhrase);
   (void)rWeight;
-  textFold(pC->p, z, n, pF, &w->rc);
+  textFold(pC->p, eLang, z, n, pF, &w->rc);
   if( w->rc ) return 1;
   if( nPhrase==0 ){
     pC->bFound = 1;
   }else if( pF->n>=nPhrase ){
     i64 i;
     for(i=0; i+nPhrase<=pF->n && !pC->bFound; i++){
-      if( memcmp(&pF->a[i], pC->zPhrase, nPhrase)==0 ) pC->bFound = 1;
+      if( memcmp(&pF->a[i], zPhrase, nPhrase)==0 ) pC->bFound = 1;
     }
   }
   return pC->bFound;
@@ -1181,9 +1199,10 @@ int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr){
     int bNegated = aP[0];
     c.pTerms = 0;
     c.zPhrase = (const char*)&aP[1];
+    c.zPhraseTurkish = c.zPhrase + strlen(c.zPhrase) + 1;
     rc = textCheck(p, aDoc, &c, textCheckPhrase, &b, pzErr);
     if( rc || b==bNegated ) return rc;
-    aP += 2 + strlen(c.zPhrase);
+    aP = (const u8*)c.zPhraseTurkish + strlen(c.zPhraseTurkish) + 1;
   }
   *pbMatch = 1;
   return SQLITE_OK;

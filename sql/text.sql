@@ -126,7 +126,7 @@ SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: 0.5}}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {a: "high"}}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: "all"}');
 SELECT doc_create_index('defs', '{a: "text"}', '{weights: {"$b": 2}}');
-SELECT doc_create_index('defs', '{a: "text"}', '{default_language: "french"}');
+SELECT doc_create_index('defs', '{a: "text"}', '{default_language: "fr-FR"}');
 SELECT doc_create_index('defs', '{a: "text"}', '{default_language: "klingon"}');
 SELECT doc_create_index('defs', '{a: "text"}', '{default_language: 1}');
 SELECT doc_create_index('defs', '{a: "text"}', '{language_override: "$lang"}');
@@ -163,7 +163,7 @@ SELECT group_concat(_id, ',') FROM notes WHERE filter = '{$text: {$search: "agua
 .print -- a bad language override changes nothing
 INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", language: "klingon"}');
 INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", language: 7}');
-INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", meta: {language: "french", tags: "y"}}');
+INSERT INTO notes(doc) VALUES ('{_id: 8, title: "x", meta: {language: "elvish", tags: "y"}}');
 SELECT count(*) FROM notes;
 SELECT doc_check('notes');
 
@@ -247,3 +247,60 @@ SELECT doc FROM arts WHERE filter = '{$text: {$search: "time"}}'
 SELECT doc_count('arts', '{$text: {$search: "cake"}}');
 SELECT (SELECT count(*) FROM s1.arts('{$text: {$search: "cake"}}')) + (SELECT count(*) FROM s2.arts('{$text: {$search: "cake"}}'));
 SELECT doc_check('arts');
+.print -- MongoDB's 15 languages: Snowball's stemmers and stop words
+CREATE VIRTUAL TABLE langs USING docext;
+SELECT doc_create_index('langs', '{t: "text"}', '{default_language: "french"}');
+INSERT INTO langs(doc) VALUES
+  ('{_id: 1, t: "Les chevaux mangent des pommes dans l''écurie"}'),
+  ('{_id: 2, t: "Die Häuser sind groß und alt", language: "german"}'),
+  ('{_id: 3, t: "Los niños corrían por las calles", language: "es"}'),
+  ('{_id: 4, t: "Это были интересные книги", language: "russian"}'),
+  ('{_id: 5, t: "İstanbul ILIK bir şehir", language: "turkish"}'),
+  ('{_id: 6, t: "Copiii citesc cărțile și", language: "romanian"}'),
+  ('{_id: 7, t: "Bøgerne ligger på bordet", language: "danish"}'),
+  ('{_id: 8, t: "Kirjat ovat pöydällä", language: "fi"}'),
+  ('{_id: 9, t: "I libri sono sul tavolo", language: "italian"}'),
+  ('{_id: 10, t: "De boeken liggen op de tafels", language: "dutch"}'),
+  ('{_id: 11, t: "A könyvek az asztalon vannak", language: "hungarian"}'),
+  ('{_id: 12, t: "Bøkene ligger på bordene", language: "norwegian"}'),
+  ('{_id: 13, t: "Os livros estão nas mesas", language: "portuguese"}'),
+  ('{_id: 14, t: "Böckerna ligger på borden", language: "swedish"}'),
+  ('{_id: 15, t: "The horses were eating apples", language: "english"}'),
+  ('{_id: 16, t: "les chevaux", language: "none"}');
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "cheval"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "écuries"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "Haus", $language: "de"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "niño calle", $language: "spanish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "книга", $language: "russian"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "istanbul", $language: "turkish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "ılık", $language: "turkish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "ilik", $language: "turkish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "\"ılık bir\"", $language: "turkish", $caseSensitive: true}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "și", $language: "romanian"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "bøger", $language: "danish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "kirja", $language: "finnish"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "libro", $language: "it"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "tafel", $language: "nl"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "könyv", $language: "hu"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "bord", $language: "nb"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "mesa", $language: "pt"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "böcker", $language: "sv"}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "horse apple", $language: "english"}}';
+.print -- a phrase compares in each string's language; an empty $language is the index's
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "\"ılık bir\"", $language: "english"}}';
+INSERT INTO langs(doc) VALUES ('{_id: 17, t: "ILIK su", language: "english"}'), ('{_id: 18, t: "ILIK su", language: "turkish"}');
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "su \"ılık\"", $language: "turkish", $caseSensitive: true}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "su \"ılık\"", $language: "turkish", $caseSensitive: true}}' AND options = '{hint: {$natural: 1}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "chevaux", $language: ""}}';
+DELETE FROM langs WHERE _id IN (17, 18);
+.print -- stop words: none in a search of them alone, in each language
+SELECT count(*) FROM langs WHERE filter = '{$text: {$search: "des dans"}}';
+SELECT count(*) FROM langs WHERE filter = '{$text: {$search: "und sind", $language: "german"}}';
+SELECT count(*) FROM langs WHERE filter = '{$text: {$search: "los por las", $language: "spanish"}}';
+SELECT count(*) FROM langs WHERE filter = '{$text: {$search: "были", $language: "russian"}}';
+SELECT count(*) FROM langs WHERE filter = '{$text: {$search: "the were", $language: "english"}}';
+.print -- the same answers by a scan; the terms of each document
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "cheval écurie"}}' AND options = '{hint: {$natural: 1}}';
+SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "книга", $language: "russian"}}' AND options = '{hint: {$natural: 1}}';
+SELECT _id, doc FROM langs('{$text: {$search: "ligger"}}', '{_id: 1, s: {$meta: "textScore"}}') ORDER BY _id;
+SELECT doc_check('langs');

@@ -2,26 +2,31 @@
 """test/diff_text.py — differential test of text indexes and $text against
 a model, written here from MongoDB's sources (src/mongo/db/fts/: fts_spec,
 fts_element_iterator, fts_query_impl/fts_query_parser, fts_matcher,
-fts_unicode_tokenizer, unicode/), of MongoDB's text search (text index
-version 3).
+fts_unicode_tokenizer, fts_unicode_phrase_matcher, unicode/), of MongoDB's
+text search (text index version 3) in its 15 languages and "none".
 
     make && /usr/bin/python3 test/diff_text.py [CASES] [SEED]
     (test/diff_text.sh runs it; test/run.sh runs test/diff_*.sh)
 
 Loads ./docext.so (or $DOCEXT_SO without the suffix). First a list of fixed
-cases, worked out by hand (FIXED: each checks the model too), then CASES
-random $text queries in batches. Each batch is a fresh collection with a
-text index of random options (text fields with random weights, some named
-by the weights option alone, or "$**"; a default language; a language
-override field; now and then fields before and after the text fields, the
-query then giving an equality on the one before), about 30 random documents
-made of a small vocabulary that collides after stemming, case folding and
+cases, worked out by hand (FIXED: each checks the model too) and a few
+statements naming refused languages that must fail (FIXED_ERRORS), then
+CASES random $text queries in batches. Each batch picks one to four
+languages to favour (FOCUS) and is a fresh collection with a text index of
+random options (text fields with random weights, some named by the weights
+option alone, or "$**"; a default language, any of the 16 by name or code
+in any case; a language override field; now and then fields before and
+after the text fields, the query then giving an equality on the one
+before; now and then first a default language MongoDB does not know: that
+doc_create_index must fail), about 30 random documents made of a small
+vocabulary per language that collides after stemming, case folding and
 diacritic stripping (strings in arrays, nested arrays, embedded documents
-and arrays of them, per-document and per-subdocument languages, now and
-then a language docext or MongoDB refuses: the write must then fail), and
-about 20 random queries (terms, negations, phrases, $language,
-$caseSensitive, $diacriticSensitive; sometimes with {n: {$gte: 2}} as
-well). Each query is one comparison for each of:
+and arrays of them, per-document and per-subdocument languages named in
+any way, now and then a language MongoDB refuses — "klingon", "fr-FR",
+"no", "", a number —: the write must then fail), and about 20 random
+queries (terms, negations, phrases, $language, $caseSensitive,
+$diacriticSensitive; sometimes with {n: {$gte: 2}} as well). Each query is
+one comparison for each of:
 
   * a find projecting {_id: 1, s: {$meta: "textScore"}}: the set of _ids
     (each once), and each score to 1e-9 relative;
@@ -35,32 +40,51 @@ well). Each query is one comparison for each of:
 
 Then random documents are replaced (UPDATE c SET doc = ? WHERE _id = ?),
 deleted and inserted, doc_check must say 'ok', and more queries run. A
-query with a language docext does not know ("french") or MongoDB does not
-know ("klingon") must be an error.
+query with a language MongoDB does not know ("klingon", "fr-FR") must be
+an error.
 
 The model:
+  * languages: none, english/en, danish/da, dutch/nl, finnish/fi,
+    french/fr, german/de, hungarian/hu, italian/it, norwegian/nb,
+    portuguese/pt, romanian/ro, russian/ru, spanish/es, swedish/sv,
+    turkish/tr; names and codes with A-Z in any case (FTSLanguage::make).
+    Anything else is refused: as default_language, in a document's or
+    embedded document's override field (also a non-string there), as
+    $language. $language "" is no $language (TextMatchExpression takes the
+    index's default when it is empty).
   * strings: FTSElementIterator — a string at a text field, the strings of
     an array there (not of arrays within it), the text fields of embedded
     documents and of arrays of them (also below a path that is itself a
     text field); with "$**" every string but the language override field's.
     A document or embedded document names its language in the override
-    field; the strings within it are read in it. docext knows "english"
-    ("en") and "none", any case; a document naming another language, or a
-    non-string, where the iterator reads it, is refused. With "$**" a field
-    without a weight weighs 1 (as MongoDB documents it; its code gives such
-    a field the weight of the next weighted path in byte order).
+    field; the strings within it are read in it (else the index's default).
+    With "$**" a field without a weight weighs 1 (as MongoDB documents it;
+    its code gives such a field the weight of the next weighted path in
+    byte order).
   * words: maximal runs of code points that are not delimiters (PropList's
     White_Space, Dash, Hyphen, Quotation_Mark, Terminal_Punctuation,
-    Pattern_Syntax, Sentence_Terminal; English keeps U+0027 in words);
-    each is case-folded (CaseFolding.txt C+S) for the stop-word check
-    (Snowball's English list), stemmed (Snowball English via Debian's
-    python3-snowballstemmer; "none" does not stem) and stripped of
+    Pattern_Syntax, Sentence_Terminal; English alone keeps U+0027 in
+    words, every other language and "none" cut there). Each is case-folded
+    (CaseFolding.txt C+S; Turkish folds 'I' to 'ı' and 'İ' to 'i' and the
+    rest as usual) for the stop-word check, stemmed, and stripped of
     diacritics (PropList's Diacritic removed; a code point maps to
-    NFC(NFD(c) minus diacritics) when that is one code point). A term that
-    is empty after stripping is dropped (docext's choice; MongoDB keeps "").
+    NFC(NFD(c) minus diacritics) when that is one code point), in the
+    language of the string (query terms: of the query). A term that is
+    empty after stripping is dropped (docext's choice; MongoDB keeps "").
     Case- and diacritic-sensitive tokens skip the folding and the stripping
     (the stemmer then sees the word as written). Unicode data:
     /usr/share/unicode (15.0); NFD/NFC: Python's unicodedata.
+  * stop words: Snowball's lists as Debian's liblingua-stopwords-perl has
+    them (Lingua::StopWords DA NL EN FI FR DE HU IT NO PT RU ES SV, read
+    through perl at start-up), compared with the folded word (diacritics
+    kept). Romanian and Turkish have none (Lingua's RO is not Snowball's),
+    nor has "none". The English list is MongoDB's; its others are longer
+    (French "les" is a stop word in MongoDB, not in Snowball's list): a
+    known difference, docext keeps Snowball's.
+  * stemmers: Snowball's of the language, via Debian's
+    python3-snowballstemmer (Snowball 2.2.0, as the libstemmer docext
+    links; docext stems English with its own MongoDB-exact stemmer, which
+    Snowball's English matches for the words here). "none" does not stem.
   * scores: _scoreStringV2 — per string, a term's n-th occurrence adds
     1/2^(n-1) to freq; score = weight * freq * (0.5 * count / tokens + 0.5)
     * adj, adj = 1.1 when the raw string equals the term ASCII-case-
@@ -71,14 +95,19 @@ The model:
     (not \t) are white space, '-' and '"' delimiters; a '-' after white
     space negates until the next white space; "..." is a phrase (its words
     are terms too, except in a negated phrase); the sentences are tokenized
-    with the stop words dropped.
+    in the query's language ($language, else the index's default) with the
+    stop words dropped.
   * match: a bounds term among the document's index terms (MongoDB reads
     the text index at the bounds terms); with $caseSensitive or
     $diacriticSensitive also a positive term among its strings' tokens
     (with those options, no stop-word filter: FTSMatcher); no negated term
     among those tokens; every positive phrase and no negated phrase a
     substring of an indexed string (both case-folded unless $caseSensitive,
-    stripped of diacritics unless $diacriticSensitive).
+    stripped of diacritics unless $diacriticSensitive). A phrase compares
+    with each string in that string's language (FTSMatcher::_phraseMatch:
+    val.language()->getPhraseMatcher()); in Turkish both are folded the
+    Turkish way even when $caseSensitive (String::substrMatch: "Turkish
+    comparisons are always case insensitive").
     MODEL_SENSITIVE_NEEDS_BOUNDS=0 drops "a bounds term" for sensitive
     searches (the matcher's rule alone); the count of documents where that
     matters is printed as "sensitive match without a bounds term".
@@ -95,6 +124,7 @@ import json
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import unicodedata
 
@@ -159,7 +189,12 @@ def strip_cp(c):
         _strip_cache[c] = r
     return r
 
-def fold(s):
+def fold(s, lang=None):
+    """toLowerToBuf: CaseFolding.txt C+S per code point; Turkish maps 'I' to
+    dotless 'ı' and 'İ' to 'i' (MongoDB's CaseFoldMode::kTurkish)."""
+    if lang == "turkish":
+        return "".join("\u0131" if ch == "I" else "i" if ch == "\u0130" else
+                       chr(CASEFOLD.get(ord(ch), ord(ch))) for ch in s)
     return "".join(chr(CASEFOLD.get(ord(ch), ord(ch))) for ch in s)
 
 def strip(s):
@@ -170,16 +205,71 @@ def strip(s):
             out.append(chr(r))
     return "".join(out)
 
-def fold_phrase(s, case_sens, diac_sens):
-    """caseFoldAndStripDiacritics: fold each code point, then strip it."""
-    if not case_sens:
-        s = fold(s)
+def fold_phrase(s, case_sens, diac_sens, lang):
+    """substrMatch's caseFoldAndStripDiacritics: fold each code point, then
+    strip it. Turkish comparisons always fold ("due to their handling of
+    I/i"), $caseSensitive or not."""
+    if not case_sens or lang == "turkish":
+        s = fold(s, lang)
     if not diac_sens:
         s = strip(s)
     return s
 
-# Snowball's English stop words (MongoDB's stop_words_english.txt).
-STOP_ENGLISH = set("""
+# ---------------------------------------------------------------------------
+# Languages, stop words, stemmers
+
+# MongoDB's text languages (version 3): name or ISO code, ASCII case
+# ignored (FTSLanguage::make lower-cases the name).
+LANGUAGE_CODES = {
+    "none": "none", "english": "en", "danish": "da", "dutch": "nl",
+    "finnish": "fi", "french": "fr", "german": "de", "hungarian": "hu",
+    "italian": "it", "norwegian": "nb", "portuguese": "pt", "romanian": "ro",
+    "russian": "ru", "spanish": "es", "swedish": "sv", "turkish": "tr",
+}
+LANGS = {}
+for _name, _code in LANGUAGE_CODES.items():
+    LANGS[_name] = _name
+    LANGS[_code] = _name
+
+# Snowball's stop word lists, as Debian's liblingua-stopwords-perl has them
+# (Lingua::StopWords::XX, read once through perl). Romanian and Turkish have
+# none (Lingua's RO list is not Snowball's), nor has "none". Lingua's EN list
+# is MongoDB's stop_words_english.txt; MongoDB's other lists differ (its
+# French one has "les", Snowball's has not): a known difference, docext keeps
+# Snowball's.
+STOP_MODULES = {"danish": "DA", "dutch": "NL", "english": "EN", "finnish": "FI",
+                "french": "FR", "german": "DE", "hungarian": "HU", "italian": "IT",
+                "norwegian": "NO", "portuguese": "PT", "russian": "RU",
+                "spanish": "ES", "swedish": "SV"}
+
+def _stop_words():
+    script = ('use Lingua::StopWords qw(getStopWords);'
+              'for my $m (@ARGV) { my $w = getStopWords($m, "UTF-8");'
+              ' print "$m\t$_\n" for sort keys %$w }')
+    try:
+        out = subprocess.run(["perl", "-CS", "-e", script] + sorted(STOP_MODULES.values()),
+                             check=True, capture_output=True).stdout.decode("utf-8")
+    except (OSError, subprocess.CalledProcessError):
+        print("diff_text: perl's Lingua::StopWords (liblingua-stopwords-perl) is needed", file=sys.stderr)
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    by_module = {}
+    for line in out.splitlines():
+        m, w = line.split("\t")
+        by_module.setdefault(m, set()).add(w)
+    lists = {lang: by_module.get(m, set()) for lang, m in STOP_MODULES.items()}
+    for lang, words in lists.items():
+        if len(words) < 50:
+            print("diff_text: Lingua::StopWords gave %d %s stop words" % (len(words), lang), file=sys.stderr)
+            print("0 passed, 1 failed")
+            sys.exit(1)
+    return lists
+
+STOP_WORDS = _stop_words()
+NO_STOP_WORDS = frozenset()
+
+# MongoDB's stop_words_english.txt: Lingua's EN must be the same list.
+MONGODB_ENGLISH = set("""
 than during himself your theirs most same wouldn't at it here's their his an
 out between doesn't not those only yourself mustn't and shouldn't him you'll
 which more shan't after why up further over no its until them you don't few
@@ -194,37 +284,41 @@ that's did very down you've we you're haven't on let's such they in with being
 doing she's yours hadn't nor both does own again there's he'll i'd under you'd
 through we're she'll been all if
 """.split())
+if STOP_WORDS["english"] != MONGODB_ENGLISH:
+    print("diff_text: Lingua::StopWords::EN is not MongoDB's English list", file=sys.stderr)
+    print("0 passed, 1 failed")
+    sys.exit(1)
 
-_STEMMER = snowballstemmer.stemmer("english")
+# Snowball's stemmers (Debian's python3-snowballstemmer, Snowball 2.2.0, as
+# the libstemmer docext links); "none" does not stem. English: Snowball's
+# English stemmer, which docext's own MongoDB-exact stemmer matches for the
+# words here.
+_stemmers = {}
 _stem_cache = {}
 
-def stem_english(w):
-    r = _stem_cache.get(w)
+def stem(w, lang):
+    if lang == "none":
+        return w
+    r = _stem_cache.get((lang, w))
     if r is None:
-        r = _STEMMER.stemWord(w)
-        _stem_cache[w] = r
+        st = _stemmers.get(lang)
+        if st is None:
+            st = _stemmers[lang] = snowballstemmer.stemmer(lang)
+        r = st.stemWord(w)
+        _stem_cache[(lang, w)] = r
     return r
 
 # ---------------------------------------------------------------------------
 # MODEL
 
-LANGS = {"english": "english", "en": "english", "none": "none"}
-LANGS_OTHER = {"danish", "da", "dutch", "nl", "finnish", "fi", "french", "fr",
-               "german", "de", "hungarian", "hu", "italian", "it", "norwegian",
-               "nb", "portuguese", "pt", "romanian", "ro", "russian", "ru",
-               "spanish", "es", "swedish", "sv", "turkish", "tr"}
-
 def language(name):
-    """'english', 'none', 'other' (MongoDB's, not docext's) or None."""
-    k = name.lower() if all(ord(c) < 128 for c in name) else name
-    if k in LANGS:
-        return LANGS[k]
-    if k in LANGS_OTHER:
-        return "other"
-    return None
+    """The language a name or code stands for ('french'), or None (refused)."""
+    k = "".join(c.lower() if c < "\x80" else c for c in name)   # A-Z only
+    return LANGS.get(k)
 
 def words(s, lang):
-    """UnicodeFTSTokenizer's words: runs of non-delimiters."""
+    """UnicodeFTSTokenizer's words: runs of non-delimiters (English keeps
+    U+0027 in words; every other language cuts there)."""
     out, cur = [], []
     for ch in s:
         c = ord(ch)
@@ -240,14 +334,15 @@ def words(s, lang):
     return out
 
 def tokens(s, lang, stop=True, case_sens=False, diac_sens=False):
+    """UnicodeFTSTokenizer::moveNext: fold (Turkish: its i's), drop a stop
+    word, take the word as written when case-sensitive, stem, strip."""
+    stops = STOP_WORDS.get(lang, NO_STOP_WORDS) if stop else NO_STOP_WORDS
     out = []
     for w in words(s, lang):
-        low = fold(w)
-        if stop and lang == "english" and low in STOP_ENGLISH:
+        low = fold(w, lang)
+        if low in stops:
             continue
-        t = w if case_sens else low
-        if lang == "english":
-            t = stem_english(t)
+        t = stem(w if case_sens else low, lang)
         if not diac_sens:
             t = strip(t)
         if t:
@@ -279,7 +374,7 @@ def doc_lang(obj, spec, parent):
         if not isinstance(v, str):
             raise ValueError("language override not a string")
         lang = language(v)
-        if lang not in ("english", "none"):
+        if lang is None:
             raise ValueError("language override unsupported: %r" % v)
         return lang
     return parent
@@ -417,6 +512,14 @@ class Query:
             self.negated = set(tokens(ns, lang))
 
 
+def phrase_in(ph, strings, q):
+    """FTSMatcher::_phraseMatch: is the phrase in one of the strings? Each
+    string compares in its own language (val.language()'s phrase matcher)."""
+    for s, lang, _ in strings:
+        if fold_phrase(ph, q.cs, q.ds, lang) in fold_phrase(s, q.cs, q.ds, lang):
+            return True
+    return False
+
 def model_match(spec, q, doc, doc_terms):
     """None (no match) or the text score."""
     strings = walk(spec, doc)
@@ -438,14 +541,11 @@ def model_match(spec, q, doc, doc_terms):
             for t in tokens(s, lang, False, q.cs, q.ds):
                 if t in q.negated:
                     return None
-    folded = [fold_phrase(s, q.cs, q.ds) for s, _, _ in strings]
     for ph in q.pos_phrases:
-        f = fold_phrase(ph, q.cs, q.ds)
-        if not any(f in h for h in folded):
+        if not phrase_in(ph, strings, q):
             return None
     for ph in q.neg_phrases:
-        f = fold_phrase(ph, q.cs, q.ds)
-        if any(f in h for h in folded):
+        if phrase_in(ph, strings, q):
             return None
     return sum(doc_terms.get(t, 0.0) for t in q.bounds)
 
@@ -455,7 +555,7 @@ def model_match(spec, q, doc, doc_terms):
 LONG = "abc_" * 64      # 256 bytes, as long as docext's key; the stemmer leaves it
 
 WORDS = [
-    # stems that collide
+    # English, symbols, other scripts: stems that collide
     "run", "runs", "running", "Running", "runner", "RUNNERS", "Run", "RUN", "ran",
     "connect", "connected", "connection", "Connections", "connecting",
     "happy", "happiness", "happily", "generous", "generously", "Generous",
@@ -502,31 +602,98 @@ WORDS = [
 SEPARATORS = [" ", " ", " ", "  ", ", ", ". ", "-", " - ", " \u2014 ", "\t", "\n",
               "\u00a0", "/", "\u2019", "'", "; ", "!", "\u3000", "_", "\u2026"]
 
-OVERRIDES = [None, None, "lang", "idioma"]
-DOC_LANGS = ["english", "none", "en", "EN", "English", "NONE", "None"]
-BAD_LANGS = [7, "klingon", "french", {"x": 1}, ["english"]]   # an error where read
-INDEX_LANGS = [None, None, "english", "none", "none", "en", "English"]
-QUERY_LANGS = ["english", "none", "en", "NONE"]
+# Words of the other languages: inflected forms that share a stem, stop
+# words, apostrophes (delimiters outside English), diacritics and case.
+LANG_WORDS = {
+    "french": ["cheval", "chevaux", "Chevaux", "CHEVAL", "maison", "maisons", "Maisons",
+               "l'eau", "L'Eau", "eau", "d'eau", "aujourd'hui", "qu'il", "c'est", "les",
+               "Les", "des", "une", "été", "ete", "Été", "ÉTÉ", "élève", "élèves", "eleve",
+               "manger", "mangeons", "mangé", "continuation", "continuer", "français",
+               "Française", "francais", "être", "à", "où", "de"],
+    "german": ["Haus", "Häuser", "haus", "HÄUSER", "Hauses", "hauser", "und", "Und", "der",
+               "die", "nicht", "Buch", "Bücher", "bucher", "laufen", "läuft", "gelaufen",
+               "Mädchen", "madchen", "über", "Über", "uber", "Straße", "Strassen", "größer",
+               "grosser", "Äpfel", "Apfel"],
+    "spanish": ["niño", "niños", "nino", "Niños", "NIÑOS", "los", "Los", "las", "el", "del",
+                "correr", "corriendo", "corre", "canción", "canciones", "cancion", "año",
+                "años", "ano", "señor", "Señores", "¿qué?", "mañana", "de"],
+    "russian": ["книга", "книги", "Книга", "КНИГИ", "книгу", "были", "Были", "был", "и",
+                "не", "в", "дом", "дома", "домов", "Дом", "бегать", "бежал", "ёж", "ежи",
+                "Ёж", "мир", "миры", "её", "ее"],
+    "turkish": ["Istanbul", "İstanbul", "istanbul", "ıstanbul", "ISTANBUL", "İSTANBUL",
+                "ılık", "ILIK", "Ilık", "ilik", "İLİK", "kitap", "kitaplar", "Kitaplar",
+                "KİTAPLAR", "kitapları", "ev", "evler", "evlerimiz", "Iğdır", "ığdır",
+                "şehir", "şehirler", "ŞEHİR", "çocuk", "çocuklar", "ve", "bir", "DİL", "dil",
+                "dıl", "DIL", "I", "İ", "ı", "i"],
+    "dutch": ["huis", "huizen", "Huizen", "fiets", "fietsen", "de", "het", "een", "van",
+              "lopen", "gelopen", "kind", "kinderen", "café's", "zee", "zeeën", "'s"],
+    "danish": ["hus", "huse", "husene", "barn", "børn", "Børn", "og", "ikke", "København",
+               "kobenhavn", "æble", "æbler", "Ærø", "af"],
+    "swedish": ["häst", "hästar", "Hästarna", "och", "inte", "flicka", "flickorna",
+                "Göteborg", "goteborg", "åker", "åkrar", "av"],
+    "norwegian": ["hest", "hester", "hestene", "og", "ikke", "bok", "bøker", "jente",
+                  "jenter", "Tromsø", "tromso", "av"],
+    "finnish": ["talo", "talossa", "taloissa", "ja", "ei", "kissa", "kissat", "kissoja",
+                "Hyvää", "päivää", "paiva", "ovat"],
+    "hungarian": ["ház", "házak", "haz", "és", "nem", "könyv", "könyvek", "alma", "almák",
+                  "Győr", "gyor", "az"],
+    "italian": ["acqua", "dell'acqua", "l'acqua", "Dell'Acqua", "gatto", "gatti", "della",
+                "il", "di", "che", "città", "citta", "perché", "bambino", "bambini",
+                "un'altra", "sono"],
+    "portuguese": ["cidade", "cidades", "não", "nao", "coração", "corações", "livro",
+                   "livros", "os", "uma", "São", "sao", "d'água", "de"],
+    "romanian": ["școală", "școli", "scoala", "şcoală", "ŞCOALĂ", "țară", "tara", "țări",
+                 "ţară", "mâine", "maine", "în", "și", "şi", "pâine", "câine", "câini",
+                 "Îmi", "ăsta", "de", "cu"],
+}
+ALL_LANGS = sorted(LANGUAGE_CODES)             # the 15 and "none"
 
+OVERRIDES = [None, None, "lang", "idioma"]
+# refused languages: an error where read (MongoDB's Norwegian is "nb", not "no")
+BAD_LANGS = [7, "klingon", "fr-FR", "", "english ", "fra", "no", {"x": 1}, ["english"]]
+BAD_QUERY_LANGS = ["klingon", "fr-FR", "no", "english ", 7]
+
+# The languages of a batch: a few, so that documents, queries and words meet.
+FOCUS = ["english"]
+
+
+def lang_name(rng, lang):
+    """A way of naming lang: its name or code, in some case."""
+    n = rng.choice([lang, lang, LANGUAGE_CODES[lang]])
+    return rng.choice([n, n, n.upper(), n.capitalize()])
+
+def rand_lang(rng):
+    return rng.choice(FOCUS) if rng.random() < 0.8 else rng.choice(ALL_LANGS)
 
 def rand_word(rng):
-    return rng.choice(WORDS)
+    r = rng.random()
+    if r < 0.3:
+        return rng.choice(WORDS)
+    lang = rand_lang(rng)
+    return rng.choice(LANG_WORDS.get(lang) or WORDS)
 
 def rand_string(rng):
+    # mostly the words of one language, else of any
+    if rng.random() < 0.6:
+        group = LANG_WORDS.get(rand_lang(rng), WORDS)
+        word = lambda: rng.choice(group)
+    else:
+        word = lambda: rand_word(rng)
     r = rng.random()
     if r < 0.2:
-        return rand_word(rng)
+        return word()
     if r < 0.23:
-        return rng.choice(["", " ", "\u2014", "the", "The and of", "\u00b4", "- -"])
+        return rng.choice(["", " ", "\u2014", "the", "The and of", "\u00b4", "- -", "les et de",
+                           "und die", "и не в", "'", "l'"])
     if r < 0.3:
-        w = rand_word(rng)
-        return rng.choice(SEPARATORS).join([w] * rng.randint(2, 5)) + rng.choice(["", " " + rand_word(rng)])
+        w = word()
+        return rng.choice(SEPARATORS).join([w] * rng.randint(2, 5)) + rng.choice(["", " " + word()])
     n = rng.randint(2, 7)
     parts = []
     for i in range(n):
         if i:
             parts.append(rng.choice(SEPARATORS))
-        parts.append(rand_word(rng))
+        parts.append(word())
     s = "".join(parts)
     if rng.random() < 0.1:
         s = rng.choice(SEPARATORS) + s
@@ -559,7 +726,7 @@ def rand_meta_obj(rng, override):
     if rng.random() < 0.15:
         m["deep"] = {"note": rand_string(rng)}
     if override and rng.random() < 0.3:
-        m[override] = rng.choice(DOC_LANGS) if rng.random() < 0.93 else rng.choice(BAD_LANGS)
+        m[override] = lang_name(rng, rand_lang(rng)) if rng.random() < 0.95 else rng.choice(BAD_LANGS)
     return m
 
 def rand_doc(rng, _id, override, decoy):
@@ -598,9 +765,9 @@ def rand_doc(rng, _id, override, decoy):
     if rng.random() < 0.7:
         d["cat"] = rng.choice(["a", "b"])
     if override and rng.random() < 0.35:
-        d[override] = rng.choice(DOC_LANGS) if rng.random() < 0.97 else rng.choice(BAD_LANGS)
+        d[override] = lang_name(rng, rand_lang(rng)) if rng.random() < 0.97 else rng.choice(BAD_LANGS)
     if decoy and rng.random() < 0.3:
-        d[decoy] = rng.choice(["english", "none", "spanish", rand_string(rng)])
+        d[decoy] = rng.choice(["english", "none", "spanish", "klingon", rand_string(rng)])
     keys = list(d)[1:]
     rng.shuffle(keys)
     return {"_id": _id, **{k: d[k] for k in keys}}
@@ -610,7 +777,7 @@ TEXT_FIELDS = ["title", "body", "tags", "meta.note", "meta.tags", "tags.note", "
 def rand_spec(rng):
     """(key pattern, options, Spec)."""
     override = rng.choice(OVERRIDES)
-    default = rng.choice(INDEX_LANGS)
+    default = None if rng.random() < 0.15 else lang_name(rng, rand_lang(rng))
     options = {}
     if default is not None:
         options["default_language"] = default
@@ -717,7 +884,9 @@ def rand_search(rng, docs):
         elif r < 0.88:
             parts.append('"' + rand_word(rng) + " -" + rand_word(rng) + '"')
         elif r < 0.92:
-            parts.append(rng.choice(["the", "a", "-the", "and", "\u201cquoted\u201d", "\"", "--", "-\"\"", "\u00b4"]))
+            parts.append(rng.choice(["the", "a", "-the", "and", "\u201cquoted\u201d", "\"", "--", "-\"\"", "\u00b4",
+                                     "les", "-les", "und", "были", "los", "l'", "-l'eau", "ve", "și",
+                                     "\"l'eau\"", "\"ILIK\"", "\"ılık\"", "\"İstanbul\"", "\"istanbul\""]))
         else:
             parts.append(rng.choice(WORDS[:30]))
     sep = lambda: rng.choice([" "] * 10 + ["  ", "\n", "\r\n", "\t", "\f", "\v"])
@@ -787,6 +956,71 @@ FIXED = [
      {"weights": {"x.y": 4}},
      [{"_id": 1, "x": {"y": "run"}, "z": [["run"]], "language": "english"}], {"$search": "run english"},
      {1: 4 * 1.1 + 1.1}),
+    # the other languages
+    ("French stems: 'chevaux' and 'cheval' are 'cheval'", {"a": "text"}, {"default_language": "french"},
+     [{"_id": 1, "a": "chevaux"}, {"_id": 2, "a": "Cheval blanc"}, {"_id": 3, "a": "chevaux", "language": "en"}],
+     {"$search": "CHEVAL"}, {1: 1.0, 2: 0.75}),
+    ("a French stop word is no term: 'des' finds nothing (Snowball's list has no 'les')", {"a": "text"},
+     {"default_language": "fr"},
+     [{"_id": 1, "a": "des maisons"}, {"_id": 2, "a": "des"}], {"$search": "des Des"}, {}),
+    ("'des' is a word in English, not counted in French ('maisons' alone: 1.0)", {"a": "text"},
+     {"default_language": "FR"},
+     [{"_id": 1, "a": "des maisons"}, {"_id": 2, "a": "des maisons", "language": "English"}],
+     {"$search": "maison des", "$language": "en"}, {1: 1.0, 2: 0.75 + 0.75}),
+    ("German: 'Häuser', 'hauser' and 'Haus' are 'haus' (1.1 for 'Haus' only)", {"a": "text"},
+     {"default_language": "german"},
+     [{"_id": 1, "a": "Häuser"}, {"_id": 2, "a": "Haus"}, {"_id": 3, "a": "hauser"}],
+     {"$search": "haus"}, {1: 1.0, 2: 1.1, 3: 1.0}),
+    ("Russian: 'книги', 'книга', 'книгу' are 'книг'; 'и' is a stop word", {"a": "text"},
+     {"default_language": "ru"},
+     [{"_id": 1, "a": "книги"}, {"_id": 2, "a": "Книга и книгу"}, {"_id": 3, "a": "и"}],
+     {"$search": "КНИГА и"}, {1: 1.0, 2: 1.5}),
+    ("Turkish folds 'I' to 'ı' (English to 'i')", {"a": "text"}, {"default_language": "turkish"},
+     [{"_id": 1, "a": "ILIK"}, {"_id": 2, "a": "ılık"}, {"_id": 3, "a": "ilik"},
+      {"_id": 4, "a": "ILIK", "language": "english"}],
+     {"$search": "ılık"}, {1: 1.0, 2: 1.1}),
+    ("Turkish folds 'İ' to 'i'; elsewhere 'İ' keeps its case and loses its dot", {"a": "text"},
+     {"default_language": "tr"},
+     [{"_id": 1, "a": "İstanbul"}, {"_id": 2, "a": "istanbul"}, {"_id": 3, "a": "Istanbul"},
+      {"_id": 4, "a": "İstanbul", "language": "french"}],
+     {"$search": "istanbul"}, {1: 1.0, 2: 1.1}),
+    ("Turkish phrases fold even when $caseSensitive", {"a": "text"}, {"default_language": "turkish"},
+     [{"_id": 1, "a": "ILIK su"}, {"_id": 2, "a": "ılık su"}, {"_id": 3, "a": "ilik su"}],
+     {"$search": "su \"ılık\"", "$caseSensitive": True}, {1: 1.5, 2: 1.5}),
+    ("a phrase compares in the string's language, not the query's",
+     {"a": "text"}, {"default_language": "turkish"},
+     [{"_id": 1, "a": "ILIK su"}, {"_id": 2, "a": "ILIK su", "language": "english"}],
+     {"$search": "su \"ılık\"", "$caseSensitive": True},
+     {1: 1.5}),
+    ("Romanian has no stop words: 'și' is a term ('si'; 'şi' with a cedilla too)", {"a": "text"},
+     {"default_language": "romanian"},
+     [{"_id": 1, "a": "și în"}, {"_id": 2, "a": "şi"}, {"_id": 3, "a": "și", "language": "none"}],
+     {"$search": "ȘI"}, {1: 0.75, 2: 1.0, 3: 1.0}),
+    ("U+0027 is a delimiter in French: l'eau is 'l' (a stop word) and 'eau'", {"a": "text"},
+     {"default_language": "french"},
+     [{"_id": 1, "a": "l'eau"}, {"_id": 2, "a": "l'eau", "language": "en"}, {"_id": 3, "a": "L'Eau"}],
+     {"$search": "eau"}, {1: 1.0, 3: 1.0}),
+    ("$language \"\" is no $language: the index's", {"a": "text"},
+     {"default_language": "french"},
+     [{"_id": 1, "a": "chevaux"}], {"$search": "cheval", "$language": ""}, {1: 1.0}),
+    ("languages per embedded document, by name or code in any case", {"a.b": "text"}, {},
+     [{"_id": 1, "a": [{"b": "chevaux", "language": "FR"}, {"b": "chevaux"}]},
+      {"_id": 2, "a": {"b": "chevaux"}}, {"_id": 3, "a": {"b": "Cheval", "language": "French"}}],
+     {"$search": "cheval", "$language": "Fr"}, {1: 1.0, 3: 1.1}),
+]
+
+# Refused languages, each a statement that must fail after the index
+# {a: "text", "e.b": "text"} of options FIXED_ERROR_INDEX.
+FIXED_ERROR_INDEX = {"default_language": "french"}
+FIXED_ERRORS = [
+    ("an unknown default_language", "SELECT doc_create_index('c', '{b: \"text\"}', '{default_language: \"klingon\"}')"),
+    ("default_language \"\"", "SELECT doc_create_index('c', '{b: \"text\"}', '{default_language: \"\"}')"),
+    ("a document's language 'no' (Norwegian is 'nb')",
+     "INSERT INTO c(doc) VALUES('{_id: 9, a: \"x\", language: \"no\"}')"),
+    ("an embedded document's language 'fr-FR'",
+     "INSERT INTO c(doc) VALUES('{_id: 9, e: [{b: \"x\", language: \"fr-FR\"}]}')"),
+    ("$language 'klingon'", "SELECT doc_count('c', '{$text: {$search: \"x\", $language: \"klingon\"}}')"),
+    ("$language 'english '", "SELECT doc_count('c', '{$text: {$search: \"x\", $language: \"english \"}}')"),
 ]
 
 
@@ -829,6 +1063,22 @@ def run_fixed(R):
                          name, json.dumps(key), json.dumps(options), fj, want, got), inline(sql, (fj,)))
 
 
+def run_fixed_errors(R):
+    R.execute("DROP TABLE IF EXISTS c")
+    R.execute("CREATE VIRTUAL TABLE c USING docext")
+    R.execute("SELECT doc_create_index('c', '{a: \"text\", \"e.b\": \"text\"}', ?)",
+              (json.dumps(FIXED_ERROR_INDEX),))
+    R.execute("INSERT INTO c(doc) VALUES('{_id: 1, a: \"x\", e: [{b: \"y\", language: \"NB\"}]}')")
+    for name, sql in FIXED_ERRORS:
+        try:
+            R.con.execute(sql).fetchall()
+            err = None
+        except sqlite3.Error as e:
+            err = str(e)
+        R.record("fixed (refused)", err is not None and err.startswith("docext:"),
+                 "  %s\n  %s\n  expected an error, got %s" % (name, sql, err or "ok"), sql)
+
+
 def spec_of(key, options):
     wildcard = "$**" in key
     weights = {f: 1 for f, v in key.items() if v == "text" and f != "$**"}
@@ -851,7 +1101,19 @@ def run_batch(R, rng, cases, done):
     R.log = []
     R.execute("DROP TABLE IF EXISTS c")
     R.execute("CREATE VIRTUAL TABLE c USING docext")
+    FOCUS[:] = rng.sample(ALL_LANGS, rng.randint(1, 4))
     key, options, spec = rand_spec(rng)
+    if rng.random() < 0.04:
+        # a default language MongoDB does not know: the index is refused
+        bad = dict(options, default_language=rng.choice([b for b in BAD_LANGS if isinstance(b, str)]))
+        try:
+            R.execute("SELECT doc_create_index('c', ?, ?)",
+                      (json.dumps(key, ensure_ascii=False), json.dumps(bad, ensure_ascii=False)))
+            err = None
+        except sqlite3.Error as e:
+            err = str(e)
+        R.record("doc_create_index refused", err is not None and err.startswith("docext:"),
+                 "%s\n  expected an error, got %s" % (spec_desc(key, bad), err or "ok"))
     decoy = rng.choice(["language", "lang", "idioma"])
     if decoy == spec.override:
         decoy = None
@@ -919,6 +1181,7 @@ def main():
     con.load_extension(SO)
     R = Recorder(con)
     run_fixed(R)
+    run_fixed_errors(R)
     done = 0
     while done < cases:
         try:
@@ -1041,13 +1304,17 @@ def run_query(R, rng, spec, key, options, docs, dlist):
     qlang = spec.default_lang
     expect_error = False
     r = rng.random()
-    if r < 0.2:
-        name = rng.choice(QUERY_LANGS)
-        t["$language"] = name
-        qlang = language(name)
-    elif r < 0.215:
-        t["$language"] = rng.choice(["french", "klingon", "de"])
+    if r < 0.3:
+        lang = rand_lang(rng)
+        t["$language"] = lang_name(rng, lang)
+        qlang = lang
+    elif r < 0.315:
+        t["$language"] = rng.choice(BAD_QUERY_LANGS)
         expect_error = True
+    elif r < 0.32:
+        # MongoDB reads "" as no $language (TextMatchExpression: "if
+        # (_ftsQuery.getLanguage().empty())" takes the index's)
+        t["$language"] = ""
     if rng.random() < 0.25:
         t["$caseSensitive"] = True
     elif rng.random() < 0.1:

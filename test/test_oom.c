@@ -225,6 +225,9 @@ int main(void){
     "s: {$meta: \"textScore\"}}}, {$group: {_id: null, d: {$push: \"$$ROOT\"}}}]')",
     "SELECT doc_find_and_modify('tx', '{query: {$text: {$search: \"coffee\"}}, sort: {s: {$meta: "
     "\"textScore\"}}, update: {$inc: {n: 1}}, fields: {s: {$meta: \"textScore\"}}}')",
+    "INSERT INTO tx(doc) VALUES ('{_id: 11, title: \"Les chevaux mangent\", language: \"fr\", "
+    "m: {n: \"İstanbul ILIK\", language: \"turkish\"}}')",
+    "SELECT _id FROM tx('{$text: {$search: \"cheval \\\"ılık\\\"\", $language: \"tr\"}}')",
     "SELECT _id FROM c WHERE _id IN (1, 4, 7)",
     "SELECT doc FROM big",
     "SELECT doc_count('c', '{a: {$lt: 5}}'), doc_count('c')",

@@ -8,13 +8,21 @@
 #   sqlite3           the shell: `make demo`, the sql/ tests
 #   libsqlite3-dev    sqlite3.h / sqlite3ext.h, libsqlite3.so
 #   libpcre2-dev      PCRE2 (8-bit), used for $regex
+#   libstemmer-dev    Snowball's stemmers (libstemmer), used by text indexes
+#                     in languages other than English
 #   python3           Debian's /usr/bin/python3, whose sqlite3 module can load
 #                     extensions (test/test_pybson.py)
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
 #   python3-pymongo   bson.json_util imports pymongo.errors, so Extended JSON
 #                     from python-bson needs it
 #   python3-snowballstemmer  Snowball's stemmers in Python, the reference
-#                     of test/diff_stem.py for docext's English stemmer
+#                     of test/diff_stem.py for docext's English stemmer,
+#                     and of test/diff_text.py for the other languages
+#   unicode-data      the Unicode Character Database (/usr/share/unicode):
+#                     test/diff_text.py's reference, and the source of
+#                     tools/gen_unicode.py
+#   liblingua-stopwords-perl  Snowball's stop word lists: test/diff_text.py's
+#                     reference, and the source of tools/gen_stopwords.py
 #   tzdata            the time zone database (/usr/share/zoneinfo), which
 #                     the date expressions read for zone names such as
 #                     "America/New_York" (sql/expr.sql, test/diff_dates.py)
@@ -26,8 +34,9 @@
 #                     Debian's npm package
 set -euo pipefail
 
-packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev
-          python3 python3-bson python3-pymongo python3-snowballstemmer tzdata)
+packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev libstemmer-dev
+          python3 python3-bson python3-pymongo python3-snowballstemmer
+          liblingua-stopwords-perl unicode-data tzdata)
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
