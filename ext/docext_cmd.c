@@ -509,8 +509,31 @@ static int cmdOptLet(Cmd *p, const DocValue *v){
   return rc;
 }
 
-/* Options of doc_update_one/many: upsert, arrayFilters, hint, sort, let,
-** bypassDocumentValidation. */
+/* An option that doc_update_one/many and doc_find_and_modify share
+** (upsert, arrayFilters, hint, sort, let, bypassDocumentValidation): 1 when
+** zKey is one (taken from v, *pRc set), else 0. */
+static int cmdUpdateOption(Cmd *p, const char *zKey, const DocValue *v, int *pbUpsert,
+                           int *pRc){
+  if( strcmp(zKey, "upsert")==0 ){
+    *pbUpsert = docextValueTruth(v);
+  }else if( strcmp(zKey, "arrayFilters")==0 ){
+    *pRc = cmdOptSet(&p->updateOpt, "arrayFilters", v);
+  }else if( strcmp(zKey, "hint")==0 ){
+    *pRc = cmdOptSet(&p->queryOpt, zKey, v);
+  }else if( strcmp(zKey, "let")==0 ){
+    *pRc = cmdOptLet(p, v);
+  }else if( strcmp(zKey, "bypassDocumentValidation")==0 ){
+    p->bBypass = docextValueTruth(v);
+  }else if( strcmp(zKey, "sort")==0 ){
+    *pRc = cmdCopyDoc(p, v, "sort", &p->sort);
+    p->bSort = 1;
+  }else{
+    return 0;
+  }
+  return 1;
+}
+
+/* Options of doc_update_one/many: those of cmdUpdateOption. */
 static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   DocIter it;
   int rc = SQLITE_OK;
@@ -518,20 +541,7 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   if( p->options.n==0 ) return SQLITE_OK;
   docextIterInit(&it, p->options.a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
-    if( strcmp(it.zKey, "upsert")==0 ){
-      *pbUpsert = docextValueTruth(&it.v);
-    }else if( strcmp(it.zKey, "arrayFilters")==0 ){
-      rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 ){
-      rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
-    }else if( strcmp(it.zKey, "let")==0 ){
-      rc = cmdOptLet(p, &it.v);
-    }else if( strcmp(it.zKey, "bypassDocumentValidation")==0 ){
-      p->bBypass = docextValueTruth(&it.v);
-    }else if( strcmp(it.zKey, "sort")==0 ){
-      rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
-      p->bSort = 1;
-    }else{
+    if( !cmdUpdateOption(p, it.zKey, &it.v, pbUpsert, &rc) ){
       p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: upsert, "
                                 "arrayFilters, hint, sort, let, bypassDocumentValidation)",
                                 it.zKey);
@@ -697,9 +707,6 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     if( strcmp(it.zKey, "query")==0 ){
       rc = cmdCopyDoc(p, &it.v, "query", &p->filter);
       p->bFilter = 1;
-    }else if( strcmp(it.zKey, "sort")==0 ){
-      rc = cmdCopyDoc(p, &it.v, "sort", &p->sort);
-      p->bSort = 1;
     }else if( strcmp(it.zKey, "update")==0 ){
       /* a document, or an array (a pipeline's stages: the same layout) */
       DocValue u = it.v;
@@ -714,17 +721,7 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
       *pbRemove = docextValueTruth(&it.v);
     }else if( strcmp(it.zKey, "new")==0 ){
       *pbNew = docextValueTruth(&it.v);
-    }else if( strcmp(it.zKey, "upsert")==0 ){
-      *pbUpsert = docextValueTruth(&it.v);
-    }else if( strcmp(it.zKey, "arrayFilters")==0 ){
-      rc = cmdOptSet(&p->updateOpt, "arrayFilters", &it.v);
-    }else if( strcmp(it.zKey, "hint")==0 ){
-      rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
-    }else if( strcmp(it.zKey, "let")==0 ){
-      rc = cmdOptLet(p, &it.v);
-    }else if( strcmp(it.zKey, "bypassDocumentValidation")==0 ){
-      p->bBypass = docextValueTruth(&it.v);
-    }else{
+    }else if( !cmdUpdateOption(p, it.zKey, &it.v, pbUpsert, &rc) ){
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
           "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let, "
           "bypassDocumentValidation)", it.zKey);
