@@ -809,6 +809,12 @@ int docextTextTerms(const DocTextSpec *p, const u8 *aDoc,
                     int (*xTerm)(void*, const char*, int, double), void *pCtx,
                     char **pzErr);
 
+/* *pbSame: aOld and aNew have the same strings for the index, in the same
+** languages and at the same weights, so the same terms and scores. 0 when
+** either cannot be read (a bad language). */
+int docextTextSameStrings(const DocTextSpec *pSpec, const u8 *aOld, const u8 *aNew,
+                          int *pbSame);
+
 /* Compile {$search, $language, $caseSensitive, $diacriticSensitive}. */
 int docextTextNew(const DocValue *v, DocText **ppOut, char **pzErr);
 /* Read it with a collection's text index: its spec (copied) and its

@@ -1843,6 +1843,30 @@ static char *idxDupMessage(DocColl *p, const DocIndex *pIdx, const KeySet *pSet,
                              &pSet->aVal[k*pSet->nField]);
 }
 
+/* *pbSame: pIdx is a text index of text fields alone (a compound one's
+** other fields are not compared) and aOld and aNew have the same entries
+** in it: the same strings (docextTextSameStrings), the same answer from
+** its partial filter. Making a text index's keys means cutting, folding
+** and stemming every string, for both documents, on every update; this is
+** cheaper. */
+static int idxTextUnchanged(const DocIndex *pIdx, const u8 *aOld, const u8 *aNew,
+                            int *pbSame, char **pzErr){
+  int rc = SQLITE_OK;
+  *pbSame = 0;
+  if( pIdx->pText==0 || pIdx->nField!=2 ) return SQLITE_OK;
+  if( pIdx->pPartial ){
+    int bOld = 0, bNew = 0;
+    rc = docextMatcherMatch(pIdx->pPartial, aOld, &bOld, 0, pzErr);
+    if( rc==SQLITE_OK ) rc = docextMatcherMatch(pIdx->pPartial, aNew, &bNew, 0, pzErr);
+    if( rc!=SQLITE_OK || bOld!=bNew ) return rc;
+    if( !bOld ){
+      *pbSame = 1;                      /* (in neither) */
+      return SQLITE_OK;
+    }
+  }
+  return docextTextSameStrings(pIdx->pText, aOld, aNew, pbSame);
+}
+
 int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, char **pzErr){
   DocIndexCache *c = 0;
   int rc, i, nIdx;
@@ -1851,11 +1875,15 @@ int docextIndexUpdate(DocColl *pColl, i64 iDoc, const u8 *aOld, const u8 *aNew, 
   nIdx = c->nIdx;
 
   /* 1. Every key, old and new: errors (parallel arrays, hashed arrays)
-  ** come out here, before anything is written. */
+  ** come out here, before anything is written. A text index whose strings
+  ** did not change keeps its entries: no keys, no writes. */
   for(i=1; rc==SQLITE_OK && i<nIdx; i++){
     KeySet *pOld = &c->aOldKeys[i], *pNew = &c->aNewKeys[i];
+    int bSame = 0;
     ksReset(pOld, c->aIdx[i].nField);
     ksReset(pNew, c->aIdx[i].nField);
+    if( aOld && aNew ) rc = idxTextUnchanged(&c->aIdx[i], aOld, aNew, &bSame, pzErr);
+    if( rc!=SQLITE_OK || bSame ) continue;
     if( aOld ) rc = idxKeysCompute(&c->aIdx[i], aOld, pOld, pzErr);
     if( rc==SQLITE_OK && aNew ) rc = idxKeysCompute(&c->aIdx[i], aNew, pNew, pzErr);
   }

@@ -747,6 +747,55 @@ int docextTextTerms(const DocTextSpec *p, const u8 *aDoc,
   return rc;
 }
 
+/* Append each string the walk visits to the DocBuf pCtx: its language,
+** weight, length and bytes. */
+static int textSignVisit(TextWalk *w, const char *z, int n, int eLang, double rWeight){
+  DocBuf *pSig = (DocBuf*)w->pCtx;
+  u8 aHead[1 + sizeof(double) + sizeof(int)];
+  aHead[0] = (u8)eLang;
+  memcpy(&aHead[1], &rWeight, sizeof(double));
+  memcpy(&aHead[1+sizeof(double)], &n, sizeof(int));
+  docextBufAppend(&w->rc, pSig, aHead, sizeof(aHead));
+  docextBufAppend(&w->rc, pSig, z, n);
+  return 0;
+}
+
+/* The strings aDoc has for the text index, with their languages and
+** weights, into pSig (reset first). */
+static int textSignature(const DocTextSpec *pSpec, const u8 *aDoc, DocBuf *pSig,
+                         char **pzErr){
+  TextWalk w;
+  memset(&w, 0, sizeof(w));
+  docextBufReset(pSig);
+  w.pSpec = pSpec;
+  w.xString = textSignVisit;
+  w.pCtx = pSig;
+  w.pzErr = pzErr;
+  return textWalkDoc(&w, aDoc);
+}
+
+int docextTextSameStrings(const DocTextSpec *pSpec, const u8 *aOld, const u8 *aNew,
+                          int *pbSame){
+  DocBuf sigOld, sigNew;
+  char *zErr = 0;
+  int rc;
+  memset(&sigOld, 0, sizeof(sigOld));
+  memset(&sigNew, 0, sizeof(sigNew));
+  *pbSame = 0;
+  rc = textSignature(pSpec, aOld, &sigOld, &zErr);
+  if( rc==SQLITE_OK ) rc = textSignature(pSpec, aNew, &sigNew, &zErr);
+  if( rc==SQLITE_OK ){
+    *pbSame = sigOld.n==sigNew.n
+           && (sigOld.n==0 || memcmp(sigOld.a, sigNew.a, (size_t)sigOld.n)==0);
+  }else if( rc!=SQLITE_NOMEM ){
+    rc = SQLITE_OK;       /* (a bad language: making the keys will say so) */
+  }
+  sqlite3_free(zErr);
+  docextBufFree(&sigOld);
+  docextBufFree(&sigNew);
+  return rc;
+}
+
 /*------------------------------------------------------------------------
 ** $text
 */

@@ -202,6 +202,18 @@ SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "coffe
 SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "coffee"}}' AND options = '{hint: {$natural: 1}}';
 SELECT json_extract(doc_explain('part', '{$text: {$search: "coffee"}, ok: true}'), '$.cursor');
 SELECT doc_count('part', '{$text: {$search: "coffee"}}');
+.print -- updates that leave the strings alone keep the entries; the filter's answer still counts
+SELECT doc_update_many('part', '{}', '{$inc: {n: 1}}');
+SELECT doc_update_one('part', '{_id: 2}', '{$set: {ok: true}}');
+SELECT doc_update_one('part', '{_id: 1}', '{$set: {ok: false}}');
+SELECT doc_update_one('part', '{_id: 3}', '{$set: {language: "french", "x.language": "english"}}');
+SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "coffee"}}';
+SELECT entries FROM doc_indexes('part') WHERE name = 't_text';
+SELECT doc_update_one('part', '{_id: 2}', '{$set: {language: "klingon"}}');
+SELECT doc_update_one('part', '{_id: 2}', '{$set: {language: "fr"}}');
+SELECT doc_update_one('part', '{_id: 2}', '{$set: {t: "café noir"}}');
+SELECT group_concat(_id, ',') FROM part WHERE filter = '{$text: {$search: "noir", $language: "fr"}}';
+SELECT doc_check('part');
 
 .print -- writes keep the index current
 UPDATE articles SET doc = doc_update(bson, '{$set: {subject: "Tea Shopping"}}') WHERE _id = 2;
