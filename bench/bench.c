@@ -1268,6 +1268,39 @@ static void w16Json(Bench *p){
   sqlite3_finalize(pStmt);
 }
 
+/* ---- W17: updates under a text index -------------------------------------
+** W9's nLookup updates ($inc pages by _id, one transaction) again, now that
+** W16 has put a text index on title: docext's doc_update_one against the
+** same UPDATE of the JSON text with the titles in an FTS5 table (SQLite's
+** own text index) kept by a trigger, which deletes the row's old title
+** from it and inserts the new one on every update, as an external-content
+** FTS5 table must be kept. The titles do not change; docext sees that and
+** leaves the text index alone. Both sides must end with the same pages
+** and the same count of titles with a word. */
+static void w17Setup(Bench *p){
+  double t = now();
+  if( aW9Id==0 ) w9Setup(p);
+  exec(p->dbJson,
+       "CREATE VIEW books_title AS SELECT rowid, doc ->> '$.title' AS title FROM books_json;"
+       "CREATE VIRTUAL TABLE books_fts USING fts5(title, content='books_title',"
+       " content_rowid='rowid');"
+       "INSERT INTO books_fts(books_fts) VALUES ('rebuild');"
+       "CREATE TRIGGER books_fts_update AFTER UPDATE ON books_json BEGIN"
+       "  INSERT INTO books_fts(books_fts, rowid, title)"
+       "    VALUES ('delete', old.rowid, old.doc ->> '$.title');"
+       "  INSERT INTO books_fts(rowid, title) VALUES (new.rowid, new.doc ->> '$.title');"
+       " END;");
+  printf("   the FTS5 index of the titles took %.3f s to build\n", now() - t);
+}
+static void w17Check(Bench *p){
+  long long nDoc, nJson;
+  w9Check(p);
+  nDoc = queryInt(p->dbDoc,
+      "SELECT doc_count('books', '{\"$text\": {\"$search\": \"gatsby\"}}')");
+  nJson = queryInt(p->dbJson, "SELECT count(*) FROM books_fts WHERE books_fts MATCH 'gatsby'");
+  if( nDoc!=nJson ) die("W17: %lld titles with gatsby in docext, %lld in json", nDoc, nJson);
+}
+
 /* ---- the workload table ------------------------------------------------ */
 
 typedef struct Workload Workload;
@@ -1335,6 +1368,8 @@ static const Workload aWorkload[] = {
       w15Setup, "docext", w13Docext, "json", w13Json,   "<=", 0, w13Check, 3 },
   { "W16",    "%d text searches {$text: {$search: W}} of the titles", COUNT(nTextQuery),
       w16Setup, "docext", w16Docext, "json", w16Json,   "<=", 0, 0, 3 },
+  { "W17",    "%d updates by _id under a text index (json: FTS5)", COUNT(nLookup),
+      w17Setup, "docext", w9Docext,  "json", w9Json,    "<=", 0, w17Check, 1 },
 };
 
 /* ---- main -------------------------------------------------------------- */
