@@ -39,6 +39,7 @@
 ** partition by partition, in the order the partitions first came.
 */
 #include "docextInt.h"
+#include <limits.h>
 #include <math.h>
 
 #define AGG_MAX_STAGES 1000       /* MongoDB's limit of a pipeline's length */
@@ -131,6 +132,7 @@ struct Agg {
   i64 iQueryOpts;           /* its options (let, hint) in query, or -1 */
   i64 nLimit;               /* the query's LIMIT, or -1 */
   i64 nowMs;                /* $$NOW of every stage */
+  int bExplain;             /* explain: true: say how, do not run */
   int bTextScore;           /* some stage reads {$meta: "textScore"}: the
                             ** query's documents carry their scores */
 };
@@ -1785,12 +1787,12 @@ static int planPushDown(Agg *p){
 }
 
 /* The options (a document, or NULL): let, the variables of every stage's
-** expressions; hint, for the collection's query; comment, batchSize and
-** allowDiskUse, which change nothing here. The query's options document,
-** {let, hint}, goes to query. */
+** expressions; hint, for the collection's query; explain (aggExplain);
+** comment, batchSize and allowDiskUse, which change nothing here. The
+** query's options document, {let, hint}, goes to query. */
 static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
   static const char *const azOpt[] = {
-    "let", "hint", "comment", "batchSize", "allowDiskUse",
+    "let", "hint", "explain", "comment", "batchSize", "allowDiskUse",
   };
   DocIter it;
   int rc = SQLITE_OK;
@@ -1814,9 +1816,15 @@ static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
     int i = docextNameIndex(it.zKey, it.nKey, azOpt, DOCEXT_COUNT(azOpt));
     if( i<0 ){
       return docextError(pzErr, "docext: doc_aggregate: unknown option '%s' (it takes "
-                         "let, hint, comment, batchSize and allowDiskUse)", it.zKey);
+                         "let, hint, explain, comment, batchSize and allowDiskUse)", it.zKey);
     }
     if( i<=1 ) docextBsonAppendValue(&rc, &p->query, it.zKey, it.nKey, &it.v);
+    if( i==2 ){
+      if( it.v.type!=DOC_BOOL ){
+        return docextError(pzErr, "docext: doc_aggregate: option explain must be a boolean");
+      }
+      p->bExplain = it.v.p[0]!=0;
+    }
   }
   docextBsonEndDoc(&rc, &p->query, iDoc);
   if( rc==SQLITE_OK ) p->iQueryOpts = iDoc;
@@ -3144,8 +3152,95 @@ static int aggStripScores(AggSet *pSet){
 
 /* Run the pipeline over collection zColl (a quoted SQL name), or over the
 ** documents of its first stage, $documents, when zColl is NULL. */
+/* explain: true: instead of the results, one document that says how the
+** pipeline would run, as MongoDB's explain of an aggregate does:
+** {stages: [{$cursor: Q}, S...]}: Q the collection's query that the
+** leading stages became ({query: filter, sort, limit}, those it has) and
+** what doc_explain says of it (none with $documents); S each stage that
+** runs after it, as given. The query runs, as doc_explain's does, to count
+** what it reads. */
+/* The query part of $cursor: query (the filter, {} when none), sort, limit. */
+static void aggExplainQuery(int *pRc, const Agg *p, DocBuf *pDoc){
+  DocValue v;
+  v.type = DOC_DOCUMENT;
+  if( p->iFilter>=0 ){
+    v.p = p->query.a + p->iFilter;
+    v.n = docextGetI32(v.p);
+    docextBsonAppendValue(pRc, pDoc, "query", 5, &v);
+  }else{
+    docextBsonEndDoc(pRc, pDoc, docextBsonStartChild(pRc, pDoc, DOC_DOCUMENT, "query", 5));
+  }
+  if( p->iSort>=0 ){
+    v.p = p->query.a + p->iSort;
+    v.n = docextGetI32(v.p);
+    docextBsonAppendValue(pRc, pDoc, "sort", 4, &v);
+  }
+  if( p->nLimit>=0 ) docextBsonAppendInt64(pRc, pDoc, "limit", 5, p->nLimit);
+}
+
+static int aggExplain(Agg *p, AggSet *pOut, char **pzErr){
+  DocBuf doc, json, cursor;
+  DocIter it;
+  DocValue pipe;
+  char zIdx[24];
+  int rc = SQLITE_OK, k = 0, iStage = 0;
+  int bDocs = p->nStage>0 && p->aStage[0].eStage==AG_DOCS;
+  int iRest = bDocs ? 1 : p->iFirst<p->nStage ? p->aStage[p->iFirst].iStage : INT_MAX;
+  i64 iDoc, iArr, n = 0;
+  memset(&doc, 0, sizeof(doc));
+  memset(&json, 0, sizeof(json));
+  memset(&cursor, 0, sizeof(cursor));
+  iDoc = docextBsonStartDoc(&rc, &doc);
+  iArr = docextBsonStartChild(&rc, &doc, DOC_ARRAY, "stages", 6);
+  if( rc==SQLITE_OK && !bDocs ){
+    DocQuerySpec spec;
+    DocIter itPlan;
+    i64 iCursor, iQ;
+    docextQuerySpecInit(&spec);
+    if( p->iFilter>=0 ){
+      spec.aaFilter[0] = p->query.a + p->iFilter;
+      spec.nFilter = 1;
+    }
+    if( p->iSort>=0 ) spec.aSort = p->query.a + p->iSort;
+    if( p->iQueryOpts>=0 ) spec.aOptions = p->query.a + p->iQueryOpts;
+    spec.nLimit = p->nLimit;
+    spec.bExplain = 1;
+    rc = docextPlanRun(p->pConn, p->pColl, &spec, 1, 0, 0, &n, &json, pzErr);
+    if( rc==SQLITE_OK ) rc = docextJsonParse((const char*)json.a, (int)json.n, 1, &cursor, 0, pzErr);
+    iCursor = docextBsonStartChild(&rc, &doc, DOC_DOCUMENT, zIdx, docextBsonArrayKey(zIdx, k++));
+    iQ = docextBsonStartChild(&rc, &doc, DOC_DOCUMENT, "$cursor", 7);
+    aggExplainQuery(&rc, p, &doc);
+    if( rc==SQLITE_OK ){
+      docextIterInit(&itPlan, cursor.a);
+      while( docextIterNext(&itPlan) ){
+        docextBsonAppendValue(&rc, &doc, itPlan.zKey, itPlan.nKey, &itPlan.v);
+      }
+    }
+    docextBsonEndDoc(&rc, &doc, iQ);
+    docextBsonEndDoc(&rc, &doc, iCursor);
+  }
+  pipe.type = DOC_ARRAY;
+  pipe.p = p->pipe.a;
+  pipe.n = (int)p->pipe.n;
+  docextIterInitValue(&it, &pipe);
+  while( rc==SQLITE_OK && docextIterNext(&it) ){
+    if( ++iStage<iRest ) continue;
+    docextBsonAppendValue(&rc, &doc, zIdx, docextBsonArrayKey(zIdx, k++), &it.v);
+  }
+  docextBsonEndDoc(&rc, &doc, iArr);
+  docextBsonEndDoc(&rc, &doc, iDoc);
+  if( rc==SQLITE_OK ) setAdd(&rc, pOut, doc.a, doc.n);
+  docextBufFree(&doc);
+  docextBufFree(&json);
+  docextBufFree(&cursor);
+  return rc;
+}
+
 static int aggRun(sqlite3 *db, Agg *p, const char *zColl, AggSet *pOut, char **pzErr){
   int rc;
+  if( p->bExplain && (zColl || (p->nStage>0 && p->aStage[0].eStage==AG_DOCS)) ){
+    return aggExplain(p, pOut, pzErr);
+  }
   if( p->nStage>0 && p->aStage[0].eStage==AG_DOCS ){
     if( zColl ){
       return stageError(&p->aStage[0], pzErr, "takes the place of a collection: "

@@ -457,3 +457,17 @@ SELECT doc_move_chunk('orders', '{_id: 20}', 's2');
 SELECT doc FROM doc_aggregate('orders', '[{$group: {_id: "$cust", total: {$sum: "$amount"}, n: {$sum: 1}}}, {$sort: {total: -1}}]');
 SELECT doc FROM doc_aggregate('orders', '[{$match: {_id: {$gt: 12, $lt: 18}}}, {$sort: {_id: -1}}, {$limit: 3}]');
 SELECT doc FROM doc_aggregate('books', '[{$match: {_id: 1}}, {$project: {_id: 1}}, {$unionWith: {coll: "orders", pipeline: [{$match: {_id: {$gte: 29}}}]}}]');
+
+-- explain: how the head query runs (it became {query, sort, limit}), then
+-- the stages after it; $documents has no query; explain: false runs
+SELECT json_remove(doc, '$.stages[0].$cursor.millis') FROM doc_aggregate('books',
+  '[{$match: {author: "hem"}}, {$sort: {pages: -1}}, {$limit: 2}, {$project: {title: 1}}]', '{explain: true}');
+SELECT json_extract(doc, '$.stages[0].$cursor.cursor', '$.stages[0].$cursor.query', '$.stages[0].$cursor.n')
+  FROM doc_aggregate('books', '[{$match: {author: {$gte: "h"}}}, {$count: "n"}]', '{hint: "author_1", explain: true}');
+SELECT json_remove(doc, '$.stages[0].$cursor.millis') FROM doc_aggregate('books', '[{$group: {_id: null, n: {$sum: 1}}}]', '{explain: true}');
+SELECT json_extract(doc, '$.stages[0].$cursor.query', '$.stages[0].$cursor.n', '$.stages[1]')
+  FROM doc_aggregate('orders', '[{$match: {_id: {$gt: 12}}}, {$group: {_id: "$cust"}}]', '{explain: true}');
+SELECT doc FROM doc_aggregate(NULL, '[{$documents: [{a: 1}]}, {$set: {b: 2}}]', '{explain: true}');
+SELECT doc FROM doc_aggregate('books', '[{$count: "n"}]', '{explain: false}');
+SELECT doc FROM doc_aggregate('books', '[{$count: "n"}]', '{explain: 1}');
+SELECT doc FROM doc_aggregate('books', '[{$match: {x: {$bad: 1}}}]', '{explain: true}');
