@@ -96,6 +96,7 @@ static const char *aStmt[] = {
   "SELECT doc FROM doc_aggregate(?1, ?2)",
   "SELECT doc, bson FROM doc_aggregate('c', ?1)",
   "SELECT doc FROM doc_aggregate('sh', ?1)",
+  "SELECT doc FROM doc_aggregate('c', ?1, ?2)",
 };
 
 /* The statements before the router's: a first byte past the end of aStmt
