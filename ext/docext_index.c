@@ -1843,17 +1843,38 @@ static char *idxDupMessage(DocColl *p, const DocIndex *pIdx, const KeySet *pSet,
                              &pSet->aVal[k*pSet->nField]);
 }
 
-/* *pbSame: pIdx is a text index of text fields alone (a compound one's
-** other fields are not compared) and aOld and aNew have the same entries
-** in it: the same strings (docextTextSameStrings), the same answer from
-** its partial filter. Making a text index's keys means cutting, folding
-** and stemming every string, for both documents, on every update; this is
-** cheaper. */
+/* Do aOld and aNew hold the same top-level field for the first name of
+** each path of pIdx other than the text fields' (_fts, _ftsx)? Then the
+** values of those paths are the same. */
+static int idxSameOtherFields(const DocIndex *pIdx, const u8 *aOld, const u8 *aNew){
+  int j;
+  for(j=0; j<pIdx->nField; j++){
+    const char *z = pIdx->azPath[j];
+    int n = 0, bOld, bNew;
+    DocValue vOld, vNew;
+    if( pIdx->aDir[j]==DOCEXT_DIR_TEXT || (j>0 && pIdx->aDir[j-1]==DOCEXT_DIR_TEXT) ) continue;
+    while( z[n] && z[n]!='.' ) n++;
+    bOld = docextBsonFind(aOld, z, n, &vOld);
+    bNew = docextBsonFind(aNew, z, n, &vNew);
+    if( bOld!=bNew ) return 0;
+    if( bOld && (vOld.type!=vNew.type || vOld.n!=vNew.n
+                 || memcmp(vOld.p, vNew.p, (size_t)vOld.n)!=0) ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* *pbSame: pIdx is a text index and aOld and aNew have the same entries in
+** it: the same strings (docextTextSameStrings), the same values of its
+** other fields, the same answer from its partial filter. Making a text
+** index's keys means cutting, folding and stemming every string, for both
+** documents, on every update; this is cheaper. */
 static int idxTextUnchanged(const DocIndex *pIdx, const u8 *aOld, const u8 *aNew,
                             int *pbSame, char **pzErr){
   int rc = SQLITE_OK;
   *pbSame = 0;
-  if( pIdx->pText==0 || pIdx->nField!=2 ) return SQLITE_OK;
+  if( pIdx->pText==0 || !idxSameOtherFields(pIdx, aOld, aNew) ) return SQLITE_OK;
   if( pIdx->pPartial ){
     int bOld = 0, bNew = 0;
     rc = docextMatcherMatch(pIdx->pPartial, aOld, &bOld, 0, pzErr);

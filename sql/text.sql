@@ -192,6 +192,12 @@ SELECT group_concat(_id, ',') FROM posts WHERE filter = '{lang: null, $text: {$s
 SELECT group_concat(_id, ',') FROM posts WHERE filter = '{$text: {$search: "fast"}}';
 INSERT INTO posts(doc) VALUES ('{_id: 5, lang: ["en", "fr"], body: "x"}');
 INSERT INTO posts(doc) VALUES ('{_id: 5, lang: "en", body: "x", year: [1, 2]}');
+SELECT doc_update_many('posts', '{}', '{$inc: {views: 1}}');
+SELECT doc_update_one('posts', '{_id: 4}', '{$set: {year: 2019}}');
+SELECT doc_update_one('posts', '{_id: 2}', '{$set: {lang: "en"}}');
+SELECT doc_update_one('posts', '{_id: 1}', '{$set: {year: [2020]}}');
+SELECT json_extract(doc_explain('posts', '{lang: "en", $text: {$search: "fast"}}'), '$.n');
+SELECT group_concat(_id, ',') FROM posts('{lang: "en", $text: {$search: "fast"}}', NULL, '{year: -1}');
 SELECT doc_check('posts');
 
 .print -- a partial text index finds the documents its filter takes, by the index or a scan
