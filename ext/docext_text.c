@@ -50,7 +50,7 @@
 ** folds I to dotless ı and İ to i. */
 #define TEXT_LANG_NONE     0
 #define TEXT_LANG_ENGLISH  1
-#define TEXT_LANG_TURKISH  15
+#define TEXT_LANG_TURKISH  15        /* (their places in aTextLanguage) */
 
 static const struct TextLanguage {
   const char *zName;        /* MongoDB's name, also libstemmer's */
