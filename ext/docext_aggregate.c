@@ -92,7 +92,9 @@ struct AggStage {
                             ** its expression */
   AggField *aField;         /* AG_GROUP, AG_AUTO; AG_LOOKUP: its let variables */
   int nField;
-  char *zFrom;              /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
+  DocColl *pFrom;           /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
+                            ** collection, */
+  char *zFrom;              /* ... and its quoted SQL name: the other
                             ** collection (quoted SQL name) */
   const char *zLocal;       /* AG_LOOKUP: localField; AG_GRAPH:
                             ** connectFromField */
@@ -921,6 +923,7 @@ static int collSqlName(DocConn *pConn, AggStage *pS, const char *zName, char **p
   DocColl *pColl = 0;
   int rc = docextCollFind(pConn, zName, &pColl, pzErr);
   if( rc ) return stageWrap(pS, rc, pzErr);
+  pS->pFrom = pColl;
   pS->zFrom = quotedCollName(pColl);
   return pS->zFrom ? SQLITE_OK : SQLITE_NOMEM;
 }
@@ -989,10 +992,16 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
 ** $$NOW and let. bHead: it reads a collection ($unionWith), so its head is
 ** that collection's query, which gets the let too; else it runs on the
 ** stage's input ($facet). */
+static int aggHasMeta(const DocValue *v);
+
+/* Compile the pipeline pArr into pSub, with the let variables aLet. bHead:
+** it reads a collection (pSub->pColl, set by the caller), whose query
+** carries text scores when a stage reads them. */
 static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet, Agg *pSub,
                          const DocValue *pArr, int bHead, char **pzErr){
   int rc = SQLITE_OK;
   pSub->pConn = pConn;
+  pSub->bTextScore = bHead && aggHasMeta(pArr);
   pSub->nowMs = nowMs;
   pSub->aLet = aLet;
   pSub->iQueryOpts = -1;
@@ -1117,6 +1126,7 @@ static int lookupCheck(DocConn *pConn, const Agg *p, const AggStage *pS, char **
   memset(&arr, 0, sizeof(arr));
   memset(&tmp, 0, sizeof(tmp));
   memset(&sub, 0, sizeof(sub));
+  sub.pColl = pS->pFrom;
   rc = lookupLet(p, pS, 0, &tmp, &let, pzErr);
   lookupPipeline(&rc, pS, 0, &arr);
   a.type = DOC_ARRAY;
@@ -1272,6 +1282,7 @@ static int compileUnion(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v,
   pS->aSub = docextMallocZero(sizeof(Agg));
   if( pS->aSub==0 ) return SQLITE_NOMEM;
   pS->nSub = 1;
+  pS->aSub->pColl = pS->pFrom;
   rc = compileSub(pConn, p, pS->aSub, &pipe, 1, pzErr);
   return rc ? subWrap(pS, "its pipeline", rc, pzErr) : SQLITE_OK;
 }
@@ -1860,7 +1871,6 @@ static int compileStages(DocConn *pConn, Agg *p, int bHead, char **pzErr){
 }
 
 /* Compile the pipeline (BSON array aPipe) with its options (NULL: none). */
-static int aggHasMeta(const DocValue *v);
 
 static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOptions,
                       char **pzErr){
@@ -2303,6 +2313,7 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
       Agg sub;
       DocValue a;
       memset(&sub, 0, sizeof(sub));
+      sub.pColl = pS->pFrom;
       rc = lookupLet(p, pS, aDoc, &tmp, &let, pzErr);
       lookupPipeline(&rc, pS, pS->zLocal ? &filter : 0, &arr);
       a.type = DOC_ARRAY;

@@ -227,3 +227,11 @@ SELECT 'move', doc_update_one('grid', '{_id: 2}', '{$set: {pos: [-3, -3]}}');
 SELECT 'bad move', doc_update_one('grid', '{_id: 1}', '{$set: {pos: [500, 0]}}');
 SELECT 'after', group_concat(_id, ' ') FROM grid('{pos: {$geoWithin: {$box: [[-4, -4], [0, 0]]}}}');
 SELECT 'check', doc_check('grid');
+
+-- $geoNear first in a $unionWith's pipeline takes its key from that
+-- collection's geospatial index, as at the head of a pipeline
+SELECT 'union', doc FROM doc_aggregate('grid', '[{$match: {_id: 1}}, {$project: {_id: 1}},
+  {$unionWith: {coll: "board", pipeline: [{$geoNear: {near: [1, 2], distanceField: "d"}}, {$limit: 2},
+  {$project: {_id: 1, d: 1}}]}}]');
+SELECT 'union', doc FROM doc_aggregate('board', '[{$match: {_id: 1}}, {$project: {_id: 1}},
+  {$unionWith: {coll: "grid", pipeline: [{$geoNear: {near: [-3, -3], distanceField: "d"}}]}}]');

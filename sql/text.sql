@@ -322,3 +322,11 @@ SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "chev
 SELECT group_concat(_id, ',') FROM langs WHERE filter = '{$text: {$search: "книга", $language: "russian"}}' AND options = '{hint: {$natural: 1}}';
 SELECT _id, doc FROM langs('{$text: {$search: "ligger"}}', '{_id: 1, s: {$meta: "textScore"}}') ORDER BY _id;
 SELECT doc_check('langs');
+.print -- $lookup and $unionWith pipelines that read a collection with a text index: $text first, scores after
+CREATE VIRTUAL TABLE one USING docext;
+INSERT INTO one(doc) VALUES ('{_id: 1}');
+SELECT doc FROM doc_aggregate('one', '[{$lookup: {from: "cmds", pipeline: [{$match: {$text: {$search: "coffee tea"}}},
+  {$project: {s: {$meta: "textScore"}}}, {$sort: {s: -1, _id: 1}}], as: "found"}}]');
+SELECT doc FROM doc_aggregate('one', '[{$unionWith: {coll: "langs", pipeline: [{$match: {$text: {$search: "ligger"}}},
+  {$sort: {s: {$meta: "textScore"}, _id: 1}}, {$project: {_id: 1}}]}}]');
+SELECT doc FROM doc_aggregate('one', '[{$unionWith: {coll: "langs", pipeline: [{$match: {_id: 1}}, {$project: {s: {$meta: "textScore"}}}]}}]');
