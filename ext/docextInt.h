@@ -842,6 +842,9 @@ int docextTextScoreStrip(const u8 *aDoc, DocBuf *pOut, int *pRc);
 int docextTextMetaIsScore(const DocValue *v);
 /* The document's text score (as MongoDB's {$meta: "textScore"}). */
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr);
+/* Append explain's ,"parsedTextQuery":{terms, negatedTerms, phrases,
+** negatedPhrases} of a bound $text to pJson, NUL-terminated. */
+void docextTextExplain(const DocText *p, int *pRc, DocBuf *pJson);
 /* The terms a text index is read at for the $text operand v: NUL-terminated,
 ** one after another, in pOut; *pnTerm of them. *pbExact: the documents with
 ** entries for them are exactly its matches (it has neither negations nor
@@ -1785,6 +1788,8 @@ struct DocQueryStats {
 };
 void docextQueryStats(DocQuery *p, DocQueryStats *pStats);
 const struct DocPlan *docextQueryPlan(DocQuery *p);
+/* The query's $text, or NULL. */
+DocText *docextQueryText(DocQuery *p);
 
 /**************************************************************************
 ** Interface to docext_plan.c — the query planner, doc_explain, doc_count.

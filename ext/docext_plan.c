@@ -1169,13 +1169,16 @@ static int geoAsked(const DocIndex *pIdx, const PlanConds *pConds){
 static void textSet(PlanCtx *pCtx, const DocIndex *pIdx, int j, const PlanConds *pConds,
                     u8 *aExact, IvSet *pOut){
   DocBuf terms, str;
-  int i, k, nTerm = 0, bExact = 0;
+  int i, k, nTerm = 0, bExact = 0, rc = SQLITE_ERROR;
   memset(pOut, 0, sizeof(*pOut));
   for(i=0; i<pConds->n && pConds->a[i].eOp!=PC_TEXT; i++){}
   memset(&terms, 0, sizeof(terms));
   memset(&str, 0, sizeof(str));
-  if( i==pConds->n
-   || docextTextIndexTerms(&pConds->a[i].v, pIdx->pText, &terms, &nTerm, &bExact)!=SQLITE_OK ){
+  if( i<pConds->n ){
+    rc = docextTextIndexTerms(&pConds->a[i].v, pIdx->pText, &terms, &nTerm, &bExact);
+    if( rc==SQLITE_NOMEM ) pCtx->rc = rc;
+  }
+  if( rc!=SQLITE_OK ){
     pOut->bFull = 1;                    /* (a bad $text: the matcher says why) */
   }else{
     if( bExact ) aExact[i] = (u8)(j+2);
@@ -2441,7 +2444,15 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
     *pnCount = st.nReturned;
   }
   if( rc==SQLITE_OK && pJson ){
-    docextPlanExplainWrite(&rc, pJson, docextQueryPlan(pQuery), &st, (i64)(docextPlanNowMs()-t0), 0, 0);
+    /* a $text's terms and phrases, as MongoDB's explain shows them */
+    DocBuf tail;
+    memset(&tail, 0, sizeof(tail));
+    if( docextQueryText(pQuery) ) docextTextExplain(docextQueryText(pQuery), &rc, &tail);
+    if( rc==SQLITE_OK ){
+      docextPlanExplainWrite(&rc, pJson, docextQueryPlan(pQuery), &st,
+                             (i64)(docextPlanNowMs()-t0), 0, tail.n ? (const char*)tail.a : 0);
+    }
+    docextBufFree(&tail);
   }
   docextQueryFree(pQuery);
   docextAccessClear(&access);

@@ -1269,6 +1269,10 @@ const DocPlan *docextQueryPlan(DocQuery *p){
   return p->pPlan;
 }
 
+DocText *docextQueryText(DocQuery *p){
+  return p->pText;
+}
+
 int docextQueryResultJson(DocQuery *p, DocBuf *pOut, int eMode, char **pzErr){
   const u8 *aDoc = 0;
   int rc;

@@ -1257,6 +1257,51 @@ int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr){
   return SQLITE_OK;
 }
 
+/* "zName":[the terms of pList] */
+static void textExplainTerms(int *pRc, DocBuf *pJson, const char *zName, const TextList *pList){
+  int i;
+  docextBufAppendf(pRc, pJson, "\"%s\":[", zName);
+  for(i=0; i<pList->n; i++){
+    if( i ) docextBufAppendByte(pRc, pJson, ',');
+    docextJsonWriteString(pRc, pJson, textListTerm(pList, i), pList->a[i].nTerm);
+  }
+  docextBufAppendByte(pRc, pJson, ']');
+}
+
+/* "zName":[the phrases negated (bNegated) or not, folded as they compare
+** with strings in the search's language] */
+static void textExplainPhrases(int *pRc, DocBuf *pJson, const char *zName, const DocText *p,
+                               int bNegated){
+  const u8 *aP = p->phrases.a;
+  int i, bFirst = 1;
+  docextBufAppendf(pRc, pJson, "\"%s\":[", zName);
+  for(i=0; i<p->nPhrase; i++){
+    const char *z = (const char*)&aP[1];
+    const char *zTurkish = z + strlen(z) + 1;
+    if( aP[0]==bNegated ){
+      const char *zShown = p->eQueryLang==TEXT_LANG_TURKISH ? zTurkish : z;
+      if( !bFirst ) docextBufAppendByte(pRc, pJson, ',');
+      docextJsonWriteString(pRc, pJson, zShown, (int)strlen(zShown));
+      bFirst = 0;
+    }
+    aP = (const u8*)zTurkish + strlen(zTurkish) + 1;
+  }
+  docextBufAppendByte(pRc, pJson, ']');
+}
+
+void docextTextExplain(const DocText *p, int *pRc, DocBuf *pJson){
+  docextBufAppendStr(pRc, pJson, ",\"parsedTextQuery\":{");
+  textExplainTerms(pRc, pJson, "terms", &p->pos);
+  docextBufAppendByte(pRc, pJson, ',');
+  textExplainTerms(pRc, pJson, "negatedTerms", &p->neg);
+  docextBufAppendByte(pRc, pJson, ',');
+  textExplainPhrases(pRc, pJson, "phrases", p, 0);
+  docextBufAppendByte(pRc, pJson, ',');
+  textExplainPhrases(pRc, pJson, "negatedPhrases", p, 1);
+  docextBufAppendByte(pRc, pJson, '}');
+  docextBufAppendByte(pRc, pJson, 0);
+}
+
 int docextTextIndexTerms(const DocValue *v, const DocTextSpec *pSpec, DocBuf *pOut,
                          int *pnTerm, int *pbExact){
   DocText *p = 0;

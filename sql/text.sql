@@ -330,3 +330,7 @@ SELECT doc FROM doc_aggregate('one', '[{$lookup: {from: "cmds", pipeline: [{$mat
 SELECT doc FROM doc_aggregate('one', '[{$unionWith: {coll: "langs", pipeline: [{$match: {$text: {$search: "ligger"}}},
   {$sort: {s: {$meta: "textScore"}, _id: 1}}, {$project: {_id: 1}}]}}]');
 SELECT doc FROM doc_aggregate('one', '[{$unionWith: {coll: "langs", pipeline: [{$match: {_id: 1}}, {$project: {s: {$meta: "textScore"}}}]}}]');
+.print -- explain shows the terms and phrases a search became
+SELECT json_extract(doc_explain('langs', '{$text: {$search: "Les chevaux -pommes \"L''Écurie\" -\"des arbres\""}}'), '$.parsedTextQuery');
+SELECT json_extract(doc_explain('langs', '{$text: {$search: "ILIK \"ILIK\"", $language: "tr", $caseSensitive: true}}'), '$.parsedTextQuery');
+SELECT json_extract(doc_explain('langs', '{_id: 1}'), '$.parsedTextQuery');

@@ -228,6 +228,8 @@ int main(void){
     "INSERT INTO tx(doc) VALUES ('{_id: 11, title: \"Les chevaux mangent\", language: \"fr\", "
     "m: {n: \"İstanbul ILIK\", language: \"turkish\"}}')",
     "SELECT _id FROM tx('{$text: {$search: \"cheval \\\"ılık\\\"\", $language: \"tr\"}}')",
+    "SELECT json_remove(doc_explain('tx', '{$text: {$search: \"coffee -tea \\\"a b\\\" -\\\"c\\\"\"}}'), "
+    "'$.millis')",
     "SELECT json_remove(doc, '$.stages[0].$cursor.millis') FROM doc_aggregate('tx', "
     "'[{$match: {$text: {$search: \"coffee\"}}}, {$sort: {_id: 1}}, {$limit: 1}, {$project: {title: 1}}]', "
     "'{explain: true}')",
