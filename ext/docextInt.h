@@ -843,7 +843,7 @@ int docextTextMetaIsScore(const DocValue *v);
 /* The document's text score (as MongoDB's {$meta: "textScore"}). */
 int docextTextScore(DocText *p, const u8 *aDoc, double *pr, char **pzErr);
 /* Append explain's ,"parsedTextQuery":{terms, negatedTerms, phrases,
-** negatedPhrases} of a bound $text to pJson, NUL-terminated. */
+** negatedPhrases} of a bound $text to pJson. */
 void docextTextExplain(const DocText *p, int *pRc, DocBuf *pJson);
 /* The terms a text index is read at for the $text operand v: NUL-terminated,
 ** one after another, in pOut; *pnTerm of them. *pbExact: the documents with

@@ -2447,7 +2447,10 @@ int docextPlanRunQuery(DocColl *pColl, const DocQuerySpec *pSpec, int bRead,
     /* a $text's terms and phrases, as MongoDB's explain shows them */
     DocBuf tail;
     memset(&tail, 0, sizeof(tail));
-    if( docextQueryText(pQuery) ) docextTextExplain(docextQueryText(pQuery), &rc, &tail);
+    if( docextQueryText(pQuery) ){
+      docextTextExplain(docextQueryText(pQuery), &rc, &tail);
+      docextBufAppendByte(&rc, &tail, 0);
+    }
     if( rc==SQLITE_OK ){
       docextPlanExplainWrite(&rc, pJson, docextQueryPlan(pQuery), &st,
                              (i64)(docextPlanNowMs()-t0), 0, tail.n ? (const char*)tail.a : 0);

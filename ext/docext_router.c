@@ -2762,6 +2762,7 @@ static void rtExplain(int *pRc, DocRouted *p, i64 nMillis, DocBuf *pJson){
   docextBufAppendf(pRc, &tail, ",\"nChunkSkips\":%lld,\"millisShardTotal\":%lld"
                    ",\"millisShardAvg\":%lld,\"numQueries\":%d,\"numShards\":%d",
                    nOrphans, (i64)rTotal, (i64)(rTotal/nRun), nRun, p->nPart);
+  if( pFirst && docextQueryText(pFirst) ) docextTextExplain(docextQueryText(pFirst), pRc, &tail);
   docextBufAppend(pRc, &head, "", 1);
   docextBufAppend(pRc, &tail, "", 1);
   if( *pRc==SQLITE_OK ){

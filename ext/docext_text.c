@@ -1299,7 +1299,6 @@ void docextTextExplain(const DocText *p, int *pRc, DocBuf *pJson){
   docextBufAppendByte(pRc, pJson, ',');
   textExplainPhrases(pRc, pJson, "negatedPhrases", p, 1);
   docextBufAppendByte(pRc, pJson, '}');
-  docextBufAppendByte(pRc, pJson, 0);
 }
 
 int docextTextIndexTerms(const DocValue *v, const DocTextSpec *pSpec, DocBuf *pOut,

@@ -334,3 +334,4 @@ SELECT doc FROM doc_aggregate('one', '[{$unionWith: {coll: "langs", pipeline: [{
 SELECT json_extract(doc_explain('langs', '{$text: {$search: "Les chevaux -pommes \"L''Écurie\" -\"des arbres\""}}'), '$.parsedTextQuery');
 SELECT json_extract(doc_explain('langs', '{$text: {$search: "ILIK \"ILIK\"", $language: "tr", $caseSensitive: true}}'), '$.parsedTextQuery');
 SELECT json_extract(doc_explain('langs', '{_id: 1}'), '$.parsedTextQuery');
+SELECT json_extract(doc_explain('arts', '{$text: {$search: "coffee -cake"}}'), '$.clusteredType', '$.parsedTextQuery');
