@@ -94,8 +94,7 @@ struct AggStage {
   int nField;
   DocColl *pFrom;           /* AG_LOOKUP, AG_UNION, AG_GRAPH: the other
                             ** collection, */
-  char *zFrom;              /* ... and its quoted SQL name: the other
-                            ** collection (quoted SQL name) */
+  char *zFrom;              /* ... and its quoted SQL name */
   const char *zLocal;       /* AG_LOOKUP: localField; AG_GRAPH:
                             ** connectFromField */
   const char *zForeign;     /* AG_LOOKUP: foreignField; AG_GRAPH:
@@ -988,15 +987,13 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
 }
 
 
-/* A pipeline inside stage pS of p (the array pArr), into pSub: with p's
-** $$NOW and let. bHead: it reads a collection ($unionWith), so its head is
-** that collection's query, which gets the let too; else it runs on the
-** stage's input ($facet). */
 static int aggHasMeta(const DocValue *v);
 
-/* Compile the pipeline pArr into pSub, with the let variables aLet. bHead:
-** it reads a collection (pSub->pColl, set by the caller), whose query
-** carries text scores when a stage reads them. */
+/* A pipeline inside a stage (the array pArr), into pSub: with $$NOW nowMs
+** and the let variables aLet. bHead: it reads a collection ($unionWith,
+** $lookup: pSub->pColl, set by the caller), so its head is that
+** collection's query, which gets the let too and carries text scores when
+** a stage reads them; else it runs on the stage's input ($facet). */
 static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet, Agg *pSub,
                          const DocValue *pArr, int bHead, char **pzErr){
   int rc = SQLITE_OK;
