@@ -598,6 +598,12 @@ static int kgRun(KGen *g, KField *aF){
 /* The keys of aDoc for pIdx into pSet (reset first): sorted, distinct. */
 /* The keys of aDoc for pIdx into pSet: sorted and distinct when bSort,
 ** else in the order they were made. */
+/* Is field j of pIdx one of a text index's _fts, _ftsx (the terms, made
+** apart from the other fields' values)? */
+static int idxIsTextField(const DocIndex *pIdx, int j){
+  return pIdx->aDir[j]==DOCEXT_DIR_TEXT || (j>0 && pIdx->aDir[j-1]==DOCEXT_DIR_TEXT);
+}
+
 static int idxKeysGenerate(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet,
                            int bSort, char **pzErr){
   KField aF[IDX_MAX_FIELDS];
@@ -618,8 +624,8 @@ static int idxKeysGenerate(const DocIndex *pIdx, const u8 *aDoc, KeySet *pSet,
     aF[i].zName = aF[i].z;
     aF[i].nName = 0;
     aF[i].eState = KF_WALK;
-    if( pIdx->aDir[i]==DOCEXT_DIR_TEXT || (i>0 && pIdx->aDir[i-1]==DOCEXT_DIR_TEXT) ){
-      aF[i].v = idxNullValue;           /* (_fts, _ftsx: the terms, made apart) */
+    if( idxIsTextField(pIdx, i) ){
+      aF[i].v = idxNullValue;
       aF[i].eState = KF_VALUE;
     }
   }
@@ -1852,7 +1858,7 @@ static int idxSameOtherFields(const DocIndex *pIdx, const u8 *aOld, const u8 *aN
     const char *z = pIdx->azPath[j];
     int n = 0, bOld, bNew;
     DocValue vOld, vNew;
-    if( pIdx->aDir[j]==DOCEXT_DIR_TEXT || (j>0 && pIdx->aDir[j-1]==DOCEXT_DIR_TEXT) ) continue;
+    if( idxIsTextField(pIdx, j) ) continue;
     while( z[n] && z[n]!='.' ) n++;
     bOld = docextBsonFind(aOld, z, n, &vOld);
     bNew = docextBsonFind(aNew, z, n, &vNew);

@@ -954,6 +954,16 @@ static void textAddPhrase(DocText *p, const char *z, int n, int bNegated, int *p
   p->nPhrase++;
 }
 
+/* The phrase at *paP in DocText.phrases: whether negated, its two folds;
+** *paP moves to the next. */
+static int textPhraseNext(const u8 **paP, const char **pz, const char **pzTurkish){
+  int bNegated = (*paP)[0];
+  *pz = (const char*)&(*paP)[1];
+  *pzTurkish = *pz + strlen(*pz) + 1;
+  *paP = (const u8*)*pzTurkish + strlen(*pzTurkish) + 1;
+  return bNegated;
+}
+
 /* White space between the words of $search, as MongoDB's query parser has
 ** it (not the tab). */
 static int textIsQuerySpace(char c){
@@ -1245,13 +1255,10 @@ int docextTextMatch(DocText *p, const u8 *aDoc, int *pbMatch, char **pzErr){
   }
   aP = p->phrases.a;
   for(i=0; i<p->nPhrase; i++){
-    int bNegated = aP[0];
+    int bNegated = textPhraseNext(&aP, &c.zPhrase, &c.zPhraseTurkish);
     c.pTerms = 0;
-    c.zPhrase = (const char*)&aP[1];
-    c.zPhraseTurkish = c.zPhrase + strlen(c.zPhrase) + 1;
     rc = textCheck(p, aDoc, &c, textCheckPhrase, &b, pzErr);
     if( rc || b==bNegated ) return rc;
-    aP = (const u8*)c.zPhraseTurkish + strlen(c.zPhraseTurkish) + 1;
   }
   *pbMatch = 1;
   return SQLITE_OK;
@@ -1276,15 +1283,13 @@ static void textExplainPhrases(int *pRc, DocBuf *pJson, const char *zName, const
   int i, bFirst = 1;
   docextBufAppendf(pRc, pJson, "\"%s\":[", zName);
   for(i=0; i<p->nPhrase; i++){
-    const char *z = (const char*)&aP[1];
-    const char *zTurkish = z + strlen(z) + 1;
-    if( aP[0]==bNegated ){
+    const char *z, *zTurkish;
+    if( textPhraseNext(&aP, &z, &zTurkish)==bNegated ){
       const char *zShown = p->eQueryLang==TEXT_LANG_TURKISH ? zTurkish : z;
       if( !bFirst ) docextBufAppendByte(pRc, pJson, ',');
       docextJsonWriteString(pRc, pJson, zShown, (int)strlen(zShown));
       bFirst = 0;
     }
-    aP = (const u8*)zTurkish + strlen(zTurkish) + 1;
   }
   docextBufAppendByte(pRc, pJson, ']');
 }
