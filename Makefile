@@ -60,7 +60,7 @@ SHELL_PRELOAD = $(if $(filter 1,$(SANITIZE)),LD_PRELOAD="$$(gcc -print-file-name
 XCFLAGS  := -std=c11 $(OPT) -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
             $(CFLAGS)
 XLDFLAGS := $(OPT) $(LDFLAGS)
-LIBS     := -lpcre2-8 -lstemmer -lm
+LIBS     := -lpcre2-8 -lstemmer -licui18n -licuuc -lm
 
 SRCS      := $(sort $(wildcard ext/*.c))
 SO_OBJS   := $(SRCS:ext/%.c=$(B)/so/%.o)

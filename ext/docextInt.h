@@ -665,6 +665,31 @@ int docextIsoDateParseZone(const char *z, int n, i64 *pMs, int *pbZone);
 i64 docextDaysFromCivil(i64 y, int m, int d);
 
 /**************************************************************************
+** Interface to docext_collation.c — MongoDB's collations, through ICU.
+** A NULL DocCollator is the "simple" collation: bytes compared as they are.
+*/
+typedef struct DocCollator DocCollator;
+/* A collator from a collation document v (MongoDB's fields and checks):
+** *ppOut is NULL for {locale: "simple"}. Errors say what and where. */
+int docextCollatorNew(const DocValue *v, DocCollator **ppOut, char **pzErr);
+/* The collator of an options document's "collation" field (NULL when it
+** has none, or aOptions is NULL). */
+int docextCollatorOption(const u8 *aOptions, DocCollator **ppOut, char **pzErr);
+/* p, with one more owner (NULL for NULL): each owner frees it once. A
+** collator belongs to one connection, as everything of a collection does. */
+DocCollator *docextCollatorRef(const DocCollator *p);
+void docextCollatorFree(DocCollator *p);
+/* The full spec, every field filled in (BSON owned by p; NULL for NULL). */
+const u8 *docextCollatorSpec(const DocCollator *p);
+/* Do a and b compare alike (the same spec; NULL only with NULL)? */
+int docextCollatorSame(const DocCollator *a, const DocCollator *b);
+/* Compare UTF-8 strings a and b under p (not NULL): <0, 0, >0. */
+int docextCollatorCompare(const DocCollator *p, const char *a, int na, const char *b, int nb);
+/* Append z's ICU sort key under p (not NULL): memcmp() orders the keys as
+** p orders the strings; no byte is 0. */
+void docextCollatorKey(int *pRc, DocBuf *pOut, const DocCollator *p, const char *z, int n);
+
+/**************************************************************************
 ** Interface to docext_cmp.c — BSON comparison order and index keys.
 */
 /* The canonical type class that orders types (MinKey < null < numbers <
@@ -674,9 +699,16 @@ int docextTypeClass(int type);
 /* Compare two values in BSON order: <0, 0, >0. Numbers by value across
 ** int32, int64, double and decimal128. */
 int docextValueCompare(const DocValue *a, const DocValue *b);
+/* The same under a collation (pCollator NULL: simple): strings and symbols, also
+** inside documents and arrays, compare as pColl says. */
+int docextValueCompareColl(const DocValue *a, const DocValue *b, const DocCollator *pCollator);
 /* Append the order-preserving key of v (memcmp order == BSON order, equal
 ** values give equal keys). bDesc inverts it for descending index fields. */
 void docextKeyAppend(int *pRc, DocBuf *p, const DocValue *v, int bDesc);
+/* The same under a collation (NULL: simple): a string's bytes are its sort
+** key under pColl, so that memcmp order is the collation's order. */
+void docextKeyAppendColl(int *pRc, DocBuf *p, const DocValue *v, int bDesc,
+                         const DocCollator *pCollator);
 /* The order of keys: memcmp, shorter first on a tie (SQLite's order for
 ** BLOBs, so the order of the index B-trees). */
 int docextKeyCmp(const u8 *a, int na, const u8 *b, int nb);
@@ -972,6 +1004,11 @@ void docextSchemaFree(DocSchema *p);
 ** $expr reads the clock into it. */
 int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher **ppOut,
                      char **pzErr);
+/* The same under a collation (borrowed: it must outlive the matcher; NULL
+** is simple): comparisons of strings, also in documents and arrays, and
+** $in, follow it; $regex does not (as in MongoDB). */
+int docextMatcherNewColl(const u8 *aFilter, const u8 *aLet, i64 *pNowMs,
+                         const DocCollator *pCollator, DocMatcher **ppOut, char **pzErr);
 /* Is v a document of operators ({$gt: 1}) rather than a value to compare
 ** with: its first key starts with '$' and it is not a DBRef? */
 int docextIsOperatorDoc(const DocValue *v);
@@ -1062,6 +1099,9 @@ void docextExprFree(DocExpr *p);
 int docextExprVarNameOk(const char *z, int n);
 /* 1 if the expression reads no document (no field path, $$ROOT or
 ** $$CURRENT): its value is the same for every document. */
+/* Compare strings under pCollator (borrowed: it must outlive p; NULL is
+** simple), as a query's or a pipeline's collation asks. */
+void docextExprSetCollator(DocExpr *p, const DocCollator *pCollator);
 int docextExprIsConstant(DocExpr *p);
 
 /* $group's accumulators (the expressions $sum, $avg, $min, $max and the
@@ -1105,6 +1145,8 @@ struct DocAccum {
   u8 **aItem;               /* in key order, ties in the order they came */
   int nItem, nItemAlloc;
   i64 nItemBytes;
+  const DocCollator *pCollator;  /* how $min, $max, $minN, $maxN and $addToSet
+                            ** compare strings (borrowed), or NULL */
 };
 /* The accumulator named z[0..n) ("$sum"): DOCEXT_ACC_*, or 0. */
 int docextAccumOp(const char *z, int n);
@@ -1217,6 +1259,9 @@ int docextSortFieldCount(DocSort *p);
 ** are those of pText, a query's $text; without one they are an error. */
 int docextSortWantsText(DocSort *p);
 void docextSortSetText(DocSort *p, DocText *pText);
+/* Order strings as pCollator does (NULL: simple); the sort takes a
+** reference (docextCollatorRef). */
+void docextSortSetCollator(DocSort *p, const DocCollator *pCollator);
 void docextSortFree(DocSort *p);
 
 /**************************************************************************
@@ -1475,6 +1520,8 @@ struct DocIndex {
                             ** (docextIndexHashValue): every hashed index
                             ** created now, and a shard key; not an index
                             ** an older docext stored */
+  DocCollator *pCollator;   /* its collation (owned), or NULL for simple: its
+                            ** keys hold strings' sort keys under it */
 };
 
 /* The indexes of a collection, current as of this call: index 0 is _id_.
@@ -1636,6 +1683,9 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
 ** document's _id, which may not change. */
 int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, i64 nowMs,
                             DocUpdate **ppOut, char **pzErr);
+/* The update's collation (its options' "collation"; NULL: simple), which
+** the caller's query of the same command should use too. */
+DocCollator *docextUpdateCollator(DocUpdate *p);
 int docextUpdateIsReplacement(DocUpdate *p);
 /* Does the update use the positional "$" (so it needs the matched array
 ** position of each document)? */
@@ -1845,15 +1895,18 @@ struct DocPlan {
 };
 
 /* Choose a plan for filters aaFilter[0..nFilter) (validated BSON, ANDed),
-** a sort (or NULL), a hint (the options' hint value, or NULL). zPrefer
+** a sort (or NULL), a hint (the options' hint value, or NULL) and the
+** query's collation (NULL: simple; an index of another one gets no bounds
+** from conditions on strings, and yields no order). zPrefer
 ** names an index to use if it fits (what EXPLAIN QUERY PLAN showed), and
 ** nWant is skip+limit (-1: all) for costing a plan that yields the sort's
 ** order. bBounds: also describe the bounds for explain (zBounds; else
 ** NULL). Errors: an unknown hint ("docext: hint: no index named 'x' on
 ** books"), storage errors. */
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
-                  const u8 *aSort, const DocValue *pHint, const char *zPrefer,
-                  i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr);
+                  const u8 *aSort, const DocValue *pHint, const DocCollator *pCollator,
+                  const char *zPrefer, i64 nWant, int bBounds, DocPlan **ppPlan,
+                  char **pzErr);
 void docextPlanFree(DocPlan *p);
 /* The key ranges a filter allows under a key pattern no document holds an
 ** array for (a shard key: pKey from docextIndexPattern), for routing: a
@@ -1862,8 +1915,8 @@ void docextPlanFree(DocPlan *p);
 ** filter's conjunction) or a UNION (from a top-level $or whose branches
 ** all bound it) whose scans' ranges hold every key a matching document can
 ** have. */
-int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPlan,
-                        char **pzErr);
+int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter,
+                        const DocCollator *pCollator, DocPlan **ppPlan, char **pzErr);
 /* Run a find to its end (bRead: fetching each result as a reader would,
 ** and giving it to xDoc when that is not NULL); *pnCount gets the results
 ** returned. When pJson is not NULL, describe the run there as doc_explain

@@ -502,15 +502,17 @@ static int cmdUpsert(Cmd *p, DocBuf *pNewDoc, DocBuf *pId){
   return rc;
 }
 
-/* let: the variables of the filter's $expr and of a pipeline update. */
-static int cmdOptLet(Cmd *p, const DocValue *v){
-  int rc = cmdOptSet(&p->queryOpt, "let", v);
-  if( rc==SQLITE_OK ) rc = cmdOptSet(&p->updateOpt, "let", v);
+/* let (the variables of the filter's $expr and of a pipeline update) and
+** collation (of the filter, the sort and the update's operators): options
+** of both the query and the update. */
+static int cmdOptBoth(Cmd *p, const char *zKey, const DocValue *v){
+  int rc = cmdOptSet(&p->queryOpt, zKey, v);
+  if( rc==SQLITE_OK ) rc = cmdOptSet(&p->updateOpt, zKey, v);
   return rc;
 }
 
 /* An option that doc_update_one/many and doc_find_and_modify share
-** (upsert, arrayFilters, hint, sort, let, bypassDocumentValidation): 1 when
+** (upsert, arrayFilters, hint, sort, let, collation, bypassDocumentValidation): 1 when
 ** zKey is one (taken from v, *pRc set), else 0. */
 static int cmdUpdateOption(Cmd *p, const char *zKey, const DocValue *v, int *pbUpsert,
                            int *pRc){
@@ -520,8 +522,8 @@ static int cmdUpdateOption(Cmd *p, const char *zKey, const DocValue *v, int *pbU
     *pRc = cmdOptSet(&p->updateOpt, "arrayFilters", v);
   }else if( strcmp(zKey, "hint")==0 ){
     *pRc = cmdOptSet(&p->queryOpt, zKey, v);
-  }else if( strcmp(zKey, "let")==0 ){
-    *pRc = cmdOptLet(p, v);
+  }else if( strcmp(zKey, "let")==0 || strcmp(zKey, "collation")==0 ){
+    *pRc = cmdOptBoth(p, zKey, v);
   }else if( strcmp(zKey, "bypassDocumentValidation")==0 ){
     p->bBypass = docextValueTruth(v);
   }else if( strcmp(zKey, "sort")==0 ){
@@ -543,7 +545,8 @@ static int cmdUpdateOptions(Cmd *p, int *pbUpsert){
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     if( !cmdUpdateOption(p, it.zKey, &it.v, pbUpsert, &rc) ){
       p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: upsert, "
-                                "arrayFilters, hint, sort, let, bypassDocumentValidation)",
+                                "arrayFilters, hint, sort, let, collation, "
+                                "bypassDocumentValidation)",
                                 it.zKey);
       rc = SQLITE_ERROR;
     }
@@ -650,16 +653,18 @@ static void updateManyFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   updateFunc(ctx, argc, argv, 1);
 }
 
-/* Options of doc_delete_one/many: hint, let. */
+/* Options of doc_delete_one/many: hint, let, collation. */
 static int cmdDeleteOptions(Cmd *p){
   DocIter it;
   int rc = SQLITE_OK;
   docextIterInit(&it, p->options.a);
   while( rc==SQLITE_OK && docextIterNext(&it) ){
-    if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0 ){
+    if( strcmp(it.zKey, "hint")==0 || strcmp(it.zKey, "let")==0
+     || strcmp(it.zKey, "collation")==0 ){
       rc = cmdOptSet(&p->queryOpt, it.zKey, &it.v);
     }else{
-      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: hint, let)", it.zKey);
+      p->zErr = sqlite3_mprintf("docext: unknown option '%s' (known: hint, let, collation)",
+                                it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -724,7 +729,7 @@ static int famSpec(Cmd *p, int *pbRemove, int *pbNew, int *pbUpsert, int *pbUpda
     }else if( !cmdUpdateOption(p, it.zKey, &it.v, pbUpsert, &rc) ){
       p->zErr = sqlite3_mprintf("docext: unknown field '%s' in doc_find_and_modify "
           "(known: query, sort, update, remove, new, fields, upsert, arrayFilters, hint, let, "
-          "bypassDocumentValidation)", it.zKey);
+          "collation, bypassDocumentValidation)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }

@@ -296,6 +296,18 @@ static void appendEscaped(int *pRc, DocBuf *pBuf, const u8 *z, i64 n){
   docextBufAppendByte(pRc, pBuf, 0x00);
 }
 
+/* A string's key under a collation: its ICU sort key, escaped and ended as
+** any string's bytes are (a sort key has no 0 byte, but 1s). */
+static void appendCollated(int *pRc, DocBuf *pBuf, const DocCollator *pCollator,
+                           const char *z, int n){
+  u8 aSpace[128];
+  DocBuf key;
+  docextBufInit(&key, aSpace, sizeof(aSpace));
+  docextCollatorKey(pRc, &key, pCollator, z, n);
+  if( *pRc==SQLITE_OK ) appendEscaped(pRc, pBuf, key.a, key.n);
+  docextBufFree(&key);
+}
+
 static void appendBigEndian(int *pRc, DocBuf *pBuf, u64 u, int nByte){
   u8 a[8];
   int i;
@@ -327,12 +339,13 @@ static u8 keyClass(const DocValue *v){
   return KEY_MAXKEY;
 }
 
-static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v);
+static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v, const DocCollator *pCollator);
 
 /* Elements order by (type, name, value), as MongoDB compares them: false
 ** and true are one type, so an element's class byte is KEY_FALSE for both
 ** and its value byte (0 or 1) follows the name ({b: false} > {a: true}). */
-static void appendElements(int *pRc, DocBuf *pBuf, const u8 *aDoc, int bNames){
+static void appendElements(int *pRc, DocBuf *pBuf, const u8 *aDoc, int bNames,
+                           const DocCollator *pCollator){
   DocIter it;
   docextIterInit(&it, aDoc);
   while( docextIterNext(&it) && *pRc==SQLITE_OK ){
@@ -342,13 +355,13 @@ static void appendElements(int *pRc, DocBuf *pBuf, const u8 *aDoc, int bNames){
     if( bBool ){
       docextBufAppendByte(pRc, pBuf, it.v.p[0] ? 0x01 : 0x00);
     }else{
-      appendPayload(pRc, pBuf, &it.v);
+      appendPayload(pRc, pBuf, &it.v, pCollator);
     }
   }
   docextBufAppendByte(pRc, pBuf, 0x00);
 }
 
-static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v){
+static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v, const DocCollator *pCollator){
   int n;
   const char *z;
   switch( v->type ){
@@ -357,13 +370,17 @@ static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v){
       break;
     case DOC_STRING: case DOC_SYMBOL: case DOC_CODE:
       z = docextValueStr(v, &n);
-      appendEscaped(pRc, pBuf, (const u8*)z, n);
+      if( pCollator && v->type!=DOC_CODE ){
+        appendCollated(pRc, pBuf, pCollator, z, n);
+      }else{
+        appendEscaped(pRc, pBuf, (const u8*)z, n);
+      }
       break;
     case DOC_DOCUMENT:
-      appendElements(pRc, pBuf, v->p, 1);
+      appendElements(pRc, pBuf, v->p, 1, pCollator);
       break;
     case DOC_ARRAY:
-      appendElements(pRc, pBuf, v->p, 0);
+      appendElements(pRc, pBuf, v->p, 0, pCollator);
       break;
     case DOC_BINARY:
       appendBigEndian(pRc, pBuf, (uint32_t)docextGetI32(v->p), 4);
@@ -391,7 +408,7 @@ static void appendPayload(int *pRc, DocBuf *pBuf, const DocValue *v){
     case DOC_CODEWSCOPE: {
       z = docextValueStr(v, &n);
       appendEscaped(pRc, pBuf, (const u8*)z, n);
-      appendElements(pRc, pBuf, v->p + 8 + n + 1, 1);
+      appendElements(pRc, pBuf, v->p + 8 + n + 1, 1, 0);
       break;
     }
     default:   /* MinKey, MaxKey, null, undefined, bool: the class says it */
@@ -415,9 +432,14 @@ int docextKeyCmp(const u8 *a, int na, const u8 *b, int nb){
 }
 
 void docextKeyAppend(int *pRc, DocBuf *pBuf, const DocValue *v, int bDesc){
+  docextKeyAppendColl(pRc, pBuf, v, bDesc, 0);
+}
+
+void docextKeyAppendColl(int *pRc, DocBuf *pBuf, const DocValue *v, int bDesc,
+                         const DocCollator *pCollator){
   i64 iStart = pBuf->n;
   docextBufAppendByte(pRc, pBuf, keyClass(v));
-  appendPayload(pRc, pBuf, v);
+  appendPayload(pRc, pBuf, v, pCollator);
   if( bDesc && *pRc==SQLITE_OK ){
     i64 i;
     for(i=iStart; i<pBuf->n; i++) pBuf->a[i] = ~pBuf->a[i];
@@ -498,7 +520,7 @@ static int compareBytes(const u8 *a, int na, const u8 *b, int nb){
   return c<0 ? -1 : 1;
 }
 
-static int compareDocs(const u8 *aDocA, const u8 *aDocB){
+static int compareDocs(const u8 *aDocA, const u8 *aDocB, const DocCollator *pCollator){
   DocIter ia, ib;
   docextIterInit(&ia, aDocA);
   docextIterInit(&ib, aDocB);
@@ -511,12 +533,16 @@ static int compareDocs(const u8 *aDocA, const u8 *aDocB){
     if( c ) return c<0 ? -1 : 1;
     c = compareBytes((const u8*)ia.zKey, ia.nKey, (const u8*)ib.zKey, ib.nKey);
     if( c ) return c;
-    c = docextValueCompare(&ia.v, &ib.v);
+    c = docextValueCompareColl(&ia.v, &ib.v, pCollator);
     if( c ) return c;
   }
 }
 
 int docextValueCompare(const DocValue *a, const DocValue *b){
+  return docextValueCompareColl(a, b, 0);
+}
+
+int docextValueCompareColl(const DocValue *a, const DocValue *b, const DocCollator *pCollator){
   int ca = docextTypeClass(a->type), cb = docextTypeClass(b->type);
   const char *za, *zb;
   int na, nb, c;
@@ -527,9 +553,10 @@ int docextValueCompare(const DocValue *a, const DocValue *b){
     case DOC_STRING: case DOC_SYMBOL: case DOC_CODE:
       za = docextValueStr(a, &na);
       zb = docextValueStr(b, &nb);
+      if( pCollator && a->type!=DOC_CODE ) return docextCollatorCompare(pCollator, za, na, zb, nb);
       return compareBytes((const u8*)za, na, (const u8*)zb, nb);
     case DOC_DOCUMENT: case DOC_ARRAY:
-      return compareDocs(a->p, b->p);
+      return compareDocs(a->p, b->p, pCollator);
     case DOC_BINARY:
       na = docextGetI32(a->p);
       nb = docextGetI32(b->p);
@@ -563,7 +590,7 @@ int docextValueCompare(const DocValue *a, const DocValue *b){
       zb = docextValueStr(b, &nb);
       c = compareBytes((const u8*)za, na, (const u8*)zb, nb);
       if( c ) return c;
-      return compareDocs(a->p + 8 + na + 1, b->p + 8 + nb + 1);
+      return compareDocs(a->p + 8 + na + 1, b->p + 8 + nb + 1, 0);
   }
   return 0;   /* MinKey, MaxKey, null, undefined */
 }

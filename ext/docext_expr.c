@@ -192,6 +192,7 @@ struct DocExpr {
   char *zWhere;           /* where it stands, for messages (in this
                           ** allocation): "$expr", "$set 'a.b'" */
   i64 nowMs;              /* $$NOW */
+  const DocCollator *pCollator;  /* how strings compare (borrowed), or NULL */
 };
 
 /* A variable in scope while parsing: $$zName reads slot iSlot. */
@@ -224,6 +225,7 @@ struct ExprCtx {
   ExprBlock *pBlock;      /* newest block first */
   i64 nArena;             /* bytes taken from the arena so far */
   i64 nowMs;              /* $$NOW */
+  const DocCollator *pCollator;  /* the expression's collation, or NULL */
   int rc;
   char *zErr;
 };
@@ -1274,7 +1276,7 @@ static int exprEval(ExprCtx *p, const ExprNode *pN, DocValue *pOut);
 
 /* Aggregation's order: missing and undefined are equal to each other and
 ** below every other value but MinKey; the rest is BSON's order. */
-static int exprCompare(const DocValue *a, const DocValue *b){
+static int exprCompare(const DocCollator *pColl, const DocValue *a, const DocValue *b){
   int ma = a->type==0 || a->type==DOC_UNDEFINED;
   int mb = b->type==0 || b->type==DOC_UNDEFINED;
   if( ma || mb ){
@@ -1282,7 +1284,7 @@ static int exprCompare(const DocValue *a, const DocValue *b){
     if( ma ) return b->type==DOC_MINKEY ? 1 : -1;
     return a->type==DOC_MINKEY ? -1 : 1;
   }
-  return docextValueCompare(a, b);
+  return docextValueCompareColl(a, b, pColl);
 }
 
 /* The value a path reaches from pCur (see the top of the file). */
@@ -1784,7 +1786,7 @@ static int exprEvalArrayOp(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
     DocIter it;
     int bFound = 0;
     docextIterInitValue(&it, &a[1]);
-    while( !bFound && docextIterNext(&it) ) bFound = exprCompare(&a[0], &it.v)==0;
+    while( !bFound && docextIterNext(&it) ) bFound = exprCompare(p->pCollator, &a[0], &it.v)==0;
     exprSetBool(pOut, bFound);
   }
   return SQLITE_OK;
@@ -1843,7 +1845,7 @@ static int exprEvalCompare(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   DocValue a[2];
   int c;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
-  c = exprCompare(&a[0], &a[1]);
+  c = exprCompare(p->pCollator, &a[0], &a[1]);
   switch( pN->eOp ){
     case EX_EQ:  exprSetBool(pOut, c==0); break;
     case EX_NE:  exprSetBool(pOut, c!=0); break;
@@ -2339,7 +2341,7 @@ static int accumAddItem(DocAccum *p, const DocValue *v, char **pzErr){
   docextBufInit(&key, aSpace, sizeof(aSpace));
   if( p->eOp==DOCEXT_ACC_MINN || p->eOp==DOCEXT_ACC_MAXN ){
     if( exprNullish(v) ) return SQLITE_OK;
-    docextKeyAppend(&rc, &key, v, 0);
+    docextKeyAppendColl(&rc, &key, v, 0, p->pCollator);
     out = *v;
   }else{
     /* v is {output, sortFields0, ...} (docextAccumArgs) */
@@ -2386,7 +2388,7 @@ void docextAccumAdd(int *pRc, DocAccum *p, const DocValue *v, char **pzErr){
       if( p->val.n>0 ){
         int c;
         accumLoad(p->val.a, p->val.a + p->val.n, &best);
-        c = exprCompare(v, &best);
+        c = exprCompare(p->pCollator, v, &best);
         if( p->eOp==DOCEXT_ACC_MIN ? c>=0 : c<=0 ) return;
       }
       docextBufReset(&p->val);
@@ -2449,7 +2451,7 @@ static void accumArray(int *pRc, DocAccum *p, DocBuf *pOut, const char *zKey, in
     a = accumLoad(a, aEnd, &aVal[i]);
     aKey[i].iKey = keys.n;
     aKey[i].iVal = i;
-    if( p->eOp==DOCEXT_ACC_ADDTOSET ) docextKeyAppend(pRc, &keys, &aVal[i], 0);
+    if( p->eOp==DOCEXT_ACC_ADDTOSET ) docextKeyAppendColl(pRc, &keys, &aVal[i], 0, p->pCollator);
     aKey[i].nKey = (int)(keys.n - aKey[i].iKey);
   }
   if( *pRc==SQLITE_OK && p->eOp==DOCEXT_ACC_ADDTOSET && p->nVal>1 ){
@@ -2594,6 +2596,7 @@ static int exprEvalAccumulate(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   aVal = pN->nArg<=DOCEXT_COUNT(aSpace) ? aSpace : sqlite3_malloc64(sizeof(DocValue)*pN->nArg);
   if( aVal==0 ) return p->rc = SQLITE_NOMEM;
   docextAccumInit(&acc, aAcc[pN->eOp]);
+  acc.pCollator = p->pCollator;
   if( exprEvalArgs(p, pN, aVal)==SQLITE_OK ){
     bOne = pN->nArg==1 && aVal[0].type==DOC_ARRAY;
     if( bOne ){
@@ -2982,9 +2985,9 @@ static int exprEvalRoundPlace(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
 ** come in aggregation order.
 */
 
+/* (pCtx: the collator, or NULL) */
 static int exprValueCmp(void *pCtx, const void *x, const void *y){
-  (void)pCtx;
-  return exprCompare((const DocValue*)x, (const DocValue*)y);
+  return exprCompare((const DocCollator*)pCtx, (const DocValue*)x, (const DocValue*)y);
 }
 
 /* The distinct elements of array v, sorted, in *pa (sqlite3_free). */
@@ -2997,30 +3000,32 @@ static int exprSetOf(ExprCtx *p, const DocValue *v, DocValue **pa, int *pn){
   if( a==0 ) return p->rc = SQLITE_NOMEM;
   docextIterInitValue(&it, v);
   while( docextIterNext(&it) ) a[i++] = it.v;
-  docextSort(a, n, sizeof(DocValue), &a[n], exprValueCmp, 0);
+  docextSort(a, n, sizeof(DocValue), &a[n], exprValueCmp, (void*)p->pCollator);
   for(i=k=0; i<n; i++){
-    if( k==0 || exprCompare(&a[k-1], &a[i])!=0 ) a[k++] = a[i];
+    if( k==0 || exprCompare(p->pCollator, &a[k-1], &a[i])!=0 ) a[k++] = a[i];
   }
   *pn = k;
   return SQLITE_OK;
 }
 
 /* Is sorted set a[0..na) within b[0..nb)? */
-static int exprSubset(const DocValue *a, int na, const DocValue *b, int nb){
+static int exprSubset(const DocCollator *pColl, const DocValue *a, int na, const DocValue *b,
+                      int nb){
   int i, j = 0;
   for(i=0; i<na; i++){
-    while( j<nb && exprCompare(&b[j], &a[i])<0 ) j++;
-    if( j==nb || exprCompare(&b[j], &a[i])!=0 ) return 0;
+    while( j<nb && exprCompare(pColl, &b[j], &a[i])<0 ) j++;
+    if( j==nb || exprCompare(pColl, &b[j], &a[i])!=0 ) return 0;
   }
   return 1;
 }
 
 /* Keep in a[0..*pn) the elements also in b[0..nb) (both sorted sets). */
-static void exprIntersect(DocValue *a, int *pn, const DocValue *b, int nb){
+static void exprIntersect(const DocCollator *pColl, DocValue *a, int *pn, const DocValue *b,
+                          int nb){
   int i, j = 0, k = 0;
   for(i=0; i<*pn; i++){
-    while( j<nb && exprCompare(&b[j], &a[i])<0 ) j++;
-    if( j<nb && exprCompare(&b[j], &a[i])==0 ) a[k++] = a[i];
+    while( j<nb && exprCompare(pColl, &b[j], &a[i])<0 ) j++;
+    if( j<nb && exprCompare(pColl, &b[j], &a[i])==0 ) a[k++] = a[i];
   }
   *pn = k;
 }
@@ -3069,12 +3074,12 @@ static int exprEvalSet(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   switch( pN->eOp ){
     case EX_SETEQUALS:
       for(i=1, rc=1; i<pN->nArg && rc; i++){
-        rc = anSet[i]==anSet[0] && exprSubset(aaSet[0], anSet[0], aaSet[i], anSet[i]);
+        rc = anSet[i]==anSet[0] && exprSubset(p->pCollator, aaSet[0], anSet[0], aaSet[i], anSet[i]);
       }
       exprSetBool(pOut, rc);
       goto done;
     case EX_SETISSUBSET:
-      exprSetBool(pOut, exprSubset(aaSet[0], anSet[0], aaSet[1], anSet[1]));
+      exprSetBool(pOut, exprSubset(p->pCollator, aaSet[0], anSet[0], aaSet[1], anSet[1]));
       goto done;
     case EX_SETUNION: {
       /* every set's elements, sorted again, the repeats dropped */
@@ -3086,20 +3091,20 @@ static int exprEvalSet(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       for(i=nAll=0; i<pN->nArg; i++){
         for(j=0; j<anSet[i]; j++) aAll[nAll++] = aaSet[i][j];
       }
-      docextSort(aAll, nAll, sizeof(DocValue), &aAll[nAll], exprValueCmp, 0);
+      docextSort(aAll, nAll, sizeof(DocValue), &aAll[nAll], exprValueCmp, (void*)p->pCollator);
       for(i=j=0; i<nAll; i++){
-        if( j==0 || exprCompare(&aAll[j-1], &aAll[i])!=0 ) aAll[j++] = aAll[i];
+        if( j==0 || exprCompare(p->pCollator, &aAll[j-1], &aAll[i])!=0 ) aAll[j++] = aAll[i];
       }
       nAll = j;
       break;
     }
     case EX_SETINTERSECTION:
-      for(i=1; i<pN->nArg; i++) exprIntersect(aaSet[0], &anSet[0], aaSet[i], anSet[i]);
+      for(i=1; i<pN->nArg; i++) exprIntersect(p->pCollator, aaSet[0], &anSet[0], aaSet[i], anSet[i]);
       break;
     case EX_SETDIFFERENCE: {
       int k = 0;
       for(i=0; i<anSet[0]; i++){
-        if( !exprSubset(&aaSet[0][i], 1, aaSet[1], anSet[1]) ) aaSet[0][k++] = aaSet[0][i];
+        if( !exprSubset(p->pCollator, &aaSet[0][i], 1, aaSet[1], anSet[1]) ) aaSet[0][k++] = aaSet[0][i];
       }
       anSet[0] = k;
       break;
@@ -4189,7 +4194,7 @@ static int exprEvalIndexOfArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   if( exprIndexLimits(p, pN, a, aLim) ) return p->rc;
   docextIterInitValue(&it, &a[0]);
   while( docextIterNext(&it) && (aLim[1]<0 || k<aLim[1]) ){
-    if( k>=aLim[0] && exprCompare(&it.v, &a[1])==0 ) return exprSetInt(p, k, pOut);
+    if( k>=aLim[0] && exprCompare(p->pCollator, &it.v, &a[1])==0 ) return exprSetInt(p, k, pOut);
     k++;
   }
   return exprSetInt(p, -1, pOut);
@@ -5140,6 +5145,7 @@ struct ExprSortCtx {
   DocBuf keys;
   int bDesc;              /* sortBy -1 */
   int bFields;            /* sortBy is a document of fields */
+  const DocCollator *pCollator;
 };
 
 static int exprSortKeyCmp(void *pCtx, const void *x, const void *y){
@@ -5147,7 +5153,7 @@ static int exprSortKeyCmp(void *pCtx, const void *x, const void *y){
   const ExprSortKey *a = (const ExprSortKey*)x, *b = (const ExprSortKey*)y;
   int r;
   if( c->bFields ) return docextKeyCmp(&c->keys.a[a->iKey], a->nKey, &c->keys.a[b->iKey], b->nKey);
-  r = exprCompare(&a->v, &b->v);
+  r = exprCompare(c->pCollator, &a->v, &b->v);
   return c->bDesc ? -r : r;
 }
 
@@ -5163,6 +5169,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int n, i, rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   memset(&c, 0, sizeof(c));
+  c.pCollator = p->pCollator;
   if( a[1].type==DOC_DOCUMENT ){
     if( docextSortNew(a[1].p, &pSort, &zErr) ){
       exprError(p, "$sortArray: %s",
@@ -5171,6 +5178,7 @@ static int exprEvalSortArray(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
       return p->rc;
     }
     c.bFields = 1;
+    docextSortSetCollator(pSort, p->pCollator);
   }else{
     int d;
     if( !exprWholeInt(&a[1], &d) || (d!=1 && d!=-1) ){
@@ -5234,6 +5242,7 @@ static int exprEvalTopN(ExprCtx *p, const ExprNode *pN, DocValue *pOut){
   int rc = SQLITE_OK;
   if( exprEvalArgs(p, pN, a) ) return p->rc;
   docextAccumInit(&acc, docextAccumOp(pN->zOp, (int)strlen(pN->zOp)));
+  acc.pCollator = p->pCollator;
   if( accumSetN(&acc, &a[0], 0, &zErr) ){
     sqlite3_free(zErr);
     return exprError(p, "%s's n must be a positive whole number", pN->zOp);
@@ -5506,6 +5515,7 @@ static int exprRun(DocExpr *p, const u8 *aDoc, char **pzErr,
   ctx.root.n = docextGetI32(aDoc);
   ctx.aSlot = aSlot;
   ctx.nowMs = p->nowMs;
+  ctx.pCollator = p->pCollator;
   if( p->nSlot>DOCEXT_COUNT(aSlot) ){
     ctx.aSlot = sqlite3_malloc64(sizeof(DocValue)*p->nSlot);
     if( ctx.aSlot==0 ) return SQLITE_NOMEM;
@@ -5544,6 +5554,10 @@ int docextExprLetOption(const u8 *aOptions, const u8 **paLet, char **pzErr){
   }
   *paLet = v.p;
   return SQLITE_OK;
+}
+
+void docextExprSetCollator(DocExpr *p, const DocCollator *pCollator){
+  p->pCollator = pCollator;
 }
 
 int docextExprIsConstant(DocExpr *p){

@@ -265,7 +265,7 @@ i64 docextIndexHashValue(const DocIndex *pIdx, int *pRc, const DocValue *v){
   u64 x;
   if( docextValueIsNumber(v) ) norm = docextValue64(DOC_INT64, idxHashNumber(v), a8);
   docextBufInit(&b, aSpace, sizeof(aSpace));
-  docextKeyAppend(pRc, &b, &norm, 0);
+  docextKeyAppendColl(pRc, &b, &norm, 0, pIdx->pCollator);
   x = *pRc==SQLITE_OK ? docextHashBytes(b.a, b.n) : 0;
   docextBufFree(&b);
   if( pIdx->bHashMix ){
@@ -406,7 +406,7 @@ static int kgEmitKey(KGen *g, DocValue *aVal, i64 iCell){
       DocValue c = docextValue64(DOC_INT64, iCell, a8);
       docextKeyAppend(&rc, &pSet->buf, &c, 0);
     }else{
-      docextKeyAppend(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0);
+      docextKeyAppendColl(&rc, &pSet->buf, &aVal[i], pIdx->aDir[i]<0, pIdx->pCollator);
     }
   }
   if( rc==SQLITE_OK ) rc = ksAdd(pSet, iStart, aVal);
@@ -802,6 +802,7 @@ static void idxClear(DocIndex *p){
   sqlite3_free(p->aMultikeyPaths);
   sqlite3_free(p->aPartial);
   docextMatcherFree(p->pPartial);
+  docextCollatorFree(p->pCollator);
   memset(p, 0, sizeof(*p));
   p->nExpireAfter = -1;
 }
@@ -1047,7 +1048,7 @@ void docextIndexClear(DocIndex *p){
 }
 
 /* Options {name, unique, sparse, expireAfterSeconds,
-** partialFilterExpression} into pIdx (zName only if given). */
+** partialFilterExpression, collation, …} into pIdx (zName only if given). */
 static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
   DocIter it;
   int rc = SQLITE_OK;
@@ -1080,6 +1081,10 @@ static int idxOptionsParse(const u8 *aOpt, DocIndex *pIdx, char **pzErr){
       sqlite3_free(pIdx->aPartial);
       pIdx->aPartial = docextBsonCopy(it.v.p);
       if( pIdx->aPartial==0 ) return SQLITE_NOMEM;
+    }else if( strcmp(it.zKey, "collation")==0 ){
+      docextCollatorFree(pIdx->pCollator);
+      pIdx->pCollator = 0;
+      rc = docextCollatorNew(&it.v, &pIdx->pCollator, pzErr);
     }else if( strcmp(it.zKey, "background")==0 ){
       /* accepted and ignored, as MongoDB does since 4.2 */
     }else if( strcmp(it.zKey, "min")==0 || strcmp(it.zKey, "max")==0
@@ -1134,6 +1139,11 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
   if( pIdx->pText && pIdx->bUnique ){
     return docextError(pzErr, "docext: a text index cannot be unique");
   }
+  if( pIdx->pCollator && (pIdx->pText || pIdx->eGeo==DOCEXT_DIR_2D) ){
+    /* (as MongoDB: their keys are not the values' own) */
+    return docextError(pzErr, "docext: index type '%s' does not support collation",
+                       pIdx->pText ? "text" : "2d");
+  }
   if( pIdx->eGeo==DOCEXT_DIR_2D && !(pIdx->r2dMin<pIdx->r2dMax) ){
     return docextError(pzErr, "docext: a 2d index's min must be below its max");
   }
@@ -1158,7 +1168,8 @@ static int idxFinish(DocIndex *pIdx, char **pzErr){
     }
     if( pIdx->pPartial==0 ){
       char *zWhy = 0;
-      int rc = docextMatcherNew(pIdx->aPartial, 0, 0, &pIdx->pPartial, &zWhy);
+      int rc = docextMatcherNewColl(pIdx->aPartial, 0, 0, pIdx->pCollator,
+                                    &pIdx->pPartial, &zWhy);
       if( rc==SQLITE_OK && docextMatcherWholeOp(pIdx->pPartial) ){
         rc = docextError(&zWhy, "docext: %s is not supported in a partial index",
                          docextMatcherWholeOp(pIdx->pPartial));
@@ -1218,6 +1229,13 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     docextBsonAppendInt32(&rc, pOut, "bits", 4, p->n2dBits);
   }
   if( p->pText ) docextTextSpecWrite(p->pText, &rc, pOut);
+  if( p->pCollator ){
+    const u8 *aSpec = docextCollatorSpec(p->pCollator);
+    v.type = DOC_DOCUMENT;
+    v.p = aSpec;
+    v.n = docextGetI32(aSpec);
+    docextBsonAppendValue(&rc, pOut, "collation", 9, &v);
+  }
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }
@@ -1296,7 +1314,15 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
   if( !pIdx->bMultikey ) pIdx->bMultikeyVals = 1;
   if( rc==SQLITE_OK ) rc = idxFinish(pIdx, pzErr);
   docextBufFree(&opt);
-  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr
+   && strncmp(*pzErr, "docext: collation: ", 19)==0 ){
+    /* (a collation this ICU cannot give, such as another version's: say so) */
+    char *z = sqlite3_mprintf("docext: index %s of %s: %s", pIdx->zName ? pIdx->zName : "?",
+                              zColl, *pzErr + 8);
+    sqlite3_free(*pzErr);
+    *pzErr = z;
+    rc = z ? SQLITE_ERROR : SQLITE_NOMEM;
+  }else if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
     sqlite3_free(*pzErr);
     *pzErr = sqlite3_mprintf("docext: corrupt index definition %lld (%s) in %s",
                              pIdx->iId, pIdx->zName ? pIdx->zName : "?", zColl);
@@ -1341,7 +1367,8 @@ static int idxPartialSame(const DocIndex *a, const DocIndex *b){
 static int idxOptionsSame(const DocIndex *a, const DocIndex *b){
   return a->bUnique==b->bUnique && a->bSparse==b->bSparse
       && a->nExpireAfter==b->nExpireAfter && idxPartialSame(a, b)
-      && (a->pText==0 ? b->pText==0 : b->pText && docextTextSpecSame(a->pText, b->pText));
+      && (a->pText==0 ? b->pText==0 : b->pText && docextTextSpecSame(a->pText, b->pText))
+      && docextCollatorSame(a->pCollator, b->pCollator);
 }
 
 /*------------------------------------------------------------------------
@@ -2276,7 +2303,10 @@ static int idxConflict(DocIndexCache *c, const DocIndex *pNew, const char **pzNa
       return docextError(pzErr, "docext: only one text index per collection allowed, "
                                 "found existing text index \"%s\"", pOld->zName);
     }
-    if( idxPatternSame(pOld, pNew) && idxPartialSame(pOld, pNew) ){
+    if( idxPatternSame(pOld, pNew) && idxPartialSame(pOld, pNew)
+     && docextCollatorSame(pOld->pCollator, pNew->pCollator) ){
+      /* (as in MongoDB, one key pattern may be indexed under several
+      ** collations) */
       *pzErr = idxOptionsSame(pOld, pNew)
         ? sqlite3_mprintf("docext: index already exists with a different name: %s",
                           pOld->zName)
@@ -2311,7 +2341,7 @@ int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName
   if( rc==SQLITE_OK && cand.nField==1 && cand.aDir[0]==1 && strcmp(cand.azPath[0], "_id")==0 ){
     /* The _id index always exists and takes no options. */
     if( (bNamed && strcmp(cand.zName, "_id_")!=0)
-     || cand.bSparse || cand.nExpireAfter>=0 || cand.aPartial ){
+     || cand.bSparse || cand.nExpireAfter>=0 || cand.aPartial || cand.pCollator ){
       *pzErr = sqlite3_mprintf("docext: the _id index exists already and cannot be changed");
       rc = SQLITE_ERROR;
     }else{
@@ -2369,6 +2399,13 @@ void docextIndexOptions(const DocIndex *pIdx, int *pRc, DocBuf *pOut){
     docextBsonAppendValue(pRc, pOut, "partialFilterExpression", 23, &v);
   }
   if( pIdx->pText ) docextTextSpecWrite(pIdx->pText, pRc, pOut);
+  if( pIdx->pCollator ){
+    DocValue v;
+    v.type = DOC_DOCUMENT;
+    v.p = docextCollatorSpec(pIdx->pCollator);
+    v.n = docextGetI32(v.p);
+    docextBsonAppendValue(pRc, pOut, "collation", 9, &v);
+  }
   docextBsonEndDoc(pRc, pOut, iStart);
 }
 
@@ -2660,7 +2697,8 @@ static void ttlSweepFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /*------------------------------------------------------------------------
 ** doc_indexes(coll): name, key, "unique", sparse, multikey,
-** expire_after_seconds, entries — an eponymous table-valued function.
+** expire_after_seconds, entries, collation — an eponymous table-valued
+** function.
 */
 typedef struct IdxvRow IdxvRow;
 struct IdxvRow {
@@ -2669,6 +2707,7 @@ struct IdxvRow {
   int bUnique, bSparse, bMultikey;
   i64 nExpire;              /* -1: not TTL */
   i64 nEntries;
+  char *zCollation;         /* its collation's full spec (JSON), or NULL */
 };
 
 typedef struct IdxvCursor IdxvCursor;
@@ -2679,14 +2718,15 @@ struct IdxvCursor {
   int iRow;
 };
 
-#define IDXV_COLL 7         /* the hidden argument column */
+#define IDXV_COLL 8         /* the hidden argument column */
 
 static int idxvConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                        sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
   /* It reads any collection it is named: see the function flags below. */
   return docextTvfConnect(db, "CREATE TABLE x(name, key, \"unique\", sparse, "
-                          "multikey, expire_after_seconds, entries, coll HIDDEN)",
+                          "multikey, expire_after_seconds, entries, collation, "
+                          "coll HIDDEN)",
                           DOCEXT_VTAB_DIRECTONLY, pAux, ppVtab);
 }
 
@@ -2708,6 +2748,7 @@ static void idxvReset(IdxvCursor *p){
   for(i=0; i<p->nRow; i++){
     sqlite3_free(p->aRow[i].zName);
     sqlite3_free(p->aRow[i].zKey);
+    sqlite3_free(p->aRow[i].zCollation);
   }
   sqlite3_free(p->aRow);
   p->aRow = 0;
@@ -2763,6 +2804,10 @@ static int idxvFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idxStr,
     pRow->zName = sqlite3_mprintf("%s", pIdx->zName);
     docextJsonWriteDoc(&rc, &key, pIdx->aKeys, DOCEXT_JSON_RELAXED);
     pRow->zKey = docextBufDetachText(&rc, &key);
+    if( pIdx->pCollator ){
+      docextJsonWriteDoc(&rc, &key, docextCollatorSpec(pIdx->pCollator), DOCEXT_JSON_RELAXED);
+      pRow->zCollation = docextBufDetachText(&rc, &key);
+    }
     if( pRow->zName==0 && rc==SQLITE_OK ) rc = SQLITE_NOMEM;
     pRow->bUnique = pIdx->bUnique;
     pRow->bSparse = pIdx->bSparse;
@@ -2797,6 +2842,9 @@ static int idxvColumn(sqlite3_vtab_cursor *pCur, sqlite3_context *ctx, int iCol)
       if( pRow->nExpire>=0 ) sqlite3_result_int64(ctx, pRow->nExpire);
       break;
     case 6: sqlite3_result_int64(ctx, pRow->nEntries); break;
+    case 7:
+      if( pRow->zCollation ) sqlite3_result_text(ctx, pRow->zCollation, -1, SQLITE_TRANSIENT);
+      break;
   }
   return SQLITE_OK;
 }
@@ -3211,7 +3259,8 @@ static void checkDefinitions(CheckCtx *pCk, DocColl *p, DocIndexCache *c, char *
                    c->aIdx[i].iId);
     }
     for(j=1; j<i; j++){
-      if( idxPatternSame(&c->aIdx[j], &c->aIdx[i]) && idxPartialSame(&c->aIdx[j], &c->aIdx[i]) ){
+      if( idxPatternSame(&c->aIdx[j], &c->aIdx[i]) && idxPartialSame(&c->aIdx[j], &c->aIdx[i])
+       && docextCollatorSame(c->aIdx[j].pCollator, c->aIdx[i].pCollator) ){
         checkProblem(pCk, "indexes %s and %s have the same key pattern",
                      c->aIdx[j].zName, c->aIdx[i].zName);
       }

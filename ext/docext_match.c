@@ -141,12 +141,14 @@ struct DocMatcher {
                           ** (else "$near" for a $near or $nearSphere), or 0 */
   DocMatchNode *pNear;    /* its $near or $nearSphere, or 0 */
   DocMatchNode *pText;    /* its $text, or 0 */
+  const DocCollator *pCollator;  /* how strings compare (borrowed), or NULL */
 };
 
-/* Evaluation state: a sticky error (regex limits, OOM). */
+/* Evaluation state: a sticky error (regex limits, OOM), the collation. */
 struct DocMatchCtx {
   int rc;
   char *zErr;
+  const DocCollator *pCollator;
 };
 
 /* Compilation state. */
@@ -162,6 +164,7 @@ struct DocMatchParse {
   int nNor;               /* inside this many $nor */
   i64 *pNowMs;            /* $$NOW of every $expr: the clock at the first,
                           ** unless the caller's time was set already */
+  const DocCollator *pCollator;  /* the query's collation, or NULL */
 };
 
 /*------------------------------------------------------------------------
@@ -332,8 +335,8 @@ static void parseFilter(DocMatchParse *pParse, const u8 *aDoc, DocMatchNode *pAn
 static void parseOps(DocMatchParse *pParse, const char *zPath, int nPath, int bValue,
                      const DocValue *pOps, DocMatchNode *pParent);
 
-static int cmpValues(const void *a, const void *b){
-  return docextValueCompare((const DocValue*)a, (const DocValue*)b);
+static int cmpValues(void *pCollator, const void *a, const void *b){
+  return docextValueCompareColl((const DocValue*)a, (const DocValue*)b, (const DocCollator*)pCollator);
 }
 
 /* $in / $nin: an array of values and regexes. */
@@ -383,7 +386,17 @@ static DocMatchNode *parseIn(DocMatchParse *pParse, const char *zOp, const char 
       p->aVal[p->nVal++] = it.v;
     }
   }
-  if( p->nVal>1 ) qsort(p->aVal, p->nVal, sizeof(DocValue), cmpValues);
+  if( p->nVal>1 ){
+    /* (sorted as the collation orders them: inTest searches them so) */
+    DocValue *aTmp = sqlite3_malloc64(p->nVal*sizeof(DocValue));
+    if( aTmp==0 ){
+      pParse->rc = SQLITE_NOMEM;
+      nodeFree(p);
+      return 0;
+    }
+    docextSort(p->aVal, p->nVal, sizeof(DocValue), aTmp, cmpValues, (void*)pParse->pCollator);
+    sqlite3_free(aTmp);
+  }
   return p;
 }
 
@@ -1035,6 +1048,7 @@ static DocMatchNode *exprLeaf(DocMatchParse *pParse, const DocValue *v){
     if( pParse->zWholeOp==0 ) pParse->zWholeOp = "$expr";
     pParse->rc = docextExprNew(v, pParse->aLet, "$expr", *pParse->pNowMs, &p->pExpr,
                                &pParse->zErr);
+    if( pParse->rc==SQLITE_OK ) docextExprSetCollator(p->pExpr, pParse->pCollator);
   }
   return p;
 }
@@ -1109,7 +1123,8 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
 
 
 /* MongoDB's comparison of a value (0: missing) with an operand. */
-static int compareMatch(int eOp, const DocValue *v, const DocValue *pRhs){
+static int compareMatch(int eOp, const DocValue *v, const DocValue *pRhs,
+                        const DocCollator *pCollator){
   int ca = v ? docextTypeClass(v->type) : docextTypeClass(DOC_UNDEFINED);
   int cb = docextTypeClass(pRhs->type);
   int c;
@@ -1131,7 +1146,7 @@ static int compareMatch(int eOp, const DocValue *v, const DocValue *pRhs){
         return (bA && bB) && (eOp==MN_EQ || eOp==MN_LTE || eOp==MN_GTE);
       }
     }
-    c = docextValueCompare(v, pRhs);
+    c = docextValueCompareColl(v, pRhs, pCollator);
   }
   switch( eOp ){
     case MN_EQ:  return c==0;
@@ -1174,7 +1189,7 @@ static int inTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v){
     int lo = 0, hi = p->nVal-1;
     while( lo<=hi ){
       int mid = (lo+hi)/2;
-      int c = docextValueCompare(v, &p->aVal[mid]);
+      int c = docextValueCompareColl(v, &p->aVal[mid], pCtx->pCollator);
       if( c==0 ) return 1;
       if( c<0 ) hi = mid-1; else lo = mid+1;
     }
@@ -1326,7 +1341,7 @@ static int leafTest(DocMatchCtx *pCtx, DocMatchNode *p, const DocValue *v, int *
   if( pCtx->rc ) return 0;
   switch( p->eType ){
     case MN_EQ: case MN_LT: case MN_LTE: case MN_GT: case MN_GTE:
-      return compareMatch(p->eType, v, &p->rhs);
+      return compareMatch(p->eType, v, &p->rhs, pCtx->pCollator);
     case MN_IN:
       return inTest(pCtx, p, v);
     case MN_REGEX:
@@ -1468,6 +1483,11 @@ static int nodeMatch(DocMatchCtx *pCtx, DocMatchNode *p, const u8 *aDoc, int *pi
 
 int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher **ppOut,
                      char **pzErr){
+  return docextMatcherNewColl(aFilter, aLet, pNowMs, 0, ppOut, pzErr);
+}
+
+int docextMatcherNewColl(const u8 *aFilter, const u8 *aLet, i64 *pNowMs,
+                         const DocCollator *pCollator, DocMatcher **ppOut, char **pzErr){
   DocMatcher *p;
   DocMatchParse sParse;
   i64 nowMs = 0;
@@ -1482,6 +1502,7 @@ int docextMatcherNew(const u8 *aFilter, const u8 *aLet, i64 *pNowMs, DocMatcher 
   memcpy(p->aFilter, aFilter, nFilter);
   memset(&sParse, 0, sizeof(sParse));
   sParse.pNowMs = pNowMs ? pNowMs : &nowMs;
+  sParse.pCollator = p->pCollator = pCollator;
   if( aLet ){
     memcpy(p->aFilter + nFilter, aLet, nLet);
     sParse.aLet = p->aFilter + nFilter;
@@ -1510,6 +1531,7 @@ int docextMatcherMatch(DocMatcher *p, const u8 *aDoc, int *pbMatch, int *piPos, 
   int iPos = -1;
   sCtx.rc = SQLITE_OK;
   sCtx.zErr = 0;
+  sCtx.pCollator = p->pCollator;
   *pbMatch = nodeMatch(&sCtx, p->pRoot, aDoc, &iPos);
   if( piPos ) *piPos = iPos;
   if( sCtx.rc ){

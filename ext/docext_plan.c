@@ -183,6 +183,11 @@ struct PlanCtx {
   u8 *aScratch;             /* free scratch memory: nScratch bytes */
   i64 nScratch;
   PlanChunk *pChunk;        /* heap blocks of scratch memory */
+  const DocCollator *pQueryColl;  /* the query's collation (NULL: simple) */
+  const DocCollator *pKeyColl;    /* the collation of the index whose
+                            ** bounds are being built: of its keys */
+  int bCollMismatch;        /* the two differ: conditions on strings give
+                            ** that index no bounds (and it no order) */
 };
 
 /*------------------------------------------------------------------------
@@ -503,7 +508,7 @@ static int dispEmptyDoc(PlanCtx *pCtx){
 /* The key of v appended to the arena: its offset; size in *pn. */
 static int keyOf(PlanCtx *pCtx, const DocValue *v, int *pn){
   int iOff = (int)pCtx->a.n;
-  docextKeyAppend(&pCtx->rc, &pCtx->a, v, 0);
+  docextKeyAppendColl(&pCtx->rc, &pCtx->a, v, 0, pCtx->pKeyColl);
   *pn = (int)pCtx->a.n - iOff;
   return iOff;
 }
@@ -915,10 +920,42 @@ static void elemValSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
   condsFree(&inner);
 }
 
+/* Does v hold a string (or symbol), which a collation compares? */
+static int valueCollatable(const DocValue *v){
+  if( v->type==DOC_STRING || v->type==DOC_SYMBOL ) return 1;
+  if( v->type==DOC_DOCUMENT || v->type==DOC_ARRAY ){
+    DocIter it;
+    docextIterInitValue(&it, v);
+    while( docextIterNext(&it) ){
+      if( valueCollatable(&it.v) ) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Can condition c bound the index of pCtx->pKeyColl? Not when the query
+** compares strings under another collation than the index's keys hold,
+** nor a regex over an index of sort keys (a regex reads the bytes). */
+static int condFitsCollation(PlanCtx *pCtx, const PlanCond *c){
+  if( c->eOp==PC_REGEX ) return pCtx->pKeyColl==0;
+  if( !pCtx->bCollMismatch ) return 1;
+  switch( c->eOp ){
+    case PC_EQ: case PC_GT: case PC_GTE: case PC_LT: case PC_LTE:
+    case PC_IN: case PC_ALL: case PC_ELEMVAL:
+      return !valueCollatable(&c->v);
+  }
+  return 1;
+}
+
 /* The interval set of one condition on its own path (normalized). */
 static void condSet(PlanCtx *pCtx, const PlanCond *c, int bDesc, IvSet *p){
   memset(p, 0, sizeof(*p));
   p->bExact = 1;
+  if( !condFitsCollation(pCtx, c) ){
+    p->bFull = 1;
+    p->bExact = 0;
+    return;
+  }
   switch( c->eOp ){
     case PC_EQ:
       eqSet(pCtx, &c->v, bDesc, p);
@@ -1072,6 +1109,7 @@ static void hashedSet(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *pCon
     static const u8 aZero[1] = {0};
     DocValue vNull, vUndef;
     if( !planPathIs(c->zPath, c->nPath, zField, nField) ) continue;
+    if( !condFitsCollation(pCtx, c) ) continue;
     vNull.type = DOC_NULL; vNull.p = aZero; vNull.n = 0;
     vUndef.type = DOC_UNDEFINED; vUndef.p = aZero; vUndef.n = 0;
     if( c->eOp==PC_EQ && c->v.type!=DOC_ARRAY && c->v.type!=DOC_UNDEFINED ){
@@ -1649,6 +1687,8 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
   if( p->aField==0 ) return;
   memset(p->aField, 0, sizeof(IvSet)*p->pIdx->nField);
   memset(aExact, 0, pConds->n);
+  pCtx->pKeyColl = p->pIdx->pCollator;
+  pCtx->bCollMismatch = !docextCollatorSame(p->pIdx->pCollator, pCtx->pQueryColl);
 
   tryFieldSets(pCtx, pConds, aExact, p);
   tryExists(pConds, aExact, p);
@@ -1658,6 +1698,7 @@ static void tryBuild(PlanCtx *pCtx, const DocIndex *aIdx, int iIdx,
   tryRanges(pCtx, p, aPre, nPrefix);
   tryExactness(pConds, aExact, p);
   trySort(p, aSort, nSort);
+  if( pCtx->bCollMismatch ) p->bSorted = 0;     /* (strings in another order) */
 }
 
 /* Estimate the entries in the try's ranges and its cost. nWant: rows the
@@ -1816,7 +1857,10 @@ static int chooseIndex(PlanCtx *pCtx, DocColl *pColl, const DocIndex *aIdx, int 
       if( bOk && aIdx[i].bSparse && !t->bSparseOk ) bOk = 0;
       if( bOk && aIdx[i].eGeo && !geoAsked(&aIdx[i], pConds) ) bOk = 0;
       if( bOk && aIdx[i].pText && !textAsked(pConds) ) bOk = 0;
-      if( bOk && aIdx[i].aPartial && !partialImplied(pCtx, &aIdx[i], pConds) ) bOk = 0;
+      /* (a partial filter holds under the index's collation) */
+      if( bOk && aIdx[i].aPartial
+       && (!docextCollatorSame(aIdx[i].pCollator, pCtx->pQueryColl)
+           || !partialImplied(pCtx, &aIdx[i], pConds)) ) bOk = 0;
       if( !bOk ){ tryFree(t); continue; }
     }
     nTry++;
@@ -2181,8 +2225,9 @@ static int planFinish(PlanCtx *pCtx, PlanConds *pConds, DocPlan *pPlan, PlanTry 
 }
 
 int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
-                  const u8 *aSort, const DocValue *pHint, const char *zPrefer,
-                  i64 nWant, int bBounds, DocPlan **ppPlan, char **pzErr){
+                  const u8 *aSort, const DocValue *pHint, const DocCollator *pCollator,
+                  const char *zPrefer, i64 nWant, int bBounds, DocPlan **ppPlan,
+                  char **pzErr){
   DocPlan *pPlan;
   PlanCtx ctx;
   PlanConds conds;
@@ -2197,6 +2242,7 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
   if( pPlan==0 ) return SQLITE_NOMEM;
   planStart(&ctx, &stack, &conds, &best);
   ctx.bBounds = bBounds;
+  ctx.pQueryColl = pCollator;
 
   rc = docextCollIndexes(pColl, &aIdx, &nIdx, pzErr);
   if( rc==SQLITE_OK && pHint ){
@@ -2241,8 +2287,8 @@ int docextPlanNew(DocColl *pColl, const u8 *const *aaFilter, int nFilter,
                     nSort>0, ppPlan, pzErr);
 }
 
-int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPlan,
-                        char **pzErr){
+int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter,
+                        const DocCollator *pCollator, DocPlan **ppPlan, char **pzErr){
   DocPlan *pPlan;
   PlanCtx ctx;
   PlanConds conds;
@@ -2254,6 +2300,7 @@ int docextPlanKeyRanges(const DocIndex *pKey, const u8 *aFilter, DocPlan **ppPla
   pPlan = docextMallocZero(sizeof(*pPlan));
   if( pPlan==0 ) return SQLITE_NOMEM;
   planStart(&ctx, &stack, &conds, &best);
+  ctx.pQueryColl = pCollator;
 
   flattenFilter(&ctx, &conds, aFilter);
   if( ctx.rc==SQLITE_OK ){
@@ -2549,20 +2596,25 @@ static void planExplainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   docextBufFree(&out);
 }
 
+/* doc_count(coll [, filter [, options]]): options as a find's (hint, skip,
+** limit, let, collation). */
 static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocColl *pColl;
-  DocBuf buf;
-  const u8 *aFilter;
+  DocBuf buf, bufOpt;
+  const u8 *aFilter, *aOpt = 0;
   DocQuerySpec spec;
   char *zErr = 0;
   int rc;
   i64 n = 0;
   if( planArgColl(ctx, argv[0], &pColl) ) return;
   memset(&buf, 0, sizeof(buf));
+  memset(&bufOpt, 0, sizeof(bufOpt));
   rc = planArgDoc(ctx, argc, argv, 1, "filter", &buf, &aFilter);
+  if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 2, "options", &bufOpt, &aOpt);
   if( rc==SQLITE_OK ){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
+    spec.aOptions = aOpt;
     spec.bCountOnly = 1;
     rc = docextPlanRun((DocConn*)sqlite3_user_data(ctx), pColl, &spec, 0, 0, 0, &n, 0, &zErr);
     if( rc==SQLITE_OK ){
@@ -2572,6 +2624,7 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   docextBufFree(&buf);
+  docextBufFree(&bufOpt);
 }
 
 /*------------------------------------------------------------------------
@@ -2581,7 +2634,9 @@ static void planCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** {tags: ["a", ["b"]]} gives "a" and ["b"]; a missing value gives none),
 ** each once (1, 1.0 and NumberLong(1) are one value: the first met), as
 ** a JSON array in BSON order, as mongod's reply holds them. Like that
-** reply it is capped at 16 MiB. options: {hint: name or key pattern, let}.
+** reply it is capped at 16 MiB. options: {hint: name or key pattern, let,
+** collation} (under a collation, values it finds equal are one, and the
+** order is its).
 */
 /* The distinct values met so far, each with its index key (equal values,
 ** 1 and 1.0 included, have equal keys, and keys sort in BSON order), found
@@ -2604,6 +2659,8 @@ struct DistinctSet {
   int nSlot;                /* a power of two, more than twice nEnt */
   i64 nBson;                /* the values' size as a BSON array */
   DocBuf key;               /* scratch: the key of the value at hand */
+  DocCollator *pCollator;   /* the options' collation (values equal under it
+                            ** are one), or NULL */
   int rc;
 };
 
@@ -2613,6 +2670,7 @@ static void distinctFree(DistinctSet *p){
   docextBufFree(&p->key);
   sqlite3_free(p->aEnt);
   sqlite3_free(p->aSlot);
+  docextCollatorFree(p->pCollator);
 }
 
 static void distinctValue(const DistinctSet *p, const DistinctEntry *pE, DocValue *pOut){
@@ -2648,7 +2706,7 @@ static int distinctAdd(DistinctSet *p, const DocValue *v){
   int j, rc = SQLITE_OK;
   u8 t = (u8)v->type;
   docextBufReset(&p->key);
-  docextKeyAppend(&rc, &p->key, v, 0);
+  docextKeyAppendColl(&rc, &p->key, v, 0, p->pCollator);
   if( rc!=SQLITE_OK ) return rc;
   h = docextHashBytes(p->key.a, p->key.n);
   if( 2*(p->nEnt+1)>p->nSlot && (rc = distinctGrow(p))!=SQLITE_OK ) return rc;
@@ -2760,18 +2818,20 @@ static const u8 *distinctProjection(int *pRc, const DistinctSet *p, DocBuf *pOut
   return *pRc==SQLITE_OK ? pOut->a : 0;
 }
 
-/* The options argument: hint and let, which the query reads. */
-static int distinctOptions(const u8 *aOpt, char **pzErr){
+/* The options argument: hint, let and collation, which the query reads
+** (and the collation, which values are one, *ppCollator). */
+static int distinctOptions(const u8 *aOpt, DocCollator **ppCollator, char **pzErr){
   DocIter it;
   if( aOpt==0 ) return SQLITE_OK;
   docextIterInit(&it, aOpt);
   while( docextIterNext(&it) ){
-    if( strcmp(it.zKey, "hint")!=0 && strcmp(it.zKey, "let")!=0 ){
+    if( strcmp(it.zKey, "hint")!=0 && strcmp(it.zKey, "let")!=0
+     && strcmp(it.zKey, "collation")!=0 ){
       *pzErr = sqlite3_mprintf("docext: unknown doc_distinct option '%s'", it.zKey);
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
   }
-  return SQLITE_OK;
+  return docextCollatorOption(aOpt, ppCollator, pzErr);
 }
 
 static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -2793,7 +2853,7 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     if( rc==SQLITE_OK ) rc = planArgDoc(ctx, argc, argv, 3, "options", &aBuf[1], &aOpt);
     if( rc!=SQLITE_OK ) goto done;        /* planArgDoc gave the error */
   }
-  if( rc==SQLITE_OK ) rc = distinctOptions(aOpt, &zErr);
+  if( rc==SQLITE_OK ) rc = distinctOptions(aOpt, &set.pCollator, &zErr);
   if( rc==SQLITE_OK ){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }
@@ -2841,6 +2901,7 @@ int docextRegisterPlanFunctions(sqlite3 *db, DocConn *pConn){
     { "doc_explain", 5, F, planExplainFunc },
     { "doc_count",   1, F, planCountFunc },
     { "doc_count",   2, F, planCountFunc },
+    { "doc_count",   3, F, planCountFunc },
     { "doc_distinct", 2, F, planDistinctFunc },
     { "doc_distinct", 3, F, planDistinctFunc },
     { "doc_distinct", 4, F, planDistinctFunc },

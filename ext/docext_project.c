@@ -924,6 +924,13 @@ void docextSortSetText(DocSort *p, DocText *pText){
   p->pText = pText;
 }
 
+void docextSortSetCollator(DocSort *p, const DocCollator *pCollator){
+  for(; p; p=p->pAfter){
+    docextCollatorFree(p->idx.pCollator);
+    p->idx.pCollator = docextCollatorRef(pCollator);
+  }
+}
+
 static const u8 aSortNull[1] = {0};
 
 /* The value at path z (NUL-terminated) when no array lies on it: 1 and
@@ -1009,7 +1016,7 @@ int docextSortKey(DocSort *p, const u8 *aDoc, DocBuf *pKey, char **pzErr){
   for(i=0; i<p->idx.nField; i++){
     DocValue v;
     if( !sortPlainValue(aDoc, p->azPath[i], &v) ) break;
-    docextKeyAppend(&rc, pKey, &v, p->aDir[i]<0);
+    docextKeyAppendColl(&rc, pKey, &v, p->aDir[i]<0, p->idx.pCollator);
   }
   if( rc==SQLITE_OK && i<p->idx.nField ){
     pKey->n = nStart;
@@ -1038,6 +1045,7 @@ int docextSortFieldCount(DocSort *p){
 void docextSortFree(DocSort *p){
   if( p ){
     docextIndexScratchFree(p->pScratch);
+    docextCollatorFree(p->idx.pCollator);
     docextSortFree(p->pAfter);
     sqlite3_free(p->aCopy);
     sqlite3_free(p->zNearPath);

@@ -188,6 +188,7 @@ struct DocQuery {
   int nFilter;
   DocProjection *pProj;     /* may be NULL */
   DocSort *pSort;           /* NULL when no (or an empty) sort */
+  DocCollator *pCollator;   /* the options' collation, or NULL (simple) */
   i64 nSkip;                /* results to skip (options.skip + OFFSET) */
   i64 nRouterSkip, nRouterMax;    /* a routed part's: the router's (the
                                   ** part's own take skip+limit from 0) */
@@ -278,7 +279,7 @@ static int optionCount(const DocValue *v, const char *zName, i64 *pN, char **pzE
   return SQLITE_OK;
 }
 
-/* Read {hint, skip, limit, let}. */
+/* Read {hint, skip, limit, let, collation}. */
 static int parseOptions(DocQuery *p, const u8 *aOpt, i64 *pSkip, i64 *pLimit, char **pzErr){
   DocIter it;
   int rc = SQLITE_OK;
@@ -295,11 +296,11 @@ static int parseOptions(DocQuery *p, const u8 *aOpt, i64 *pSkip, i64 *pLimit, ch
       if( *pLimit<0 ) *pLimit = -*pLimit;     /* MongoDB: a negative limit is a limit */
     }else if( strcmp(it.zKey, "hint")==0 ){
       rc = docextQueryCheckHint(p->pColl, &it.v, pzErr);
-    }else if( strcmp(it.zKey, "let")==0 ){
-      /* (read by docextExprLetOption) */
+    }else if( strcmp(it.zKey, "let")==0 || strcmp(it.zKey, "collation")==0 ){
+      /* (read by docextExprLetOption, docextCollatorOption) */
     }else{
       *pzErr = sqlite3_mprintf("docext: unknown option '%s' in options "
-                               "(known: hint, skip, limit, let)", it.zKey);
+                               "(known: hint, skip, limit, let, collation)", it.zKey);
       rc = SQLITE_ERROR;
     }
   }
@@ -356,8 +357,10 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->bExplain = pSpec->bExplain;
   p->bProjectIfCovered = pSpec->bProjectIfCovered;
   rc = docextExprLetOption(pSpec->aOptions, &aLet, pzErr);
+  if( rc==SQLITE_OK ) rc = docextCollatorOption(pSpec->aOptions, &p->pCollator, pzErr);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
-    rc = docextMatcherNew(pSpec->aaFilter[i], aLet, &nowMs, &p->apFilter[i], pzErr);
+    rc = docextMatcherNewColl(pSpec->aaFilter[i], aLet, &nowMs, p->pCollator,
+                              &p->apFilter[i], pzErr);
     if( rc==SQLITE_OK ){
       p->aFilterOff[i] = specKeep(&rc, p, pSpec->aaFilter[i]);
       p->nFilter++;
@@ -385,6 +388,7 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
       docextSortFree(p->pSort);
       p->pSort = 0;
     }
+    if( rc==SQLITE_OK && p->pSort ) docextSortSetCollator(p->pSort, p->pCollator);
     if( rc==SQLITE_OK && p->pSort ) p->iSortOff = specKeep(&rc, p, pSpec->aSort);
     if( rc==SQLITE_OK && p->pSort && docextSortWantsText(p->pSort) ){
       if( p->pText==0 ) rc = docextTextNoScore(pzErr);
@@ -446,6 +450,8 @@ static void queryUncompile(DocQuery *p){
   p->pProj = 0;
   docextSortFree(p->pSort);
   p->pSort = 0;
+  docextCollatorFree(p->pCollator);
+  p->pCollator = 0;
   p->bNearSort = 0;
   p->pNearGeo = 0;
   p->pText = 0;
@@ -1084,7 +1090,7 @@ static int queryPlan(DocQuery *p, char **pzErr){
     if( rc!=SQLITE_OK ) return rc;
     aaFilter[nFilter++] = ring.a;
   }
-  rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, pHint,
+  rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, pHint, p->pCollator,
                      p->iPlanIndexOff>=0 ? (const char*)p->specCopy.a + p->iPlanIndexOff : 0,
                      nWant, p->bExplain, &p->pPlan, pzErr);
   docextBufFree(&ring);

@@ -588,10 +588,10 @@ static void rtMark(void *pCtx, int i){
 
 /* Mark in aOn (one byte per chunk) the chunks whose keys a document
 ** matching aFilter may have. *pbBounded: the filter bounds the key. */
-static int rtTargetFilter(DocRouter *pR, const u8 *aFilter, u8 *aOn, int *pbBounded,
-                          char **pzErr){
+static int rtTargetFilter(DocRouter *pR, const u8 *aFilter, const DocCollator *pCollator,
+                          u8 *aOn, int *pbBounded, char **pzErr){
   DocPlan *pPlan = 0;
-  int rc = docextPlanKeyRanges(&pR->key, aFilter, &pPlan, pzErr);
+  int rc = docextPlanKeyRanges(&pR->key, aFilter, pCollator, &pPlan, pzErr);
   *pbBounded = 0;
   if( rc!=SQLITE_OK ) return rc;
   if( pPlan->ePlan==DOCEXT_PLAN_COLLSCAN ){
@@ -606,19 +606,24 @@ static int rtTargetFilter(DocRouter *pR, const u8 *aFilter, u8 *aOn, int *pbBoun
 
 /* The chunks (aOn) that filters aaFilter[0..nFilter), ANDed, may touch;
 ** *pbTargeted when some filter bounds the shard key. */
-static int rtTarget(DocRouter *pR, const u8 *const *aaFilter, int nFilter, u8 *aOn,
-                    int *pbTargeted, char **pzErr){
+static int rtTarget(DocRouter *pR, const u8 *const *aaFilter, int nFilter,
+                    const u8 *aOptions, u8 *aOn, int *pbTargeted, char **pzErr){
   u8 *aOne = sqlite3_malloc64((u64)pR->nChunk + 1);
+  DocCollator *pCollator = 0;
   int rc = aOne ? SQLITE_OK : SQLITE_NOMEM, f, c;
   memset(aOn, 1, pR->nChunk);
   *pbTargeted = 0;
+  /* (strings compared under a collation bound no chunk: the keys are the
+  ** bytes) */
+  if( rc==SQLITE_OK ) rc = docextCollatorOption(aOptions, &pCollator, pzErr);
   for(f=0; rc==SQLITE_OK && f<nFilter; f++){
     int bBounded = 0;
     memset(aOne, 0, pR->nChunk);
-    rc = rtTargetFilter(pR, aaFilter[f], aOne, &bBounded, pzErr);
+    rc = rtTargetFilter(pR, aaFilter[f], pCollator, aOne, &bBounded, pzErr);
     if( bBounded ) *pbTargeted = 1;
     for(c=0; c<pR->nChunk; c++) aOn[c] &= aOne[c];
   }
+  docextCollatorFree(pCollator);
   sqlite3_free(aOne);
   return rc;
 }
@@ -1359,6 +1364,7 @@ struct DocRouted {
   int nPart;
   int iCur;                 /* the part of the current result; -1 at the end */
   DocSort *pSort;           /* a merge's sort */
+  DocCollator *pCollator;   /* the options' collation, or NULL: the merge's */
   DocMatcher *pNear;        /* the filter with a $near, whose distance is the
                             ** merge's order when no sort is given */
   DocMatcher *pScorer;      /* the filter with the $text that scores a sort
@@ -1379,6 +1385,7 @@ void docextRoutedFree(DocRouted *p){
   sqlite3_free(p->aPart);
   sqlite3_free(p->aSeq);
   docextSortFree(p->pSort);
+  docextCollatorFree(p->pCollator);
   docextMatcherFree(p->pNear);
   docextMatcherFree(p->pScorer);
   docextAccessClear(&p->access);
@@ -1582,7 +1589,8 @@ static int rtTextSort(DocRouted *p, char **pzErr){
 static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzErr){
   DocRouter *pR = p->pR;
   int rc, bDesc = 0, i;
-  if( p->nPart>1 && rtSortIsKeyOrder(pR, aSort, &bDesc) ){
+  /* (the chunks' order is the keys' bytes': not a collation's) */
+  if( p->nPart>1 && p->pCollator==0 && rtSortIsKeyOrder(pR, aSort, &bDesc) ){
     p->aSeq = sqlite3_malloc64(sizeof(int)*((i64)pR->nChunk + 1));
     if( p->aSeq==0 ) return SQLITE_NOMEM;
     for(i=0; i<pR->nChunk; i++){
@@ -1596,6 +1604,7 @@ static int rtRoutedSort(DocRouted *p, const u8 *aSort, const u8 *aOn, char **pzE
     docextSortFree(p->pSort);
     p->pSort = 0;
   }
+  if( rc==SQLITE_OK && p->pSort ) docextSortSetCollator(p->pSort, p->pCollator);
   if( rc==SQLITE_OK && p->pSort && docextSortWantsText(p->pSort) ) rc = rtTextSort(p, pzErr);
   return rc;
 }
@@ -1641,7 +1650,10 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
   if( p->spec.nowMs==0 ) p->spec.nowMs = docextClockNowMs();   /* (every part's) */
   aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1);
   if( aOn==0 ) rc = SQLITE_NOMEM;
-  if( rc==SQLITE_OK ) rc = rtTarget(pR, p->spec.aaFilter, p->spec.nFilter, aOn, &bTargeted, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = rtTarget(pR, p->spec.aaFilter, p->spec.nFilter, p->spec.aOptions, aOn,
+                  &bTargeted, pzErr);
+  }
   if( rc==SQLITE_OK && pAccess->eAccess==DOCEXT_ACCESS_DOCID ){
     /* rowid = ?: one shard, one document */
     char *zIgnore = 0;
@@ -1667,6 +1679,7 @@ int docextRoutedNew(DocRouter *pR, const DocQuerySpec *pSpec, DocAccess *pAccess
   for(i=0; rc==SQLITE_OK && i<pR->nShard; i++){
     if( aShardOn[i] ) p->aPart[p->nPart++].iShard = i;
   }
+  if( rc==SQLITE_OK ) rc = docextCollatorOption(p->spec.aOptions, &p->pCollator, pzErr);
   if( rc==SQLITE_OK && p->spec.aSort ) rc = rtRoutedSort(p, p->spec.aSort, aOn, pzErr);
   if( rc==SQLITE_OK && !p->spec.aSort ) rc = rtNearSort(p, pzErr);
   if( rc==SQLITE_OK && p->aSeq ){
@@ -2332,7 +2345,7 @@ static void rtRouteFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     aOn = sqlite3_malloc64((u64)pR->nChunk + 1);
     if( aOn==0 ) rc = SQLITE_NOMEM;
   }
-  if( rc==SQLITE_OK ) rc = rtTarget(pR, &aFilter, 1, aOn, &bTargeted, &zErr);
+  if( rc==SQLITE_OK ) rc = rtTarget(pR, &aFilter, 1, 0, aOn, &bTargeted, &zErr);
   if( rc==SQLITE_OK ){
     i64 iStart = docextBsonStartDoc(&rc, &out);
     i64 iArr = docextBsonStartChild(&rc, &out, DOC_ARRAY, "shards", 6);
@@ -2785,7 +2798,9 @@ static int rtCount(DocRouter *pR, const DocQuerySpec *pSpec, i64 *pnCount, int *
   u8 *aOn = sqlite3_malloc64((u64)pR->nChunk + pR->nShard + 1), *aShardOn;
   int rc = aOn ? SQLITE_OK : SQLITE_NOMEM, bTargeted = 0, bAny = 0, i;
   *pbDone = 0;
-  if( rc==SQLITE_OK ) rc = rtTarget(pR, spec.aaFilter, spec.nFilter, aOn, &bTargeted, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = rtTarget(pR, spec.aaFilter, spec.nFilter, spec.aOptions, aOn, &bTargeted, pzErr);
+  }
   if( rc==SQLITE_OK ){
     aShardOn = &aOn[pR->nChunk];
     /* (none targeted: the router's own way, which reports the query's errors) */

@@ -613,7 +613,7 @@ static int skReads(Analysis *p, DocColl *pColl, DocBuf *pOut, char **pzErr){
     /* the filter must be one: a find would refuse it */
     if( rc==SQLITE_OK ) rc = docextMatcherNew(q.aFilter, 0, 0, &pCheck, pzErr);
     docextMatcherFree(pCheck);
-    if( rc==SQLITE_OK ) rc = docextPlanKeyRanges(&p->key, q.aFilter, &pPlan, pzErr);
+    if( rc==SQLITE_OK ) rc = docextPlanKeyRanges(&p->key, q.aFilter, 0, &pPlan, pzErr);
     rc = skQueryError(nQuery, rc, pzErr);
     if( rc!=SQLITE_OK ) break;
     skMarksClear(&p->shards);

@@ -165,6 +165,9 @@ struct UpdLeaf {
   int nFrom;
   const char *zTo;          /* the destination path */
   int nTo;
+  const DocCollator *pCollator;   /* the update's collation (NULL: simple):
+                            ** how $addToSet, $pull, $pullAll, $min, $max and
+                            ** $push's $sort compare strings */
 };
 
 struct UpdNode {
@@ -198,6 +201,7 @@ struct DocUpdate {
   int nFilter;
   int bPositional;          /* some path uses "$" */
   int nRename;              /* $rename entries */
+  DocCollator *pCollator;   /* the options' collation, or NULL */
 };
 
 /*------------------------------------------------------------------------
@@ -523,6 +527,7 @@ static UpdLeaf *updLeafNew(UpdParse *pP, int eOp, const char *zPath, int nPath,
   pLeaf->zPath = zPath;
   pLeaf->nPath = nPath;
   pLeaf->v = *v;
+  pLeaf->pCollator = pP->p->pCollator;
   pLeaf->pNext = pP->p->pLeaves;
   pP->p->pLeaves = pLeaf;
   return pLeaf;
@@ -714,7 +719,7 @@ static void updParsePull(UpdParse *pP, UpdLeaf *pLeaf){
   }
   if( rc==SQLITE_OK ){
     char *zErr = 0;
-    rc = docextMatcherNew(aFilter, 0, 0, &pLeaf->pMatch, &zErr);
+    rc = docextMatcherNewColl(aFilter, 0, 0, pLeaf->pCollator, &pLeaf->pMatch, &zErr);
     if( rc==SQLITE_OK && docextMatcherWholeOp(pLeaf->pMatch) ){
       rc = docextError(&zErr, "docext: %s can only be applied to the top-level document",
                        docextMatcherWholeOp(pLeaf->pMatch));
@@ -1013,7 +1018,7 @@ static void updParseFilters(UpdParse *pP, const u8 *aOptions){
     pF->nId = nId;
     {
       char *zErr = 0;
-      int rc = docextMatcherNew(it.v.p, 0, 0, &pF->pMatch, &zErr);
+      int rc = docextMatcherNewColl(it.v.p, 0, 0, p->pCollator, &pF->pMatch, &zErr);
       if( rc==SQLITE_OK && docextMatcherWholeOp(pF->pMatch) ){
         rc = docextError(&zErr, "docext: %s is not allowed in the context of an array filter",
                          docextMatcherWholeOp(pF->pMatch));
@@ -1047,6 +1052,7 @@ void docextUpdateFree(DocUpdate *p){
   sqlite3_free(p->aUpdate);
   sqlite3_free(p->aOptions);
   docextPipelineFree(p->pPipeline);
+  docextCollatorFree(p->pCollator);
   sqlite3_free(p);
 }
 
@@ -1156,7 +1162,8 @@ int docextUpdateNew(const u8 *aUpdate, const u8 *aOptions, DocUpdate **ppOut, ch
     docextUpdateFree(p);
     return SQLITE_NOMEM;
   }
-  updParseKind(&parse);
+  parse.rc = docextCollatorOption(p->aOptions, &p->pCollator, &parse.zErr);
+  if( parse.rc==SQLITE_OK ) updParseKind(&parse);
   if( !p->bReplace && parse.rc==SQLITE_OK ) updParseOperators(&parse);
   if( parse.rc!=SQLITE_OK ){
     docextUpdateFree(p);
@@ -1181,13 +1188,18 @@ int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, i64 nowMs,
   if( rc ) return rc;
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
-  rc = docextPipelineNew(aStages, aLet, nowMs, &p->pPipeline, pzErr);
+  rc = docextCollatorOption(aOptions, &p->pCollator, pzErr);
+  if( rc==SQLITE_OK ) rc = docextPipelineNew(aStages, aLet, nowMs, &p->pPipeline, pzErr);
   if( rc ){
     docextUpdateFree(p);
     return rc;
   }
   *ppOut = p;
   return SQLITE_OK;
+}
+
+DocCollator *docextUpdateCollator(DocUpdate *p){
+  return p->pCollator;
 }
 
 int docextUpdateIsReplacement(DocUpdate *p){
@@ -1785,7 +1797,7 @@ static const u8 aUpdNothing[1] = {0};
 static int updPushCmp(const UpdLeaf *pLeaf, const DocValue *a, const DocValue *b){
   int i, c;
   if( pLeaf->iSort!=2 ){
-    c = docextValueCompare(a, b);
+    c = docextValueCompareColl(a, b, pLeaf->pCollator);
     return pLeaf->iSort<0 ? -c : c;
   }
   /* By fields: each field's value (no traversal of arrays but by index;
@@ -1798,7 +1810,7 @@ static int updPushCmp(const UpdLeaf *pLeaf, const DocValue *a, const DocValue *b
     va.n = vb.n = 0;
     if( a->type==DOC_DOCUMENT ) docextPathGet(a->p, pF->zPath, pF->nPath, &va);
     if( b->type==DOC_DOCUMENT ) docextPathGet(b->p, pF->zPath, pF->nPath, &vb);
-    c = docextValueCompare(&va, &vb);
+    c = docextValueCompareColl(&va, &vb, pLeaf->pCollator);
     if( c ) return pF->iDir<0 ? -c : c;
   }
   return 0;
@@ -1887,7 +1899,7 @@ static void updLeafAddToSet(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey
   for(i=0; i<pLeaf->nVal && pA->rc==SQLITE_OK; i++){
     const DocValue *v = &pLeaf->aVal[i];
     for(j=0; j<n; j++){
-      if( docextValueCompare(&a[j], v)==0 ) break;
+      if( docextValueCompareColl(&a[j], v, pLeaf->pCollator)==0 ) break;
     }
     if( j==n && updDepthOk(pA, v, iDepth+1) ) a[n++] = *v;
   }
@@ -1925,7 +1937,7 @@ static void updLeafPop(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, int
 static int updPullMatch(UpdApply *pA, const UpdLeaf *pLeaf, const DocValue *v){
   switch( pLeaf->ePull ){
     case UPULL_EQUAL:
-      return docextValueCompare(v, &pLeaf->v)==0;
+      return docextValueCompareColl(v, &pLeaf->v, pLeaf->pCollator)==0;
     case UPULL_OBJECT:
       if( v->type!=DOC_DOCUMENT ) return 0;
       return updMatch(pA, pLeaf->pMatch, v->p, 0, 0, 0);
@@ -1951,7 +1963,7 @@ static void updLeafPull(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, in
       bRemove = updPullMatch(pA, pLeaf, &a[i]);
     }else{
       for(j=0; j<pLeaf->nVal && !bRemove; j++){
-        bRemove = docextValueCompare(&a[i], &pLeaf->aVal[j])==0;
+        bRemove = docextValueCompareColl(&a[i], &pLeaf->aVal[j], pLeaf->pCollator)==0;
       }
     }
     if( !bRemove ) a[nKeep++] = a[i];
@@ -2079,7 +2091,7 @@ static void updLeafApply(UpdApply *pA, const UpdLeaf *pLeaf, const char *zKey, i
         updPutValue(pA, zKey, nKey, &pLeaf->v, iDepth);
         break;
       }
-      c = docextValueCompare(&pLeaf->v, pOld);
+      c = docextValueCompareColl(&pLeaf->v, pOld, pLeaf->pCollator);
       if( pLeaf->eOp==UOP_MIN ? c<0 : c>0 ){
         updPutValue(pA, zKey, nKey, &pLeaf->v, iDepth);
       }else{
@@ -2454,7 +2466,8 @@ static void updResultError(sqlite3_context *ctx, int rc, char *zErr){
   sqlite3_free(zErr);
 }
 
-/* Check doc_update's options: query (a document), arrayFilters and let. */
+/* Check doc_update's options: query (a document), arrayFilters, let and
+** collation. */
 static int updCheckOptions(const u8 *aOpt, char **pzErr){
   DocIter it;
   docextIterInit(&it, aOpt);
@@ -2464,14 +2477,15 @@ static int updCheckOptions(const u8 *aOpt, char **pzErr){
         return docextError(pzErr, "docext: doc_update: option 'query' must be a "
                                   "document, not %s", docextTypeAlias(it.v.type));
       }
-    }else if( strcmp(it.zKey, "arrayFilters")==0 || strcmp(it.zKey, "let")==0 ){
+    }else if( strcmp(it.zKey, "arrayFilters")==0 || strcmp(it.zKey, "let")==0
+           || strcmp(it.zKey, "collation")==0 ){
       /* checked by docextUpdateNew (let: by a pipeline update's stages) */
     }else if( strcmp(it.zKey, "upsert")==0 ){
       return docextError(pzErr, "docext: doc_update: option 'upsert' needs a "
                                 "collection: doc_update updates one given document");
     }else{
       return docextError(pzErr, "docext: doc_update: unknown option '%s' (known: "
-                                "query, arrayFilters, let)", it.zKey);
+                                "query, arrayFilters, let, collation)", it.zKey);
     }
   }
   return SQLITE_OK;
@@ -2541,7 +2555,8 @@ static int updArgCompile(sqlite3_context *ctx, sqlite3_value **argv, const u8 *a
     p->aOptions = docextBsonCopy(aOpt);
     if( p->aOptions==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && docextBsonFind(aOpt, "query", 5, &query) ){
-      rc = docextMatcherNew(query.p, 0, &nowMs, &p->pQuery, pzErr);
+      rc = docextMatcherNewColl(query.p, 0, &nowMs, docextUpdateCollator(p->pUpdate),
+                                &p->pQuery, pzErr);
     }
   }
   docextBufFree(&buf);

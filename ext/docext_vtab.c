@@ -432,8 +432,13 @@ static char *planAtPrepare(DocVtab *p, sqlite3_index_info *pInfo, const int *aQu
   if( bOk && p->pColl ){
     char *zErr = 0;
     int bHint = aOpt && docextBsonFind(aOpt, "hint", 4, &hint);
-    rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, 0, -1, 0,
-                       &pPlan, &zErr);
+    DocCollator *pCollator = 0;
+    rc = docextCollatorOption(aOpt, &pCollator, &zErr);
+    if( rc==SQLITE_OK ){
+      rc = docextPlanNew(p->pColl, aaFilter, nFilter, aSort, bHint ? &hint : 0, pCollator,
+                         0, -1, 0, &pPlan, &zErr);
+    }
+    docextCollatorFree(pCollator);
     if( rc==SQLITE_OK ) rc = docextPlanEstimate(p->pColl, pPlan);
     if( rc==SQLITE_OK ){
       zLabel = docextPlanLabel(pPlan);

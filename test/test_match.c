@@ -10,7 +10,7 @@
 ** (never a crash, a leak or a wrong answer).
 **
 ** Build: gcc -std=c11 -O2 -Wall -Wextra -Werror -DSQLITE_CORE -I ext
-**        test/test_match.c ext/(all .c) -lsqlite3 -lpcre2-8 -lstemmer -lm
+**        test/test_match.c ext/(all .c) -lsqlite3 -lpcre2-8 -lstemmer -licui18n -licuuc -lm
 */
 #include "docextInt.h"
 #include <stdio.h>

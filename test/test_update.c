@@ -15,7 +15,7 @@
 ** a crash, a leak or a wrong answer).
 **
 ** Build: gcc -std=c11 -O2 -Wall -Wextra -Werror -DSQLITE_CORE -I ext
-**        test/test_update.c ext/(all .c) -lsqlite3 -lpcre2-8 -lstemmer -lm
+**        test/test_update.c ext/(all .c) -lsqlite3 -lpcre2-8 -lstemmer -licui18n -licuuc -lm
 */
 #include "docextInt.h"
 #include <stdio.h>

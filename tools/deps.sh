@@ -10,6 +10,7 @@
 #   libpcre2-dev      PCRE2 (8-bit), used for $regex
 #   libstemmer-dev    Snowball's stemmers (libstemmer), used by text indexes
 #                     in languages other than English
+#   libicu-dev        ICU, whose collators give collations (as in MongoDB)
 #   python3           Debian's /usr/bin/python3, whose sqlite3 module can load
 #                     extensions (test/test_pybson.py)
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
@@ -34,7 +35,7 @@
 #                     Debian's npm package
 set -euo pipefail
 
-packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev libstemmer-dev
+packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev libstemmer-dev libicu-dev
           python3 python3-bson python3-pymongo python3-snowballstemmer
           liblingua-stopwords-perl unicode-data tzdata)
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)

@@ -1,0 +1,172 @@
+-- Collations: MongoDB's collation documents (through ICU) in a find's
+-- options, doc_count, doc_distinct, doc_explain, the update and delete
+-- commands, doc_find_and_modify and doc_update; indexes with a collation
+-- (their keys are ICU sort keys), which serve only queries of the same
+-- collation for strings; sharded collections; and the errors. Each answer
+-- through an index is checked against a collection scan ({$natural: 1}).
+.load ./docext
+.headers off
+.mode list
+.separator ' => '
+
+CREATE VIRTUAL TABLE fruit USING docext;
+INSERT INTO fruit(doc) VALUES
+  ('{_id: 1, name: "apple", n: 1}'),
+  ('{_id: 2, name: "Apple", n: 2}'),
+  ('{_id: 3, name: "äpple", n: 3}'),
+  ('{_id: 4, name: "banana", n: 4}'),
+  ('{_id: 5, name: "B", n: 5}'),
+  ('{_id: 6, name: 10, n: 6}'),
+  ('{_id: 7, name: "a10", n: 7}'),
+  ('{_id: 8, name: "a9", n: 8}'),
+  ('{_id: 9, name: ["APPLE", "cherry"], n: 9}'),
+  ('{_id: 10, name: {first: "Apple"}, n: 10}'),
+  ('{_id: 11, name: "pêche", n: 11}'),
+  ('{_id: 12, name: "peché", n: 12}'),
+  ('{_id: 13, n: 13}');
+
+-- Sorts: bytes, then English, numeric ordering, upper case first, French
+-- Canadian (accents compared from the end of the word).
+SELECT 'simple', group_concat(_id, ' ') FROM fruit('{}', NULL, '{name: 1, _id: 1}');
+SELECT 'en', group_concat(_id, ' ') FROM fruit('{}', NULL, '{name: 1, _id: 1}', '{collation: {locale: "en"}}');
+SELECT 'en desc', group_concat(_id, ' ') FROM fruit('{}', NULL, '{name: -1, _id: 1}', '{collation: {locale: "en"}}');
+SELECT 'numeric', group_concat(_id, ' ') FROM fruit('{name: /^a/}', NULL, '{name: 1}', '{collation: {locale: "en", numericOrdering: true}}');
+SELECT 'upper first', group_concat(_id, ' ') FROM fruit('{name: {$in: ["apple", "Apple"]}}', NULL, '{name: 1}', '{collation: {locale: "en", caseFirst: "upper"}}');
+SELECT 'fr', group_concat(_id, ' ') FROM fruit('{name: /^p/}', NULL, '{name: 1}', '{collation: {locale: "fr"}}');
+SELECT 'fr_CA', group_concat(_id, ' ') FROM fruit('{name: /^p/}', NULL, '{name: 1}', '{collation: {locale: "fr_CA"}}');
+
+-- Matching: strength 3 (case matters), 2 (accents matter), 1 (neither);
+-- in arrays, in documents compared whole, $in, $nin, ranges, $ne, and
+-- $regex, which a collation never changes.
+SELECT 'eq 3', group_concat(_id, ' ') FROM fruit('{name: "apple"}', NULL, NULL, '{collation: {locale: "en"}}');
+SELECT 'eq 2', group_concat(_id, ' ') FROM fruit('{name: "apple"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'eq 1', group_concat(_id, ' ') FROM fruit('{name: "apple"}', NULL, NULL, '{collation: {locale: "en", strength: 1}}');
+SELECT 'doc 2', group_concat(_id, ' ') FROM fruit('{name: {first: "APPLE"}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'in 1', group_concat(_id, ' ') FROM fruit('{name: {$in: ["APPLE", "b"]}}', NULL, NULL, '{collation: {locale: "en", strength: 1}}');
+SELECT 'nin 2', group_concat(_id, ' ') FROM fruit('{name: {$nin: ["APPLE", "b"]}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'ne 2', group_concat(_id, ' ') FROM fruit('{name: {$ne: "APPLE"}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'gt 2', group_concat(_id, ' ') FROM fruit('{name: {$gt: "apple", $lt: "c"}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'gt bytes', group_concat(_id, ' ') FROM fruit('{name: {$gt: "apple", $lt: "c"}}');
+SELECT 'regex', group_concat(_id, ' ') FROM fruit('{name: /^A/}', NULL, NULL, '{collation: {locale: "en", strength: 1}}');
+SELECT 'elemMatch', group_concat(_id, ' ') FROM fruit('{name: {$elemMatch: {$eq: "apple"}}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'expr', group_concat(_id, ' ') FROM fruit('{$expr: {$eq: ["$name", "apple"]}}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT 'simple', group_concat(_id, ' ') FROM fruit('{name: "apple"}', NULL, NULL, '{collation: {locale: "simple"}}');
+
+-- doc_count (with skip and limit), doc_distinct, doc_explain.
+SELECT doc_count('fruit', '{name: "APPLE"}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc_count('fruit', '{name: "APPLE"}', '{collation: {locale: "en", strength: 1}, skip: 1, limit: 2}');
+SELECT doc_count('fruit', '{}', '{skip: 10}');
+SELECT doc_distinct('fruit', 'name', '{n: {$lt: 6}}', '{collation: {locale: "en", strength: 1}}');
+SELECT doc_distinct('fruit', 'name', '{n: {$lt: 6}}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc_distinct('fruit', 'name', '{n: {$lt: 6}}');
+
+-- Indexes. A simple index serves a collated query only for what is not a
+-- string; a collated one serves queries of its collation, its sort too.
+SELECT doc_create_index('fruit', '{name: 1}');
+SELECT doc_create_index('fruit', '{name: 1}', '{name: "name_en2", collation: {locale: "en", strength: 2}}');
+SELECT doc_create_index('fruit', '{name: 1}', '{name: "name_en2", collation: {locale: "en", strength: 2}}');
+SELECT doc_create_index('fruit', '{name: 1}', '{name: "other", collation: {locale: "en", strength: 2}}');
+SELECT doc_create_index('fruit', '{name: 1}', '{name: "name_en2", collation: {locale: "en", strength: 1}}');
+SELECT doc_create_index('fruit', '{name: 1}', '{name: "name_fr", collation: {locale: "fr", strength: 1, caseLevel: true}}');
+SELECT name, key, collation FROM doc_indexes('fruit');
+SELECT doc_check('fruit');
+SELECT json_extract(doc_explain('fruit', '{name: "APPLE"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}'), '$.cursor', '$.n', '$.indexBounds');
+SELECT json_extract(doc_explain('fruit', '{name: "APPLE"}', NULL, NULL, '{collation: {locale: "en", strength: 3}}'), '$.cursor', '$.n');
+SELECT json_extract(doc_explain('fruit', '{name: "APPLE"}'), '$.cursor', '$.n');
+SELECT json_extract(doc_explain('fruit', '{name: 10}', NULL, NULL, '{collation: {locale: "de"}}'), '$.cursor', '$.n');
+SELECT json_extract(doc_explain('fruit', '{}', NULL, '{name: 1}', '{collation: {locale: "en", strength: 2}, limit: 3}'), '$.cursor', '$.scanAndOrder', '$.nscanned');
+SELECT json_extract(doc_explain('fruit', '{}', NULL, '{name: 1}', '{collation: {locale: "en"}, limit: 3}'), '$.cursor', '$.scanAndOrder');
+SELECT json_extract(doc_explain('fruit', '{name: /^a/}', NULL, NULL, '{hint: "name_en2"}'), '$.cursor', '$.n', '$.indexBounds');
+SELECT json_extract(doc_explain('fruit', '{name: {$in: ["apple", 10]}}', NULL, NULL, '{collation: {locale: "en", strength: 2}, hint: "name_fr"}'), '$.cursor', '$.n', '$.indexBounds');
+SELECT doc_count('fruit', '{name: "APPLE"}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc_count('fruit', '{name: "APPLE"}', '{collation: {locale: "en", strength: 2}, hint: {$natural: 1}}');
+SELECT 'covered', group_concat(doc, ' ') FROM fruit('{name: {$gte: "a", $lt: "b"}}', '{name: 1, _id: 0}', '{name: 1}', '{collation: {locale: "en", strength: 2}}');
+SELECT 'scan', group_concat(doc, ' ') FROM fruit('{name: {$gte: "a", $lt: "b"}}', '{name: 1, _id: 0}', '{name: 1}', '{collation: {locale: "en", strength: 2}, hint: {$natural: 1}}');
+SELECT 'sort', group_concat(_id, ' ') FROM fruit('{}', NULL, '{name: 1}', '{collation: {locale: "en", strength: 2}, limit: 6}');
+SELECT 'sort', group_concat(_id, ' ') FROM fruit('{}', NULL, '{name: 1}', '{collation: {locale: "en", strength: 2}, limit: 6, hint: {$natural: 1}}');
+EXPLAIN QUERY PLAN SELECT doc FROM fruit('{name: "apple"}', NULL, NULL, '{collation: {locale: "fr", strength: 1, caseLevel: true}}');
+
+-- Unique, partial, sparse, compound, multikey and hashed indexes with a
+-- collation, kept as documents change.
+CREATE VIRTUAL TABLE users USING docext;
+SELECT doc_create_index('users', '{email: 1}', '{unique: true, collation: {locale: "en", strength: 2}}');
+INSERT INTO users(doc) VALUES ('{_id: 1, email: "Ann@Example.com", tags: ["Red", "blue"], city: "Zürich"}');
+INSERT INTO users(doc) VALUES ('{_id: 2, email: "ann@example.com"}');
+INSERT INTO users(doc) VALUES ('{_id: 2, email: "bob@example.com", tags: ["RED"], city: "zurich"}');
+UPDATE users SET doc = '{_id: 2, email: "ANN@EXAMPLE.COM"}' WHERE _id = 2;
+SELECT doc_update_one('users', '{_id: 2}', '{$set: {email: "Bob@Example.com"}}');
+SELECT doc_create_index('users', '{tags: 1, city: 1}', '{collation: {locale: "de", strength: 1}}');
+SELECT doc_create_index('users', '{city: "hashed"}', '{collation: {locale: "de", strength: 1}}');
+SELECT doc_create_index('users', '{city: 1}', '{partialFilterExpression: {city: {$gt: "Y"}}, collation: {locale: "de", strength: 1}}');
+SELECT 'tags', group_concat(_id, ' ') FROM users('{tags: "red", city: "ZURICH"}', NULL, NULL, '{collation: {locale: "de", strength: 1}}');
+SELECT json_extract(doc_explain('users', '{tags: "red", city: "ZURICH"}', NULL, NULL, '{collation: {locale: "de", strength: 1}}'), '$.cursor', '$.n');
+SELECT 'hashed', group_concat(_id, ' ') FROM users('{city: "ZURICH"}', NULL, NULL, '{collation: {locale: "de", strength: 1}, hint: "city_hashed"}');
+SELECT 'partial', group_concat(_id, ' ') FROM users('{city: "ZURICH"}', NULL, NULL, '{collation: {locale: "de", strength: 1}, hint: "city_1"}');
+SELECT 'email', group_concat(_id, ' ') FROM users('{email: "BOB@example.COM"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+DELETE FROM users WHERE _id = 1;
+INSERT INTO users(doc) VALUES ('{_id: 3, email: "ANN@example.com", city: "Zurich"}');
+SELECT doc_check('users');
+
+-- The commands: the filter, the sort and the update's comparisons
+-- ($addToSet, $pull, $pullAll, $min, $max, $push's $sort) follow the
+-- collation; an upsert's equality becomes the new document as written.
+SELECT doc_update_many('fruit', '{name: "APPLE"}', '{$set: {seen: true}}', '{collation: {locale: "en", strength: 1}}');
+SELECT doc_update_one('fruit', '{_id: 14, name: "zz"}', '{$set: {k: 1}}', '{upsert: true, collation: {locale: "en", strength: 1}}');
+SELECT doc_update_one('fruit', '{_id: 9}', '{$addToSet: {name: "Cherry"}, $min: {n: 0}}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc_update_one('fruit', '{_id: 9}', '{$pull: {name: "apple"}}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM fruit WHERE _id = 9;
+SELECT doc_find_and_modify('fruit', '{query: {name: "BANANA"}, update: {$set: {f: 1}}, new: true, collation: {locale: "en", strength: 2}}');
+SELECT doc_find_and_modify('fruit', '{query: {name: /^[aAä]/}, sort: {name: -1}, remove: true, collation: {locale: "en"}}');
+SELECT doc_delete_many('fruit', '{name: "b"}', '{collation: {locale: "en", strength: 1}}');
+SELECT doc_delete_one('fruit', '{name: "PECHE"}', '{collation: {locale: "fr", strength: 1}}');
+SELECT group_concat(_id, ' ') FROM fruit;
+SELECT doc_check('fruit');
+SELECT doc_update('{a: "x", l: ["A", "b"]}', '{$pullAll: {l: ["a"]}, $max: {a: "X"}}', '{collation: {locale: "en", strength: 2}}');
+SELECT doc_update('{l: ["b", "a10", "a9", "B"]}', '{$push: {l: {$each: [], $sort: 1}}}', '{collation: {locale: "en", numericOrdering: true}}');
+SELECT doc_update('{l: [{k: "b"}, {k: "A"}]}', '{$push: {l: {$each: [], $sort: {k: 1}}}}', '{collation: {locale: "en"}}');
+SELECT doc_update('{l: ["x", "Y"]}', '{$set: {"l.$[e]": 0}}', '{arrayFilters: [{e: "y"}], collation: {locale: "en", strength: 2}}');
+
+-- A sharded collection: a collated query is sent to every shard that may
+-- hold a match, and the merge sorts by the collation.
+ATTACH ':memory:' AS shard1;
+ATTACH ':memory:' AS shard2;
+SELECT doc_add_shard('shard1');
+SELECT doc_add_shard('shard2');
+CREATE VIRTUAL TABLE cities USING docext;
+INSERT INTO cities(doc) VALUES ('{_id: 1, name: "zürich"}'), ('{_id: 2, name: "Aachen"}'), ('{_id: 3, name: "Zurich"}'), ('{_id: 4, name: "aalen"}');
+SELECT doc_shard_collection('cities', '{name: 1}');
+SELECT doc_split_chunk('cities', '{name: "b"}');
+SELECT doc_move_chunk('cities', '{name: "c"}', 'shard2');
+SELECT 'routed', group_concat(_id, ' ') FROM cities('{name: "ZURICH"}', NULL, NULL, '{collation: {locale: "de", strength: 1}}');
+SELECT 'routed', group_concat(_id, ' ') FROM cities('{}', NULL, '{name: 1}', '{collation: {locale: "de", strength: 1}}');
+SELECT 'routed', group_concat(_id, ' ') FROM cities('{}', NULL, '{name: 1}');
+SELECT doc_count('cities', '{name: {$lt: "B"}}', '{collation: {locale: "de", strength: 1}}');
+
+-- Errors: each says what and where, and changes nothing.
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: "en"}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: 1}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: ""}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "xx"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en-US"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "EN"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "simple", strength: 1}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", strength: 0}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", strength: "1"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", caseLevel: 1}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", caseFirst: "UPPER"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", alternate: "ignore"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", maxVariable: "all"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", version: "1.0"}}');
+SELECT * FROM fruit('{}', NULL, NULL, '{collation: {locale: "en", colour: "red"}}');
+SELECT doc_create_index('fruit', '{name: "text"}', '{collation: {locale: "en"}}');
+SELECT doc_create_index('fruit', '{loc: "2d"}', '{collation: {locale: "en"}}');
+SELECT doc_create_index('fruit', '{_id: 1}', '{collation: {locale: "en"}}');
+SELECT doc_create_index('fruit', '{x: 1}', '{collation: {locale: "xx"}}');
+SELECT doc_update_one('fruit', '{}', '{$set: {a: 1}}', '{collation: {locale: "xx"}}');
+SELECT doc_delete_many('fruit', '{}', '{collation: {strength: 2}}');
+SELECT doc_distinct('fruit', 'name', NULL, '{collation: 1}');
+SELECT doc_count('fruit', '{}', '{collation: {locale: "en", numericOrdering: "yes"}}');
+SELECT doc_update('{a: 1}', '{$set: {b: 1}}', '{collation: {locale: "en", backwards: 0}}');
+SELECT count(*) FROM fruit;
+SELECT doc_check('fruit');
