@@ -1198,6 +1198,10 @@ int docextAccumFinish(DocExpr *pFinish, DocAccum *pAcc, DocBuf *pOut, const char
 typedef struct DocWindow DocWindow;
 int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **ppOut,
                     char **pzErr);
+/* Compare strings as pCollator says (borrowed: it must outlive p; NULL:
+** simple): partitions, sortBy, and the outputs' expressions and
+** accumulators. */
+void docextWindowSetCollator(DocWindow *p, const DocCollator *pCollator);
 int docextWindowRun(DocWindow *p, int nDoc, const u8 *const *aDoc,
                     int (*xOut)(void *pCtx, const u8 *aDoc, i64 nDoc), void *pCtx,
                     char **pzErr);
@@ -1211,6 +1215,8 @@ void docextWindowFree(DocWindow *p);
 typedef struct DocDensify DocDensify;
 int docextDensifyNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocDensify **ppOut,
                      char **pzErr);
+/* Tell partitions apart as pCollator says (borrowed; NULL: simple). */
+void docextDensifySetCollator(DocDensify *p, const DocCollator *pCollator);
 int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
                      int (*xOut)(void *pCtx, const u8 *aDoc, i64 nDoc), void *pCtx,
                      char **pzErr);
@@ -1659,8 +1665,11 @@ char *docextDupKeyMessage(DocColl *pColl, const char *zIndex, int nField,
 typedef struct DocPipeline DocPipeline;
 /* Compile aStages, a BSON array of stages; aLet (may be NULL) is the let
 ** variables their expressions read; nowMs is $$NOW, the same for every
-** stage (0: docextClockNowMs() now). Errors name the stage. */
-int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs, DocPipeline **ppOut,
+** stage (0: docextClockNowMs() now); pCollator (borrowed: it must outlive
+** the pipeline; NULL: simple) how they compare strings. Errors name the
+** stage. */
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs,
+                      const DocCollator *pCollator, DocPipeline **ppOut,
                       char **pzErr);
 /* Run the stages on the validated document aDoc (not in pOut); the result
 ** document goes to pOut (reset first). */

@@ -113,6 +113,8 @@ struct AggStage {
   double rMinDist, rMaxDist, rMultiplier;
   const u8 *aNearQuery;     /* AG_GEONEAR: its query, or NULL */
   DocValue nearArg;         /* AG_GEONEAR: its near, as given */
+  const DocCollator *pCollator;   /* the pipeline's collation (its Agg's),
+                            ** or NULL: how the stage compares strings */
 };
 
 /* A compiled pipeline. */
@@ -136,6 +138,8 @@ struct Agg {
   int bExplain;             /* explain: true: say how, do not run */
   int bTextScore;           /* some stage reads {$meta: "textScore"}: the
                             ** query's documents carry their scores */
+  DocCollator *pCollator;   /* the collation option (a reference), or NULL:
+                            ** every stage's, the sub-pipelines' too */
 };
 
 /* The documents between two stages: their BSON end to end in b. */
@@ -272,6 +276,7 @@ static void aggFree(Agg *p){
   docextBufFree(&p->work);
   docextBufFree(&p->query);
   docextBufFree(&p->opts);
+  docextCollatorFree(p->pCollator);
   memset(p, 0, sizeof(*p));
 }
 
@@ -285,7 +290,16 @@ static AggStage *aggNewStage(Agg *p, int eStage, const char *zOp, int iStage, in
   pS->eStage = eStage;
   pS->zOp = zOp;
   pS->iStage = iStage;
+  pS->pCollator = p->pCollator;
   return pS;
+}
+
+/* An expression of a stage of p: its let variables, $$NOW and collation. */
+static int aggExprNew(Agg *p, const DocValue *v, const char *zWhere, DocExpr **ppOut,
+                      char **pzErr){
+  int rc = docextExprNew(v, p->aLet, zWhere, p->nowMs, ppOut, pzErr);
+  if( rc==SQLITE_OK ) docextExprSetCollator(*ppOut, p->pCollator);
+  return rc;
 }
 
 /* A field name a stage creates: not empty, no '$' first, no '.'. */
@@ -365,7 +379,8 @@ static int compileAccField(Agg *p, AggStage *pS, const DocIter *pIt, char **pzEr
   }else if( docextAccumHasArgs(pF->eAcc) ){
     DocValue input, n;
     rc = docextAccumArgs(pF->eAcc, &acc.v, &pF->own, &input, &n, &pF->pSort, pzErr);
-    if( rc==SQLITE_OK ) rc = docextExprNew(&n, p->aLet, acc.zKey, p->nowMs, &pF->pN, pzErr);
+    if( rc==SQLITE_OK && pF->pSort ) docextSortSetCollator(pF->pSort, p->pCollator);
+    if( rc==SQLITE_OK ) rc = aggExprNew(p, &n, acc.zKey, &pF->pN, pzErr);
     if( rc ) return rc;
     acc.v = input;
   }else if( docextIterKeyIs(&acc, "$count") ){
@@ -382,7 +397,7 @@ static int compileAccField(Agg *p, AggStage *pS, const DocIter *pIt, char **pzEr
     return stageError(pS, pzErr, "the accumulator %s of field '%s' is a unary operator",
                       acc.zKey, pIt->zKey);
   }
-  return docextExprNew(&acc.v, p->aLet, pS->zOp, p->nowMs, &pF->pExpr, pzErr);
+  return aggExprNew(p, &acc.v, pS->zOp, &pF->pExpr, pzErr);
 }
 
 /* A field "count" of {$sum: 1} ($sortByCount, $bucket without output). */
@@ -390,7 +405,7 @@ static int compileCountField(Agg *p, AggStage *pS, char **pzErr){
   AggField *pF = &pS->aField[pS->nField++];
   pF->zName = "count";
   pF->eAcc = DOCEXT_ACC_SUM;
-  return docextExprNew(&constOne, p->aLet, pS->zOp, p->nowMs, &pF->pExpr, pzErr);
+  return aggExprNew(p, &constOne, pS->zOp, &pF->pExpr, pzErr);
 }
 
 static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
@@ -403,7 +418,7 @@ static int compileGroup(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   while( rc==SQLITE_OK && docextIterNext(&it) ){
     if( docextIterKeyIs(&it, "_id") ){
       bId = 1;
-      rc = docextExprNew(&it.v, p->aLet, "$group _id", p->nowMs, &pS->pExpr, pzErr);
+      rc = aggExprNew(p, &it.v, "$group _id", &pS->pExpr, pzErr);
     }else{
       rc = compileAccField(p, pS, &it, pzErr);
     }
@@ -444,7 +459,7 @@ static int appendConstant(Agg *p, AggStage *pS, const DocValue *v, const char *z
                           DocBuf *pOut, const char *zKey, char **pzErr){
   static const u8 aEmpty[5] = {5, 0, 0, 0, 0};
   DocExpr *pExpr = 0;
-  int rc = docextExprNew(v, p->aLet, pS->zOp, p->nowMs, &pExpr, pzErr), type = 0;
+  int rc = aggExprNew(p, v, pS->zOp, &pExpr, pzErr), type = 0;
   if( rc==SQLITE_OK && !docextExprIsConstant(pExpr) ){
     rc = stageError(pS, pzErr, "%s must be constant, not read from a document", zWhat);
   }
@@ -475,12 +490,13 @@ static int bucketBounds(AggStage *pS, const DocValue *pBounds, const DocValue *p
     if( docextTypeClass(aB[i].type)!=docextTypeClass(aB[i+1].type) ){
       return stageError(pS, pzErr, "the boundaries must all be of one type");
     }
-    if( docextValueCompare(&aB[i], &aB[i+1])>=0 ){
+    if( docextValueCompareColl(&aB[i], &aB[i+1], pS->pCollator)>=0 ){
       return stageError(pS, pzErr, "the boundaries must be in ascending order, each once");
     }
   }
   if( pDefault->type!=0 && docextTypeClass(pDefault->type)==docextTypeClass(aB[0].type)
-   && docextValueCompare(pDefault, &aB[0])>=0 && docextValueCompare(pDefault, &aB[nB-1])<0 ){
+   && docextValueCompareColl(pDefault, &aB[0], pS->pCollator)>=0
+   && docextValueCompareColl(pDefault, &aB[nB-1], pS->pCollator)<0 ){
     return stageError(pS, pzErr, "default must be below the lowest boundary or at least "
                       "the highest, or of another type");
   }
@@ -592,7 +608,7 @@ static int compileBucket(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
   sw.type = DOC_DOCUMENT;
   sw.p = pS->own.a;
   sw.n = (int)pS->own.n;
-  rc = docextExprNew(&sw, p->aLet, "$bucket", p->nowMs, &pS->pExpr, pzErr);
+  rc = aggExprNew(p, &sw, "$bucket", &pS->pExpr, pzErr);
   if( rc ) return rc;
   return compileBucketOutput(p, pS, &output, 0, pzErr);
 }
@@ -863,7 +879,7 @@ static int compileBucketAuto(Agg *p, AggStage *pS, const DocValue *v, char **pzE
     }
     pS->iSeries = i+1;
   }
-  rc = docextExprNew(&groupBy, p->aLet, "$bucketAuto", p->nowMs, &pS->pExpr, pzErr);
+  rc = aggExprNew(p, &groupBy, "$bucketAuto", &pS->pExpr, pzErr);
   if( rc ) return rc;
   /* (no accumulator, output {} too, is MongoDB's count) */
   return compileBucketOutput(p, pS, &output, 1, pzErr);
@@ -961,7 +977,7 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
       if( it.v.type!=DOC_DOCUMENT ){
         return stageError(pS, pzErr, "restrictSearchWithMatch must be a filter document");
       }
-      rc = docextMatcherNew(it.v.p, p->aLet, &p->nowMs, &pM, pzErr);   /* (checked) */
+      rc = docextMatcherNewColl(it.v.p, p->aLet, &p->nowMs, p->pCollator, &pM, pzErr);   /* (checked) */
       docextMatcherFree(pM);
       pS->aSpec = it.v.p;
     }
@@ -983,7 +999,7 @@ static int compileGraphLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocVal
   pS->zForeign = az[2];
   pS->zField = az[3];
   pS->zIndexField = az[4];
-  return docextExprNew(&start, p->aLet, "$graphLookup startWith", p->nowMs, &pS->pExpr, pzErr);
+  return aggExprNew(p, &start, "$graphLookup startWith", &pS->pExpr, pzErr);
 }
 
 
@@ -994,22 +1010,31 @@ static int aggHasMeta(const DocValue *v);
 ** $lookup: pSub->pColl, set by the caller), so its head is that
 ** collection's query, which gets the let too and carries text scores when
 ** a stage reads them; else it runs on the stage's input ($facet). */
-static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet, Agg *pSub,
+static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet,
+                         const DocCollator *pCollator, Agg *pSub,
                          const DocValue *pArr, int bHead, char **pzErr){
   int rc = SQLITE_OK;
   pSub->pConn = pConn;
   pSub->bTextScore = bHead && aggHasMeta(pArr);
   pSub->nowMs = nowMs;
   pSub->aLet = aLet;
+  pSub->pCollator = docextCollatorRef(pCollator);
   pSub->iQueryOpts = -1;
   docextBufAppend(&rc, &pSub->pipe, pArr->p, pArr->n);
-  if( rc==SQLITE_OK && bHead && aLet ){
-    DocValue let;
-    let.type = DOC_DOCUMENT;
-    let.p = aLet;
-    let.n = docextGetI32(aLet);
+  if( rc==SQLITE_OK && bHead && (aLet || pCollator) ){
+    DocValue v;
+    v.type = DOC_DOCUMENT;
     pSub->iQueryOpts = docextBsonStartDoc(&rc, &pSub->query);
-    docextBsonAppendValue(&rc, &pSub->query, "let", 3, &let);
+    if( aLet ){
+      v.p = aLet;
+      v.n = docextGetI32(aLet);
+      docextBsonAppendValue(&rc, &pSub->query, "let", 3, &v);
+    }
+    if( pCollator ){
+      v.p = docextCollatorSpec(pCollator);
+      v.n = docextGetI32(v.p);
+      docextBsonAppendValue(&rc, &pSub->query, "collation", 9, &v);
+    }
     docextBsonEndDoc(&rc, &pSub->query, pSub->iQueryOpts);
   }
   if( rc ) return rc;
@@ -1017,7 +1042,7 @@ static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet, Agg *pSub,
 }
 static int compileSub(DocConn *pConn, const Agg *p, Agg *pSub, const DocValue *pArr,
                       int bHead, char **pzErr){
-  return compileSubLet(pConn, p->nowMs, p->aLet, pSub, pArr, bHead, pzErr);
+  return compileSubLet(pConn, p->nowMs, p->aLet, p->pCollator, pSub, pArr, bHead, pzErr);
 }
 
 /* An error of a pipeline inside stage pS, said again with its place. */
@@ -1129,7 +1154,8 @@ static int lookupCheck(DocConn *pConn, const Agg *p, const AggStage *pS, char **
   a.type = DOC_ARRAY;
   a.p = arr.a;
   a.n = (int)arr.n;
-  if( rc==SQLITE_OK ) rc = compileSubLet(pConn, p->nowMs, let.a, &sub, &a, 1, pzErr);
+  if( rc==SQLITE_OK ) rc = compileSubLet(pConn, p->nowMs, let.a, p->pCollator, &sub, &a, 1,
+                                         pzErr);
   aggFree(&sub);
   docextBufFree(&let);
   docextBufFree(&arr);
@@ -1201,7 +1227,7 @@ static int compileLookup(DocConn *pConn, Agg *p, AggStage *pS, const DocValue *v
                         "letter first, then letters, digits or _)", it.zKey);
     }
     pF->zName = it.zKey;
-    rc = docextExprNew(&it.v, p->aLet, "$lookup let", p->nowMs, &pF->pExpr, pzErr);
+    rc = aggExprNew(p, &it.v, "$lookup let", &pF->pExpr, pzErr);
   }
   if( rc==SQLITE_OK ) rc = lookupCheck(pConn, p, pS, pzErr);
   return rc;
@@ -1376,6 +1402,7 @@ static int compileFill(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
     w.p = pW->a;
     w.n = (int)pW->n;
     rc = docextWindowNew(&w, p->aLet, p->nowMs, &pS->pWindow, pzErr);
+    if( rc==SQLITE_OK ) docextWindowSetCollator(pS->pWindow, p->pCollator);
   }
   /* then the $addFields of the fields filled with a value */
   if( rc==SQLITE_OK && nValue ){
@@ -1406,7 +1433,8 @@ static int compileFill(Agg *p, AggStage *pS, const DocValue *v, char **pzErr){
     docextBsonEndDoc(&rc, &p->work, iSet);
     docextBsonEndDoc(&rc, &p->work, iStage);
     docextBsonEndDoc(&rc, &p->work, iArr);
-    if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, &pS->pShape, pzErr);
+    if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, p->pCollator,
+                                                 &pS->pShape, pzErr);
   }
   return rc;
 }
@@ -1543,7 +1571,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
   switch( pS->eStage ){
     case AG_MATCH:
       if( it.v.type!=DOC_DOCUMENT ) return stageError(pS, pzErr, "needs a filter document");
-      rc = docextMatcherNew(it.v.p, p->aLet, &p->nowMs, &pS->pMatch, pzErr);
+      rc = docextMatcherNewColl(it.v.p, p->aLet, &p->nowMs, p->pCollator, &pS->pMatch, pzErr);
       if( rc==SQLITE_OK && iStage>1 && docextMatcherText(pS->pMatch) ){
         rc = stageError(pS, pzErr, "$match with $text is only allowed as the first "
                                    "pipeline stage");
@@ -1551,13 +1579,15 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_SHAPE:
       workStageArray(p, pS->zOp, &it.v, &rc);
-      if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, &pS->pShape, pzErr);
+      if( rc==SQLITE_OK ) rc = docextPipelineNew(p->work.a, p->aLet, p->nowMs, p->pCollator,
+                                                 &pS->pShape, pzErr);
       break;
     case AG_SORT:
       if( it.v.type!=DOC_DOCUMENT || docextIterCount(&it.v)==0 ){
         return stageError(pS, pzErr, "needs a non-empty sort document");
       }
       rc = docextSortNew(it.v.p, &pS->pSort, pzErr);
+      if( rc==SQLITE_OK ) docextSortSetCollator(pS->pSort, p->pCollator);
       break;
     case AG_SKIP: case AG_LIMIT:
       rc = stageCount(pS, &it.v, pS->eStage==AG_LIMIT, 0, &pS->n, pzErr);
@@ -1577,7 +1607,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
           return stageError(pS, pzErr, "needs a $-prefixed field path or an expression "
                             "document, as {$sortByCount: \"$tags\"}");
         }
-        rc = docextExprNew(&it.v, p->aLet, "$sortByCount", p->nowMs, &pS->pExpr, pzErr);
+        rc = aggExprNew(p, &it.v, "$sortByCount", &pS->pExpr, pzErr);
         if( rc ) break;
         pS->aField = docextMallocZero(sizeof(AggField));
         if( pS->aField==0 ) return SQLITE_NOMEM;
@@ -1591,6 +1621,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
         }
         pS = aggNewStage(p, AG_SORT, "$sortByCount", iStage, &rc);
         if( pS ) rc = docextSortNew(p->work.a, &pS->pSort, pzErr);
+        if( rc==SQLITE_OK && pS ) docextSortSetCollator(pS->pSort, p->pCollator);
         break;
       }
       rc = strcmp(azStage[i], "$bucket")==0 ? compileBucket(p, pS, &it.v, pzErr)
@@ -1616,9 +1647,10 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       break;
     case AG_DENSIFY:
       rc = docextDensifyNew(&it.v, p->aLet, p->nowMs, &pS->pDensify, pzErr);
+      if( rc==SQLITE_OK ) docextDensifySetCollator(pS->pDensify, p->pCollator);
       break;
     case AG_REDACT:
-      rc = docextExprNew(&it.v, p->aLet, "$redact", p->nowMs, &pS->pExpr, pzErr);
+      rc = aggExprNew(p, &it.v, "$redact", &pS->pExpr, pzErr);
       break;
     case AG_GEONEAR:
       if( iStage!=1 ){
@@ -1631,7 +1663,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
       if( iStage!=1 ){
         return stageError(pS, pzErr, "must be the first stage of a pipeline");
       }
-      rc = docextExprNew(&it.v, p->aLet, "$documents", p->nowMs, &pS->pExpr, pzErr);
+      rc = aggExprNew(p, &it.v, "$documents", &pS->pExpr, pzErr);
       if( rc==SQLITE_OK && !docextExprIsConstant(pS->pExpr) ){
         return stageError(pS, pzErr, "takes an array of documents, or an expression "
                           "that reads no document");
@@ -1640,6 +1672,7 @@ static int compileStage(DocConn *pConn, Agg *p, int iStage, const DocValue *pSta
     case AG_WINDOW:
       rc = strcmp(azStage[i], "$fill")==0 ? compileFill(p, pS, &it.v, pzErr)
          : docextWindowNew(&it.v, p->aLet, p->nowMs, &pS->pWindow, pzErr);
+      if( rc==SQLITE_OK && pS->pWindow ) docextWindowSetCollator(pS->pWindow, p->pCollator);
       break;
   }
   return rc ? stageWrap(&p->aStage[p->nStage-1], rc, pzErr) : SQLITE_OK;
@@ -1795,12 +1828,13 @@ static int planPushDown(Agg *p){
 }
 
 /* The options (a document, or NULL): let, the variables of every stage's
-** expressions; hint, for the collection's query; explain (aggExplain);
-** comment, batchSize and allowDiskUse, which change nothing here. The
-** query's options document, {let, hint}, goes to query. */
+** expressions; hint, for the collection's query; collation, of every
+** stage and the query; explain (aggExplain); comment, batchSize and
+** allowDiskUse, which change nothing here. The query's options document,
+** {let, hint, collation}, goes to query. */
 static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
   static const char *const azOpt[] = {
-    "let", "hint", "explain", "comment", "batchSize", "allowDiskUse",
+    "let", "hint", "collation", "explain", "comment", "batchSize", "allowDiskUse",
   };
   DocIter it;
   int rc = SQLITE_OK;
@@ -1824,10 +1858,12 @@ static int compileOptions(Agg *p, const u8 *aOptions, char **pzErr){
     int i = docextNameIndex(it.zKey, it.nKey, azOpt, DOCEXT_COUNT(azOpt));
     if( i<0 ){
       return docextError(pzErr, "docext: doc_aggregate: unknown option '%s' (it takes "
-                         "let, hint, explain, comment, batchSize and allowDiskUse)", it.zKey);
+                         "let, hint, collation, explain, comment, batchSize and allowDiskUse)",
+                         it.zKey);
     }
-    if( i<=1 ) docextBsonAppendValue(&rc, &p->query, it.zKey, it.nKey, &it.v);
-    if( i==2 ){
+    if( i<=2 ) docextBsonAppendValue(&rc, &p->query, it.zKey, it.nKey, &it.v);
+    if( i==2 && p->pCollator==0 ) rc = docextCollatorNew(&it.v, &p->pCollator, pzErr);
+    if( i==3 ){
       if( it.v.type!=DOC_BOOL ){
         return docextError(pzErr, "docext: doc_aggregate: option explain must be a boolean");
       }
@@ -2123,7 +2159,7 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
   int rc = SQLITE_OK, i, j, bNew;
   AggGroup *aNew, *pG;
   if( pId->type==0 ) pId = &null;
-  docextKeyAppend(&rc, &p->set.keys, pId, 0);
+  docextKeyAppendColl(&rc, &p->set.keys, pId, 0, pS->pCollator);
   if( rc==SQLITE_OK ) rc = docextKeySetAdd(&p->set, iKey, &i, &bNew);
   if( rc ) return rc;
   if( pbNew ) *pbNew = bNew;
@@ -2149,7 +2185,10 @@ static int groupFind(AggGroups *p, const AggStage *pS, const DocValue *pId, AggG
     p->set.n--;
     return rc;
   }
-  for(j=0; j<pS->nField; j++) docextAccumInit(&pG->aAcc[j], pS->aField[j].eAcc);
+  for(j=0; j<pS->nField; j++){
+    docextAccumInit(&pG->aAcc[j], pS->aField[j].eAcc);
+    pG->aAcc[j].pCollator = pS->pCollator;
+  }
   *ppG = pG;
   return SQLITE_OK;
 }
@@ -2253,6 +2292,34 @@ static int lookupVisit(void *pCtx, const DocValue *v, int bFanned){
   return p->rc;
 }
 
+/* The statement that reads stage pS's other collection with the filter
+** bound to ?1: SELECT bson FROM from(?1, NULL, NULL, options), the options
+** carrying the pipeline's collation, if it has one. */
+static int prepareFrom(sqlite3 *db, const AggStage *pS, sqlite3_stmt **ppStmt, char **pzErr){
+  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1, NULL, NULL, ?2)", pS->zFrom);
+  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM;
+  *ppStmt = 0;
+  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, zSql, -1, ppStmt, 0)!=SQLITE_OK ){
+    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
+  }
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && pS->pCollator ){
+    DocBuf opt;
+    DocValue v;
+    i64 iDoc;
+    memset(&opt, 0, sizeof(opt));
+    v.type = DOC_DOCUMENT;
+    v.p = docextCollatorSpec(pS->pCollator);
+    v.n = docextGetI32(v.p);
+    iDoc = docextBsonStartDoc(&rc, &opt);
+    docextBsonAppendValue(&rc, &opt, "collation", 9, &v);
+    docextBsonEndDoc(&rc, &opt, iDoc);
+    if( rc==SQLITE_OK ) rc = sqlite3_bind_blob(*ppStmt, 2, opt.a, (int)opt.n, SQLITE_TRANSIENT);
+    docextBufFree(&opt);
+  }
+  return rc;
+}
+
 /* $lookup: each document gets field `as`, an array of the documents of
 ** the other collection whose foreignField equals one of its localField
 ** values, through a query {foreignField: {$in: [values]}}, which indexes
@@ -2265,19 +2332,14 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
   sqlite3_stmt *pStmt = 0;
   DocBuf filter, doc, arr, let, tmp;
   AggSet found;
-  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1)", pS->zFrom);
-  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i;
+  int rc = SQLITE_OK, i;
   memset(&filter, 0, sizeof(filter));
   memset(&doc, 0, sizeof(doc));
   memset(&arr, 0, sizeof(arr));
   memset(&let, 0, sizeof(let));
   memset(&tmp, 0, sizeof(tmp));
   memset(&found, 0, sizeof(found));
-  if( rc==SQLITE_OK && pS->aPipeline==0
-   && sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)!=SQLITE_OK ){
-    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
-  }
-  sqlite3_free(zSql);
+  if( pS->aPipeline==0 ) rc = prepareFrom(db, pS, &pStmt, pzErr);
   for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
     const u8 *aDoc = setDoc(pIn, i);
     static const u8 aNull[1] = {0};
@@ -2316,7 +2378,9 @@ static int runLookup(sqlite3 *db, const Agg *p, const AggStage *pS, const AggSet
       a.type = DOC_ARRAY;
       a.p = arr.a;
       a.n = (int)arr.n;
-      if( rc==SQLITE_OK ) rc = compileSubLet(p->pConn, p->nowMs, let.a, &sub, &a, 1, pzErr);
+      if( rc==SQLITE_OK ){
+        rc = compileSubLet(p->pConn, p->nowMs, let.a, p->pCollator, &sub, &a, 1, pzErr);
+      }
       if( rc==SQLITE_OK ) rc = aggRun(db, &sub, pS->zFrom, &found, pzErr);
       aggFree(&sub);
       if( rc ) rc = subWrap(pS, "its pipeline", rc, pzErr);
@@ -2459,7 +2523,7 @@ static int autoValues(const AggStage *pS, const AggSet *pIn, DocKeyItem *aKey, D
     }
     aKey[i].iKey = pKeys->n;
     aKey[i].iItem = i;
-    docextKeyAppend(&rc, pKeys, &v, 0);
+    docextKeyAppendColl(&rc, pKeys, &v, 0, pS->pCollator);
     aKey[i].nKey = (int)(pKeys->n - aKey[i].iKey);
     aVal[i] = pVals->n;
     docextBufAppendByte(&rc, pVals, v.type);
@@ -2495,7 +2559,10 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
     b.aAcc = sqlite3_malloc64(sizeof(DocAccum)*(pS->nField>0 ? pS->nField : 1));
     b.aOrder = sqlite3_malloc64(sizeof(int)*2*(n>0 ? n : 1));
     if( b.aAcc==0 || b.aOrder==0 ) rc = SQLITE_NOMEM;
-    for(j=0; b.aAcc && j<pS->nField; j++) docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
+    for(j=0; b.aAcc && j<pS->nField; j++){
+      docextAccumInit(&b.aAcc[j], pS->aField[j].eAcc);
+      b.aAcc[j].pCollator = pS->pCollator;
+    }
   }
   nApprox = (i64)llround((double)n / (double)pS->n);
   if( nApprox<1 ) nApprox = 1;
@@ -2523,7 +2590,8 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
       rc = roundGranular(pSeries, &b.max.v, 1, &bound);
       while( rc==SQLITE_OK && i<n ){
         autoValue(&vals, aVal, &aKey[i], &next);
-        if( docextValueCompare(&bound.v, &next)<=0 && docextValueCompare(&b.max.v, &next)!=0 ) break;
+        if( docextValueCompareColl(&bound.v, &next, pS->pCollator)<=0
+         && docextValueCompareColl(&b.max.v, &next, pS->pCollator)!=0 ) break;
         autoKeep(&b.max, &next);
         i++;
       }
@@ -2540,7 +2608,7 @@ static int runBucketAuto(const AggStage *pS, const AggSet *pIn, AggSet *pOut, ch
       /* equal values stay together; max is the next bucket's min */
       while( rc==SQLITE_OK && i<n ){
         autoValue(&vals, aVal, &aKey[i], &next);
-        if( docextValueCompare(&b.max.v, &next)!=0 ) break;
+        if( docextValueCompareColl(&b.max.v, &next, pS->pCollator)!=0 ) break;
         i++;
       }
       if( i<n ){
@@ -2973,16 +3041,12 @@ static int runGraphLookup(sqlite3 *db, const AggStage *pS, const AggSet *pIn, Ag
                           char **pzErr){
   GraphWalk w;
   DocBuf as, doc;
-  char *zSql = sqlite3_mprintf("SELECT bson FROM %s(?1)", pS->zFrom);
-  int rc = zSql ? SQLITE_OK : SQLITE_NOMEM, i;
+  int rc, i;
   memset(&w, 0, sizeof(w));
   memset(&as, 0, sizeof(as));
   memset(&doc, 0, sizeof(doc));
   w.db = db;
-  if( rc==SQLITE_OK && sqlite3_prepare_v2(db, zSql, -1, &w.pStmt, 0)!=SQLITE_OK ){
-    rc = docextError(pzErr, "%s", sqlite3_errmsg(db));
-  }
-  sqlite3_free(zSql);
+  rc = prepareFrom(db, pS, &w.pStmt, pzErr);
   for(i=0; rc==SQLITE_OK && i<pIn->n; i++){
     DocValue asV;
     rc = graphWalk(&w, pS, setDoc(pIn, i), &as, pzErr);

@@ -43,6 +43,8 @@ struct DocDensify {
   DocExpr *pDateAdd;        /* with a unit: {$dateAdd: {startDate: "$d",
                             ** unit, amount: step}} */
   DocBuf dateAdd;           /* (its BSON) */
+  const DocCollator *pCollator;   /* the pipeline's collation (borrowed), or
+                            ** NULL: which partition values are one */
 };
 
 void docextDensifyFree(DocDensify *p){
@@ -210,6 +212,10 @@ static int compileRange(DocDensify *p, const DocValue *v, const u8 *aLet, i64 no
     return docextError(pzErr, "docext: range: the lower bound must not pass the upper");
   }
   return SQLITE_OK;
+}
+
+void docextDensifySetCollator(DocDensify *p, const DocCollator *pCollator){
+  p->pCollator = pCollator;
 }
 
 int docextDensifyNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocDensify **ppOut,
@@ -470,7 +476,7 @@ int docextDensifyRun(DocDensify *p, int nDoc, const u8 *const *aDoc,
     for(k=0; rc==SQLITE_OK && k<p->nPart; k++){
       rc = docextExprValue(p->apPart[k], aDoc[i], &r.tmp, &v, pzErr);
       docextBufAppendByte(&rc, &parts.keys, v.type ? 1 : 0);
-      if( v.type ) docextKeyAppend(&rc, &parts.keys, &v, 0);
+      if( v.type ) docextKeyAppendColl(&rc, &parts.keys, &v, 0, p->pCollator);
     }
     if( rc==SQLITE_OK ) rc = fieldValue(p, aDoc[i], &v, pzErr);
     if( rc ) break;

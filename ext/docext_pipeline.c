@@ -76,6 +76,7 @@ struct PipeParse {
   DocBuf where;           /* "$set 'a.b." while {a: {b: {…}}}'s inner
                           ** fields are parsed: how messages name a field */
   i64 nowMs;              /* $$NOW, one time for every stage */
+  const DocCollator *pCollator;  /* the expressions' collation, or NULL */
 };
 
 /*------------------------------------------------------------------------
@@ -247,6 +248,7 @@ static void pipeParseField(PipeParse *pP, PipeField *pRoot, const char *z, int n
     if( pP->rc==SQLITE_OK ){
       pP->rc = docextExprNew(v, pP->aLet, (const char*)pP->where.a, pP->nowMs,
                              &pLeaf->pExpr, &pP->zErr);
+      if( pP->rc==SQLITE_OK ) docextExprSetCollator(pLeaf->pExpr, pP->pCollator);
     }
     if( eStage!=PS_SET ) (*pnInclude)++;        /* (computed: inclusion mode) */
   }
@@ -361,6 +363,7 @@ static void pipeParseStage(PipeParse *pP, PipeStage *pS, const DocValue *pStage)
     }
     pS->eStage = PS_ROOT;
     pP->rc = docextExprNew(&root, pP->aLet, it.zKey, pP->nowMs, &pS->pRoot, &pP->zErr);
+    if( pP->rc==SQLITE_OK ) docextExprSetCollator(pS->pRoot, pP->pCollator);
   }else{
     pipeError(pP, "docext: %s is not allowed in a pipeline update (only $set, "
                   "$addFields, $project, $unset, $replaceRoot, $replaceWith)", it.zKey);
@@ -549,8 +552,8 @@ static int pipeRunStage(PipeApply *pA, const PipeStage *pS, const u8 *aIn, DocBu
 ** The interface
 */
 
-int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs, DocPipeline **ppOut,
-                      char **pzErr){
+int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs,
+                      const DocCollator *pCollator, DocPipeline **ppOut, char **pzErr){
   int nStages = docextGetI32(aStages), nLet = aLet ? docextGetI32(aLet) : 0, i = 0;
   DocPipeline *p;
   PipeParse sParse;
@@ -561,6 +564,7 @@ int docextPipelineNew(const u8 *aStages, const u8 *aLet, i64 nowMs, DocPipeline 
   if( p==0 ) return SQLITE_NOMEM;
   memset(&sParse, 0, sizeof(sParse));
   sParse.nowMs = nowMs ? nowMs : docextClockNowMs();
+  sParse.pCollator = pCollator;
   p->aCopy = sqlite3_malloc64(nStages + nLet);
   if( p->aCopy==0 ){
     sqlite3_free(p);

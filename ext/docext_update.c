@@ -1189,7 +1189,7 @@ int docextUpdateNewPipeline(const u8 *aStages, const u8 *aOptions, i64 nowMs,
   p = docextMallocZero(sizeof(*p));
   if( p==0 ) return SQLITE_NOMEM;
   rc = docextCollatorOption(aOptions, &p->pCollator, pzErr);
-  if( rc==SQLITE_OK ) rc = docextPipelineNew(aStages, aLet, nowMs, &p->pPipeline, pzErr);
+  if( rc==SQLITE_OK ) rc = docextPipelineNew(aStages, aLet, nowMs, p->pCollator, &p->pPipeline, pzErr);
   if( rc ){
     docextUpdateFree(p);
     return rc;

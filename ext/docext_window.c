@@ -79,6 +79,7 @@ struct WinOut {
   DocBuf dflt;              /* $shift: its default (a type byte and the
                             ** value; empty: null) */
   DocNum alpha;             /* $expMovingAvg: alpha, a decimal128 */
+  const DocCollator *pCollator;   /* the stage's collation (accumulators'), or NULL */
 };
 
 struct DocWindow {
@@ -92,6 +93,8 @@ struct DocWindow {
   DocBuf sortPath;          /* (its BSON) */
   WinOut *aOut;
   int nOut;
+  const DocCollator *pCollator;   /* the pipeline's collation (borrowed), or
+                            ** NULL: partitions, sorts, expressions */
 };
 
 static const u8 aNullBytes[1] = {0};
@@ -642,6 +645,23 @@ static int compileSortBy(DocWindow *p, const DocValue *v, const u8 *aLet, i64 no
                       pzErr);
 }
 
+void docextWindowSetCollator(DocWindow *p, const DocCollator *pCollator){
+  int i;
+  p->pCollator = pCollator;
+  if( p->pPartition ) docextExprSetCollator(p->pPartition, pCollator);
+  if( p->pSortValue ) docextExprSetCollator(p->pSortValue, pCollator);
+  if( p->pSort ) docextSortSetCollator(p->pSort, pCollator);
+  for(i=0; i<p->nOut; i++){
+    WinOut *pO = &p->aOut[i];
+    pO->pCollator = pCollator;
+    if( pO->pInput ) docextExprSetCollator(pO->pInput, pCollator);
+    if( pO->pFinish ) docextExprSetCollator(pO->pFinish, pCollator);
+    if( pO->pSort ) docextSortSetCollator(pO->pSort, pCollator);
+    if( pO->lo.pAt ) docextExprSetCollator(pO->lo.pAt, pCollator);
+    if( pO->hi.pAt ) docextExprSetCollator(pO->hi.pAt, pCollator);
+  }
+}
+
 int docextWindowNew(const DocValue *v, const u8 *aLet, i64 nowMs, DocWindow **ppOut,
                     char **pzErr){
   static const char *const azArg[] = {"partitionBy", "sortBy", "output"};
@@ -959,6 +979,7 @@ static void aggReset(WinAgg *g, const WinOut *pO){
   docextAccumFree(&g->acc);
   memset(g, 0, sizeof(*g));
   docextAccumInit(&g->acc, pO->eFn==WF_ACC ? pO->eAcc : DOCEXT_ACC_SUM);
+  g->acc.pCollator = pO->pCollator;
   docextSumInit(&g->area);
   docextSumInit(&g->sx);
   docextSumInit(&g->sy);
@@ -1526,7 +1547,7 @@ static int windowOrder(DocWindow *p, int nDoc, const u8 *const *aDoc, DocKeyItem
       if( v.type==DOC_ARRAY ){
         return docextError(pzErr, "docext: a partitionBy value cannot be an array");
       }
-      docextKeyAppend(&rc, pKeys, v.type ? &v : &nullValue, 0);
+      docextKeyAppendColl(&rc, pKeys, v.type ? &v : &nullValue, 0, p->pCollator);
     }
     anPart[i] = (int)(pKeys->n - aItem[i].iKey);
     if( rc==SQLITE_OK && p->pSort ) rc = docextSortKey(p->pSort, aDoc[i], pKeys, pzErr);

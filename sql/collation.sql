@@ -142,6 +142,28 @@ SELECT 'routed', group_concat(_id, ' ') FROM cities('{}', NULL, '{name: 1}', '{c
 SELECT 'routed', group_concat(_id, ' ') FROM cities('{}', NULL, '{name: 1}');
 SELECT doc_count('cities', '{name: {$lt: "B"}}', '{collation: {locale: "de", strength: 1}}');
 
+-- doc_aggregate: the collation of every stage ($match, $sort, $group's
+-- groups and accumulators, expressions, $lookup, $facet, $setWindowFields,
+-- $bucket, $sortByCount), and of the collection query the first stages
+-- become.
+CREATE VIRTUAL TABLE colors USING docext;
+INSERT INTO colors(doc) VALUES ('{_id: 1, c: "red", s: "apple"}'), ('{_id: 2, c: "Red", s: "Apple"}'),
+  ('{_id: 3, c: "blue", s: "äpple"}'), ('{_id: 4, c: "BLUE", s: "banana"}'), ('{_id: 5, c: "red", s: "B"}');
+CREATE VIRTUAL TABLE names USING docext;
+INSERT INTO names(doc) VALUES ('{_id: 1, k: "APPLE"}'), ('{_id: 2, k: "b"}');
+SELECT doc FROM doc_aggregate('colors', '[{$match: {c: "RED"}}, {$sort: {s: 1, _id: 1}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$group: {_id: "$c", n: {$sum: 1}, top: {$max: "$s"}, cs: {$addToSet: "$c"}}}, {$sort: {_id: 1}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$group: {_id: "$c", n: {$sum: 1}}}, {$sort: {_id: 1}}]');
+SELECT doc FROM doc_aggregate('colors', '[{$sort: {s: 1, _id: 1}}, {$project: {s: 1, eq: {$eq: ["$s", "APPLE"]}, cmp: {$cmp: ["$s", "b"]}, in: {$in: ["$s", ["APPLE"]]}, set: {$setUnion: [["$c"], ["RED"]]}}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$lookup: {from: "names", localField: "s", foreignField: "k", as: "m"}}, {$project: {n: {$size: "$m"}}}]', '{collation: {locale: "en", strength: 1}}');
+SELECT doc FROM doc_aggregate('colors', '[{$lookup: {from: "names", let: {x: "$s"}, pipeline: [{$match: {$expr: {$eq: ["$k", "$$x"]}}}], as: "m"}}, {$project: {n: {$size: "$m"}}}]', '{collation: {locale: "en", strength: 1}}');
+SELECT doc FROM doc_aggregate('colors', '[{$setWindowFields: {partitionBy: "$c", sortBy: {s: 1}, output: {r: {$rank: {}}}}}, {$project: {c: 1, r: 1}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$sortByCount: "$c"}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$bucket: {groupBy: "$s", boundaries: ["a", "b", "c"], default: "other"}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$facet: {reds: [{$match: {c: "RED"}}, {$count: "n"}]}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT doc FROM doc_aggregate('colors', '[{$unionWith: {coll: "names", pipeline: [{$match: {k: "apple"}}]}}, {$match: {$or: [{s: "apple"}, {k: {$exists: true}}]}}, {$project: {_id: 1}}]', '{collation: {locale: "en", strength: 2}}');
+SELECT json_remove(doc, '$.stages[0].$cursor.millis') FROM doc_aggregate('colors', '[{$match: {s: "APPLE"}}]', '{collation: {locale: "en", strength: 2}, explain: true}');
+
 -- Errors: each says what and where, and changes nothing.
 SELECT * FROM fruit('{}', NULL, NULL, '{collation: "en"}');
 SELECT * FROM fruit('{}', NULL, NULL, '{collation: {}}');
@@ -168,5 +190,6 @@ SELECT doc_delete_many('fruit', '{}', '{collation: {strength: 2}}');
 SELECT doc_distinct('fruit', 'name', NULL, '{collation: 1}');
 SELECT doc_count('fruit', '{}', '{collation: {locale: "en", numericOrdering: "yes"}}');
 SELECT doc_update('{a: 1}', '{$set: {b: 1}}', '{collation: {locale: "en", backwards: 0}}');
+SELECT doc FROM doc_aggregate('colors', '[]', '{collation: {locale: "qq"}}');
 SELECT count(*) FROM fruit;
 SELECT doc_check('fruit');
