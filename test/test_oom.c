@@ -386,6 +386,17 @@ int main(void){
     "INSERT OR IGNORE INTO v(doc) VALUES ('{_id: 11, a: -5}'), ('{_id: 12, a: 3}'), "
     "('{_id: 13, a: 4, s: [\"long\", {t: 1}]}')",
     "SELECT doc_update_one('v', '{_id: 1}', '{$set: {a: -1}}', '{bypassDocumentValidation: true}') FROM one",
+    /* collations */
+    "SELECT _id FROM c('{s: {$in: [\"STR1\", \"Str12\"]}}', NULL, '{s: -1}', "
+    "'{collation: {locale: \"en\", strength: 2}}')",
+    "SELECT doc_create_index('c', '{s: 1, a: 1}', '{collation: {locale: \"fr\", strength: 1}}') FROM one",
+    "INSERT INTO cl(doc) VALUES ('{_id: 10, s: \"ÉTÉ\", t: [\"B\", \"b\"]}')",
+    "SELECT _id FROM cl('{s: \"ete\"}', NULL, '{s: 1}', '{collation: {locale: \"fr\", strength: 1}}')",
+    "SELECT doc_update_many('cl', '{s: \"ETE\"}', '{$addToSet: {t: \"B\"}, $max: {s: \"ete\"}}', "
+    "'{collation: {locale: \"fr\", strength: 1}}') FROM one",
+    "SELECT doc_distinct('cl', 't', NULL, '{collation: {locale: \"fr\", strength: 1}}')",
+    "SELECT doc FROM doc_aggregate('cl', '[{$group: {_id: \"$s\", n: {$sum: 1}, t: {$addToSet: \"$t\"}}}, "
+    "{$sort: {_id: 1}}]', '{collation: {locale: \"fr\", strength: 1}}')",
   };
   size_t i;
 
@@ -446,6 +457,11 @@ int main(void){
       "  ('{_id: 2, title: \"Running with coffee\", m: {n: \"Café crème\"}}');"
       "CREATE VIRTUAL TABLE ty USING docext;"
       "INSERT INTO ty(doc) VALUES ('{_id: 1, a: \"x y\", b: [\"z\", {c: \"w\"}]}');"
+      /* cl: strings under an index with a collation */
+      "CREATE VIRTUAL TABLE cl USING docext;"
+      "SELECT doc_create_index('cl', '{s: 1}', '{collation: {locale: \"fr\", strength: 1}}');"
+      "INSERT INTO cl(doc) VALUES ('{_id: 1, s: \"été\", t: [\"a\"]}'), ('{_id: 2, s: \"Ete\"}'),"
+      "  ('{_id: 3, s: \"hiver\"}');"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
