@@ -1317,7 +1317,8 @@ static int idxSpecDecode(const u8 *a, int n, const char *zColl, DocIndex *pIdx, 
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr
    && strncmp(*pzErr, "docext: collation: ", 19)==0 ){
     /* (a collation this ICU cannot give, such as another version's: say so) */
-    char *z = sqlite3_mprintf("docext: index %s of %s: %s", pIdx->zName ? pIdx->zName : "?",
+    char *z = sqlite3_mprintf("docext: index %s of %s: %s (doc_drop_index drops it by "
+                              "name; then create it again)", pIdx->zName ? pIdx->zName : "?",
                               zColl, *pzErr + 8);
     sqlite3_free(*pzErr);
     *pzErr = z;
@@ -2481,6 +2482,27 @@ static int idxDropSharded(DocRouter *pR, const DocIndex *pIdx, char **pzErr){
   return rc;
 }
 
+/* doc_drop_index by name when the definitions cannot be loaded: one is
+** damaged, or names a collation that another ICU version made (whose keys
+** this one cannot make again). The index of that name goes, definition and
+** entries, so that the collection can be used again. SQLITE_NOTFOUND when
+** no definition has the name. */
+static int idxDropUnloadable(DocColl *p, const char *zName, char **pzErr){
+  DocIndexCache *c = *docextCollIndexCache(p);
+  sqlite3_stmt *pStmt = 0;
+  i64 iId = 0;
+  int rc = idxPrepare(p, &pStmt, pzErr, "SELECT id FROM \"%w\".\"%w_idxdef\" WHERE name=?1");
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+  if( sqlite3_step(pStmt)==SQLITE_ROW ) iId = sqlite3_column_int64(pStmt, 0);
+  rc = idxSqlError(p, sqlite3_finalize(pStmt), pzErr);
+  if( rc==SQLITE_OK && iId==0 ) return SQLITE_NOTFOUND;
+  if( rc==SQLITE_OK ) rc = idxExec(p, pzErr, "DELETE FROM \"%w\".\"%w_idx\" WHERE ix=%lld", iId);
+  if( rc==SQLITE_OK ) rc = idxExec(p, pzErr, "DELETE FROM \"%w\".\"%w_idxdef\" WHERE id=%lld", iId);
+  if( rc==SQLITE_OK && c ) rc = idxTagBump(p, c, 0);
+  return rc;
+}
+
 static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   DocConn *pConn = (DocConn*)sqlite3_user_data(ctx);
   DocColl *p = 0;
@@ -2504,6 +2526,18 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     rc = idxCmdLock(p, bSave);
   }
   if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, &zErr);
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && p && pR==0 && c==0
+   && sqlite3_value_type(argv[1])==SQLITE_TEXT ){
+    char *zErr2 = 0;
+    int rc2 = idxDropUnloadable(p, (const char*)sqlite3_value_text(argv[1]), &zErr2);
+    if( rc2!=SQLITE_NOTFOUND ){
+      sqlite3_free(zErr);
+      zErr = zErr2;
+      rc = rc2==SQLITE_OK ? SQLITE_DONE : rc2;
+    }else{
+      sqlite3_free(zErr2);
+    }
+  }
   if( rc==SQLITE_OK ){
     /* TEXT is a name unless it reads as a document: '{a: 1}' is a key
     ** pattern, except when an index is named exactly that. */
@@ -2560,6 +2594,7 @@ static void dropIndexFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( rc==SQLITE_OK && pR ) rc = idxDropSharded(pR, &c->aIdx[iFound], &zErr);
   if( rc==SQLITE_OK ) rc = idxDropAt(p, c, iFound, &zErr);
+  if( rc==SQLITE_DONE ) rc = SQLITE_OK;         /* (idxDropUnloadable's) */
   if( p ) rc = idxCmdEnd(p, bSave, rc);
   docextRouterFree(pR);
   if( rc==SQLITE_OK ){

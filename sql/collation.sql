@@ -193,3 +193,15 @@ SELECT doc_update('{a: 1}', '{$set: {b: 1}}', '{collation: {locale: "en", backwa
 SELECT doc FROM doc_aggregate('colors', '[]', '{collation: {locale: "qq"}}');
 SELECT count(*) FROM fruit;
 SELECT doc_check('fruit');
+
+-- An index whose collation another ICU version made (its keys would
+-- differ): the collection refuses to use it and says how to get out;
+-- doc_drop_index drops it by name.
+UPDATE fruit_idxdef SET spec = doc_update(spec, '{$set: {"collation.version": "1.0"}}') WHERE name = 'name_fr';
+UPDATE fruit_config SET v = v + 1 WHERE k = 'idxtag';          -- (as another connection's change would)
+SELECT count(*) FROM fruit('{name: "x"}');
+SELECT doc_drop_index('fruit', 'nothing');
+SELECT doc_drop_index('fruit', 'name_fr');
+SELECT name FROM doc_indexes('fruit');
+SELECT count(*) FROM fruit('{name: "APPLE"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
+SELECT doc_check('fruit');
