@@ -1931,10 +1931,15 @@ static int hintLookup(const DocIndex *aIdx, int nIdx, const char *zColl,
         j++;
       }
       if( bSame && j==aIdx[i].nField ){
+        if( *piIdx>=0 ){
+          /* (one key pattern under two collations or partial filters) */
+          return docextError(pzErr, "docext: hint matched multiple indexes, must hint by "
+                             "index name: %s and %s", aIdx[*piIdx].zName, aIdx[i].zName);
+        }
         *piIdx = i;
-        return SQLITE_OK;
       }
     }
+    if( *piIdx>=0 ) return SQLITE_OK;
     return docextError(pzErr, "docext: hint: no index with that key pattern on %s", zColl);
   }
   return docextError(pzErr, "docext: hint must be an index name or a key pattern");

@@ -205,3 +205,8 @@ SELECT doc_drop_index('fruit', 'name_fr');
 SELECT name FROM doc_indexes('fruit');
 SELECT count(*) FROM fruit('{name: "APPLE"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}');
 SELECT doc_check('fruit');
+
+-- A hint by key pattern that two indexes have (under two collations) is
+-- ambiguous, as in MongoDB; by name it is not.
+SELECT count(*) FROM fruit('{}', NULL, NULL, '{hint: {name: 1}}');
+SELECT count(*) FROM fruit('{}', NULL, NULL, '{hint: "name_en2"}');
