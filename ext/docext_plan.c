@@ -1751,8 +1751,9 @@ static int tryBetter(const PlanTry *a, const PlanTry *b){
 
 /* Does query condition q imply partial-filter condition c (same path)?
 ** Each holds of some value at the path; a value that satisfies q
-** satisfies c. */
-static int condImplies(const PlanCond *q, const PlanCond *c){
+** satisfies c. Strings compare under pColl, the index's collation (the
+** query's too: an index of another one is never asked). */
+static int condImplies(const PlanCond *q, const PlanCond *c, const DocCollator *pColl){
   int cmp;
   if( q->eOp==c->eOp && q->v.type==c->v.type && q->v.n==c->v.n
    && (q->v.n==0 || memcmp(q->v.p, c->v.p, q->v.n)==0)
@@ -1778,7 +1779,7 @@ static int condImplies(const PlanCond *q, const PlanCond *c){
    || c->v.type==DOC_MINKEY || c->v.type==DOC_MAXKEY ) return 0;
   if( docextValueIsNaN(&q->v) || docextValueIsNaN(&c->v) ) return 0;
   if( docextTypeClass(q->v.type)!=docextTypeClass(c->v.type) ) return 0;
-  cmp = docextValueCompare(&q->v, &c->v);     /* q's operand vs c's */
+  cmp = docextValueCompareColl(&q->v, &c->v, pColl);     /* q's operand vs c's */
   switch( c->eOp ){
     case PC_EQ:  return q->eOp==PC_EQ && cmp==0;
     case PC_GT:  return (q->eOp==PC_EQ || q->eOp==PC_GTE) ? cmp>0
@@ -1801,7 +1802,7 @@ static int partialImplied(PlanCtx *pCtx, const DocIndex *pIdx, const PlanConds *
     for(k=0; k<pConds->n && !bFound; k++){
       const PlanCond *q = &pConds->a[k];
       if( planPathIs(q->zPath, q->nPath, c->zPath, c->nPath) && c->nPath>0 ){
-        bFound = condImplies(q, c);
+        bFound = condImplies(q, c, pIdx->pCollator);
       }
     }
     if( !bFound ) bOk = 0;

@@ -210,3 +210,12 @@ SELECT doc_check('fruit');
 -- ambiguous, as in MongoDB; by name it is not.
 SELECT count(*) FROM fruit('{}', NULL, NULL, '{hint: {name: 1}}');
 SELECT count(*) FROM fruit('{}', NULL, NULL, '{hint: "name_en2"}');
+
+-- A partial filter holds under its index's collation: "Äpple" is not at
+-- least "b" in English (in bytes it is), so the index cannot answer.
+CREATE VIRTUAL TABLE pf USING docext;
+SELECT doc_create_index('pf', '{x: 1}', '{partialFilterExpression: {x: {$gte: "b"}}, collation: {locale: "en", strength: 2}}');
+INSERT INTO pf(doc) VALUES ('{_id: 1, x: "Äpple"}'), ('{_id: 2, x: "banana"}');
+SELECT json_extract(doc_explain('pf', '{x: "äpple"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}'), '$.cursor', '$.n');
+SELECT json_extract(doc_explain('pf', '{x: "BANANA"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}'), '$.cursor', '$.n');
+SELECT doc_check('pf');
