@@ -681,6 +681,10 @@ DocCollator *docextCollatorRef(const DocCollator *p);
 void docextCollatorFree(DocCollator *p);
 /* The full spec, every field filled in (BSON owned by p; NULL for NULL). */
 const u8 *docextCollatorSpec(const DocCollator *p);
+/* Append p's full spec (not NULL) to the BSON document being written in
+** pOut, as its field zKey ("collation"). */
+void docextCollatorAppendSpec(int *pRc, DocBuf *pOut, const char *zKey, int nKey,
+                              const DocCollator *p);
 /* Do a and b compare alike (the same spec; NULL only with NULL)? */
 int docextCollatorSame(const DocCollator *a, const DocCollator *b);
 /* Compare UTF-8 strings a and b under p (not NULL): <0, 0, >0. */

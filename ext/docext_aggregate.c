@@ -1022,19 +1022,15 @@ static int compileSubLet(DocConn *pConn, i64 nowMs, const u8 *aLet,
   pSub->iQueryOpts = -1;
   docextBufAppend(&rc, &pSub->pipe, pArr->p, pArr->n);
   if( rc==SQLITE_OK && bHead && (aLet || pCollator) ){
-    DocValue v;
-    v.type = DOC_DOCUMENT;
     pSub->iQueryOpts = docextBsonStartDoc(&rc, &pSub->query);
     if( aLet ){
-      v.p = aLet;
-      v.n = docextGetI32(aLet);
-      docextBsonAppendValue(&rc, &pSub->query, "let", 3, &v);
+      DocValue let;
+      let.type = DOC_DOCUMENT;
+      let.p = aLet;
+      let.n = docextGetI32(aLet);
+      docextBsonAppendValue(&rc, &pSub->query, "let", 3, &let);
     }
-    if( pCollator ){
-      v.p = docextCollatorSpec(pCollator);
-      v.n = docextGetI32(v.p);
-      docextBsonAppendValue(&rc, &pSub->query, "collation", 9, &v);
-    }
+    if( pCollator ) docextCollatorAppendSpec(&rc, &pSub->query, "collation", 9, pCollator);
     docextBsonEndDoc(&rc, &pSub->query, pSub->iQueryOpts);
   }
   if( rc ) return rc;
@@ -2305,14 +2301,10 @@ static int prepareFrom(sqlite3 *db, const AggStage *pS, sqlite3_stmt **ppStmt, c
   sqlite3_free(zSql);
   if( rc==SQLITE_OK && pS->pCollator ){
     DocBuf opt;
-    DocValue v;
     i64 iDoc;
     memset(&opt, 0, sizeof(opt));
-    v.type = DOC_DOCUMENT;
-    v.p = docextCollatorSpec(pS->pCollator);
-    v.n = docextGetI32(v.p);
     iDoc = docextBsonStartDoc(&rc, &opt);
-    docextBsonAppendValue(&rc, &opt, "collation", 9, &v);
+    docextCollatorAppendSpec(&rc, &opt, "collation", 9, pS->pCollator);
     docextBsonEndDoc(&rc, &opt, iDoc);
     if( rc==SQLITE_OK ) rc = sqlite3_bind_blob(*ppStmt, 2, opt.a, (int)opt.n, SQLITE_TRANSIENT);
     docextBufFree(&opt);

@@ -324,6 +324,15 @@ const u8 *docextCollatorSpec(const DocCollator *p){
   return p ? p->aSpec : 0;
 }
 
+void docextCollatorAppendSpec(int *pRc, DocBuf *pOut, const char *zKey, int nKey,
+                              const DocCollator *p){
+  DocValue v;
+  v.type = DOC_DOCUMENT;
+  v.p = p->aSpec;
+  v.n = docextGetI32(p->aSpec);
+  docextBsonAppendValue(pRc, pOut, zKey, nKey, &v);
+}
+
 int docextCollatorSame(const DocCollator *a, const DocCollator *b){
   int n;
   if( a==0 || b==0 ) return a==b;

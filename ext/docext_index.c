@@ -1229,13 +1229,7 @@ static int idxSpecEncode(const DocIndex *p, DocBuf *pOut){
     docextBsonAppendInt32(&rc, pOut, "bits", 4, p->n2dBits);
   }
   if( p->pText ) docextTextSpecWrite(p->pText, &rc, pOut);
-  if( p->pCollator ){
-    const u8 *aSpec = docextCollatorSpec(p->pCollator);
-    v.type = DOC_DOCUMENT;
-    v.p = aSpec;
-    v.n = docextGetI32(aSpec);
-    docextBsonAppendValue(&rc, pOut, "collation", 9, &v);
-  }
+  if( p->pCollator ) docextCollatorAppendSpec(&rc, pOut, "collation", 9, p->pCollator);
   docextBsonEndDoc(&rc, pOut, iStart);
   return rc;
 }
@@ -2400,13 +2394,7 @@ void docextIndexOptions(const DocIndex *pIdx, int *pRc, DocBuf *pOut){
     docextBsonAppendValue(pRc, pOut, "partialFilterExpression", 23, &v);
   }
   if( pIdx->pText ) docextTextSpecWrite(pIdx->pText, pRc, pOut);
-  if( pIdx->pCollator ){
-    DocValue v;
-    v.type = DOC_DOCUMENT;
-    v.p = docextCollatorSpec(pIdx->pCollator);
-    v.n = docextGetI32(v.p);
-    docextBsonAppendValue(pRc, pOut, "collation", 9, &v);
-  }
+  if( pIdx->pCollator ) docextCollatorAppendSpec(pRc, pOut, "collation", 9, pIdx->pCollator);
   docextBsonEndDoc(pRc, pOut, iStart);
 }
 
