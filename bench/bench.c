@@ -462,6 +462,33 @@ static void w2Json(Bench *p){
       "SELECT doc FROM books_json WHERE json_extract(doc, '$.slug') = ?1", 0);
 }
 
+/* ---- W18: point lookups by slug, without case -----------------------------
+** W2's lookups with each slug in capitals, under the collation {locale:
+** "en", strength: 2} (case does not count), served by docext's {slug: 1}
+** index of that collation, against SQLite's expression index on the slug
+** with COLLATE NOCASE (the slugs are ASCII, where NOCASE and the collation
+** agree). Each lookup must return exactly the book asked for. */
+static void w18Setup(Bench *p){
+  int k, i;
+  for(k=0; k<p->nLookup; k++){
+    for(i=0; w2.azSlug[k][i]; i++){
+      if( w2.azSlug[k][i]>='a' && w2.azSlug[k][i]<='z' ) w2.azSlug[k][i] -= 'a' - 'A';
+    }
+  }
+  exec(p->dbDoc, "SELECT doc_create_index('books', '{slug: 1}', "
+                 "'{name: \"slug_ci\", collation: {locale: \"en\", strength: 2}}')");
+  exec(p->dbJson, "CREATE INDEX books_json_slug_ci ON books_json(json_extract(doc, '$.slug')"
+                  " COLLATE NOCASE)");
+}
+static void w18Docext(Bench *p){
+  lookupAll(p, p->dbDoc, "SELECT doc FROM books(?1, NULL, NULL,"
+            " '{\"collation\": {\"locale\": \"en\", \"strength\": 2}}')", 1);
+}
+static void w18Json(Bench *p){
+  lookupAll(p, p->dbJson,
+      "SELECT doc FROM books_json WHERE json_extract(doc, '$.slug') = ?1 COLLATE NOCASE", 0);
+}
+
 /* ---- W3: multikey lookups {subjects: S} ---------------------------------
 ** nSubjectQuery counts of the books having subject S: docext through its
 ** multikey {subjects: 1} index (a count reads only index entries), SQLite
@@ -1370,6 +1397,8 @@ static const Workload aWorkload[] = {
       w16Setup, "docext", w16Docext, "json", w16Json,   "<=", 0, 0, 3 },
   { "W17",    "%d updates by _id under a text index (json: FTS5)", COUNT(nLookup),
       w17Setup, "docext", w9Docext,  "json", w9Json,    "<=", 0, w17Check, 1 },
+  { "W18",    "%d point lookups by slug without case (json: COLLATE NOCASE)", COUNT(nLookup),
+      w18Setup, "docext", w18Docext, "json", w18Json,   "<=", 0, 0, 3 },
 };
 
 /* ---- main -------------------------------------------------------------- */

@@ -189,6 +189,8 @@ struct DocQuery {
   DocProjection *pProj;     /* may be NULL */
   DocSort *pSort;           /* NULL when no (or an empty) sort */
   DocCollator *pCollator;   /* the options' collation, or NULL (simple) */
+  DocBuf collation;         /* the collation document it was made from, kept
+                            ** with it from one execution to the next */
   i64 nSkip;                /* results to skip (options.skip + OFFSET) */
   i64 nRouterSkip, nRouterMax;    /* a routed part's: the router's (the
                                   ** part's own take skip+limit from 0) */
@@ -346,6 +348,27 @@ int docextCollTextScorer(DocColl *pColl, const u8 *aFilter, const u8 *aLet, i64 
   return rc;
 }
 
+/* p->pCollator for the options' collation. A prepared statement runs its
+** query again and again with the same options: the collator made for the
+** last run serves when the collation document is the same bytes (ICU
+** takes microseconds to make one). */
+static int queryCollator(DocQuery *p, const u8 *aOptions, char **pzErr){
+  DocValue v;
+  int rc = SQLITE_OK;
+  if( aOptions==0 || !docextBsonFind(aOptions, "collation", 9, &v) ) v.type = 0;
+  if( p->pCollator && v.type==DOC_DOCUMENT && p->collation.n==v.n
+   && memcmp(p->collation.a, v.p, v.n)==0 ){
+    return SQLITE_OK;
+  }
+  docextCollatorFree(p->pCollator);
+  p->pCollator = 0;
+  docextBufReset(&p->collation);
+  if( v.type==0 ) return SQLITE_OK;
+  rc = docextCollatorNew(&v, &p->pCollator, pzErr);
+  if( rc==SQLITE_OK && p->pCollator ) docextBufAppend(&rc, &p->collation, v.p, v.n);
+  return rc;
+}
+
 /* Compile the spec into p (whose compiled parts are empty). */
 static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   i64 nSkip = 0, nLimit = 0;
@@ -357,7 +380,7 @@ static int queryCompile(DocQuery *p, const DocQuerySpec *pSpec, char **pzErr){
   p->bExplain = pSpec->bExplain;
   p->bProjectIfCovered = pSpec->bProjectIfCovered;
   rc = docextExprLetOption(pSpec->aOptions, &aLet, pzErr);
-  if( rc==SQLITE_OK ) rc = docextCollatorOption(pSpec->aOptions, &p->pCollator, pzErr);
+  if( rc==SQLITE_OK ) rc = queryCollator(p, pSpec->aOptions, pzErr);
   for(i=0; rc==SQLITE_OK && i<pSpec->nFilter; i++){
     rc = docextMatcherNewColl(pSpec->aaFilter[i], aLet, &nowMs, p->pCollator,
                               &p->apFilter[i], pzErr);
@@ -450,8 +473,6 @@ static void queryUncompile(DocQuery *p){
   p->pProj = 0;
   docextSortFree(p->pSort);
   p->pSort = 0;
-  docextCollatorFree(p->pCollator);
-  p->pCollator = 0;
   p->bNearSort = 0;
   p->pNearGeo = 0;
   p->pText = 0;
@@ -574,6 +595,8 @@ void docextQueryFree(DocQuery *p){
     docextBufFree(&p->sortKeys);
     docextBufFree(&p->specCopy);
     docextAccessClear(&p->access);
+    docextCollatorFree(p->pCollator);
+    docextBufFree(&p->collation);
     sqlite3_free(p);
   }
 }
