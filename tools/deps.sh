@@ -11,6 +11,7 @@
 #   libstemmer-dev    Snowball's stemmers (libstemmer), used by text indexes
 #                     in languages other than English
 #   libicu-dev        ICU, whose collators give collations (as in MongoDB)
+#   python3-icu       ICU in Python (PyICU): test/diff_collation.py's model
 #   python3           Debian's /usr/bin/python3, whose sqlite3 module can load
 #                     extensions (test/test_pybson.py)
 #   python3-bson      MongoDB's own BSON codec, the cross-check's reference
@@ -36,7 +37,7 @@
 set -euo pipefail
 
 packages=(build-essential sqlite3 libsqlite3-dev libpcre2-dev libstemmer-dev libicu-dev
-          python3 python3-bson python3-pymongo python3-snowballstemmer
+          python3 python3-bson python3-pymongo python3-snowballstemmer python3-icu
           liblingua-stopwords-perl unicode-data tzdata)
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
