@@ -9,6 +9,10 @@
 ** what compiles runs on the document (the update as an update and as an
 ** upsert's insert, then once more on its own result). The contract: a
 ** result or a docext: error, and every document made is valid BSON.
+** A fifth line, when it is a collation document docext accepts, runs the
+** filter, the sort and the update again under that collation; and for
+** each two values of the document, their keys under it must order as the
+** collation compares them (docext_cmp.c's promise).
 */
 #include "fuzz.h"
 
@@ -150,8 +154,100 @@ static void runSchemaExplain(const u8 *aFilter, const u8 *aDoc, int bMatch){
   docextBufFree(&why);
 }
 
+/* The sign of x. */
+static int sign(int x){
+  return x<0 ? -1 : x>0;
+}
+
+/* Keys of the document's top-level values (at most 8) under pColl order as
+** docextValueCompareColl orders the values. */
+static void checkKeyOrder(const u8 *aDoc, const DocCollator *pColl){
+  DocValue aV[8];
+  DocBuf aKey[8];
+  DocIter it;
+  int n = 0, i, j, rc = SQLITE_OK;
+  docextIterInit(&it, aDoc);
+  while( n<8 && docextIterNext(&it)>0 ) aV[n++] = it.v;
+  for(i=0; i<n; i++){
+    memset(&aKey[i], 0, sizeof(aKey[i]));
+    docextKeyAppendColl(&rc, &aKey[i], &aV[i], 0, pColl);
+  }
+  for(i=0; rc==SQLITE_OK && i<n; i++){
+    for(j=0; j<n; j++){
+      int cKey = docextKeyCmp(aKey[i].a, (int)aKey[i].n, aKey[j].a, (int)aKey[j].n);
+      FUZZ_ASSERT(sign(cKey)==sign(docextValueCompareColl(&aV[i], &aV[j], pColl)),
+                  "keys under a collation order values unlike the comparison");
+    }
+  }
+  for(i=0; i<n; i++) docextBufFree(&aKey[i]);
+}
+
+/* The filter, the sort and the update under the collation of line 4. */
+static void runCollation(const u8 *aFilter, const u8 *aDoc, const u8 *aProj,
+                         const u8 *aUpdate, int bPipeline, const u8 *aColl){
+  DocCollator *pColl = 0;
+  DocMatcher *pMatch = 0;
+  DocSort *pSort = 0;
+  DocUpdate *pUp = 0;
+  DocBuf opt, out;
+  DocValue v;
+  char *zErr = 0;
+  int rc, bMatch = 0, iPos = -1, bChanged = 0;
+  v.type = DOC_DOCUMENT;
+  v.p = aColl;
+  v.n = docextGetI32(aColl);
+  rc = docextCollatorNew(&v, &pColl, &zErr);
+  checkError(rc, zErr);
+  if( rc!=SQLITE_OK || pColl==0 ) return;
+  checkKeyOrder(aDoc, pColl);
+  zErr = 0;
+  rc = docextMatcherNewColl(aFilter, aProj, 0, pColl, &pMatch, &zErr);
+  checkError(rc, zErr);
+  if( rc==SQLITE_OK ){
+    zErr = 0;
+    rc = docextMatcherMatch(pMatch, aDoc, &bMatch, &iPos, &zErr);
+    checkError(rc, zErr);
+    docextMatcherFree(pMatch);
+  }
+  memset(&out, 0, sizeof(out));
+  zErr = 0;
+  if( docextSortNew(aProj, &pSort, &zErr)==SQLITE_OK ){
+    docextSortSetCollator(pSort, pColl);
+    zErr = 0;
+    rc = docextSortKey(pSort, aDoc, &out, &zErr);
+    checkError(rc, zErr);
+    docextSortFree(pSort);
+  }else{
+    sqlite3_free(zErr);
+  }
+  /* the update with options {collation: <line 4>} */
+  memset(&opt, 0, sizeof(opt));
+  rc = SQLITE_OK;
+  {
+    i64 iStart = docextBsonStartDoc(&rc, &opt);
+    docextBsonAppendValue(&rc, &opt, "collation", 9, &v);
+    docextBsonEndDoc(&rc, &opt, iStart);
+  }
+  FUZZ_ASSERT(rc==SQLITE_OK, "out of memory");
+  zErr = 0;
+  rc = bPipeline ? docextUpdateNewPipeline(aUpdate, opt.a, 0, &pUp, &zErr)
+                 : docextUpdateNew(aUpdate, opt.a, &pUp, &zErr);
+  checkError(rc, zErr);
+  if( rc==SQLITE_OK ){
+    docextBufReset(&out);
+    zErr = 0;
+    rc = docextUpdateApply(pUp, aDoc, bMatch ? iPos : -1, 0, &out, &bChanged, &zErr);
+    checkError(rc, zErr);
+    if( rc==SQLITE_OK ) FUZZ_ASSERT(fuzzValid(out.a, out.n), "an update made invalid BSON");
+    docextUpdateFree(pUp);
+  }
+  docextBufFree(&out);
+  docextBufFree(&opt);
+  docextCollatorFree(pColl);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
-  DocBuf filter, doc, proj, update;
+  DocBuf filter, doc, proj, update, coll;
   DocMatcher *pMatch = 0;
   char *zErr = 0;
   int rc, bMatch = 0, iPos = -1, bPipeline = 0;
@@ -160,6 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   memset(&doc, 0, sizeof(doc));
   memset(&proj, 0, sizeof(proj));
   memset(&update, 0, sizeof(update));
+  memset(&coll, 0, sizeof(coll));
   parseLine(aData, nData, 0, &filter, 0);
   parseLine(aData, nData, 1, &doc, 0);
   parseLine(aData, nData, 2, &proj, 0);
@@ -179,8 +276,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *aData, size_t nData){
   runProjection(proj.a, doc.a, iPos);
   runSort(proj.a, doc.a);
   runUpdate(update.a, bPipeline, proj.a, doc.a, iPos);
+  checkKeyOrder(doc.a, 0);
+  parseLine(aData, nData, 4, &coll, 0);
+  if( coll.n>5 ) runCollation(filter.a, doc.a, proj.a, update.a, bPipeline, coll.a);
 
   docextBufFree(&filter);
+  docextBufFree(&coll);
   docextBufFree(&doc);
   docextBufFree(&proj);
   docextBufFree(&update);
