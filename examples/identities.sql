@@ -1,7 +1,8 @@
 -- Several identities (SCENARIOS.md D): a user who signs in by email,
 -- Facebook or LinkedIn. Either one document per user with an index per
 -- identity, or one document per identity pointing at its user.
--- (Sharding either layout waits for INTERFACE.md §6.)
+-- (Sharding either layout waits for INTERFACE.md §6.) Last, emails compared
+-- without case, through an index with a collation.
 -- Run: sqlite3 < examples/identities.sql
 .load ./docext
 .headers off
@@ -63,3 +64,19 @@ SELECT doc_json(doc_get(doc, 'identifier')) FROM identities('{ user: "1200-42" }
 SELECT group_concat(doc_get(doc, 'user'), ' ') FROM identities('{ "identifier.fb": { $exists: true } }');
 SELECT doc_check('users');
 SELECT doc_check('identities');
+
+-- 3. an email is the same whatever its case: the identity index under a
+-- collation that ignores case (English, strength 2) refuses "JOE@abc.com"
+-- once "joe@abc.com" is taken, and a sign-in typed in capitals finds the
+-- user through that index (the query names the same collation)
+CREATE VIRTUAL TABLE logins USING docext;
+SELECT doc_create_index('logins', '{ email: 1 }',
+                        '{ unique: true, collation: { locale: "en", strength: 2 } }');
+INSERT INTO logins(doc) VALUES ('{ email: "joe@abc.com", user: "1200-42" }'),
+                               ('{ email: "Ann@ABC.com", user: "1200-43" }');
+INSERT INTO logins(doc) VALUES ('{ email: "JOE@abc.com", user: "1200-99" }');
+SELECT doc_get(doc, 'user') FROM logins('{ email: "ANN@abc.COM" }', NULL, NULL,
+                                        '{ collation: { locale: "en", strength: 2 } }');
+SELECT json_extract(doc_explain('logins', '{ email: "ANN@abc.COM" }', NULL, NULL,
+                                '{ collation: { locale: "en", strength: 2 } }'), '$.cursor', '$.n');
+SELECT doc_check('logins');
