@@ -1557,6 +1557,13 @@ int docextCollValidation(DocColl *pColl, const u8 **paSpec, i64 *piTag, char **p
 /* Store them (NULL: remove them); nothing is written when they are the
 ** ones stored already. */
 int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr);
+/* Store the collection's default collation (a full spec; at its creation
+** only, as MongoDB's createCollection). */
+int docextCollSetCollation(DocColl *pColl, const u8 *aSpec, char **pzErr);
+/* The collection's default collation (borrowed, valid until the next call
+** that reloads its definitions), or NULL: the collation of its _id index,
+** of queries that name none and of indexes made without one. */
+int docextCollCollation(DocColl *pColl, DocCollator **ppOut, char **pzErr);
 
 /**************************************************************************
 ** Interface to docext_validate.c — collection validators (doc_coll_mod).
@@ -1570,11 +1577,14 @@ int docextValidateWrite(DocColl *pColl, const u8 *aOld, const u8 *aNew, char **p
 /* *pbActive: would writes to the collection be checked? */
 int docextValidateActive(DocColl *pColl, int *pbActive, char **pzErr);
 void docextValidatorFree(DocValidator *p);
-/* CREATE VIRTUAL TABLE x USING docext('{validator: …}'): zArg, the module
-** argument as SQL wrote it, read and checked (before anything is created)
-** into the settings to store (docextCollSetValidation) in pSpec, left
-** empty when they are the defaults. */
-int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, char **pzErr);
+/* CREATE VIRTUAL TABLE x USING docext('{validator: …, collation: …}'):
+** zArg, the module argument as SQL wrote it, read and checked (before
+** anything is created) into the settings to store (docextCollSetValidation)
+** in pSpec, left empty when they are the defaults, and the collection's
+** default collation (its full spec, docextCollSetCollation) in pCollation,
+** left empty for none. */
+int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, DocBuf *pCollation,
+                                 char **pzErr);
 int docextRegisterValidateFunctions(sqlite3 *db, DocConn *pConn);
 /* The compiled validator a DocColl keeps (docext_coll.c frees it). */
 DocValidator **docextCollValidatorSlot(DocColl *pColl);

@@ -1907,6 +1907,13 @@ static int aggCompile(DocConn *pConn, Agg *p, const u8 *aPipe, const u8 *aOption
   DocValue pipe;
   docextBufAppend(&rc, &p->pipe, aPipe, docextGetI32(aPipe));
   if( rc==SQLITE_OK ) rc = compileOptions(p, aOptions, pzErr);
+  if( rc==SQLITE_OK && p->pColl
+   && !(aOptions && docextBsonFind(aOptions, "collation", 9, &pipe)) ){
+    /* (none given: the collection's default, for every stage) */
+    DocCollator *pDefault = 0;
+    rc = docextCollCollation(p->pColl, &pDefault, pzErr);
+    p->pCollator = docextCollatorRef(pDefault);
+  }
   if( rc ) return rc;
   p->nowMs = docextClockNowMs();
   p->pConn = pConn;

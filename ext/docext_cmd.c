@@ -101,9 +101,27 @@ static int cmdDocArg(Cmd *p, sqlite3_value *pVal, const char *zWhat, DocBuf *pBu
   return cmdArg(p, pVal, zWhat, pBuf, 0);
 }
 
-/* Compile the update: operators, a replacement or a pipeline. */
+static int cmdOptSet(DocBuf *pBuf, const char *zKey, const DocValue *v);
+
+/* Compile the update: operators, a replacement or a pipeline. Without a
+** collation of its own it compares as the collection's default does (the
+** query finds it there by itself). */
 static int cmdCompileUpdate(Cmd *p){
-  const u8 *aOpt = p->updateOpt.n ? p->updateOpt.a : 0;
+  const u8 *aOpt;
+  DocCollator *pDefault = 0;
+  DocValue v;
+  int rc = SQLITE_OK;
+  if( !(p->updateOpt.n && docextBsonFind(p->updateOpt.a, "collation", 9, &v)) ){
+    rc = docextCollCollation(p->pColl, &pDefault, &p->zErr);
+    if( rc==SQLITE_OK && pDefault ){
+      v.type = DOC_DOCUMENT;
+      v.p = docextCollatorSpec(pDefault);
+      v.n = docextGetI32(v.p);
+      rc = cmdOptSet(&p->updateOpt, "collation", &v);
+    }
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  aOpt = p->updateOpt.n ? p->updateOpt.a : 0;
   if( p->bPipeline ){
     if( p->nowMs==0 ) p->nowMs = docextClockNowMs();
     return docextUpdateNewPipeline(p->update.a, aOpt, p->nowMs, &p->pUpdate, &p->zErr);

@@ -455,12 +455,14 @@ static int collValidate(DocColl *p, const u8 *aOld, const u8 *aNew, char **pzErr
   return p->nBypass>0 ? SQLITE_OK : docextValidateWrite(p, aOld, aNew, pzErr);
 }
 
-/* Encode the _id key of a prepared document into pKey. */
-static int idKey(const u8 *aDoc, DocBuf *pKey, DocValue *pId){
+/* Encode the _id key of a prepared document into pKey, under the
+** collection's default collation (pColl; NULL: none), which is its _id
+** index's. */
+static int idKey(const u8 *aDoc, const DocCollator *pColl, DocBuf *pKey, DocValue *pId){
   int rc = SQLITE_OK;
   firstValue(aDoc, pId);
   docextBufReset(pKey);
-  docextKeyAppend(&rc, pKey, pId, 0);
+  docextKeyAppendColl(&rc, pKey, pId, 0, pColl);
   return rc;
 }
 
@@ -509,6 +511,7 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
   DocBuf doc, key;
   u8 aKeySpace[128];
   const u8 *aStore = 0;
+  DocCollator *pIdColl = 0;
   DocValue id;
   i64 iOld = 0;
   int rc;
@@ -517,7 +520,8 @@ int docextCollInsert(DocColl *p, const u8 *aDoc, int bNamesChecked, int eConflic
   docextBufInit(&key, aKeySpace, sizeof(aKeySpace));
   rc = docextCollTtlSweep(p, 0, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollPrepare(aDoc, bNamesChecked, &doc, &aStore, pzErr);
-  if( rc==SQLITE_OK ) rc = idKey(aStore, &key, &id);
+  if( rc==SQLITE_OK ) rc = docextCollCollation(p, &pIdColl, pzErr);
+  if( rc==SQLITE_OK ) rc = idKey(aStore, pIdColl, &key, &id);
   if( rc==SQLITE_OK && eConflict!=SQLITE_IGNORE && eConflict!=SQLITE_REPLACE
    && docextStorageIsInline(p->pStore, (int)key.n, docextGetI32(aStore)) ){
     /* No look-up first: the INSERT's UNIQUE(idkey) finds a duplicate _id,
@@ -595,15 +599,16 @@ int docextCollReplace(DocColl *p, i64 iDoc, const u8 *aNew, int bNamesChecked,
 
 int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew,
                             int bNamesChecked, char **pzErr){
-  DocBuf doc, keyOld, keyNew;
+  DocBuf doc, keyNew;
   const u8 *aStore = 0;
+  DocCollator *pIdColl = 0;
   DocValue idOld, idNew;
   int rc;
 
   memset(&doc, 0, sizeof(doc));
-  memset(&keyOld, 0, sizeof(keyOld));
   memset(&keyNew, 0, sizeof(keyNew));
-  rc = idKey(aOld, &keyOld, &idOld);
+  firstValue(aOld, &idOld);
+  rc = docextCollCollation(p, &pIdColl, pzErr);
   if( rc==SQLITE_OK && !docextBsonFind(aNew, "_id", 3, &idNew) ){
     /* A replacement without _id keeps the old one: build {_id, ...aNew}. */
     docextBsonWithId(&rc, &doc, &idOld, aNew);
@@ -616,8 +621,10 @@ int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew
     DocBuf prepared;
     memset(&prepared, 0, sizeof(prepared));
     rc = docextCollPrepare(aNew, bNamesChecked, &prepared, &aStore, pzErr);
-    if( rc==SQLITE_OK ) rc = idKey(aStore, &keyNew, &idNew);
-    if( rc==SQLITE_OK && (keyNew.n!=keyOld.n || memcmp(keyNew.a, keyOld.a, keyNew.n)) ){
+    if( rc==SQLITE_OK ) rc = idKey(aStore, pIdColl, &keyNew, &idNew);
+    /* (compared without the collation, as MongoDB compares it: "ann" may
+    ** not become "Ann" even where the two are one _id) */
+    if( rc==SQLITE_OK && docextValueCompare(&idOld, &idNew)!=0 ){
       DocBuf msg;
       memset(&msg, 0, sizeof(msg));
       docextBufAppendStr(&rc, &msg, "docext: after applying the update, the (immutable) "
@@ -641,7 +648,6 @@ int docextCollReplaceLoaded(DocColl *p, i64 iDoc, const u8 *aOld, const u8 *aNew
   ** running past the user's) */
   docextCollLoadEnd(p);
   docextBufFree(&doc);
-  docextBufFree(&keyOld);
   docextBufFree(&keyNew);
   return rc;
 }

@@ -1419,7 +1419,8 @@ static const char *const azIdxStmt[IS_COUNT] = {
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key=?2 AND docid<>?3 LIMIT 1",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>=?2 AND key<?3",
   "SELECT docid FROM \"%w\".\"%w_idx\" WHERE ix=?1 AND key>?2 AND key<=?3",
-  "SELECT k, v FROM \"%w\".\"%w_config\" WHERE k IN ('shardkey','chunksize','validation')",
+  "SELECT k, v FROM \"%w\".\"%w_config\" WHERE k IN ('shardkey','chunksize','validation',"
+  "'collation')",
   "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(k,v) VALUES(?1,?2)",
   "DELETE FROM \"%w\".\"%w_config\" WHERE k=?1",
 };
@@ -1442,6 +1443,8 @@ struct DocIndexCache {
   i64 nChunkSize;           /* X_config 'chunksize', with it */
   u8 *aValidation;          /* X_config 'validation' (BSON, checked as BSON
                             ** only: docext_validate.c reads it), or NULL */
+  u8 *aCollation;           /* X_config 'collation': the default collation's
+                            ** spec (BSON), or NULL; aIdx[0] (_id_) has it */
   sqlite3_stmt *aStmt[IS_COUNT];
 };
 
@@ -1464,6 +1467,8 @@ static void idxCacheDrop(DocIndexCache *c){
   c->nChunkSize = 0;
   sqlite3_free(c->aValidation);
   c->aValidation = 0;
+  sqlite3_free(c->aCollation);
+  c->aCollation = 0;
 }
 
 void docextIndexCacheFree(DocIndexCache *c){
@@ -1567,6 +1572,9 @@ static int idxConfigLoad(DocColl *p, DocIndexCache *c, char **pzErr){
     }else if( zK && strcmp(zK, "validation")==0 ){
       rc = idxConfigBson(pStmt, 1, &c->aValidation);
       zBad = "validation settings";
+    }else if( zK && strcmp(zK, "collation")==0 ){
+      rc = idxConfigBson(pStmt, 1, &c->aCollation);
+      zBad = "default collation";
     }else{
       rc = idxConfigBson(pStmt, 1, &c->aShardKey);
       zBad = "shard key";
@@ -1580,6 +1588,23 @@ static int idxConfigLoad(DocColl *p, DocIndexCache *c, char **pzErr){
   if( rc==SQLITE_OK && c->aShardKey && c->nChunkSize<=0 ){
     *pzErr = sqlite3_mprintf("docext: corrupt chunk size in %s", docextCollName(p));
     rc = SQLITE_CORRUPT_VTAB;
+  }
+  if( rc==SQLITE_OK && c->aCollation && c->nIdx>0 ){
+    /* the _id index's collation: its keys (X_docs.idkey) are made under it */
+    DocValue v;
+    v.type = DOC_DOCUMENT;
+    v.p = c->aCollation;
+    v.n = docextGetI32(c->aCollation);
+    docextCollatorFree(c->aIdx[0].pCollator);
+    c->aIdx[0].pCollator = 0;
+    rc = docextCollatorNew(&v, &c->aIdx[0].pCollator, pzErr);
+    if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+      char *z = sqlite3_mprintf("docext: the default collation of %s: %s", docextCollName(p),
+                                *pzErr ? *pzErr+8 : "?");
+      sqlite3_free(*pzErr);
+      *pzErr = z;
+      rc = z ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
   }
   if( rc!=SQLITE_OK ) c->bLoaded = 0;
   return rc;
@@ -1758,6 +1783,29 @@ int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
   }
   if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
   if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
+  return rc;
+}
+
+int docextCollSetCollation(DocColl *pColl, const u8 *aSpec, char **pzErr){
+  DocIndexCache *c = 0;
+  sqlite3_stmt *pStmt = 0;
+  int rc = idxCacheGet(pColl, 1, &c, pzErr);
+  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, IS_CONFIG_SET, &pStmt);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, "collation", -1, SQLITE_STATIC);
+    sqlite3_bind_blob(pStmt, 2, aSpec, docextGetI32(aSpec), SQLITE_STATIC);
+    rc = docextStmtRun(pStmt);
+    sqlite3_clear_bindings(pStmt);
+  }
+  if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
+  if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
+  return rc;
+}
+
+int docextCollCollation(DocColl *pColl, DocCollator **ppOut, char **pzErr){
+  DocIndexCache *c = 0;
+  int rc = idxCacheGet(pColl, 0, &c, pzErr);
+  *ppOut = rc==SQLITE_OK ? c->aIdx[0].pCollator : 0;
   return rc;
 }
 
@@ -2318,6 +2366,7 @@ int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName
   DocIndexCache *c = 0;
   DocBuf name;
   DocIndex cand;
+  DocValue vColl;
   const char *zExisting = 0;
   int rc, bSave = 0, bNamed = 0;
 
@@ -2352,6 +2401,17 @@ int docextIndexCreate(DocColl *p, const u8 *aKeys, const u8 *aOpt, char **pzName
     bSave = idxCmdBegin(p);
     rc = idxCmdLock(p, bSave);
     if( rc==SQLITE_OK ) rc = idxCacheGet(p, 1, &c, pzErr);
+    if( rc==SQLITE_OK && c->aIdx[0].pCollator && !cand.pText && cand.eGeo!=DOCEXT_DIR_2D
+     && !(aOpt && docextBsonFind(aOpt, "collation", 9, &vColl)) ){
+      /* an index made without a collation takes the collection's default
+      ** (as in MongoDB; text and 2d indexes have none) */
+      cand.pCollator = docextCollatorRef(c->aIdx[0].pCollator);
+      if( cand.aPartial ){
+        docextMatcherFree(cand.pPartial);
+        cand.pPartial = 0;
+        rc = idxFinish(&cand, pzErr);
+      }
+    }
     if( rc==SQLITE_OK ) rc = idxConflict(c, &cand, &zExisting, pzErr);
     if( rc==SQLITE_OK ){
       rc = idxBuild(p, c, &cand, pzErr);
@@ -3068,7 +3128,8 @@ static int idxCheckBytes(CheckCtx *pC, sqlite3_stmt *pRow, sqlite3_stmt *pRead, 
 }
 
 /* _id comes first in document aDoc, and the row's idkey is its key. */
-static void idxCheckId(CheckCtx *pC, sqlite3_stmt *pRow, i64 iDoc, const u8 *aDoc){
+static void idxCheckId(CheckCtx *pC, sqlite3_stmt *pRow, i64 iDoc, const u8 *aDoc,
+                       const DocCollator *pColl){
   DocIter it;
   DocBuf key;
   u8 aSpace[64];
@@ -3081,7 +3142,7 @@ static void idxCheckId(CheckCtx *pC, sqlite3_stmt *pRow, i64 iDoc, const u8 *aDo
     checkProblem(pC, "document %lld: its _id index key is not a BLOB", iDoc);
   }else{
     docextBufInit(&key, aSpace, sizeof(aSpace));
-    docextKeyAppend(&pC->rc, &key, &it.v, 0);
+    docextKeyAppendColl(&pC->rc, &key, &it.v, 0, pColl);
     if( pC->rc==SQLITE_OK && (key.n!=nIdKey || memcmp(key.a, aIdKey, nIdKey)) ){
       checkProblem(pC, "document %lld: its _id index key does not match its _id", iDoc);
     }
@@ -3161,7 +3222,7 @@ static void idxCheckDocument(CheckCtx *pC, DocIndexCache *c, sqlite3_stmt *pRow,
     idxCheckBad(pC, iDoc);
     return;
   }
-  idxCheckId(pC, pRow, iDoc, pDoc->a);
+  idxCheckId(pC, pRow, iDoc, pDoc->a, c ? c->aIdx[0].pCollator : 0);
   for(i=1; c && i<c->nIdx && pC->rc==SQLITE_OK; i++){
     idxCheckExpect(pC, c, i, iDoc, pDoc->a, pKs);
   }

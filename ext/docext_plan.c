@@ -2846,6 +2846,7 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
   const u8 *aFilter = 0, *aOpt = 0;
   DocQuerySpec spec;
   DistinctSet set;
+  DocValue v;
   char *zErr = 0;
   int rc, i;
   i64 n = 0;
@@ -2860,6 +2861,12 @@ static void planDistinctFunc(sqlite3_context *ctx, int argc, sqlite3_value **arg
     if( rc!=SQLITE_OK ) goto done;        /* planArgDoc gave the error */
   }
   if( rc==SQLITE_OK ) rc = distinctOptions(aOpt, &set.pCollator, &zErr);
+  if( rc==SQLITE_OK && !(aOpt && docextBsonFind(aOpt, "collation", 9, &v)) ){
+    /* (none given: the collection's default) */
+    DocCollator *pDefault = 0;
+    rc = docextCollCollation(pColl, &pDefault, &zErr);
+    set.pCollator = docextCollatorRef(pDefault);
+  }
   if( rc==SQLITE_OK ){
     docextQuerySpecInit(&spec);
     if( aFilter ){ spec.aaFilter[0] = aFilter; spec.nFilter = 1; }

@@ -348,10 +348,11 @@ int docextCollTextScorer(DocColl *pColl, const u8 *aFilter, const u8 *aLet, i64 
   return rc;
 }
 
-/* p->pCollator for the options' collation. A prepared statement runs its
-** query again and again with the same options: the collator made for the
-** last run serves when the collation document is the same bytes (ICU
-** takes microseconds to make one). */
+/* p->pCollator for the options' collation, or the collection's default
+** when they name none. A prepared statement runs its query again and again
+** with the same options: the collator made for the last run serves when
+** the collation document is the same bytes (ICU takes microseconds to make
+** one). */
 static int queryCollator(DocQuery *p, const u8 *aOptions, char **pzErr){
   DocValue v;
   int rc = SQLITE_OK;
@@ -363,7 +364,12 @@ static int queryCollator(DocQuery *p, const u8 *aOptions, char **pzErr){
   docextCollatorFree(p->pCollator);
   p->pCollator = 0;
   docextBufReset(&p->collation);
-  if( v.type==0 ) return SQLITE_OK;
+  if( v.type==0 ){
+    DocCollator *pDefault = 0;
+    rc = docextCollCollation(p->pColl, &pDefault, pzErr);
+    p->pCollator = docextCollatorRef(pDefault);
+    return rc;
+  }
   rc = docextCollatorNew(&v, &p->pCollator, pzErr);
   if( rc==SQLITE_OK && p->pCollator ) docextBufAppend(&rc, &p->collation, v.p, v.n);
   return rc;

@@ -2252,6 +2252,16 @@ static void rtShardCollectionFunc(sqlite3_context *ctx, int argc, sqlite3_value 
     rc = docextError(&zErr, "docext: %s is sharded already", docextCollName(pColl));
   }
   if( rc==SQLITE_OK ){
+    /* (chunks are ranges of the keys' bytes, and its partitions would need
+    ** the collation too) */
+    DocCollator *pDefault = 0;
+    rc = docextCollCollation(pColl, &pDefault, &zErr);
+    if( rc==SQLITE_OK && pDefault ){
+      rc = docextError(&zErr, "docext: %s has a default collation: docext does not shard "
+                       "such a collection", docextCollName(pColl));
+    }
+  }
+  if( rc==SQLITE_OK ){
     pR = docextMallocZero(sizeof(*pR));
     if( pR==0 ) rc = SQLITE_NOMEM;
   }

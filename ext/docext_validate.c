@@ -93,7 +93,8 @@ static int validationRead(const u8 *aDoc, Validation *pV, const char *zWhere, ch
       }
     }else{
       return docextError(pzErr, "docext: unknown option '%s' %s (known: validator, "
-                         "validationLevel, validationAction)", it.zKey, zWhere);
+                         "validationLevel, validationAction%s)", it.zKey, zWhere,
+                         strstr(zWhere, "CREATE") ? ", collation" : "");
     }
   }
   return SQLITE_OK;
@@ -482,19 +483,49 @@ static int createArgParse(const char *zArg, DocBuf *pOpt, char **pzErr){
   return rc;
 }
 
-int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, char **pzErr){
-  DocBuf opt;
+/* The options of CREATE VIRTUAL TABLE without their collation, into pOut;
+** the collation's full spec into pCollation (left empty for none or
+** "simple"). */
+static int createCollation(const u8 *aOpt, DocBuf *pOut, DocBuf *pCollation, char **pzErr){
+  DocIter it;
+  int rc = SQLITE_OK;
+  i64 iStart = docextBsonStartDoc(&rc, pOut);
+  docextIterInit(&it, aOpt);
+  while( rc==SQLITE_OK && docextIterNext(&it)>0 ){
+    if( docextIterKeyIs(&it, "collation") ){
+      DocCollator *pColl = 0;
+      rc = docextCollatorNew(&it.v, &pColl, pzErr);
+      docextBufReset(pCollation);
+      if( rc==SQLITE_OK && pColl ){
+        const u8 *aSpec = docextCollatorSpec(pColl);
+        docextBufAppend(&rc, pCollation, aSpec, docextGetI32(aSpec));
+      }
+      docextCollatorFree(pColl);
+    }else{
+      docextBsonAppendValue(&rc, pOut, it.zKey, it.nKey, &it.v);
+    }
+  }
+  docextBsonEndDoc(&rc, pOut, iStart);
+  return rc;
+}
+
+int docextValidateCreateSettings(const char *zArg, DocBuf *pSpec, DocBuf *pCollation,
+                                 char **pzErr){
+  DocBuf opt, rest;
   Validation v;
   int rc, bStore = 0;
   memset(&opt, 0, sizeof(opt));
+  memset(&rest, 0, sizeof(rest));
   validationDefaults(&v);
   rc = createArgParse(zArg, &opt, pzErr);
+  if( rc==SQLITE_OK ) rc = createCollation(opt.a, &rest, pCollation, pzErr);
   if( rc==SQLITE_OK ){
-    rc = settingsApply(&v, opt.a, "in CREATE VIRTUAL TABLE … USING docext(…)", pSpec,
+    rc = settingsApply(&v, rest.a, "in CREATE VIRTUAL TABLE … USING docext(…)", pSpec,
                        &bStore, pzErr);
   }
   if( !bStore ) docextBufReset(pSpec);
   docextBufFree(&opt);
+  docextBufFree(&rest);
   return rc;
 }
 

@@ -207,7 +207,7 @@ static const char zSchema[] =
 static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *argv,
                     sqlite3_vtab **ppVtab, char **pzErr, int bCreate){
   DocVtab *p;
-  DocBuf settings;
+  DocBuf settings, collation;
   int rc;
   *ppVtab = 0;
   if( argc>4 ){
@@ -220,17 +220,20 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
     return docextError(pzErr, "docext: a collection name cannot be empty");
   }
   memset(&settings, 0, sizeof(settings));
+  memset(&collation, 0, sizeof(collation));
   if( bCreate && argc==4 ){
     /* (checked before anything is created) */
-    rc = docextValidateCreateSettings(argv[3], &settings, pzErr);
+    rc = docextValidateCreateSettings(argv[3], &settings, &collation, pzErr);
     if( rc!=SQLITE_OK ){
       docextBufFree(&settings);
+      docextBufFree(&collation);
       return rc;
     }
   }
   rc = sqlite3_declare_vtab(db, zSchema);
   if( rc!=SQLITE_OK ){
     docextBufFree(&settings);
+    docextBufFree(&collation);
     return rc;
   }
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
@@ -249,7 +252,9 @@ static int vtabInit(sqlite3 *db, DocConn *pConn, int argc, const char *const *ar
   if( rc==SQLITE_OK && bCreate ) rc = docextCollCreate(db, p->zDb, p->zName, pzErr);
   if( rc==SQLITE_OK ) rc = docextCollOpen(db, p->zDb, p->zName, &p->pColl, pzErr);
   if( rc==SQLITE_OK && settings.n ) rc = docextCollSetValidation(p->pColl, settings.a, pzErr);
+  if( rc==SQLITE_OK && collation.n ) rc = docextCollSetCollation(p->pColl, collation.a, pzErr);
   docextBufFree(&settings);
+  docextBufFree(&collation);
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && !bCreate ){
     /* A collection whose shadow tables cannot be opened (a damaged or
     ** missing X_config, a lock) still connects, so that DROP TABLE can
@@ -713,9 +718,9 @@ static int xClose(sqlite3_vtab_cursor *pCursor){
 }
 
 /* Write the key of an SQL value taken as a BSON value of its own type
-** (INTEGER: int64, REAL: double, TEXT: string). 0 if it has none (NULL,
-** BLOB). */
-static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
+** (INTEGER: int64, REAL: double, TEXT: string), under the _id index's
+** collation pColl (NULL: none). 0 if it has none (NULL, BLOB). */
+static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal, const DocCollator *pColl){
   u8 a[16];
   DocBuf b;
   DocValue v;
@@ -736,7 +741,7 @@ static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
       const char *z = (const char*)sqlite3_value_text(pVal);
       if( z==0 ){ *pRc = SQLITE_NOMEM; return 0; }
       v = docextValueString(pRc, &b, z, n);
-      if( *pRc==SQLITE_OK ) docextKeyAppend(pRc, pOut, &v, 0);
+      if( *pRc==SQLITE_OK ) docextKeyAppendColl(pRc, pOut, &v, 0, pColl);
       docextBufFree(&b);
       return *pRc==SQLITE_OK;
     }
@@ -748,7 +753,8 @@ static int sqlValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
 ** column's form for ObjectIds, dates, documents, booleans, decimals, NaN
 ** ...). 0 if it denotes none. Only text that starts like such a form is
 ** tried: a number or a string shows as itself. */
-static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
+static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal,
+                           const DocCollator *pColl){
   const char *z = (const char*)sqlite3_value_text(pVal);
   int n = sqlite3_value_bytes(pVal);
   DocBuf b;
@@ -762,7 +768,7 @@ static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
     DocIter it;
     docextIterInit(&it, b.a);
     if( docextIterNext(&it) && it.v.type!=DOC_STRING ){
-      docextKeyAppend(pRc, pOut, &it.v, 0);
+      docextKeyAppendColl(pRc, pOut, &it.v, 0, pColl);
       bOk = 1;
     }
   }
@@ -771,13 +777,15 @@ static int sqlTextValueKey(int *pRc, DocBuf *pOut, sqlite3_value *pVal){
   return bOk;
 }
 
-/* Add the candidate keys of one "_id = value". */
-static int addEqKeys(DocAccess *pA, sqlite3_value *pVal){
+/* Add the candidate keys of one "_id = value" (pColl: the _id index's
+** collation, the collection's default; then _id = 'ann' finds "Ann" too,
+** as a find of {_id: "ann"} does). */
+static int addEqKeys(DocAccess *pA, sqlite3_value *pVal, const DocCollator *pColl){
   int rc = SQLITE_OK, i;
   for(i=0; i<2; i++){
     i64 iStart = pA->keys.n;
-    int bAdded = i==0 ? sqlValueKey(&rc, &pA->keys, pVal)
-                      : sqlTextValueKey(&rc, &pA->keys, pVal);
+    int bAdded = i==0 ? sqlValueKey(&rc, &pA->keys, pVal, pColl)
+                      : sqlTextValueKey(&rc, &pA->keys, pVal, pColl);
     if( rc==SQLITE_OK && bAdded ) rc = docextAccessAddKey(pA, iStart);
     if( rc!=SQLITE_OK ) return rc;
   }
@@ -787,13 +795,13 @@ static int addEqKeys(DocAccess *pA, sqlite3_value *pVal){
 
 /* An _id range bound. Ranges stay within the type of the SQL value; a
 ** NULL or BLOB bound, or bounds of two types, match nothing. */
-static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal){
+static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal, const DocCollator *pColl){
   int bUpper = cCode=='<' || cCode=='L';
   int bIncl = cCode=='G' || cCode=='L';
   DocBuf *pB = bUpper ? &pA->hi : &pA->lo;
   int rc = SQLITE_OK;
   docextBufReset(pB);
-  if( !sqlValueKey(&rc, pB, pVal) || rc!=SQLITE_OK ){
+  if( !sqlValueKey(&rc, pB, pVal, pColl) || rc!=SQLITE_OK ){
     if( rc==SQLITE_OK ) pA->eAccess = DOCEXT_ACCESS_NONE;
     return rc;
   }
@@ -840,9 +848,11 @@ struct FilterArgs {
 
 /* Read xFilter's arguments, each as its letter in zCodes says (see
 ** bestArguments): _id access into *pAccess, query arguments into
-** pCur->spec (offsets in *pArgs), LIMIT and OFFSET into *pSpec. */
+** pCur->spec (offsets in *pArgs), LIMIT and OFFSET into *pSpec. pColl is
+** the _id index's collation. */
 static int filterReadArgs(DocCursor *pCur, const char *zCodes, int argc, sqlite3_value **argv,
-                          DocAccess *pAccess, DocQuerySpec *pSpec, FilterArgs *pArgs){
+                          const DocCollator *pColl, DocAccess *pAccess, DocQuerySpec *pSpec,
+                          FilterArgs *pArgs){
   int i, rc = SQLITE_OK;
   for(i=0; i<3; i++) pArgs->aOff[i] = -1;
   pArgs->nFilter = 0;
@@ -855,14 +865,14 @@ static int filterReadArgs(DocCursor *pCur, const char *zCodes, int argc, sqlite3
         pAccess->iDoc = sqlite3_value_int64(pVal);
         break;
       case '=':
-        rc = addEqKeys(pAccess, pVal);
+        rc = addEqKeys(pAccess, pVal, pColl);
         break;
       case 'I': {
         sqlite3_value *pElem = 0;
         for(rc = sqlite3_vtab_in_first(pVal, &pElem);
             rc==SQLITE_OK && pElem;
             rc = sqlite3_vtab_in_next(pVal, &pElem)){
-          rc = addEqKeys(pAccess, pElem);
+          rc = addEqKeys(pAccess, pElem, pColl);
           if( rc!=SQLITE_OK ) break;
         }
         if( rc==SQLITE_DONE ) rc = SQLITE_OK;
@@ -870,7 +880,7 @@ static int filterReadArgs(DocCursor *pCur, const char *zCodes, int argc, sqlite3
         break;
       }
       case '>': case 'G': case '<': case 'L':
-        rc = addBound(pAccess, zCodes[i], pVal);
+        rc = addBound(pAccess, zCodes[i], pVal, pColl);
         break;
       case 'F': case 'M': {
         i64 iOff;
@@ -995,10 +1005,22 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   char zPlanIndexSpace[64];
   int rc;
 
+  DocCollator *pIdColl = 0;
+  DocColl *pColl = 0;
+  char *zIgnore = 0;
+
   docextBufReset(&pCur->spec);
   docextQuerySpecInit(&spec);
   docextAccessInit(&access);
-  rc = filterReadArgs(pCur, zBar ? zBar+1 : "", argc, argv, &access, &spec, &args);
+  /* The _id index's collation, for constraints on _id (a collection that
+  ** cannot be read says why when its query starts). */
+  if( zBar && strpbrk(zBar+1, "=I><GL")
+   && (vtabCollOpen((DocVtab*)pCursor->pVtab, &pColl, &zIgnore)!=SQLITE_OK
+       || docextCollCollation(pColl, &pIdColl, &zIgnore)!=SQLITE_OK) ){
+    pIdColl = 0;
+  }
+  sqlite3_free(zIgnore);
+  rc = filterReadArgs(pCur, zBar ? zBar+1 : "", argc, argv, pIdColl, &access, &spec, &args);
   if( rc==SQLITE_OK ) rc = accessNumbersFromMinusInfinity(&access);
   if( rc==SQLITE_OK ){
     rc = filterPlanIndex(idxStr, zBar, zPlanIndexSpace, (int)sizeof(zPlanIndexSpace),

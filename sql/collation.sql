@@ -219,3 +219,38 @@ INSERT INTO pf(doc) VALUES ('{_id: 1, x: "Äpple"}'), ('{_id: 2, x: "banana"}');
 SELECT json_extract(doc_explain('pf', '{x: "äpple"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}'), '$.cursor', '$.n');
 SELECT json_extract(doc_explain('pf', '{x: "BANANA"}', NULL, NULL, '{collation: {locale: "en", strength: 2}}'), '$.cursor', '$.n');
 SELECT doc_check('pf');
+
+-- A collection's default collation (MongoDB's createCollection option):
+-- its _id index, the queries, updates, counts, distinct values and
+-- pipelines that name no collation, and the indexes made without one, all
+-- compare under it. {locale: "simple"} in a query or an index asks for the
+-- bytes. _id keeps its bytes: an update may not change its case.
+CREATE VIRTUAL TABLE members USING docext('{collation: {locale: "en", strength: 2}}');
+INSERT INTO members(doc) VALUES ('{_id: "ann", city: "Zürich", tags: ["Red"]}'), ('{_id: "bob", city: "zurich"}');
+INSERT INTO members(doc) VALUES ('{_id: "ANN"}');
+INSERT OR IGNORE INTO members(doc) VALUES ('{_id: "Bob"}');
+SELECT group_concat(_id, ' ') FROM members WHERE _id = 'BOB';
+SELECT group_concat(_id, ' ') FROM members WHERE _id IN ('ANN', 'x') OR _id > 'B';
+SELECT group_concat(_id, ' ') FROM members('{_id: "Ann"}');
+SELECT json_extract(doc_explain('members', '{_id: "Ann"}'), '$.cursor', '$.n');
+SELECT group_concat(_id, ' ') FROM members('{_id: "Ann"}', NULL, NULL, '{collation: {locale: "simple"}}');
+SELECT json_extract(doc_explain('members', '{_id: "ann"}', NULL, NULL, '{collation: {locale: "simple"}}'), '$.cursor', '$.n');
+SELECT doc_create_index('members', '{city: 1}');
+SELECT doc_create_index('members', '{tags: 1}', '{collation: {locale: "simple"}}');
+SELECT doc_create_index('members', '{city: "text"}');
+SELECT name, json_extract(collation, '$.locale', '$.strength') FROM doc_indexes('members');
+SELECT group_concat(_id, ' ') FROM members('{city: "ZURICH"}');
+SELECT group_concat(_id, ' ') FROM members('{city: "ZÜRICH"}');
+SELECT doc_count('members', '{tags: "red"}'), doc_count('members', '{tags: "RED"}', '{collation: {locale: "en", strength: 1}}');
+SELECT doc_distinct('members', 'city');
+SELECT doc_update_one('members', '{_id: "ANN"}', '{$addToSet: {tags: "red"}}');
+SELECT doc FROM members WHERE _id = 'ann';
+SELECT doc_update_one('members', '{_id: "ann"}', '{$set: {_id: "Ann"}}');
+UPDATE members SET doc = '{_id: "Ann"}' WHERE _id = 'ann';
+SELECT doc FROM doc_aggregate('members', '[{$match: {_id: "BOB"}}, {$project: {_id: 1, same: {$eq: ["$city", "ZURICH"]}}}]');
+SELECT doc_shard_collection('members', '{_id: 1}');
+SELECT doc_check('members');
+CREATE VIRTUAL TABLE members2 USING docext('{collation: {locale: "xx"}}');
+CREATE VIRTUAL TABLE members3 USING docext('{collation: {locale: "simple"}, validator: {a: {$gt: 0}}}');
+SELECT name, collation FROM doc_indexes('members3');
+SELECT doc_coll_mod('members', '{collation: {locale: "fr"}}');

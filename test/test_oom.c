@@ -397,6 +397,10 @@ int main(void){
     "SELECT doc_distinct('cl', 't', NULL, '{collation: {locale: \"fr\", strength: 1}}')",
     "SELECT doc FROM doc_aggregate('cl', '[{$group: {_id: \"$s\", n: {$sum: 1}, t: {$addToSet: \"$t\"}}}, "
     "{$sort: {_id: 1}}]', '{collation: {locale: \"fr\", strength: 1}}')",
+    "CREATE VIRTUAL TABLE cnew USING docext('{collation: {locale: \"de\", strength: 1}}')",
+    "INSERT INTO cd(doc) VALUES ('{_id: \"Zeta\", k: \"Ä\"}'), ('{_id: \"x\"}')",
+    "SELECT _id FROM cd WHERE _id IN ('ANN', 'b') OR _id > 'Z'",
+    "SELECT doc_update_many('cd', '{k: \"a\"}', '{$addToSet: {t: \"A\"}}') FROM one",
   };
   size_t i;
 
@@ -462,6 +466,10 @@ int main(void){
       "SELECT doc_create_index('cl', '{s: 1}', '{collation: {locale: \"fr\", strength: 1}}');"
       "INSERT INTO cl(doc) VALUES ('{_id: 1, s: \"été\", t: [\"a\"]}'), ('{_id: 2, s: \"Ete\"}'),"
       "  ('{_id: 3, s: \"hiver\"}');"
+      /* cd: a collection with a default collation */
+      "CREATE VIRTUAL TABLE cd USING docext('{collation: {locale: \"de\", strength: 1}}');"
+      "SELECT doc_create_index('cd', '{k: 1}');"
+      "INSERT INTO cd(doc) VALUES ('{_id: \"ann\", k: \"a\", t: [\"a\"]}'), ('{_id: \"straße\"}');"
       /* v: a collection with a validator */
       "CREATE VIRTUAL TABLE v USING docext;"
       "INSERT INTO v(doc) VALUES ('{_id: 1, a: 1}'), ('{_id: 2, a: 2}');"
