@@ -191,6 +191,10 @@ struct DocQuery {
   DocCollator *pCollator;   /* the options' collation, or NULL (simple) */
   DocBuf collation;         /* the collation document it was made from, kept
                             ** with it from one execution to the next */
+  DocCollator *pDefault;    /* the collection's default collation, once
+                            ** read (bDefault): it is set when the collection
+                            ** is made and never changes */
+  int bDefault;
   i64 nSkip;                /* results to skip (options.skip + OFFSET) */
   i64 nRouterSkip, nRouterMax;    /* a routed part's: the router's (the
                                   ** part's own take skip+limit from 0) */
@@ -365,9 +369,13 @@ static int queryCollator(DocQuery *p, const u8 *aOptions, char **pzErr){
   p->pCollator = 0;
   docextBufReset(&p->collation);
   if( v.type==0 ){
-    DocCollator *pDefault = 0;
-    rc = docextCollCollation(p->pColl, &pDefault, pzErr);
-    p->pCollator = docextCollatorRef(pDefault);
+    if( !p->bDefault ){
+      DocCollator *pDefault = 0;
+      rc = docextCollCollation(p->pColl, &pDefault, pzErr);
+      p->pDefault = docextCollatorRef(pDefault);
+      p->bDefault = rc==SQLITE_OK;
+    }
+    p->pCollator = docextCollatorRef(p->pDefault);
     return rc;
   }
   rc = docextCollatorNew(&v, &p->pCollator, pzErr);
@@ -602,6 +610,7 @@ void docextQueryFree(DocQuery *p){
     docextBufFree(&p->specCopy);
     docextAccessClear(&p->access);
     docextCollatorFree(p->pCollator);
+    docextCollatorFree(p->pDefault);
     docextBufFree(&p->collation);
     sqlite3_free(p);
   }

@@ -620,10 +620,16 @@ def operand(rnd, path):
         # (never null: which documents a null reaches through arrays is
         # another subject)
         return qstr(rnd) if r < 0.85 else rnd.choice(NUMS)
+    if ID_HOOK[0]:                   # _id of a collection with string _ids
+        return ID_HOOK[0](rnd)
     return rnd.randrange(1, 50)      # _id
 
 
 PATHS = ["s", "s", "s", "t", "t", "d.x", "d.x", "d", "k", "g.x", "_id"]
+
+# When set (to a function of rnd), _id operands are drawn from it: the
+# collections with a default collation have string _ids.
+ID_HOOK = [None]
 
 
 def cond(rnd, path, depth=0):
@@ -667,6 +673,8 @@ def cond(rnd, path, depth=0):
         if not is_ops(inner) or "$regex" in inner:
             inner = {"$eq": operand(rnd, path)}
         return {"$not": inner}
+    if path == "_id" and ID_HOOK[0]:
+        return {rnd.choice(["$gt", "$gte", "$lt", "$lte"]): ID_HOOK[0](rnd)}
     return {rnd.choice(["$gte", "$lte"]): qstr(rnd)} if path != "_id" else {"$lte": rnd.randrange(50)}
 
 
