@@ -1764,19 +1764,23 @@ int docextCollValidation(DocColl *pColl, const u8 **paSpec, i64 *piTag, char **p
   return rc;
 }
 
-int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
+/* X_config's zKey ("validation" or "collation") set to the BSON aSpec
+** (NULL: removed), unless it holds those bytes already. */
+static int idxConfigWrite(DocColl *pColl, const char *zKey, const u8 *aSpec, char **pzErr){
   DocIndexCache *c = 0;
   sqlite3_stmt *pStmt = 0;
+  const u8 *aOld;
   int rc = idxCacheGet(pColl, 1, &c, pzErr);
-  if( rc==SQLITE_OK
-   && (aSpec==0 ? c->aValidation==0
-       : c->aValidation && docextGetI32(c->aValidation)==docextGetI32(aSpec)
-         && memcmp(c->aValidation, aSpec, docextGetI32(aSpec))==0) ){
+  if( rc!=SQLITE_OK ) return rc;
+  aOld = strcmp(zKey, "validation")==0 ? c->aValidation : c->aCollation;
+  if( aSpec==0 ? aOld==0
+      : aOld && docextGetI32(aOld)==docextGetI32(aSpec)
+        && memcmp(aOld, aSpec, docextGetI32(aSpec))==0 ){
     return SQLITE_OK;                      /* (the same: nothing to write) */
   }
-  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, aSpec ? IS_CONFIG_SET : IS_CONFIG_DEL, &pStmt);
+  rc = idxStmt(pColl, c, aSpec ? IS_CONFIG_SET : IS_CONFIG_DEL, &pStmt);
   if( rc==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, "validation", -1, SQLITE_STATIC);
+    sqlite3_bind_text(pStmt, 1, zKey, -1, SQLITE_STATIC);
     if( aSpec ) sqlite3_bind_blob(pStmt, 2, aSpec, docextGetI32(aSpec), SQLITE_STATIC);
     rc = docextStmtRun(pStmt);
     sqlite3_clear_bindings(pStmt);
@@ -1786,20 +1790,12 @@ int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
   return rc;
 }
 
+int docextCollSetValidation(DocColl *pColl, const u8 *aSpec, char **pzErr){
+  return idxConfigWrite(pColl, "validation", aSpec, pzErr);
+}
+
 int docextCollSetCollation(DocColl *pColl, const u8 *aSpec, char **pzErr){
-  DocIndexCache *c = 0;
-  sqlite3_stmt *pStmt = 0;
-  int rc = idxCacheGet(pColl, 1, &c, pzErr);
-  if( rc==SQLITE_OK ) rc = idxStmt(pColl, c, IS_CONFIG_SET, &pStmt);
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_text(pStmt, 1, "collation", -1, SQLITE_STATIC);
-    sqlite3_bind_blob(pStmt, 2, aSpec, docextGetI32(aSpec), SQLITE_STATIC);
-    rc = docextStmtRun(pStmt);
-    sqlite3_clear_bindings(pStmt);
-  }
-  if( rc==SQLITE_OK ) rc = idxTagBump(pColl, c, 0);
-  if( rc!=SQLITE_OK && *pzErr==0 ) rc = idxSqlError(pColl, rc, pzErr);
-  return rc;
+  return idxConfigWrite(pColl, "collation", aSpec, pzErr);
 }
 
 int docextCollCollation(DocColl *pColl, DocCollator **ppOut, char **pzErr){

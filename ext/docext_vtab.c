@@ -794,17 +794,38 @@ static int addEqKeys(DocAccess *pA, sqlite3_value *pVal, const DocCollator *pCol
 }
 
 /* An _id range bound. Ranges stay within the type of the SQL value; a
-** NULL or BLOB bound, or bounds of two types, match nothing. */
+** NULL or BLOB bound, or bounds of two types, match nothing. Of two bounds
+** on one side (_id > 4 AND _id >= 2) the tighter counts. */
 static int addBound(DocAccess *pA, int cCode, sqlite3_value *pVal, const DocCollator *pColl){
   int bUpper = cCode=='<' || cCode=='L';
   int bIncl = cCode=='G' || cCode=='L';
+  int bHave = bUpper ? pA->bHi : pA->bLo;
   DocBuf *pB = bUpper ? &pA->hi : &pA->lo;
+  DocBuf key;
+  u8 aSpace[64];
   int rc = SQLITE_OK;
-  docextBufReset(pB);
-  if( !sqlValueKey(&rc, pB, pVal, pColl) || rc!=SQLITE_OK ){
+  docextBufInit(&key, aSpace, sizeof(aSpace));
+  if( !sqlValueKey(&rc, &key, pVal, pColl) || rc!=SQLITE_OK ){
     if( rc==SQLITE_OK ) pA->eAccess = DOCEXT_ACCESS_NONE;
+    docextBufFree(&key);
     return rc;
   }
+  if( bHave ){
+    int c = docextKeyCmp(key.a, (int)key.n, pB->a, (int)pB->n);
+    if( key.a[0]!=pB->a[0] ){
+      pA->eAccess = DOCEXT_ACCESS_NONE;      /* (two types) */
+      docextBufFree(&key);
+      return SQLITE_OK;
+    }
+    if( bUpper ? !(c<0 || (c==0 && !bIncl)) : !(c>0 || (c==0 && !bIncl)) ){
+      docextBufFree(&key);
+      return SQLITE_OK;                       /* the bound there is tighter */
+    }
+  }
+  docextBufReset(pB);
+  docextBufAppend(&rc, pB, key.a, key.n);
+  docextBufFree(&key);
+  if( rc!=SQLITE_OK ) return rc;
   if( bUpper ){ pA->bHi = 1; pA->bHiIncl = bIncl; }
   else        { pA->bLo = 1; pA->bLoIncl = bIncl; }
   if( pA->bLo && pA->bHi && pA->lo.a[0]!=pA->hi.a[0] ) pA->eAccess = DOCEXT_ACCESS_NONE;

@@ -66,3 +66,13 @@ UPDATE ids SET bson = NULL WHERE _id = 1;
 UPDATE ids SET doc = NULL, bson = NULL WHERE _id = 1;
 UPDATE ids SET doc = NULL, bson = doc_bson('{_id: 1, via: "bson"}') WHERE _id = 1;
 SELECT doc FROM ids WHERE _id = 1;
+
+-- Two bounds on one side: the tighter one counts, whichever comes first.
+CREATE VIRTUAL TABLE twob USING docext;
+INSERT INTO twob(doc) VALUES ('{_id: 1}'), ('{_id: 2}'), ('{_id: 3}'), ('{_id: 4}'), ('{_id: 5}'), ('{_id: 6}');
+SELECT group_concat(_id) FROM twob WHERE _id > 4 AND _id >= 2;
+SELECT group_concat(_id) FROM twob WHERE _id >= 2 AND _id > 4;
+SELECT group_concat(_id) FROM twob WHERE _id <= 5 AND _id < 3;
+SELECT group_concat(_id) FROM twob WHERE _id < 3 AND _id <= 5;
+SELECT group_concat(_id) FROM twob WHERE _id >= 4 AND _id > 4 AND _id <= 6 AND _id < 6;
+SELECT group_concat(_id) FROM twob WHERE _id > 4 AND _id >= 4 AND _id < 6 AND _id <= 6;
