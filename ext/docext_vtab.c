@@ -468,7 +468,9 @@ typedef struct BestTerms BestTerms;
 struct BestTerms {
   int iRowid, iEq, iLimit, iOffset;
   int aQuery[COL_OPTIONS+1];          /* hidden column -> constraint */
-  int aRange[4];                      /* >, >=, <, <= on _id */
+  int aRange[8];                      /* >, >=, <, <= on _id: constraints */
+  char aRangeCode[8];                 /* ... and their codes, '>' 'G' '<' 'L' */
+  int nRange;
   int aMatch[DOCEXT_MAX_FILTERS-1];   /* doc_match(doc, …) terms, and
                                       ** filter = … terms after the first */
   char aMatchCode[DOCEXT_MAX_FILTERS-1];   /* 'M' or 'F' for each */
@@ -482,6 +484,18 @@ static int bestError(sqlite3_vtab *pVtab, char *zMsg){
   return zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* The xFilter code of an _id range operator: '>', 'G' (>=), '<', 'L' (<=);
+** 0 for any other operator. */
+static char bestRangeCode(int op){
+  switch( op ){
+    case SQLITE_INDEX_CONSTRAINT_GT: return '>';
+    case SQLITE_INDEX_CONSTRAINT_GE: return 'G';
+    case SQLITE_INDEX_CONSTRAINT_LT: return '<';
+    case SQLITE_INDEX_CONSTRAINT_LE: return 'L';
+  }
+  return 0;
+}
+
 /* Sort pInfo's constraints into *pT. SQLITE_CONSTRAINT: a query argument
 ** this plan cannot see yet (SQLite then tries another plan). */
 static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *pT){
@@ -489,7 +503,6 @@ static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *
   memset(pT, 0, sizeof(*pT));
   pT->iRowid = pT->iEq = pT->iLimit = pT->iOffset = -1;
   for(i=0; i<=COL_OPTIONS; i++) pT->aQuery[i] = -1;
-  for(i=0; i<4; i++) pT->aRange[i] = -1;
   pT->bAllUsed = 1;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
@@ -529,15 +542,13 @@ static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *
     }else if( pC->iColumn==-1 && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       pT->iRowid = i;
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      if( pT->iEq>=0 ) pT->bAllUsed = 0;    /* (a second: SQLite checks it) */
       pT->iEq = i;
-    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GT ){
-      pT->aRange[0] = i;
-    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_GE ){
-      pT->aRange[1] = i;
-    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LT ){
-      pT->aRange[2] = i;
-    }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_LE ){
-      pT->aRange[3] = i;
+    }else if( pC->iColumn==COL_ID && bestRangeCode(pC->op)
+           && pT->nRange<DOCEXT_COUNT(pT->aRange) ){
+      /* every bound is taken: xFilter keeps the tightest of each side */
+      pT->aRangeCode[pT->nRange] = bestRangeCode(pC->op);
+      pT->aRange[pT->nRange++] = i;
     }else{
       pT->bAllUsed = 0;       /* SQLite checks this one itself */
     }
@@ -546,7 +557,7 @@ static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *
 }
 
 static int bestHasRange(const BestTerms *pT){
-  return pT->aRange[0]>=0 || pT->aRange[1]>=0 || pT->aRange[2]>=0 || pT->aRange[3]>=0;
+  return pT->nRange>0;
 }
 
 /* Constraint iCons becomes the next argument of xFilter, of kind c: one
@@ -575,9 +586,8 @@ static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCod
       bestUse(pInfo, pT->iEq, *pbIn ? 'I' : '=', aCode, &nCode);
       nRow = *pbIn ? 10 : 1;
     }
-    for(i=0; i<4; i++){
-      if( pT->aRange[i]<0 ) continue;
-      bestUse(pInfo, pT->aRange[i], ">G<L"[i], aCode, &nCode);
+    for(i=0; i<pT->nRange; i++){
+      bestUse(pInfo, pT->aRange[i], pT->aRangeCode[i], aCode, &nCode);
       if( pT->iEq<0 ) nRow /= 4;
     }
   }

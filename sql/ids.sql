@@ -76,3 +76,6 @@ SELECT group_concat(_id) FROM twob WHERE _id <= 5 AND _id < 3;
 SELECT group_concat(_id) FROM twob WHERE _id < 3 AND _id <= 5;
 SELECT group_concat(_id) FROM twob WHERE _id >= 4 AND _id > 4 AND _id <= 6 AND _id < 6;
 SELECT group_concat(_id) FROM twob WHERE _id > 4 AND _id >= 4 AND _id < 6 AND _id <= 6;
+SELECT group_concat(_id) FROM (SELECT _id FROM twob WHERE _id >= 4 AND _id >= 2 LIMIT 1);
+SELECT group_concat(_id) FROM (SELECT _id FROM twob WHERE _id >= 2 AND _id >= 4 AND _id < 6 AND _id <= 5 AND _id > 3);
+SELECT group_concat(_id) FROM (SELECT _id FROM twob WHERE _id = 4 AND _id = 2 LIMIT 1);
