@@ -476,6 +476,8 @@ struct BestTerms {
   char aMatchCode[DOCEXT_MAX_FILTERS-1];   /* 'M' or 'F' for each */
   int nMatch;
   int bAllUsed;                       /* every usable constraint is ours */
+  int bIdCollated;                    /* the _id index has a collation (the
+                                      ** collection's default): see bestTerms */
 };
 
 static int bestError(sqlite3_vtab *pVtab, char *zMsg){
@@ -499,8 +501,21 @@ static char bestRangeCode(int op){
 /* Sort pInfo's constraints into *pT. SQLITE_CONSTRAINT: a query argument
 ** this plan cannot see yet (SQLite then tries another plan). */
 static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *pT){
+  DocColl *pColl = 0;
+  DocCollator *pIdColl = 0;
+  char *zIgnore = 0;
   int i;
   memset(pT, 0, sizeof(*pT));
+  /* SQL compares the _id column as SQL does, in bytes (and folds constants
+  ** by that rule), while the _id index of a collection with a default
+  ** collation holds collated keys. So there an _id = (or IN) reads the
+  ** index for the ids equal under the collation, and SQLite keeps only
+  ** those equal in bytes; a range cannot be read from it and is SQLite's. */
+  if( vtabCollOpen((DocVtab*)pVtab, &pColl, &zIgnore)==SQLITE_OK
+   && docextCollCollation(pColl, &pIdColl, &zIgnore)==SQLITE_OK ){
+    pT->bIdCollated = pIdColl!=0;
+  }
+  sqlite3_free(zIgnore);
   pT->iRowid = pT->iEq = pT->iLimit = pT->iOffset = -1;
   for(i=0; i<=COL_OPTIONS; i++) pT->aQuery[i] = -1;
   pT->bAllUsed = 1;
@@ -544,7 +559,7 @@ static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *
     }else if( pC->iColumn==COL_ID && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
       if( pT->iEq>=0 ) pT->bAllUsed = 0;    /* (a second: SQLite checks it) */
       pT->iEq = i;
-    }else if( pC->iColumn==COL_ID && bestRangeCode(pC->op)
+    }else if( pC->iColumn==COL_ID && bestRangeCode(pC->op) && !pT->bIdCollated
            && pT->nRange<DOCEXT_COUNT(pT->aRange) ){
       /* every bound is taken: xFilter keeps the tightest of each side */
       pT->aRangeCode[pT->nRange] = bestRangeCode(pC->op);
@@ -581,9 +596,13 @@ static double bestArguments(sqlite3_index_info *pInfo, BestTerms *pT, char *aCod
     if( pT->iEq>=0 || bestHasRange(pT) ) pT->bAllUsed = 0;
   }else{
     if( pT->iEq>=0 ){
-      *pbIn = sqlite3_vtab_in(pInfo, pT->iEq, -1);
+      *pbIn = !pT->bIdCollated && sqlite3_vtab_in(pInfo, pT->iEq, -1);
       if( *pbIn ) sqlite3_vtab_in(pInfo, pT->iEq, 1);
       bestUse(pInfo, pT->iEq, *pbIn ? 'I' : '=', aCode, &nCode);
+      if( pT->bIdCollated ){
+        pInfo->aConstraintUsage[pT->iEq].omit = 0;    /* (SQLite checks the bytes) */
+        pT->bAllUsed = 0;
+      }
       nRow = *pbIn ? 10 : 1;
     }
     for(i=0; i<pT->nRange; i++){
