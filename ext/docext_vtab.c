@@ -511,11 +511,13 @@ static int bestTerms(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, BestTerms *
   ** collation holds collated keys. So there an _id = (or IN) reads the
   ** index for the ids equal under the collation, and SQLite keeps only
   ** those equal in bytes; a range cannot be read from it and is SQLite's. */
-  if( vtabCollOpen((DocVtab*)pVtab, &pColl, &zIgnore)==SQLITE_OK
-   && docextCollCollation(pColl, &pIdColl, &zIgnore)==SQLITE_OK ){
+  {
+    int rc = vtabCollOpen((DocVtab*)pVtab, &pColl, &zIgnore);
+    if( rc==SQLITE_OK ) rc = docextCollCollation(pColl, &pIdColl, &zIgnore);
+    sqlite3_free(zIgnore);
+    if( (rc & 0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
     pT->bIdCollated = pIdColl!=0;
   }
-  sqlite3_free(zIgnore);
   pT->iRowid = pT->iEq = pT->iLimit = pT->iOffset = -1;
   for(i=0; i<=COL_OPTIONS; i++) pT->aQuery[i] = -1;
   pT->bAllUsed = 1;
@@ -1064,12 +1066,13 @@ static int xFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxStr,
   docextAccessInit(&access);
   /* The _id index's collation, for constraints on _id (a collection that
   ** cannot be read says why when its query starts). */
-  if( zBar && strpbrk(zBar+1, "=I><GL")
-   && (vtabCollOpen((DocVtab*)pCursor->pVtab, &pColl, &zIgnore)!=SQLITE_OK
-       || docextCollCollation(pColl, &pIdColl, &zIgnore)!=SQLITE_OK) ){
-    pIdColl = 0;
+  if( zBar && strpbrk(zBar+1, "=I><GL") ){
+    rc = vtabCollOpen((DocVtab*)pCursor->pVtab, &pColl, &zIgnore);
+    if( rc==SQLITE_OK ) rc = docextCollCollation(pColl, &pIdColl, &zIgnore);
+    sqlite3_free(zIgnore);
+    if( (rc & 0xff)==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    if( rc!=SQLITE_OK ) pIdColl = 0;
   }
-  sqlite3_free(zIgnore);
   rc = filterReadArgs(pCur, zBar ? zBar+1 : "", argc, argv, pIdColl, &access, &spec, &args);
   if( rc==SQLITE_OK ) rc = accessNumbersFromMinusInfinity(&access);
   if( rc==SQLITE_OK ){
